@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "pipeline",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "pipeline", targets: ["pipeline"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        .target(name: "PipelineCore"),
+        .target(name: "YAML", dependencies: ["CYAML", "PipelineCore"]),
+        .target(name: "Manifest", dependencies: ["YAML", "PipelineCore"]),
+        .target(name: "Policy", dependencies: ["YAML", "PipelineCore"]),
+        .target(name: "Planner", dependencies: ["Manifest", "Policy", "PipelineCore", "COpenSSL"]),
+        .target(name: "PipelineCLI", dependencies: ["Manifest", "Policy", "Planner", "PipelineCore"]),
+        .executableTarget(name: "pipeline", dependencies: ["PipelineCLI"]),
+
+        .target(name: "TestSupport", dependencies: ["PipelineCore"], path: "Tests/TestSupport"),
+        .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore", "TestSupport"]),
+        .testTarget(name: "YAMLTests", dependencies: ["YAML", "TestSupport"]),
+        .testTarget(name: "ManifestTests", dependencies: ["Manifest", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "PolicyTests", dependencies: ["Policy", "YAML", "TestSupport"]),
+        .testTarget(name: "PlannerTests", dependencies: ["Planner", "Manifest", "Policy", "TestSupport"]),
+        .testTarget(name: "PipelineCLITests", dependencies: ["PipelineCLI", "pipeline", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,7 @@
+#ifndef PIPELINE_COPENSSL_SHIM_H
+#define PIPELINE_COPENSSL_SHIM_H
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <openssl/crypto.h>
+#endif

@@ -1,0 +1,87 @@
+import PipelineCore
+import YAML
+
+/// Decodes the manifest's top level; jobs and auth are read in their own files.
+struct ManifestReader {
+    static let topLevelKeys = ["version", "name", "endpoint", "auth", "policy", "results", "defaults", "assemblies"]
+    static let supportedVersion = 1
+
+    let decoder: NodeDecoder
+    let file: String
+    let directory: String
+    let requiresCredentials: Bool
+
+    mutating func read(_ root: Node) -> Manifest? {
+        guard let fields = decoder.fields(root, what: "the manifest", allowed: Self.topLevelKeys, required: ["version", "assemblies"]) else {
+            return nil
+        }
+        if let node = fields["version"], let version = decoder.int(node, what: "'version'"), version.value != Self.supportedVersion {
+            decoder.report(.error(
+                "manifest.unsupported-version", "manifest version \(version.value) is not supported", at: node.location,
+                hint: "this pipeline reads 'version: \(Self.supportedVersion)'"))
+        }
+        let name = fields["name"].flatMap { decoder.nonEmptyString($0, what: "'name'")?.value } ?? defaultName
+        let defaults = fields["defaults"].flatMap { JobDefaults.read($0, decoder: decoder) } ?? JobDefaults()
+        var jobs: [Job] = []
+        if let node = fields["assemblies"], let entries = decoder.entries(node, what: "'assemblies'") {
+            if entries.isEmpty {
+                decoder.report(.error(
+                    "manifest.no-jobs", "'assemblies' has no jobs", at: node.location,
+                    hint: "add a job: a name with 'inputs' and 'steps' or 'template_id'"))
+            }
+            jobs = entries.compactMap { JobReader(decoder: decoder, defaults: defaults).read($0) }
+        }
+        return Manifest(
+            file: file,
+            directory: directory,
+            version: Self.supportedVersion,
+            name: name,
+            endpoint: fields["endpoint"].flatMap(readEndpoint),
+            auth: fields["auth"].flatMap { AuthReader(decoder: decoder, requiresCredentials: requiresCredentials).read($0) }
+                ?? AuthSettings(),
+            policy: fields["policy"].flatMap { decoder.nonEmptyString($0, what: "'policy'") },
+            results: fields["results"].flatMap { decoder.nonEmptyString($0, what: "'results'") },
+            jobs: jobs)
+    }
+
+    private var defaultName: String {
+        let base = file.split(separator: "/").last.map(String.init) ?? file
+        return base.split(separator: ".").first.map(String.init) ?? base
+    }
+
+    private func readEndpoint(_ node: Node) -> Located<Endpoint>? {
+        guard let text = decoder.nonEmptyString(node, what: "'endpoint'") else { return nil }
+        if text.value == "local" { return Located(.local, at: text.location) }
+        guard URLCheck.isHTTP(text.value) else {
+            decoder.report(.error(
+                "manifest.bad-endpoint", "'endpoint' must be 'local' or an http(s) URL, found '\(text.value)'",
+                at: node.location, hint: "for example 'https://api2.transloadit.com' or 'local'"))
+            return nil
+        }
+        return Located(.url(text.value), at: text.location)
+    }
+}
+
+/// Light URL checks done without a network library.
+enum URLCheck {
+    /// `http://host...` or `https://host...` with a non-empty host and no spaces.
+    static func isHTTP(_ text: String) -> Bool {
+        guard !text.contains(where: \.isWhitespace) else { return false }
+        for scheme in ["https://", "http://"] where text.lowercased().hasPrefix(scheme) {
+            let rest = text.dropFirst(scheme.count)
+            return !(rest.first == "/" || rest.isEmpty)
+        }
+        return false
+    }
+
+    /// https, or http to the loopback host only: where a bearer token may be sent.
+    static func isSafeForSecrets(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("https://") { return isHTTP(text) }
+        for host in ["http://127.0.0.1", "http://localhost", "http://[::1]"] where lowered.hasPrefix(host) {
+            let rest = lowered.dropFirst(host.count)
+            return rest.isEmpty || rest.first == ":" || rest.first == "/"
+        }
+        return false
+    }
+}

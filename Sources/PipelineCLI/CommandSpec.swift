@@ -1,0 +1,36 @@
+/// A command's name, help and the options and arguments it accepts.
+struct CommandSpec: Sendable {
+    /// One `--option`.
+    struct Option: Sendable {
+        var name: String
+        var valueName: String?
+        var help: String
+        var repeatable = false
+    }
+
+    /// One positional argument.
+    struct Argument: Sendable {
+        var name: String
+        var help: String
+        var optional = false
+    }
+
+    var name: String
+    var summary: String
+    var discussion: String?
+    var arguments: [Argument] = []
+    var options: [Option] = []
+    var examples: [String] = []
+
+    /// Options every command accepts.
+    static let helpOption = Option(name: "help", help: "Show this help.")
+
+    var allOptions: [Option] { options + [Self.helpOption] }
+
+    var usage: String {
+        var parts = ["pipeline", name]
+        parts += arguments.map { $0.optional ? "[\($0.name)]" : $0.name }
+        if !options.isEmpty { parts.append("[options]") }
+        return parts.joined(separator: " ")
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Planner
+import PipelineCore
+
+/// `pipeline diff`: how two plans (or manifests, planned on the fly) differ.
+struct DiffCommand: Command {
+    static let spec = CommandSpec(
+        name: "diff",
+        summary: "Compare two plans, or a plan and a manifest, Assembly by Assembly.",
+        discussion: """
+        Each side is a plan JSON file (from 'pipeline plan --out') or a manifest, which is planned on the fly. \
+        Shows Assemblies to create, change and remove; within a change, which steps, options and files changed.
+        """,
+        arguments: [
+            .init(name: "OLD", help: "The plan or manifest before the change."),
+            .init(name: "NEW", help: "The plan or manifest after the change."),
+        ],
+        options: [
+            .init(name: "json", help: "Print the differences as JSON."),
+            .init(name: "exit-code", help: "Exit 2 when there are differences, 0 when there are none."),
+            .init(name: "policy", valueName: "FILE", help: "Check manifests against this policy instead of their 'policy:'."),
+        ],
+        examples: ["pipeline diff plan.json pipeline.yml", "pipeline diff old-plan.json new-plan.json --exit-code"])
+
+    let old: String
+    let new: String
+    let json: Bool
+    let exitCode: Bool
+    let policy: String?
+
+    init(_ arguments: ParsedArguments) {
+        old = arguments.positionals[0]
+        new = arguments.positionals[1]
+        json = arguments.flag("json")
+        exitCode = arguments.flag("exit-code")
+        policy = arguments.value("policy")
+    }
+
+    func run(_ context: CommandContext) -> Int32 {
+        let before = load(old, context)
+        let after = load(new, context)
+        guard let oldPlan = before.value, let newPlan = after.value else {
+            let diagnostics = before.diagnostics + after.diagnostics
+            var sources = before.sources
+            sources.merge(after.sources)
+            if json { context.reportJSON(diagnostics) } else { context.report(diagnostics, sources: sources) }
+            return ExitCode.failure
+        }
+        let diff = PlanDiff(old: oldPlan, new: newPlan)
+        if json {
+            context.output.out(DiffRendering.json(diff).serialized(pretty: true) + "\n")
+        } else {
+            context.output.out(DiffRendering.text(diff))
+        }
+        return exitCode && !diff.isEmpty ? ExitCode.changes : ExitCode.success
+    }
+
+    private func load(_ path: String, _ context: CommandContext) -> Loaded<Plan> {
+        guard path.hasSuffix(".json") else {
+            let session = PlanningSession(environment: context.environment, policyPath: policy)
+            return session.plan(manifestPath: path, workers: ProcessInfo.processInfo.activeProcessorCount)
+        }
+        do {
+            let data = try FileReading.read(path, limit: 1 << 30)
+            return Loaded(value: try Plan.decode(data, file: path), diagnostics: [], sources: SourceStore())
+        } catch let error as DiagnosticsError {
+            return Loaded(value: nil, diagnostics: error.diagnostics, sources: SourceStore())
+        } catch {
+            return Loaded(value: nil, diagnostics: [.error("plan.unreadable", "\(error)", hint: "check the plan path")], sources: SourceStore())
+        }
+    }
+}

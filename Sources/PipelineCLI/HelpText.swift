@@ -1,0 +1,51 @@
+/// Renders `--help` for the tool and for each command.
+enum HelpText {
+    static func command(_ spec: CommandSpec) -> String {
+        var text = "\(spec.summary)\n\nUsage: \(spec.usage)\n"
+        if let discussion = spec.discussion { text += "\n\(discussion)\n" }
+        if !spec.arguments.isEmpty {
+            text += "\nArguments:\n"
+            text += table(spec.arguments.map { ($0.name, $0.help) })
+        }
+        text += "\nOptions:\n"
+        text += table(spec.allOptions.map { option in
+            let left = "--\(option.name)" + (option.valueName.map { " \($0)" } ?? "")
+            return (left, option.help + (option.repeatable ? " (repeatable)" : ""))
+        })
+        if !spec.examples.isEmpty {
+            text += "\nExamples:\n" + spec.examples.map { "  \($0)\n" }.joined()
+        }
+        return text
+    }
+
+    static func tool(_ commands: [CommandSpec]) -> String {
+        var text = """
+        pipeline: a declarative file-processing runner for Transloadit-compatible Assembly APIs.
+
+        Usage: pipeline <command> [arguments] [options]
+
+        Commands:
+
+        """
+        text += table(commands.map { ($0.name, $0.summary) })
+        text += """
+
+        Global options:
+          --help       Show help (also 'pipeline help <command>').
+          --version    Print the version.
+
+        Exit codes: 0 success, 1 the work failed (invalid manifest, policy violation),
+        2 'diff --exit-code' found changes, 64 usage error.
+
+        """
+        return text
+    }
+
+    private static func table(_ rows: [(String, String)]) -> String {
+        let width = min(28, (rows.map(\.0.count).max() ?? 0) + 2)
+        return rows.map { left, right in
+            let padding = left.count < width ? String(repeating: " ", count: width - left.count) : "\n" + String(repeating: " ", count: width + 2)
+            return "  \(left)\(padding)\(right)\n"
+        }.joined()
+    }
+}

@@ -1,0 +1,95 @@
+/// Renders diagnostics for people (compiler style) and for CI annotations.
+public struct DiagnosticRenderer: Sendable {
+    /// The source text lines are taken from.
+    public var sources: SourceStore
+    /// Whether to add GitHub Actions `::error` workflow commands.
+    public var githubActions: Bool
+
+    /// Creates a renderer.
+    public init(sources: SourceStore, githubActions: Bool = false) {
+        self.sources = sources
+        self.githubActions = githubActions
+    }
+
+    /// All diagnostics, sorted by location, followed by a count line.
+    public func render(_ diagnostics: [Diagnostic]) -> String {
+        var output = ""
+        for diagnostic in diagnostics.sortedByLocation() {
+            output += render(diagnostic)
+        }
+        let errors = diagnostics.filter { $0.severity == .error }.count
+        let warnings = diagnostics.filter { $0.severity == .warning }.count
+        if errors + warnings > 0 {
+            output += Self.count(errors: errors, warnings: warnings) + "\n"
+        }
+        return output
+    }
+
+    /// "2 errors, 1 warning" style summary.
+    public static func count(errors: Int, warnings: Int) -> String {
+        var parts: [String] = []
+        if errors > 0 { parts.append(plural(errors, "error")) }
+        if warnings > 0 { parts.append(plural(warnings, "warning")) }
+        return parts.joined(separator: ", ")
+    }
+
+    /// One diagnostic: header, source excerpt with caret, notes and hint.
+    public func render(_ diagnostic: Diagnostic) -> String {
+        var output = ""
+        let prefix = diagnostic.location.map { "\($0): " } ?? "pipeline: "
+        output += "\(prefix)\(diagnostic.severity.rawValue): \(diagnostic.message) [\(diagnostic.id)]\n"
+        if let location = diagnostic.location {
+            output += excerpt(at: location)
+        }
+        for note in diagnostic.notes {
+            let notePrefix = note.location.map { "\($0): " } ?? ""
+            output += "  \(notePrefix)note: \(note.message)\n"
+        }
+        if let hint = diagnostic.hint {
+            output += "  hint: \(hint)\n"
+        }
+        if githubActions {
+            output += workflowCommand(for: diagnostic) + "\n"
+        }
+        return output
+    }
+
+    private func excerpt(at location: SourceLocation) -> String {
+        guard let line = sources.line(location.line, in: location.file) else { return "" }
+        let gutter = String(location.line)
+        let padding = String(repeating: " ", count: gutter.count)
+        // Keep tabs in the caret line so the caret lines up under the same character.
+        let leading = line.prefix(max(0, location.column - 1)).map { $0 == "\t" ? "\t" : " " }.joined()
+        return " \(gutter) | \(line)\n \(padding) | \(leading)^\n"
+    }
+
+    /// A GitHub Actions workflow command (`::error file=...,line=...,col=...::message`).
+    public func workflowCommand(for diagnostic: Diagnostic) -> String {
+        let command = diagnostic.severity == .error ? "error" : (diagnostic.severity == .warning ? "warning" : "notice")
+        var properties: [String] = []
+        if let location = diagnostic.location {
+            properties = [
+                "file=\(Self.escapeProperty(location.file))", "line=\(location.line)", "col=\(location.column)",
+            ]
+        }
+        var message = diagnostic.message
+        if let hint = diagnostic.hint { message += " (hint: \(hint))" }
+        let head = properties.isEmpty ? "::\(command)" : "::\(command) " + properties.joined(separator: ",")
+        return "\(head)::\(Self.escapeData(message))"
+    }
+
+    private static func escapeData(_ text: String) -> String {
+        text.replacingOccurrences(of: "%", with: "%25")
+            .replacingOccurrences(of: "\r", with: "%0D")
+            .replacingOccurrences(of: "\n", with: "%0A")
+    }
+
+    private static func escapeProperty(_ text: String) -> String {
+        escapeData(text).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+    }
+}
+
+/// "1 file", "3 files".
+public func plural(_ count: Int, _ noun: String, _ pluralNoun: String? = nil) -> String {
+    "\(count) \(count == 1 ? noun : (pluralNoun ?? noun + "s"))"
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// Reads whole small files (manifests, policies, plans) with errors that name the file.
+public enum FileReading {
+    /// Reads at most `limit` bytes of `path`; a larger file is an error.
+    public static func read(_ path: String, limit: Int = 16 << 20) throws -> Data {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw FileError(path: path, operation: "stat", code: errno) }
+        if (info.st_mode & S_IFMT) == S_IFDIR { throw FileError(path: path, operation: "read", code: EISDIR) }
+        guard info.st_size <= limit else { throw FileError(path: path, operation: "read", code: EFBIG) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path: path, operation: "read", code: errno)
+            }
+            if count == 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+            if data.count > limit { throw FileError(path: path, operation: "read", code: EFBIG) }
+        }
+        return data
+    }
+}

@@ -1,0 +1,78 @@
+extension JSONValue {
+    /// Deterministic JSON text: keys sorted by their UTF-8 bytes, no insignificant whitespace
+    /// unless `pretty`, which indents by two spaces.
+    public func serialized(pretty: Bool = false) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
+        write(to: &output, pretty: pretty, depth: 0)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private func write(to output: inout [UInt8], pretty: Bool, depth: Int) {
+        switch self {
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .int(let value): output.append(contentsOf: String(value).utf8)
+        case .double(let value): output.append(contentsOf: Self.format(value).utf8)
+        case .string(let value): Self.writeString(value, to: &output)
+        case .array(let elements):
+            guard !elements.isEmpty else { return output.append(contentsOf: "[]".utf8) }
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                Self.newline(&output, pretty: pretty, depth: depth + 1)
+                element.write(to: &output, pretty: pretty, depth: depth + 1)
+            }
+            Self.newline(&output, pretty: pretty, depth: depth)
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            guard !members.isEmpty else { return output.append(contentsOf: "{}".utf8) }
+            output.append(UInt8(ascii: "{"))
+            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            for (index, (key, value)) in sorted.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                Self.newline(&output, pretty: pretty, depth: depth + 1)
+                Self.writeString(key, to: &output)
+                output.append(contentsOf: (pretty ? ": " : ":").utf8)
+                value.write(to: &output, pretty: pretty, depth: depth + 1)
+            }
+            Self.newline(&output, pretty: pretty, depth: depth)
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static func newline(_ output: inout [UInt8], pretty: Bool, depth: Int) {
+        guard pretty else { return }
+        output.append(UInt8(ascii: "\n"))
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * 2))
+    }
+
+    private static func format(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        if value.rounded() == value && abs(value) < 1e15 {
+            return String(Int(value))
+        }
+        return "\(value)"
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private static func writeString(_ value: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: "\\\"".utf8)
+            case UInt8(ascii: "\\"): output.append(contentsOf: "\\\\".utf8)
+            case UInt8(ascii: "\n"): output.append(contentsOf: "\\n".utf8)
+            case UInt8(ascii: "\r"): output.append(contentsOf: "\\r".utf8)
+            case UInt8(ascii: "\t"): output.append(contentsOf: "\\t".utf8)
+            case 0..<0x20, 0x7F:
+                output.append(contentsOf: "\\u00".utf8)
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0xF)])
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}

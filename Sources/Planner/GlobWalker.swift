@@ -1,0 +1,110 @@
+import Foundation
+
+/// Expands glob patterns against the file system below a base folder. Symbolic links are
+/// followed; a link that leads back into a folder being walked is reported, never walked again.
+public struct GlobWalker {
+    /// A problem met while walking that did not stop the walk.
+    public struct Warning: Sendable, Hashable {
+        /// A stable id such as `plan.symlink-loop`.
+        public var id: String
+        /// What happened, naming the path.
+        public var message: String
+    }
+
+    /// The absolute folder relative patterns start from.
+    public let base: String
+    private(set) var warnings: [Warning] = []
+    private var listings: [String: [DirectoryEntry]] = [:]
+    private var visited: Set<String> = []
+
+    /// Creates a walker rooted at `base` (an absolute path).
+    public init(base: String) {
+        self.base = base
+    }
+
+    /// The files matching `pattern`, as paths relative to `base` (or absolute for absolute patterns).
+    public mutating func files(matching pattern: GlobPattern) -> [String] {
+        var found: [String] = []
+        for segments in pattern.alternatives {
+            visited = []
+            let root = pattern.isAbsolute ? "" : base
+            let prefix = pattern.isAbsolute ? "/" : ""
+            let identity = DirectoryListing.identity(pattern.isAbsolute ? "/" : base)
+            walk(directory: root, relative: prefix, segments: segments[...], ancestors: identity.map { [$0] } ?? [], into: &found)
+        }
+        return found
+    }
+
+    /// Warnings collected by all walks so far.
+    public var collectedWarnings: [Warning] { warnings }
+
+    private mutating func walk(
+        directory: String, relative: String, segments: ArraySlice<GlobPattern.Segment>,
+        ancestors: [FolderIdentity], into found: inout [String]
+    ) {
+        guard let segment = segments.first else { return }
+        let key = "\(segments.startIndex)\u{0}\(directory)"
+        guard visited.insert(key).inserted else { return }
+        let rest = segments.dropFirst()
+        switch segment {
+        case .literal(let name):
+            let path = directory + "/" + name
+            let kind = DirectoryListing.resolve(path)
+            if rest.isEmpty {
+                if kind == .file { found.append(relative + name) }
+            } else if kind == .directory {
+                descend(into: path, relative: relative + name + "/", segments: rest, ancestors: ancestors, found: &found)
+            }
+        case .wildcard(let wildcard):
+            for entry in list(directory, relative: relative) where GlobPattern.fnmatches(wildcard, entry.name) {
+                if rest.isEmpty {
+                    if entry.kind == .file { found.append(relative + entry.name) }
+                } else if entry.kind == .directory {
+                    descend(into: directory + "/" + entry.name, relative: relative + entry.name + "/",
+                            segments: rest, ancestors: ancestors, found: &found)
+                }
+            }
+        case .globstar:
+            walk(directory: directory, relative: relative, segments: rest, ancestors: ancestors, into: &found)
+            for entry in list(directory, relative: relative) where entry.kind == .directory && !entry.name.hasPrefix(".") {
+                descend(into: directory + "/" + entry.name, relative: relative + entry.name + "/",
+                        segments: segments, ancestors: ancestors, found: &found)
+            }
+        }
+    }
+
+    private mutating func descend(
+        into path: String, relative: String, segments: ArraySlice<GlobPattern.Segment>,
+        ancestors: [FolderIdentity], found: inout [String]
+    ) {
+        guard let identity = DirectoryListing.identity(path) else { return }
+        if ancestors.contains(identity) {
+            warn("plan.symlink-loop", "'\(relative.dropLast())' leads back into a folder above it (symbolic link loop); not followed")
+            return
+        }
+        walk(directory: path, relative: relative, segments: segments, ancestors: ancestors + [identity], into: &found)
+    }
+
+    private mutating func list(_ directory: String, relative: String) -> [DirectoryEntry] {
+        let path = directory.isEmpty ? "/" : directory
+        if let cached = listings[path] { return cached }
+        let entries: [DirectoryEntry]
+        do {
+            entries = try DirectoryListing.list(path)
+        } catch {
+            let shown = relative.isEmpty ? "." : String(relative.dropLast())
+            warn("plan.unreadable-folder", "cannot read folder '\(shown)': \(String(cString: strerror(error.code))); skipped")
+            entries = []
+        }
+        for entry in entries where entry.kind == .brokenLink {
+            warn("plan.broken-symlink", "'\(relative)\(entry.name)' is a symbolic link to nothing; skipped")
+        }
+        listings[path] = entries
+        return entries
+    }
+
+    private mutating func warn(_ id: String, _ message: String) {
+        let warning = Warning(id: id, message: message)
+        if !warnings.contains(warning) { warnings.append(warning) }
+    }
+}

@@ -1,0 +1,73 @@
+import PipelineCore
+
+/// Environment interpolation in scalars: `${VAR}`, `${VAR:-default}` and `$$` for a literal `$`.
+public enum Interpolation {
+    /// What interpolating one scalar gave.
+    public enum Outcome: Equatable, Sendable {
+        /// The text with every reference replaced.
+        case text(String)
+        /// A variable without a default is not set; `offset` is its character offset in the scalar.
+        case unset(name: String, offset: Int)
+        /// The syntax is wrong at `offset`.
+        case malformed(reason: String, offset: Int)
+    }
+
+    /// Replaces references in `text` with values from `environment`. A `$` followed by anything
+    /// other than `{` or `$` stays as it is.
+    public static func expand(_ text: String, environment: [String: String]) -> Outcome {
+        guard text.contains("$") else { return .text(text) }
+        let characters = Array(text)
+        var output = ""
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            guard character == "$", index + 1 < characters.count else {
+                output.append(character)
+                index += 1
+                continue
+            }
+            let next = characters[index + 1]
+            if next == "$" {
+                output.append("$")
+                index += 2
+                continue
+            }
+            guard next == "{" else {
+                output.append(character)
+                index += 1
+                continue
+            }
+            guard let close = characters[(index + 2)...].firstIndex(of: "}") else {
+                return .malformed(reason: "'${' is not closed with '}'", offset: index)
+            }
+            let body = String(characters[(index + 2)..<close])
+            let name: String
+            let fallback: String?
+            if let separator = body.range(of: ":-") {
+                name = String(body[..<separator.lowerBound])
+                fallback = String(body[separator.upperBound...])
+            } else {
+                name = body
+                fallback = nil
+            }
+            guard isVariableName(name) else {
+                return .malformed(reason: "'\(name)' is not a valid variable name", offset: index)
+            }
+            if let value = environment[name], !(value.isEmpty && fallback != nil) {
+                output += value
+            } else if let fallback {
+                output += fallback
+            } else {
+                return .unset(name: name, offset: index)
+            }
+            index = close + 1
+        }
+        return .text(output)
+    }
+
+    /// Letters, digits and underscores, not starting with a digit.
+    public static func isVariableName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, !(first.properties.numericType != nil) else { return false }
+        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0)) }
+    }
+}

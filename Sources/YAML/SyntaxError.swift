@@ -1,0 +1,53 @@
+import CYAML
+import Foundation
+import PipelineCore
+
+/// Turns libyaml's error state into a diagnostic with a location and a hint.
+enum SyntaxError {
+    static func diagnostic(from parser: yaml_parser_t, data: Data, file: String) -> Diagnostic {
+        let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
+        var message = problem
+        if let context = parser.context.map({ String(cString: $0) }) {
+            message = "\(problem) \(context)"
+        }
+        let location: SourceLocation
+        if parser.error == YAML_READER_ERROR {
+            location = InputCheck.location(ofByte: Int(parser.problem_offset), in: data, file: file)
+        } else {
+            location = SourceLocation(
+                file: file, line: Int(parser.problem_mark.line) + 1, column: Int(parser.problem_mark.column) + 1)
+        }
+        var notes: [Diagnostic.Note] = []
+        if let context = parser.context.map({ String(cString: $0) }), parser.error != YAML_READER_ERROR {
+            let start = SourceLocation(
+                file: file, line: Int(parser.context_mark.line) + 1, column: Int(parser.context_mark.column) + 1)
+            if start != location { notes.append(.init("\(context.replacingOccurrences(of: "while ", with: "")) that starts here", at: start)) }
+        }
+        return .error(
+            "yaml.syntax", message, at: location, hint: hint(for: problem, line: location.line, data: data), notes: notes)
+    }
+
+    private static func hint(for problem: String, line: Int, data: Data) -> String {
+        let text = InputCheck.line(line, of: data)
+        let indentation = text.prefix { $0 == " " || $0 == "\t" }
+        if indentation.contains("\t") || problem.contains("cannot start any token") && text.contains("\t") {
+            return "YAML does not allow tabs for indentation; indent with spaces"
+        }
+        if problem.contains("expected ',' or ']'") {
+            return "close the list with ']', or quote values that contain ',' '[' or ']'"
+        }
+        if problem.contains("expected ',' or '}'") {
+            return "close the mapping with '}', or quote values that contain ',' '{' or '}' (such as '${VAR}')"
+        }
+        if problem.contains("mapping values are not allowed") {
+            return "a value containing ': ' must be quoted, or a nested mapping must go on its own indented lines"
+        }
+        if problem.contains("did not find expected key") || problem.contains("did not find expected '-'") {
+            return "check the indentation of this line against the lines above it"
+        }
+        if problem.contains("found undefined") || problem.contains("found character") {
+            return "quote the value if it starts with a special character such as '@', '`', '%' or '*'"
+        }
+        return "check the YAML syntax near this position"
+    }
+}

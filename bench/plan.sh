@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Benchmark: `pipeline plan` on 100,000 small files and on one 1 GiB file,
+# next to `find | sha256sum` on the same data. See bench/README.md.
+#
+# Environment:
+#   FILES=100000      number of small files
+#   BIG_MIB=1024      size of the big file in MiB
+#   RUNS=3            runs per command (best time, largest peak memory)
+#   BENCH_DIR=/tmp    where the temporary data folder is made
+#   PIPELINE_BIN=...  binary to test; when unset, `swift build -c release`
+#                     runs and .build/release/pipeline is used
+#   SWIFT=swift       Swift driver used for that build
+#   KEEP=1            keep the data folder instead of removing it
+#   STRICT=1          exit 3 when a target is missed
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+
+FILES=${FILES:-100000}
+BIG_MIB=${BIG_MIB:-1024}
+RUNS=${RUNS:-3}
+# -S skips site imports: a smaller measuring process means a lower memory
+# floor for the children it measures (see bench/measure.py).
+measure=(python3 -S "$repo/bench/measure.py")
+
+for value in "$FILES" "$BIG_MIB" "$RUNS"; do
+    [[ $value =~ ^[0-9]+$ ]] || { echo "plan.sh: FILES, BIG_MIB and RUNS must be whole numbers" >&2; exit 2; }
+done
+((RUNS >= 1)) || { echo "plan.sh: RUNS must be at least 1" >&2; exit 2; }
+
+if command -v sha256sum >/dev/null 2>&1; then
+    sha=(sha256sum)
+elif command -v shasum >/dev/null 2>&1; then
+    sha=(shasum -a 256)
+else
+    echo "plan.sh: neither sha256sum nor shasum is installed" >&2
+    exit 2
+fi
+
+# ---------------------------------------------------------------- binary
+if [[ -n ${PIPELINE_BIN:-} ]]; then
+    bin=$PIPELINE_BIN
+else
+    echo "== building release binary"
+    "${SWIFT:-swift}" build -c release
+    bin=.build/release/pipeline
+fi
+[[ $bin == /* ]] || bin="$repo/$bin"
+[[ -x $bin ]] || { echo "plan.sh: $bin is not an executable file" >&2; exit 2; }
+
+# ---------------------------------------------------------- machine facts
+echo "== machine"
+echo "date:    $(date -u '+%Y-%m-%dT%H:%M:%SZ')"
+if command -v nproc >/dev/null 2>&1; then
+    echo "cpus:    $(nproc)"
+else
+    echo "cpus:    $(sysctl -n hw.ncpu 2>/dev/null || echo unknown)"
+fi
+cpu=$(grep -m1 -E '^(model name|Model|Hardware)' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)
+[[ -n $cpu ]] || cpu=$(sysctl -n machdep.cpu.brand_string 2>/dev/null || echo unknown)
+echo "cpu:     $cpu"
+if [[ -r /proc/meminfo ]]; then
+    echo "memory:  $(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
+else
+    echo "memory:  $(sysctl -n hw.memsize 2>/dev/null | awk '{ printf "%.1f GiB", $1 / 1073741824 }')"
+fi
+echo "kernel:  $(uname -srm)"
+echo "binary:  $bin"
+echo "baseline: ${sha[*]}"
+
+# ------------------------------------------------------------------- data
+mkdir -p "${BENCH_DIR:-/tmp}"
+work=$(mktemp -d "${BENCH_DIR:-/tmp}/pipeline-bench.XXXXXX")
+cleanup() {
+    if [[ ${KEEP:-} == 1 ]]; then
+        echo "plan.sh: kept $work" >&2
+    else
+        rm -rf "$work"
+    fi
+}
+trap cleanup EXIT
+
+data=$work/data
+out=$work/out
+mkdir -p "$data" "$out"
+
+echo
+echo "== generating $FILES small files and a $BIG_MIB MiB file in $data"
+start=$(date +%s)
+"${measure[@]}" gen "$data" --files "$FILES" --big-mib "$BIG_MIB"
+echo "generated in $(($(date +%s) - start)) s"
+
+cat >"$data/small.yml" <<'YAML'
+version: 1
+name: bench
+assemblies:
+  small:
+    inputs: ["files/**/*.txt"]
+    batch: 100
+    steps:
+      thumb: {robot: /image/resize, use: ":original", width: 200}
+YAML
+
+cat >"$data/big.yml" <<'YAML'
+version: 1
+name: bench
+assemblies:
+  big:
+    inputs: ["big/*.bin"]
+    batch: 1
+    steps:
+      thumb: {robot: /image/resize, use: ":original", width: 200}
+YAML
+
+cd "$data"
+
+# Caches cannot be dropped without root, so warm them instead: both tools
+# then read the data from the page cache.
+echo
+echo "== warming the page cache (one read of all data; both tools run warm)"
+if ((FILES > 0)); then
+    find files -type f -print0 | xargs -0 cat >/dev/null
+fi
+if ((BIG_MIB > 0)); then
+    cat big/big.bin >/dev/null
+fi
+
+# -------------------------------------------------------------- measuring
+results=$out/results.tsv
+: >"$results"
+
+measure_once() {
+    # Each measurement runs in its own measure.py process, so the peak
+    # memory it reports belongs to that command alone.
+    "${measure[@]}" run --name "$@" | tee -a "$results"
+}
+
+small_baseline="find files -type f -name '*.txt' -print0 | sort -z | xargs -0 ${sha[*]} >/dev/null"
+
+echo
+echo "== measuring ($RUNS runs each; name, seconds, peak MB)"
+for ((run = 1; run <= RUNS; run++)); do
+    if ((FILES > 0)); then
+        measure_once small-pipeline -- "$bin" plan small.yml --out "$out/small-plan.json"
+        measure_once small-baseline -- bash -c "$small_baseline"
+    fi
+    if ((BIG_MIB > 0)); then
+        measure_once big-pipeline -- "$bin" plan big.yml --out "$out/big-plan.json"
+        measure_once big-baseline -- "${sha[@]}" big/big.bin
+    fi
+done
+
+# ------------------------------------------------------------ correctness
+echo
+echo "== checking the plans"
+wrong() {
+    echo "plan.sh: FAIL: $1 plan is wrong (see above); no results table" >&2
+    exit 1
+}
+if ((FILES > 0)); then
+    "${measure[@]}" verify "$out/small-plan.json" --root "$data" --count "$FILES" --sample 200 ||
+        wrong "the $FILES-file"
+fi
+if ((BIG_MIB > 0)); then
+    expected=$("${sha[@]}" big/big.bin | cut -d' ' -f1)
+    "${measure[@]}" verify "$out/big-plan.json" --root "$data" --count 1 --file "big/big.bin=$expected" ||
+        wrong "the big-file"
+fi
+
+# ----------------------------------------------------------------- report
+echo
+echo "== results"
+"${measure[@]}" report "$results" --files "$FILES" --big-mib "$BIG_MIB"
