@@ -25,7 +25,7 @@ let package = Package(
         .testTarget(name: "ManifestTests", dependencies: ["Manifest", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "YAML", "TestSupport"]),
         .testTarget(name: "PlannerTests", dependencies: ["Planner", "Manifest", "Policy", "TestSupport"]),
-        .testTarget(name: "PipelineCLITests", dependencies: ["PipelineCLI", "pipeline", "TestSupport"]),
+        .testTarget(name: "PipelineCLITests", dependencies: ["PipelineCLI", "pipeline", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

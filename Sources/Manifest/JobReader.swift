@@ -19,7 +19,9 @@ struct JobReader {
             return nil
         }
         let what = "job '\(name.value)'"
-        guard let fields = decoder.fields(pair.value, what: what, allowed: Self.keys, required: ["inputs"]) else { return nil }
+        guard let fields = decoder.fields(pair.value, what: what, allowed: Self.keys, required: ["inputs"], owner: name.location) else {
+            return nil
+        }
         var locations = defaults.fieldLocations
         let inputs = fields["inputs"].flatMap { readInputs($0, what: what) } ?? []
         let steps = fields["steps"].flatMap { StepReader(decoder: decoder).read($0, job: name.value, index: &locations) } ?? []

@@ -2,7 +2,7 @@
 enum HelpText {
     static func command(_ spec: CommandSpec) -> String {
         var text = "\(spec.summary)\n\nUsage: \(spec.usage)\n"
-        if let discussion = spec.discussion { text += "\n\(discussion)\n" }
+        if let discussion = spec.discussion { text += "\n" + wrap(discussion, width: 80) + "\n" }
         if !spec.arguments.isEmpty {
             text += "\nArguments:\n"
             text += table(spec.arguments.map { ($0.name, $0.help) })
@@ -39,6 +39,21 @@ enum HelpText {
 
         """
         return text
+    }
+
+    /// Breaks text into lines of at most `width` characters at spaces.
+    static func wrap(_ text: String, width: Int) -> String {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+            if !line.isEmpty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += line.isEmpty ? String(word) : " " + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines.joined(separator: "\n")
     }
 
     private static func table(_ rows: [(String, String)]) -> String {

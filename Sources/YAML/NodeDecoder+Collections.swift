@@ -20,7 +20,10 @@ public struct Fields: Sendable {
 
 extension NodeDecoder {
     /// A mapping whose keys must come from `allowed`; unknown keys are reported with a hint.
-    public func fields(_ node: Node, what: String, allowed: [String], required: [String] = []) -> Fields? {
+    /// Missing required keys are reported at `owner` (the mapping's own key), else at the mapping.
+    public func fields(
+        _ node: Node, what: String, allowed: [String], required: [String] = [], owner: SourceLocation? = nil
+    ) -> Fields? {
         guard let pairs = node.pairs else {
             typeMismatch(node, expected: "a mapping", what: what)
             return nil
@@ -38,7 +41,7 @@ extension NodeDecoder {
         }
         for key in required where byKey[key] == nil {
             report(.error(
-                "\(domain).missing-key", "\(what) is missing the required key '\(key)'", at: node.location,
+                "\(domain).missing-key", "\(what) is missing the required key '\(key)'", at: owner ?? node.location,
                 hint: "add '\(key):'"))
         }
         return Fields(node: node, pairs: byKey)

@@ -1,0 +1,51 @@
+import TestSupport
+import XCTest
+
+/// Help text is part of the interface: golden files catch accidental changes.
+final class HelpTests: XCTestCase {
+    func testToolHelpMatchesGolden() throws {
+        let result = CLIHarness.run(["--help"])
+        XCTAssertEqual(result.status, 0)
+        try Golden.assertMatches(result.stdout, file: Fixtures.path("golden/help.txt", target: "PipelineCLITests"))
+    }
+
+    func testEveryCommandHasHelpMatchingGolden() throws {
+        for command in ["validate", "plan", "diff"] {
+            let result = CLIHarness.run([command, "--help"])
+            XCTAssertEqual(result.status, 0, command)
+            XCTAssertEqual(CLIHarness.run(["help", command]).stdout, result.stdout, "'help \(command)' and '\(command) --help' agree")
+            XCTAssertTrue(result.stdout.contains("Usage: pipeline \(command)"), command)
+            try Golden.assertMatches(result.stdout, file: Fixtures.path("golden/help-\(command).txt", target: "PipelineCLITests"))
+        }
+    }
+
+    func testVersion() {
+        let result = CLIHarness.run(["--version"])
+        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.stdout, "pipeline 0.1.0\n")
+    }
+}
+
+/// Command lines that cannot be understood exit 64 and say why.
+final class UsageErrorTests: XCTestCase {
+    func testUsageErrors() {
+        let cases: [([String], String)] = [
+            ([], "Usage: pipeline <command>"),
+            (["paln"], "unknown command 'paln' (did you mean 'plan'?)"),
+            (["plan"], "missing MANIFEST"),
+            (["plan", "a.yml", "--otu", "x"], "unknown option '--otu' (did you mean '--out'?)"),
+            (["plan", "a.yml", "--out"], "option '--out' needs a value (FILE)"),
+            (["plan", "a.yml", "b.yml"], "unexpected argument 'b.yml'"),
+            (["diff", "a.json"], "missing NEW"),
+            (["validate", "a.yml", "--json=yes"], "option '--json' takes no value"),
+            (["plan", "a.yml", "-x"], "unknown option '-x'"),
+            (["help", "nope"], "unknown command 'nope'"),
+        ]
+        for (arguments, message) in cases {
+            let result = CLIHarness.run(arguments)
+            XCTAssertEqual(result.status, 64, "\(arguments)")
+            XCTAssertTrue(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.stdout, "", "\(arguments)")
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import TestSupport
+
+/// A throwaway project: a manifest, a policy and some real files in a temporary folder.
+final class ProjectFixture: @unchecked Sendable {
+    let directory: TemporaryDirectory
+
+    init(width: Int = 200, batch: String = "2") throws {
+        directory = try TemporaryDirectory()
+        for (name, content) in [("a", "alpha"), ("b", "bravo"), ("c", "charlie"), ("sub/d", "delta")] {
+            try directory.write("images/\(name).jpg", content)
+        }
+        try directory.write("images/_drafts/x.jpg", "draft")
+        try writeManifest(width: width, batch: batch)
+        try directory.write("policy.yml", """
+            version: 1
+            max_expires_in: 1h
+            fields: {allowed: [kind]}
+            robots:
+              /image/resize:
+                width: {type: integer, min: 1, max: 4000}
+                result: {type: boolean}
+            """)
+    }
+
+    var manifest: String { directory.path + "/pipeline.yml" }
+
+    func writeManifest(width: Int, batch: String = "2", extra: String = "") throws {
+        try directory.write("pipeline.yml", """
+            version: 1
+            name: fixture
+            policy: policy.yml
+            assemblies:
+              thumbs:
+                inputs: ["images/**/*.jpg", "!images/_drafts/**"]
+                batch: \(batch)
+                steps:
+                  thumb:
+                    robot: /image/resize
+                    use: :original
+                    width: \(width)
+                    result: true
+                fields: {kind: thumb}
+            \(extra)
+            """)
+    }
+
+    deinit { directory.remove() }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The JSON Schemas accept every example and every plan, and reject what the parser rejects,
+/// checked by an independent validator (`check-jsonschema`, installed by scripts/setup.sh).
+final class SchemaTests: XCTestCase {
+    private func validator() throws -> String {
+        if let tool = PythonPeers.tool("check-jsonschema") { return tool }
+        if ProcessInfo.processInfo.environment["CI"] != nil {
+            XCTFail("check-jsonschema is missing: scripts/setup.sh must install it")
+        }
+        throw XCTSkip("check-jsonschema is not installed; run scripts/setup.sh")
+    }
+
+    private func check(schema: String, _ files: [String]) throws -> ProcessResult {
+        try ProcessRunner.run(try validator(), ["--schemafile", PackageRoot.path + "/schemas/\(schema)"] + files)
+    }
+
+    func testExamplesMatchTheirSchemas() throws {
+        let examples = try FileManager.default.subpathsOfDirectory(atPath: PackageRoot.path + "/examples")
+        let manifests = examples.filter { $0.hasSuffix("pipeline.yml") }.map { PackageRoot.path + "/examples/" + $0 }
+        let policies = examples.filter { $0.hasSuffix("policy.yml") }.map { PackageRoot.path + "/examples/" + $0 }
+        XCTAssertFalse(manifests.isEmpty)
+        XCTAssertFalse(policies.isEmpty)
+        let manifestCheck = try check(schema: "manifest.schema.json", manifests)
+        XCTAssertEqual(manifestCheck.status, 0, manifestCheck.stdout + manifestCheck.stderr)
+        let policyCheck = try check(schema: "policy.schema.json", policies)
+        XCTAssertEqual(policyCheck.status, 0, policyCheck.stdout + policyCheck.stderr)
+    }
+
+    func testPlanMatchesItsSchema() throws {
+        let project = try ProjectFixture()
+        let plan = project.directory.path + "/plan.json"
+        XCTAssertEqual(CLIHarness.run(["plan", project.manifest, "--out", plan]).status, 0)
+        let result = try check(schema: "plan.schema.json", [plan])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+    }
+
+    func testSchemaRejectsWhatTheParserRejects() throws {
+        let fixtures = ["unknown-keys.yml", "wrong-types.yml", "values.yml", "steps.yml", "secrets.yml"]
+        for fixture in fixtures {
+            let result = try check(schema: "manifest.schema.json", [Fixtures.path(fixture)])
+            XCTAssertNotEqual(result.status, 0, "\(fixture) must be rejected by the schema too")
+        }
+    }
+}
