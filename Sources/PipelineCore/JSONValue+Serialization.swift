@@ -28,7 +28,7 @@ extension JSONValue {
         case .object(let members):
             guard !members.isEmpty else { return output.append(contentsOf: "{}".utf8) }
             output.append(UInt8(ascii: "{"))
-            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            let sorted = members.sorted { ByteOrder.precedes($0.key, $1.key) }
             for (index, (key, value)) in sorted.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 Self.newline(&output, pretty: pretty, depth: depth + 1)
@@ -59,6 +59,11 @@ extension JSONValue {
 
     private static func writeString(_ value: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            output.append(contentsOf: value.utf8)
+            output.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: "\\\"".utf8)

@@ -35,7 +35,7 @@ enum InputSelection {
             }
             included.formUnion(files)
         }
-        guard !exclusions.isEmpty else { return included.sorted(by: PathOrder.precedes) }
+        guard !exclusions.isEmpty else { return included.sorted(by: ByteOrder.precedes) }
         let kept = included.filter { path in
             let segments = path.split(separator: "/")
             return !exclusions.contains { $0.matches(segments) }
@@ -45,6 +45,6 @@ enum InputSelection {
                 "plan.no-match", "the '!' patterns of job '\(job.name.value)' exclude every file", at: job.name.location,
                 hint: "narrow the '!' patterns, or set 'allow_empty: true' if that is expected"))
         }
-        return kept.sorted(by: PathOrder.precedes)
+        return kept.sorted(by: ByteOrder.precedes)
     }
 }

@@ -26,7 +26,7 @@ public struct Planner: Sendable {
         }
         diagnostics += walker.collectedWarnings.map { .warning($0.id, $0.message) }
 
-        let uniquePaths = Array(Set(selections.joined())).sorted(by: PathOrder.precedes)
+        let uniquePaths = selections.count == 1 ? selections[0] : Array(Set(selections.joined())).sorted(by: ByteOrder.precedes)
         let absolutePaths = uniquePaths.map { $0.hasPrefix("/") ? $0 : manifest.directory + "/" + $0 }
         var digests: [String: FileDigest] = [:]
         for (path, result) in zip(uniquePaths, FileHasher.digests(paths: absolutePaths, workers: workers)) {
@@ -63,13 +63,5 @@ public struct Planner: Sendable {
         case .count(let size):
             return stride(from: 0, to: files.count, by: size).map { Array(files[$0..<min($0 + size, files.count)]) }
         }
-    }
-}
-
-/// The one order paths are sorted in everywhere: by their UTF-8 bytes.
-public enum PathOrder {
-    /// Whether `lhs` sorts before `rhs`.
-    public static func precedes(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
     }
 }

@@ -1,0 +1,18 @@
+import Foundation
+
+/// Ordering of strings by their UTF-8 bytes: the one order paths and JSON keys are sorted in,
+/// independent of locale and of Unicode normalization.
+public enum ByteOrder {
+    /// Whether `lhs` sorts before `rhs` when both are compared byte by byte.
+    public static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        let fast = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                let common = min(left.count, right.count)
+                let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
+                return order != 0 ? order < 0 : left.count < right.count
+            }
+        }
+        if let result = fast ?? nil { return result }
+        return lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+    }
+}
