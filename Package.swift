@@ -3,20 +3,23 @@ import PackageDescription
 
 let package = Package(
     name: "pipeline",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "pipeline", targets: ["pipeline"]),
     ],
     targets: [
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         .target(name: "PipelineCore"),
         .target(name: "YAML", dependencies: ["CYAML", "PipelineCore"]),
         .target(name: "Manifest", dependencies: ["YAML", "PipelineCore"]),
         .target(name: "Policy", dependencies: ["YAML", "PipelineCore"]),
         .target(name: "Planner", dependencies: ["Manifest", "Policy", "PipelineCore", "COpenSSL"]),
-        .target(name: "PipelineCLI", dependencies: ["Manifest", "Policy", "Planner", "PipelineCore"]),
+        .target(name: "HTTP", dependencies: ["CCurl"]),
+        .target(name: "Tus", dependencies: ["HTTP", "PipelineCore", "COpenSSL"]),
+        .target(name: "PipelineCLI", dependencies: ["Manifest", "Policy", "Planner", "PipelineCore", "HTTP", "Tus"]),
         .executableTarget(name: "pipeline", dependencies: ["PipelineCLI"]),
 
         .target(name: "TestSupport", dependencies: ["PipelineCore"], path: "Tests/TestSupport"),

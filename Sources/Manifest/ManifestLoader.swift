@@ -45,7 +45,7 @@ public struct ManifestLoader: Sendable {
                 at: SourceLocation(file: file, line: 1, column: 1),
                 hint: "start with 'version: 1' and an 'assemblies:' mapping; see examples/")], sources: sources)
         }
-        let decoder = NodeDecoder(environment: environment)
+        let decoder = NodeDecoder(environment: environment, sources: sources)
         let directory = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL.path
         var reader = ManifestReader(decoder: decoder, file: file, directory: directory, requiresCredentials: requiresCredentials)
         let manifest = reader.read(root)

@@ -13,6 +13,7 @@ struct CommandSpec: Sendable {
         var name: String
         var help: String
         var optional = false
+        var variadic = false
     }
 
     var name: String
@@ -29,7 +30,10 @@ struct CommandSpec: Sendable {
 
     var usage: String {
         var parts = ["pipeline", name]
-        parts += arguments.map { $0.optional ? "[\($0.name)]" : $0.name }
+        parts += arguments.map { argument in
+            let name = argument.variadic ? argument.name + "..." : argument.name
+            return argument.optional ? "[\(name)]" : name
+        }
         if !options.isEmpty { parts.append("[options]") }
         return parts.joined(separator: " ")
     }

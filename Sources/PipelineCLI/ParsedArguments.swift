@@ -72,7 +72,7 @@ struct ParsedArguments: Sendable {
             let missing = required[parsed.positionals.count...].map(\.name).joined(separator: " ")
             throw UsageError("missing \(missing)", command: spec.name)
         }
-        if parsed.positionals.count > spec.arguments.count {
+        if parsed.positionals.count > spec.arguments.count, spec.arguments.last?.variadic != true {
             throw UsageError("unexpected argument '\(parsed.positionals[spec.arguments.count])'", command: spec.name)
         }
         return parsed

@@ -6,10 +6,10 @@ public enum PipelineCLI {
     /// The tool's version.
     public static let version = "0.1.0"
 
-    static let commands: [any Command.Type] = [ValidateCommand.self, PlanCommand.self, DiffCommand.self]
+    static let commands: [any Command.Type] = [ValidateCommand.self, PlanCommand.self, DiffCommand.self, UploadCommand.self]
 
     /// Runs the tool with `arguments` (without the program name) and returns the exit code.
-    public static func run(_ arguments: [String], environment: [String: String], output: Output) -> Int32 {
+    public static func run(_ arguments: [String], environment: [String: String], output: Output) async -> Int32 {
         let specs = commands.map { $0.spec }
         guard let first = arguments.first else {
             output.error(HelpText.tool(specs))
@@ -46,7 +46,7 @@ public enum PipelineCLI {
                 return ExitCode.success
             }
             let context = CommandContext(environment: environment, output: output)
-            return try command.init(parsed).run(context)
+            return try await command.init(parsed).run(context)
         } catch let error as UsageError {
             return usage(error, specs: specs, output: output)
         } catch {
@@ -90,5 +90,5 @@ struct CommandContext {
 protocol Command: Sendable {
     static var spec: CommandSpec { get }
     init(_ arguments: ParsedArguments) throws(UsageError)
-    func run(_ context: CommandContext) throws -> Int32
+    func run(_ context: CommandContext) async throws -> Int32
 }

@@ -5,7 +5,9 @@ public enum AtomicFile {
     /// Writes `data` to a temporary file beside `path`, flushes it to disk and renames it over `path`.
     public static func write(_ data: Data, to path: String) throws {
         let directory = (path as NSString).deletingLastPathComponent
-        let temporary = (directory.isEmpty ? "." : directory) + "/.\((path as NSString).lastPathComponent).\(getpid()).tmp"
+        let folder = directory.isEmpty ? "." : directory
+        let unique = "\(getpid()).\(UInt64.random(in: 0...UInt64.max))"
+        let temporary = folder + "/.\((path as NSString).lastPathComponent).\(unique).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileError(path: path, operation: "create", code: errno) }
         var failure: Int32?
@@ -31,6 +33,12 @@ public enum AtomicFile {
             let code = errno
             unlink(temporary)
             throw FileError(path: path, operation: "rename into place", code: code)
+        }
+        // Make the rename itself durable.
+        let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folderDescriptor >= 0 {
+            fsync(folderDescriptor)
+            close(folderDescriptor)
         }
     }
 }

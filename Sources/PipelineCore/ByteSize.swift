@@ -22,7 +22,10 @@ public struct ByteSize: Hashable, Sendable, Comparable, CustomStringConvertible 
         let digits = text.prefix { $0.isASCII && $0.isNumber }
         guard !digits.isEmpty, let number = Int64(digits) else { return nil }
         var rest = text.dropFirst(digits.count)
-        if rest.first == " " { rest = rest.dropFirst() }
+        if rest.first == " " {
+            rest = rest.dropFirst()
+            guard !rest.isEmpty else { return nil }
+        }
         let multiplier: Int64
         if rest.isEmpty {
             multiplier = 1
@@ -39,10 +42,12 @@ public struct ByteSize: Hashable, Sendable, Comparable, CustomStringConvertible 
     /// A short human form: `812 B`, `48.2 KB`, `1.5 GB` (decimal units).
     public var description: String {
         let value = Double(bytes)
-        let steps: [(String, Double)] = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)]
-        for (unit, size) in steps where value >= size {
-            let scaled = value / size
-            let rounded = (scaled * 10).rounded() / 10
+        guard abs(value) >= 1000 else { return "\(bytes) B" }
+        let steps: [(String, Double)] = [("KB", 1e3), ("MB", 1e6), ("GB", 1e9), ("TB", 1e12)]
+        for (index, (unit, size)) in steps.enumerated() {
+            let rounded = (value / size * 10).rounded() / 10
+            // 999,999 bytes is "1 MB", not "1000 KB".
+            if abs(rounded) >= 1000, index < steps.count - 1 { continue }
             return rounded == rounded.rounded() ? "\(Int(rounded)) \(unit)" : "\(rounded) \(unit)"
         }
         return "\(bytes) B"

@@ -7,8 +7,10 @@ public struct SourceStore: Sendable {
 
     /// Remembers the text of `file`.
     public mutating func add(file: String, text: String) {
-        linesByFile[file] = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            line.last == "\r" ? line.dropLast() : line
+        // Split on the byte 0x0A: "\r\n" is a single Character, so splitting characters would miss it.
+        linesByFile[file] = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { bytes in
+            let line = Substring(bytes)
+            return line.utf8.last == UInt8(ascii: "\r") ? Substring(line.utf8.dropLast()) : line
         }
     }
 

@@ -2,9 +2,9 @@
 public enum Suggestions {
     /// The closest candidate within a small edit distance, if any.
     public static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
-        let limit = max(2, word.count / 3)
+        let limit = word.count <= 3 ? 1 : max(2, word.count / 3)
         var best: (candidate: String, distance: Int)?
-        for candidate in candidates {
+        for candidate in candidates.sorted() {
             let distance = editDistance(word.lowercased(), candidate.lowercased())
             if distance <= limit, distance < (best?.distance ?? Int.max) {
                 best = (candidate, distance)
@@ -21,21 +21,24 @@ public enum Suggestions {
         return "valid \(kind): " + candidates.sorted().joined(separator: ", ")
     }
 
-    /// Levenshtein distance between two strings, counted in characters.
+    /// Edit distance counting insertions, deletions, substitutions and swaps of neighbours
+    /// (optimal string alignment), in characters.
     public static func editDistance(_ lhs: String, _ rhs: String) -> Int {
         let a = Array(lhs), b = Array(rhs)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
+        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
         for i in 1...a.count {
-            current[0] = i
             for j in 1...b.count {
                 let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+                }
             }
-            swap(&previous, &current)
         }
-        return previous[b.count]
+        return table[a.count][b.count]
     }
 }

@@ -37,6 +37,7 @@ public struct GlobPattern: Sendable, Hashable {
         self.source = source
         self.isAbsolute = source.hasPrefix("/")
         var alternatives: [[Segment]] = []
+        try Self.checkBraces(source)
         for expanded in try Self.expandBraces(source) {
             let parts = expanded.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
             guard !parts.isEmpty else {
@@ -53,7 +54,8 @@ public struct GlobPattern: Sendable, Hashable {
                     segments.append(.literal(Self.unescape(text)))
                 }
             }
-            if let dots = segments.firstIndex(of: .literal("..")), segments[..<dots].contains(where: { $0 != .literal("..") }) {
+            let leadingDots = segments.prefix { $0 == .literal("..") }.count
+            if segments.dropFirst(leadingDots).contains(.literal("..")) {
                 throw Problem(
                     message: "'..' in pattern '\(source)' may only appear at its start",
                     hint: "write the folder part first, such as '../shared/*.png'")
@@ -113,6 +115,24 @@ public struct GlobPattern: Sendable, Hashable {
             escaped = false
         }
         return output
+    }
+
+    /// Reports an unmatched brace, naming the pattern as written.
+    static func checkBraces(_ text: String) throws(Problem) {
+        var depth = 0
+        var escaped = false
+        for character in text {
+            if escaped { escaped = false; continue }
+            switch character {
+            case "\\": escaped = true
+            case "{": depth += 1
+            case "}":
+                depth -= 1
+                if depth < 0 { throw Problem(message: "unmatched '}' in pattern '\(text)'", hint: "escape a literal brace as '\\}'") }
+            default: break
+            }
+        }
+        if depth > 0 { throw Problem(message: "unmatched '{' in pattern '\(text)'", hint: "close it with '}' or escape it as '\\{'") }
     }
 
     /// `a{b,c{d,e}}f` → `abf`, `acdf`, `acef`. Backslash escapes a brace or comma.

@@ -53,7 +53,9 @@ public struct GlobWalker {
             if rest.isEmpty {
                 if kind == .file { found.append(relative + name) }
             } else if kind == .directory {
-                descend(into: path, relative: relative + name + "/", segments: rest, ancestors: ancestors, found: &found)
+                // Going up with '..' leaves the walked folders behind: only folders below count as ancestors.
+                let above = name == ".." ? [] : ancestors
+                descend(into: path, relative: relative + name + "/", segments: rest, ancestors: above, found: &found)
             }
         case .wildcard(let wildcard):
             for entry in list(directory, relative: relative) where GlobPattern.fnmatches(wildcard, entry.name) {

@@ -111,12 +111,20 @@ public struct ValueChange: Sendable, Equatable {
     /// The new value; `nil` when removed.
     public var new: JSONValue?
 
+    /// Creates a change.
+    public init(path: [String], old: JSONValue?, new: JSONValue?) {
+        self.path = path
+        self.old = old
+        self.new = new
+    }
+
     /// Every leaf-level difference between two values, sorted by path.
     public static func changes(from old: JSONValue?, to new: JSONValue?, at path: [String] = []) -> [ValueChange] {
         if let oldObject = old?.objectValue, let newObject = new?.objectValue {
             let keys = Set(oldObject.keys).union(newObject.keys).sorted()
             return keys.flatMap { changes(from: oldObject[$0], to: newObject[$0], at: path + [$0]) }
         }
+        if let old, let new, old.numericallyEquals(new) { return [] }
         return old == new ? [] : [ValueChange(path: path, old: old, new: new)]
     }
 }

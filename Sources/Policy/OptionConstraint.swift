@@ -40,12 +40,14 @@ public struct OptionConstraint: Sendable {
             return "must be one of " + allowedValues.map { $0.serialized() }.joined(separator: ", ")
                 + ", found \(value.serialized())"
         }
-        if let number = value.doubleValue {
+        if minimum != nil || maximum != nil {
+            guard let number = value.doubleValue else { return "must be a number, found \(value.typeName)" }
             if let minimum, number < minimum { return "must be at least \(Self.format(minimum)), found \(value.serialized())" }
             if let maximum, number > maximum { return "must be at most \(Self.format(maximum)), found \(value.serialized())" }
         }
-        if let pattern, let text = value.stringValue, !Self.fullMatch(text, pattern: pattern) {
-            return "must match the pattern \(pattern), found \(value.serialized())"
+        if let pattern {
+            guard let text = value.stringValue else { return "must be a string matching \(pattern), found \(value.typeName)" }
+            if !Self.fullMatch(text, pattern: pattern) { return "must match the pattern \(pattern), found \(value.serialized())" }
         }
         return nil
     }
@@ -56,7 +58,7 @@ public struct OptionConstraint: Sendable {
     }
 
     private static func fullMatch(_ text: String, pattern: String) -> Bool {
-        guard let expression = try? NSRegularExpression(pattern: "^(?:\(pattern))$") else { return false }
+        guard let expression = try? NSRegularExpression(pattern: "\\A(?:\(pattern))\\z") else { return false }
         let range = NSRange(text.startIndex..., in: text)
         return expression.firstMatch(in: text, range: range) != nil
     }

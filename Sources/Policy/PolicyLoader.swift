@@ -38,7 +38,7 @@ public struct PolicyLoader: Sendable {
         } catch {
             return Loaded(value: nil, diagnostics: error.diagnostics, sources: sources)
         }
-        let decoder = NodeDecoder(environment: environment, domain: "policy")
+        let decoder = NodeDecoder(environment: environment, domain: "policy", sources: sources)
         guard let root else {
             decoder.report(.error("policy.empty", "the policy is empty", at: SourceLocation(file: file, line: 1, column: 1),
                                   hint: "start with 'version: 1' and a 'robots:' mapping"))
@@ -141,6 +141,10 @@ public struct PolicyLoader: Sendable {
     }
 
     private func number(_ node: Node, what: String, decoder: NodeDecoder) -> Double? {
+        guard node.scalar != nil else {
+            decoder.typeMismatch(node, expected: "a number", what: what)
+            return nil
+        }
         switch decoder.resolve(node) {
         case .int(let value)?: return Double(value)
         case .double(let value)? where value.isFinite: return value

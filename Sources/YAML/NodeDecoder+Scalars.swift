@@ -11,7 +11,9 @@ extension NodeDecoder {
         case .string(let text)?:
             return Located(text, at: node.location)
         case .int?, .bool?, .double?:
-            if acceptingNumbers, let text = interpolatedText(node) { return Located(text, at: node.location) }
+            // A value that came from the environment is text, whatever it looks like.
+            let fromEnvironment = node.scalar?.text.contains("${") == true
+            if acceptingNumbers || fromEnvironment, let text = interpolatedText(node) { return Located(text, at: node.location) }
             typeMismatch(node, expected: "a string", what: what, hint: "put the value in quotes to make it a string")
             return nil
         case nil:

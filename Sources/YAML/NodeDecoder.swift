@@ -12,10 +12,14 @@ public final class NodeDecoder {
     /// When set, a reference to an unset variable makes the value absent instead of an error.
     public var toleratesUnsetVariables = false
 
+    /// The document's text, to point at the exact column of a `${VAR}` inside a value.
+    public let sources: SourceStore
+
     /// Creates a decoder that interpolates from `environment` and reports ids under `domain`.
-    public init(environment: [String: String], domain: String = "manifest") {
+    public init(environment: [String: String], domain: String = "manifest", sources: SourceStore = SourceStore()) {
         self.environment = environment
         self.domain = domain
+        self.sources = sources
     }
 
     /// Adds a diagnostic.
@@ -43,37 +47,61 @@ public final class NodeDecoder {
         switch Interpolation.expand(scalar.text, environment: environment) {
         case .text(let text):
             return text
-        case .unset(let name, let offset):
+        case .unset(let name, _):
             if !toleratesUnsetVariables {
                 report(.error(
                     "\(domain).unset-variable", "environment variable '\(name)' is not set",
-                    at: location(in: node, offset: offset),
+                    at: location(of: "${" + name, in: node),
                     hint: "set \(name) in the environment, or give a default with '${\(name):-value}'"))
             }
             return nil
-        case .malformed(let reason, let offset):
+        case .malformed(let reason, _):
             report(.error(
-                "\(domain).bad-interpolation", reason, at: location(in: node, offset: offset),
+                "\(domain).bad-interpolation", reason, at: location(of: "${", in: node),
                 hint: "write '${NAME}' or '${NAME:-default}'; use '$$' for a literal '$'"))
             return nil
         }
     }
 
-    /// The location of a character offset inside a single-line scalar.
-    private func location(in node: Node, offset: Int) -> SourceLocation {
-        guard let scalar = node.scalar, !scalar.text.contains("\n") else { return node.location }
-        var location = node.location
-        let quote = (scalar.style == .singleQuoted || scalar.style == .doubleQuoted) ? 1 : 0
-        if scalar.style == .plain || quote == 1 {
-            location.column += quote + offset
+    /// Where `needle` is written inside `node`: searched in the source from the node's start, so
+    /// escapes, quotes and folded lines cannot throw the column off. Falls back to the node.
+    private func location(of needle: String, in node: Node) -> SourceLocation {
+        var line = node.location.line
+        var skip = node.location.column - 1
+        while let text = sources.line(line, in: node.location.file), line < node.location.line + 64 {
+            let searched = text.dropFirst(skip)
+            if let range = searched.range(of: needle) {
+                let column = text.distance(from: text.startIndex, to: range.lowerBound) + 1
+                return SourceLocation(file: node.location.file, line: line, column: column)
+            }
+            line += 1
+            skip = 0
         }
+        return estimatedLocation(of: needle, in: node)
+    }
+
+    /// Without the source text: the needle's offset in the value, exact for single-line values
+    /// without escapes.
+    private func estimatedLocation(of needle: String, in node: Node) -> SourceLocation {
+        guard let scalar = node.scalar, !scalar.text.contains("\n"), let range = scalar.text.range(of: needle),
+              [.plain, .singleQuoted, .doubleQuoted].contains(scalar.style) else { return node.location }
+        var location = node.location
+        location.column += (scalar.style == .plain ? 0 : 1) + scalar.text.distance(from: scalar.text.startIndex, to: range.lowerBound)
         return location
     }
 
     /// Reports that `node` should have been `expected`.
     public func typeMismatch(_ node: Node, expected: String, what: String, hint: String? = nil) {
         report(.error(
-            "\(domain).wrong-type", "\(what) must be \(expected), found \(node.kindDescription)",
+            "\(domain).wrong-type", "\(what) must be \(expected), found \(describe(node))",
             at: node.location, hint: hint))
+    }
+
+    /// What a node holds, after interpolation, for messages.
+    private func describe(_ node: Node) -> String {
+        guard let scalar = node.scalar, case .text(let text) = Interpolation.expand(scalar.text, environment: environment) else {
+            return node.kindDescription
+        }
+        return Node(.scalar(Scalar(text, style: scalar.style)), at: node.location, tag: node.tag).kindDescription
     }
 }

@@ -33,8 +33,11 @@ extension Scalar {
     }
 
     private static func parseInteger(_ text: String) -> Int? {
-        if text.hasPrefix("0x"), text.count > 2 { return Int(text.dropFirst(2), radix: 16) }
-        if text.hasPrefix("0o"), text.count > 2 { return Int(text.dropFirst(2), radix: 8) }
+        for (prefix, radix) in [("0x", 16), ("0o", 8)] where text.hasPrefix(prefix) {
+            let digits = text.dropFirst(2)
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isHexDigit }) else { return nil }
+            return Int(digits, radix: radix)
+        }
         var digits = Substring(text)
         if digits.first == "-" || digits.first == "+" { digits = digits.dropFirst() }
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }

@@ -6,10 +6,10 @@ final class CLIHarness: @unchecked Sendable {
     private(set) var stdout = ""
     private(set) var stderr = ""
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) -> (status: Int32, stdout: String, stderr: String) {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async -> (status: Int32, stdout: String, stderr: String) {
         let harness = CLIHarness()
         let output = Output(out: { harness.stdout += $0 }, error: { harness.stderr += $0 })
-        let status = PipelineCLI.run(arguments, environment: environment, output: output)
+        let status = await PipelineCLI.run(arguments, environment: environment, output: output)
         return (status, harness.stdout, harness.stderr)
     }
 }

@@ -4,7 +4,7 @@ import XCTest
 
 /// The built `pipeline` binary, run as a user runs it.
 final class ExecutableTests: XCTestCase {
-    func testExitCodesOfTheRealBinary() throws {
+    func testExitCodesOfTheRealBinary() async throws {
         let project = try ProjectFixture()
         let binary = ProcessRunner.pipelineExecutable
         let ok = try ProcessRunner.run(binary, ["plan", "pipeline.yml"], in: project.directory.path)

@@ -3,24 +3,25 @@ import XCTest
 
 /// Help text is part of the interface: golden files catch accidental changes.
 final class HelpTests: XCTestCase {
-    func testToolHelpMatchesGolden() throws {
-        let result = CLIHarness.run(["--help"])
+    func testToolHelpMatchesGolden() async throws {
+        let result = await CLIHarness.run(["--help"])
         XCTAssertEqual(result.status, 0)
         try Golden.assertMatches(result.stdout, file: Fixtures.path("golden/help.txt", target: "PipelineCLITests"))
     }
 
-    func testEveryCommandHasHelpMatchingGolden() throws {
+    func testEveryCommandHasHelpMatchingGolden() async throws {
         for command in ["validate", "plan", "diff"] {
-            let result = CLIHarness.run([command, "--help"])
+            let result = await CLIHarness.run([command, "--help"])
             XCTAssertEqual(result.status, 0, command)
-            XCTAssertEqual(CLIHarness.run(["help", command]).stdout, result.stdout, "'help \(command)' and '\(command) --help' agree")
+            let outcome = await CLIHarness.run(["help", command])
+            XCTAssertEqual(outcome.stdout, result.stdout, "'help \(command)' and '\(command) --help' agree")
             XCTAssertTrue(result.stdout.contains("Usage: pipeline \(command)"), command)
             try Golden.assertMatches(result.stdout, file: Fixtures.path("golden/help-\(command).txt", target: "PipelineCLITests"))
         }
     }
 
-    func testVersion() {
-        let result = CLIHarness.run(["--version"])
+    func testVersion() async {
+        let result = await CLIHarness.run(["--version"])
         XCTAssertEqual(result.status, 0)
         XCTAssertEqual(result.stdout, "pipeline 0.1.0\n")
     }
@@ -28,7 +29,7 @@ final class HelpTests: XCTestCase {
 
 /// Command lines that cannot be understood exit 64 and say why.
 final class UsageErrorTests: XCTestCase {
-    func testUsageErrors() {
+    func testUsageErrors() async {
         let cases: [([String], String)] = [
             ([], "Usage: pipeline <command>"),
             (["paln"], "unknown command 'paln' (did you mean 'plan'?)"),
@@ -42,7 +43,7 @@ final class UsageErrorTests: XCTestCase {
             (["help", "nope"], "unknown command 'nope'"),
         ]
         for (arguments, message) in cases {
-            let result = CLIHarness.run(arguments)
+            let result = await CLIHarness.run(arguments)
             XCTAssertEqual(result.status, 64, "\(arguments)")
             XCTAssertTrue(result.stderr.contains(message), "\(arguments): \(result.stderr)")
             XCTAssertEqual(result.stdout, "", "\(arguments)")

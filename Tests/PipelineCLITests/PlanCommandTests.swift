@@ -4,9 +4,9 @@ import TestSupport
 import XCTest
 
 final class PlanCommandTests: XCTestCase {
-    func testPlanSummaryListsJobsAssembliesAndFiles() throws {
+    func testPlanSummaryListsJobsAssembliesAndFiles() async throws {
         let project = try ProjectFixture()
-        let result = CLIHarness.run(["plan", project.manifest])
+        let result = await CLIHarness.run(["plan", project.manifest])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(result.stderr, "")
         XCTAssertTrue(result.stdout.contains("job thumbs: 2 Assemblies, 4 files, 22 B\n"), result.stdout)
@@ -15,11 +15,11 @@ final class PlanCommandTests: XCTestCase {
         XCTAssertTrue(result.stdout.hasSuffix("Plan: 2 Assemblies, 4 files, 22 B in 1 job.\n"), result.stdout)
     }
 
-    func testPlanJSONIsByteIdenticalAcrossRunsAndMatchesOut() throws {
+    func testPlanJSONIsByteIdenticalAcrossRunsAndMatchesOut() async throws {
         let project = try ProjectFixture()
         let out = project.directory.path + "/plan.json"
-        let first = CLIHarness.run(["plan", project.manifest, "--json"])
-        let second = CLIHarness.run(["plan", project.manifest, "--out", out])
+        let first = await CLIHarness.run(["plan", project.manifest, "--json"])
+        let second = await CLIHarness.run(["plan", project.manifest, "--out", out])
         XCTAssertEqual(first.status, 0, first.stderr)
         XCTAssertEqual(second.status, 0, second.stderr)
         let written = try String(contentsOfFile: out, encoding: .utf8)
@@ -31,16 +31,16 @@ final class PlanCommandTests: XCTestCase {
         XCTAssertEqual(plan["summary"], .object(["jobs": .int(1), "assemblies": .int(2), "files": .int(4), "bytes": .int(22)]))
     }
 
-    func testPlanJSONMatchesGoldenForTheExample() throws {
-        let result = CLIHarness.run(["plan", "examples/site/pipeline.yml", "--json"].map { $0 == "examples/site/pipeline.yml" ? PackageRoot.path + "/" + $0 : $0 })
+    func testPlanJSONMatchesGoldenForTheExample() async throws {
+        let result = await CLIHarness.run(["plan", "examples/site/pipeline.yml", "--json"].map { $0 == "examples/site/pipeline.yml" ? PackageRoot.path + "/" + $0 : $0 })
         XCTAssertEqual(result.status, 0, result.stderr)
         let normalized = result.stdout.replacingOccurrences(of: PackageRoot.path + "/", with: "")
         try Golden.assertMatches(normalized, file: Fixtures.path("golden/example-plan.json", target: "PipelineCLITests"))
     }
 
-    func testPolicyViolationIsLocatedAtTheManifestValue() throws {
+    func testPolicyViolationIsLocatedAtTheManifestValue() async throws {
         let project = try ProjectFixture(width: 5000)
-        let result = CLIHarness.run(["plan", project.manifest])
+        let result = await CLIHarness.run(["plan", project.manifest])
         XCTAssertEqual(result.status, 1)
         XCTAssertEqual(result.stdout, "")
         XCTAssertTrue(result.stderr.contains(
@@ -49,14 +49,14 @@ final class PlanCommandTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("note: policy: \(project.directory.path)/policy.yml"), result.stderr)
     }
 
-    func testPatternWithoutMatchesIsAnErrorAtThePattern() throws {
+    func testPatternWithoutMatchesIsAnErrorAtThePattern() async throws {
         let project = try ProjectFixture()
         try project.writeManifest(width: 200, extra: """
               videos:
                 inputs: [videos/*.mp4]
                 steps: {v: {robot: /image/resize, width: 1}}
             """)
-        let result = CLIHarness.run(["plan", project.manifest, "--json"])
+        let result = await CLIHarness.run(["plan", project.manifest, "--json"])
         XCTAssertEqual(result.status, 1)
         let report = try JSONValue.parse(Data(result.stdout.utf8))
         let diagnostic = try XCTUnwrap(report["diagnostics"]?.arrayValue?.first)
@@ -66,17 +66,17 @@ final class PlanCommandTests: XCTestCase {
         XCTAssertEqual(diagnostic["message"], .string("pattern 'videos/*.mp4' matches no files"))
     }
 
-    func testOutIntoMissingFolderFailsWithHint() throws {
+    func testOutIntoMissingFolderFailsWithHint() async throws {
         let project = try ProjectFixture()
-        let result = CLIHarness.run(["plan", project.manifest, "--out", project.directory.path + "/no/such/plan.json"])
+        let result = await CLIHarness.run(["plan", project.manifest, "--out", project.directory.path + "/no/such/plan.json"])
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stderr.contains("no/such/plan.json"), result.stderr)
         XCTAssertTrue(result.stderr.contains("hint:"), result.stderr)
     }
 
-    func testGitHubActionsAnnotationsAreAdded() throws {
+    func testGitHubActionsAnnotationsAreAdded() async throws {
         let project = try ProjectFixture(width: 0)
-        let result = CLIHarness.run(["plan", project.manifest], environment: ["GITHUB_ACTIONS": "true"])
+        let result = await CLIHarness.run(["plan", project.manifest], environment: ["GITHUB_ACTIONS": "true"])
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stderr.contains("::error file=\(project.manifest),line=12,col=16::option 'width'"), result.stderr)
     }

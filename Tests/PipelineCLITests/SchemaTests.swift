@@ -17,7 +17,7 @@ final class SchemaTests: XCTestCase {
         try ProcessRunner.run(try validator(), ["--schemafile", PackageRoot.path + "/schemas/\(schema)"] + files)
     }
 
-    func testExamplesMatchTheirSchemas() throws {
+    func testExamplesMatchTheirSchemas() async throws {
         let examples = try FileManager.default.subpathsOfDirectory(atPath: PackageRoot.path + "/examples")
         let manifests = examples.filter { $0.hasSuffix("pipeline.yml") }.map { PackageRoot.path + "/examples/" + $0 }
         let policies = examples.filter { $0.hasSuffix("policy.yml") }.map { PackageRoot.path + "/examples/" + $0 }
@@ -29,15 +29,16 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(policyCheck.status, 0, policyCheck.stdout + policyCheck.stderr)
     }
 
-    func testPlanMatchesItsSchema() throws {
+    func testPlanMatchesItsSchema() async throws {
         let project = try ProjectFixture()
         let plan = project.directory.path + "/plan.json"
-        XCTAssertEqual(CLIHarness.run(["plan", project.manifest, "--out", plan]).status, 0)
+        let outcome = await CLIHarness.run(["plan", project.manifest, "--out", plan])
+        XCTAssertEqual(outcome.status, 0)
         let result = try check(schema: "plan.schema.json", [plan])
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
     }
 
-    func testSchemaRejectsWhatTheParserRejects() throws {
+    func testSchemaRejectsWhatTheParserRejects() async throws {
         let fixtures = ["unknown-keys.yml", "wrong-types.yml", "values.yml", "steps.yml", "secrets.yml"]
         for fixture in fixtures {
             let result = try check(schema: "manifest.schema.json", [Fixtures.path(fixture)])

@@ -1,0 +1,33 @@
+import Foundation
+
+/// Sends HTTP requests over libcurl. All requests of one client share a connection pool and run
+/// concurrently on one network thread; callers simply `await` their response.
+public final class HTTPClient: Sendable {
+    private let loop: CurlLoop?
+
+    /// Creates a client with its own network thread.
+    public init() {
+        loop = CurlLoop()
+    }
+
+    deinit {
+        loop?.stop()
+    }
+
+    /// Sends `request`; `progress` receives the number of body bytes sent so far.
+    /// Any HTTP status is a response; only transport failures throw (as `HTTPError`).
+    public func send(_ request: HTTPRequest, progress: (@Sendable (Int64) -> Void)? = nil) async throws -> HTTPResponse {
+        guard let loop, let transfer = Transfer(request: request, progress: progress) else {
+            throw HTTPError(.transport(code: -1, message: "libcurl could not be initialized"), request: request.summary)
+        }
+        try transfer.configure()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                transfer.continuation = continuation
+                loop.submit(transfer)
+            }
+        } onCancel: {
+            loop.cancel(transfer)
+        }
+    }
+}

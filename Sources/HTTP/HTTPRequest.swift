@@ -1,0 +1,76 @@
+import Foundation
+
+/// One HTTP request: method, URL, headers, a body in memory or streamed from a file, and limits.
+public struct HTTPRequest: Sendable {
+    /// The request body.
+    public enum Body: Sendable {
+        /// No body.
+        case none
+        /// Bytes in memory (small bodies: forms, JSON).
+        case data(Data)
+        /// `length` bytes of the file at `path` starting at `offset`, read as they are sent.
+        case file(path: String, offset: Int64, length: Int64)
+
+        /// The number of bytes the body holds.
+        public var length: Int64 {
+            switch self {
+            case .none: 0
+            case .data(let data): Int64(data.count)
+            case .file(_, _, let length): length
+            }
+        }
+    }
+
+    /// The method, such as `PATCH`.
+    public var method: String
+    /// The absolute URL.
+    public var url: String
+    /// Header fields in the order they are sent.
+    public var headers: [(name: String, value: String)]
+    /// The body.
+    public var body: Body
+    /// Connection, stall and total time limits.
+    public var timeouts: HTTPTimeouts
+    /// Whether redirects are followed (off unless asked).
+    public var followsRedirects: Bool
+    /// The largest response body accepted; a larger one fails the request.
+    public var maxResponseBytes: Int
+
+    /// Creates a request.
+    public init(
+        method: String, url: String, headers: [(name: String, value: String)] = [], body: Body = .none,
+        timeouts: HTTPTimeouts = HTTPTimeouts(), followsRedirects: Bool = false, maxResponseBytes: Int = 16 << 20
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeouts = timeouts
+        self.followsRedirects = followsRedirects
+        self.maxResponseBytes = maxResponseBytes
+    }
+
+    /// `PATCH http://host/files/abc`, for messages (never includes headers, which may carry tokens).
+    public var summary: String { "\(method) \(url)" }
+}
+
+/// Time limits for one request. A transfer slower than `stallBytesPerSecond` for `stallTime`
+/// is aborted, so a dead peer cannot hang an upload forever.
+public struct HTTPTimeouts: Sendable {
+    /// The longest wait for a connection.
+    public var connect: Duration
+    /// How long a transfer may stay below `stallBytesPerSecond`.
+    public var stallTime: Duration
+    /// The slowest rate that still counts as progress.
+    public var stallBytesPerSecond: Int
+    /// The longest a whole request may take; `nil` for no limit (large uploads).
+    public var total: Duration?
+
+    /// Creates time limits.
+    public init(connect: Duration = .seconds(10), stallTime: Duration = .seconds(30), stallBytesPerSecond: Int = 1, total: Duration? = nil) {
+        self.connect = connect
+        self.stallTime = stallTime
+        self.stallBytesPerSecond = stallBytesPerSecond
+        self.total = total
+    }
+}

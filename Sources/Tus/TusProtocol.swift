@@ -1,0 +1,90 @@
+import Foundation
+import HTTP
+
+/// Facts of the tus 1.0.0 protocol: header names, metadata encoding, URL resolution.
+public enum TusProtocol {
+    /// The protocol version sent in `Tus-Resumable`.
+    public static let version = "1.0.0"
+    /// The content type of PATCH bodies.
+    public static let offsetContentType = "application/offset+octet-stream"
+
+    /// `key base64(value)` pairs, sorted by key, joined by commas (the `Upload-Metadata` header).
+    public static func encodeMetadata(_ metadata: [String: String]) -> String {
+        metadata.sorted { $0.key < $1.key }.map { key, value in
+            value.isEmpty ? key : "\(key) \(Data(value.utf8).base64EncodedString())"
+        }.joined(separator: ",")
+    }
+
+    /// Parses an `Upload-Metadata` header; pairs that do not decode are skipped.
+    public static func decodeMetadata(_ header: String) -> [String: String] {
+        var metadata: [String: String] = [:]
+        for pair in header.split(separator: ",") {
+            let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1)
+            guard let key = parts.first.map(String.init), !key.isEmpty else { continue }
+            if parts.count == 1 {
+                metadata[key] = ""
+            } else if let data = Data(base64Encoded: String(parts[1])) {
+                metadata[key] = String(decoding: data, as: UTF8.self)
+            }
+        }
+        return metadata
+    }
+
+    /// Whether a metadata key is valid: non-empty ASCII without spaces or commas.
+    public static func isValidMetadataKey(_ key: String) -> Bool {
+        !key.isEmpty && key.allSatisfy { $0.isASCII && $0 != " " && $0 != "," && !$0.isNewline }
+    }
+
+    /// A `Location` header resolved against the URL of the request it answered.
+    public static func resolve(location: String, against base: String) -> String? {
+        guard let baseURL = URL(string: base), let resolved = URL(string: location, relativeTo: baseURL) else { return nil }
+        return resolved.absoluteString
+    }
+
+    /// Parses an HTTP date (`Upload-Expires`), e.g. `Mon, 30 Nov 2026 16:19:47 GMT`.
+    public static func parseHTTPDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: text)
+    }
+
+    /// The comma-separated values of a header, trimmed and lowercased.
+    static func list(_ header: String?) -> [String] {
+        (header ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+    }
+}
+
+/// What a tus server said about itself in answer to OPTIONS.
+public struct TusCapabilities: Sendable, Equatable {
+    /// Extensions such as `creation`, `checksum`, `termination`.
+    public var extensions: Set<String>
+    /// Checksum algorithms the server accepts, lowercased.
+    public var checksumAlgorithms: [String]
+    /// The largest upload the server takes, if it said.
+    public var maxSize: Int64?
+
+    /// Creates capabilities.
+    public init(extensions: Set<String> = [], checksumAlgorithms: [String] = [], maxSize: Int64? = nil) {
+        self.extensions = extensions
+        self.checksumAlgorithms = checksumAlgorithms
+        self.maxSize = maxSize
+    }
+
+    /// Reads capabilities from an OPTIONS response.
+    public init(headers: HTTPHeaders) {
+        extensions = Set(TusProtocol.list(headers["Tus-Extension"]))
+        checksumAlgorithms = TusProtocol.list(headers["Tus-Checksum-Algorithm"])
+        maxSize = headers["Tus-Max-Size"].flatMap { Int64($0) }
+    }
+
+    /// Whether the server can take data in the creating POST.
+    public var supportsCreationWithUpload: Bool { extensions.contains("creation-with-upload") }
+
+    /// The best checksum algorithm both sides know, if the server does checksums.
+    public var checksumAlgorithm: ChecksumAlgorithm? {
+        guard extensions.contains("checksum") else { return nil }
+        return ChecksumAlgorithm.preferred.first { checksumAlgorithms.contains($0.rawValue) }
+    }
+}

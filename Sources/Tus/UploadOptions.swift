@@ -1,0 +1,65 @@
+/// How uploads behave: chunking, retries, checksums, parallelism and where resume state lives.
+public struct UploadOptions: Sendable {
+    /// Whether to send `Upload-Checksum`.
+    public enum ChecksumMode: Sendable, Equatable {
+        /// Use the best algorithm the server offers, if it offers any.
+        case automatic
+        /// Never send checksums.
+        case off
+        /// Use this algorithm (the server must offer it).
+        case algorithm(ChecksumAlgorithm)
+    }
+
+    /// The most bytes per PATCH; `nil` sends the whole remainder in one request.
+    public var chunkSize: Int64?
+    /// Delays before each retry; the attempt counter resets whenever the offset moves forward.
+    public var retryDelays: [Duration]
+    /// Checksums per PATCH.
+    public var checksum: ChecksumMode
+    /// Files uploaded at the same time.
+    public var parallel: Int
+    /// Where upload URLs are remembered for resuming; `nil` keeps nothing on disk.
+    public var stateDirectory: String?
+    /// Files up to this size go in the creating POST when the server supports it.
+    public var creationWithUploadLimit: Int64
+
+    /// Creates options; the defaults follow tus-js-client where it is sound.
+    public init(
+        chunkSize: Int64? = nil, retryDelays: [Duration] = [.zero, .seconds(1), .seconds(3), .seconds(5)],
+        checksum: ChecksumMode = .automatic, parallel: Int = 4, stateDirectory: String? = nil,
+        creationWithUploadLimit: Int64 = 4 << 20
+    ) {
+        self.chunkSize = chunkSize
+        self.retryDelays = retryDelays
+        self.checksum = checksum
+        self.parallel = parallel
+        self.stateDirectory = stateDirectory
+        self.creationWithUploadLimit = creationWithUploadLimit
+    }
+}
+
+/// Progress of one file: bytes the server confirmed, and bytes sent but not yet confirmed.
+public struct UploadProgress: Sendable, Equatable {
+    /// The file's index in the batch.
+    public var index: Int
+    /// Bytes the server has confirmed.
+    public var confirmed: Int64
+    /// Bytes sent in the current request, not yet confirmed.
+    public var inFlight: Int64
+    /// The file's size.
+    public var total: Int64
+}
+
+/// A finished upload.
+public struct UploadResult: Sendable, Equatable {
+    /// The file's index in the batch.
+    public var index: Int
+    /// The file as given.
+    public var path: String
+    /// The upload's URL on the server.
+    public var url: String
+    /// The file's size.
+    public var size: Int64
+    /// The offset the upload resumed from (0 for a fresh upload).
+    public var resumedFrom: Int64
+}
