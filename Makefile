@@ -15,7 +15,7 @@ demo: build
 
 test: setup
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	scripts/test.sh
 
 bench: setup
 	$(SWIFT) build -c release

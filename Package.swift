@@ -28,6 +28,8 @@ let package = Package(
         .testTarget(name: "ManifestTests", dependencies: ["Manifest", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "YAML", "TestSupport"]),
         .testTarget(name: "PlannerTests", dependencies: ["Planner", "Manifest", "Policy", "TestSupport"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "TusTests", dependencies: ["Tus", "HTTP", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PipelineCLITests", dependencies: ["PipelineCLI", "pipeline", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

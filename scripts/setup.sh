@@ -5,9 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(pkgconf libyaml-dev libssl-dev)
-PYTHON_PEERS=(check-jsonschema==0.39.0)
+APT_PACKAGES=(pkgconf libyaml-dev libssl-dev libcurl4-openssl-dev curl)
+# Independent peers: a JSON Schema validator and the tus client tuspy (benchmarks).
+PYTHON_PEERS=(check-jsonschema==0.39.0 tuspy==1.1.0)
 VENV=".venv"
+# A third-party tus server for the tus client's integration tests; it needs Python >= 3.13.
+TUS_SERVER_PEERS=("litestar-tus[server]==1.3.0" "uvicorn==0.38.0")
+TUS_VENV=".venv-tus"
 
 missing=()
 for package in "${APT_PACKAGES[@]}"; do
@@ -30,4 +34,29 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check "${PYTHON_PEERS[@]}"
     echo "$wanted" > "$stamp"
+fi
+
+find_python313() {
+    for candidate in python3.13 "$(command -v pyenv >/dev/null && pyenv root)/versions/"3.13*/bin/python3 \
+                     "$HOME/.pyenv/versions/"3.13*/bin/python3 /usr/local/bin/python3.13; do
+        if [ -x "$(command -v "$candidate" 2>/dev/null || echo "$candidate")" ] 2>/dev/null \
+           && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 13))' 2>/dev/null; then
+            echo "$candidate"
+            return 0
+        fi
+    done
+    return 1
+}
+
+tus_stamp="$TUS_VENV/.peers"
+tus_wanted="${TUS_SERVER_PEERS[*]}"
+if [ ! -f "$tus_stamp" ] || [ "$(cat "$tus_stamp")" != "$tus_wanted" ]; then
+    if python313="$(find_python313)"; then
+        echo "setup: creating $TUS_VENV ($python313) with ${TUS_SERVER_PEERS[*]}"
+        "$python313" -m venv "$TUS_VENV"
+        "$TUS_VENV/bin/pip" install --quiet --disable-pip-version-check "${TUS_SERVER_PEERS[@]}"
+        echo "$tus_wanted" > "$tus_stamp"
+    else
+        echo "setup: warning: no Python 3.13 found; the tus integration tests need it for litestar-tus" >&2
+    fi
 fi

@@ -19,6 +19,15 @@ public struct ResumeStore: Sendable {
         /// When the server will forget the upload, if it said.
         public var expires: Date?
 
+        /// Creates an entry.
+        public init(uploadURL: String, endpoint: String, path: String, size: Int64, expires: Date?) {
+            self.uploadURL = uploadURL
+            self.endpoint = endpoint
+            self.path = path
+            self.size = size
+            self.expires = expires
+        }
+
         enum CodingKeys: String, CodingKey {
             case uploadURL = "upload_url", endpoint, path, size, expires
         }

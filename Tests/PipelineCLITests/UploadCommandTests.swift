@@ -1,0 +1,107 @@
+import Foundation
+import PipelineCore
+import TestSupport
+import XCTest
+
+/// `pipeline upload` as a user runs it, against litestar-tus.
+final class UploadCommandTests: XCTestCase {
+    func testUploadsFilesAndPrintsTheirURLsAsJSON() async throws {
+        let peers = try TusPeers()
+        defer { peers.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let first = try directory.write("a.txt", "first file")
+        let second = try directory.write("b.bin", data: Data(repeating: 7, count: 2_000_000))
+        let result = await CLIHarness.run([
+            "upload", first, second, "--endpoint", peers.endpoint, "--json", "--quiet", "--metadata", "team=web",
+            "--state-dir", directory.path + "/state",
+        ])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let report = try JSONValue.parse(Data(result.stdout.utf8))
+        let uploads = try XCTUnwrap(report["uploads"]?.arrayValue)
+        XCTAssertEqual(uploads.map { $0["path"] }, [.string(first), .string(second)])
+        XCTAssertEqual(uploads.map { $0["size"] }, [.int(10), .int(2_000_000)])
+        for (upload, path) in zip(uploads, [first, second]) {
+            let url = try XCTUnwrap(upload["url"]?.stringValue)
+            XCTAssertEqual(try peers.storedBytes(of: url), try Data(contentsOf: URL(fileURLWithPath: path)))
+            let info = try String(contentsOfFile: peers.store.path + "/" + (url.split(separator: "/").last.map(String.init) ?? "") + ".info", encoding: .utf8)
+            XCTAssertTrue(info.contains("\"team\": \"web\""), info)
+        }
+        XCTAssertEqual(report["failed"], .array([]))
+    }
+
+    func testMissingFileFailsWithItsNameAndOthersStillUpload() async throws {
+        let peers = try TusPeers()
+        defer { peers.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let good = try directory.write("good.txt", "fine")
+        let result = await CLIHarness.run([
+            "upload", good, directory.path + "/missing.txt", "--endpoint", peers.endpoint, "--quiet",
+            "--state-dir", directory.path + "/state",
+        ])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stdout.hasPrefix(good + "\t" + peers.endpoint), result.stdout)
+        XCTAssertTrue(result.stderr.contains("missing.txt: cannot read '\(directory.path)/missing.txt': No such file or directory"), result.stderr)
+    }
+
+    func testBadOptionsAreUsageErrors() async {
+        let cases: [([String], String)] = [
+            (["upload", "a"], "missing --endpoint URL"),
+            (["upload", "a", "--endpoint", "ftp://x"], "--endpoint must be an http(s) URL"),
+            (["upload", "a", "--endpoint", "http://x/", "--chunk-size", "lots"], "--chunk-size needs a size"),
+            (["upload", "a", "--endpoint", "http://x/", "--parallel", "0"], "--parallel needs a number from 1 to 64"),
+            (["upload", "a", "--endpoint", "http://x/", "--checksum", "crc"], "--checksum must be auto, off"),
+            (["upload", "a", "--endpoint", "http://x/", "--metadata", "novalue"], "--metadata needs KEY=VALUE"),
+            (["upload", "a", "--endpoint", "http://x/", "--retry-delays", "1s,soon"], "--retry-delays needs durations"),
+        ]
+        for (arguments, message) in cases {
+            let result = await CLIHarness.run(arguments)
+            XCTAssertEqual(result.status, 64, "\(arguments)")
+            XCTAssertTrue(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    /// Kill the command with SIGKILL in the middle of a large upload; running it again sends
+    /// only the bytes the server does not have.
+    func testResumesAfterTheProcessIsKilled() async throws {
+        let peers = try TusPeers()
+        defer { peers.stop() }
+        let endpoint = try peers.faultyEndpoint(["PATCH:1:hang=20000000"])
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let size = 48_000_000
+        var generator = SystemRandomNumberGenerator()
+        let content = Data((0..<size / 8).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } })
+        let path = try directory.write("large.bin", data: content)
+        let arguments = ["upload", path, "--endpoint", endpoint, "--json", "--quiet", "--state-dir", directory.path + "/state"]
+
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: ProcessRunner.pipelineExecutable)
+        first.arguments = arguments
+        first.standardOutput = FileHandle.nullDevice
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        // Wait until the server holds the first 20 MB, then kill the command without warning.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline, storedSize(in: peers.store.path) < 20_000_000 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        XCTAssertEqual(storedSize(in: peers.store.path), 20_000_000, "the server kept what arrived before the kill")
+
+        let second = try ProcessRunner.run(ProcessRunner.pipelineExecutable, arguments)
+        XCTAssertEqual(second.status, 0, second.stderr)
+        let upload = try XCTUnwrap(JSONValue.parse(Data(second.stdout.utf8))["uploads"]?.arrayValue?.first)
+        XCTAssertEqual(upload["resumed_from"], .int(20_000_000), "only the missing bytes were sent again")
+        XCTAssertEqual(try peers.storedBytes(of: upload["url"]?.stringValue ?? ""), content)
+    }
+
+    private func storedSize(in store: String) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: store)) ?? []
+        return names.filter { !$0.contains(".") }.compactMap { name in
+            (try? FileManager.default.attributesOfItem(atPath: store + "/" + name)[.size] as? Int) ?? nil
+        }.max() ?? 0
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// A server started for a test: a real process listening on 127.0.0.1, stopped by its PID.
+/// The process prints `PORT <n>` on standard output once it is listening.
+public final class ServerProcess: @unchecked Sendable {
+    /// The port the server listens on.
+    public let port: Int
+    private let process: Process
+
+    /// Starts `executable` with `arguments` and waits (up to `timeout`) for its `PORT` line.
+    public init(_ executable: String, _ arguments: [String], timeout: TimeInterval = 30) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let handle = output.fileHandleForReading
+        var buffer = Data()
+        let deadline = Date().addingTimeInterval(timeout)
+        var found: Int?
+        while found == nil, Date() < deadline, process.isRunning {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+            let text = String(decoding: buffer, as: UTF8.self)
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("PORT ") }) {
+                found = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces))
+            }
+        }
+        guard let found else {
+            process.terminate()
+            process.waitUntilExit()
+            throw NSError(domain: "ServerProcess", code: 1, userInfo: [
+                NSLocalizedDescriptionKey: "\(executable) \(arguments) did not report its port: \(String(decoding: buffer, as: UTF8.self))",
+            ])
+        }
+        port = found
+    }
+
+    /// `http://127.0.0.1:<port>` followed by `path`.
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Stops the server (SIGTERM, then SIGKILL) and waits for it.
+    public func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        // `isRunning` only changes once Foundation reaps the child, so wait for the exit itself.
+        let exited = DispatchSemaphore(value: 0)
+        let process = self.process
+        DispatchQueue.global().async {
+            process.waitUntilExit()
+            exited.signal()
+        }
+        if exited.wait(timeout: .now() + 5) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            exited.wait()
+        }
+    }
+
+    deinit { stop() }
+}

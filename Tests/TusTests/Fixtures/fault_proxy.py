@@ -1,0 +1,98 @@
+"""A fault-injecting HTTP proxy for the tus client's tests (standard library only).
+
+Usage: fault_proxy.py UPSTREAM_PORT RULE...
+Each RULE is METHOD:N:ACTION and applies to the N-th request with that method (1-based):
+  drop=BYTES    forward the request head and BYTES of its body, then cut both connections
+  status=CODE   answer CODE without forwarding the request
+  hang=BYTES    forward the head and BYTES of the body, then forward nothing more; once the
+                client goes away, cut the connection to the server too
+Every connection carries one request (the proxy asks for "Connection: close"), so requests are
+counted exactly. Prints "PORT <n>" once listening, and one line per request to stderr.
+"""
+import signal
+
+# A test runner may start us with signals blocked (worker threads block them); unblock so
+# SIGTERM stops us at once.
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+
+import asyncio
+import sys
+
+UPSTREAM = ("127.0.0.1", int(sys.argv[1]))
+RULES = {}
+for rule in sys.argv[2:]:
+    method, nth, action = rule.split(":", 2)
+    RULES[(method, int(nth))] = action
+COUNTS = {}
+REASONS = {404: "Not Found", 409: "Conflict", 410: "Gone", 423: "Locked", 460: "Checksum Mismatch", 500: "Server Error"}
+
+
+async def pipe(reader, writer, limit=None):
+    remaining = limit
+    try:
+        while remaining is None or remaining > 0:
+            chunk = await reader.read(65536 if remaining is None else min(65536, remaining))
+            if not chunk:
+                break
+            writer.write(chunk)
+            await writer.drain()
+            if remaining is not None:
+                remaining -= len(chunk)
+    except (ConnectionError, asyncio.IncompleteReadError):
+        pass
+
+
+async def handle(client_reader, client_writer):
+    try:
+        head = await client_reader.readuntil(b"\r\n\r\n")
+    except (asyncio.IncompleteReadError, ConnectionError):
+        client_writer.close()
+        return
+    lines = head.decode("latin-1").split("\r\n")
+    method = lines[0].split(" ")[0]
+    COUNTS[method] = COUNTS.get(method, 0) + 1
+    action = RULES.get((method, COUNTS[method]), "pass")
+    print(f"{method} #{COUNTS[method]} {lines[0].split(' ')[1]} -> {action}", file=sys.stderr, flush=True)
+    if action.startswith("status="):
+        code = int(action.split("=", 1)[1])
+        reply = f"HTTP/1.1 {code} {REASONS.get(code, 'Error')}\r\nTus-Resumable: 1.0.0\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        client_writer.write(reply.encode())
+        await client_writer.drain()
+        client_writer.close()
+        return
+    kept = [line for line in lines[1:] if line and not line.lower().startswith("connection:")]
+    rewritten = "\r\n".join([lines[0]] + kept + ["Connection: close", "", ""]).encode("latin-1")
+    upstream_reader, upstream_writer = await asyncio.open_connection(*UPSTREAM)
+    upstream_writer.write(rewritten)
+    await upstream_writer.drain()
+    if action.startswith("drop="):
+        await pipe(client_reader, upstream_writer, int(action.split("=", 1)[1]))
+        await asyncio.sleep(0.2)  # let the server store what it received
+        for writer in (client_writer, upstream_writer):
+            writer.transport.abort()
+        return
+    if action.startswith("hang="):
+        await pipe(client_reader, upstream_writer, int(action.split("=", 1)[1]))
+        while not client_reader.at_eof():
+            try:
+                if not await client_reader.read(65536):
+                    break
+            except ConnectionError:
+                break
+        await asyncio.sleep(0.2)
+        for writer in (client_writer, upstream_writer):
+            writer.transport.abort()
+        return
+    await asyncio.gather(pipe(client_reader, upstream_writer), pipe(upstream_reader, client_writer))
+    for writer in (client_writer, upstream_writer):
+        writer.close()
+
+
+async def main():
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    print(f"PORT {server.sockets[0].getsockname()[1]}", flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+asyncio.run(main())
