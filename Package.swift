@@ -19,7 +19,8 @@ let package = Package(
         .target(name: "Planner", dependencies: ["Manifest", "Policy", "PipelineCore", "COpenSSL"]),
         .target(name: "HTTP", dependencies: ["CCurl"]),
         .target(name: "Tus", dependencies: ["HTTP", "PipelineCore", "COpenSSL"]),
-        .target(name: "PipelineCLI", dependencies: ["Manifest", "Policy", "Planner", "PipelineCore", "HTTP", "Tus"]),
+        .target(name: "Signing", dependencies: ["HTTP", "PipelineCore", "COpenSSL"]),
+        .target(name: "PipelineCLI", dependencies: ["Manifest", "Policy", "Planner", "PipelineCore", "HTTP", "Tus", "Signing"]),
         .executableTarget(name: "pipeline", dependencies: ["PipelineCLI"]),
 
         .target(name: "TestSupport", dependencies: ["PipelineCore"], path: "Tests/TestSupport"),
@@ -30,6 +31,7 @@ let package = Package(
         .testTarget(name: "PlannerTests", dependencies: ["Planner", "Manifest", "Policy", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "TusTests", dependencies: ["Tus", "HTTP", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "SigningTests", dependencies: ["Signing", "HTTP", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PipelineCLITests", dependencies: ["PipelineCLI", "pipeline", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -22,6 +22,19 @@ Subcommands:
   report TSV --files N --big-mib M
       Read the lines written by `run` and print the comparison table and the
       PASS/MISS lines for the targets. Exits 3 on a miss when STRICT=1.
+
+For bench/upload.sh:
+  gen-blobs DIR --count N --size BYTES
+      Write N files of BYTES random bytes each to DIR/fNNNNN.bin.
+  stored STORE --count N --size BYTES
+      Check a litestar-tus store folder: it holds exactly N uploaded data
+      files (files not named *.info or *.lock), each BYTES long. Prints
+      their paths, one a line.
+  upload-report TSV --big-mib M --small-files N --small-bytes B
+                [--tuspy-chunk-mib C] [--parallel P]
+      Read the lines written by `run` and print the upload table (seconds,
+      MB/s, files/s, peak MB, ratios) and the PASS/MISS lines. Exits 3 on a
+      miss when STRICT=1.
 """
 
 # Only light modules are imported at the top: `run` forks this process, and
@@ -237,6 +250,17 @@ def peak_cell(peak, floor):
     return f"{peak:.1f}"
 
 
+def print_table(table):
+    """Print rows of strings: the first column left-aligned, the others
+    right-aligned, with a rule under the header row."""
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    for n, row in enumerate(table):
+        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
+        print("  ".join(cells).rstrip())
+        if n == 0:
+            print("  ".join("-" * w for w in widths))
+
+
 def report(args):
     best = load_results(args.tsv)
     big_bytes = args.big_mib * MIB
@@ -267,12 +291,7 @@ def report(args):
         table.append((label, f"{p_s:.3f}", f"{b_s:.3f}", f"{ratio:.2f}",
                       peak_cell(p_mb, p_floor), peak_cell(b_mb, b_floor), p_tp, b_tp))
 
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    for n, row in enumerate(table):
-        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
-        print("  ".join(cells).rstrip())
-        if n == 0:
-            print("  ".join("-" * w for w in widths))
+    print_table(table)
     print()
     print("times: best of runs; peak memory: max of runs (MB = 10^6 bytes);")
     print("ratio = baseline s / pipeline s (> 1 means pipeline is faster)")
@@ -293,6 +312,131 @@ def report(args):
         missed |= not ok
         print(f"{'PASS' if ok else 'MISS'}  hashing at least as fast as sha256sum: "
               f"ratio {ratios['hash']:.2f}")
+    if missed and os.environ.get("STRICT") == "1":
+        sys.exit(3)
+
+
+# ------------------------------------------------------------------ upload
+
+def generate_blobs(args):
+    os.makedirs(args.dir, exist_ok=True)
+    for i in range(args.count):
+        with open(os.path.join(args.dir, f"f{i:05d}.bin"), "wb") as handle:
+            handle.write(os.urandom(args.size))
+
+
+def stored(args):
+    try:
+        names = sorted(os.listdir(args.store))
+    except OSError as error:
+        fail(f"stored: cannot list {args.store}: {error}")
+    # litestar-tus keeps <id> (the data), <id>.info and <id>.lock per upload.
+    uploads = [os.path.join(args.store, name) for name in names
+               if not name.endswith((".info", ".lock"))
+               and os.path.isfile(os.path.join(args.store, name))]
+    if len(uploads) != args.count:
+        fail(f"stored: {args.store} holds {len(uploads)} uploads, expected {args.count}")
+    for path in uploads:
+        size = os.path.getsize(path)
+        if size != args.size:
+            fail(f"stored: {path} is {size} bytes, expected {args.size}")
+        print(path)
+
+
+def upload_report(args):
+    best = load_results(args.tsv)
+    big = f"{args.big_mib} MiB file"
+    small = f"{args.small_files} x {args.small_bytes} B"
+    # name, label, payload kind, baselines to compare with (pipeline rows only)
+    specs = [
+        ("big-pipeline-off", f"{big}: pipeline --checksum off", "big", ("big-curl", "big-tuspy")),
+        ("big-pipeline-auto", f"{big}: pipeline --checksum auto", "big", ("big-curl", "big-tuspy")),
+        ("big-curl", f"{big}: curl -T (PATCH only)", "big", ()),
+        ("big-tuspy", f"{big}: tuspy, {args.tuspy_chunk_mib} MiB chunks", "big", ()),
+        ("small-pipeline", f"{small}: pipeline --parallel {args.parallel}", "small",
+         (None, "small-tuspy")),
+        ("small-tuspy", f"{small}: tuspy, one by one", "small", ()),
+    ]
+    payload_mb = {"big": args.big_mib * MIB / MB,
+                  "small": args.small_files * args.small_bytes / MB}
+
+    def versus(baseline, ours):
+        """Baseline seconds / our seconds: our throughput over theirs."""
+        if baseline not in best or best[ours][0] <= 0:
+            return None
+        return best[baseline][0] / best[ours][0]
+
+    header = ("case", "seconds", "MB/s", "files/s", "peak MB", "x curl", "x tuspy")
+    table = [header]
+    ratios = {}
+    floors = []
+    for name, label, kind, baselines in specs:
+        if name not in best:
+            continue
+        secs, peak, floor = best[name]
+        if floor and peak <= floor + 0.5:
+            floors.append(floor)
+        rate = "-"
+        if secs > 0:
+            mb_per_s = payload_mb[kind] / secs
+            rate = f"{mb_per_s:.1f}" if mb_per_s < 10 else f"{mb_per_s:.0f}"
+        files = f"{args.small_files / secs:.0f}" if kind == "small" and secs > 0 else "-"
+        cells = []
+        for baseline in (baselines + (None, None))[:2]:
+            ratio = versus(baseline, name) if baseline else None
+            if ratio is not None:
+                ratios[(name, baseline)] = ratio
+            cells.append(f"{ratio:.2f}" if ratio is not None else "-")
+        table.append((label, f"{secs:.3f}", rate, files, peak_cell(peak, floor), *cells))
+
+    print_table(table)
+    print()
+    print("times: best of runs; peak memory: max of runs (MB = 10^6 bytes); MB/s counts")
+    print("file bytes only. x curl, x tuspy = pipeline throughput / that baseline's")
+    print("throughput (> 1 means pipeline is faster).")
+    print("pipeline and tuspy rows time the whole command: process start, the creation")
+    print("POST and the PATCH requests. The curl row times only its PATCH; its POST is sent")
+    print("before the clock starts.")
+    print(f"tuspy sends the big file in {args.tuspy_chunk_mib} MiB PATCH requests (its default would read the")
+    print("whole file into memory) and each small file in one PATCH; it sends no checksum.")
+    print("--checksum auto sends a SHA-256 Upload-Checksum with every PATCH, because")
+    print("litestar-tus offers it; the small-file run uses auto, the default.")
+    if floors:
+        print(f"'<=' marks a peak at the measuring floor of {max(floors):.1f} MB: Linux counts")
+        print("the forked copy of the measuring Python process as each child's starting size")
+    print()
+
+    missed = False
+
+    def verdict(ok, text):
+        nonlocal missed
+        missed |= not ok
+        print(f"{'PASS' if ok else 'MISS'}  {text}")
+
+    size_note = "" if args.big_mib == 1024 else f" (target is for a 1024 MiB file; ran {args.big_mib} MiB)"
+    off = ("big-pipeline-off", "big-curl")
+    if off in ratios:
+        verdict(ratios[off] >= 0.9, "pipeline --checksum off at least 0.9x curl's throughput: "
+                f"{ratios[off]:.2f}x{size_note}")
+    off = ("big-pipeline-off", "big-tuspy")
+    if off in ratios:
+        verdict(ratios[off] >= 3.0, "pipeline --checksum off at least 3x tuspy's throughput: "
+                f"{ratios[off]:.2f}x{size_note}")
+    auto = [f"{ratios[('big-pipeline-auto', b)]:.2f}x {b[4:]}"
+            for b in ("big-curl", "big-tuspy") if ("big-pipeline-auto", b) in ratios]
+    if auto:
+        print(f"INFO  pipeline --checksum auto throughput: {', '.join(auto)} (no target)")
+    for name, variant in (("big-pipeline-off", "off"), ("big-pipeline-auto", "auto")):
+        if name in best:
+            _, peak, floor = best[name]
+            verdict(peak < 64.0, f"pipeline --checksum {variant} peak RSS under 64 MB: "
+                    f"{peak_cell(peak, floor)} MB with a {args.big_mib} MiB file")
+    pair = ("small-pipeline", "small-tuspy")
+    if pair in ratios:
+        ours = args.small_files / best[pair[0]][0]
+        theirs = args.small_files / best[pair[1]][0]
+        print(f"INFO  {args.small_files} small files: pipeline {ours:.0f} files/s, tuspy {theirs:.0f} "
+              f"files/s: {ratios[pair]:.2f}x (no target)")
     if missed and os.environ.get("STRICT") == "1":
         sys.exit(3)
 
@@ -350,6 +494,27 @@ def main():
     p.add_argument("--files", type=int, required=True)
     p.add_argument("--big-mib", type=int, required=True)
     p.set_defaults(func=report)
+
+    p = sub.add_parser("gen-blobs", help="write files of random bytes")
+    p.add_argument("dir")
+    p.add_argument("--count", type=int, required=True)
+    p.add_argument("--size", type=int, required=True)
+    p.set_defaults(func=generate_blobs)
+
+    p = sub.add_parser("stored", help="check the uploads in a litestar-tus store")
+    p.add_argument("store")
+    p.add_argument("--count", type=int, required=True)
+    p.add_argument("--size", type=int, required=True)
+    p.set_defaults(func=stored)
+
+    p = sub.add_parser("upload-report", help="print the upload comparison table")
+    p.add_argument("tsv")
+    p.add_argument("--big-mib", type=int, required=True)
+    p.add_argument("--small-files", type=int, required=True)
+    p.add_argument("--small-bytes", type=int, required=True)
+    p.add_argument("--tuspy-chunk-mib", type=int, default=64)
+    p.add_argument("--parallel", type=int, default=8)
+    p.set_defaults(func=upload_report)
 
     args = parser.parse_args()
     args.func(args)

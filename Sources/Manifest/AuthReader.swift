@@ -50,7 +50,7 @@ struct AuthReader {
         switch kind {
         case "url":
             guard let url = decoder.nonEmptyString(value, what: "'auth.signer.url'") else { return nil }
-            guard URLCheck.isSafeForSecrets(url.value) else {
+            guard SecureURL.allowsSecrets(url.value) else {
                 decoder.report(.error(
                     "manifest.insecure-signer", "'auth.signer.url' must use https", at: value.location,
                     hint: "a bearer token must not travel in clear text; only http://127.0.0.1 and http://localhost may use http"))

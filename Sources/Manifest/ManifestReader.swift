@@ -73,15 +73,4 @@ enum URLCheck {
         }
         return false
     }
-
-    /// https, or http to the loopback host only: where a bearer token may be sent.
-    static func isSafeForSecrets(_ text: String) -> Bool {
-        let lowered = text.lowercased()
-        if lowered.hasPrefix("https://") { return isHTTP(text) }
-        for host in ["http://127.0.0.1", "http://localhost", "http://[::1]"] where lowered.hasPrefix(host) {
-            let rest = lowered.dropFirst(host.count)
-            return rest.isEmpty || rest.first == ":" || rest.first == "/"
-        }
-        return false
-    }
 }
