@@ -8,7 +8,8 @@ public enum ByteOrder {
         let fast = lhs.utf8.withContiguousStorageIfAvailable { left in
             rhs.utf8.withContiguousStorageIfAvailable { right in
                 let common = min(left.count, right.count)
-                let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
+                guard common > 0, let l = left.baseAddress, let r = right.baseAddress else { return left.count < right.count }
+                let order = memcmp(l, r, common)
                 return order != 0 ? order < 0 : left.count < right.count
             }
         }

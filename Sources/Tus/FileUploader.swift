@@ -14,8 +14,7 @@ struct FileUploader: Sendable {
     func upload(
         index: Int, path: String, metadata: [String: String], progress: @escaping @Sendable (UploadProgress) -> Void
     ) async throws -> UploadResult {
-        let file: LocalFile
-        do { file = try LocalFile.identify(path) } catch { throw error }
+        let file = try LocalFile.identify(path)
         if let maxSize = capabilities.maxSize, file.size > maxSize {
             throw TusError(.rejected, request: "POST \(client.endpoint)", detail: "'\(path)' is \(file.size) bytes; the server takes at most \(maxSize)")
         }

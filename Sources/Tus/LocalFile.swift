@@ -28,8 +28,12 @@ public struct LocalFile: Sendable, Hashable {
         var bytes = [UInt8](repeating: 0, count: Int(min(size, Int64(window * 2))))
         let head = min(bytes.count, window)
         let tail = bytes.count - head
-        let readHead = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, head, 0) }
-        let readTail = tail == 0 ? 0 : bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + head, tail, off_t(size - Int64(tail))) }
+        let (readHead, readTail) = bytes.withUnsafeMutableBytes { buffer -> (Int, Int) in
+            guard let base = buffer.baseAddress else { return (0, 0) }
+            let first = pread(descriptor, base, head, 0)
+            let last = tail == 0 ? 0 : pread(descriptor, base + head, tail, off_t(size - Int64(tail)))
+            return (first, last)
+        }
         guard readHead == head, readTail == tail else { throw LocalFileError(path: path, code: errno == 0 ? EIO : errno) }
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
