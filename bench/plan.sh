@@ -37,35 +37,11 @@ else
     exit 2
 fi
 
-# ---------------------------------------------------------------- binary
-if [[ -n ${PIPELINE_BIN:-} ]]; then
-    bin=$PIPELINE_BIN
-else
-    echo "== building release binary"
-    "${SWIFT:-swift}" build -c release
-    bin=.build/release/pipeline
-fi
-[[ $bin == /* ]] || bin="$repo/$bin"
-[[ -x $bin ]] || { echo "plan.sh: $bin is not an executable file" >&2; exit 2; }
-
-# ---------------------------------------------------------- machine facts
-echo "== machine"
-echo "date:    $(date -u '+%Y-%m-%dT%H:%M:%SZ')"
-if command -v nproc >/dev/null 2>&1; then
-    echo "cpus:    $(nproc)"
-else
-    echo "cpus:    $(sysctl -n hw.ncpu 2>/dev/null || echo unknown)"
-fi
-cpu=$(grep -m1 -E '^(model name|Model|Hardware)' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)
-[[ -n $cpu ]] || cpu=$(sysctl -n machdep.cpu.brand_string 2>/dev/null || echo unknown)
-echo "cpu:     $cpu"
-if [[ -r /proc/meminfo ]]; then
-    echo "memory:  $(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
-else
-    echo "memory:  $(sysctl -n hw.memsize 2>/dev/null | awk '{ printf "%.1f GiB", $1 / 1073741824 }')"
-fi
-echo "kernel:  $(uname -srm)"
-echo "binary:  $bin"
+# ------------------------------------------------- binary and machine facts
+script=plan.sh
+source "$repo/bench/lib.sh"
+find_binary
+machine_facts
 echo "baseline: ${sha[*]}"
 
 # ------------------------------------------------------------------- data

@@ -43,35 +43,11 @@ command -v cmp >/dev/null 2>&1 || { echo "upload.sh: cmp is not installed" >&2; 
 "$tuspy_python" -c 'import tusclient' 2>/dev/null ||
     { echo "upload.sh: tuspy is not installed in .venv (run scripts/setup.sh)" >&2; exit 2; }
 
-# ---------------------------------------------------------------- binary
-if [[ -n ${PIPELINE_BIN:-} ]]; then
-    bin=$PIPELINE_BIN
-else
-    echo "== building release binary"
-    "${SWIFT:-swift}" build -c release
-    bin=.build/release/pipeline
-fi
-[[ $bin == /* ]] || bin="$repo/$bin"
-[[ -x $bin ]] || { echo "upload.sh: $bin is not an executable file" >&2; exit 2; }
-
-# ---------------------------------------------------------- machine facts
-echo "== machine"
-echo "date:    $(date -u '+%Y-%m-%dT%H:%M:%SZ')"
-if command -v nproc >/dev/null 2>&1; then
-    echo "cpus:    $(nproc)"
-else
-    echo "cpus:    $(sysctl -n hw.ncpu 2>/dev/null || echo unknown)"
-fi
-cpu=$(grep -m1 -E '^(model name|Model|Hardware)' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)
-[[ -n $cpu ]] || cpu=$(sysctl -n machdep.cpu.brand_string 2>/dev/null || echo unknown)
-echo "cpu:     $cpu"
-if [[ -r /proc/meminfo ]]; then
-    echo "memory:  $(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
-else
-    echo "memory:  $(sysctl -n hw.memsize 2>/dev/null | awk '{ printf "%.1f GiB", $1 / 1073741824 }')"
-fi
-echo "kernel:  $(uname -srm)"
-echo "binary:  $bin"
+# ------------------------------------------------- binary and machine facts
+script=upload.sh
+source "$repo/bench/lib.sh"
+find_binary
+machine_facts
 echo "server:  litestar-tus $("$tus_python" -c 'from importlib.metadata import version; print(version("litestar-tus"))' 2>/dev/null || echo '?') ($("$tus_python" --version 2>&1))"
 echo "curl:    $(curl --version | head -n1 | cut -d' ' -f1-2)"
 echo "tuspy:   $("$tuspy_python" -c 'from importlib.metadata import version; print(version("tuspy"))' 2>/dev/null || echo '?') ($("$tuspy_python" --version 2>&1))"

@@ -17,29 +17,18 @@ public struct ManifestLoader: Sendable {
 
     /// Loads the manifest at `path` (relative to the current folder or absolute).
     public func load(path: String) -> Loaded<Manifest> {
-        var sources = SourceStore()
-        let data: Data
-        do {
-            data = try FileReading.read(path)
-        } catch {
-            return Loaded(value: nil, diagnostics: [.error(
-                "manifest.unreadable", "\(error)", hint: "check the manifest path")], sources: sources)
-        }
-        sources.add(file: path, text: String(decoding: data, as: UTF8.self))
-        return Loaded(value: nil, diagnostics: [], sources: sources).merging(decode(data, file: path))
+        decode(YAMLDocument(contentsOf: path, domain: "manifest"), file: path)
     }
 
     /// Parses and decodes manifest text that came from `file`.
     public func decode(_ data: Data, file: String) -> Loaded<Manifest> {
-        var sources = SourceStore()
-        sources.add(file: file, text: String(decoding: data, as: UTF8.self))
-        let root: Node?
-        do {
-            root = try YAMLParser(file: file).parse(data)
-        } catch {
-            return Loaded(value: nil, diagnostics: error.diagnostics, sources: sources)
-        }
-        guard let root else {
+        decode(YAMLDocument(parsing: data, file: file), file: file)
+    }
+
+    private func decode(_ document: YAMLDocument, file: String) -> Loaded<Manifest> {
+        let sources = document.sources
+        guard document.diagnostics.isEmpty else { return Loaded(value: nil, diagnostics: document.diagnostics, sources: sources) }
+        guard let root = document.root else {
             return Loaded(value: nil, diagnostics: [.error(
                 "manifest.empty", "the manifest is empty",
                 at: SourceLocation(file: file, line: 1, column: 1),
@@ -51,14 +40,5 @@ public struct ManifestLoader: Sendable {
         let manifest = reader.read(root)
         let diagnostics = decoder.diagnostics
         return Loaded(value: diagnostics.containsErrors ? nil : manifest, diagnostics: diagnostics, sources: sources)
-    }
-}
-
-extension Loaded {
-    /// This outcome's sources and diagnostics followed by `other`'s, with `other`'s value.
-    public func merging(_ other: Loaded<Value>) -> Loaded<Value> {
-        var sources = self.sources
-        sources.merge(other.sources)
-        return Loaded(value: other.value, diagnostics: diagnostics + other.diagnostics, sources: sources)
     }
 }

@@ -18,26 +18,18 @@ public struct PolicyLoader: Sendable {
 
     /// Loads the policy at `path`.
     public func load(path: String) -> Loaded<Policy> {
-        let data: Data
-        do {
-            data = try FileReading.read(path)
-        } catch {
-            return Loaded(value: nil, diagnostics: [.error(
-                "policy.unreadable", "\(error)", hint: "check the policy path")], sources: SourceStore())
-        }
-        return decode(data, file: path)
+        decode(YAMLDocument(contentsOf: path, domain: "policy"), file: path)
     }
 
     /// Parses and decodes policy text that came from `file`.
     public func decode(_ data: Data, file: String) -> Loaded<Policy> {
-        var sources = SourceStore()
-        sources.add(file: file, text: String(decoding: data, as: UTF8.self))
-        let root: Node?
-        do {
-            root = try YAMLParser(file: file).parse(data)
-        } catch {
-            return Loaded(value: nil, diagnostics: error.diagnostics, sources: sources)
-        }
+        decode(YAMLDocument(parsing: data, file: file), file: file)
+    }
+
+    private func decode(_ document: YAMLDocument, file: String) -> Loaded<Policy> {
+        let sources = document.sources
+        guard document.diagnostics.isEmpty else { return Loaded(value: nil, diagnostics: document.diagnostics, sources: sources) }
+        let root = document.root
         let decoder = NodeDecoder(environment: environment, domain: "policy", sources: sources)
         guard let root else {
             decoder.report(.error("policy.empty", "the policy is empty", at: SourceLocation(file: file, line: 1, column: 1),

@@ -1,5 +1,6 @@
 import PipelineCore
 import Planner
+import TestSupport
 import XCTest
 
 final class PlanDiffTests: XCTestCase {

@@ -1,17 +1,9 @@
 import Foundation
 import PipelineCore
 import Planner
+import TestSupport
+import TestSupport
 import XCTest
-
-/// Parses JSON text written in a test into a `JSONValue` (integers stay `.int`).
-func parseJSON(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> JSONValue {
-    do {
-        return try JSONValue.parse(Data(text.utf8))
-    } catch {
-        XCTFail("test JSON does not parse: \(error)", file: file, line: line)
-        return .null
-    }
-}
 
 /// Small plans built by hand for the plan, JSON and diff tests.
 enum PlanFixtures {

@@ -1,5 +1,6 @@
 import PipelineCore
 import Policy
+import TestSupport
 import XCTest
 
 final class PolicyCheckTests: XCTestCase {

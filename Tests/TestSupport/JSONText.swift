@@ -3,7 +3,7 @@ import PipelineCore
 import XCTest
 
 /// Parses JSON text written in a test into a `JSONValue` (integers stay `.int`).
-func parseJSON(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> JSONValue {
+public func parseJSON(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> JSONValue {
     do {
         return try JSONValue.parse(Data(text.utf8))
     } catch {
