@@ -10,6 +10,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         .target(name: "PipelineCore"),
@@ -18,12 +19,14 @@ let package = Package(
         .target(name: "Policy", dependencies: ["YAML", "PipelineCore"]),
         .target(name: "Planner", dependencies: ["Manifest", "Policy", "PipelineCore", "COpenSSL"]),
         .target(name: "HTTP", dependencies: ["CCurl"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "HTTP"]),
         .target(name: "Tus", dependencies: ["HTTP", "PipelineCore", "COpenSSL"]),
         .target(name: "Signing", dependencies: ["HTTP", "PipelineCore", "COpenSSL"]),
-        .target(name: "PipelineCLI", dependencies: ["Manifest", "Policy", "Planner", "PipelineCore", "HTTP", "Tus", "Signing"]),
+        .target(name: "Engine", dependencies: ["HTTPServer", "HTTP", "Tus", "PipelineCore", "COpenSSL"]),
+        .target(name: "PipelineCLI", dependencies: ["Manifest", "Policy", "Planner", "PipelineCore", "HTTP", "Tus", "Signing", "Engine", "HTTPServer"]),
         .executableTarget(name: "pipeline", dependencies: ["PipelineCLI"]),
 
-        .target(name: "TestSupport", dependencies: ["PipelineCore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["PipelineCore", "Engine", "HTTPServer"], path: "Tests/TestSupport"),
         .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore", "TestSupport"]),
         .testTarget(name: "YAMLTests", dependencies: ["YAML", "TestSupport"]),
         .testTarget(name: "ManifestTests", dependencies: ["Manifest", "TestSupport"], exclude: ["Fixtures"]),
@@ -32,6 +35,7 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "TusTests", dependencies: ["Tus", "HTTP", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SigningTests", dependencies: ["Signing", "HTTP", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "HTTP", "Tus", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PipelineCLITests", dependencies: ["PipelineCLI", "pipeline", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

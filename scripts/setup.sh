@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(pkgconf libyaml-dev libssl-dev libcurl4-openssl-dev curl)
+APT_PACKAGES=(pkgconf libyaml-dev libssl-dev libcurl4-openssl-dev libmicrohttpd-dev curl)
 # Independent peers: a JSON Schema validator and the tus client tuspy (benchmarks).
 PYTHON_PEERS=(check-jsonschema==0.39.0 tuspy==1.1.0)
 VENV=".venv"

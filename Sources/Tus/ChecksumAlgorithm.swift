@@ -8,7 +8,8 @@ public enum ChecksumAlgorithm: String, Sendable, CaseIterable {
     /// The order in which algorithms are chosen when a server offers several.
     public static let preferred: [ChecksumAlgorithm] = [.sha256, .sha1, .md5]
 
-    private var digest: OpaquePointer? {
+    /// OpenSSL's digest for this algorithm.
+    public var evpDigest: OpaquePointer? {
         switch self {
         case .sha256: EVP_sha256()
         case .sha1: EVP_sha1()
@@ -24,7 +25,7 @@ public enum ChecksumAlgorithm: String, Sendable, CaseIterable {
         defer { close(descriptor) }
         guard let context = EVP_MD_CTX_new() else { throw ChecksumError(path: path, code: ENOMEM) }
         defer { EVP_MD_CTX_free(context) }
-        EVP_DigestInit_ex(context, digest, nil)
+        EVP_DigestInit_ex(context, evpDigest, nil)
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var position = offset
         var remaining = length

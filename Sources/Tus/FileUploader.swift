@@ -48,8 +48,9 @@ struct FileUploader: Sendable {
                 }
                 guard let current = url else { continue }
                 progress(UploadProgress(index: index, confirmed: offset, inFlight: 0, total: file.size))
+                let chunkSize = options.chunkSize ?? (checksum == nil ? Int64.max : UploadOptions.checksumChunkSize)
                 while offset < file.size {
-                    let length = min(options.chunkSize ?? Int64.max, file.size - offset)
+                    let length = min(chunkSize, file.size - offset)
                     let header = try checksum.map { try $0.headerValue(path: file.path, offset: offset, length: length) }
                     let start = offset
                     let status = try await client.append(

@@ -6,7 +6,7 @@ import XCTest
 /// `pipeline upload` as a user runs it, against litestar-tus.
 final class UploadCommandTests: XCTestCase {
     func testUploadsFilesAndPrintsTheirURLsAsJSON() async throws {
-        let peers = try TusPeers()
+        let peers = try LitestarServer()
         defer { peers.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -31,7 +31,7 @@ final class UploadCommandTests: XCTestCase {
     }
 
     func testMissingFileFailsWithItsNameAndOthersStillUpload() async throws {
-        let peers = try TusPeers()
+        let peers = try LitestarServer()
         defer { peers.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -64,17 +64,33 @@ final class UploadCommandTests: XCTestCase {
 
     /// Kill the command with SIGKILL in the middle of a large upload; running it again sends
     /// only the bytes the server does not have.
-    func testResumesAfterTheProcessIsKilled() async throws {
-        let peers = try TusPeers()
-        defer { peers.stop() }
-        let endpoint = try peers.faultyEndpoint(["PATCH:1:hang=20000000"])
+    func testResumesAfterTheProcessIsKilledWithLitestar() async throws {
+        try await resumesAfterTheProcessIsKilled(try LitestarServer(), hangRule: "PATCH:1:hang=20000000", checksum: "off", kept: 20_000_000)
+    }
+
+    func testResumesAfterTheProcessIsKilledWithTheEngine() async throws {
+        try await resumesAfterTheProcessIsKilled(try EngineTestServer(), hangRule: "PATCH:1:hang=20000000", checksum: "off", kept: 20_000_000)
+    }
+
+    /// With checksums the server keeps only verified chunks, so the upload goes in 32 MiB
+    /// chunks and a kill loses at most the chunk in flight.
+    func testResumesFromTheLastVerifiedChunkWithChecksums() async throws {
+        try await resumesAfterTheProcessIsKilled(try EngineTestServer(), hangRule: "PATCH:2:hang=5000000", checksum: "auto", kept: 32 << 20)
+    }
+
+    private func resumesAfterTheProcessIsKilled(_ server: any TusTestServer, hangRule: String, checksum: String, kept: Int) async throws {
+        defer { server.stop() }
+        let (proxy, endpoint) = try server.faulty([hangRule])
+        defer { proxy.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let size = 48_000_000
         var generator = SystemRandomNumberGenerator()
         let content = Data((0..<size / 8).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } })
         let path = try directory.write("large.bin", data: content)
-        let arguments = ["upload", path, "--endpoint", endpoint, "--json", "--quiet", "--state-dir", directory.path + "/state"]
+        let arguments = [
+            "upload", path, "--endpoint", endpoint, "--json", "--quiet", "--checksum", checksum, "--state-dir", directory.path + "/state",
+        ]
 
         let first = Process()
         first.executableURL = URL(fileURLWithPath: ProcessRunner.pipelineExecutable)
@@ -82,26 +98,21 @@ final class UploadCommandTests: XCTestCase {
         first.standardOutput = FileHandle.nullDevice
         first.standardError = FileHandle.nullDevice
         try first.run()
-        // Wait until the server holds the first 20 MB, then kill the command without warning.
+        // Wait until the server holds what the proxy lets through, then kill the command without warning.
         let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline, storedSize(in: peers.store.path) < 20_000_000 {
+        while ContinuousClock.now < deadline, server.largestStoredSize() < kept {
             try await Task.sleep(for: .milliseconds(50))
         }
+        try await Task.sleep(for: .milliseconds(500))
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
-        XCTAssertEqual(storedSize(in: peers.store.path), 20_000_000, "the server kept what arrived before the kill")
+        try await Task.sleep(for: .milliseconds(500))
+        XCTAssertEqual(server.largestStoredSize(), kept, "the server kept what arrived (and could be verified) before the kill")
 
         let second = try ProcessRunner.run(ProcessRunner.pipelineExecutable, arguments)
         XCTAssertEqual(second.status, 0, second.stderr)
         let upload = try XCTUnwrap(JSONValue.parse(Data(second.stdout.utf8))["uploads"]?.arrayValue?.first)
-        XCTAssertEqual(upload["resumed_from"], .int(20_000_000), "only the missing bytes were sent again")
-        XCTAssertEqual(try peers.storedBytes(of: upload["url"]?.stringValue ?? ""), content)
-    }
-
-    private func storedSize(in store: String) -> Int {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: store)) ?? []
-        return names.filter { !$0.contains(".") }.compactMap { name in
-            (try? FileManager.default.attributesOfItem(atPath: store + "/" + name)[.size] as? Int) ?? nil
-        }.max() ?? 0
+        XCTAssertEqual(upload["resumed_from"], .int(kept), "only the missing bytes were sent again")
+        XCTAssertEqual(try server.storedBytes(of: upload["url"]?.stringValue ?? ""), content)
     }
 }

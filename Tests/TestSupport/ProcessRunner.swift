@@ -1,4 +1,5 @@
 import Foundation
+import XCTest
 
 /// Runs a program to completion and captures what it printed.
 public struct ProcessResult: Sendable {
@@ -62,5 +63,14 @@ public enum PythonPeers {
     public static func tool(_ name: String) -> String? {
         let path = PackageRoot.path + "/.venv/bin/" + name
         return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+    }
+
+    /// The path of a tool in `.venv/bin`; in CI a missing tool is an error, elsewhere a skip.
+    public static func require(_ name: String) throws -> String {
+        if let tool = tool(name) { return tool }
+        if ProcessInfo.processInfo.environment["CI"] != nil {
+            throw NSError(domain: "PythonPeers", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(name) is missing from .venv: scripts/setup.sh must install it"])
+        }
+        throw XCTSkip("\(name) is not installed in .venv; run scripts/setup.sh")
     }
 }

@@ -1,0 +1,90 @@
+import COpenSSL
+import Foundation
+import HTTPServer
+import Synchronization
+import Tus
+
+/// Writes one PATCH (or creation-with-upload) body into an upload's file at its offset. Bytes
+/// that arrived before a dropped connection are kept, unless a checksum was sent, which only
+/// a complete body can satisfy. On close, the record is saved and the writer lock released.
+final class TusBodySink: BodySink, @unchecked Sendable {
+    enum Outcome: Equatable { case pending, stored, checksumMismatch, failed }
+
+    private let store: UploadStore
+    private let lock = NSLock()
+    private var record: TusUploadRecord
+    private let descriptor: Int32
+    private let start: Int64
+    private let limit: Int64
+    private var written: Int64 = 0
+    private var digest: OpaquePointer?
+    private let expectedDigest: Data?
+    private let algorithm: ChecksumAlgorithm?
+    private(set) var outcome: Outcome = .pending
+    let onFinished: @Sendable (TusUploadRecord) -> Void
+
+    /// Opens the upload's file; `nil` when it cannot be opened.
+    init?(store: UploadStore, record: TusUploadRecord, checksum: (ChecksumAlgorithm, Data)?, onFinished: @escaping @Sendable (TusUploadRecord) -> Void) {
+        let descriptor = open(store.dataPath(record.id), O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        self.store = store
+        self.record = record
+        self.descriptor = descriptor
+        self.start = record.offset
+        self.limit = record.length.map { $0 - record.offset } ?? Int64.max
+        self.algorithm = checksum?.0
+        self.expectedDigest = checksum?.1
+        self.onFinished = onFinished
+        if let algorithm = checksum?.0 {
+            digest = EVP_MD_CTX_new()
+            EVP_DigestInit_ex(digest, algorithm.evpDigest, nil)
+        }
+    }
+
+    deinit {
+        if let digest { EVP_MD_CTX_free(digest) }
+    }
+
+    /// The record as it stands after the body.
+    var current: TusUploadRecord { lock.withLock { record } }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        guard written + Int64(bytes.count) <= limit else {
+            throw SinkError(.text(413, "the body goes past Upload-Length"))
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let count = pwrite(descriptor, base + offset, bytes.count - offset, off_t(start + written + Int64(offset)))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SinkError(.text(500, "the upload could not be stored"))
+            }
+            offset += count
+        }
+        if let digest { EVP_DigestUpdate(digest, base, bytes.count) }
+        written += Int64(bytes.count)
+    }
+
+    func close(complete: Bool) {
+        lock.withLock {
+            guard outcome == .pending else { return }
+            var keep = written
+            outcome = .stored
+            if let expectedDigest, let digest {
+                var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+                var size: UInt32 = 0
+                EVP_DigestFinal_ex(digest, &output, &size)
+                let matches = complete && Data(output.prefix(Int(size))) == expectedDigest
+                if !matches { keep = 0 }
+                if complete && !matches { outcome = .checksumMismatch }
+            }
+            if keep < written { ftruncate(descriptor, off_t(start + keep)) }
+            Foundation.close(descriptor)
+            record.offset = start + keep
+            if (try? store.save(record)) == nil { outcome = .failed }
+            store.release(record.id)
+        }
+        if record.isFinished { onFinished(record) }
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import HTTP
+import HTTPServer
+import Tus
+
+/// The engine's tus 1.0.0 server: creation (with upload and deferred length), termination,
+/// expiration and checksums. Upload ids, names and metadata are never used as paths.
+struct TusEndpoint: Sendable {
+    static let extensions = "creation,creation-with-upload,creation-defer-length,termination,expiration,checksum"
+    static let checksumAlgorithms = "sha1,sha256,md5"
+
+    let store: UploadStore
+    /// The path uploads are created at, such as `/resumable/files/`.
+    let basePath: String
+    let maxSize: Int64
+    let lifetime: TimeInterval
+    /// Called once an upload has all its bytes.
+    let onFinished: @Sendable (TusUploadRecord) -> Void
+
+    func plan(_ head: RequestHead) -> RequestPlan {
+        let id = String(head.path.dropFirst(basePath.count))
+        if head.method == "OPTIONS" {
+            return .respond(ServerResponse(status: 204, headers: [
+                ("Tus-Resumable", TusProtocol.version), ("Tus-Version", TusProtocol.version), ("Tus-Extension", Self.extensions),
+                ("Tus-Checksum-Algorithm", Self.checksumAlgorithms), ("Tus-Max-Size", String(maxSize)),
+            ]))
+        }
+        guard head.headers["Tus-Resumable"] == TusProtocol.version else {
+            return .respond(answer(412, "Tus-Resumable must be \(TusProtocol.version)", extra: [("Tus-Version", TusProtocol.version)]))
+        }
+        switch (head.method, id.isEmpty) {
+        case ("POST", true): return create(head)
+        case ("HEAD", false): return .respond(status(id))
+        case ("PATCH", false): return append(head, id: id)
+        case ("DELETE", false): return .respond(terminate(id))
+        default: return .respond(answer(405, "\(head.method) is not allowed here"))
+        }
+    }
+
+    private func create(_ head: RequestHead) -> RequestPlan {
+        let deferred = head.headers["Upload-Defer-Length"]
+        var length: Int64?
+        if let text = head.headers["Upload-Length"] {
+            guard let value = Int64(text), value >= 0, text.allSatisfy(\.isNumber) else { return .respond(answer(400, "Upload-Length must be a non-negative integer")) }
+            length = value
+        } else if deferred != "1" {
+            return .respond(answer(400, "send Upload-Length, or Upload-Defer-Length: 1"))
+        }
+        if let length, length > maxSize { return .respond(answer(413, "the upload is larger than Tus-Max-Size (\(maxSize) bytes)")) }
+        guard let metadata = parseMetadata(head.headers["Upload-Metadata"]) else {
+            return .respond(answer(400, "Upload-Metadata must be comma-separated 'key base64value' pairs"))
+        }
+        let now = Date()
+        let record = TusUploadRecord(
+            id: UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""), length: length, offset: 0, metadata: metadata,
+            created: now, expires: now.addingTimeInterval(lifetime))
+        do { try store.save(record) } catch { return .respond(answer(500, "the upload could not be created")) }
+        let location = head.origin + basePath + record.id
+        let hasBody = (Int(head.headers["Content-Length"] ?? "0") ?? 0) > 0
+        guard hasBody else {
+            if record.isFinished { onFinished(record) }
+            return .respond(ServerResponse(status: 201, headers: common(record) + [("Location", location)]))
+        }
+        guard head.headers["Content-Type"] == TusProtocol.offsetContentType else {
+            return .respond(answer(415, "a body in the creating POST needs Content-Type: \(TusProtocol.offsetContentType)"))
+        }
+        guard store.claim(record.id), let sink = TusBodySink(store: store, record: record, checksum: nil, onFinished: onFinished) else {
+            return .respond(answer(500, "the upload could not be opened"))
+        }
+        return .stream(into: sink) {
+            ServerResponse(status: 201, headers: common(sink.current) + [("Location", location)])
+        }
+    }
+
+    private func status(_ id: String) -> ServerResponse {
+        guard let record = live(id) else { return gone(id) }
+        var headers = common(record) + [("Cache-Control", "no-store")]
+        if record.length == nil { headers.append(("Upload-Defer-Length", "1")) }
+        if !record.metadata.isEmpty { headers.append(("Upload-Metadata", TusProtocol.encodeMetadata(record.metadata))) }
+        return ServerResponse(status: 200, headers: headers)
+    }
+
+    private func append(_ head: RequestHead, id: String) -> RequestPlan {
+        guard head.headers["Content-Type"] == TusProtocol.offsetContentType else {
+            return .respond(answer(415, "PATCH needs Content-Type: \(TusProtocol.offsetContentType)"))
+        }
+        guard var record = live(id) else { return .respond(gone(id)) }
+        guard let offset = head.headers["Upload-Offset"].flatMap({ Int64($0) }) else {
+            return .respond(answer(400, "PATCH needs Upload-Offset"))
+        }
+        guard offset == record.offset else {
+            return .respond(answer(409, "Upload-Offset \(offset) does not match the upload's offset \(record.offset)", extra: [("Upload-Offset", String(record.offset))]))
+        }
+        if record.length == nil, let text = head.headers["Upload-Length"] {
+            guard let length = Int64(text), length >= record.offset, length <= maxSize else { return .respond(answer(400, "invalid Upload-Length")) }
+            record.length = length
+        }
+        var checksum: (ChecksumAlgorithm, Data)?
+        if let header = head.headers["Upload-Checksum"] {
+            let parts = header.split(separator: " ")
+            guard parts.count == 2, let algorithm = ChecksumAlgorithm(rawValue: String(parts[0])),
+                  let expected = Data(base64Encoded: String(parts[1])) else {
+                return .respond(answer(400, "Upload-Checksum must be '<sha1|sha256|md5> <base64 digest>'"))
+            }
+            checksum = (algorithm, expected)
+        }
+        guard store.claim(id) else { return .respond(answer(423, "another request is writing this upload")) }
+        guard let sink = TusBodySink(store: store, record: record, checksum: checksum, onFinished: onFinished) else {
+            store.release(id)
+            return .respond(answer(500, "the upload could not be opened"))
+        }
+        return .stream(into: sink) {
+            switch sink.outcome {
+            case .checksumMismatch: return answer(460, "the checksum does not match the body")
+            case .failed: return answer(500, "the upload could not be stored")
+            default: return ServerResponse(status: 204, headers: common(sink.current))
+            }
+        }
+    }
+
+    private func terminate(_ id: String) -> ServerResponse {
+        guard live(id) != nil else { return gone(id) }
+        guard store.claim(id) else { return answer(423, "another request is writing this upload") }
+        store.delete(id)
+        store.release(id)
+        return ServerResponse(status: 204, headers: [("Tus-Resumable", TusProtocol.version)])
+    }
+
+    /// The record, unless unknown or expired (an expired unfinished upload is deleted: 410).
+    private func live(_ id: String) -> TusUploadRecord? {
+        guard let record = store.record(id) else { return nil }
+        if !record.isFinished, record.expires < Date() {
+            store.delete(id)
+            return nil
+        }
+        return record
+    }
+
+    private func gone(_ id: String) -> ServerResponse {
+        UploadStore.isValidID(id) && FileManager.default.fileExists(atPath: store.dataPath(id))
+            ? answer(410, "the upload has expired") : answer(404, "no such upload")
+    }
+
+    private func common(_ record: TusUploadRecord) -> [(name: String, value: String)] {
+        var headers = [("Tus-Resumable", TusProtocol.version), ("Upload-Offset", String(record.offset))]
+        if let length = record.length { headers.append(("Upload-Length", String(length))) }
+        if !record.isFinished { headers.append(("Upload-Expires", Self.httpDate(record.expires))) }
+        return headers
+    }
+
+    private func answer(_ status: Int, _ message: String, extra: [(name: String, value: String)] = []) -> ServerResponse {
+        .text(status, message, headers: [("Tus-Resumable", TusProtocol.version)] + extra)
+    }
+
+    /// Metadata pairs with valid keys and base64 values; `nil` when malformed.
+    private func parseMetadata(_ header: String?) -> [String: String]? {
+        guard let header, !header.isEmpty else { return [:] }
+        var metadata: [String: String] = [:]
+        for pair in header.split(separator: ",") {
+            let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: " ")
+            guard let key = parts.first.map(String.init), TusProtocol.isValidMetadataKey(key), parts.count <= 2 else { return nil }
+            if parts.count == 1 {
+                metadata[key] = ""
+                continue
+            }
+            guard let data = Data(base64Encoded: String(parts[1])) else { return nil }
+            // Control characters would allow header injection when echoed back.
+            let value = String(decoding: data, as: UTF8.self)
+            guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
+            metadata[key] = value
+        }
+        return metadata
+    }
+
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import HTTP
+
+/// What is known of a request before its body arrives.
+public struct RequestHead: Sendable {
+    /// The method, such as `PATCH`.
+    public var method: String
+    /// The path without the query, such as `/assemblies/abc`.
+    public var path: String
+    /// Query arguments.
+    public var query: [String: String]
+    /// Request headers, looked up case-insensitively.
+    public var headers: HTTPHeaders
+    /// `http://host:port` as the client addressed the server (from `Host`).
+    public var origin: String
+}
+
+/// A response to send.
+public struct ServerResponse: Sendable {
+    /// The body of a response.
+    public enum Body: Sendable {
+        case empty
+        case data(Data)
+        /// `length` bytes of a file from `offset`, sent without reading the file into memory.
+        case file(path: String, offset: Int64, length: Int64)
+    }
+
+    /// The status code.
+    public var status: Int
+    /// Header fields.
+    public var headers: [(name: String, value: String)]
+    /// The body.
+    public var body: Body
+
+    /// Creates a response.
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: Body = .empty) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A JSON response.
+    public static func json(_ status: Int, _ text: String, headers: [(name: String, value: String)] = []) -> ServerResponse {
+        ServerResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8")] + headers, body: .data(Data(text.utf8)))
+    }
+
+    /// A plain-text response.
+    public static func text(_ status: Int, _ text: String, headers: [(name: String, value: String)] = []) -> ServerResponse {
+        ServerResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + headers, body: .data(Data((text + "\n").utf8)))
+    }
+}
+
+/// Receives a request body as it arrives, without holding it in memory.
+public protocol BodySink: AnyObject, Sendable {
+    /// Takes the next bytes; throwing stops the request with `error`'s response.
+    func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError)
+    /// The body ended (`complete`) or the connection was lost before its end.
+    func close(complete: Bool)
+}
+
+/// A body that cannot be taken, with the response that says why.
+public struct SinkError: Error, Sendable {
+    /// The response sent instead.
+    public var response: ServerResponse
+
+    /// Creates a sink error.
+    public init(_ response: ServerResponse) {
+        self.response = response
+    }
+}
+
+/// A parsed form (multipart or urlencoded): fields in memory, file parts on disk.
+public struct FormData: Sendable {
+    /// One uploaded file part.
+    public struct FilePart: Sendable {
+        /// The form field name.
+        public var field: String
+        /// The file name the client gave (never used as a path).
+        public var filename: String
+        /// The content type the client gave.
+        public var contentType: String?
+        /// Where the bytes were stored.
+        public var path: String
+        /// The number of bytes.
+        public var size: Int64
+    }
+
+    /// Fields in the order received (a repeated name keeps its last value in `field(_:)`).
+    public var fields: [(name: String, value: String)] = []
+    /// File parts in the order received.
+    public var files: [FilePart] = []
+
+    /// The last value of field `name`.
+    public func field(_ name: String) -> String? { fields.last { $0.name == name }?.value }
+}
+
+/// How the server should treat a request once its head is known.
+public enum RequestPlan: Sendable {
+    /// Answer at once; any body is not read.
+    case respond(ServerResponse)
+    /// Read the body into memory (at most `limit` bytes, else 413), then answer.
+    case collect(limit: Int, then: @Sendable (Data) -> ServerResponse)
+    /// Stream the body into `sink`, then answer.
+    case stream(into: any BodySink, then: @Sendable () -> ServerResponse)
+    /// Parse a form body; file parts go to files under `directory` (at most `limit` bytes in all).
+    case form(directory: String, limit: Int64, then: @Sendable (FormData) -> ServerResponse)
+}
+
+/// Decides what to do with each request.
+public protocol HTTPServerHandler: Sendable {
+    /// Called once per request when its head has arrived, on the connection's own thread.
+    func plan(_ head: RequestHead) -> RequestPlan
+}

@@ -1,0 +1,95 @@
+import Dispatch
+import Engine
+import Foundation
+import HTTPServer
+
+/// `pipeline serve`: the local engine, until SIGINT or SIGTERM.
+struct ServeCommand: Command {
+    static let spec = CommandSpec(
+        name: "serve",
+        summary: "Run the local engine: a tus server (and the Assembly API) on this machine.",
+        discussion: """
+        Listens on 127.0.0.1 unless --host says otherwise, prints the URL it serves and logs one line per \
+        request. State lives in --data-dir and survives a restart: unfinished uploads continue where they \
+        stopped. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+        """,
+        options: [
+            .init(name: "host", valueName: "ADDRESS", help: "The IPv4 address to listen on (default 127.0.0.1)."),
+            .init(name: "port", valueName: "N", help: "The port (default 8787; 0 picks a free one)."),
+            .init(name: "data-dir", valueName: "DIR", help: "Where uploads and results are kept (default .pipeline/engine)."),
+            .init(name: "quiet", help: "Do not log requests."),
+        ],
+        examples: ["pipeline serve", "pipeline serve --port 0 --data-dir /tmp/engine"])
+
+    let host: String
+    let port: UInt16
+    let dataDirectory: String
+    let quiet: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        host = arguments.value("host") ?? "127.0.0.1"
+        let portText = arguments.value("port") ?? "8787"
+        guard let port = UInt16(portText) else { throw UsageError("--port needs a number from 0 to 65535, not '\(portText)'", command: Self.spec.name) }
+        self.port = port
+        dataDirectory = arguments.value("data-dir") ?? ".pipeline/engine"
+        quiet = arguments.flag("quiet")
+    }
+
+    func run(_ context: CommandContext) async throws -> Int32 {
+        let output = context.output
+        let log: (@Sendable (String) -> Void)? = quiet ? nil : { @Sendable line in output.error(line + "\n") }
+        let engine: LocalEngine
+        do {
+            engine = try LocalEngine(
+                LocalEngine.Configuration(dataDirectory: dataDirectory), server: HTTPServer.Configuration(host: host, port: port), log: log)
+        } catch {
+            context.output.error("pipeline: error: \(error)\n  hint: pick another --port, or 0 for a free one\n")
+            return ExitCode.failure
+        }
+        context.output.out("pipeline serve: listening on http://\(host):\(engine.port)\n")
+        context.output.out("tus endpoint: http://\(host):\(engine.port)\(LocalEngine.tusPath)\n")
+        let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
+        context.output.error("pipeline serve: stopping (signal \(signal))\n")
+        engine.stop()
+        return ExitCode.success
+    }
+}
+
+/// Waits for one of several signals without letting their default action end the process.
+enum SignalWaiter {
+    static func wait(for signals: [Int32]) async -> Int32 {
+        await withCheckedContinuation { continuation in
+            let resumed = ResumeOnce(continuation)
+            for number in signals {
+                Foundation.signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { resumed.resume(number) }
+                source.resume()
+                resumed.keep(source)
+            }
+        }
+    }
+}
+
+/// Resumes a continuation once, and keeps the signal sources alive until then.
+private final class ResumeOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Int32, Never>?
+    private var sources: [any DispatchSourceSignal] = []
+
+    init(_ continuation: CheckedContinuation<Int32, Never>) {
+        self.continuation = continuation
+    }
+
+    func keep(_ source: any DispatchSourceSignal) {
+        lock.withLock { sources.append(source) }
+    }
+
+    func resume(_ number: Int32) {
+        let pending: CheckedContinuation<Int32, Never>? = lock.withLock {
+            defer { continuation = nil; sources.forEach { $0.cancel() }; sources = [] }
+            return continuation
+        }
+        pending?.resume(returning: number)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import HTTP
+import TestSupport
+import Tus
+import XCTest
+
+/// The engine's tus server, request by request: every error case of the protocol.
+final class TusServerTests: XCTestCase {
+    private let http = HTTPClient()
+
+    private func send(_ method: String, _ url: String, _ headers: [(name: String, value: String)] = [], body: Data? = nil) async throws -> HTTPResponse {
+        try await http.send(HTTPRequest(method: method, url: url, headers: headers, body: body.map { .data($0) } ?? .none))
+    }
+
+    private let tus = [("Tus-Resumable", "1.0.0")]
+    private let octets = ("Content-Type", "application/offset+octet-stream")
+
+    private func create(_ server: EngineTestServer, length: Int, metadata: String? = nil) async throws -> String {
+        var headers = tus + [("Upload-Length", String(length))]
+        if let metadata { headers.append(("Upload-Metadata", metadata)) }
+        let response = try await send("POST", server.endpoint, headers)
+        XCTAssertEqual(response.status, 201)
+        return try XCTUnwrap(response.headers["Location"])
+    }
+
+    func testOptionsAdvertiseTheExtensions() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let response = try await send("OPTIONS", server.endpoint)
+        XCTAssertEqual(response.status, 204)
+        XCTAssertEqual(response.headers["Tus-Extension"], "creation,creation-with-upload,creation-defer-length,termination,expiration,checksum")
+        XCTAssertEqual(response.headers["Tus-Checksum-Algorithm"], "sha1,sha256,md5")
+        XCTAssertNotNil(response.headers["Tus-Max-Size"])
+    }
+
+    func testProtocolErrors() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let url = try await create(server, length: 10, metadata: "filename Zi5iaW4=")
+        let cases: [(String, String, [(name: String, value: String)], Data?, Int)] = [
+            ("POST", server.endpoint, [("Tus-Resumable", "0.2.2"), ("Upload-Length", "5")], nil, 412),
+            ("POST", server.endpoint, tus, nil, 400),
+            ("POST", server.endpoint, tus + [("Upload-Length", "-1")], nil, 400),
+            ("POST", server.endpoint, tus + [("Upload-Length", "999999999999999999")], nil, 413),
+            ("POST", server.endpoint, tus + [("Upload-Length", "5"), ("Upload-Metadata", "name !!notbase64")], nil, 400),
+            ("POST", server.endpoint, tus + [("Upload-Length", "5"), ("Upload-Metadata", "name " + Data("a\r\nX-Injected: 1".utf8).base64EncodedString())], nil, 400),
+            ("PATCH", url, tus + [("Upload-Offset", "0"), ("Content-Type", "text/plain")], Data("abc".utf8), 415),
+            ("PATCH", url, tus + [("Upload-Offset", "3"), octets], Data("abc".utf8), 409),
+            ("PATCH", url, tus + [("Upload-Offset", "0"), octets], Data("abcdefghijklmnop".utf8), 413),
+            ("PATCH", url, tus + [("Upload-Offset", "0"), octets, ("Upload-Checksum", "crc32 AAAA")], Data("abc".utf8), 400),
+            ("PATCH", url, tus + [("Upload-Offset", "0"), octets, ("Upload-Checksum", "sha1 " + Data(repeating: 0, count: 20).base64EncodedString())], Data("abc".utf8), 460),
+            ("HEAD", server.endpoint + "00000000000000000000000000000000", tus, nil, 404),
+            ("HEAD", server.endpoint + "..%2F..%2Fetc%2Fpasswd", tus, nil, 404),
+            ("PATCH", server.endpoint + "../uploads/x", tus + [("Upload-Offset", "0"), octets], Data("a".utf8), 404),
+        ]
+        for (method, target, headers, body, status) in cases {
+            let response = try await send(method, target, headers, body: body)
+            XCTAssertEqual(response.status, status, "\(method) \(target) \(headers)")
+        }
+        let head = try await send("HEAD", url, tus)
+        XCTAssertEqual(head.headers["Upload-Offset"], "0", "refused bodies leave the upload untouched")
+        XCTAssertEqual(head.headers["Upload-Metadata"], "filename Zi5iaW4=")
+        XCTAssertEqual(head.headers["Cache-Control"], "no-store")
+    }
+
+    func testChecksummedPatchAndTermination() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let url = try await create(server, length: 6)
+        let checksum = "sha1 " + "qZk+NkcGgWq6PiVxeFDCbJzQ2J0="
+        let first = try await send("PATCH", url, tus + [("Upload-Offset", "0"), octets, ("Upload-Checksum", checksum)], body: Data("abc".utf8))
+        XCTAssertEqual(first.status, 204)
+        XCTAssertEqual(first.headers["Upload-Offset"], "3")
+        XCTAssertNotNil(first.headers["Upload-Expires"])
+        let second = try await send("PATCH", url, tus + [("Upload-Offset", "3"), octets], body: Data("def".utf8))
+        XCTAssertEqual(second.headers["Upload-Offset"], "6")
+        XCTAssertEqual(try server.storedBytes(of: url), Data("abcdef".utf8))
+        let deleted = try await send("DELETE", url, tus)
+        XCTAssertEqual(deleted.status, 204)
+        let after = try await send("HEAD", url, tus)
+        XCTAssertEqual(after.status, 404)
+    }
+
+    func testDeferredLengthAndCreationWithUpload() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let deferred = try await send("POST", server.endpoint, tus + [("Upload-Defer-Length", "1")])
+        let url = try XCTUnwrap(deferred.headers["Location"])
+        let head = try await send("HEAD", url, tus)
+        XCTAssertEqual(head.headers["Upload-Defer-Length"], "1")
+        let patch = try await send("PATCH", url, tus + [("Upload-Offset", "0"), ("Upload-Length", "4"), octets], body: Data("wxyz".utf8))
+        XCTAssertEqual(patch.headers["Upload-Offset"], "4")
+        XCTAssertEqual(patch.headers["Upload-Length"], "4")
+
+        let inline = try await send("POST", server.endpoint, tus + [("Upload-Length", "5"), octets], body: Data("hello".utf8))
+        XCTAssertEqual(inline.status, 201)
+        XCTAssertEqual(inline.headers["Upload-Offset"], "5")
+        XCTAssertEqual(try server.storedBytes(of: try XCTUnwrap(inline.headers["Location"])), Data("hello".utf8))
+    }
+
+    func testPartialUploadsSurviveARestart() async throws {
+        let data = try TemporaryDirectory(prefix: "engine-restart")
+        defer { data.remove() }
+        var server = try EngineTestServer(data: data)
+        let url = try await create(server, length: 6)
+        _ = try await send("PATCH", url, tus + [("Upload-Offset", "0"), octets], body: Data("abc".utf8))
+        server.stop(keepData: true)
+
+        server = try EngineTestServer(data: data)
+        defer { server.stop(keepData: true) }
+        let moved = url.replacingOccurrences(of: URL(string: url)?.port.map { ":\($0)" } ?? "", with: ":\(server.port)")
+        let head = try await send("HEAD", moved, tus)
+        XCTAssertEqual(head.headers["Upload-Offset"], "3")
+        _ = try await send("PATCH", moved, tus + [("Upload-Offset", "3"), octets], body: Data("def".utf8))
+        XCTAssertEqual(try server.storedBytes(of: moved), Data("abcdef".utf8))
+    }
+
+    /// tuspy, the tus client from PyPI, uploads to the engine and resumes from its offset.
+    func testTuspyUploadsAndResumes() async throws {
+        let python = try PythonPeers.require("python")
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        var generator = SystemRandomNumberGenerator()
+        let content = Data((0..<(3_500_000 / 8)).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } })
+        let path = try files.write("f.bin", data: content)
+        let result = try ProcessRunner.run(python, [PackageRoot.path + "/Tests/EngineTests/Fixtures/tuspy_resume.py", server.endpoint, path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("OFFSET 2097152"), result.stdout)
+        let url = try XCTUnwrap(result.stdout.split(separator: "\n").first { $0.hasPrefix("URL ") }.map { String($0.dropFirst(4)) })
+        XCTAssertEqual(try server.storedBytes(of: url), content)
+    }
+}

@@ -1,0 +1,41 @@
+import Engine
+import Foundation
+import HTTPServer
+
+/// The engine of `pipeline serve`, started in-process on an ephemeral port for a test.
+public final class EngineTestServer: TusTestServer, @unchecked Sendable {
+    /// The engine's data folder.
+    public let data: TemporaryDirectory
+    /// The running engine.
+    public let engine: LocalEngine
+
+    /// Starts an engine with a fresh data folder (or `data`, to restart on old state).
+    public init(data: TemporaryDirectory? = nil) throws {
+        self.data = try data ?? TemporaryDirectory(prefix: "engine")
+        engine = try LocalEngine(LocalEngine.Configuration(dataDirectory: self.data.path), server: HTTPServer.Configuration(port: 0))
+    }
+
+    /// The tus creation endpoint.
+    public var endpoint: String { "http://127.0.0.1:\(engine.port)\(LocalEngine.tusPath)" }
+
+    /// The port.
+    public var port: Int { Int(engine.port) }
+
+    /// The bytes stored for the upload at `url`.
+    public func storedBytes(of url: String) throws -> Data {
+        let id = url.split(separator: "/").last.map(String.init) ?? ""
+        return try Data(contentsOf: URL(fileURLWithPath: data.path + "/uploads/" + id + ".bin"))
+    }
+
+    /// The largest upload so far.
+    public func largestStoredSize() -> Int { largestFile(in: data.path + "/uploads") { $0.hasSuffix(".bin") } }
+
+    /// Stops the engine and removes its data (unless `keepData`).
+    public func stop() { stop(keepData: false) }
+
+    /// Stops the engine; its data stays for a restart when `keepData`.
+    public func stop(keepData: Bool) {
+        engine.stop()
+        if !keepData { data.remove() }
+    }
+}
