@@ -11,6 +11,7 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         .target(name: "PipelineCore"),
@@ -22,7 +23,7 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "HTTP"]),
         .target(name: "Tus", dependencies: ["HTTP", "PipelineCore", "COpenSSL"]),
         .target(name: "Signing", dependencies: ["HTTP", "PipelineCore", "COpenSSL"]),
-        .target(name: "Engine", dependencies: ["HTTPServer", "HTTP", "Tus", "PipelineCore", "COpenSSL"]),
+        .target(name: "Engine", dependencies: ["HTTPServer", "HTTP", "Tus", "PipelineCore", "COpenSSL", "CVips", "Signing", "Policy"]),
         .target(name: "PipelineCLI", dependencies: ["Manifest", "Policy", "Planner", "PipelineCore", "HTTP", "Tus", "Signing", "Engine", "HTTPServer"]),
         .executableTarget(name: "pipeline", dependencies: ["PipelineCLI"]),
 

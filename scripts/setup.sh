@@ -5,9 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(pkgconf libyaml-dev libssl-dev libcurl4-openssl-dev libmicrohttpd-dev curl)
-# Independent peers: a JSON Schema validator and the tus client tuspy (benchmarks).
-PYTHON_PEERS=(check-jsonschema==0.39.0 tuspy==1.1.0)
+APT_PACKAGES=(pkgconf libyaml-dev libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libvips-dev curl)
+# Independent peers: a JSON Schema validator, the tus client tuspy and the official
+# Transloadit Python SDK.
+PYTHON_PEERS=(check-jsonschema==0.39.0 tuspy==1.1.0 pytransloadit==1.0.4)
 VENV=".venv"
 # A third-party tus server for the tus client's integration tests; it needs Python >= 3.13.
 TUS_SERVER_PEERS=("litestar-tus[server]==1.3.0" "uvicorn==0.38.0")

@@ -4,16 +4,28 @@ import HTTPServer
 /// Routes requests to the engine's parts: tus uploads, the Assembly API and result files.
 final class EngineHandler: HTTPServerHandler {
     let tus: TusEndpoint
+    let assemblies: AssemblyAPI
 
-    init(tus: TusEndpoint) {
+    init(tus: TusEndpoint, assemblies: AssemblyAPI) {
         self.tus = tus
+        self.assemblies = assemblies
     }
 
     func plan(_ head: RequestHead) -> RequestPlan {
-        if head.path.hasPrefix(tus.basePath) || head.path == String(tus.basePath.dropLast()) {
+        let tusRoot = String(tus.basePath.dropLast())
+        if head.path.hasPrefix(tus.basePath) || head.path == tusRoot {
             var normalized = head
-            if head.path == String(tus.basePath.dropLast()) { normalized.path = tus.basePath }
+            if head.path == tusRoot { normalized.path = tus.basePath }
             return tus.plan(normalized)
+        }
+        if head.path == "/assemblies" || head.path.hasPrefix("/assemblies/") {
+            return assemblies.plan(head)
+        }
+        if head.path.hasPrefix("/results/") {
+            return .respond(assemblies.serveFile(head))
+        }
+        if head.path == "/" || head.path == "/healthz" {
+            return .respond(.json(200, #"{"ok":"ENGINE_RUNNING","engine":"pipeline serve"}"#))
         }
         return .respond(.json(404, #"{"error":"NOT_FOUND","message":"no such path"}"#))
     }

@@ -1,8 +1,9 @@
 import Foundation
 import HTTPServer
+import Policy
 
-/// The local engine behind `pipeline serve`: a tus server (and, as it grows, the Assembly API
-/// and local robots) over one HTTP server, with its state in a data folder.
+/// The local engine behind `pipeline serve`: the Assembly API, a tus server and local robots
+/// over one HTTP server, with all state in a data folder that survives restarts.
 public final class LocalEngine: Sendable {
     /// Settings for the engine.
     public struct Configuration: Sendable {
@@ -12,12 +13,21 @@ public final class LocalEngine: Sendable {
         public var maxUploadSize: Int64
         /// How long an unfinished upload is kept.
         public var uploadLifetime: TimeInterval
+        /// The Auth Key and Secret; without them unsigned requests are accepted.
+        public var credentials: (key: String, secret: String)?
+        /// A policy every Assembly must pass.
+        public var policy: Policy?
 
         /// Creates a configuration.
-        public init(dataDirectory: String, maxUploadSize: Int64 = 16 << 30, uploadLifetime: TimeInterval = 24 * 3600) {
+        public init(
+            dataDirectory: String, maxUploadSize: Int64 = 16 << 30, uploadLifetime: TimeInterval = 24 * 3600,
+            credentials: (key: String, secret: String)? = nil, policy: Policy? = nil
+        ) {
             self.dataDirectory = dataDirectory
             self.maxUploadSize = maxUploadSize
             self.uploadLifetime = uploadLifetime
+            self.credentials = credentials
+            self.policy = policy
         }
     }
 
@@ -31,11 +41,19 @@ public final class LocalEngine: Sendable {
 
     /// Starts the engine on `server` settings; `log` receives one line per request.
     public init(_ configuration: Configuration, server settings: HTTPServer.Configuration, log: (@Sendable (String) -> Void)? = nil) throws {
-        let uploads = try UploadStore(directory: configuration.dataDirectory + "/uploads")
+        let data = configuration.dataDirectory
+        let uploads = try UploadStore(directory: data + "/uploads")
+        let assemblies = try AssemblyStore(directory: data + "/assemblies")
+        let executor = AssemblyExecutor(store: assemblies, resultsDirectory: data + "/results")
+        let links = AssemblyUploads(assemblies: assemblies, uploads: uploads, executor: executor)
         let tus = TusEndpoint(
             store: uploads, basePath: Self.tusPath, maxSize: configuration.maxUploadSize, lifetime: configuration.uploadLifetime,
-            onFinished: { _ in })
-        server = try HTTPServer(settings, handler: EngineHandler(tus: tus), log: log)
+            onCreated: { links.created($0) }, onFinished: { links.finished($0) })
+        let api = AssemblyAPI(
+            store: assemblies, executor: executor, auth: configuration.credentials.map { AssemblyAuth(key: $0.key, secret: $0.secret) },
+            policy: configuration.policy, dataDirectory: data, maxUploadSize: configuration.maxUploadSize)
+        server = try HTTPServer(settings, handler: EngineHandler(tus: tus, assemblies: api), log: log)
+        executor.resumeInterrupted()
     }
 
     /// Stops serving.

@@ -14,6 +14,8 @@ struct TusEndpoint: Sendable {
     let basePath: String
     let maxSize: Int64
     let lifetime: TimeInterval
+    /// Called when an upload is created.
+    let onCreated: @Sendable (TusUploadRecord) -> Void
     /// Called once an upload has all its bytes.
     let onFinished: @Sendable (TusUploadRecord) -> Void
 
@@ -55,6 +57,7 @@ struct TusEndpoint: Sendable {
             id: UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""), length: length, offset: 0, metadata: metadata,
             created: now, expires: now.addingTimeInterval(lifetime))
         do { try store.save(record) } catch { return .respond(answer(500, "the upload could not be created")) }
+        onCreated(record)
         let location = head.origin + basePath + record.id
         let hasBody = (Int(head.headers["Content-Length"] ?? "0") ?? 0) > 0
         guard hasBody else {

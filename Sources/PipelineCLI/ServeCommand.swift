@@ -2,6 +2,7 @@ import Dispatch
 import Engine
 import Foundation
 import HTTPServer
+import Policy
 
 /// `pipeline serve`: the local engine, until SIGINT or SIGTERM.
 struct ServeCommand: Command {
@@ -17,6 +18,9 @@ struct ServeCommand: Command {
             .init(name: "host", valueName: "ADDRESS", help: "The IPv4 address to listen on (default 127.0.0.1)."),
             .init(name: "port", valueName: "N", help: "The port (default 8787; 0 picks a free one)."),
             .init(name: "data-dir", valueName: "DIR", help: "Where uploads and results are kept (default .pipeline/engine)."),
+            .init(name: "auth-key", valueName: "KEY", help: "Require Assemblies signed for this Auth Key (with --secret-env)."),
+            .init(name: "secret-env", valueName: "VAR", help: "The variable holding the Auth Secret (default TRANSLOADIT_SECRET)."),
+            .init(name: "policy", valueName: "FILE", help: "Refuse Assemblies that this policy does not allow."),
             .init(name: "quiet", help: "Do not log requests."),
         ],
         examples: ["pipeline serve", "pipeline serve --port 0 --data-dir /tmp/engine"])
@@ -25,8 +29,14 @@ struct ServeCommand: Command {
     let port: UInt16
     let dataDirectory: String
     let quiet: Bool
+    let authKey: String?
+    let secretVariable: String
+    let policyPath: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
+        authKey = arguments.value("auth-key")
+        secretVariable = arguments.value("secret-env") ?? "TRANSLOADIT_SECRET"
+        policyPath = arguments.value("policy")
         host = arguments.value("host") ?? "127.0.0.1"
         let portText = arguments.value("port") ?? "8787"
         guard let port = UInt16(portText) else { throw UsageError("--port needs a number from 0 to 65535, not '\(portText)'", command: Self.spec.name) }
@@ -37,17 +47,33 @@ struct ServeCommand: Command {
 
     func run(_ context: CommandContext) async throws -> Int32 {
         let output = context.output
+        var configuration = LocalEngine.Configuration(dataDirectory: dataDirectory)
+        if let authKey {
+            guard let secret = context.environment[secretVariable], !secret.isEmpty else {
+                context.output.error("pipeline: error: --auth-key needs the Auth Secret in $\(secretVariable)\n")
+                return ExitCode.failure
+            }
+            configuration.credentials = (authKey, secret)
+        }
+        if let policyPath {
+            let loaded = PolicyLoader(environment: context.environment).load(path: policyPath)
+            context.report(loaded.diagnostics, sources: loaded.sources)
+            guard let policy = loaded.value else { return ExitCode.failure }
+            configuration.policy = policy
+        }
         let log: (@Sendable (String) -> Void)? = quiet ? nil : { @Sendable line in output.error(line + "\n") }
         let engine: LocalEngine
         do {
-            engine = try LocalEngine(
-                LocalEngine.Configuration(dataDirectory: dataDirectory), server: HTTPServer.Configuration(host: host, port: port), log: log)
+            engine = try LocalEngine(configuration, server: HTTPServer.Configuration(host: host, port: port), log: log)
         } catch {
             context.output.error("pipeline: error: \(error)\n  hint: pick another --port, or 0 for a free one\n")
             return ExitCode.failure
         }
         context.output.out("pipeline serve: listening on http://\(host):\(engine.port)\n")
         context.output.out("tus endpoint: http://\(host):\(engine.port)\(LocalEngine.tusPath)\n")
+        if configuration.credentials == nil {
+            context.output.out("authentication: off (unsigned requests are accepted; pass --auth-key to require signatures)\n")
+        }
         let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
         context.output.error("pipeline serve: stopping (signal \(signal))\n")
         engine.stop()

@@ -8,10 +8,11 @@ public final class ServerProcess: @unchecked Sendable {
     private let process: Process
 
     /// Starts `executable` with `arguments` and waits (up to `timeout`) for its `PORT` line.
-    public init(_ executable: String, _ arguments: [String], timeout: TimeInterval = 30) throws {
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.standardError
@@ -26,8 +27,13 @@ public final class ServerProcess: @unchecked Sendable {
             if chunk.isEmpty { break }
             buffer.append(chunk)
             let text = String(decoding: buffer, as: UTF8.self)
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("PORT ") }) {
-                found = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces))
+            // "PORT <n>" from the test peers, or "... listening on http://127.0.0.1:<n>" from `pipeline serve`.
+            for line in text.split(separator: "\n") {
+                if line.hasPrefix("PORT ") {
+                    found = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces))
+                } else if line.contains("listening on http://"), let colon = line.lastIndex(of: ":") {
+                    found = Int(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+                }
             }
         }
         guard let found else {

@@ -1,0 +1,69 @@
+import Foundation
+import PipelineCore
+
+/// Runs Assemblies: the steps in dependency order, each step's files in parallel on all cores,
+/// results stored under the data folder.
+final class AssemblyExecutor: Sendable {
+    let store: AssemblyStore
+    let resultsDirectory: String
+    private let queue = DispatchQueue(label: "pipeline.engine.assemblies", attributes: .concurrent)
+
+    init(store: AssemblyStore, resultsDirectory: String) {
+        self.store = store
+        self.resultsDirectory = resultsDirectory
+    }
+
+    /// Starts executing an Assembly in the background.
+    func start(_ id: String) {
+        store.update(id) { record in
+            record.ok = "ASSEMBLY_EXECUTING"
+            record.message = "The Assembly is executing."
+        }
+        queue.async { self.run(id) }
+    }
+
+    /// Resumes Assemblies that were executing when the engine stopped.
+    func resumeInterrupted() {
+        for record in store.all where record.ok == "ASSEMBLY_EXECUTING" && record.error == nil {
+            start(record.id)
+        }
+    }
+
+    private func run(_ id: String) {
+        guard let record = store.get(id), let graph = StepGraph(record.steps) else {
+            fail(id, "ASSEMBLY_INVALID_STEPS", "the steps cannot be run")
+            return
+        }
+        var outputs: [String: [AssemblyFile]] = [":original": record.uploads]
+        var results: [String: [AssemblyFile]] = [:]
+        for step in graph.ordered {
+            if store.get(id)?.isTerminal == true { return }
+            let inputs = step.uses.flatMap { outputs[$0] ?? [] }
+            let folder = resultsDirectory + "/" + id + "/" + AssemblyFile.safeName(step.name)
+            let context = RobotContext(step: step, folder: folder, fields: record.fields)
+            do {
+                let produced = try Robots.run(context, on: inputs)
+                outputs[step.name] = produced
+                if graph.isResult(step) { results[step.name] = produced }
+            } catch {
+                fail(id, error.code, "step '\(step.name)' (\(step.robot)): \(error.message)")
+                return
+            }
+        }
+        store.update(id) { record in
+            guard !record.isTerminal else { return }
+            record.results = results
+            record.ok = "ASSEMBLY_COMPLETED"
+            record.message = "The Assembly was successfully completed."
+            record.finished = Date()
+        }
+    }
+
+    private func fail(_ id: String, _ code: String, _ message: String) {
+        store.update(id) { record in
+            record.error = code
+            record.message = message
+            record.finished = Date()
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import PipelineCore
+
+/// A file in an Assembly: an upload or a step's result, with the fields the status reports.
+struct AssemblyFile: Codable, Sendable, Equatable {
+    /// 32 lowercase hex characters.
+    var id: String
+    /// The file name (never used as a path as given).
+    var name: String
+    /// The form field or tus `fieldname` it came from.
+    var field: String
+    /// The upload it derives from (itself for uploads).
+    var originalID: String
+    /// The name of that upload.
+    var originalName: String
+    /// Where the bytes are on disk.
+    var path: String
+    /// The size in bytes.
+    var size: Int64
+    /// The media type.
+    var mime: String
+    /// Image width and height, hashes and similar facts.
+    var meta: [String: JSONValue]
+    /// Whether it came in over tus.
+    var isTusFile: Bool
+
+    var basename: String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        return String(name[..<dot])
+    }
+
+    var ext: String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return String(name[name.index(after: dot)...]).lowercased()
+    }
+
+    /// The status JSON for this file; `url` is where the engine serves it, if it does.
+    func json(url: String?) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "id": .string(id), "name": .string(name), "basename": .string(basename), "ext": .string(ext),
+            "size": .int(Int(size)), "mime": .string(mime), "type": .string(mime.split(separator: "/").first.map(String.init) ?? ""),
+            "field": .string(field), "original_id": .string(originalID), "original_name": .string(originalName),
+            "original_basename": .string((originalName as NSString).deletingPathExtension), "is_tus_file": .bool(isTusFile),
+            "meta": .object(meta),
+        ]
+        if let url {
+            object["url"] = .string(url)
+            object["ssl_url"] = .string(url)
+        }
+        return .object(object)
+    }
+
+    /// A name that is safe as one path component: no folders, no leading dot, no control characters.
+    static func safeName(_ name: String) -> String {
+        let last = name.split(separator: "/").last.map(String.init) ?? name
+        let cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && $0 != "\\" }.map(Character.init))
+        let trimmed = cleaned.drop { $0 == "." }
+        return trimmed.isEmpty ? "file" : String(trimmed.prefix(200))
+    }
+
+    /// A fresh file id.
+    static func newID() -> String {
+        UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    }
+
+    /// The media type for a file name.
+    static func mime(for name: String) -> String {
+        let ext = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        let types = [
+            "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp",
+            "avif": "image/avif", "tif": "image/tiff", "tiff": "image/tiff", "heic": "image/heic", "svg": "image/svg+xml",
+            "mp4": "video/mp4", "mov": "video/quicktime", "webm": "video/webm", "mp3": "audio/mpeg", "wav": "audio/wav",
+            "pdf": "application/pdf", "json": "application/json", "txt": "text/plain", "csv": "text/csv", "html": "text/html",
+            "srt": "application/x-subrip", "vtt": "text/vtt", "zip": "application/zip",
+        ]
+        return name.contains(".") ? types[ext] ?? "application/octet-stream" : "application/octet-stream"
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import PipelineCore
+
+/// The status JSON of an Assembly, with the fields and codes the official SDKs read.
+enum AssemblyStatus {
+    static func json(_ record: AssemblyRecord, tusPath: String) -> JSONValue {
+        let assemblyURL = record.origin + "/assemblies/" + record.id
+        var object: [String: JSONValue] = [
+            "assembly_id": .string(record.id),
+            "assembly_url": .string(assemblyURL),
+            "assembly_ssl_url": .string(assemblyURL),
+            "tus_url": .string(record.origin + tusPath),
+            "message": .string(record.message),
+            "http_code": .int(200),
+            "bytes_received": .int(Int(record.bytesReceived)),
+            "bytes_expected": .int(Int(record.bytesExpected)),
+            "expected_tus_uploads": .int(record.expectedTusUploads),
+            "started_tus_uploads": .int(record.tusLinks.count),
+            "finished_tus_uploads": .int(record.finishedTusUploads),
+            "tus_uploads": .array(record.tusLinks.map { link in
+                .object([
+                    "filename": .string(link.filename), "fieldname": .string(link.fieldname),
+                    "size": link.size.map { .int(Int($0)) } ?? .null, "offset": .int(Int(link.offset)),
+                    "finished": .bool(link.finished), "upload_url": .string(record.origin + tusPath + link.uploadID),
+                ])
+            }),
+            "uploads": .array(record.uploads.map { $0.json(url: fileURL(record, $0)) }),
+            "results": .object(record.results.mapValues { files in .array(files.map { $0.json(url: fileURL(record, $0)) }) }),
+            "fields": .object(record.fields),
+            "params": .string(record.params),
+            "execution_start": .string(AuthTime.format(record.created)),
+            "client_agent": .null,
+        ]
+        if let ok = record.ok { object["ok"] = .string(ok) }
+        if let error = record.error {
+            object["error"] = .string(error)
+            object["ok"] = nil
+        }
+        if let finished = record.finished {
+            object["execution_duration"] = .double((finished.timeIntervalSince(record.created) * 1000).rounded() / 1000)
+        }
+        if let notifyURL = record.notifyURL { object["notify_url"] = .string(notifyURL) }
+        return .object(object)
+    }
+
+    /// Where the engine serves a file of this Assembly.
+    static func fileURL(_ record: AssemblyRecord, _ file: AssemblyFile) -> String {
+        record.origin + "/results/" + record.id + "/" + file.id + "/" + (file.name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? file.id)
+    }
+
+    /// An error answer in the shape the SDKs expect.
+    static func error(_ code: String, _ message: String, status: Int, id: String? = nil) -> String {
+        var object: [String: JSONValue] = ["error": .string(code), "message": .string(message), "http_code": .int(status)]
+        if let id { object["assembly_id"] = .string(id) }
+        return JSONValue.object(object).serialized()
+    }
+}
+
+/// UTC timestamps in the status, without locale.
+enum AuthTime {
+    static func format(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Ties tus uploads to their Assembly through the metadata the SDKs send (`assembly_url` or
+/// `assembly_id`), and starts the Assembly once every expected upload has arrived. Uploads past
+/// the expected count are ignored, as the hosted service does.
+struct AssemblyUploads: Sendable {
+    let assemblies: AssemblyStore
+    let uploads: UploadStore
+    let executor: AssemblyExecutor
+
+    func created(_ upload: TusUploadRecord) {
+        guard let id = Self.assemblyID(upload.metadata) else { return }
+        assemblies.update(id) { record in
+            guard record.ok == "ASSEMBLY_UPLOADING", record.tusLinks.count < record.expectedTusUploads else { return }
+            record.tusLinks.append(.init(
+                uploadID: upload.id, filename: upload.metadata["filename"] ?? "", fieldname: upload.metadata["fieldname"] ?? "file",
+                size: upload.length, offset: upload.offset, finished: false))
+            record.bytesExpected += upload.length ?? 0
+        }
+    }
+
+    func finished(_ upload: TusUploadRecord) {
+        guard let id = Self.assemblyID(upload.metadata), let current = assemblies.get(id),
+              current.tusLinks.contains(where: { $0.uploadID == upload.id && !$0.finished }) else { return }
+        // A hard link keeps the bytes with the Assembly even if the tus upload is deleted later.
+        let folder = assemblies.directory + "/" + id + "/uploads"
+        let fileID = AssemblyFile.newID()
+        let path = folder + "/" + fileID
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        if link(uploads.dataPath(upload.id), path) != 0 {
+            try? FileManager.default.copyItem(atPath: uploads.dataPath(upload.id), toPath: path)
+        }
+        let name = AssemblyFile.safeName(upload.metadata["filename"] ?? "file")
+        let file = FileFacts.describe(
+            id: fileID, name: name, field: upload.metadata["fieldname"] ?? "file", path: path, size: upload.offset,
+            mime: upload.metadata["filetype"], isTus: true)
+        let updated = assemblies.update(id) { record in
+            guard let index = record.tusLinks.firstIndex(where: { $0.uploadID == upload.id }), !record.tusLinks[index].finished else { return }
+            record.tusLinks[index].finished = true
+            record.tusLinks[index].offset = upload.offset
+            record.uploads.append(file)
+        }
+        if let updated, updated.ok == "ASSEMBLY_UPLOADING", updated.finishedTusUploads >= updated.expectedTusUploads {
+            executor.start(id)
+        }
+    }
+
+    /// The Assembly id from `assembly_url` (its last path segment) or `assembly_id`.
+    static func assemblyID(_ metadata: [String: String]) -> String? {
+        if let url = metadata["assembly_url"], let last = URL(string: url)?.lastPathComponent, AssemblyStore.isValidID(last) {
+            return last
+        }
+        if let id = metadata["assembly_id"], AssemblyStore.isValidID(id) { return id }
+        return nil
+    }
+}

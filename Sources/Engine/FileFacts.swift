@@ -1,0 +1,46 @@
+import CVips
+import Foundation
+import PipelineCore
+
+/// Describes a stored file: its media type and, for images, its dimensions (read from the
+/// header with libvips, without decoding the pixels).
+enum FileFacts {
+    static func describe(
+        id: String, name: String, field: String, path: String, size: Int64, mime: String?, isTus: Bool,
+        original: (id: String, name: String)? = nil
+    ) -> AssemblyFile {
+        let type = (mime?.isEmpty == false && mime != "application/octet-stream") ? mime ?? "" : AssemblyFile.mime(for: name)
+        var meta: [String: JSONValue] = [:]
+        if type.hasPrefix("image/"), let (width, height) = VipsLibrary.size(of: path) {
+            meta["width"] = .int(width)
+            meta["height"] = .int(height)
+        }
+        return AssemblyFile(
+            id: id, name: name, field: field, originalID: original?.id ?? id, originalName: original?.name ?? name, path: path,
+            size: size, mime: type, meta: meta, isTusFile: isTus)
+    }
+}
+
+/// libvips, started once per process.
+enum VipsLibrary {
+    static let ready: Bool = pipeline_vips_init() == 0
+
+    /// The last libvips error.
+    static func lastError() -> String {
+        var buffer = [CChar](repeating: 0, count: 512)
+        pipeline_vips_error(&buffer, buffer.count)
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "\n", with: "; ")
+    }
+
+    /// Width and height from the image header.
+    static func size(of path: String) -> (Int, Int)? {
+        guard ready else { return nil }
+        var width: Int32 = 0, height: Int32 = 0
+        guard pipeline_vips_size(path, &width, &height) == 0 else {
+            _ = lastError()
+            return nil
+        }
+        return (Int(width), Int(height))
+    }
+}

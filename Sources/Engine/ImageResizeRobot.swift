@@ -1,0 +1,72 @@
+import CVips
+import Foundation
+import PipelineCore
+
+/// `/image/resize` with libvips: width, height, resize_strategy, format, quality, background, zoom.
+struct ImageResizeRobot: Sendable {
+    static let strategies: [String: Int32] = ["fit": 0, "fillcrop": 1, "crop": 2, "pad": 3, "stretch": 4, "min_fit": 5]
+    static let formats: Set<String> = ["jpg", "jpeg", "png", "webp", "gif", "tiff", "avif"]
+
+    let width: Int32
+    let height: Int32
+    let strategy: Int32
+    let format: String?
+    let quality: Int?
+    let background: (Double, Double, Double)
+    let upscale: Bool
+
+    init(options: [String: JSONValue]) throws(RobotError) {
+        func dimension(_ key: String) throws(RobotError) -> Int32 {
+            guard let value = options[key] else { return 0 }
+            guard let number = value.intValue, (1...20_000).contains(number) else {
+                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a whole number from 1 to 20000")
+            }
+            return Int32(number)
+        }
+        width = try dimension("width")
+        height = try dimension("height")
+        guard width > 0 || height > 0 else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "give 'width', 'height' or both") }
+        let name = options["resize_strategy"]?.stringValue ?? "fit"
+        guard let strategy = Self.strategies[name] else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "resize_strategy '\(name)' is not one of " + Self.strategies.keys.sorted().joined(separator: ", "))
+        }
+        self.strategy = strategy
+        format = options["format"]?.stringValue?.lowercased()
+        if let format, !Self.formats.contains(format) {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "format '\(format)' is not one of " + Self.formats.sorted().joined(separator: ", "))
+        }
+        quality = options["quality"]?.intValue
+        background = Self.color(options["background"]?.stringValue ?? "#ffffff")
+        upscale = options["zoom"]?.boolValue ?? true
+    }
+
+    func resize(_ file: AssemblyFile, into folder: String) throws(RobotError) -> AssemblyFile {
+        guard VipsLibrary.ready else { throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "libvips could not start") }
+        let id = AssemblyFile.newID()
+        let ext = format ?? (Self.formats.contains(file.ext) ? file.ext : "png")
+        let name = file.basename + "." + ext
+        let directory = folder + "/" + id
+        let path = directory + "/" + AssemblyFile.safeName(name)
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot create \(directory)")
+        }
+        let target = quality.map { path + "[Q=\($0)]" } ?? path
+        let status = pipeline_vips_resize(file.path, target, width, height, strategy, upscale ? 1 : 0, background.0, background.1, background.2)
+        guard status == 0 else {
+            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot resize '\(file.name)': \(VipsLibrary.lastError())")
+        }
+        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        return FileFacts.describe(
+            id: id, name: AssemblyFile.safeName(name), field: file.field, path: path, size: size, mime: nil, isTus: false,
+            original: (file.originalID, file.originalName))
+    }
+
+    /// `#rrggbb` (or `rrggbb`) as 0-255 channels; white when unreadable.
+    static func color(_ text: String) -> (Double, Double, Double) {
+        let hex = text.hasPrefix("#") ? String(text.dropFirst()) : text
+        guard hex.count == 6, let value = Int(hex, radix: 16) else { return (255, 255, 255) }
+        return (Double((value >> 16) & 0xFF), Double((value >> 8) & 0xFF), Double(value & 0xFF))
+    }
+}

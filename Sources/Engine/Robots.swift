@@ -1,0 +1,57 @@
+import Foundation
+import PipelineCore
+import Synchronization
+
+/// What a robot gets for one step: its options, where to write, the Assembly's fields.
+struct RobotContext: Sendable {
+    var step: StepGraph.Step
+    var folder: String
+    var fields: [String: JSONValue]
+
+    var options: [String: JSONValue] { step.options }
+}
+
+/// A step that failed, with the error code the status reports.
+struct RobotError: Error, Sendable {
+    var code: String
+    var message: String
+}
+
+/// The robots that run on the local engine.
+enum Robots {
+    static let available: Set<String> = ["/upload/handle", "/image/resize", "/file/filter", "/file/hash"]
+
+    /// Runs a step's robot over its input files, several files at once.
+    static func run(_ context: RobotContext, on inputs: [AssemblyFile]) throws(RobotError) -> [AssemblyFile] {
+        switch context.step.robot {
+        case "/upload/handle":
+            return inputs
+        case "/file/filter":
+            return try FileFilterRobot(options: context.options).filter(inputs)
+        case "/image/resize":
+            let robot = try ImageResizeRobot(options: context.options)
+            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.resize(file, into: context.folder) }
+        case "/file/hash":
+            let robot = try FileHashRobot(options: context.options)
+            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.hash(file) }
+        default:
+            throw RobotError(code: "ASSEMBLY_INVALID_STEPS", message: "\(context.step.robot) does not run locally")
+        }
+    }
+
+    /// `work` on every input, on all cores, keeping the input order; the first error wins.
+    static func parallel(_ inputs: [AssemblyFile], _ work: @Sendable (AssemblyFile) throws(RobotError) -> AssemblyFile) throws(RobotError) -> [AssemblyFile] {
+        let outputs = Mutex<[Int: Result<AssemblyFile, RobotError>]>([:])
+        DispatchQueue.concurrentPerform(iterations: inputs.count) { index in
+            let result = Result { () throws(RobotError) -> AssemblyFile in try work(inputs[index]) }
+            outputs.withLock { $0[index] = result }
+        }
+        let collected = outputs.withLock { $0 }
+        var files: [AssemblyFile] = []
+        for index in inputs.indices {
+            guard let result = collected[index] else { continue }
+            files.append(try result.get())
+        }
+        return files
+    }
+}
