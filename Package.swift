@@ -36,7 +36,7 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "TusTests", dependencies: ["Tus", "HTTP", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SigningTests", dependencies: ["Signing", "HTTP", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "HTTP", "Tus", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "HTTP", "Tus", "Signing", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PipelineCLITests", dependencies: ["PipelineCLI", "pipeline", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -27,14 +27,33 @@ For bench/upload.sh:
   gen-blobs DIR --count N --size BYTES
       Write N files of BYTES random bytes each to DIR/fNNNNN.bin.
   stored STORE --count N --size BYTES
-      Check a litestar-tus store folder: it holds exactly N uploaded data
-      files (files not named *.info or *.lock), each BYTES long. Prints
-      their paths, one a line.
+      Check a litestar-tus store folder (or the uploads folder of pipeline
+      serve): it holds exactly N uploaded data files (files not named *.info,
+      *.lock or *.json), each BYTES long. Prints their paths, one a line.
   upload-report TSV --big-mib M --small-files N --small-bytes B
                 [--tuspy-chunk-mib C] [--parallel P]
       Read the lines written by `run` and print the upload table (seconds,
       MB/s, files/s, peak MB, ratios) and the PASS/MISS lines. Exits 3 on a
       miss when STRICT=1.
+
+For bench/serve.sh:
+  gen-png PATH --width W --height H
+      Write one W x H RGB PNG (gradients, a checkerboard and noise, so it is
+      neither flat nor incompressible) with zlib.
+  assembly ORIGIN --params JSON --step NAME --expect N [--name NAME]
+           [--interval S] [--timeout S] FILE...
+      Time one Assembly on the local engine: POST ORIGIN/assemblies with curl
+      (params and every FILE as multipart parts), then GET its status every
+      S seconds (default 0.05) until it is ASSEMBLY_COMPLETED. Checks that
+      results.NAME lists N files and prints `NAME <TAB> seconds <TAB> 0.0`
+      (the client's memory is not measured). Exits 1 on an error status, a
+      wrong result count or after the timeout (default 900 s).
+  serve-report TSV --big-mib M --images N --format F --size WxH --box WxH
+               [--peak NAME=MB]...
+      Read the lines written by `run` and `assembly` and print the serve table
+      (seconds, MB/s, images/s, peak MB, ratios) and the INFO lines. --peak
+      gives a row's peak memory (a server's VmHWM, or a measured client's
+      peak as `MB/FLOOR`).
 """
 
 # Only light modules are imported at the top: `run` forks this process, and
@@ -330,9 +349,10 @@ def stored(args):
         names = sorted(os.listdir(args.store))
     except OSError as error:
         fail(f"stored: cannot list {args.store}: {error}")
-    # litestar-tus keeps <id> (the data), <id>.info and <id>.lock per upload.
+    # litestar-tus keeps <id> (the data), <id>.info and <id>.lock per upload;
+    # pipeline serve keeps <id>.bin (the data) and <id>.json.
     uploads = [os.path.join(args.store, name) for name in names
-               if not name.endswith((".info", ".lock"))
+               if not name.endswith((".info", ".lock", ".json"))
                and os.path.isfile(os.path.join(args.store, name))]
     if len(uploads) != args.count:
         fail(f"stored: {args.store} holds {len(uploads)} uploads, expected {args.count}")
@@ -441,6 +461,196 @@ def upload_report(args):
         sys.exit(3)
 
 
+# ------------------------------------------------------------------- serve
+
+def generate_png(args):
+    import random
+    import struct
+    import zlib
+
+    width, height = args.width, args.height
+    if width < 2 or height < 2:
+        fail("gen-png: the image must be at least 2 x 2")
+    rng = random.Random(20241129)
+    # Red: a horizontal gradient, shifted a little on every row (diagonal bands).
+    red = bytes(x * 255 // (width - 1) for x in range(width))
+    shifts = [bytes((v + s) % 256 for v in range(256)) for s in range(256)]
+    # Green: a checkerboard of 40-pixel squares (hard edges).
+    square = 40
+    green = [bytes(200 if (x // square + phase) % 2 else 40 for x in range(width)) for phase in (0, 1)]
+    # Blue: noise in 64 levels from a pool of random rows.
+    levels = bytes(96 + v % 64 for v in range(256))
+    noise = [rng.randbytes(width).translate(levels) for _ in range(61)]
+
+    compressor = zlib.compressobj(6)
+    idat = []
+    row = bytearray(1 + 3 * width)  # filter byte 0 ("none"), then RGB triples
+    for y in range(height):
+        row[1::3] = red.translate(shifts[(y // 4) % 256])
+        row[2::3] = green[(y // square) % 2]
+        row[3::3] = noise[y % len(noise)]
+        idat.append(compressor.compress(row))
+    idat.append(compressor.flush())
+
+    def chunk(kind, body):
+        return (struct.pack(">I", len(body)) + kind + body
+                + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
+    with open(args.path, "wb") as handle:
+        handle.write(b"\x89PNG\r\n\x1a\n")
+        handle.write(chunk(b"IHDR", header))
+        handle.write(chunk(b"IDAT", b"".join(idat)))
+        handle.write(chunk(b"IEND", b""))
+
+
+def assembly(args):
+    import json
+    import subprocess
+    import urllib.error
+    import urllib.request
+
+    origin = args.origin.rstrip("/")
+    name = args.name or "assembly"
+    command = ["curl", "-sS", "--form-string", f"params={args.params}"]
+    for index, path in enumerate(args.files, 1):
+        # The paths come from the benchmark's own folder: no ',', ';' or '"'.
+        command += ["-F", f"file{index}=@{path}"]
+    command.append(f"{origin}/assemblies")
+
+    def parse(text, what):
+        try:
+            status = json.loads(text)
+        except ValueError:
+            fail(f"assembly: {what} is not JSON: {text[:200]!r}")
+        if not isinstance(status, dict):
+            fail(f"assembly: {what} is not a JSON object")
+        if status.get("error"):
+            fail(f"assembly: {what}: {status['error']}: {status.get('message', '')}")
+        return status
+
+    def fetch(url):
+        try:
+            with urllib.request.urlopen(url, timeout=60) as response:
+                return response.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as error:
+            return error.read().decode("utf-8", "replace")
+        except OSError as error:
+            fail(f"assembly: GET {url}: {error}")
+
+    start = time.perf_counter()
+    posted = subprocess.run(command, stdout=subprocess.PIPE, check=False)
+    if posted.returncode != 0:
+        fail(f"assembly: curl exited with status {posted.returncode}")
+    status = parse(posted.stdout.decode("utf-8", "replace"), "the creating POST")
+    assembly_id = status.get("assembly_id")
+    if not isinstance(assembly_id, str) or not assembly_id:
+        fail("assembly: the creating POST returned no assembly_id")
+    url = f"{origin}/assemblies/{assembly_id}"
+    deadline = start + args.timeout
+    while status.get("ok") != "ASSEMBLY_COMPLETED":
+        if status.get("ok") not in ("ASSEMBLY_UPLOADING", "ASSEMBLY_EXECUTING"):
+            fail(f"assembly: {assembly_id} is {status.get('ok')!r}: {status.get('message', '')}")
+        if time.perf_counter() > deadline:
+            fail(f"assembly: {assembly_id} did not complete within {args.timeout:g} s")
+        time.sleep(args.interval)
+        status = parse(fetch(url), f"GET {url}")
+    seconds = time.perf_counter() - start
+
+    results = (status.get("results") or {}).get(args.step)
+    if not isinstance(results, list) or len(results) != args.expect:
+        count = len(results) if isinstance(results, list) else 0
+        fail(f"assembly: {assembly_id}: results.{args.step} lists {count} files, expected {args.expect}")
+    empty = [r.get("name") for r in results if not isinstance(r, dict) or not r.get("size")]
+    if empty:
+        fail(f"assembly: {assembly_id}: empty results: {empty[:5]}")
+    print(f"{name}\t{seconds:.4f}\t0.0", flush=True)
+
+
+def serve_report(args):
+    best = load_results(args.tsv)
+    peaks = {}
+    for spec in args.peak:
+        key, _, value = spec.partition("=")
+        peak, _, floor = value.partition("/")
+        try:
+            peaks[key] = (float(peak), float(floor) if floor else 0.0)
+        except ValueError:
+            peaks[key] = None  # unknown (no /proc)
+
+    big = f"{args.big_mib} MiB PATCH"
+    images = f"{args.images} {args.format} {args.size} -> {args.box}"
+    # name, label, kind, baseline
+    specs = [
+        ("tus-engine", f"{big}: pipeline serve", "big", "tus-litestar"),
+        ("tus-litestar", f"{big}: litestar-tus", "big", None),
+        ("resize-engine", f"{images}: pipeline serve /image/resize", "images", "resize-vipsthumbnail"),
+        ("resize-vipsthumbnail", f"{images}: vipsthumbnail", "images", None),
+    ]
+    payload_mb = args.big_mib * MIB / MB
+
+    def ratio(ours, baseline):
+        if baseline not in best or ours not in best or best[ours][0] <= 0:
+            return None
+        return best[baseline][0] / best[ours][0]
+
+    header = ("case", "seconds", "MB/s", "images/s", "peak MB", "x baseline")
+    table = [header]
+    floors = []
+    for name, label, kind, baseline in specs:
+        if name not in best:
+            continue
+        secs = best[name][0]
+        rate = f"{payload_mb / secs:.0f}" if kind == "big" and secs > 0 else "-"
+        per_s = f"{args.images / secs:.1f}" if kind == "images" and secs > 0 else "-"
+        peak = peaks.get(name)
+        if peak is None:
+            peak_text = "?"
+        else:
+            peak_text = peak_cell(*peak)
+            if peak[1] and peak[0] <= peak[1] + 0.5:
+                floors.append(peak[1])
+        r = ratio(name, baseline) if baseline else None
+        table.append((label, f"{secs:.3f}", rate, per_s, peak_text, f"{r:.2f}" if r is not None else "-"))
+
+    print_table(table)
+    print()
+    print("times: best of runs (MB = 10^6 bytes); MB/s counts file bytes only.")
+    print("x baseline = pipeline serve's throughput / litestar-tus's (PATCH rows) or")
+    print("vipsthumbnail's (resize rows); > 1 means pipeline serve is faster.")
+    print("PATCH rows time only `curl -T FILE -X PATCH` against each server; the creating")
+    print("POST is sent before the clock starts.")
+    print("The pipeline serve resize row times one Assembly with all images as multipart")
+    print("parts: curl's POST (the upload over loopback included), then a status GET every")
+    print("50 ms until ASSEMBLY_COMPLETED. The engine resizes the files of a step in")
+    print("parallel on all cores; vipsthumbnail is one process that takes the files one at")
+    print("a time (libvips uses threads inside each operation).")
+    if args.format in ("jpg", "jpeg"):
+        print("vipsthumbnail opens JPEGs with shrink-on-load (decoding at a reduced size);")
+        print("FORMAT=png compares without that shortcut.")
+    print("peak MB: for the servers, VmHWM from /proc/<pid>/status before they are stopped,")
+    print("the high-water mark over the whole part (all runs), as they are long-running;")
+    print("for vipsthumbnail, its own peak over the runs.")
+    if floors:
+        print(f"'<=' marks a peak at the measuring floor of {max(floors):.1f} MB: Linux counts")
+        print("the forked copy of the measuring Python process as each child's starting size")
+    print()
+
+    r = ratio("tus-engine", "tus-litestar")
+    if r is not None:
+        ours = payload_mb / best["tus-engine"][0]
+        theirs = payload_mb / best["tus-litestar"][0]
+        print(f"INFO  tus PATCH of a {args.big_mib} MiB file: pipeline serve {ours:.0f} MB/s, "
+              f"litestar-tus {theirs:.0f} MB/s: {r:.2f}x (no target)")
+    r = ratio("resize-engine", "resize-vipsthumbnail")
+    if r is not None:
+        ours = args.images / best["resize-engine"][0]
+        theirs = args.images / best["resize-vipsthumbnail"][0]
+        print(f"INFO  /image/resize of {args.images} {args.format} images: pipeline serve {ours:.1f} "
+              f"images/s, vipsthumbnail {theirs:.1f} images/s: {r:.2f}x (no target)")
+    # No targets are set for serve.sh yet, so STRICT=1 has nothing to fail on.
+
+
 # -------------------------------------------------------------------- main
 
 def run_main(argv):
@@ -515,6 +725,33 @@ def main():
     p.add_argument("--tuspy-chunk-mib", type=int, default=64)
     p.add_argument("--parallel", type=int, default=8)
     p.set_defaults(func=upload_report)
+
+    p = sub.add_parser("gen-png", help="write one RGB test image as PNG")
+    p.add_argument("path")
+    p.add_argument("--width", type=int, required=True)
+    p.add_argument("--height", type=int, required=True)
+    p.set_defaults(func=generate_png)
+
+    p = sub.add_parser("assembly", help="time one Assembly on pipeline serve")
+    p.add_argument("origin")
+    p.add_argument("--params", required=True)
+    p.add_argument("--step", required=True)
+    p.add_argument("--expect", type=int, required=True)
+    p.add_argument("--name")
+    p.add_argument("--interval", type=float, default=0.05)
+    p.add_argument("--timeout", type=float, default=900.0)
+    p.add_argument("files", nargs="+")
+    p.set_defaults(func=assembly)
+
+    p = sub.add_parser("serve-report", help="print the serve comparison table")
+    p.add_argument("tsv")
+    p.add_argument("--big-mib", type=int, required=True)
+    p.add_argument("--images", type=int, required=True)
+    p.add_argument("--format", required=True)
+    p.add_argument("--size", required=True)
+    p.add_argument("--box", required=True)
+    p.add_argument("--peak", action="append", default=[], metavar="NAME=MB[/FLOOR]")
+    p.set_defaults(func=serve_report)
 
     args = parser.parse_args()
     args.func(args)

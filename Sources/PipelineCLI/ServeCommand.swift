@@ -46,6 +46,7 @@ struct ServeCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
+        let signals = SignalWaiter([SIGINT, SIGTERM])
         let output = context.output
         var configuration = LocalEngine.Configuration(dataDirectory: dataDirectory)
         if let authKey {
@@ -74,48 +75,50 @@ struct ServeCommand: Command {
         if configuration.credentials == nil {
             context.output.out("authentication: off (unsigned requests are accepted; pass --auth-key to require signatures)\n")
         }
-        let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
+        let signal = await signals.next()
         context.output.error("pipeline serve: stopping (signal \(signal))\n")
         engine.stop()
         return ExitCode.success
     }
 }
 
-/// Waits for one of several signals without letting their default action end the process.
-enum SignalWaiter {
-    static func wait(for signals: [Int32]) async -> Int32 {
-        await withCheckedContinuation { continuation in
-            let resumed = ResumeOnce(continuation)
-            for number in signals {
-                Foundation.signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler { resumed.resume(number) }
-                source.resume()
-                resumed.keep(source)
-            }
-        }
-    }
-}
-
-/// Resumes a continuation once, and keeps the signal sources alive until then.
-private final class ResumeOnce: @unchecked Sendable {
+/// Catches SIGINT and SIGTERM from the moment it is created (so a signal sent right after
+/// start-up is not lost) and lets a task wait for the first one.
+final class SignalWaiter: @unchecked Sendable {
     private let lock = NSLock()
+    private var received: Int32?
     private var continuation: CheckedContinuation<Int32, Never>?
     private var sources: [any DispatchSourceSignal] = []
 
-    init(_ continuation: CheckedContinuation<Int32, Never>) {
-        self.continuation = continuation
+    init(_ signals: [Int32]) {
+        for number in signals {
+            Foundation.signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in self?.deliver(number) }
+            source.resume()
+            sources.append(source)
+        }
     }
 
-    func keep(_ source: any DispatchSourceSignal) {
-        lock.withLock { sources.append(source) }
+    /// The first signal caught.
+    func next() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            let ready: Int32? = lock.withLock {
+                if let received { return received }
+                self.continuation = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
     }
 
-    func resume(_ number: Int32) {
-        let pending: CheckedContinuation<Int32, Never>? = lock.withLock {
-            defer { continuation = nil; sources.forEach { $0.cancel() }; sources = [] }
+    private func deliver(_ number: Int32) {
+        let waiting: CheckedContinuation<Int32, Never>? = lock.withLock {
+            guard received == nil else { return nil }
+            received = number
+            defer { continuation = nil }
             return continuation
         }
-        pending?.resume(returning: number)
+        waiting?.resume(returning: number)
     }
 }

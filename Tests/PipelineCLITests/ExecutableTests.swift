@@ -22,3 +22,41 @@ final class ExecutableTests: XCTestCase {
         XCTAssertEqual(usage.status, 64)
     }
 }
+
+/// `pipeline serve` as a process: it prints where it listens and stops cleanly on SIGTERM.
+final class ServeProcessTests: XCTestCase {
+    func testServeStopsCleanlyOnSIGTERM() throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ProcessRunner.pipelineExecutable)
+        process.arguments = ["serve", "--port", "0", "--data-dir", data.path]
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        var text = ""
+        let deadline = Date().addingTimeInterval(10)
+        while !text.contains("tus endpoint"), Date() < deadline {
+            text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        XCTAssertTrue(text.contains("pipeline serve: listening on http://127.0.0.1:"), text)
+        XCTAssertTrue(text.contains("authentication: off"), text)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(log.contains("pipeline serve: stopping (signal 15)"), log)
+    }
+
+    func testBusyPortIsAClearError() async throws {
+        let data = try TemporaryDirectory()
+        defer { data.remove() }
+        let first = try ServerProcess(ProcessRunner.pipelineExecutable, ["serve", "--port", "0", "--data-dir", data.path, "--quiet"])
+        defer { first.stop() }
+        let second = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["serve", "--port", String(first.port), "--data-dir", data.path])
+        XCTAssertEqual(second.status, 1)
+        XCTAssertTrue(second.stderr.contains("cannot listen on 127.0.0.1:\(first.port)"), second.stderr)
+        XCTAssertTrue(second.stderr.contains("hint: pick another --port"), second.stderr)
+    }
+}

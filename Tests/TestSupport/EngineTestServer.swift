@@ -10,9 +10,10 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
     public let engine: LocalEngine
 
     /// Starts an engine with a fresh data folder (or `data`, to restart on old state).
-    public init(data: TemporaryDirectory? = nil) throws {
+    public init(data: TemporaryDirectory? = nil, credentials: (key: String, secret: String)? = nil) throws {
         self.data = try data ?? TemporaryDirectory(prefix: "engine")
-        engine = try LocalEngine(LocalEngine.Configuration(dataDirectory: self.data.path), server: HTTPServer.Configuration(port: 0))
+        engine = try LocalEngine(
+            LocalEngine.Configuration(dataDirectory: self.data.path, credentials: credentials), server: HTTPServer.Configuration(port: 0))
     }
 
     /// The tus creation endpoint.

@@ -1,0 +1,121 @@
+import Foundation
+import HTTP
+import PipelineCore
+import Signing
+import TestSupport
+import Tus
+import XCTest
+
+/// The Assembly API of the engine: creation, errors, cancellation, tus uploads tied to an Assembly.
+final class AssemblyAPITests: XCTestCase {
+    private let hashStep: JSONValue = .object(["hash": .object(["robot": .string("/file/hash"), "use": .string(":original")])])
+
+    func testErrorsCarryTheCodesTheSDKsExpect() async throws {
+        let server = try EngineTestServer(credentials: ("k", "s"))
+        defer { server.stop() }
+        let client = EngineClient(server: server, credentials: ("k", "s"))
+        let unsigned = EngineClient(server: server)
+        let id = "0123456789abcdef0123456789abcdef"
+        let first = try await client.create(steps: hashStep, id: id)
+        XCTAssertEqual(first.status, 200)
+        let cases: [(String, (status: Int, body: JSONValue))] = [
+            ("NO_SIGNATURE_FIELD", try await unsigned.create(steps: hashStep)),
+            ("INVALID_SIGNATURE", try await client.create(steps: hashStep, signature: "sha384:" + String(repeating: "0", count: 96))),
+            ("DO_NOT_REUSE_ASSEMBLY_IDS", try await client.create(steps: hashStep, id: id)),
+            ("INVALID_ASSEMBLY_ID", try await client.create(steps: hashStep, id: "not-hex")),
+            ("ASSEMBLY_INVALID_STEPS", try await client.create(steps: .object(["v": .object(["robot": .string("/video/encode")])]))),
+            ("ASSEMBLY_INVALID_STEPS", try await client.create(steps: .object(["a": .object(["robot": .string("/file/hash"), "use": .string("b")])]))),
+            ("INVALID_PARAMS_FIELD", try await unsignedWithKey(server).create(steps: hashStep, params: "not json")),
+        ]
+        for (code, answer) in cases {
+            XCTAssertEqual(answer.body["error"], .string(code), answer.body.serialized())
+            XCTAssertGreaterThanOrEqual(answer.status, 400)
+            XCTAssertEqual(answer.body["http_code"], .int(answer.status))
+        }
+        let robots = try await client.create(steps: .object(["v": .object(["robot": .string("/video/encode")])]))
+        XCTAssertTrue(robots.body["message"]?.stringValue?.contains("/file/filter, /file/hash, /image/resize, /upload/handle") == true)
+
+        let params = JSONValue.object(["auth": .object(["key": .string("other"), "expires": .string("2099-01-01T00:00:00.000Z")]), "steps": hashStep]).serialized()
+        let wrongKey = try await client.create(steps: hashStep, signature: Signature.sign(params, secret: "s"), params: params)
+        XCTAssertEqual(wrongKey.body["error"], .string("GET_ACCOUNT_UNKNOWN_AUTH_KEY"))
+
+        let reused = JSONValue.object(["auth": .object(["key": .string("k"), "expires": .string("2099-01-01T00:00:00.000Z")]), "steps": hashStep]).serialized()
+        let once = try await client.create(steps: hashStep, signature: Signature.sign(reused, secret: "s"), params: reused)
+        XCTAssertEqual(once.status, 200)
+        let twice = try await client.create(steps: hashStep, signature: Signature.sign(reused, secret: "s"), params: reused)
+        XCTAssertEqual(twice.body["error"], .string("SIGNATURE_REUSE_DETECTED"))
+
+        let missing = try await client.status("ffffffffffffffffffffffffffffffff")
+        XCTAssertEqual(missing["error"], .string("ASSEMBLY_NOT_FOUND"))
+    }
+
+    private func unsignedWithKey(_ server: EngineTestServer) -> EngineClient { EngineClient(server: server, credentials: ("k", "s")) }
+
+    func testTusUploadsStartTheAssemblyAndCancellationStopsOne() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        let created = try await client.create(steps: hashStep, expectedUploads: 2)
+        XCTAssertEqual(created.body["ok"], .string("ASSEMBLY_UPLOADING"))
+        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
+        let assemblyURL = try XCTUnwrap(created.body["assembly_ssl_url"]?.stringValue)
+        let tusURL = try XCTUnwrap(created.body["tus_url"]?.stringValue)
+        let tus = TusClient(http: client.http, endpoint: tusURL)
+        var hashes: [String] = []
+        for (index, text) in ["first file", "second file"].enumerated() {
+            let data = Data(text.utf8)
+            let upload = try await tus.create(
+                length: Int64(data.count), metadata: ["assembly_url": assemblyURL, "fieldname": "file\(index)", "filename": "f\(index).txt"])
+            let waiting = try await client.status(id)
+            XCTAssertEqual(waiting["ok"], .string("ASSEMBLY_UPLOADING"))
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let path = try directory.write("f", data: data)
+            _ = try await tus.append(to: upload.url, offset: 0, body: .file(path: path, offset: 0, length: Int64(data.count)), checksum: nil)
+            hashes.append(sha256(data))
+        }
+        let done = try await client.wait(id)
+        XCTAssertEqual(done["ok"], .string("ASSEMBLY_COMPLETED"), done.serialized())
+        XCTAssertEqual(done["finished_tus_uploads"], .int(2))
+        let results = done["results"]?["hash"]?.arrayValue ?? []
+        XCTAssertEqual(Set(results.compactMap { $0["meta"]?["hash"]?.stringValue }), Set(hashes))
+        XCTAssertEqual(Set(results.compactMap { $0["name"]?.stringValue }), ["f0.txt", "f1.txt"])
+
+        let other = try await client.create(steps: hashStep, expectedUploads: 1)
+        let otherID = try XCTUnwrap(other.body["assembly_id"]?.stringValue)
+        let canceled = try await client.http.send(HTTPRequest(method: "DELETE", url: client.base + "/assemblies/" + otherID))
+        XCTAssertEqual(try JSONValue.parse(canceled.body)["ok"], .string("ASSEMBLY_CANCELED"))
+    }
+
+    func testAssembliesSurviveARestart() async throws {
+        let data = try TemporaryDirectory(prefix: "engine-restart")
+        defer { data.remove() }
+        var server = try EngineTestServer(data: data)
+        let created = try await EngineClient(server: server).create(steps: hashStep, expectedUploads: 1)
+        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
+        server.stop(keepData: true)
+        server = try EngineTestServer(data: data)
+        defer { server.stop(keepData: true) }
+        let client = EngineClient(server: server)
+        let status = try await client.status(id)
+        XCTAssertEqual(status["ok"], .string("ASSEMBLY_UPLOADING"))
+        let tus = TusClient(http: client.http, endpoint: client.base + "/resumable/files/")
+        let upload = try await tus.create(length: 0, metadata: ["assembly_id": id, "filename": "empty.txt"])
+        XCTAssertFalse(upload.url.isEmpty)
+        let done = try await client.wait(id)
+        XCTAssertEqual(done["ok"], .string("ASSEMBLY_COMPLETED"), done.serialized())
+    }
+
+    private func sha256(_ data: Data) -> String { FileHashing.sha256(data) }
+}
+
+/// SHA-256 of bytes in memory, for comparing with the engine's /file/hash results.
+enum FileHashing {
+    static func sha256(_ data: Data) -> String {
+        let path = NSTemporaryDirectory() + "/hash-\(UUID().uuidString)"
+        guard FileManager.default.createFile(atPath: path, contents: data) else { return "" }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try? ProcessRunner.run("/usr/bin/sha256sum", [path])
+        return String(result?.stdout.prefix(64) ?? "")
+    }
+}

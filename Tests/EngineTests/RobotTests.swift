@@ -1,0 +1,112 @@
+import Foundation
+import PipelineCore
+import TestSupport
+import XCTest
+
+/// The local robots, through the Assembly API with real images.
+final class RobotTests: XCTestCase {
+    private func run(_ steps: JSONValue, files: [(String, String, Data)]) async throws -> JSONValue {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        let created = try await client.create(steps: steps, files: files)
+        XCTAssertEqual(created.status, 200, created.body.serialized())
+        return try await client.wait(try XCTUnwrap(created.body["assembly_id"]?.stringValue))
+    }
+
+    private func step(_ robot: String, _ options: [String: JSONValue]) -> JSONValue {
+        .object(options.merging(["robot": .string(robot)]) { _, new in new })
+    }
+
+    func testResizeStrategies() async throws {
+        let image = TestImages.png(width: 640, height: 480)
+        let expected: [(String, Int, Int)] = [
+            ("fit", 133, 100), ("fillcrop", 200, 100), ("stretch", 200, 100), ("pad", 200, 100), ("crop", 200, 100), ("min_fit", 200, 150),
+        ]
+        var steps: [String: JSONValue] = [:]
+        for (strategy, _, _) in expected {
+            steps[strategy] = step("/image/resize", ["use": .string(":original"), "width": .int(200), "height": .int(100),
+                                                     "resize_strategy": .string(strategy), "result": .bool(true)])
+        }
+        let status = try await run(.object(steps), files: [("file", "photo.png", image)])
+        XCTAssertEqual(status["ok"], .string("ASSEMBLY_COMPLETED"), status.serialized())
+        for (strategy, width, height) in expected {
+            let result = status["results"]?[strategy]?.arrayValue?.first
+            XCTAssertEqual(result?["meta"], .object(["width": .int(width), "height": .int(height)]), strategy)
+            XCTAssertEqual(result?["mime"], .string("image/png"), strategy)
+        }
+    }
+
+    func testFormatQualityAndDownloads() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        let steps = JSONValue.object(["small": step("/image/resize", [
+            "use": .string(":original"), "width": .int(50), "format": .string("jpg"), "quality": .int(70),
+        ])])
+        let created = try await client.create(steps: steps, files: [("file", "logo.png", TestImages.png(width: 100, height: 40))])
+        let status = try await client.wait(try XCTUnwrap(created.body["assembly_id"]?.stringValue))
+        let result = try XCTUnwrap(status["results"]?["small"]?.arrayValue?.first)
+        XCTAssertEqual(result["name"], .string("logo.jpg"))
+        XCTAssertEqual(result["mime"], .string("image/jpeg"))
+        XCTAssertEqual(result["meta"], .object(["width": .int(50), "height": .int(20)]))
+        let download = try await client.download(try XCTUnwrap(result["ssl_url"]?.stringValue))
+        XCTAssertEqual(download.status, 200)
+        XCTAssertEqual(download.headers["Content-Type"], "image/jpeg")
+        XCTAssertEqual(Array(download.body.prefix(3)), [0xFF, 0xD8, 0xFF], "a JPEG")
+        XCTAssertEqual(result["size"], .int(download.body.count))
+    }
+
+    func testStepsRunInOrderAndLastStepsAreResults() async throws {
+        let steps = JSONValue.object([
+            "resized": step("/image/resize", ["use": .string(":original"), "width": .int(20)]),
+            "hashed": step("/file/hash", ["use": .array([.string("resized")]), "algorithm": .string("md5")]),
+            "originals": step("/file/hash", ["use": .object(["steps": .array([.object(["name": .string(":original")])])]), "result": .bool(false)]),
+        ])
+        let status = try await run(steps, files: [("a", "a.png", TestImages.png(width: 40, height: 40)), ("b", "b.png", TestImages.png(width: 80, height: 40))])
+        XCTAssertEqual(status["ok"], .string("ASSEMBLY_COMPLETED"), status.serialized())
+        XCTAssertEqual(status["results"]?.objectValue.map { Set($0.keys) }, ["hashed"], "only the last step, unless result says otherwise")
+        let hashed = status["results"]?["hashed"]?.arrayValue ?? []
+        XCTAssertEqual(hashed.count, 2)
+        XCTAssertTrue(hashed.allSatisfy { $0["meta"]?["hash"]?.stringValue?.count == 32 && $0["meta"]?["width"] == .int(20) }, "md5 of the resized images")
+        let uploads = status["uploads"]?.arrayValue ?? []
+        XCTAssertEqual(Set(hashed.compactMap { $0["original_id"] }), Set(uploads.compactMap { $0["id"] }))
+    }
+
+    func testFilterKeepsWhatItAcceptsAndCanFail() async throws {
+        let files = [("a", "wide.png", TestImages.png(width: 400, height: 10)), ("b", "narrow.png", TestImages.png(width: 10, height: 10))]
+        let accepts = JSONValue.array([.array([.string("${file.meta.width}"), .string(">"), .int(300)])])
+        let kept = try await run(.object(["wide": step("/file/filter", ["use": .string(":original"), "accepts": accepts])]), files: files)
+        XCTAssertEqual(kept["results"]?["wide"]?.arrayValue?.compactMap { $0["name"]?.stringValue }, ["wide.png"])
+
+        let strict = try await run(.object(["wide": step("/file/filter", [
+            "use": .string(":original"), "accepts": accepts, "error_on_decline": .bool(true),
+        ])]), files: files)
+        XCTAssertEqual(strict["error"], .string("FILE_FILTER_DECLINED_FILE"))
+        XCTAssertTrue(strict["message"]?.stringValue?.contains("'narrow.png' was declined") == true)
+
+        let declines = JSONValue.array([.array([.string("${file.name}"), .string("regex"), .string("^narrow")])])
+        let declined = try await run(.object(["rest": step("/file/filter", ["use": .string(":original"), "declines": declines])]), files: files)
+        XCTAssertEqual(declined["results"]?["rest"]?.arrayValue?.compactMap { $0["name"]?.stringValue }, ["wide.png"])
+    }
+
+    func testHashAlgorithms() async throws {
+        var steps: [String: JSONValue] = [:]
+        for algorithm in ["md5", "sha1", "sha256", "sha384", "sha512"] {
+            steps[algorithm] = step("/file/hash", ["use": .string(":original"), "algorithm": .string(algorithm)])
+        }
+        let status = try await run(.object(steps), files: [("f", "abc.txt", Data("abc".utf8))])
+        let hashes = ["md5": "900150983cd24fb0d6963f7d28e17f72", "sha1": "a9993e364706816aba3e25717850c26c9cd0d89d"]
+        for (algorithm, hash) in hashes {
+            XCTAssertEqual(status["results"]?[algorithm]?.arrayValue?.first?["meta"]?["hash"], .string(hash), algorithm)
+        }
+        XCTAssertEqual(status["results"]?["sha512"]?.arrayValue?.first?["meta"]?["hash"]?.stringValue?.count, 128)
+    }
+
+    func testResizingSomethingThatIsNotAnImageFailsTheAssembly() async throws {
+        let status = try await run(.object(["r": step("/image/resize", ["use": .string(":original"), "width": .int(10)])]),
+                                   files: [("f", "notes.txt", Data("not an image".utf8))])
+        XCTAssertEqual(status["error"], .string("IMAGE_RESIZE_ERROR"))
+        XCTAssertTrue(status["message"]?.stringValue?.hasPrefix("step 'r' (/image/resize): cannot resize 'notes.txt'") == true, status.serialized())
+    }
+}
