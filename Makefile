@@ -11,7 +11,7 @@ build: setup
 	$(SWIFT) build
 
 demo: build
-	.build/debug/pipeline plan $(EXAMPLE)
+	.build/debug/pipeline run $(EXAMPLE)
 
 test: setup
 	$(SWIFT) build --build-tests

@@ -24,7 +24,9 @@ let package = Package(
         .target(name: "Tus", dependencies: ["HTTP", "PipelineCore", "COpenSSL"]),
         .target(name: "Signing", dependencies: ["HTTP", "PipelineCore", "COpenSSL"]),
         .target(name: "Engine", dependencies: ["HTTPServer", "HTTP", "Tus", "PipelineCore", "COpenSSL", "CVips", "Signing", "Policy"]),
-        .target(name: "PipelineCLI", dependencies: ["Manifest", "Policy", "Planner", "PipelineCore", "HTTP", "Tus", "Signing", "Engine", "HTTPServer"]),
+        .target(name: "Assembly", dependencies: ["HTTP", "PipelineCore"]),
+        .target(name: "Executor", dependencies: ["Assembly", "Tus", "HTTP", "Signing", "Planner", "Manifest", "PipelineCore"]),
+        .target(name: "PipelineCLI", dependencies: ["Manifest", "Policy", "Planner", "PipelineCore", "HTTP", "Tus", "Signing", "Engine", "HTTPServer", "Executor"]),
         .executableTarget(name: "pipeline", dependencies: ["PipelineCLI"]),
 
         .target(name: "TestSupport", dependencies: ["PipelineCore", "Engine", "HTTPServer"], path: "Tests/TestSupport"),

@@ -45,6 +45,7 @@ static inline int pipeline_vips_resize(
     const char *input, const char *output, int width, int height, int strategy, int upscale,
     double red, double green, double blue)
 {
+    /* Opening is lazy: only the header is read unless pixels are needed (crop, min_fit). */
     VipsImage *in = vips_image_new_from_file(input, NULL);
     if (in == NULL) return -1;
     int source_width = vips_image_get_width(in), source_height = vips_image_get_height(in);
@@ -55,7 +56,7 @@ static inline int pipeline_vips_resize(
     VipsSize size = upscale ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN;
     switch (strategy) {
     case PIPELINE_RESIZE_FILLCROP:
-        status = vips_thumbnail_image(in, &out, width, "height", height, "crop", VIPS_INTERESTING_CENTRE, "size", size, NULL);
+        status = vips_thumbnail(input, &out, width, "height", height, "crop", VIPS_INTERESTING_CENTRE, "size", size, NULL);
         break;
     case PIPELINE_RESIZE_CROP: {
         int cut_width = width < source_width ? width : source_width;
@@ -64,7 +65,7 @@ static inline int pipeline_vips_resize(
         break;
     }
     case PIPELINE_RESIZE_STRETCH:
-        status = vips_thumbnail_image(in, &out, width, "height", height, "size", VIPS_SIZE_FORCE, NULL);
+        status = vips_thumbnail(input, &out, width, "height", height, "size", VIPS_SIZE_FORCE, NULL);
         break;
     case PIPELINE_RESIZE_MIN_FIT: {
         double scale = fmax((double)width / source_width, (double)height / source_height);
@@ -74,7 +75,7 @@ static inline int pipeline_vips_resize(
     }
     case PIPELINE_RESIZE_PAD: {
         VipsImage *fitted = NULL;
-        status = vips_thumbnail_image(in, &fitted, width, "height", height, "size", size, NULL);
+        status = vips_thumbnail(input, &fitted, width, "height", height, "size", size, NULL);
         if (status == 0) {
             double background[4] = {red, green, blue, 255};
             int bands = vips_image_get_bands(fitted);
@@ -87,7 +88,8 @@ static inline int pipeline_vips_resize(
         break;
     }
     default:
-        status = vips_thumbnail_image(in, &out, width, "height", height, "size", size, NULL);
+        /* From the file, so JPEG and WebP can shrink while loading. */
+        status = vips_thumbnail(input, &out, width, "height", height, "size", size, NULL);
     }
     g_object_unref(in);
     if (status != 0) return -1;

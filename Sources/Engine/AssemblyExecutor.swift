@@ -13,6 +13,12 @@ final class AssemblyExecutor: Sendable {
         self.resultsDirectory = resultsDirectory
     }
 
+    /// The file on disk behind a result URL path `/results/{assembly}/{file}/{name}`, if any.
+    func localPath(assembly: String, file: String) -> String? {
+        guard let record = store.get(assembly) else { return nil }
+        return (record.uploads + record.results.values.flatMap { $0 }).first { $0.id == file }?.path
+    }
+
     /// Starts executing an Assembly in the background.
     func start(_ id: String) {
         store.update(id) { record in
@@ -39,7 +45,7 @@ final class AssemblyExecutor: Sendable {
         for step in graph.ordered {
             if store.get(id)?.isTerminal == true { return }
             let inputs = step.uses.flatMap { outputs[$0] ?? [] }
-            let folder = resultsDirectory + "/" + id + "/" + AssemblyFile.safeName(step.name)
+            let folder = resultsDirectory + "/" + id
             let context = RobotContext(step: step, folder: folder, fields: record.fields)
             do {
                 let produced = try Robots.run(context, on: inputs)

@@ -35,6 +35,8 @@ public final class LocalEngine: Sendable {
     public static let tusPath = "/resumable/files/"
 
     private let server: HTTPServer
+    private let executor: AssemblyExecutor
+    private let assembliesDirectory: String
 
     /// The port the engine listens on.
     public var port: UInt16 { server.port }
@@ -42,10 +44,12 @@ public final class LocalEngine: Sendable {
     /// Starts the engine on `server` settings; `log` receives one line per request.
     public init(_ configuration: Configuration, server settings: HTTPServer.Configuration, log: (@Sendable (String) -> Void)? = nil) throws {
         let data = configuration.dataDirectory
+        assembliesDirectory = data + "/assemblies"
         let uploads = try UploadStore(directory: data + "/uploads")
         let assemblies = try AssemblyStore(directory: data + "/assemblies")
-        let executor = AssemblyExecutor(store: assemblies, resultsDirectory: data + "/results")
+        executor = AssemblyExecutor(store: assemblies, resultsDirectory: data + "/results")
         let links = AssemblyUploads(assemblies: assemblies, uploads: uploads, executor: executor)
+        let executor = self.executor
         let tus = TusEndpoint(
             store: uploads, basePath: Self.tusPath, maxSize: configuration.maxUploadSize, lifetime: configuration.uploadLifetime,
             onCreated: { links.created($0) }, onFinished: { links.finished($0) })
@@ -54,6 +58,19 @@ public final class LocalEngine: Sendable {
             policy: configuration.policy, dataDirectory: data, maxUploadSize: configuration.maxUploadSize)
         server = try HTTPServer(settings, handler: EngineHandler(tus: tus, assemblies: api), log: log)
         executor.resumeInterrupted()
+    }
+
+    /// The file behind a URL this engine serves (a result, or an Assembly's saved state), for callers in the same process
+    /// that want a `file://` URL that outlives the server.
+    public func localPath(of url: String) -> String? {
+        guard let path = URL(string: url)?.path else { return nil }
+        let parts = path.split(separator: "/").map(String.init)
+        if parts.count == 2, parts[0] == "assemblies", AssemblyStore.isValidID(parts[1]) {
+            return assembliesDirectory + "/" + parts[1] + ".json"
+        }
+        guard parts.first == "results" else { return nil }
+        guard parts.count >= 3 else { return nil }
+        return executor.localPath(assembly: parts[1], file: parts[2])
     }
 
     /// Stops serving.

@@ -20,6 +20,11 @@ public struct Manifest: Sendable {
     public var results: Located<String>?
     /// The jobs, in the order written.
     public var jobs: [Job]
+
+    /// An absolute path for `relative`, a path written in the manifest (relative to its folder).
+    public func path(_ relative: String) -> String {
+        relative.hasPrefix("/") ? relative : directory + "/" + relative
+    }
 }
 
 /// Where Assemblies are created.

@@ -50,6 +50,12 @@ public enum Interpolation {
                 name = body
                 fallback = nil
             }
+            if fallback == nil, isAssemblyPlaceholder(name) {
+                // `${file.size}`, `${fields.title}`: Transloadit's own placeholders, kept for the service.
+                output += "${" + body + "}"
+                index = close + 1
+                continue
+            }
             guard isVariableName(name) else {
                 return .malformed(reason: "'\(name)' is not a valid variable name", offset: index)
             }
@@ -63,6 +69,15 @@ public enum Interpolation {
             index = close + 1
         }
         return .text(output)
+    }
+
+    /// Dotted names such as `file.meta.width` or `fields.title`: Assembly placeholders, which
+    /// environment variables (no dots) can never be.
+    public static func isAssemblyPlaceholder(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count > 1 && isVariableName(String(parts[0])) && parts.dropFirst().allSatisfy { part in
+            !part.isEmpty && part.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || $0 == "-" || $0.properties.isAlphabetic || ("0"..."9").contains($0)) }
+        }
     }
 
     /// Letters, digits and underscores, not starting with a digit.

@@ -73,3 +73,11 @@ final class InterpolationTests: XCTestCase {
         }
     }
 }
+
+final class AssemblyPlaceholderTests: XCTestCase {
+    func testTransloaditPlaceholdersAreKeptForTheService() {
+        XCTAssertEqual(Interpolation.expand("${file.size} < ${fields.max_size}", environment: [:]), .text("${file.size} < ${fields.max_size}"))
+        XCTAssertEqual(Interpolation.expand("${file.meta.width}-${W}", environment: ["W": "3"]), .text("${file.meta.width}-3"))
+        XCTAssertEqual(Interpolation.expand("${.x}", environment: [:]), .malformed(reason: "'.x' is not a valid variable name", offset: 0))
+    }
+}

@@ -1,0 +1,193 @@
+import Assembly
+import Foundation
+import HTTP
+import PipelineCore
+import Planner
+import Signing
+import Tus
+
+/// Runs one planned Assembly to its end: find or create it, upload what the server lacks, wait
+/// for it, and trace every result back to its source file.
+struct AssemblyRun: Sendable {
+    let planned: PlannedAssembly
+    let configuration: RunConfiguration
+    let client: AssemblyClient
+    let http: HTTPClient
+    let state: RunState
+    let progress: @Sendable (Int64) -> Void
+    let events: @Sendable (RunEvent) -> Void
+
+    func run() async -> RunResults.Entry {
+        do {
+            let created = try await findOrCreate()
+            var status = created
+            if status.ok == "ASSEMBLY_UPLOADING" {
+                try await upload(to: status)
+            }
+            status = try await wait(status)
+            return entry(status)
+        } catch let failure as AssemblyClient.Failure {
+            return failed(failure.code, failure.message)
+        } catch let error as TusError {
+            return failed("UPLOAD_FAILED", error.description)
+        } catch let error as SignerError {
+            return failed("SIGNING_FAILED", error.message)
+        } catch is CancellationError {
+            return failed("INTERRUPTED", "the run was interrupted; run the same command again to resume")
+        } catch {
+            return failed("RUN_FAILED", "\(error)")
+        }
+    }
+
+    /// The Assembly from an earlier run if it still accepts uploads, is executing or completed;
+    /// otherwise a new one, with its id saved before the request.
+    private func findOrCreate() async throws -> AssemblyState {
+        if let entry = await state.entry(planned.id), let url = entry.assemblyURL {
+            if let status = try? await client.status(url), status.isBusy || status.isCompleted {
+                events(.created(job: planned.job, planID: planned.id, assemblyID: entry.assemblyID, resumed: true))
+                return status
+            }
+        }
+        let id = await state.entry(planned.id).flatMap { $0.assemblyURL == nil ? $0.assemblyID : nil }
+            ?? UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try await state.set(.init(assemblyID: id, assemblyURL: nil), for: planned.id)
+        let (params, signature) = try await signedParams()
+        var status: AssemblyState
+        do {
+            status = try await retrying { try await client.create(id: id, params: params, signature: signature, expectedUploads: planned.files.count) }
+        } catch let failure as AssemblyClient.Failure {
+            // The create went through before (its answer was lost): the Assembly exists.
+            guard failure.code == "DO_NOT_REUSE_ASSEMBLY_IDS" else { throw failure }
+            status = try await client.status(configuration.endpoint + "/assemblies/" + id)
+        }
+        try await state.set(.init(assemblyID: id, assemblyURL: status.assemblyURL), for: planned.id)
+        events(.created(job: planned.job, planID: planned.id, assemblyID: id, resumed: false))
+        return status
+    }
+
+    private func signedParams() async throws -> (String, String?) {
+        guard let key = configuration.authKey, let signer = configuration.signer else {
+            return (planned.instructions.serialized(), nil)
+        }
+        let params = AuthParams.prepare(planned.instructions, key: key, lifetime: configuration.lifetime).serialized()
+        return (params, try await signer.sign(params))
+    }
+
+    /// Uploads the files the Assembly has not received yet, resuming partial uploads.
+    private func upload(to status: AssemblyState) async throws {
+        guard let tusURL = status.tusURL, let assemblyURL = status.assemblyURL, let id = status.assemblyID else {
+            throw AssemblyClient.Failure(code: "NO_TUS_URL", message: "the Assembly status has no tus_url", retryIn: nil, isTransient: false)
+        }
+        let finished = Set((status.json["tus_uploads"]?.arrayValue ?? []).filter { $0["finished"]?.boolValue == true }
+            .compactMap { $0["fieldname"]?.stringValue }) .union(status.uploads.map(\.field))
+        let pending = planned.files.enumerated().filter { !finished.contains(Self.field($0.offset)) }
+        let files = pending.map { index, file in
+            UploadFile(path: configuration.baseDirectory + "/" + file.path, metadata: [
+                "assembly_url": assemblyURL, "fieldname": Self.field(index),
+                "filename": (file.path as NSString).lastPathComponent, "filetype": MediaTypes.guess(file.path),
+            ])
+        }
+        let done = planned.files.enumerated().filter { finished.contains(Self.field($0.offset)) }.reduce(Int64(0)) { $0 + $1.element.size }
+        progress(done)
+        let options = UploadOptions(parallel: configuration.uploadParallel, stateDirectory: configuration.stateDirectory + "/uploads/" + id)
+        let counter = ByteCounter(base: done, report: progress)
+        let results = try await TusUploader(endpoint: tusURL, options: options, http: http).upload(files) { counter.update($0) }
+        for result in results { _ = try result.get() }
+    }
+
+    /// Polls until the Assembly ends: about once a second, slowing gently; rate limits wait
+    /// `retryIn` (with jitter); transient failures back off.
+    private func wait(_ initial: AssemblyState) async throws -> AssemblyState {
+        var status = initial
+        guard let url = status.assemblyURL else { return status }
+        var interval = configuration.pollInterval
+        let deadline = ContinuousClock.now + configuration.timeout
+        while status.isBusy {
+            guard ContinuousClock.now < deadline else {
+                throw AssemblyClient.Failure(code: "RUN_TIMEOUT", message: "the Assembly did not finish within the run's timeout", retryIn: nil, isTransient: false)
+            }
+            try await Task.sleep(for: interval)
+            status = try await retrying { try await client.status(url) }
+            interval = min(interval * 1.2, .seconds(5))
+        }
+        return status
+    }
+
+    /// Runs `call`, retrying transient failures (rate limits after `retryIn`, others with backoff).
+    private func retrying<T: Sendable>(_ call: () async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try await call()
+            } catch let failure as AssemblyClient.Failure where failure.isTransient && attempt < 8 {
+                attempt += 1
+                let base = failure.retryIn ?? min(30, pow(2, Double(attempt - 1)))
+                let jitter = Double.random(in: 0...0.1) * base
+                try await Task.sleep(for: .milliseconds(Int((base + jitter) * 1000)))
+            }
+        }
+    }
+
+    private func entry(_ status: AssemblyState) -> RunResults.Entry {
+        guard status.isCompleted else {
+            return failed(status.error ?? status.ok ?? "UNKNOWN", status.message ?? "", status: status)
+        }
+        let sources = Dictionary(status.uploads.map { upload in
+            (upload.id, Self.index(of: upload.field).flatMap { planned.files.indices.contains($0) ? planned.files[$0].path : nil })
+        }, uniquingKeysWith: { first, _ in first })
+        let results = status.results.mapValues { files in
+            files.map { file in
+                RunResults.ResultFile(
+                    source: file.originalID.flatMap { sources[$0] ?? nil }, name: file.name,
+                    url: file.url.map { configuration.rewriteURL?($0) ?? $0 }, size: file.size, mime: file.mime, meta: file.meta)
+            }.sorted { ($0.source ?? "", $0.name) < ($1.source ?? "", $1.name) }
+        }
+        return RunResults.Entry(
+            job: planned.job, planID: planned.id, assemblyID: status.assemblyID,
+            assemblyURL: status.assemblyURL.map { configuration.rewriteURL?($0) ?? $0 },
+            status: "ASSEMBLY_COMPLETED", message: nil, cached: false, files: planned.files, results: results)
+    }
+
+    private func failed(_ code: String, _ message: String, status: AssemblyState? = nil) -> RunResults.Entry {
+        RunResults.Entry(
+            job: planned.job, planID: planned.id, assemblyID: status?.assemblyID, assemblyURL: status?.assemblyURL,
+            status: code, message: message, cached: false, files: planned.files, results: [:])
+    }
+
+    /// The tus `fieldname` of the file at `index`: how uploads are matched back to plan files.
+    static func field(_ index: Int) -> String { "file_\(index)" }
+
+    static func index(of field: String) -> Int? {
+        field.hasPrefix("file_") ? Int(field.dropFirst(5)) : nil
+    }
+}
+
+/// Adds up per-file upload progress into one number for the Assembly.
+final class ByteCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var files: [Int: Int64] = [:]
+    private let base: Int64
+    private let report: @Sendable (Int64) -> Void
+
+    init(base: Int64, report: @escaping @Sendable (Int64) -> Void) {
+        self.base = base
+        self.report = report
+    }
+
+    func update(_ progress: UploadProgress) {
+        let total: Int64 = lock.withLock {
+            files[progress.index] = progress.confirmed
+            return base + files.values.reduce(0, +)
+        }
+        report(total)
+    }
+}
+
+/// Media types for the `filetype` metadata.
+enum MediaTypes {
+    static func guess(_ path: String) -> String {
+        let types = ["jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp",
+                     "mp4": "video/mp4", "mov": "video/quicktime", "pdf": "application/pdf", "txt": "text/plain", "json": "application/json"]
+        return types[(path as NSString).pathExtension.lowercased()] ?? "application/octet-stream"
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import PipelineCore
+import Planner
+
+/// The results of a run (`schemas/results.schema.json`): per planned Assembly its outcome, its
+/// source files and, per step, the result files traced back to their source. Deterministic:
+/// Assemblies in plan order, results sorted by source and name. No secret, token or signature.
+public struct RunResults: Sendable, Equatable {
+    /// One result file.
+    public struct ResultFile: Sendable, Equatable {
+        public var source: String?
+        public var name: String
+        public var url: String?
+        public var size: Int64
+        public var mime: String?
+        public var meta: JSONValue
+    }
+
+    /// One planned Assembly's outcome.
+    public struct Entry: Sendable, Equatable {
+        public var job: String
+        public var planID: String
+        public var assemblyID: String?
+        public var assemblyURL: String?
+        /// `ASSEMBLY_COMPLETED`, or the error code.
+        public var status: String
+        public var message: String?
+        /// Whether the results were carried over from an earlier run.
+        public var cached: Bool
+        public var files: [PlannedFile]
+        public var results: [String: [ResultFile]]
+
+        public var isCompleted: Bool { status == "ASSEMBLY_COMPLETED" }
+    }
+
+    public var pipeline: String
+    public var assemblies: [Entry]
+
+    /// The results as JSON.
+    public var json: JSONValue {
+        .object([
+            "version": .int(1),
+            "pipeline": .string(pipeline),
+            "assemblies": .array(assemblies.map { entry in
+                var object: [String: JSONValue] = [
+                    "job": .string(entry.job), "plan_id": .string(entry.planID), "status": .string(entry.status),
+                    "files": .array(entry.files.map { .object(["path": .string($0.path), "size": .int(Int($0.size)), "sha256": .string($0.sha256)]) }),
+                    "results": .object(entry.results.mapValues { files in .array(files.map(Self.json)) }),
+                ]
+                if let id = entry.assemblyID { object["assembly_id"] = .string(id) }
+                if let url = entry.assemblyURL { object["assembly_url"] = .string(url) }
+                if let message = entry.message, !entry.isCompleted { object["message"] = .string(message) }
+                return .object(object)
+            }),
+        ])
+    }
+
+    private static func json(_ file: ResultFile) -> JSONValue {
+        var object: [String: JSONValue] = ["name": .string(file.name), "size": .int(Int(file.size)), "meta": file.meta]
+        object["source"] = file.source.map { .string($0) } ?? .null
+        if let url = file.url { object["url"] = .string(url) }
+        if let mime = file.mime { object["mime"] = .string(mime) }
+        return .object(object)
+    }
+
+    /// Reads a results file; `nil` when missing or unreadable (then nothing is cached).
+    public static func load(_ path: String) -> RunResults? {
+        guard let data = FileManager.default.contents(atPath: path), let json = try? JSONValue.parse(data),
+              let pipeline = json["pipeline"]?.stringValue, let items = json["assemblies"]?.arrayValue else { return nil }
+        let entries = items.compactMap { item -> Entry? in
+            guard let job = item["job"]?.stringValue, let planID = item["plan_id"]?.stringValue, let status = item["status"]?.stringValue else { return nil }
+            let files = (item["files"]?.arrayValue ?? []).compactMap { file -> PlannedFile? in
+                guard let path = file["path"]?.stringValue, let size = file["size"]?.intValue, let sha = file["sha256"]?.stringValue else { return nil }
+                return PlannedFile(path: path, size: Int64(size), sha256: sha)
+            }
+            let results = (item["results"]?.objectValue ?? [:]).mapValues { list in
+                (list.arrayValue ?? []).map { value in
+                    ResultFile(source: value["source"]?.stringValue, name: value["name"]?.stringValue ?? "", url: value["url"]?.stringValue,
+                               size: Int64(value["size"]?.intValue ?? 0), mime: value["mime"]?.stringValue, meta: value["meta"] ?? .object([:]))
+                }
+            }
+            return Entry(job: job, planID: planID, assemblyID: item["assembly_id"]?.stringValue, assemblyURL: item["assembly_url"]?.stringValue,
+                         status: status, message: item["message"]?.stringValue, cached: false, files: files, results: results)
+        }
+        return RunResults(pipeline: pipeline, assemblies: entries)
+    }
+
+    /// Writes the results atomically.
+    public func write(to path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        try AtomicFile.write(Data((json.serialized(pretty: true) + "\n").utf8), to: path)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Signing
+
+/// Everything a run needs besides the plan.
+public struct RunConfiguration: Sendable {
+    /// The Assembly API, such as `http://127.0.0.1:8787` or `https://api2.transloadit.com`.
+    public var endpoint: String
+    /// The Auth Key; `nil` sends unsigned params (the local engine without credentials).
+    public var authKey: String?
+    /// Signs params when there is an Auth Key.
+    public var signer: (any ParamsSigner)?
+    /// Signature lifetime.
+    public var lifetime: Duration
+    /// The folder holding the manifest; plan paths are relative to it.
+    public var baseDirectory: String
+    /// `.pipeline/` beside the manifest: run state and upload resume state.
+    public var stateDirectory: String
+    /// Where the results JSON is written.
+    public var resultsPath: String
+    /// Assemblies in flight at once.
+    public var concurrency: Int
+    /// Files uploaded at once per Assembly.
+    public var uploadParallel: Int
+    /// The longest the whole run may take.
+    public var timeout: Duration
+    /// Redo everything, ignoring earlier results.
+    public var force: Bool
+    /// A download folder per job (from the manifest or `--download`).
+    public var downloads: [String: String]
+    /// Turns result URLs into ones that outlive the run (the embedded engine's `file://` URLs).
+    public var rewriteURL: (@Sendable (String) -> String)?
+    /// The first poll interval (later polls slow down gently).
+    public var pollInterval: Duration
+
+    /// Creates a configuration.
+    public init(
+        endpoint: String, authKey: String?, signer: (any ParamsSigner)?, lifetime: Duration, baseDirectory: String,
+        stateDirectory: String, resultsPath: String, concurrency: Int = 4, uploadParallel: Int = 4,
+        timeout: Duration = .seconds(8 * 3600), force: Bool = false, downloads: [String: String] = [:],
+        rewriteURL: (@Sendable (String) -> String)? = nil, pollInterval: Duration = .seconds(1)
+    ) {
+        self.endpoint = endpoint
+        self.authKey = authKey
+        self.signer = signer
+        self.lifetime = lifetime
+        self.baseDirectory = baseDirectory
+        self.stateDirectory = stateDirectory
+        self.resultsPath = resultsPath
+        self.concurrency = concurrency
+        self.uploadParallel = uploadParallel
+        self.timeout = timeout
+        self.force = force
+        self.downloads = downloads
+        self.rewriteURL = rewriteURL
+        self.pollInterval = pollInterval
+    }
+}
+
+/// What happens during a run, for the CLI to show.
+public enum RunEvent: Sendable {
+    /// The run begins: Assemblies to run and how many are cached.
+    case started(assemblies: Int, cached: Int, files: Int, bytes: Int64)
+    /// An Assembly was created (or found again after a restart).
+    case created(job: String, planID: String, assemblyID: String, resumed: Bool)
+    /// Bytes confirmed by the servers so far, over all Assemblies.
+    case uploaded(bytes: Int64, total: Int64)
+    /// An Assembly reached its end.
+    case finished(RunResults.Entry)
+}

@@ -1,0 +1,112 @@
+import Assembly
+import Foundation
+import HTTP
+import Planner
+
+/// Runs a plan: cached Assemblies are carried over from the last results, the others run
+/// `concurrency` at a time; results are written atomically at the end (and after each
+/// Assembly), then result files are downloaded where jobs ask for it.
+public struct Runner: Sendable {
+    let plan: Plan
+    let configuration: RunConfiguration
+    let http: HTTPClient
+
+    /// Creates a runner.
+    public init(plan: Plan, configuration: RunConfiguration, http: HTTPClient = HTTPClient()) {
+        self.plan = plan
+        self.configuration = configuration
+        self.http = http
+    }
+
+    /// The earlier results that can be reused for `plan`: completed entries with the same plan id.
+    public static func cachedEntries(for plan: Plan, resultsPath: String) -> [String: RunResults.Entry] {
+        let previous = RunResults.load(resultsPath)?.assemblies ?? []
+        let wanted = Set(plan.assemblies.map(\.id))
+        var cached: [String: RunResults.Entry] = [:]
+        for entry in previous where entry.isCompleted && wanted.contains(entry.planID) {
+            var reused = entry
+            reused.cached = true
+            cached[entry.planID] = reused
+        }
+        return cached
+    }
+
+    /// Runs everything and returns the results (also written to `configuration.resultsPath`).
+    public func run(events: @escaping @Sendable (RunEvent) -> Void) async throws -> RunResults {
+        let cached = configuration.force ? [:] : Self.cachedEntries(for: plan, resultsPath: configuration.resultsPath)
+        let pending = plan.assemblies.filter { cached[$0.id] == nil }
+        let total = pending.reduce(Int64(0)) { $0 + $1.bytes }
+        events(.started(assemblies: plan.assemblies.count, cached: cached.count, files: plan.fileCount, bytes: plan.byteCount))
+        let state = RunState(path: configuration.stateDirectory + "/run-state.json")
+        let client = AssemblyClient(http: http, endpoint: configuration.endpoint)
+        let progress = ProgressTotals(total: total, events: events)
+        let collected = ResultsCollector(cached: cached)
+
+        try await withThrowingTaskGroup(of: RunResults.Entry.self) { group in
+            var next = 0
+            func startNext() {
+                guard next < pending.count else { return }
+                let planned = pending[next]
+                next += 1
+                group.addTask {
+                    await AssemblyRun(
+                        planned: planned, configuration: configuration, client: client, http: http, state: state,
+                        progress: { progress.update(planned.id, $0) }, events: events
+                    ).run()
+                }
+            }
+            for _ in 0..<max(1, configuration.concurrency) { startNext() }
+            while let entry = try await group.next() {
+                collected.add(entry)
+                events(.finished(entry))
+                try? results(collected).write(to: configuration.resultsPath)
+                startNext()
+            }
+        }
+        let final = results(collected)
+        try final.write(to: configuration.resultsPath)
+        for entry in final.assemblies where entry.isCompleted {
+            if let folder = configuration.downloads[entry.job] { try await Downloader(http: http).download(entry, into: folder) }
+        }
+        return final
+    }
+
+    private func results(_ collected: ResultsCollector) -> RunResults {
+        let entries = collected.entries
+        return RunResults(pipeline: plan.pipeline, assemblies: plan.assemblies.compactMap { entries[$0.id] })
+    }
+}
+
+/// Finished entries by plan id, filled from concurrent tasks.
+final class ResultsCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String: RunResults.Entry]
+
+    init(cached: [String: RunResults.Entry]) {
+        stored = cached
+    }
+
+    func add(_ entry: RunResults.Entry) { lock.withLock { stored[entry.planID] = entry } }
+    var entries: [String: RunResults.Entry] { lock.withLock { stored } }
+}
+
+/// Sums upload progress over all Assemblies into one event stream.
+final class ProgressTotals: @unchecked Sendable {
+    private let lock = NSLock()
+    private var perAssembly: [String: Int64] = [:]
+    private let total: Int64
+    private let events: @Sendable (RunEvent) -> Void
+
+    init(total: Int64, events: @escaping @Sendable (RunEvent) -> Void) {
+        self.total = total
+        self.events = events
+    }
+
+    func update(_ planID: String, _ bytes: Int64) {
+        let sum: Int64 = lock.withLock {
+            perAssembly[planID] = bytes
+            return perAssembly.values.reduce(0, +)
+        }
+        events(.uploaded(bytes: sum, total: total))
+    }
+}

@@ -1,0 +1,108 @@
+import Engine
+import Executor
+import Foundation
+import HTTP
+import HTTPServer
+import Manifest
+import Planner
+import PipelineCore
+
+/// `pipeline run`: plans the manifest, runs every Assembly and writes the results JSON.
+struct RunCommand: Command {
+    static let spec = CommandSpec(
+        name: "run",
+        summary: "Run a manifest: create the Assemblies, upload the files, wait, and write the results JSON.",
+        discussion: """
+        Plans first (the same checks as 'pipeline plan'), then runs each planned Assembly: signed params, \
+        tus uploads that resume where they stopped, polling until the Assembly ends. Assemblies whose \
+        files and instructions match a completed entry of the previous results are not run again \
+        (--force redoes them). State lives in .pipeline/ beside the manifest, so the same command after \
+        an interruption continues without creating duplicate Assemblies or re-sending finished bytes. \
+        With 'endpoint: local' the engine of 'pipeline serve' runs inside this command.
+        """,
+        arguments: [.init(name: "MANIFEST", help: "The manifest to run, such as pipeline.yml.")],
+        options: [
+            .init(name: "results", valueName: "FILE", help: "Where to write the results (default: the manifest's 'results:', else results.json beside it)."),
+            .init(name: "endpoint", valueName: "URL", help: "The Assembly API to use instead of the manifest's (or 'local')."),
+            .init(name: "concurrency", valueName: "N", help: "Assemblies in flight at once (default 4)."),
+            .init(name: "parallel", valueName: "N", help: "Files uploaded at once per Assembly (default 4)."),
+            .init(name: "timeout", valueName: "DURATION", help: "Give up after this long (default 8h)."),
+            .init(name: "download", valueName: "DIR", help: "Download every job's result files into DIR/<step>/<name>."),
+            .init(name: "force", help: "Run every Assembly, even those completed in the previous results."),
+            .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
+            .init(name: "json", help: "Print one JSON event per line instead of progress and a summary."),
+        ],
+        examples: ["pipeline run pipeline.yml", "pipeline run pipeline.yml --results build/results.json --concurrency 8"])
+
+    let manifestPath: String
+    let arguments: ParsedArguments
+    let concurrency: Int
+    let parallel: Int
+    let timeout: Duration
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        manifestPath = arguments.positionals[0]
+        self.arguments = arguments
+        concurrency = try Self.count(arguments, "concurrency", default: 4)
+        parallel = try Self.count(arguments, "parallel", default: 4)
+        let text = arguments.value("timeout") ?? "8h"
+        guard let timeout = DurationText.parse(text) else {
+            throw UsageError("--timeout needs a duration such as 30m or 8h, not '\(text)'", command: Self.spec.name)
+        }
+        self.timeout = timeout
+    }
+
+    private static func count(_ arguments: ParsedArguments, _ name: String, default value: Int) throws(UsageError) -> Int {
+        guard let text = arguments.value(name) else { return value }
+        guard let number = Int(text), (1...256).contains(number) else {
+            throw UsageError("--\(name) needs a number from 1 to 256, not '\(text)'", command: spec.name)
+        }
+        return number
+    }
+
+    func run(_ context: CommandContext) async throws -> Int32 {
+        let signals = SignalWaiter([SIGINT])
+        let session = PlanningSession(environment: context.environment, policyPath: arguments.value("policy"))
+        let planned = session.plan(manifestPath: manifestPath, workers: ProcessInfo.processInfo.activeProcessorCount)
+        context.report(planned.diagnostics, sources: planned.sources)
+        guard let plan = planned.value else { return ExitCode.failure }
+        let prepared: RunSetup
+        do {
+            prepared = try RunSetup.prepare(manifestPath: manifestPath, plan: plan, arguments: arguments, context: context)
+        } catch {
+            context.report(error.diagnostics, sources: planned.sources)
+            return ExitCode.failure
+        }
+        defer { prepared.engine?.stop() }
+        var configuration = prepared.configuration
+        configuration.concurrency = concurrency
+        configuration.uploadParallel = parallel
+        configuration.timeout = timeout
+        configuration.force = arguments.flag("force")
+
+        let display = RunDisplay(output: context.output, json: arguments.flag("json"), githubActions: context.environment["GITHUB_ACTIONS"] == "true")
+        let runner = Runner(plan: plan, configuration: configuration)
+        let work = Task { try await runner.run { display.show($0) } }
+        let interrupt = Task {
+            _ = await signals.next()
+            work.cancel()
+        }
+        defer { interrupt.cancel() }
+        do {
+            let results = try await work.value
+            if work.isCancelled {
+                context.output.error("pipeline: interrupted; state is saved in \(configuration.stateDirectory). Run the same command again to resume.\n")
+                return 130
+            }
+            display.summary(results, resultsPath: configuration.resultsPath)
+            return results.assemblies.allSatisfy(\.isCompleted) ? ExitCode.success : ExitCode.failure
+        } catch {
+            if work.isCancelled {
+                context.output.error("pipeline: interrupted; state is saved in \(configuration.stateDirectory). Run the same command again to resume.\n")
+                return 130
+            }
+            context.output.error("pipeline: error: \(error)\n")
+            return ExitCode.failure
+        }
+    }
+}
