@@ -108,14 +108,3 @@ final class AssemblyAPITests: XCTestCase {
 
     private func sha256(_ data: Data) -> String { FileHashing.sha256(data) }
 }
-
-/// SHA-256 of bytes in memory, for comparing with the engine's /file/hash results.
-enum FileHashing {
-    static func sha256(_ data: Data) -> String {
-        let path = NSTemporaryDirectory() + "/hash-\(UUID().uuidString)"
-        guard FileManager.default.createFile(atPath: path, contents: data) else { return "" }
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let result = try? ProcessRunner.run("/usr/bin/sha256sum", [path])
-        return String(result?.stdout.prefix(64) ?? "")
-    }
-}
