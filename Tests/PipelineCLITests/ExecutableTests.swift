@@ -37,7 +37,7 @@ final class ServeProcessTests: XCTestCase {
         try process.run()
         var text = ""
         let deadline = Date().addingTimeInterval(10)
-        while !text.contains("tus endpoint"), Date() < deadline {
+        while !text.contains("authentication:"), Date() < deadline {
             text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         }
         XCTAssertTrue(text.contains("pipeline serve: listening on http://127.0.0.1:"), text)
