@@ -34,11 +34,20 @@ public struct RunResults: Sendable, Equatable {
     }
 
     public var pipeline: String
+    /// `I/N` for the results of one shard.
+    public var shard: String?
     public var assemblies: [Entry]
+
+    /// Creates results.
+    public init(pipeline: String, shard: String? = nil, assemblies: [Entry]) {
+        self.pipeline = pipeline
+        self.shard = shard
+        self.assemblies = assemblies
+    }
 
     /// The results as JSON.
     public var json: JSONValue {
-        .object([
+        var top: [String: JSONValue] = [
             "version": .int(1),
             "pipeline": .string(pipeline),
             "assemblies": .array(assemblies.map { entry in
@@ -52,7 +61,19 @@ public struct RunResults: Sendable, Equatable {
                 if let message = entry.message, !entry.isCompleted { object["message"] = .string(message) }
                 return .object(object)
             }),
-        ])
+        ]
+        if let shard { top["shard"] = .string(shard) }
+        return .object(top)
+    }
+
+    /// The shards' results as one, in shard order; `nil` when they are not shards of one run.
+    public static func merge(_ shards: [RunResults]) -> RunResults? {
+        guard let first = shards.first, shards.allSatisfy({ $0.pipeline == first.pipeline && $0.shard != nil }) else { return nil }
+        func index(_ results: RunResults) -> Int { Int(results.shard?.split(separator: "/").first ?? "") ?? 0 }
+        let ordered = shards.sorted { index($0) < index($1) }
+        let counts = Set(ordered.compactMap { $0.shard?.split(separator: "/").last })
+        guard counts.count == 1, ordered.map(index) == Array(1...ordered.count), Int(counts.first ?? "") == ordered.count else { return nil }
+        return RunResults(pipeline: first.pipeline, assemblies: ordered.flatMap(\.assemblies))
     }
 
     private static func json(_ file: ResultFile) -> JSONValue {
@@ -82,7 +103,7 @@ public struct RunResults: Sendable, Equatable {
             return Entry(job: job, planID: planID, assemblyID: item["assembly_id"]?.stringValue, assemblyURL: item["assembly_url"]?.stringValue,
                          status: status, message: item["message"]?.stringValue, cached: false, files: files, results: results)
         }
-        return RunResults(pipeline: pipeline, assemblies: entries)
+        return RunResults(pipeline: pipeline, shard: json["shard"]?.stringValue, assemblies: entries)
     }
 
     /// Writes the results atomically.

@@ -31,6 +31,10 @@ public struct RunConfiguration: Sendable {
     public var rewriteURL: (@Sendable (String) -> String)?
     /// The first poll interval (later polls slow down gently).
     public var pollInterval: Duration
+    /// `I/N` when running one shard, recorded in the results.
+    public var shard: String?
+    /// The run state's file name in `stateDirectory` (one per shard, so shards never share it).
+    public var stateFile = "run-state.json"
 
     /// Creates a configuration.
     public init(

@@ -37,7 +37,7 @@ public struct Runner: Sendable {
         let pending = plan.assemblies.filter { cached[$0.id] == nil }
         let total = pending.reduce(Int64(0)) { $0 + $1.bytes }
         events(.started(assemblies: plan.assemblies.count, cached: cached.count, files: plan.fileCount, bytes: plan.byteCount))
-        let state = RunState(path: configuration.stateDirectory + "/run-state.json")
+        let state = RunState(path: configuration.stateDirectory + "/" + configuration.stateFile)
         let client = AssemblyClient(http: http, endpoint: configuration.endpoint)
         let progress = ProgressTotals(total: total, events: events)
         let collected = ResultsCollector(cached: cached)
@@ -73,7 +73,7 @@ public struct Runner: Sendable {
 
     private func results(_ collected: ResultsCollector) -> RunResults {
         let entries = collected.entries
-        return RunResults(pipeline: plan.pipeline, assemblies: plan.assemblies.compactMap { entries[$0.id] })
+        return RunResults(pipeline: plan.pipeline, shard: configuration.shard, assemblies: plan.assemblies.compactMap { entries[$0.id] })
     }
 }
 

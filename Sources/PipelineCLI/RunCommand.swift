@@ -30,6 +30,8 @@ struct RunCommand: Command {
             .init(name: "download", valueName: "DIR", help: "Download every job's result files into DIR/<step>/<name>."),
             .init(name: "force", help: "Run every Assembly, even those completed in the previous results."),
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
+            .init(name: "plan", valueName: "FILE", help: "Run exactly this reviewed plan; refuse if any of its files changed."),
+            .init(name: "shard", valueName: "I/N", help: "Run shard I of N (a contiguous share of the Assemblies), for CI matrices."),
             .init(name: "json", help: "Print one JSON event per line instead of progress and a summary."),
         ],
         examples: ["pipeline run pipeline.yml", "pipeline run pipeline.yml --results build/results.json --concurrency 8"])
@@ -39,6 +41,7 @@ struct RunCommand: Command {
     let concurrency: Int
     let parallel: Int
     let timeout: Duration
+    let shard: (index: Int, count: Int)?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         manifestPath = arguments.positionals[0]
@@ -50,6 +53,38 @@ struct RunCommand: Command {
             throw UsageError("--timeout needs a duration such as 30m or 8h, not '\(text)'", command: Self.spec.name)
         }
         self.timeout = timeout
+        if let text = arguments.value("shard") {
+            let parts = text.split(separator: "/").compactMap { Int($0) }
+            guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
+                throw UsageError("--shard needs I/N with 1 <= I <= N, such as 2/4, not '\(text)'", command: Self.spec.name)
+            }
+            shard = (parts[0], parts[1])
+        } else {
+            shard = nil
+        }
+    }
+
+    /// The reviewed plan, if every one of its files is unchanged; otherwise the differences are reported.
+    private func verifiedPlan(_ path: String, base: Plan, context: CommandContext) -> Plan? {
+        let reviewed: Plan
+        do {
+            reviewed = try Plan.decode(try FileReading.read(path, limit: 1 << 30), file: path)
+        } catch let error as DiagnosticsError {
+            context.report(error.diagnostics, sources: SourceStore())
+            return nil
+        } catch {
+            context.output.error("pipeline: error: \(error)\n")
+            return nil
+        }
+        let directory = (manifestPath as NSString).deletingLastPathComponent
+        let differences = PlanVerification.differences(reviewed, baseDirectory: directory.isEmpty ? "." : directory)
+        guard differences.isEmpty else {
+            context.output.error("pipeline: error: the files changed since '\(path)' was planned; nothing was run:\n"
+                + differences.map { "  \($0)\n" }.joined()
+                + "  hint: review a new plan with 'pipeline plan \(manifestPath) --out \(path)', or run without --plan\n")
+            return nil
+        }
+        return reviewed
     }
 
     private static func count(_ arguments: ParsedArguments, _ name: String, default value: Int) throws(UsageError) -> Int {
@@ -65,7 +100,12 @@ struct RunCommand: Command {
         let session = PlanningSession(environment: context.environment, policyPath: arguments.value("policy"))
         let planned = session.plan(manifestPath: manifestPath, workers: ProcessInfo.processInfo.activeProcessorCount)
         context.report(planned.diagnostics, sources: planned.sources)
-        guard let plan = planned.value else { return ExitCode.failure }
+        guard var plan = planned.value else { return ExitCode.failure }
+        if let reviewed = arguments.value("plan") {
+            guard let chosen = verifiedPlan(reviewed, base: plan, context: context) else { return ExitCode.failure }
+            plan = chosen
+        }
+        if let shard { plan = plan.shard(shard.index, of: shard.count) }
         let prepared: RunSetup
         do {
             prepared = try RunSetup.prepare(manifestPath: manifestPath, plan: plan, arguments: arguments, context: context)
@@ -79,6 +119,10 @@ struct RunCommand: Command {
         configuration.uploadParallel = parallel
         configuration.timeout = timeout
         configuration.force = arguments.flag("force")
+        if let shard {
+            configuration.shard = "\(shard.index)/\(shard.count)"
+            configuration.stateFile = "run-state-\(shard.index)of\(shard.count).json"
+        }
 
         let display = RunDisplay(output: context.output, json: arguments.flag("json"), githubActions: context.environment["GITHUB_ACTIONS"] == "true")
         let runner = Runner(plan: plan, configuration: configuration)

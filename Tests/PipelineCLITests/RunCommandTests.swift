@@ -136,4 +136,62 @@ final class RunCommandTests: XCTestCase {
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stderr.contains("environment variable 'TRANSLOADIT_KEY' is not set"), result.stderr)
     }
+
+    func testReviewedPlanRunsOnlyWhileItsFilesAreUnchanged() async throws {
+        let directory = try project()
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml", plan = directory.path + "/plan.json"
+        let planned = await CLIHarness.run(["plan", manifest, "--out", plan])
+        XCTAssertEqual(planned.status, 0, planned.stderr)
+        try directory.write("images/b.png", data: TestImages.png(width: 301, height: 300))
+        let refused = await CLIHarness.run(["run", manifest, "--plan", plan])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("the files changed since"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("images/b.png: size"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path + "/out/results.json"), "nothing ran")
+
+        try directory.write("images/b.png", data: TestImages.png(width: 300, height: 300))
+        let accepted = await CLIHarness.run(["run", manifest, "--plan", plan])
+        XCTAssertEqual(accepted.status, 0, accepted.stderr)
+    }
+
+    func testShardsMergeIntoTheUnshardedResults() async throws {
+        let directory = try project(batch: "1")
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml"
+        let whole = await CLIHarness.run(["run", manifest, "--results", directory.path + "/all.json"])
+        XCTAssertEqual(whole.status, 0, whole.stderr)
+        for shard in ["1/2", "2/2"] {
+            let part = await CLIHarness.run(["run", manifest, "--shard", shard, "--results", directory.path + "/shard-\(shard.prefix(1)).json"])
+            XCTAssertEqual(part.status, 0, part.stderr)
+        }
+        let merged = await CLIHarness.run(["results", "merge", directory.path + "/shard-2.json", directory.path + "/shard-1.json"])
+        XCTAssertEqual(merged.status, 0, merged.stderr)
+        let expected = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/all.json")))
+        XCTAssertEqual(withoutIDs(try JSONValue.parse(Data(merged.stdout.utf8))), withoutIDs(expected))
+        XCTAssertEqual(expected["assemblies"]?.arrayValue?.count, 3)
+
+        let incomplete = await CLIHarness.run(["results", "merge", directory.path + "/shard-1.json"])
+        XCTAssertEqual(incomplete.status, 1)
+        XCTAssertTrue(incomplete.stderr.contains("not all the shards"), incomplete.stderr)
+    }
+
+    /// Results with the per-run Assembly ids and URLs removed.
+    private func withoutIDs(_ results: JSONValue) -> JSONValue {
+        guard var object = results.objectValue else { return results }
+        object["assemblies"] = .array((object["assemblies"]?.arrayValue ?? []).map { entry in
+            var copy = entry.objectValue ?? [:]
+            copy["assembly_id"] = nil
+            copy["assembly_url"] = nil
+            copy["results"] = .object((copy["results"]?.objectValue ?? [:]).mapValues { files in
+                .array((files.arrayValue ?? []).map { file in
+                    var stripped = file.objectValue ?? [:]
+                    stripped["url"] = nil
+                    return .object(stripped)
+                })
+            })
+            return .object(copy)
+        })
+        return .object(object)
+    }
 }
