@@ -9,6 +9,7 @@ struct AssemblyAPI: Sendable {
     let executor: AssemblyExecutor
     let auth: AssemblyAuth?
     let policy: Policy?
+    let rateLimiter: RateLimiter?
     let dataDirectory: String
     let maxUploadSize: Int64
 
@@ -19,6 +20,13 @@ struct AssemblyAPI: Sendable {
             let id = parts.count == 2 ? parts[1] : AssemblyFile.newID()
             guard AssemblyStore.isValidID(id) else {
                 return .respond(failure("INVALID_ASSEMBLY_ID", "an Assembly id is 32 lowercase hex characters", 400))
+            }
+            if let wait = rateLimiter?.admit() {
+                let body = JSONValue.object([
+                    "error": .string("RATE_LIMIT_REACHED"), "message": .string("too many Assemblies; retry in \(Int(wait)) s"),
+                    "http_code": .int(429), "info": .object(["retryIn": .double(wait)]),
+                ]).serialized()
+                return .respond(.json(429, body, headers: [("Retry-After", String(Int(wait.rounded(.up))))]))
             }
             let temporary = dataDirectory + "/incoming/" + AssemblyFile.newID()
             return .form(directory: temporary, limit: maxUploadSize) { form in

@@ -17,6 +17,8 @@ public final class LocalEngine: Sendable {
         public var credentials: (key: String, secret: String)?
         /// A policy every Assembly must pass.
         public var policy: Policy?
+        /// At most this many Assembly creations per window; more get 429 `RATE_LIMIT_REACHED`.
+        public var rateLimit: (count: Int, window: TimeInterval)?
 
         /// Creates a configuration.
         public init(
@@ -55,7 +57,8 @@ public final class LocalEngine: Sendable {
             onCreated: { links.created($0) }, onFinished: { links.finished($0) })
         let api = AssemblyAPI(
             store: assemblies, executor: executor, auth: configuration.credentials.map { AssemblyAuth(key: $0.key, secret: $0.secret) },
-            policy: configuration.policy, dataDirectory: data, maxUploadSize: configuration.maxUploadSize)
+            policy: configuration.policy, rateLimiter: configuration.rateLimit.map { RateLimiter(limit: $0.count, window: $0.window) },
+            dataDirectory: data, maxUploadSize: configuration.maxUploadSize)
         server = try HTTPServer(settings, handler: EngineHandler(tus: tus, assemblies: api), log: log)
         executor.resumeInterrupted()
     }

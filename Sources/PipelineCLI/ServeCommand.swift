@@ -2,6 +2,7 @@ import Dispatch
 import Engine
 import Foundation
 import HTTPServer
+import PipelineCore
 import Policy
 
 /// `pipeline serve`: the local engine, until SIGINT or SIGTERM.
@@ -21,6 +22,7 @@ struct ServeCommand: Command {
             .init(name: "auth-key", valueName: "KEY", help: "Require Assemblies signed for this Auth Key (with --secret-env)."),
             .init(name: "secret-env", valueName: "VAR", help: "The variable holding the Auth Secret (default TRANSLOADIT_SECRET)."),
             .init(name: "policy", valueName: "FILE", help: "Refuse Assemblies that this policy does not allow."),
+            .init(name: "rate-limit", valueName: "N/DURATION", help: "Answer 429 RATE_LIMIT_REACHED past N Assemblies per DURATION, such as 250/1m."),
             .init(name: "quiet", help: "Do not log requests."),
         ],
         examples: ["pipeline serve", "pipeline serve --port 0 --data-dir /tmp/engine"])
@@ -32,8 +34,18 @@ struct ServeCommand: Command {
     let authKey: String?
     let secretVariable: String
     let policyPath: String?
+    let rateLimit: (count: Int, window: TimeInterval)?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
+        if let text = arguments.value("rate-limit") {
+            let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let count = Int(parts[0]), count > 0, let window = DurationText.parse(parts[1]) else {
+                throw UsageError("--rate-limit needs N/DURATION such as 250/1m, not '\(text)'", command: Self.spec.name)
+            }
+            rateLimit = (count, TimeInterval(window.components.seconds))
+        } else {
+            rateLimit = nil
+        }
         authKey = arguments.value("auth-key")
         secretVariable = arguments.value("secret-env") ?? "TRANSLOADIT_SECRET"
         policyPath = arguments.value("policy")
@@ -49,6 +61,7 @@ struct ServeCommand: Command {
         let signals = SignalWaiter([SIGINT, SIGTERM])
         let output = context.output
         var configuration = LocalEngine.Configuration(dataDirectory: dataDirectory)
+        configuration.rateLimit = rateLimit
         if let authKey {
             guard let secret = context.environment[secretVariable], !secret.isEmpty else {
                 context.output.error("pipeline: error: --auth-key needs the Auth Secret in $\(secretVariable)\n")

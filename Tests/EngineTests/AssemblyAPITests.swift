@@ -87,6 +87,22 @@ final class AssemblyAPITests: XCTestCase {
         XCTAssertEqual(try JSONValue.parse(canceled.body)["ok"], .string("ASSEMBLY_CANCELED"))
     }
 
+    func testRateLimitAnswersLikeTheHostedAPI() async throws {
+        let server = try EngineTestServer(rateLimit: (count: 2, window: 60))
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        for _ in 0..<2 {
+            let allowed = try await client.create(steps: hashStep)
+            XCTAssertEqual(allowed.status, 200)
+        }
+        let limited = try await client.create(steps: hashStep)
+        XCTAssertEqual(limited.status, 429)
+        XCTAssertEqual(limited.body["error"], .string("RATE_LIMIT_REACHED"))
+        let retryIn = try XCTUnwrap(limited.body["info"]?["retryIn"]?.doubleValue)
+        XCTAssertGreaterThan(retryIn, 0)
+        XCTAssertLessThanOrEqual(retryIn, 60)
+    }
+
     func testAssembliesSurviveARestart() async throws {
         let data = try TemporaryDirectory(prefix: "engine-restart")
         defer { data.remove() }

@@ -194,4 +194,16 @@ final class RunCommandTests: XCTestCase {
         })
         return .object(object)
     }
+
+    func testRateLimitedCreatesWaitRetryInAndSucceed() async throws {
+        let server = try EngineTestServer(rateLimit: (count: 2, window: 2))
+        defer { server.stop() }
+        let directory = try project(endpoint: "http://127.0.0.1:\(server.port)", batch: "1")
+        defer { directory.remove() }
+        let start = ContinuousClock.now
+        let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: ["TRANSLOADIT_SECRET": "s"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.hasPrefix("Run: 3 completed"), result.stdout)
+        XCTAssertGreaterThanOrEqual(ContinuousClock.now - start, .seconds(1), "the third create waited for the window")
+    }
 }

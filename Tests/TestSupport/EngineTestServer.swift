@@ -10,10 +10,13 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
     public let engine: LocalEngine
 
     /// Starts an engine with a fresh data folder (or `data`, to restart on old state).
-    public init(data: TemporaryDirectory? = nil, credentials: (key: String, secret: String)? = nil) throws {
+    public init(
+        data: TemporaryDirectory? = nil, credentials: (key: String, secret: String)? = nil, rateLimit: (count: Int, window: TimeInterval)? = nil
+    ) throws {
         self.data = try data ?? TemporaryDirectory(prefix: "engine")
-        engine = try LocalEngine(
-            LocalEngine.Configuration(dataDirectory: self.data.path, credentials: credentials), server: HTTPServer.Configuration(port: 0))
+        var configuration = LocalEngine.Configuration(dataDirectory: self.data.path, credentials: credentials)
+        configuration.rateLimit = rateLimit
+        engine = try LocalEngine(configuration, server: HTTPServer.Configuration(port: 0))
     }
 
     /// The tus creation endpoint.
