@@ -54,6 +54,20 @@ For bench/serve.sh:
       (seconds, MB/s, images/s, peak MB, ratios) and the INFO lines. --peak
       gives a row's peak memory (a server's VmHWM, or a measured client's
       peak as `MB/FLOOR`).
+
+For bench/run.sh:
+  gen-pngs DIR --count N --size S
+      Write N small S x S RGB PNGs to DIR/imgNNNNN.png: gradients, with the
+      image's index in the top-left pixel so no two files are equal.
+  check-results RESULTS --step NAME --expect N [--source FILE]
+      Check the results JSON of `pipeline run`: every Assembly is
+      ASSEMBLY_COMPLETED and results.NAME lists N non-empty files in all.
+      With --source, every result's meta.hash and every listed source's
+      sha256 equal FILE's SHA-256 (computed here).
+  run-report TSV --images N --image-size S --box B --batch K --big-mib M
+             [--concurrency C] [--engine-peak MB]
+      Read the lines written by `run` and print the end-to-end table
+      (seconds, files/s, MB/s, peak MB, ratios) and the INFO lines.
 """
 
 # Only light modules are imported at the top: `run` forks this process, and
@@ -465,7 +479,6 @@ def upload_report(args):
 
 def generate_png(args):
     import random
-    import struct
     import zlib
 
     width, height = args.width, args.height
@@ -492,15 +505,23 @@ def generate_png(args):
         idat.append(compressor.compress(row))
     idat.append(compressor.flush())
 
+    write_png(args.path, width, height, b"".join(idat))
+
+
+def write_png(path, width, height, idat):
+    """Write an 8-bit RGB PNG whose IDAT holds the zlib stream idat."""
+    import struct
+    import zlib
+
     def chunk(kind, body):
         return (struct.pack(">I", len(body)) + kind + body
                 + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
-    with open(args.path, "wb") as handle:
+    with open(path, "wb") as handle:
         handle.write(b"\x89PNG\r\n\x1a\n")
         handle.write(chunk(b"IHDR", header))
-        handle.write(chunk(b"IDAT", b"".join(idat)))
+        handle.write(chunk(b"IDAT", idat))
         handle.write(chunk(b"IEND", b""))
 
 
@@ -651,6 +672,157 @@ def serve_report(args):
     # No targets are set for serve.sh yet, so STRICT=1 has nothing to fail on.
 
 
+# -------------------------------------------------------------- end to end
+
+def generate_pngs(args):
+    import zlib
+
+    size = args.size
+    if size < 2:
+        fail("gen-pngs: the images must be at least 2 x 2")
+    os.makedirs(args.dir, exist_ok=True)
+    # Red runs left to right, green top to bottom, blue along the diagonal.
+    ramp = [v * 255 // (size - 1) for v in range(size)]
+    rows = []
+    for y in range(size):
+        row = bytearray(1 + 3 * size)  # filter byte 0 ("none"), then RGB triples
+        row[1::3] = bytes(ramp)
+        row[2::3] = bytes([ramp[y]]) * size
+        row[3::3] = bytes((ramp[x] + ramp[y]) // 2 for x in range(size))
+        rows.append(bytes(row))
+    rest = b"".join(rows[1:])
+    for i in range(1, args.count + 1):
+        # The index (24 bits) replaces the top-left pixel, so each file differs.
+        first = bytearray(rows[0])
+        first[1:4] = i.to_bytes(3, "big")
+        write_png(os.path.join(args.dir, f"img{i:05d}.png"), size, size,
+                  zlib.compress(bytes(first) + rest, 6))
+
+
+def check_results(args):
+    import json
+
+    try:
+        with open(args.results, encoding="utf-8") as handle:
+            results = json.load(handle)
+    except (OSError, ValueError) as error:
+        fail(f"check-results: cannot read {args.results}: {error}")
+    assemblies = results.get("assemblies") if isinstance(results, dict) else None
+    if not isinstance(assemblies, list) or not assemblies:
+        fail(f"check-results: {args.results} lists no Assemblies")
+    failed = [f"{a.get('plan_id', '?')[:12]} {a.get('status')}: {a.get('message', '')}"
+              for a in assemblies if a.get("status") != "ASSEMBLY_COMPLETED"]
+    if failed:
+        fail(f"check-results: {len(failed)} of {len(assemblies)} Assemblies did not complete: "
+             + "; ".join(failed[:3]))
+    files = []
+    for entry in assemblies:
+        listed = (entry.get("results") or {}).get(args.step)
+        if not isinstance(listed, list):
+            fail(f"check-results: Assembly {entry.get('assembly_id')} has no results.{args.step}")
+        files.extend(listed)
+    if len(files) != args.expect:
+        fail(f"check-results: results.{args.step} lists {len(files)} files in all, expected {args.expect}")
+    empty = [f.get("name") for f in files if not isinstance(f, dict) or not f.get("size")]
+    if empty:
+        fail(f"check-results: empty results: {empty[:5]}")
+    if args.source:
+        digest = sha256_of(args.source)
+        for entry in assemblies:
+            for source in entry.get("files") or []:
+                if source.get("sha256") != digest:
+                    fail(f"check-results: {source.get('path')}: sha256 {source.get('sha256')} != {digest}")
+        for result in files:
+            found = (result.get("meta") or {}).get("hash")
+            if found != digest:
+                fail(f"check-results: {result.get('name')}: meta.hash {found} != {digest}")
+    count = len(assemblies)
+    print(f"verified: {count} {'Assembly' if count == 1 else 'Assemblies'} completed, results.{args.step} "
+          f"lists {len(files)} {'file' if len(files) == 1 else 'files'}"
+          + (f" with the SHA-256 of {os.path.basename(args.source)}" if args.source else ""))
+
+
+def run_report(args):
+    best = load_results(args.tsv)
+    images = f"{args.images} PNG {args.image_size}x{args.image_size} -> {args.box}x{args.box}"
+    big = f"{args.big_mib} MiB file"
+    # name, label, kind
+    specs = [
+        ("images-run", f"{images}: pipeline run", "images"),
+        ("images-sdk", f"{images}: Python SDK, batch after batch", "images"),
+        ("big-run", f"{big}: pipeline run (/file/hash)", "big"),
+        ("big-upload", f"{big}: pipeline upload alone", "big"),
+    ]
+    payload_mb = args.big_mib * MIB / MB
+
+    def seconds_ratio(numerator, denominator):
+        if numerator not in best or denominator not in best or best[denominator][0] <= 0:
+            return None
+        return best[numerator][0] / best[denominator][0]
+
+    x_sdk = seconds_ratio("images-sdk", "images-run")
+    upload_share = seconds_ratio("big-upload", "big-run")
+
+    header = ("case", "seconds", "files/s", "MB/s", "peak MB", "x SDK", "upload/run")
+    table = [header]
+    floors = []
+    for name, label, kind in specs:
+        if name not in best:
+            continue
+        secs, peak, floor = best[name]
+        if floor and peak <= floor + 0.5:
+            floors.append(floor)
+        files = f"{args.images / secs:.1f}" if kind == "images" and secs > 0 else "-"
+        rate = f"{payload_mb / secs:.0f}" if kind == "big" and secs > 0 else "-"
+        sdk_cell = f"{x_sdk:.2f}" if name == "images-run" and x_sdk is not None else "-"
+        share_cell = f"{upload_share:.2f}" if name == "big-run" and upload_share is not None else "-"
+        table.append((label, f"{secs:.3f}", files, rate, peak_cell(peak, floor), sdk_cell, share_cell))
+
+    print_table(table)
+    print()
+    print("times: best of runs; peak memory: max of runs, of the client process only")
+    print("(MB = 10^6 bytes); MB/s counts file bytes only. All rows use one pipeline serve")
+    print("on 127.0.0.1, whose data folder is emptied after every command.")
+    print("x SDK = SDK seconds / pipeline run seconds (> 1 means pipeline run is faster).")
+    print("upload/run = pipeline upload seconds / pipeline run seconds: the share of the")
+    print("end-to-end time that the upload alone takes; the rest is the API's overhead.")
+    print("pipeline run times the whole command: planning (globbing and hashing every")
+    print(f"file), {args.batch} files per Assembly, creating the Assemblies (--concurrency "
+          f"{args.concurrency}),")
+    print("tus uploads (4 files at once per Assembly), polling the status (first after 1 s,")
+    print("each wait 1.2x the last, at most 5 s) and writing results.json.")
+    print(f"The Python SDK (pytransloadit) creates the same Assemblies of {args.batch} files with")
+    print("the same step one after another (it has no concurrency), uploads each file with")
+    print("tus one after another (its resumable mode) and polls once a second (its way).")
+    print("pipeline upload sends the big file to the engine's tus endpoint with --checksum")
+    print("auto, as pipeline run does; no Assembly, no planning, no hash step.")
+    if args.engine_peak:
+        print(f"pipeline serve's own peak (VmHWM over all cases and runs): {args.engine_peak} MB.")
+    if floors:
+        print(f"'<=' marks a peak at the measuring floor of {max(floors):.1f} MB: Linux counts")
+        print("the forked copy of the measuring Python process as each child's starting size")
+    print()
+
+    if x_sdk is not None:
+        ours, theirs = best["images-run"], best["images-sdk"]
+        memory = f"{ours[1] / theirs[1]:.2f}x" if theirs[1] > 0 else "-"
+        print(f"INFO  {args.images} images end to end: pipeline run {ours[0]:.2f} s "
+              f"({args.images / ours[0]:.1f} images/s), Python SDK {theirs[0]:.2f} s "
+              f"({args.images / theirs[0]:.1f} images/s): {x_sdk:.2f}x (no target)")
+        print(f"INFO  {args.images} images peak RSS: pipeline run {peak_cell(ours[1], ours[2])} MB, "
+              f"Python SDK {peak_cell(theirs[1], theirs[2])} MB: pipeline run uses {memory} "
+              "the SDK's (no target)")
+    if upload_share is not None:
+        run, upload = best["big-run"], best["big-upload"]
+        overhead = run[0] - upload[0]
+        print(f"INFO  {args.big_mib} MiB file end to end: pipeline run {run[0]:.2f} s, pipeline upload "
+              f"alone {upload[0]:.2f} s: upload/run {upload_share:.2f}; the API adds {overhead:.2f} s "
+              f"({overhead / run[0] * 100:.0f}% of the run) (no target)")
+        print(f"INFO  {args.big_mib} MiB file peak RSS: pipeline run {peak_cell(run[1], run[2])} MB, "
+              f"pipeline upload {peak_cell(upload[1], upload[2])} MB (no target)")
+    # No targets are set for run.sh yet, so STRICT=1 has nothing to fail on.
+
+
 # -------------------------------------------------------------------- main
 
 def run_main(argv):
@@ -752,6 +924,30 @@ def main():
     p.add_argument("--box", required=True)
     p.add_argument("--peak", action="append", default=[], metavar="NAME=MB[/FLOOR]")
     p.set_defaults(func=serve_report)
+
+    p = sub.add_parser("gen-pngs", help="write small numbered PNGs")
+    p.add_argument("dir")
+    p.add_argument("--count", type=int, required=True)
+    p.add_argument("--size", type=int, required=True)
+    p.set_defaults(func=generate_pngs)
+
+    p = sub.add_parser("check-results", help="check the results JSON of pipeline run")
+    p.add_argument("results")
+    p.add_argument("--step", required=True)
+    p.add_argument("--expect", type=int, required=True)
+    p.add_argument("--source")
+    p.set_defaults(func=check_results)
+
+    p = sub.add_parser("run-report", help="print the end-to-end comparison table")
+    p.add_argument("tsv")
+    p.add_argument("--images", type=int, required=True)
+    p.add_argument("--image-size", type=int, required=True)
+    p.add_argument("--box", type=int, required=True)
+    p.add_argument("--batch", type=int, required=True)
+    p.add_argument("--big-mib", type=int, required=True)
+    p.add_argument("--concurrency", type=int, default=4)
+    p.add_argument("--engine-peak")
+    p.set_defaults(func=run_report)
 
     args = parser.parse_args()
     args.func(args)

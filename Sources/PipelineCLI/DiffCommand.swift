@@ -6,14 +6,16 @@ import PipelineCore
 struct DiffCommand: Command {
     static let spec = CommandSpec(
         name: "diff",
-        summary: "Compare two plans, or a plan and a manifest, Assembly by Assembly.",
+        summary: "Compare two plans (or manifests), or a manifest with its last run, Assembly by Assembly.",
         discussion: """
         Each side is a plan JSON file (from 'pipeline plan --out') or a manifest, which is planned on the fly. \
-        Shows Assemblies to create, change and remove; within a change, which steps, options and files changed.
+        Shows Assemblies to create, change and remove; within a change, which steps, options and files changed. \
+        With one manifest, compares its plan with the last run's results: what would be processed, what is \
+        cached, and what would disappear.
         """,
         arguments: [
             .init(name: "OLD", help: "The plan or manifest before the change."),
-            .init(name: "NEW", help: "The plan or manifest after the change."),
+            .init(name: "NEW", help: "The plan or manifest after the change (omit to compare a manifest with its last run).", optional: true),
         ],
         options: [
             .init(name: "json", help: "Print the differences as JSON."),
@@ -23,20 +25,21 @@ struct DiffCommand: Command {
         examples: ["pipeline diff plan.json pipeline.yml", "pipeline diff old-plan.json new-plan.json --exit-code"])
 
     let old: String
-    let new: String
+    let new: String?
     let json: Bool
     let exitCode: Bool
     let policy: String?
 
     init(_ arguments: ParsedArguments) {
         old = arguments.positionals[0]
-        new = arguments.positionals[1]
+        new = arguments.positionals.count > 1 ? arguments.positionals[1] : nil
         json = arguments.flag("json")
         exitCode = arguments.flag("exit-code")
         policy = arguments.value("policy")
     }
 
     func run(_ context: CommandContext) -> Int32 {
+        guard let new else { return againstLastRun(context) }
         let before = load(old, context)
         let after = load(new, context)
         guard let oldPlan = before.value, let newPlan = after.value else {
@@ -53,6 +56,35 @@ struct DiffCommand: Command {
             context.output.out(DiffRendering.text(diff))
         }
         return exitCode && !diff.isEmpty ? ExitCode.changes : ExitCode.success
+    }
+
+    /// The manifest's plan next to its last results: to process, cached, gone.
+    private func againstLastRun(_ context: CommandContext) -> Int32 {
+        let planned = load(old, context)
+        guard let plan = planned.value, let last = LastRun.find(old, context: context) else {
+            context.report(planned.diagnostics, sources: planned.sources)
+            return ExitCode.failure
+        }
+        let previous = last.results?.assemblies ?? []
+        let completed = Set(previous.filter(\.isCompleted).map(\.planID))
+        let planIDs = Set(plan.assemblies.map(\.id))
+        let process = plan.assemblies.filter { !completed.contains($0.id) }
+        let cached = plan.assemblies.count - process.count
+        let gone = previous.filter { !planIDs.contains($0.planID) }
+        if json {
+            context.output.out(JSONValue.object([
+                "process": .array(process.map { .object(["plan_id": .string($0.id), "job": .string($0.job), "files": .int($0.files.count)]) }),
+                "cached": .int(cached),
+                "gone": .array(gone.map { .object(["plan_id": .string($0.planID), "job": .string($0.job)]) }),
+            ]).serialized(pretty: true) + "\n")
+        } else {
+            for assembly in process {
+                context.output.out("+ \(assembly.job) \(assembly.id.prefix(12))  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes)) to process\n")
+            }
+            for entry in gone { context.output.out("- \(entry.job) \(entry.planID.prefix(12))  no longer in the plan\n") }
+            context.output.out("Since the last run (\(last.resultsPath)): \(process.count) to process, \(cached) cached, \(gone.count) gone.\n")
+        }
+        return exitCode && !(process.isEmpty && gone.isEmpty) ? ExitCode.changes : ExitCode.success
     }
 
     private func load(_ path: String, _ context: CommandContext) -> Loaded<Plan> {

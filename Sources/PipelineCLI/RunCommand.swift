@@ -1,5 +1,6 @@
 import Engine
 import Executor
+import Assembly
 import Foundation
 import HTTP
 import HTTPServer
@@ -32,6 +33,7 @@ struct RunCommand: Command {
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
             .init(name: "plan", valueName: "FILE", help: "Run exactly this reviewed plan; refuse if any of its files changed."),
             .init(name: "shard", valueName: "I/N", help: "Run shard I of N (a contiguous share of the Assemblies), for CI matrices."),
+            .init(name: "cancel-on-interrupt", help: "On Ctrl-C, cancel the Assemblies in flight instead of leaving them to finish."),
             .init(name: "json", help: "Print one JSON event per line instead of progress and a summary."),
         ],
         examples: ["pipeline run pipeline.yml", "pipeline run pipeline.yml --results build/results.json --concurrency 8"])
@@ -134,19 +136,25 @@ struct RunCommand: Command {
         defer { interrupt.cancel() }
         do {
             let results = try await work.value
-            if work.isCancelled {
-                context.output.error("pipeline: interrupted; state is saved in \(configuration.stateDirectory). Run the same command again to resume.\n")
-                return 130
-            }
+            if work.isCancelled { return await interrupted(results, configuration: configuration, context: context) }
             display.summary(results, resultsPath: configuration.resultsPath)
             return results.assemblies.allSatisfy(\.isCompleted) ? ExitCode.success : ExitCode.failure
         } catch {
-            if work.isCancelled {
-                context.output.error("pipeline: interrupted; state is saved in \(configuration.stateDirectory). Run the same command again to resume.\n")
-                return 130
-            }
+            if work.isCancelled { return await interrupted(nil, configuration: configuration, context: context) }
             context.output.error("pipeline: error: \(error)\n")
             return ExitCode.failure
         }
+    }
+
+    /// After Ctrl-C: state is saved; with --cancel-on-interrupt the unfinished Assemblies are canceled.
+    private func interrupted(_ results: RunResults?, configuration: RunConfiguration, context: CommandContext) async -> Int32 {
+        if arguments.flag("cancel-on-interrupt") {
+            let done = Set((results?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
+            let canceled = await InFlight.cancel(stateFile: configuration.stateDirectory + "/" + configuration.stateFile, except: done)
+            context.output.error("pipeline: interrupted; canceled \(plural(canceled, "Assembly", "Assemblies")) in flight.\n")
+        } else {
+            context.output.error("pipeline: interrupted; state is saved in \(configuration.stateDirectory). Run the same command again to resume.\n")
+        }
+        return 130
     }
 }

@@ -62,6 +62,17 @@ final class RunDisplay: @unchecked Sendable {
             ]).serialized() + "\n")
             return
         }
+        if githubActions {
+            var jobs: [String] = []
+            for entry in results.assemblies where !jobs.contains(entry.job) { jobs.append(entry.job) }
+            for job in jobs {
+                output.error("::group::job \(job)\n")
+                for entry in results.assemblies where entry.job == job {
+                    output.error("\(entry.planID.prefix(12)) \(entry.assemblyID ?? "-") \(entry.cached ? "cached" : entry.status)\n")
+                }
+                output.error("::endgroup::\n")
+            }
+        }
         for entry in failed {
             output.error("failed: \(entry.job) \(entry.planID.prefix(12)) (Assembly \(entry.assemblyID ?? "none")): \(entry.status): \(entry.message ?? "")\n")
         }

@@ -11,12 +11,13 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
 
     /// Starts an engine with a fresh data folder (or `data`, to restart on old state).
     public init(
-        data: TemporaryDirectory? = nil, credentials: (key: String, secret: String)? = nil, rateLimit: (count: Int, window: TimeInterval)? = nil
+        data: TemporaryDirectory? = nil, credentials: (key: String, secret: String)? = nil, rateLimit: (count: Int, window: TimeInterval)? = nil,
+        port: UInt16 = 0
     ) throws {
         self.data = try data ?? TemporaryDirectory(prefix: "engine")
         var configuration = LocalEngine.Configuration(dataDirectory: self.data.path, credentials: credentials)
         configuration.rateLimit = rateLimit
-        engine = try LocalEngine(configuration, server: HTTPServer.Configuration(port: 0))
+        engine = try LocalEngine(configuration, server: HTTPServer.Configuration(port: port))
     }
 
     /// The tus creation endpoint.

@@ -1,0 +1,32 @@
+import Executor
+import Foundation
+import Manifest
+import PipelineCore
+import Planner
+
+/// Where a manifest's last run left its results and state.
+struct LastRun {
+    let manifest: Manifest
+    let resultsPath: String
+    let stateDirectory: String
+
+    static func find(_ manifestPath: String, context: CommandContext) -> LastRun? {
+        let loaded = ManifestLoader(environment: context.environment).load(path: manifestPath)
+        context.report(loaded.diagnostics, sources: loaded.sources)
+        guard let manifest = loaded.value else { return nil }
+        return LastRun(
+            manifest: manifest, resultsPath: manifest.results.map { manifest.path($0.value) } ?? manifest.path("results.json"),
+            stateDirectory: manifest.path(".pipeline"))
+    }
+
+    var results: RunResults? { RunResults.load(resultsPath) }
+
+    /// Assembly id and URL per plan id from the run state.
+    var state: [String: (id: String, url: String?)] {
+        guard let data = FileManager.default.contents(atPath: stateDirectory + "/run-state.json"),
+              let json = try? JSONValue.parse(data), let object = json.objectValue else { return [:] }
+        return object.compactMapValues { entry in
+            entry["assembly_id"]?.stringValue.map { ($0, entry["assembly_url"]?.stringValue) }
+        }
+    }
+}
