@@ -30,9 +30,12 @@ struct DiffCommand: Command {
     let exitCode: Bool
     let policy: String?
 
-    init(_ arguments: ParsedArguments) {
+    init(_ arguments: ParsedArguments) throws(UsageError) {
         old = arguments.positionals[0]
         new = arguments.positionals.count > 1 ? arguments.positionals[1] : nil
+        if new == nil, old.hasSuffix(".json") {
+            throw UsageError("missing NEW (with one argument, give a manifest to compare with its last run)", command: Self.spec.name)
+        }
         json = arguments.flag("json")
         exitCode = arguments.flag("exit-code")
         policy = arguments.value("policy")
