@@ -26,7 +26,8 @@ let package = Package(
         .target(name: "Engine", dependencies: ["HTTPServer", "HTTP", "Tus", "PipelineCore", "COpenSSL", "CVips", "Signing", "Policy"]),
         .target(name: "Assembly", dependencies: ["HTTP", "PipelineCore"]),
         .target(name: "Executor", dependencies: ["Assembly", "Tus", "HTTP", "Signing", "Planner", "Manifest", "PipelineCore"]),
-        .target(name: "PipelineCLI", dependencies: ["Manifest", "Policy", "Planner", "PipelineCore", "HTTP", "Tus", "Signing", "Engine", "HTTPServer", "Executor"]),
+        .target(name: "SignerServer", dependencies: ["HTTPServer", "Policy", "Signing", "YAML", "PipelineCore", "COpenSSL"]),
+        .target(name: "PipelineCLI", dependencies: ["Manifest", "Policy", "Planner", "PipelineCore", "HTTP", "Tus", "Signing", "Engine", "HTTPServer", "Executor", "SignerServer"]),
         .executableTarget(name: "pipeline", dependencies: ["PipelineCLI"]),
 
         .target(name: "TestSupport", dependencies: ["PipelineCore", "Engine", "HTTPServer"], path: "Tests/TestSupport"),
@@ -39,6 +40,7 @@ let package = Package(
         .testTarget(name: "TusTests", dependencies: ["Tus", "HTTP", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SigningTests", dependencies: ["Signing", "HTTP", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "HTTP", "Tus", "Signing", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "SignerServerTests", dependencies: ["SignerServer", "HTTPServer", "HTTP", "Signing", "Policy", "TestSupport"]),
         .testTarget(name: "PipelineCLITests", dependencies: ["PipelineCLI", "pipeline", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

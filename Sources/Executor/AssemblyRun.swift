@@ -100,7 +100,8 @@ struct AssemblyRun: Sendable {
     private func wait(_ initial: AssemblyState) async throws -> AssemblyState {
         var status = initial
         guard let url = status.assemblyURL else { return status }
-        var interval = configuration.pollInterval
+        // Small Assemblies finish fast: look again soon, then settle at about once a second and slow gently.
+        var interval = configuration.pollInterval / 4
         let deadline = ContinuousClock.now + configuration.timeout
         while status.isBusy {
             guard ContinuousClock.now < deadline else {
@@ -108,7 +109,7 @@ struct AssemblyRun: Sendable {
             }
             try await Task.sleep(for: interval)
             status = try await retrying { try await client.status(url) }
-            interval = min(interval * 1.2, .seconds(5))
+            interval = interval < configuration.pollInterval ? interval * 2 : min(interval * 1.2, .seconds(5))
         }
         return status
     }

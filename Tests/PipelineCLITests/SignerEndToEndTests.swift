@@ -1,0 +1,93 @@
+import Foundation
+import PipelineCore
+import TestSupport
+import XCTest
+
+/// The whole chain as separate processes: `pipeline run` asks `pipeline signer` for every
+/// signature and sends the Assemblies to `pipeline serve`, which holds the same secret. The
+/// runner's environment has a signer token and no secret.
+final class SignerEndToEndTests: XCTestCase {
+    func testRunSignsThroughTheSignerAndNeverSeesTheSecret() async throws {
+        let secret = "e2e-secret-77aa", token = "e2e-token-88bb"
+        let directory = try TemporaryDirectory(prefix: "signer-e2e")
+        defer { directory.remove() }
+        try directory.write("signer/policy.yml", """
+            version: 1
+            auth_key: test-key
+            max_expires_in: 1h
+            robots:
+              /image/resize:
+                width: {type: integer, max: 1000}
+                resize_strategy: {enum: [fit]}
+            """)
+        try directory.write("signer/callers.yml", """
+            version: 1
+            callers:
+              - name: ci
+                token_sha256: \(FileHashing.sha256(Data(token.utf8)))
+            """)
+        let signer = try ServerProcess(ProcessRunner.pipelineExecutable, [
+            "signer", "--policy", directory.path + "/signer/policy.yml", "--tokens", directory.path + "/signer/callers.yml",
+            "--port", "0", "--audit-log", directory.path + "/signer/audit.jsonl",
+        ], environment: ["TRANSLOADIT_SECRET": secret])
+        defer { signer.stop() }
+        let engineData = try TemporaryDirectory(prefix: "serve")
+        defer { engineData.remove() }
+        let engine = try ServerProcess(ProcessRunner.pipelineExecutable, [
+            "serve", "--port", "0", "--data-dir", engineData.path, "--auth-key", "test-key", "--quiet",
+        ], environment: ["TRANSLOADIT_SECRET": secret])
+        defer { engine.stop() }
+
+        try directory.write("site/images/a.png", data: TestImages.png(width: 300, height: 200))
+        try directory.write("site/images/b.png", data: TestImages.png(width: 200, height: 300))
+        try directory.write("site/pipeline.yml", """
+            version: 1
+            endpoint: \(engine.url(""))
+            auth:
+              key: test-key
+              expires_in: 10m
+              signer:
+                url: \(signer.url("/sign"))
+                token: ${SIGNER_TOKEN}
+            results: results.json
+            assemblies:
+              thumbs:
+                inputs: [images/*.png]
+                steps:
+                  thumb: {robot: /image/resize, use: ":original", width: 100, resize_strategy: fit}
+            """)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TRANSLOADIT_SECRET"] = nil
+        environment["SIGNER_TOKEN"] = token
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ProcessRunner.pipelineExecutable)
+        process.arguments = ["run", directory.path + "/site/pipeline.yml"]
+        process.environment = environment
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        process.waitUntilExit()
+        let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 0, stderr)
+        XCTAssertTrue(stdout.hasPrefix("Run: 2 completed"), stdout)
+
+        let audit = try String(contentsOfFile: directory.path + "/signer/audit.jsonl", encoding: .utf8)
+        XCTAssertEqual(audit.split(separator: "\n").count, 2, "one signature per Assembly")
+        for file in try FileManager.default.subpathsOfDirectory(atPath: directory.path) {
+            guard let data = FileManager.default.contents(atPath: directory.path + "/" + file) else { continue }
+            XCTAssertNil(data.range(of: Data(secret.utf8)), "the secret is in \(file)")
+            XCTAssertNil(data.range(of: Data(token.utf8)), "the token is in \(file)")
+        }
+
+        // Params the policy refuses are never signed: the run fails with the signer's reasons.
+        let refused = try String(contentsOfFile: directory.path + "/site/pipeline.yml", encoding: .utf8)
+            .replacingOccurrences(of: "width: 100", with: "width: 5000")
+        try directory.write("site/pipeline.yml", refused)
+        let denied = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["run", directory.path + "/site/pipeline.yml"], environment: ["SIGNER_TOKEN": token])
+        XCTAssertEqual(denied.status, 1)
+        XCTAssertTrue(denied.stderr.contains("SIGNING_FAILED"), denied.stderr)
+        XCTAssertTrue(denied.stderr.contains("HTTP 403"), denied.stderr)
+    }
+}
