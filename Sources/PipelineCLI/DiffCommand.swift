@@ -41,10 +41,16 @@ struct DiffCommand: Command {
         policy = arguments.value("policy")
     }
 
-    func run(_ context: CommandContext) -> Int32 {
-        guard let new else { return againstLastRun(context) }
-        let before = load(old, context)
-        let after = load(new, context)
+    func run(_ context: CommandContext) async -> Int32 {
+        let sides = [old] + (new.map { [$0] } ?? [])
+        let fetched = await RemotePolicy.session(for: sides.filter { !$0.hasSuffix(".json") }, policyPath: policy, context: context).fetchedPolicies
+        return compare(context, fetchedPolicies: fetched)
+    }
+
+    private func compare(_ context: CommandContext, fetchedPolicies: [String: Data]) -> Int32 {
+        guard let new else { return againstLastRun(context, fetchedPolicies: fetchedPolicies) }
+        let before = load(old, context, fetchedPolicies: fetchedPolicies)
+        let after = load(new, context, fetchedPolicies: fetchedPolicies)
         guard let oldPlan = before.value, let newPlan = after.value else {
             let diagnostics = before.diagnostics + after.diagnostics
             var sources = before.sources
@@ -62,8 +68,8 @@ struct DiffCommand: Command {
     }
 
     /// The manifest's plan next to its last results: to process, cached, gone.
-    private func againstLastRun(_ context: CommandContext) -> Int32 {
-        let planned = load(old, context)
+    private func againstLastRun(_ context: CommandContext, fetchedPolicies: [String: Data]) -> Int32 {
+        let planned = load(old, context, fetchedPolicies: fetchedPolicies)
         guard let plan = planned.value, let last = LastRun.find(old, context: context) else {
             context.report(planned.diagnostics, sources: planned.sources)
             return ExitCode.failure
@@ -90,9 +96,9 @@ struct DiffCommand: Command {
         return exitCode && !(process.isEmpty && gone.isEmpty) ? ExitCode.changes : ExitCode.success
     }
 
-    private func load(_ path: String, _ context: CommandContext) -> Loaded<Plan> {
+    private func load(_ path: String, _ context: CommandContext, fetchedPolicies: [String: Data]) -> Loaded<Plan> {
         guard path.hasSuffix(".json") else {
-            let session = PlanningSession(environment: context.environment, policyPath: policy)
+            let session = PlanningSession(environment: context.environment, policyPath: policy, fetchedPolicies: fetchedPolicies)
             return session.plan(manifestPath: path, workers: ProcessInfo.processInfo.activeProcessorCount)
         }
         do {

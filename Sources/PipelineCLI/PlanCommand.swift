@@ -32,8 +32,8 @@ struct PlanCommand: Command {
         policy = arguments.value("policy")
     }
 
-    func run(_ context: CommandContext) throws -> Int32 {
-        let session = PlanningSession(environment: context.environment, policyPath: policy)
+    func run(_ context: CommandContext) async throws -> Int32 {
+        let session = await RemotePolicy.session(for: [manifest], policyPath: policy, context: context)
         let loaded = session.plan(manifestPath: manifest, workers: ProcessInfo.processInfo.activeProcessorCount)
         guard let plan = loaded.value else {
             if json {

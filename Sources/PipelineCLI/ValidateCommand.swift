@@ -24,8 +24,8 @@ struct ValidateCommand: Command {
         json = arguments.flag("json")
     }
 
-    func run(_ context: CommandContext) -> Int32 {
-        let session = PlanningSession(environment: context.environment, policyPath: policy)
+    func run(_ context: CommandContext) async -> Int32 {
+        let session = await RemotePolicy.session(for: [manifest], policyPath: policy, context: context)
         let loaded = session.validate(manifestPath: manifest)
         let valid = loaded.value != nil
         if json {

@@ -9,11 +9,14 @@ public struct PlanningSession: Sendable {
     public var environment: [String: String]
     /// A policy file given on the command line; it replaces the manifest's `policy:`.
     public var policyPath: String?
+    /// Policies fetched from URLs beforehand (`policy: https://signer.example/policy`), by URL.
+    public var fetchedPolicies: [String: Data]
 
     /// Creates a session.
-    public init(environment: [String: String], policyPath: String? = nil) {
+    public init(environment: [String: String], policyPath: String? = nil, fetchedPolicies: [String: Data] = [:]) {
         self.environment = environment
         self.policyPath = policyPath
+        self.fetchedPolicies = fetchedPolicies
     }
 
     /// Parses the manifest and checks its shape and its instructions against the policy.
@@ -44,18 +47,26 @@ public struct PlanningSession: Sendable {
         if let policyPath {
             path = policyPath
         } else if let reference = manifest.policy {
-            guard !reference.value.contains("://") else {
-                loaded.diagnostics.append(.error(
-                    "manifest.policy-url", "fetching a policy from a URL is not supported yet", at: reference.location,
-                    hint: "download the policy and pass it with '--policy FILE', or name a file here"))
-                loaded.value = nil
-                return (loaded, nil)
+            if reference.value.contains("://") {
+                guard let data = fetchedPolicies[reference.value] else {
+                    loaded.diagnostics.append(.error(
+                        "manifest.policy-url", "the policy at \(reference.value) could not be fetched", at: reference.location,
+                        hint: "check that the signer is reachable (GET /policy), or pass a local copy with '--policy FILE'"))
+                    loaded.value = nil
+                    return (loaded, nil)
+                }
+                let policy = PolicyLoader(environment: environment).decode(data, file: reference.value)
+                return merge(policy, into: loaded)
             }
             path = Self.resolve(reference.value, besides: manifest.file)
         } else {
             return (loaded, nil)
         }
-        let policy = PolicyLoader(environment: environment).load(path: path)
+        return merge(PolicyLoader(environment: environment).load(path: path), into: loaded)
+    }
+
+    private func merge(_ policy: Loaded<Policy>, into manifest: Loaded<Manifest>) -> (Loaded<Manifest>, Policy?) {
+        var loaded = manifest
         loaded.sources.merge(policy.sources)
         loaded.diagnostics += policy.diagnostics
         if policy.value == nil { loaded.value = nil }

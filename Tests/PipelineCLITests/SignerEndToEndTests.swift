@@ -90,4 +90,30 @@ final class SignerEndToEndTests: XCTestCase {
         XCTAssertTrue(denied.stderr.contains("SIGNING_FAILED"), denied.stderr)
         XCTAssertTrue(denied.stderr.contains("HTTP 403"), denied.stderr)
     }
+
+    /// A manifest can name the signer's policy by URL: `plan` checks the very rules it enforces.
+    func testPlanChecksAgainstTheSignersPolicyByURL() async throws {
+        let directory = try TemporaryDirectory(prefix: "policy-url")
+        defer { directory.remove() }
+        try directory.write("policy.yml", "version: 1\nrobots:\n  /image/resize:\n    width: {type: integer, max: 400}\n")
+        try directory.write("callers.yml", "version: 1\ncallers: []\n")
+        let signer = try ServerProcess(ProcessRunner.pipelineExecutable, [
+            "signer", "--policy", directory.path + "/policy.yml", "--tokens", directory.path + "/callers.yml", "--port", "0",
+        ], environment: ["TRANSLOADIT_SECRET": "s"])
+        defer { signer.stop() }
+        try directory.write("a.png", data: TestImages.png(width: 10, height: 10))
+        try directory.write("pipeline.yml", """
+            version: 1
+            policy: \(signer.url("/policy"))
+            assemblies:
+              thumbs:
+                inputs: [a.png]
+                steps:
+                  thumb: {robot: /image/resize, width: 5000}
+            """)
+        let result = await CLIHarness.run(["plan", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("must be at most 400, found 5000"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("note: policy: \(signer.url("/policy"))"), result.stderr)
+    }
 }
