@@ -35,3 +35,16 @@ machine_facts() {
     echo "kernel:  $(uname -srm)"
     echo "binary:  $bin"
 }
+
+# stop_pid PID: SIGTERM, up to 5 s to exit, then SIGKILL.
+stop_pid() {
+    local pid=$1
+    [[ -n $pid ]] || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 50; i++)); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+}

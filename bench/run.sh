@@ -61,18 +61,7 @@ fi
 mkdir -p "${BENCH_DIR:-/tmp}"
 work=$(mktemp -d "${BENCH_DIR:-/tmp}/pipeline-run-bench.XXXXXX")
 engine_pid=
-# stop_engine: SIGTERM, up to 5 s to exit, then SIGKILL.
-stop_engine() {
-    [[ -n $engine_pid ]] || return 0
-    kill -TERM "$engine_pid" 2>/dev/null || true
-    for ((i = 0; i < 50; i++)); do
-        kill -0 "$engine_pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -KILL "$engine_pid" 2>/dev/null || true
-    wait "$engine_pid" 2>/dev/null || true
-    engine_pid=
-}
+stop_engine() { stop_pid "$engine_pid"; engine_pid=; }
 cleanup() {
     stop_engine
     if [[ ${KEEP:-} == 1 ]]; then

@@ -79,18 +79,6 @@ mkdir -p "${BENCH_DIR:-/tmp}"
 work=$(mktemp -d "${BENCH_DIR:-/tmp}/pipeline-serve-bench.XXXXXX")
 engine_pid=
 tus_pid=
-# stop_pid PID: SIGTERM, up to 5 s to exit, then SIGKILL.
-stop_pid() {
-    local pid=$1
-    [[ -n $pid ]] || return 0
-    kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < 50; i++)); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-}
 stop_engine() { stop_pid "$engine_pid"; engine_pid=; }
 stop_tus() { stop_pid "$tus_pid"; tus_pid=; }
 cleanup() {

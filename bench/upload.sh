@@ -56,17 +56,7 @@ echo "tuspy:   $("$tuspy_python" -c 'from importlib.metadata import version; pri
 mkdir -p "${BENCH_DIR:-/tmp}"
 work=$(mktemp -d "${BENCH_DIR:-/tmp}/pipeline-upload-bench.XXXXXX")
 server_pid=
-stop_server() {
-    [[ -n $server_pid ]] || return 0
-    kill -TERM "$server_pid" 2>/dev/null || true
-    for ((i = 0; i < 50; i++)); do
-        kill -0 "$server_pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -KILL "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-    server_pid=
-}
+stop_server() { stop_pid "$server_pid"; server_pid=; }
 cleanup() {
     stop_server
     if [[ ${KEEP:-} == 1 ]]; then

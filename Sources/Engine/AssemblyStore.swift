@@ -14,7 +14,7 @@ final class AssemblyStore: Sendable {
         var loaded: [String: AssemblyRecord] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".json") {
             if let data = FileManager.default.contents(atPath: directory + "/" + name),
-               let record = try? Self.decoder.decode(AssemblyRecord.self, from: data) {
+               let record = try? StateCoding.decoder.decode(AssemblyRecord.self, from: data) {
                 loaded[record.id] = record
             }
         }
@@ -54,20 +54,7 @@ final class AssemblyStore: Sendable {
     }
 
     private func persist(_ record: AssemblyRecord) {
-        guard let data = try? Self.encoder.encode(record) else { return }
+        guard let data = try? StateCoding.encoder.encode(record) else { return }
         try? AtomicFile.write(data, to: directory + "/" + record.id + ".json")
-    }
-
-    private static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }
-
-    private static var decoder: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
     }
 }

@@ -27,7 +27,7 @@ final class UploadStore: Sendable {
         guard Self.isValidID(id) else { return nil }
         if let cached = records.withLock({ $0[id] }) { return cached }
         guard let data = FileManager.default.contents(atPath: recordPath(id)),
-              let record = try? Self.decoder.decode(TusUploadRecord.self, from: data) else { return nil }
+              let record = try? StateCoding.decoder.decode(TusUploadRecord.self, from: data) else { return nil }
         records.withLock { $0[id] = record }
         return record
     }
@@ -39,7 +39,7 @@ final class UploadStore: Sendable {
                 throw FileError(path: dataPath(record.id), operation: "create", code: errno)
             }
         }
-        try AtomicFile.write(try Self.encoder.encode(record), to: recordPath(record.id))
+        try AtomicFile.write(try StateCoding.encoder.encode(record), to: recordPath(record.id))
         records.withLock { $0[record.id] = record }
     }
 
@@ -56,17 +56,4 @@ final class UploadStore: Sendable {
 
     /// Gives the right to write `id` back.
     func release(_ id: String) { writers.withLock { _ = $0.remove(id) } }
-
-    private static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }
-
-    private static var decoder: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }
 }

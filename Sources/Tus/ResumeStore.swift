@@ -54,7 +54,7 @@ public struct ResumeStore: Sendable {
     /// The entry for `key`, unless missing, unreadable or expired (then it is removed).
     public func load(_ key: String, now: Date = Date()) -> Entry? {
         guard let data = FileManager.default.contents(atPath: path(key)),
-              let entry = try? Self.decoder.decode(Entry.self, from: data) else { return nil }
+              let entry = try? StateCoding.decoder.decode(Entry.self, from: data) else { return nil }
         if let expires = entry.expires, expires <= now.addingTimeInterval(60) {
             remove(key)
             return nil
@@ -65,7 +65,7 @@ public struct ResumeStore: Sendable {
     /// Saves the entry for `key` atomically.
     public func save(_ entry: Entry, for key: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try AtomicFile.write(try Self.encoder.encode(entry), to: path(key))
+        try AtomicFile.write(try StateCoding.encoder.encode(entry), to: path(key))
     }
 
     /// Forgets `key`.
@@ -74,17 +74,4 @@ public struct ResumeStore: Sendable {
     }
 
     private func path(_ key: String) -> String { directory + "/" + key + ".json" }
-
-    private static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }
-
-    private static var decoder: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }
 }
