@@ -11,8 +11,10 @@ final class RunDisplay: @unchecked Sendable {
     private let interactive: Bool
     private let lock = NSLock()
     private var lastProgress = ContinuousClock.now - .seconds(60)
+    private let started = ContinuousClock.now
     private var done = 0
     private var total = 0
+    private var inFlight = 0
 
     init(output: Output, json: Bool, githubActions: Bool) {
         self.output = output
@@ -28,19 +30,25 @@ final class RunDisplay: @unchecked Sendable {
             lock.withLock { total = assemblies; done = cached }
             output.error("run: \(plural(assemblies, "Assembly", "Assemblies")) (\(cached) cached), \(plural(files, "file")), \(ByteSize(bytes: bytes))\n")
         case .created(let job, let planID, let assemblyID, let resumed):
-            output.error("\(resumed ? "resumed" : "created") \(job) \(planID.prefix(12)) as Assembly \(assemblyID)\n")
+            lock.withLock { inFlight += 1 }
+            let clear = interactive ? "\r\u{1B}[K" : ""
+            output.error("\(clear)\(resumed ? "resumed" : "created") \(job) \(planID.prefix(12)) as Assembly \(assemblyID)\n")
         case .uploaded(let bytes, let all):
             let now = ContinuousClock.now
-            let due: Bool = lock.withLock {
-                guard now - lastProgress >= (interactive ? .milliseconds(200) : .seconds(5)) else { return false }
+            let state: (Int, Int, Int)? = lock.withLock {
+                guard now - lastProgress >= (interactive ? .milliseconds(200) : .seconds(5)) else { return nil }
                 lastProgress = now
-                return true
+                return (done, total, inFlight)
             }
-            guard due else { return }
-            let line = "uploading: \(ByteSize(bytes: bytes)) of \(ByteSize(bytes: all))"
+            guard let (finished, assemblies, running) = state else { return }
+            let elapsed = max(0.001, Double((now - started).components.seconds) + Double((now - started).components.attoseconds) / 1e18)
+            let rate = Double(bytes) / elapsed
+            let eta = rate > 0 && all > bytes ? " ETA \(DurationText.format(.seconds(Int64((Double(all - bytes) / rate).rounded(.up)))))" : ""
+            let line = "\(ByteSize(bytes: bytes)) of \(ByteSize(bytes: all)) uploaded (\(ByteSize(bytes: Int64(rate)))/s\(eta)); "
+                + "\(finished) of \(assemblies) Assemblies done, \(running) in flight"
             output.error(interactive ? "\r\u{1B}[K" + line : line + "\n")
         case .finished(let entry):
-            let count: (Int, Int) = lock.withLock { done += 1; return (done, total) }
+            let count: (Int, Int) = lock.withLock { done += 1; inFlight = max(0, inFlight - 1); return (done, total) }
             let clear = interactive ? "\r\u{1B}[K" : ""
             let outcome = entry.isCompleted ? "completed, \(plural(entry.results.values.reduce(0) { $0 + $1.count }, "result"))"
                 : "FAILED \(entry.status): \(entry.message ?? "")"
@@ -76,7 +84,13 @@ final class RunDisplay: @unchecked Sendable {
         for entry in failed {
             output.error("failed: \(entry.job) \(entry.planID.prefix(12)) (Assembly \(entry.assemblyID ?? "none")): \(entry.status): \(entry.message ?? "")\n")
         }
-        output.out("Run: \(completed) completed, \(cached) cached, \(failed.count) failed. Results: \(resultsPath)\n")
+        output.out("Run: \(completed) completed, \(cached) cached, \(failed.count) failed. Results: \(Self.shown(resultsPath))\n")
+    }
+
+    /// `path` relative to the current folder when it lies below it.
+    static func shown(_ path: String) -> String {
+        let folder = FileManager.default.currentDirectoryPath + "/"
+        return path.hasPrefix(folder) ? String(path.dropFirst(folder.count)) : path
     }
 
     static func json(_ event: RunEvent) -> JSONValue {
