@@ -8,7 +8,8 @@
 #   DURATION=10s      length of each wrk run (wrk's -d: 30s, 2m, ...)
 #   THREADS=2         wrk threads (-t)
 #   CONNECTIONS=16    open connections (-c), shared by the threads
-#   RUNS=3            wrk runs per case (the table shows the fastest run)
+#   RUNS=3            wrk runs per case (the table shows the fastest run);
+#                     2 x RUNS x DURATION must stay within 25 minutes
 #   BENCH_DIR=/tmp    where the temporary data folder is made
 #   PIPELINE_BIN=...  binary to test; when unset, `swift build -c release`
 #                     runs and .build/release/pipeline is used

@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-swift test 2>&1 | tee "$log"
+# A hung test must fail the run, not use up CI's time: the whole suite takes about two minutes.
+timeout --signal=KILL "${TEST_TIMEOUT:-1200}" swift test 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 
 summary="$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -1)"

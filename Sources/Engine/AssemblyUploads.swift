@@ -11,10 +11,19 @@ struct AssemblyUploads: Sendable {
     func created(_ upload: TusUploadRecord) {
         guard let id = Self.assemblyID(upload.metadata) else { return }
         assemblies.update(id) { record in
-            guard record.ok == "ASSEMBLY_UPLOADING", record.tusLinks.count < record.expectedTusUploads else { return }
-            record.tusLinks.append(.init(
+            guard record.ok == "ASSEMBLY_UPLOADING" else { return }
+            let link = AssemblyRecord.TusLink(
                 uploadID: upload.id, filename: upload.metadata["filename"] ?? "", fieldname: upload.metadata["fieldname"] ?? "file",
-                size: upload.length, offset: upload.offset, finished: false))
+                size: upload.length, offset: upload.offset, finished: false)
+            // A client whose creating request got no answer creates the upload again: the new one
+            // replaces the unfinished one for the same field and file name.
+            if let retried = record.tusLinks.firstIndex(where: { !$0.finished && $0.fieldname == link.fieldname && $0.filename == link.filename }) {
+                record.bytesExpected -= record.tusLinks[retried].size ?? 0
+                record.tusLinks[retried] = link
+            } else {
+                guard record.tusLinks.count < record.expectedTusUploads else { return }
+                record.tusLinks.append(link)
+            }
             record.bytesExpected += upload.length ?? 0
         }
     }

@@ -103,7 +103,14 @@ struct AssemblyRun: Sendable {
         // Small Assemblies finish fast: look again soon, then settle at about once a second and slow gently.
         var interval = configuration.pollInterval / 4
         let deadline = ContinuousClock.now + configuration.timeout
+        let uploaded = ContinuousClock.now
         while status.isBusy {
+            // Every file went up: an Assembly still waiting for uploads long after will never start.
+            if status.ok == "ASSEMBLY_UPLOADING", ContinuousClock.now - uploaded > Self.uploadingGrace {
+                throw AssemblyClient.Failure(
+                    code: "ASSEMBLY_UPLOADS_MISSING",
+                    message: "the Assembly still waits for uploads after all \(planned.files.count) were sent; run again with --force")
+            }
             guard ContinuousClock.now < deadline else {
                 throw AssemblyClient.Failure(code: "RUN_TIMEOUT", message: "the Assembly did not finish within the run's timeout", retryIn: nil, isTransient: false)
             }
@@ -154,6 +161,9 @@ struct AssemblyRun: Sendable {
             job: planned.job, planID: planned.id, assemblyID: status?.assemblyID, assemblyURL: status?.assemblyURL,
             status: code, message: message, cached: false, files: planned.files, results: [:])
     }
+
+    /// How long an Assembly may keep saying ASSEMBLY_UPLOADING after every upload finished.
+    static let uploadingGrace: Duration = .seconds(120)
 
     /// The tus `fieldname` of the file at `index`: how uploads are matched back to plan files.
     static func field(_ index: Int) -> String { "file_\(index)" }

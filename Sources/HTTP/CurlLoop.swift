@@ -23,9 +23,17 @@ final class CurlLoop: @unchecked Sendable {
         thread.start()
     }
 
-    /// Queues a configured transfer and wakes the loop.
+    /// Queues a configured transfer and wakes the loop; after `stop` it fails at once.
     func submit(_ transfer: Transfer) {
-        pending.withLock { $0.append(transfer) }
+        let accepted = pending.withLock { queue -> Bool in
+            guard !stopping.load(ordering: .relaxed) else { return false }
+            queue.append(transfer)
+            return true
+        }
+        guard accepted else {
+            complete(transfer, .failure(HTTPError(.cancelled, request: transfer.request.summary)))
+            return
+        }
         curl_multi_wakeup(multi)
     }
 
@@ -37,14 +45,17 @@ final class CurlLoop: @unchecked Sendable {
 
     /// Ends the loop once in-flight transfers have been failed.
     func stop() {
-        stopping.store(true, ordering: .relaxed)
+        pending.withLock { _ in stopping.store(true, ordering: .relaxed) }
         curl_multi_wakeup(multi)
     }
 
     private func run() {
         while !stopping.load(ordering: .relaxed) {
             for transfer in pending.withLock({ queue in defer { queue = [] }; return queue }) {
-                curl_multi_add_handle(multi, transfer.handle)
+                guard curl_multi_add_handle(multi, transfer.handle) == CURLM_OK else {
+                    complete(transfer, .failure(HTTPError(.transport(code: -1, message: "libcurl refused the transfer"), request: transfer.request.summary)))
+                    continue
+                }
                 active.append(transfer)
             }
             var running: Int32 = 0
@@ -52,7 +63,7 @@ final class CurlLoop: @unchecked Sendable {
             collectFinished()
             curl_multi_poll(multi, nil, 0, 1000, nil)
         }
-        for transfer in active + pending.withLock({ $0 }) {
+        for transfer in active + pending.withLock({ queue in defer { queue = [] }; return queue }) {
             curl_multi_remove_handle(multi, transfer.handle)
             complete(transfer, .failure(HTTPError(.cancelled, request: transfer.request.summary)))
         }

@@ -124,3 +124,22 @@ final class AssemblyAPITests: XCTestCase {
 
     private func sha256(_ data: Data) -> String { FileHashing.sha256(data) }
 }
+
+/// A client that re-creates an upload whose creating request got no answer.
+final class RetriedUploadTests: XCTestCase {
+    func testARecreatedUploadReplacesTheUnansweredOne() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        let created = try await client.create(steps: .object(["hash": .object(["robot": .string("/file/hash")])]), expectedUploads: 1)
+        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
+        let tus = TusClient(http: client.http, endpoint: client.base + "/resumable/files/")
+        let metadata = ["assembly_id": id, "fieldname": "file_0", "filename": "a.txt"]
+        _ = try await tus.create(length: 5, metadata: metadata)
+        let again = try await tus.create(length: 5, metadata: metadata, body: .data(Data("hello".utf8)))
+        XCTAssertEqual(again.status.offset, 5)
+        let done = try await client.wait(id)
+        XCTAssertEqual(done["ok"], .string("ASSEMBLY_COMPLETED"), done.serialized())
+        XCTAssertEqual(done["tus_uploads"]?.arrayValue?.count, 1)
+    }
+}
