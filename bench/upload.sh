@@ -8,6 +8,8 @@
 #   BIG_MIB=1024      size of the big file in MiB (0 skips that case)
 #   SMALL_FILES=1000  number of 10 KB files (0 skips that case)
 #   RUNS=3            runs per command (best time, largest peak memory)
+#   SERVER=litestar   the tus server: litestar (litestar-tus, Python) or engine
+#                     (`pipeline serve`, which keeps up with the fastest client)
 #   BENCH_DIR=/tmp    where the temporary data folder is made
 #   PIPELINE_BIN=...  binary to test; when unset, `swift build -c release`
 #                     runs and .build/release/pipeline is used
@@ -48,7 +50,11 @@ script=upload.sh
 source "$repo/bench/lib.sh"
 find_binary
 machine_facts
-echo "server:  litestar-tus $("$tus_python" -c 'from importlib.metadata import version; print(version("litestar-tus"))' 2>/dev/null || echo '?') ($("$tus_python" --version 2>&1))"
+if [[ ${SERVER:-litestar} == engine ]]; then
+    echo "server:  pipeline serve (the same binary)"
+else
+    echo "server:  litestar-tus $("$tus_python" -c 'from importlib.metadata import version; print(version("litestar-tus"))' 2>/dev/null || echo '?') ($("$tus_python" --version 2>&1))"
+fi
 echo "curl:    $(curl --version | head -n1 | cut -d' ' -f1-2)"
 echo "tuspy:   $("$tuspy_python" -c 'from importlib.metadata import version; print(version("tuspy"))' 2>/dev/null || echo '?') ($("$tuspy_python" --version 2>&1))"
 
@@ -109,12 +115,23 @@ PY
 
 # ----------------------------------------------------------------- server
 echo
-echo "== starting litestar-tus on 127.0.0.1"
-"$tus_python" "$tus_server" "$store" >"$work/server.out" 2>"$work/server.err" &
+if [[ ${SERVER:-litestar} == engine ]]; then
+    # The engine of `pipeline serve`: a server fast enough that the clients, not it, set the pace.
+    echo "== starting pipeline serve on 127.0.0.1"
+    store=$work/engine/uploads
+    "$bin" serve --port 0 --data-dir "$work/engine" --quiet >"$work/server.out" 2>"$work/server.err" &
+    port_pattern='s/^pipeline serve: listening on http:\/\/127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p'
+    tus_path=/resumable/files/
+else
+    echo "== starting litestar-tus on 127.0.0.1"
+    "$tus_python" "$tus_server" "$store" >"$work/server.out" 2>"$work/server.err" &
+    port_pattern='s/^PORT \([0-9][0-9]*\)$/\1/p'
+    tus_path=/files/
+fi
 server_pid=$!
 port=
 for ((i = 0; i < 300; i++)); do
-    port=$(sed -n 's/^PORT \([0-9][0-9]*\)$/\1/p' "$work/server.out")
+    port=$(sed -n "$port_pattern" "$work/server.out")
     [[ -n $port ]] && break
     if ! kill -0 "$server_pid" 2>/dev/null; then
         cat "$work/server.err" >&2
@@ -128,8 +145,9 @@ if [[ -z $port ]]; then
     echo "upload.sh: the tus server did not print its port within 30 s" >&2
     exit 2
 fi
+mkdir -p "$store"
 origin=http://127.0.0.1:$port
-endpoint=$origin/files/
+endpoint=$origin$tus_path
 echo "endpoint: $endpoint (pid $server_pid)"
 
 cd "$data"

@@ -64,15 +64,5 @@ struct AssemblyFile: Codable, Sendable, Equatable {
     }
 
     /// The media type for a file name.
-    static func mime(for name: String) -> String {
-        let ext = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
-        let types = [
-            "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp",
-            "avif": "image/avif", "tif": "image/tiff", "tiff": "image/tiff", "heic": "image/heic", "svg": "image/svg+xml",
-            "mp4": "video/mp4", "mov": "video/quicktime", "webm": "video/webm", "mp3": "audio/mpeg", "wav": "audio/wav",
-            "pdf": "application/pdf", "json": "application/json", "txt": "text/plain", "csv": "text/csv", "html": "text/html",
-            "srt": "application/x-subrip", "vtt": "text/vtt", "zip": "application/zip",
-        ]
-        return name.contains(".") ? types[ext] ?? "application/octet-stream" : "application/octet-stream"
-    }
+    static func mime(for name: String) -> String { MediaTypes.guess(name) }
 }

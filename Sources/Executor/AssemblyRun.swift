@@ -193,12 +193,3 @@ final class ByteCounter: @unchecked Sendable {
         report(total)
     }
 }
-
-/// Media types for the `filetype` metadata.
-enum MediaTypes {
-    static func guess(_ path: String) -> String {
-        let types = ["jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp",
-                     "mp4": "video/mp4", "mov": "video/quicktime", "pdf": "application/pdf", "txt": "text/plain", "json": "application/json"]
-        return types[(path as NSString).pathExtension.lowercased()] ?? "application/octet-stream"
-    }
-}

@@ -21,6 +21,12 @@ struct LastRun {
 
     var results: RunResults? { RunResults.load(resultsPath) }
 
+    /// The results file a manifest's runs write, without reporting problems (for display only).
+    static func resultsPath(for manifestPath: String, environment: [String: String]) -> String {
+        guard let manifest = ManifestLoader(environment: environment).load(path: manifestPath).value else { return "" }
+        return manifest.results.map { manifest.path($0.value) } ?? manifest.path("results.json")
+    }
+
     /// Assembly id and URL per plan id from the run state.
     var state: [String: (id: String, url: String?)] {
         guard let data = FileManager.default.contents(atPath: stateDirectory + "/run-state.json"),

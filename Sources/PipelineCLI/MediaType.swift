@@ -1,23 +1,9 @@
-/// Guesses a file's media type from its extension, for the `filetype` metadata tus servers expect.
+import PipelineCore
+
+/// The metadata most tus servers expect for a file.
 enum MediaType {
-    static let byExtension: [String: String] = [
-        "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp",
-        "avif": "image/avif", "svg": "image/svg+xml", "tif": "image/tiff", "tiff": "image/tiff", "heic": "image/heic",
-        "mp4": "video/mp4", "mov": "video/quicktime", "webm": "video/webm", "mkv": "video/x-matroska",
-        "mp3": "audio/mpeg", "wav": "audio/wav", "ogg": "audio/ogg", "flac": "audio/flac",
-        "pdf": "application/pdf", "zip": "application/zip", "json": "application/json", "txt": "text/plain",
-        "csv": "text/csv", "html": "text/html", "css": "text/css", "js": "text/javascript",
-    ]
-
-    /// The media type for `path`, `application/octet-stream` when unknown.
-    static func guess(for path: String) -> String {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "application/octet-stream" }
-        return byExtension[name[name.index(after: dot)...].lowercased()] ?? "application/octet-stream"
-    }
-
-    /// `filename` and `filetype` for `path`, the metadata most tus servers expect.
+    /// `filename` and `filetype` for `path`.
     static func defaultMetadata(for path: String) -> [String: String] {
-        ["filename": path.split(separator: "/").last.map(String.init) ?? path, "filetype": guess(for: path)]
+        ["filename": path.split(separator: "/").last.map(String.init) ?? path, "filetype": MediaTypes.guess(path)]
     }
 }

@@ -1,3 +1,4 @@
+import Executor
 import Foundation
 import Planner
 import PipelineCore
@@ -56,7 +57,9 @@ struct PlanCommand: Command {
         if json {
             context.output.out(text)
         } else {
-            context.output.out(PlanSummary.render(plan))
+            let last = RunResults.load(LastRun.resultsPath(for: manifest, environment: context.environment))
+            let cached = Set((last?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
+            context.output.out(PlanSummary.render(plan, cached: cached))
             if let out { context.output.out("Wrote \(out).\n") }
         }
         return ExitCode.success

@@ -6,7 +6,8 @@ enum PlanSummary {
     /// How many Assemblies are listed per job before "... and N more".
     static let listedPerJob = 10
 
-    static func render(_ plan: Plan) -> String {
+    /// `cached` holds the plan ids that completed in the last run: `pipeline run` will reuse them.
+    static func render(_ plan: Plan, cached: Set<String> = []) -> String {
         var text = "Plan for '\(plan.pipeline)' (\(plan.manifest))\n"
         for job in plan.jobs {
             let assemblies = plan.assemblies.filter { $0.job == job }
@@ -17,15 +18,18 @@ enum PlanSummary {
                 text += "  " + describe(instructions) + "\n"
             }
             for assembly in assemblies.prefix(listedPerJob) {
-                text += "  + \(assembly.id.prefix(12))  \(fileList(assembly))\n"
+                let mark = cached.contains(assembly.id) ? "=" : "+"
+                text += "  \(mark) \(assembly.id.prefix(12))  \(fileList(assembly))\(cached.contains(assembly.id) ? " (cached)" : "")\n"
             }
             if assemblies.count > listedPerJob {
                 text += "  ... and \(assemblies.count - listedPerJob) more (see --out)\n"
             }
         }
         if plan.assemblies.isEmpty { text += "\nNo input files: nothing to do.\n" }
+        let reused = plan.assemblies.filter { cached.contains($0.id) }.count
         text += "\nPlan: \(plural(plan.assemblies.count, "Assembly", "Assemblies")), \(plural(plan.fileCount, "file")), "
-            + "\(ByteSize(bytes: plan.byteCount)) in \(plural(plan.jobs.count, "job")).\n"
+            + "\(ByteSize(bytes: plan.byteCount)) in \(plural(plan.jobs.count, "job"))"
+            + (reused > 0 ? "; \(reused) cached from the last run, \(plan.assemblies.count - reused) to process.\n" : ".\n")
         return text
     }
 

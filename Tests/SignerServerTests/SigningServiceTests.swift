@@ -46,6 +46,8 @@ final class SigningServiceTests: XCTestCase {
             let ids = (answer.body["violations"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue } + [answer.body["error"]?.stringValue ?? ""]
             XCTAssertTrue(ids.contains(violation), "\(name): \(answer.body.serialized())")
             XCTAssertNil(answer.body["signature"], name)
+            XCTAssertFalse(answer.body.serialized().contains(SignerFixture.secret), name)
+            XCTAssertFalse(answer.body.serialized().contains(SignerFixture.token), name)
         }
     }
 

@@ -1,0 +1,19 @@
+/// Media types by file extension: the one table the runner, the uploader and the engine share.
+public enum MediaTypes {
+    static let byExtension: [String: String] = [
+        "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp",
+        "avif": "image/avif", "svg": "image/svg+xml", "tif": "image/tiff", "tiff": "image/tiff", "heic": "image/heic",
+        "mp4": "video/mp4", "mov": "video/quicktime", "webm": "video/webm", "mkv": "video/x-matroska",
+        "mp3": "audio/mpeg", "wav": "audio/wav", "ogg": "audio/ogg", "flac": "audio/flac",
+        "pdf": "application/pdf", "zip": "application/zip", "json": "application/json", "txt": "text/plain",
+        "csv": "text/csv", "html": "text/html", "css": "text/css", "js": "text/javascript",
+        "srt": "application/x-subrip", "vtt": "text/vtt",
+    ]
+
+    /// The media type for a file name or path, `application/octet-stream` when unknown.
+    public static func guess(_ path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "application/octet-stream" }
+        return byExtension[name[name.index(after: dot)...].lowercased()] ?? "application/octet-stream"
+    }
+}
