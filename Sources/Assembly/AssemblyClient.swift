@@ -8,12 +8,14 @@ public struct AssemblyClient: Sendable {
     public struct Failure: Error, Sendable, CustomStringConvertible {
         /// The API's error code, or `HTTP_<status>` / `NETWORK`.
         public var code: String
+        /// What the API or the transport said.
         public var message: String
         /// Seconds to wait before trying again, for rate limits.
         public var retryIn: Double?
         /// Whether trying again may help (rate limits, 5xx, transport errors).
         public var isTransient: Bool
 
+        /// `CODE: message`.
         public var description: String { "\(code): \(message)" }
 
         /// Creates a failure.

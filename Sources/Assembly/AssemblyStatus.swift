@@ -5,13 +5,21 @@ import PipelineCore
 public struct AssemblyState: Sendable {
     /// A file in `uploads` or `results`.
     public struct File: Sendable, Equatable {
+        /// The file's id.
         public var id: String
+        /// The file name.
         public var name: String
+        /// The form field or tus fieldname it came from.
         public var field: String
+        /// The upload it derives from.
         public var originalID: String?
+        /// The https URL when given, else the http one.
         public var url: String?
+        /// Bytes.
         public var size: Int64
+        /// The media type.
         public var mime: String?
+        /// Facts such as width and height.
         public var meta: JSONValue
     }
 
@@ -23,11 +31,15 @@ public struct AssemblyState: Sendable {
     public var error: String?
     /// The human message.
     public var message: String?
+    /// The Assembly's id.
     public var assemblyID: String?
     /// The https URL when given, else the http one.
     public var assemblyURL: String?
+    /// Where its files are uploaded.
     public var tusURL: String?
+    /// The files it received.
     public var uploads: [File]
+    /// Result files per step.
     public var results: [String: [File]]
     /// `info.retryIn` seconds, sent with rate-limit errors.
     public var retryIn: Double?

@@ -8,34 +8,50 @@ import Planner
 public struct RunResults: Sendable, Equatable {
     /// One result file.
     public struct ResultFile: Sendable, Equatable {
+        /// The source file it was made from (through `original_id`).
         public var source: String?
+        /// The result file's name.
         public var name: String
+        /// Where to fetch it.
         public var url: String?
+        /// Bytes.
         public var size: Int64
+        /// The media type.
         public var mime: String?
+        /// Facts such as width and height.
         public var meta: JSONValue
     }
 
     /// One planned Assembly's outcome.
     public struct Entry: Sendable, Equatable {
+        /// The manifest job.
         public var job: String
+        /// The planned Assembly's stable id.
         public var planID: String
+        /// The Assembly's id on the service.
         public var assemblyID: String?
+        /// Where its status can be read.
         public var assemblyURL: String?
         /// `ASSEMBLY_COMPLETED`, or the error code.
         public var status: String
+        /// What went wrong, for failures.
         public var message: String?
         /// Whether the results were carried over from an earlier run.
         public var cached: Bool
+        /// The source files.
         public var files: [PlannedFile]
+        /// Result files per step.
         public var results: [String: [ResultFile]]
 
+        /// Whether the Assembly completed.
         public var isCompleted: Bool { status == "ASSEMBLY_COMPLETED" }
     }
 
+    /// The pipeline's name.
     public var pipeline: String
     /// `I/N` for the results of one shard.
     public var shard: String?
+    /// One entry per planned Assembly, in plan order.
     public var assemblies: [Entry]
 
     /// Creates results.

@@ -98,7 +98,7 @@ struct RunCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        let signals = SignalWaiter([SIGINT])
+        let signals = SignalCenter.waiter()
         let session = await RemotePolicy.session(for: [manifestPath], policyPath: arguments.value("policy"), context: context)
         let planned = session.plan(manifestPath: manifestPath, workers: ProcessInfo.processInfo.activeProcessorCount)
         context.report(planned.diagnostics, sources: planned.sources)

@@ -58,7 +58,7 @@ struct ServeCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        let signals = SignalWaiter([SIGINT, SIGTERM])
+        let signals = SignalCenter.waiter()
         let output = context.output
         var configuration = LocalEngine.Configuration(dataDirectory: dataDirectory)
         configuration.rateLimit = rateLimit
@@ -92,46 +92,5 @@ struct ServeCommand: Command {
         context.output.error("pipeline serve: stopping (signal \(signal))\n")
         engine.stop()
         return ExitCode.success
-    }
-}
-
-/// Catches SIGINT and SIGTERM from the moment it is created (so a signal sent right after
-/// start-up is not lost) and lets a task wait for the first one.
-final class SignalWaiter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var received: Int32?
-    private var continuation: CheckedContinuation<Int32, Never>?
-    private var sources: [any DispatchSourceSignal] = []
-
-    init(_ signals: [Int32]) {
-        for number in signals {
-            Foundation.signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in self?.deliver(number) }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    /// The first signal caught.
-    func next() async -> Int32 {
-        await withCheckedContinuation { continuation in
-            let ready: Int32? = lock.withLock {
-                if let received { return received }
-                self.continuation = continuation
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
-    }
-
-    private func deliver(_ number: Int32) {
-        let waiting: CheckedContinuation<Int32, Never>? = lock.withLock {
-            guard received == nil else { return nil }
-            received = number
-            defer { continuation = nil }
-            return continuation
-        }
-        waiting?.resume(returning: number)
     }
 }

@@ -45,7 +45,7 @@ struct SignerCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        let signals = SignalWaiter([SIGINT, SIGTERM])
+        let signals = SignalCenter.waiter()
         let policyPath = arguments.value("policy") ?? ""
         let loaded = PolicyLoader(environment: context.environment).load(path: policyPath)
         context.report(loaded.diagnostics, sources: loaded.sources)

@@ -60,6 +60,7 @@ public final class SigningService: HTTPServerHandler, Sendable {
         do { audit = try AuditLog(path: configuration.auditLog) } catch { throw DiagnosticsError(.error("signer.audit-log", "\(error)")) }
     }
 
+    /// Routes `POST /sign`, `GET /policy` and `GET /healthz`.
     public func plan(_ head: RequestHead) -> RequestPlan {
         switch (head.method, head.path) {
         case ("POST", "/sign"):

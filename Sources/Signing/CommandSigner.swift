@@ -15,6 +15,7 @@ public struct CommandSigner: ParamsSigner {
         self.timeout = timeout
     }
 
+    /// Runs the program with `params` on standard input and returns what it printed.
     public func sign(_ params: String) async throws(SignerError) -> String {
         guard let program = arguments.first else { throw SignerError("the signing command is empty") }
         let name = (program as NSString).lastPathComponent

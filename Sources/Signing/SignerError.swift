@@ -8,6 +8,7 @@ public struct SignerError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }
 
@@ -29,6 +30,7 @@ public struct SecretSigner: ParamsSigner {
         self.secret = secret
     }
 
+    /// HMAC-SHA384 of `params` with the secret.
     public func sign(_ params: String) async throws(SignerError) -> String {
         Signature.sign(params, secret: secret)
     }

@@ -21,6 +21,7 @@ public struct URLSigner: ParamsSigner {
         self.timeout = timeout
     }
 
+    /// Asks the signing backend for the signature of exactly `params`.
     public func sign(_ params: String) async throws(SignerError) -> String {
         var headers: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Accept", "application/json")]
         if let token { headers.append(("Authorization", "Bearer \(token)")) }

@@ -1,12 +1,8 @@
 import Foundation
 import PipelineCLI
 
-// A parent may start us with SIGINT/SIGTERM blocked; `pipeline serve` must still hear them.
-var signals = sigset_t()
-sigemptyset(&signals)
-sigaddset(&signals, SIGINT)
-sigaddset(&signals, SIGTERM)
-pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+// SIGINT and SIGTERM are taken by one thread from the start, so a server or a run hears every one.
+SignalCenter.install()
 // A peer that closes a pipe or socket early is an error to handle, not a reason to die.
 signal(SIGPIPE, SIG_IGN)
 
