@@ -15,13 +15,19 @@ public final class HTTPServer: @unchecked Sendable {
         public var connectionLimit: Int
         /// Seconds an idle connection is kept.
         public var idleTimeout: Int
+        /// A PEM private key and certificate (chain) to speak HTTPS; `nil` for plain HTTP.
+        public var tls: (keyPEM: String, certificatePEM: String)?
 
         /// Creates a configuration.
-        public init(host: String = "127.0.0.1", port: UInt16 = 0, connectionLimit: Int = 512, idleTimeout: Int = 60) {
+        public init(
+            host: String = "127.0.0.1", port: UInt16 = 0, connectionLimit: Int = 512, idleTimeout: Int = 60,
+            tls: (keyPEM: String, certificatePEM: String)? = nil
+        ) {
             self.host = host
             self.port = port
             self.connectionLimit = connectionLimit
             self.idleTimeout = idleTimeout
+            self.tls = tls
         }
     }
 
@@ -34,6 +40,7 @@ public final class HTTPServer: @unchecked Sendable {
     let handler: any HTTPServerHandler
     let log: (@Sendable (String) -> Void)?
     private var daemon: OpaquePointer?
+    private let scheme: String
     /// The port the server listens on.
     public private(set) var port: UInt16 = 0
 
@@ -41,12 +48,18 @@ public final class HTTPServer: @unchecked Sendable {
     public init(_ configuration: Configuration, handler: any HTTPServerHandler, log: (@Sendable (String) -> Void)? = nil) throws(StartError) {
         self.handler = handler
         self.log = log
+        scheme = configuration.tls == nil ? "http" : "https"
         let context = Unmanaged.passUnretained(self).toOpaque()
-        guard let daemon = pipeline_mhd_start(
+        let started = configuration.tls.map { tls in
+            pipeline_mhd_start(
+                configuration.host, configuration.port, UInt32(configuration.connectionLimit), UInt32(configuration.idleTimeout),
+                accessHandler, context, completedHandler, context, tls.keyPEM, tls.certificatePEM)
+        } ?? pipeline_mhd_start(
             configuration.host, configuration.port, UInt32(configuration.connectionLimit), UInt32(configuration.idleTimeout),
-            accessHandler, context, completedHandler, context)
-        else {
-            throw StartError(description: "cannot listen on \(configuration.host):\(configuration.port) (address in use, or not an IPv4 address?)")
+            accessHandler, context, completedHandler, context, nil, nil)
+        guard let daemon = started else {
+            let tlsHint = configuration.tls == nil ? "" : ", or the TLS key and certificate do not match"
+            throw StartError(description: "cannot listen on \(configuration.host):\(configuration.port) (address in use, or not an IPv4 address\(tlsHint)?)")
         }
         self.daemon = daemon
         port = pipeline_mhd_port(daemon)
@@ -70,7 +83,7 @@ public final class HTTPServer: @unchecked Sendable {
         MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, pairIterator, context)
         let query = Dictionary(collector.pairs.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
         let host = headers["Host"] ?? "127.0.0.1:\(port)"
-        return RequestHead(method: method, path: url, query: query, headers: headers, origin: "http://\(host)")
+        return RequestHead(method: method, path: url, query: query, headers: headers, origin: "\(scheme)://\(host)")
     }
 
     fileprivate func queue(_ response: ServerResponse, on connection: OpaquePointer?, context: RequestContext) -> MHD_Result {

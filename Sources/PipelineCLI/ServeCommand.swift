@@ -24,7 +24,7 @@ struct ServeCommand: Command {
             .init(name: "policy", valueName: "FILE", help: "Refuse Assemblies that this policy does not allow."),
             .init(name: "rate-limit", valueName: "N/DURATION", help: "Answer 429 RATE_LIMIT_REACHED past N Assemblies per DURATION, such as 250/1m."),
             .init(name: "quiet", help: "Do not log requests."),
-        ],
+        ] + TLSFiles.options,
         examples: ["pipeline serve", "pipeline serve --port 0 --data-dir /tmp/engine"])
 
     let host: String
@@ -36,7 +36,10 @@ struct ServeCommand: Command {
     let policyPath: String?
     let rateLimit: (count: Int, window: TimeInterval)?
 
+    let arguments: ParsedArguments
+
     init(_ arguments: ParsedArguments) throws(UsageError) {
+        self.arguments = arguments
         if let text = arguments.value("rate-limit") {
             let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
             guard parts.count == 2, let count = Int(parts[0]), count > 0, let window = DurationText.parse(parts[1]) else {
@@ -75,16 +78,24 @@ struct ServeCommand: Command {
             guard let policy = loaded.value else { return ExitCode.failure }
             configuration.policy = policy
         }
+        let tls: (keyPEM: String, certificatePEM: String)?
+        switch TLSFiles.load(arguments) {
+        case .success(let files): tls = files
+        case .failure(let error):
+            context.output.error("pipeline: error: \(error.message)\n")
+            return ExitCode.failure
+        }
         let log: (@Sendable (String) -> Void)? = quiet ? nil : { @Sendable line in output.error(line + "\n") }
         let engine: LocalEngine
         do {
-            engine = try LocalEngine(configuration, server: HTTPServer.Configuration(host: host, port: port), log: log)
+            engine = try LocalEngine(configuration, server: HTTPServer.Configuration(host: host, port: port, tls: tls), log: log)
         } catch {
             context.output.error("pipeline: error: \(error)\n  hint: pick another --port, or 0 for a free one\n")
             return ExitCode.failure
         }
-        context.output.out("pipeline serve: listening on http://\(host):\(engine.port)\n")
-        context.output.out("tus endpoint: http://\(host):\(engine.port)\(LocalEngine.tusPath)\n")
+        let scheme = tls == nil ? "http" : "https"
+        context.output.out("pipeline serve: listening on \(scheme)://\(host):\(engine.port)\n")
+        context.output.out("tus endpoint: \(scheme)://\(host):\(engine.port)\(LocalEngine.tusPath)\n")
         if configuration.credentials == nil {
             context.output.out("authentication: off (unsigned requests are accepted; pass --auth-key to require signatures)\n")
         }

@@ -13,8 +13,8 @@ struct SignerCommand: Command {
         POST /sign takes {"params": "<exact string>"} with 'Authorization: Bearer <token>' and answers \
         {"params", "signature"} or a refusal listing every violation. Callers are static tokens (stored as \
         SHA-256) or identity tokens (JWTs, RS256 or ES256, checked against --jwks). GET /policy serves the \
-        policy in force; GET /healthz answers when it runs. It speaks plain HTTP: put it behind a TLS proxy \
-        (see the README) unless it only listens on 127.0.0.1.
+        policy in force; GET /healthz answers when it runs. With --tls-cert and --tls-key it speaks HTTPS; \
+        otherwise keep it on 127.0.0.1 or behind a TLS proxy (see the README).
         """,
         options: [
             .init(name: "policy", valueName: "FILE", help: "The policy to enforce (callers may name their own)."),
@@ -28,7 +28,7 @@ struct SignerCommand: Command {
             .init(name: "host", valueName: "ADDRESS", help: "The IPv4 address to listen on (default 127.0.0.1)."),
             .init(name: "port", valueName: "N", help: "The port (default 8788; 0 picks a free one)."),
             .init(name: "audit-log", valueName: "FILE", help: "Append one JSON line per decision to FILE."),
-        ],
+        ] + TLSFiles.options,
         examples: ["pipeline signer --policy policy.yml --tokens callers.yml --audit-log audit.jsonl"])
 
     let arguments: ParsedArguments
@@ -63,14 +63,21 @@ struct SignerCommand: Command {
             return ExitCode.failure
         }
         let host = arguments.value("host") ?? "127.0.0.1"
+        let tls: (keyPEM: String, certificatePEM: String)?
+        switch TLSFiles.load(arguments) {
+        case .success(let files): tls = files
+        case .failure(let error):
+            context.output.error("pipeline: error: \(error.message)\n")
+            return ExitCode.failure
+        }
         let server: HTTPServer
         do {
-            server = try HTTPServer(HTTPServer.Configuration(host: host, port: port), handler: service)
+            server = try HTTPServer(HTTPServer.Configuration(host: host, port: port, tls: tls), handler: service)
         } catch {
             context.output.error("pipeline: error: \(error)\n  hint: pick another --port, or 0 for a free one\n")
             return ExitCode.failure
         }
-        context.output.out("pipeline signer: listening on http://\(host):\(server.port)\n")
+        context.output.out("pipeline signer: listening on \(tls == nil ? "http" : "https")://\(host):\(server.port)\n")
         let signal = await signals.next()
         context.output.error("pipeline signer: stopping (signal \(signal))\n")
         server.stop()

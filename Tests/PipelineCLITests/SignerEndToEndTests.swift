@@ -116,4 +116,33 @@ final class SignerEndToEndTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("must be at most 400, found 5000"), result.stderr)
         XCTAssertTrue(result.stderr.contains("note: policy: \(signer.url("/policy"))"), result.stderr)
     }
+
+    /// With --tls-cert and --tls-key the signer speaks HTTPS (GnuTLS inside libmicrohttpd).
+    func testSignerServesHTTPS() async throws {
+        let directory = try TemporaryDirectory(prefix: "signer-tls")
+        defer { directory.remove() }
+        let made = try ProcessRunner.run("/usr/bin/openssl", [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", directory.path + "/key.pem", "-out", directory.path + "/cert.pem",
+            "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+        ])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        try directory.write("policy.yml", "version: 1\nrobots: {}\n")
+        try directory.write("callers.yml", "version: 1\ncallers: []\n")
+        let arguments = [
+            "signer", "--policy", directory.path + "/policy.yml", "--tokens", directory.path + "/callers.yml", "--port", "0",
+            "--tls-cert", directory.path + "/cert.pem", "--tls-key", directory.path + "/key.pem",
+        ]
+        chmod(directory.path + "/key.pem", 0o644)
+        let loose = try ProcessRunner.run(ProcessRunner.pipelineExecutable, arguments, environment: ["TRANSLOADIT_SECRET": "s"])
+        XCTAssertEqual(loose.status, 1)
+        XCTAssertTrue(loose.stderr.contains("may be read by others"), loose.stderr)
+
+        chmod(directory.path + "/key.pem", 0o600)
+        let signer = try ServerProcess(ProcessRunner.pipelineExecutable, arguments, environment: ["TRANSLOADIT_SECRET": "s"])
+        defer { signer.stop() }
+        let https = try ProcessRunner.run("/usr/bin/curl", ["-s", "--cacert", directory.path + "/cert.pem", "https://127.0.0.1:\(signer.port)/healthz"])
+        XCTAssertEqual(https.stdout, #"{"ok":true}"#, https.stderr)
+        let plain = try ProcessRunner.run("/usr/bin/curl", ["-s", "-m", "5", "http://127.0.0.1:\(signer.port)/healthz"])
+        XCTAssertNotEqual(plain.status, 0, "plain HTTP is not answered on an HTTPS port")
+    }
 }

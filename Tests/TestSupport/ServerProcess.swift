@@ -18,20 +18,28 @@ public final class ServerProcess: @unchecked Sendable {
         process.standardError = FileHandle.standardError
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        // Read on another thread, so a server that prints nothing cannot block past the deadline.
+        let collected = OutputCollector()
         let handle = output.fileHandleForReading
-        var buffer = Data()
+        Thread.detachNewThread {
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { return }
+                collected.append(chunk)
+            }
+        }
         let deadline = Date().addingTimeInterval(timeout)
         var found: Int?
+        var buffer = Data()
         while found == nil, Date() < deadline, process.isRunning {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
+            usleep(10_000)
+            buffer = collected.data
             let text = String(decoding: buffer, as: UTF8.self)
-            // "PORT <n>" from the test peers, or "... listening on http://127.0.0.1:<n>" from `pipeline serve`.
+            // "PORT <n>" from the test peers, or "... listening on http(s)://127.0.0.1:<n>" from `pipeline serve`/`signer`.
             for line in text.split(separator: "\n") {
                 if line.hasPrefix("PORT ") {
                     found = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces))
-                } else if line.contains("listening on http://"), let colon = line.lastIndex(of: ":") {
+                } else if line.contains("listening on http"), let colon = line.lastIndex(of: ":") {
                     found = Int(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
                 }
             }
@@ -67,4 +75,13 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     deinit { stop() }
+}
+
+/// Bytes a reader thread collects, read from any thread.
+private final class OutputCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored = Data()
+
+    func append(_ chunk: Data) { lock.withLock { stored.append(chunk) } }
+    var data: Data { lock.withLock { stored } }
 }
