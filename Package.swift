@@ -14,7 +14,7 @@ let package = Package(
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
-        .target(name: "PipelineCore"),
+        .target(name: "PipelineCore", dependencies: ["COpenSSL"]),
         .target(name: "YAML", dependencies: ["CYAML", "PipelineCore"]),
         .target(name: "Manifest", dependencies: ["YAML", "PipelineCore"]),
         .target(name: "Policy", dependencies: ["YAML", "PipelineCore"]),

@@ -104,7 +104,7 @@ struct AssemblyAPI: Sendable {
             let fileID = AssemblyFile.newID()
             let path = uploadsFolder + "/" + fileID
             guard rename(part.path, path) == 0 else { return failure("SERVER_500", "an uploaded file could not be stored", 500) }
-            let name = AssemblyFile.safeName(part.filename)
+            let name = FileNames.safeComponent(part.filename)
             uploads.append(FileFacts.describe(
                 id: fileID, name: name, field: part.field, path: path, size: part.size, mime: part.contentType, isTus: false))
         }
@@ -112,7 +112,7 @@ struct AssemblyAPI: Sendable {
             id: id, origin: origin, params: raw, steps: steps, fields: fields, notifyURL: params["notify_url"]?.stringValue,
             expectedTusUploads: expected, uploads: uploads, ok: expected > 0 ? "ASSEMBLY_UPLOADING" : "ASSEMBLY_EXECUTING",
             message: expected > 0 ? "The Assembly is waiting for its uploads." : "The Assembly is executing.",
-            created: Date(), bytesExpected: uploads.reduce(0) { $0 + $1.size })
+            created: Date())
         guard store.insert(record) else {
             return failure("DO_NOT_REUSE_ASSEMBLY_IDS", "Assembly \(id) exists already; use a new id", 409, id: id)
         }

@@ -50,19 +50,8 @@ struct AssemblyFile: Codable, Sendable, Equatable {
         return .object(object)
     }
 
-    /// A name that is safe as one path component: no folders, no leading dot, no control characters.
-    static func safeName(_ name: String) -> String {
-        let last = name.split(separator: "/").last.map(String.init) ?? name
-        let cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && $0 != "\\" }.map(Character.init))
-        let trimmed = cleaned.drop { $0 == "." }
-        return trimmed.isEmpty ? "file" : String(trimmed.prefix(200))
-    }
-
     /// A fresh file id.
     static func newID() -> String {
         UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     }
-
-    /// The media type for a file name.
-    static func mime(for name: String) -> String { MediaTypes.guess(name) }
 }

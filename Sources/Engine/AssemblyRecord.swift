@@ -31,9 +31,10 @@ struct AssemblyRecord: Codable, Sendable {
     var message: String
     var created: Date
     var finished: Date?
-    var bytesExpected: Int64
 
     var isTerminal: Bool { error != nil || ["ASSEMBLY_COMPLETED", "ASSEMBLY_CANCELED", "REQUEST_ABORTED"].contains(ok ?? "") }
     var finishedTusUploads: Int { tusLinks.filter(\.finished).count }
+    /// Bytes of the files sent with the creating request plus the announced tus uploads.
+    var bytesExpected: Int64 { uploads.filter { !$0.isTusFile }.reduce(0) { $0 + $1.size } + tusLinks.reduce(0) { $0 + ($1.size ?? 0) } }
     var bytesReceived: Int64 { uploads.reduce(0) { $0 + $1.size } + tusLinks.filter { !$0.finished }.reduce(0) { $0 + $1.offset } }
 }

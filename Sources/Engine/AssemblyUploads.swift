@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// Ties tus uploads to their Assembly through the metadata the SDKs send (`assembly_url` or
 /// `assembly_id`), and starts the Assembly once every expected upload has arrived. Uploads past
@@ -18,13 +19,11 @@ struct AssemblyUploads: Sendable {
             // A client whose creating request got no answer creates the upload again: the new one
             // replaces the unfinished one for the same field and file name.
             if let retried = record.tusLinks.firstIndex(where: { !$0.finished && $0.fieldname == link.fieldname && $0.filename == link.filename }) {
-                record.bytesExpected -= record.tusLinks[retried].size ?? 0
                 record.tusLinks[retried] = link
             } else {
                 guard record.tusLinks.count < record.expectedTusUploads else { return }
                 record.tusLinks.append(link)
             }
-            record.bytesExpected += upload.length ?? 0
         }
     }
 
@@ -39,7 +38,7 @@ struct AssemblyUploads: Sendable {
         if link(uploads.dataPath(upload.id), path) != 0 {
             try? FileManager.default.copyItem(atPath: uploads.dataPath(upload.id), toPath: path)
         }
-        let name = AssemblyFile.safeName(upload.metadata["filename"] ?? "file")
+        let name = FileNames.safeComponent(upload.metadata["filename"] ?? "file")
         let file = FileFacts.describe(
             id: fileID, name: name, field: upload.metadata["fieldname"] ?? "file", path: path, size: upload.offset,
             mime: upload.metadata["filetype"], isTus: true)

@@ -9,7 +9,7 @@ enum FileFacts {
         id: String, name: String, field: String, path: String, size: Int64, mime: String?, isTus: Bool,
         original: (id: String, name: String)? = nil
     ) -> AssemblyFile {
-        let type = (mime?.isEmpty == false && mime != "application/octet-stream") ? mime ?? "" : AssemblyFile.mime(for: name)
+        let type = (mime?.isEmpty == false && mime != "application/octet-stream") ? mime ?? "" : MediaTypes.guess(name)
         var meta: [String: JSONValue] = [:]
         if type.hasPrefix("image/"), let (width, height) = VipsLibrary.size(of: path) {
             meta["width"] = .int(width)

@@ -38,7 +38,7 @@ struct FileHashRobot: Sendable {
         EVP_DigestFinal_ex(context, &output, &length)
         var hashed = file
         hashed.id = AssemblyFile.newID()
-        hashed.meta["hash"] = .string(output.prefix(Int(length)).map { String(format: "%02x", $0) }.joined())
+        hashed.meta["hash"] = .string(Hex.encode(output.prefix(Int(length))))
         hashed.meta["hash_algorithm"] = .string(algorithm)
         return hashed
     }

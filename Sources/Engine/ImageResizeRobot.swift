@@ -46,7 +46,7 @@ struct ImageResizeRobot: Sendable {
         let ext = format ?? (Self.formats.contains(file.ext) ? file.ext : "png")
         let name = file.basename + "." + ext
         let directory = folder + "/" + id
-        let path = directory + "/" + AssemblyFile.safeName(name)
+        let path = directory + "/" + FileNames.safeComponent(name)
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -59,7 +59,7 @@ struct ImageResizeRobot: Sendable {
         }
         let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
         return FileFacts.describe(
-            id: id, name: AssemblyFile.safeName(name), field: file.field, path: path, size: size, mime: nil, isTus: false,
+            id: id, name: FileNames.safeComponent(name), field: file.field, path: path, size: size, mime: nil, isTus: false,
             original: (file.originalID, file.originalName))
     }
 

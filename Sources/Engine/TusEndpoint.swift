@@ -147,7 +147,7 @@ struct TusEndpoint: Sendable {
     private func common(_ record: TusUploadRecord) -> [(name: String, value: String)] {
         var headers = [("Tus-Resumable", TusProtocol.version), ("Upload-Offset", String(record.offset))]
         if let length = record.length { headers.append(("Upload-Length", String(length))) }
-        if !record.isFinished { headers.append(("Upload-Expires", Self.httpDate(record.expires))) }
+        if !record.isFinished { headers.append(("Upload-Expires", TusProtocol.formatHTTPDate(record.expires))) }
         return headers
     }
 
@@ -173,13 +173,5 @@ struct TusEndpoint: Sendable {
             metadata[key] = value
         }
         return metadata
-    }
-
-    static func httpDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
     }
 }

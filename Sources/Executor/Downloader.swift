@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import PipelineCore
 
 /// Fetches an Assembly's result files into `DIR/<step>/<name>`, several at once, renaming on
 /// collisions and checking each file's size.
@@ -14,14 +15,14 @@ struct Downloader: Sendable {
         var targets: [(URLString: String, path: String, size: Int64)] = []
         var taken: Set<String> = []
         for (step, files) in entry.results.sorted(by: { $0.key < $1.key }) {
-            let directory = folder + "/" + Self.safe(step)
+            let directory = folder + "/" + FileNames.safeComponent(step)
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             for file in files {
                 guard let url = file.url else { continue }
-                var path = directory + "/" + Self.safe(file.name)
+                var path = directory + "/" + FileNames.safeComponent(file.name)
                 var counter = 2
                 while taken.contains(path) {
-                    let name = Self.safe(file.name) as NSString
+                    let name = FileNames.safeComponent(file.name) as NSString
                     let ext = name.pathExtension
                     path = directory + "/" + name.deletingPathExtension + "-\(counter)" + (ext.isEmpty ? "" : "." + ext)
                     counter += 1
@@ -51,11 +52,5 @@ struct Downloader: Sendable {
             throw Failure(description: "\(url): got \(data.count) bytes, the status said \(size)")
         }
         try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-    }
-
-    static func safe(_ name: String) -> String {
-        let last = name.split(separator: "/").last.map(String.init) ?? name
-        let trimmed = last.drop { $0 == "." }
-        return trimmed.isEmpty ? "file" : String(trimmed)
     }
 }

@@ -44,6 +44,9 @@ public struct Runner: Sendable {
 
         try await withThrowingTaskGroup(of: RunResults.Entry.self) { group in
             var next = 0
+            // Results are saved as Assemblies end, at most every few seconds (and always at the
+            // end): rewriting the whole file per Assembly would grow with the square of their number.
+            var saved = ContinuousClock.now
             func startNext() {
                 guard next < pending.count else { return }
                 let planned = pending[next]
@@ -59,7 +62,10 @@ public struct Runner: Sendable {
             while let entry = try await group.next() {
                 collected.add(entry)
                 events(.finished(entry))
-                try? results(collected).write(to: configuration.resultsPath)
+                if ContinuousClock.now - saved >= Self.saveInterval {
+                    try? results(collected).write(to: configuration.resultsPath)
+                    saved = ContinuousClock.now
+                }
                 startNext()
             }
         }
@@ -70,6 +76,9 @@ public struct Runner: Sendable {
         }
         return final
     }
+
+    /// How often results are saved while a run goes on.
+    static let saveInterval: Duration = .seconds(5)
 
     private func results(_ collected: ResultsCollector) -> RunResults {
         let entries = collected.entries

@@ -28,8 +28,11 @@ struct LastRun {
     }
 
     /// Assembly id and URL per plan id from the run state.
-    var state: [String: (id: String, url: String?)] {
-        guard let data = FileManager.default.contents(atPath: stateDirectory + "/run-state.json"),
+    var state: [String: (id: String, url: String?)] { Self.started(stateFile: stateDirectory + "/run-state.json") }
+
+    /// Assembly id and URL per plan id in a run-state file.
+    static func started(stateFile: String) -> [String: (id: String, url: String?)] {
+        guard let data = FileManager.default.contents(atPath: stateFile),
               let json = try? JSONValue.parse(data), let object = json.objectValue else { return [:] }
         return object.compactMapValues { entry in
             entry["assembly_id"]?.stringValue.map { ($0, entry["assembly_url"]?.stringValue) }

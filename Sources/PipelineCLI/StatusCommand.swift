@@ -77,17 +77,16 @@ struct CancelCommand: Command {
 enum InFlight {
     /// Cancels every Assembly in `stateFile` whose plan id is not in `except`; returns how many.
     static func cancel(stateFile: String, except done: Set<String>, report: (String) -> Void = { _ in }) async -> Int {
-        guard let data = FileManager.default.contents(atPath: stateFile), let state = try? JSONValue.parse(data).objectValue else { return 0 }
         let client = AssemblyClient(http: HTTPClient(), endpoint: "")
         var canceled = 0
-        for (planID, entry) in state.sorted(by: { $0.key < $1.key }) where !done.contains(planID) {
-            guard let url = entry["assembly_url"]?.stringValue, let id = entry["assembly_id"]?.stringValue else { continue }
+        for (planID, started) in LastRun.started(stateFile: stateFile).sorted(by: { $0.key < $1.key }) where !done.contains(planID) {
+            guard let url = started.url else { continue }
             do {
                 let status = try await client.cancel(url)
                 canceled += 1
-                report("\(id): \(status.ok ?? "ASSEMBLY_CANCELED")")
+                report("\(started.id): \(status.ok ?? "ASSEMBLY_CANCELED")")
             } catch {
-                report("\(id): not canceled (\(error))")
+                report("\(started.id): not canceled (\(error))")
             }
         }
         return canceled

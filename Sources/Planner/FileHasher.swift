@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import PipelineCore
 import Synchronization
 
 /// A file's size and SHA-256, as measured while reading it once.
@@ -72,21 +73,6 @@ public struct HashingError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// "cannot read 'x': Permission denied".
     public var description: String { "cannot read '\(path)': \(String(cString: strerror(code)))" }
-}
-
-/// Lowercase hexadecimal encoding.
-public enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
-
-    /// The bytes as lowercase hex.
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        var output: [UInt8] = []
-        for byte in bytes {
-            output.append(digits[Int(byte >> 4)])
-            output.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: output, as: UTF8.self)
-    }
 }
 
 /// Fixed slots that worker threads fill at distinct indices.

@@ -70,7 +70,7 @@ public struct PlannedAssembly: Sendable, Equatable {
             "instructions": instructions,
             "files": .array(files.map { .array([.string($0.path), .int(Int($0.size)), .string($0.sha256)]) }),
         ]).serialized()
-        return String(Sha256.hex(canonical).prefix(32))
+        return String(SHA256.hex(canonical).prefix(32))
     }
 }
 

@@ -29,7 +29,7 @@ final class AuditLog: @unchecked Sendable {
             "time": .string(formatter.string(from: Date())), "caller": caller.map { .string($0) } ?? .null,
             "decision": .string(decision), "status": .int(status), "violations": .array(violations),
         ]
-        if let params { entry["params_sha256"] = .string(Callers.sha256(params)) }
+        if let params { entry["params_sha256"] = .string(SHA256.hex(params)) }
         let line = Data((JSONValue.object(entry).serialized() + "\n").utf8)
         lock.withLock { try? handle.write(contentsOf: line) }
     }

@@ -1,4 +1,3 @@
-import COpenSSL
 import Foundation
 import PipelineCore
 import Policy
@@ -22,7 +21,7 @@ struct Callers: Sendable {
 
     /// The static caller whose token this is (compared in constant time over every entry).
     func caller(token: String) -> Caller? {
-        let hash = Self.sha256(token)
+        let hash = SHA256.hex(token)
         var found: Caller?
         for caller in tokens {
             if let expected = caller.tokenSHA256, Signature.constantTimeEquals(expected, hash) { found = caller }
@@ -37,13 +36,6 @@ struct Callers: Sendable {
         }
     }
 
-    static func sha256(_ text: String) -> String {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { EVP_Digest($0.baseAddress, $0.count, &digest, &length, EVP_sha256(), nil) }
-        return digest.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
-    }
 
     /// Reads a callers file; `defaultPolicy` applies where an entry names none.
     static func load(path: String, defaultPolicy: Policy, environment: [String: String]) -> Loaded<Callers> {

@@ -50,6 +50,6 @@ public enum AuthParams {
             var generator = SystemRandomNumberGenerator()
             bytes = bytes.map { _ in generator.next() }
         }
-        return bytes.map { String(format: "%02x", $0) }.joined()
+        return Hex.encode(bytes)
     }
 }

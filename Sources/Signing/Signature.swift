@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import PipelineCore
 
 /// Transloadit-style signatures: `sha384:` and the lowercase hex HMAC-SHA384 of the exact
 /// UTF-8 bytes of the params string, keyed with the Auth Secret.
@@ -20,7 +21,7 @@ public enum Signature {
                     messageBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), messageBytes.count, &digest, &length)
             }
         }
-        return prefix + digest.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
+        return prefix + Hex.encode(digest.prefix(Int(length)))
     }
 
     /// Whether `text` has the shape of a signature: `sha384:` and 96 lowercase hex digits.

@@ -1,5 +1,5 @@
-import COpenSSL
 import Foundation
+import PipelineCore
 
 /// A file to upload and what identifies its content cheaply: absolute path, size, modification
 /// time and a hash of its first and last 64 KiB.
@@ -35,10 +35,7 @@ public struct LocalFile: Sendable, Hashable {
             return (first, last)
         }
         guard readHead == head, readTail == tail else { throw LocalFileError(path: path, code: errno == 0 ? EIO : errno) }
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        _ = bytes.withUnsafeBytes { EVP_Digest($0.baseAddress, $0.count, &digest, &length, EVP_sha256(), nil) }
-        let sample = digest.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
+        let sample = SHA256.hex(bytes)
         return LocalFile(path: (absolute as NSString).standardizingPath, size: size, modified: modified, sample: sample)
     }
 }

@@ -1,4 +1,3 @@
-import COpenSSL
 import Foundation
 import PipelineCore
 
@@ -43,12 +42,7 @@ public struct ResumeStore: Sendable {
 
     /// The key of `file` uploaded to `endpoint`: SHA-256 of both identities.
     public static func key(endpoint: String, file: LocalFile) -> String {
-        let text = [endpoint, file.path, String(file.size), String(file.modified), file.sample].joined(separator: "\n")
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { EVP_Digest($0.baseAddress, $0.count, &digest, &length, EVP_sha256(), nil) }
-        return digest.prefix(32).map { String(format: "%02x", $0) }.joined()
+        SHA256.hex([endpoint, file.path, String(file.size), String(file.modified), file.sample].joined(separator: "\n"))
     }
 
     /// The entry for `key`, unless missing, unreadable or expired (then it is removed).

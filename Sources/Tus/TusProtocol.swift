@@ -43,11 +43,30 @@ public enum TusProtocol {
 
     /// Parses an HTTP date (`Upload-Expires`), e.g. `Mon, 30 Nov 2026 16:19:47 GMT`.
     public static func parseHTTPDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text)
+        let fields = text.split(separator: " ")
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        guard fields.count == 6, fields[5] == "GMT", let day = Int(fields[1]), let month = months.firstIndex(of: String(fields[2])),
+              let year = Int(fields[3]) else { return nil }
+        let clock = fields[4].split(separator: ":").compactMap { Int($0) }
+        guard clock.count == 3 else { return nil }
+        var parts = tm()
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month)
+        parts.tm_mday = Int32(day)
+        parts.tm_hour = Int32(clock[0])
+        parts.tm_min = Int32(clock[1])
+        parts.tm_sec = Int32(clock[2])
+        return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
+    }
+
+    /// Formats an HTTP date (`Upload-Expires`) in GMT, without locale or a formatter per call.
+    public static func formatHTTPDate(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        var buffer = [CChar](repeating: 0, count: 40)
+        let count = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The comma-separated values of a header, trimmed and lowercased.

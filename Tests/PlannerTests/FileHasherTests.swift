@@ -1,6 +1,7 @@
 import Foundation
 @testable import Planner
 import TestSupport
+import PipelineCore
 import XCTest
 
 final class FileHasherTests: XCTestCase {
