@@ -48,3 +48,26 @@ stop_pid() {
     kill -KILL "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
 }
+
+# wait_for_line PID FILE SED-SCRIPT WHAT: prints what SED-SCRIPT extracts from
+# FILE once it appears (up to 30 s); exits 2 if the server dies or stays silent.
+# The server's standard error is expected beside FILE, as FILE with .err for .out.
+wait_for_line() {
+    local pid=$1 file=$2 expression=$3 what=$4 value=
+    for ((i = 0; i < 300; i++)); do
+        value=$(sed -n "$expression" "$file")
+        [[ -n $value ]] && break
+        if ! kill -0 "$pid" 2>/dev/null; then
+            cat "${file%.out}.err" >&2
+            echo "$script: $what exited before it was listening" >&2
+            exit 2
+        fi
+        sleep 0.1
+    done
+    if [[ -z $value ]]; then
+        cat "${file%.out}.err" >&2
+        echo "$script: $what did not print its port within 30 s" >&2
+        exit 2
+    fi
+    echo "$value"
+}

@@ -139,33 +139,11 @@ if total != expect:
 PY
 
 # ----------------------------------------------------------------- engine
-# wait_for_port PID: prints the port from the engine's `listening on` line
-# once it appears (up to 30 s); exits 2 if the engine dies or stays silent.
-wait_for_port() {
-    local port=
-    for ((i = 0; i < 300; i++)); do
-        port=$(sed -n 's|^pipeline serve: listening on http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "$work/engine.out")
-        [[ -n $port ]] && break
-        if ! kill -0 "$1" 2>/dev/null; then
-            cat "$work/engine.err" >&2
-            echo "run.sh: pipeline serve exited before it was listening" >&2
-            exit 2
-        fi
-        sleep 0.1
-    done
-    if [[ -z $port ]]; then
-        cat "$work/engine.err" >&2
-        echo "run.sh: pipeline serve did not print its port within 30 s" >&2
-        exit 2
-    fi
-    echo "$port"
-}
-
 echo
 echo "== starting pipeline serve on 127.0.0.1 (data: $engine_data)"
 "$bin" serve --host 127.0.0.1 --port 0 --data-dir "$engine_data" --quiet >"$work/engine.out" 2>"$work/engine.err" &
 engine_pid=$!
-port=$(wait_for_port "$engine_pid")
+port=$(wait_for_line "$engine_pid" "$work/engine.out" 's|^pipeline serve: listening on http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "pipeline serve")
 origin=http://127.0.0.1:$port
 echo "origin: $origin (pid $engine_pid)"
 

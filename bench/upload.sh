@@ -129,22 +129,7 @@ else
     tus_path=/files/
 fi
 server_pid=$!
-port=
-for ((i = 0; i < 300; i++)); do
-    port=$(sed -n "$port_pattern" "$work/server.out")
-    [[ -n $port ]] && break
-    if ! kill -0 "$server_pid" 2>/dev/null; then
-        cat "$work/server.err" >&2
-        echo "upload.sh: the tus server exited before it was listening" >&2
-        exit 2
-    fi
-    sleep 0.1
-done
-if [[ -z $port ]]; then
-    cat "$work/server.err" >&2
-    echo "upload.sh: the tus server did not print its port within 30 s" >&2
-    exit 2
-fi
+port=$(wait_for_line "$server_pid" "$work/server.out" "$port_pattern" "the tus server")
 mkdir -p "$store"
 origin=http://127.0.0.1:$port
 endpoint=$origin$tus_path
