@@ -36,7 +36,4 @@ actor RunState {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try AtomicFile.write(try encoder.encode(entries), to: path)
     }
-
-    /// Every Assembly the last run started, for `cancel` and `status`.
-    var all: [String: Entry] { entries }
 }

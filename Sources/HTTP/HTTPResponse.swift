@@ -38,11 +38,6 @@ public struct HTTPHeaders: Sendable {
         fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
-    /// Adds a field.
-    public mutating func append(name: String, value: String) {
-        fields.append((name, value))
-    }
-
     /// Parses one raw header line (`Name: value`); other lines are ignored.
     mutating func parse(line: String) {
         guard let colon = line.firstIndex(of: ":") else { return }
