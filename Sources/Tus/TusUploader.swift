@@ -64,15 +64,21 @@ public struct TusUploader: Sendable {
         return results.map { $0 ?? .failure(CancellationError()) }
     }
 
-    /// OPTIONS, once per batch. A server that does not answer it properly is treated as
-    /// offering only the core protocol; one that cannot be reached stops the batch.
+    /// OPTIONS, once per batch, retried with the same delays as uploads when the server cannot
+    /// be reached (it may be restarting). A server that answers but not properly is treated as
+    /// offering only the core protocol; one that stays unreachable stops the batch.
     private func discoverCapabilities() async throws -> TusCapabilities {
-        do {
-            return try await client.capabilities()
-        } catch where error.kind == .transport {
-            throw error
-        } catch {
-            return TusCapabilities(extensions: ["creation"])
+        var attempt = 0
+        while true {
+            do {
+                return try await client.capabilities()
+            } catch where error.kind == .transport {
+                guard attempt < options.retryDelays.count else { throw error }
+                try await Task.sleep(for: options.retryDelays[attempt])
+                attempt += 1
+            } catch {
+                return TusCapabilities(extensions: ["creation"])
+            }
         }
     }
 }

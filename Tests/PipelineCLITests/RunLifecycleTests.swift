@@ -110,8 +110,8 @@ final class RunLifecycleTests: XCTestCase {
         server = try EngineTestServer(data: data, port: port)
         defer { server.stop(keepData: true) }
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "the run rode out the restart")
         let results = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")))
+        XCTAssertEqual(process.terminationStatus, 0, "the run rode out the restart: \(results.serialized())")
         XCTAssertEqual(results["assemblies"]?.arrayValue?.map { $0["status"] }, [.string("ASSEMBLY_COMPLETED"), .string("ASSEMBLY_COMPLETED")])
         let assemblies = try FileManager.default.contentsOfDirectory(atPath: data.path + "/assemblies").filter { $0.hasSuffix(".json") }
         XCTAssertEqual(assemblies.count, 2, "no Assembly was created twice")
