@@ -66,7 +66,14 @@ struct AssemblyAPI: Sendable {
         guard let raw = form.field("params") else {
             return failure("NO_PARAMS_FIELD", "the request has no 'params' field", 400)
         }
-        guard let params = try? JSONValue.parse(Data(raw.utf8)), params.objectValue != nil else {
+        let params: JSONValue
+        do { params = try JSONValue.parse(Data(raw.utf8)) } catch {
+            if case .duplicateKey(let key) = error.kind {
+                return failure(error.code, "'params' has the key '\(key)' twice in one object (\(error)); send each key once", 400)
+            }
+            return failure("INVALID_PARAMS_FIELD", "'params' is not valid JSON: \(error)", 400)
+        }
+        guard params.objectValue != nil else {
             return failure("INVALID_PARAMS_FIELD", "'params' is not a JSON object", 400)
         }
         if let auth {

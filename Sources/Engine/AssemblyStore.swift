@@ -14,7 +14,7 @@ final class AssemblyStore: Sendable {
         var loaded: [String: AssemblyRecord] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".json") {
             if let data = FileManager.default.contents(atPath: directory + "/" + name),
-               let record = try? StateCoding.decoder.decode(AssemblyRecord.self, from: data) {
+               let record = try? StateCoding.decode(AssemblyRecord.self, from: data) {
                 loaded[record.id] = record
             }
         }

@@ -27,7 +27,7 @@ final class UploadStore: Sendable {
         guard Self.isValidID(id) else { return nil }
         if let cached = records.withLock({ $0[id] }) { return cached }
         guard let data = FileManager.default.contents(atPath: recordPath(id)),
-              let record = try? StateCoding.decoder.decode(TusUploadRecord.self, from: data) else { return nil }
+              let record = try? StateCoding.decode(TusUploadRecord.self, from: data) else { return nil }
         records.withLock { $0[id] = record }
         return record
     }

@@ -20,7 +20,7 @@ actor RunState {
     init(path: String) {
         self.path = path
         if let data = FileManager.default.contents(atPath: path),
-           let decoded = try? JSONDecoder().decode([String: Entry].self, from: data) {
+           let decoded = try? StateCoding.decode([String: Entry].self, from: data) {
             entries = decoded
         } else {
             entries = [:]

@@ -20,8 +20,8 @@ struct SignerCommand: Command {
             .init(name: "policy", valueName: "FILE", help: "The policy to enforce (callers may name their own)."),
             .init(name: "tokens", valueName: "FILE", help: "The callers file: static tokens and identity rules."),
             .init(name: "jwks", valueName: "FILE", help: "The identity provider's public keys, for JWT callers."),
-            .init(name: "issuer", valueName: "ISS", help: "The 'iss' JWTs must carry."),
-            .init(name: "audience", valueName: "AUD", help: "The 'aud' JWTs must carry."),
+            .init(name: "issuer", valueName: "ISS", help: "The 'iss' JWTs must carry (required with --jwks)."),
+            .init(name: "audience", valueName: "AUD", help: "The 'aud' JWTs must carry (required with --jwks)."),
             .init(name: "auth-key", valueName: "KEY", help: "The Auth Key params must carry (default: the policy's auth_key)."),
             .init(name: "secret-env", valueName: "VAR", help: "The variable holding the Auth Secret (default TRANSLOADIT_SECRET)."),
             .init(name: "secret-file", valueName: "FILE", help: "A file holding the Auth Secret, readable only by its owner."),
@@ -33,10 +33,21 @@ struct SignerCommand: Command {
 
     let arguments: ParsedArguments
     let port: UInt16
+    let jwks: (path: String, issuer: String, audience: String)?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         for required in ["policy", "tokens"] where arguments.value(required) == nil {
             throw UsageError("missing --\(required) FILE", command: Self.spec.name)
+        }
+        if let jwks = arguments.value("jwks") {
+            guard let issuer = arguments.value("issuer"), let audience = arguments.value("audience") else {
+                throw UsageError(
+                    "--jwks needs --issuer and --audience: without them a token the provider minted for any other service would be accepted",
+                    command: Self.spec.name)
+            }
+            self.jwks = (jwks, issuer, audience)
+        } else {
+            jwks = nil
         }
         let text = arguments.value("port") ?? "8788"
         guard let port = UInt16(text) else { throw UsageError("--port needs a number from 0 to 65535, not '\(text)'", command: Self.spec.name) }
@@ -51,7 +62,6 @@ struct SignerCommand: Command {
         context.report(loaded.diagnostics, sources: loaded.sources)
         guard let policy = loaded.value, let policyData = try? FileReading.read(policyPath) else { return ExitCode.failure }
         guard let secret = readSecret(context) else { return ExitCode.failure }
-        let jwks = arguments.value("jwks").map { ($0, arguments.value("issuer"), arguments.value("audience")) }
         let service: SigningService
         do {
             service = try SigningService(.init(

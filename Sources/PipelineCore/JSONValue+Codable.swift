@@ -35,8 +35,8 @@ extension JSONValue: Codable {
         }
     }
 
-    /// Parses JSON text; the error says where the text stopped making sense.
-    public static func parse(_ data: Data) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: data)
+    /// Parses JSON text strictly (duplicate keys are refused); the error says where and why.
+    public static func parse(_ data: Data) throws(JSONParseError) -> JSONValue {
+        try JSONParser.parse(data)
     }
 }

@@ -11,8 +11,14 @@ public enum StateCoding {
         return encoder
     }
 
+    /// Decodes a state file, refusing the duplicate keys that `JSONDecoder` would let through.
+    public static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+        _ = try JSONParser.parse(data)
+        return try decoder.decode(type, from: data)
+    }
+
     /// A decoder for state files.
-    public static var decoder: JSONDecoder {
+    static var decoder: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return decoder

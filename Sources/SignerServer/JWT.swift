@@ -45,8 +45,8 @@ struct JSONWebKeys: Sendable {
 /// from the JWKS, and `iss`, `aud`, `exp`, `nbf`, `iat` within a small leeway.
 struct JWTVerifier: Sendable {
     let keys: JSONWebKeys
-    let issuer: String?
-    let audience: String?
+    let issuer: String
+    let audience: String
     let leeway: TimeInterval
 
     func verify(_ token: String, now: Date = Date()) throws(Refusal) -> [String: JSONValue] {
@@ -75,13 +75,11 @@ struct JWTVerifier: Sendable {
         if let issuedAt = claims["iat"]?.doubleValue, issuedAt - leeway > time {
             throw .unauthorized("TOKEN_NOT_YET_VALID", "the JWT was issued in the future (iat)")
         }
-        if let issuer, claims["iss"]?.stringValue != issuer {
+        guard claims["iss"]?.stringValue == issuer else {
             throw .unauthorized("WRONG_ISSUER", "the JWT's issuer is not \(issuer)")
         }
-        if let audience {
-            let audiences = claims["aud"]?.arrayValue?.compactMap(\.stringValue) ?? claims["aud"]?.stringValue.map { [$0] } ?? []
-            guard audiences.contains(audience) else { throw .unauthorized("WRONG_AUDIENCE", "the JWT is not meant for \(audience)") }
-        }
+        let audiences = claims["aud"]?.arrayValue?.compactMap(\.stringValue) ?? claims["aud"]?.stringValue.map { [$0] } ?? []
+        guard audiences.contains(audience) else { throw .unauthorized("WRONG_AUDIENCE", "the JWT is not meant for \(audience)") }
         return claims
     }
 

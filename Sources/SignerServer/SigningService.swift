@@ -15,8 +15,8 @@ public final class SigningService: HTTPServerHandler, Sendable {
         public var policyText: String
         /// The callers file.
         public var callersPath: String
-        /// JWKS file, issuer and audience for identity tokens.
-        public var jwks: (path: String, issuer: String?, audience: String?)?
+        /// JWKS file, issuer and audience for identity tokens (all three: a token for another service must not pass).
+        public var jwks: (path: String, issuer: String, audience: String)?
         /// The Auth Key params must carry, if set (else the policy's `auth_key`).
         public var authKey: String?
         /// The Auth Secret (from the environment or an owner-only file).
@@ -25,7 +25,7 @@ public final class SigningService: HTTPServerHandler, Sendable {
         public var auditLog: String?
 
         /// Creates a configuration.
-        public init(policy: Policy, policyText: String, callersPath: String, jwks: (path: String, issuer: String?, audience: String?)?,
+        public init(policy: Policy, policyText: String, callersPath: String, jwks: (path: String, issuer: String, audience: String)?,
                     authKey: String?, secret: String, auditLog: String?) {
             self.policy = policy
             self.policyText = policyText
@@ -80,7 +80,9 @@ public final class SigningService: HTTPServerHandler, Sendable {
         var params: String?
         do {
             caller = try authenticate(authorization)
-            guard let request = try? JSONValue.parse(body), let text = request["params"]?.stringValue else {
+            let request: JSONValue
+            do { request = try JSONValue.parse(body) } catch { throw Refusal.unreadable(error, what: "the request body") }
+            guard let text = request["params"]?.stringValue else {
                 throw Refusal(status: 400, code: "MALFORMED_REQUEST", message: "send {\"params\": \"<the exact params string>\"} as JSON")
             }
             params = text
@@ -122,7 +124,9 @@ public final class SigningService: HTTPServerHandler, Sendable {
 
     /// Every way `text` is not signable for `caller`; throws 400 for non-params and 403 for violations.
     private func check(_ text: String, for caller: Callers.Caller, now: Date = Date()) throws(Refusal) {
-        guard let params = try? JSONValue.parse(Data(text.utf8)), params.objectValue != nil else {
+        let params: JSONValue
+        do { params = try JSONValue.parse(Data(text.utf8)) } catch { throw Refusal.unreadable(error, what: "params") }
+        guard params.objectValue != nil else {
             throw Refusal(status: 400, code: "INVALID_PARAMS", message: "params must be a JSON object of Assembly Instructions")
         }
         var violations: [JSONValue] = []

@@ -48,7 +48,7 @@ public struct ResumeStore: Sendable {
     /// The entry for `key`, unless missing, unreadable or expired (then it is removed).
     public func load(_ key: String, now: Date = Date()) -> Entry? {
         guard let data = FileManager.default.contents(atPath: path(key)),
-              let entry = try? StateCoding.decoder.decode(Entry.self, from: data) else { return nil }
+              let entry = try? StateCoding.decode(Entry.self, from: data) else { return nil }
         if let expires = entry.expires, expires <= now.addingTimeInterval(60) {
             remove(key)
             return nil

@@ -26,6 +26,7 @@ final class AssemblyAPITests: XCTestCase {
             ("ASSEMBLY_INVALID_STEPS", try await client.create(steps: .object(["v": .object(["robot": .string("/video/encode")])]))),
             ("ASSEMBLY_INVALID_STEPS", try await client.create(steps: .object(["a": .object(["robot": .string("/file/hash"), "use": .string("b")])]))),
             ("INVALID_PARAMS_FIELD", try await unsignedWithKey(server).create(steps: hashStep, params: "not json")),
+            ("DUPLICATE_KEY", try await unsignedWithKey(server).create(steps: hashStep, params: #"{"steps":{},"st\u0065ps":{}}"#)),
         ]
         for (code, answer) in cases {
             XCTAssertEqual(answer.body["error"], .string(code), answer.body.serialized())

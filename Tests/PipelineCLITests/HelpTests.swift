@@ -41,6 +41,8 @@ final class UsageErrorTests: XCTestCase {
             (["validate", "a.yml", "--json=yes"], "option '--json' takes no value"),
             (["plan", "a.yml", "-x"], "unknown option '-x'"),
             (["help", "nope"], "unknown command 'nope'"),
+            (["signer", "--policy", "p.yml", "--tokens", "t.yml", "--jwks", "k.json"], "--jwks needs --issuer and --audience"),
+            (["signer", "--policy", "p.yml", "--tokens", "t.yml", "--jwks", "k.json", "--issuer", "https://i"], "--jwks needs --issuer and --audience"),
         ]
         for (arguments, message) in cases {
             let result = await CLIHarness.run(arguments)

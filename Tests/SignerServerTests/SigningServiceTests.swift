@@ -39,6 +39,9 @@ final class SigningServiceTests: XCTestCase {
             ("an expired auth.expires", expired, 403, "signer.expired"),
             ("another auth key", SignerFixture.params(key: "other-key"), 403, "signer.auth-key"),
             ("arbitrary JSON", #"["sign", "me"]"#, 400, "INVALID_PARAMS"),
+            ("a repeated option", SignerFixture.params().replacingOccurrences(of: #""width":200"#, with: #""width":200,"width":4000"#), 400, "DUPLICATE_KEY"),
+            ("a repeated key equal after unescaping", SignerFixture.params().replacingOccurrences(of: #""width":200"#, with: #""width":200,"w\u0069dth":4000"#), 400, "DUPLICATE_KEY"),
+            ("two auth objects", SignerFixture.params().replacingOccurrences(of: #"{"auth":"#, with: #"{"auth":{"key":"other"},"auth":"#), 400, "DUPLICATE_KEY"),
         ]
         for (name, params, status, violation) in cases {
             let answer = try await fixture.sign(params, bearer: SignerFixture.token)
@@ -108,5 +111,19 @@ final class SigningServiceTests: XCTestCase {
         XCTAssertEqual(String(decoding: policy.body, as: UTF8.self), try String(contentsOfFile: fixture.directory.path + "/policy.yml", encoding: .utf8))
         let health = try await fixture.http.send(HTTPRequest(method: "GET", url: fixture.url + "/healthz"))
         XCTAssertEqual(health.status, 200)
+    }
+
+    func testARequestBodyWithTwoParamsIsRefused() async throws {
+        let fixture = try SignerFixture()
+        let good = JSONValue.string(SignerFixture.params()).serialized()
+        let bad = JSONValue.string(SignerFixture.params(steps: .object(["x": .object(["robot": .string("/video/encode")])]))).serialized()
+        let body = #"{"params":\#(good),"params":\#(bad)}"#
+        let response = try await fixture.http.send(HTTPRequest(
+            method: "POST", url: fixture.url + "/sign",
+            headers: [("Content-Type", "application/json"), ("Authorization", "Bearer " + SignerFixture.token)], body: .data(Data(body.utf8))))
+        XCTAssertEqual(response.status, 400)
+        let answer = try JSONValue.parse(response.body)
+        XCTAssertEqual(answer["error"], .string("DUPLICATE_KEY"))
+        XCTAssertTrue(answer["message"]?.stringValue?.contains("'params'") == true, answer.serialized())
     }
 }
