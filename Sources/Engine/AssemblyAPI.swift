@@ -12,6 +12,7 @@ struct AssemblyAPI: Sendable {
     let rateLimiter: RateLimiter?
     let dataDirectory: String
     let maxUploadSize: Int64
+    let space: DiskSpace
 
     func plan(_ head: RequestHead) -> RequestPlan {
         let parts = head.path.split(separator: "/").map(String.init)
@@ -28,10 +29,10 @@ struct AssemblyAPI: Sendable {
                 ]).serialized()
                 return .respond(.json(429, body, headers: [("Retry-After", String(Int(wait.rounded(.up))))]))
             }
+            if space.isShort(forBody: head.headers["Content-Length"]) { return .respond(failure("SERVER_STORAGE_FULL", DiskSpace.fullMessage, 507)) }
             let temporary = dataDirectory + "/incoming/" + AssemblyFile.newID()
-            return .form(directory: temporary, limit: maxUploadSize) { form in
-                defer { try? FileManager.default.removeItem(atPath: temporary) }
-                return create(id: id, form: form, origin: head.origin)
+            return .form(directory: temporary, limit: maxUploadSize, admit: admit) { form in
+                create(id: id, form: form, origin: head.origin)
             }
         case ("GET", 2):
             guard let record = store.get(parts[1]) else { return .respond(notFound(parts[1])) }
@@ -62,25 +63,39 @@ struct AssemblyAPI: Sendable {
                               body: .file(path: file.path, offset: 0, length: file.size))
     }
 
-    private func create(id: String, form: FormData, origin: String) -> ServerResponse {
+    /// Reads and authenticates the params before any file part is stored; `nil` admits the request.
+    private func admit(_ form: FormData) -> ServerResponse? {
+        let params: JSONValue
+        do { params = try readParams(form) } catch { return error.response }
+        guard let auth else { return nil }
+        do { try auth.check(params: form.field("params") ?? "", parsed: params, signature: form.field("signature")) } catch {
+            return failure(error.code, error.message, error.status)
+        }
+        return nil
+    }
+
+    /// The `params` field as a JSON object; sent before any file part (as every official SDK does).
+    private func readParams(_ form: FormData) throws(SinkError) -> JSONValue {
         guard let raw = form.field("params") else {
-            return failure("NO_PARAMS_FIELD", "the request has no 'params' field", 400)
+            throw SinkError(failure(
+                "NO_PARAMS_FIELD", "the request has no 'params' field before its files; send params (and signature) first", 400))
         }
         let params: JSONValue
         do { params = try JSONValue.parse(Data(raw.utf8)) } catch {
             if case .duplicateKey(let key) = error.kind {
-                return failure(error.code, "'params' has the key '\(key)' twice in one object (\(error)); send each key once", 400)
+                throw SinkError(failure(error.code, "'params' has the key '\(key)' twice in one object (\(error)); send each key once", 400))
             }
-            return failure("INVALID_PARAMS_FIELD", "'params' is not valid JSON: \(error)", 400)
+            throw SinkError(failure("INVALID_PARAMS_FIELD", "'params' is not valid JSON: \(error)", 400))
         }
-        guard params.objectValue != nil else {
-            return failure("INVALID_PARAMS_FIELD", "'params' is not a JSON object", 400)
-        }
-        if let auth {
-            do { try auth.check(params: raw, parsed: params, signature: form.field("signature")) } catch {
-                return failure(error.code, error.message, error.status)
-            }
-        }
+        guard params.objectValue != nil else { throw SinkError(failure("INVALID_PARAMS_FIELD", "'params' is not a JSON object", 400)) }
+        return params
+    }
+
+    /// Creates the Assembly of an admitted form.
+    private func create(id: String, form: FormData, origin: String) -> ServerResponse {
+        let params: JSONValue
+        do { params = try readParams(form) } catch { return error.response }
+        let raw = form.field("params") ?? ""
         if params["template_id"] != nil {
             return failure("TEMPLATE_NOT_FOUND", "the local engine has no templates; send 'steps' instead", 404)
         }

@@ -1,10 +1,9 @@
 import Foundation
 import PipelineCore
 import Signing
-import Synchronization
 
 /// Checks signed params the way the hosted API does: a signature over the raw params bytes,
-/// the right Auth Key, an expiry in the future, and no signature used twice.
+/// the right Auth Key, an expiry in the future, and no signature used twice (across restarts).
 final class AssemblyAuth: Sendable {
     /// A refusal, with the code and HTTP status the SDKs expect.
     struct Refusal: Error {
@@ -15,11 +14,12 @@ final class AssemblyAuth: Sendable {
 
     private let key: String
     private let secret: String
-    private let seen = Mutex<Set<String>>([])
+    private let ledger: SignatureLedger
 
-    init(key: String, secret: String) {
+    init(key: String, secret: String, ledger: SignatureLedger) {
         self.key = key
         self.secret = secret
+        self.ledger = ledger
     }
 
     func check(params raw: String, parsed: JSONValue, signature: String?, now: Date = Date()) throws(Refusal) {
@@ -41,7 +41,7 @@ final class AssemblyAuth: Sendable {
         guard expires > now else {
             throw Refusal(code: "AUTH_EXPIRED", message: "the signature expired at \(expiresText)", status: 403)
         }
-        guard seen.withLock({ $0.insert(signature).inserted }) else {
+        guard ledger.insert(signature, expires: expires) else {
             throw Refusal(code: "SIGNATURE_REUSE_DETECTED", message: "this signature was used before; add auth.nonce so each request is unique", status: 403)
         }
     }

@@ -19,6 +19,8 @@ public final class LocalEngine: Sendable {
         public var policy: Policy?
         /// At most this many Assembly creations per window; more get 429 `RATE_LIMIT_REACHED`.
         public var rateLimit: (count: Int, window: TimeInterval)?
+        /// Writes that would leave less than this many bytes free in the data folder get 507.
+        public var reservedSpace: Int64 = 16 << 20
 
         /// Creates a configuration.
         public init(
@@ -47,18 +49,23 @@ public final class LocalEngine: Sendable {
     public init(_ configuration: Configuration, server settings: HTTPServer.Configuration, log: (@Sendable (String) -> Void)? = nil) throws {
         let data = configuration.dataDirectory
         assembliesDirectory = data + "/assemblies"
+        try Self.sweepIncoming(data + "/incoming")
+        let space = DiskSpace(directory: data, reserve: configuration.reservedSpace)
         let uploads = try UploadStore(directory: data + "/uploads")
         let assemblies = try AssemblyStore(directory: data + "/assemblies")
         executor = AssemblyExecutor(store: assemblies, resultsDirectory: data + "/results")
         let links = AssemblyUploads(assemblies: assemblies, uploads: uploads, executor: executor)
         let executor = self.executor
         let tus = TusEndpoint(
-            store: uploads, basePath: Self.tusPath, maxSize: configuration.maxUploadSize, lifetime: configuration.uploadLifetime,
+            store: uploads, basePath: Self.tusPath, maxSize: configuration.maxUploadSize, lifetime: configuration.uploadLifetime, space: space,
             onCreated: { links.created($0) }, onFinished: { links.finished($0) })
         let api = AssemblyAPI(
-            store: assemblies, executor: executor, auth: configuration.credentials.map { AssemblyAuth(key: $0.key, secret: $0.secret) },
+            store: assemblies, executor: executor,
+            auth: configuration.credentials.map { AssemblyAuth(key: $0.key, secret: $0.secret, ledger: SignatureLedger(path: data + "/signatures.log")) },
             policy: configuration.policy, rateLimiter: configuration.rateLimit.map { RateLimiter(limit: $0.count, window: $0.window) },
-            dataDirectory: data, maxUploadSize: configuration.maxUploadSize)
+            dataDirectory: data, maxUploadSize: configuration.maxUploadSize, space: space)
+        var settings = settings
+        settings.origin = settings.origin ?? PublicOrigin()
         server = try HTTPServer(settings, handler: EngineHandler(tus: tus, assemblies: api), log: log)
         executor.resumeInterrupted()
     }
@@ -74,6 +81,12 @@ public final class LocalEngine: Sendable {
         guard parts.first == "results" else { return nil }
         guard parts.count >= 3 else { return nil }
         return executor.localPath(assembly: parts[1], file: parts[2])
+    }
+
+    /// Removes what requests cut off by a crash or a restart left in `incoming/`, and makes sure it exists.
+    private static func sweepIncoming(_ path: String) throws {
+        try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
     /// Stops serving.

@@ -14,6 +14,7 @@ struct TusEndpoint: Sendable {
     let basePath: String
     let maxSize: Int64
     let lifetime: TimeInterval
+    let space: DiskSpace
     /// Called when an upload is created.
     let onCreated: @Sendable (TusUploadRecord) -> Void
     /// Called once an upload has all its bytes.
@@ -43,7 +44,7 @@ struct TusEndpoint: Sendable {
         let deferred = head.headers["Upload-Defer-Length"]
         var length: Int64?
         if let text = head.headers["Upload-Length"] {
-            guard let value = Int64(text), value >= 0, text.allSatisfy(\.isNumber) else { return .respond(answer(400, "Upload-Length must be a non-negative integer")) }
+            guard let value = TusProtocol.parseCount(text) else { return .respond(answer(400, "Upload-Length must be a non-negative integer")) }
             length = value
         } else if deferred != "1" {
             return .respond(answer(400, "send Upload-Length, or Upload-Defer-Length: 1"))
@@ -67,7 +68,12 @@ struct TusEndpoint: Sendable {
         guard head.headers["Content-Type"] == TusProtocol.offsetContentType else {
             return .respond(answer(415, "a body in the creating POST needs Content-Type: \(TusProtocol.offsetContentType)"))
         }
-        guard store.claim(record.id), let sink = TusBodySink(store: store, record: record, checksum: nil, onFinished: onFinished) else {
+        if space.isShort(forBody: head.headers["Content-Length"]) {
+            return .respond(answer(507, DiskSpace.fullMessage, extra: Array(common(record).dropFirst()) + [("Location", location)]))
+        }
+        guard store.claim(record.id) else { return .respond(answer(423, "another request is writing this upload")) }
+        guard let sink = TusBodySink(store: store, record: record, checksum: nil, onFinished: onFinished) else {
+            store.release(record.id)
             return .respond(answer(500, "the upload could not be opened"))
         }
         return .stream(into: sink) {
@@ -88,14 +94,16 @@ struct TusEndpoint: Sendable {
             return .respond(answer(415, "PATCH needs Content-Type: \(TusProtocol.offsetContentType)"))
         }
         guard var record = live(id) else { return .respond(gone(id)) }
-        guard let offset = head.headers["Upload-Offset"].flatMap({ Int64($0) }) else {
-            return .respond(answer(400, "PATCH needs Upload-Offset"))
+        guard let offset = head.headers["Upload-Offset"].flatMap(TusProtocol.parseCount) else {
+            return .respond(answer(400, "PATCH needs Upload-Offset: a non-negative whole number of bytes"))
         }
         guard offset == record.offset else {
             return .respond(answer(409, "Upload-Offset \(offset) does not match the upload's offset \(record.offset)", extra: [("Upload-Offset", String(record.offset))]))
         }
         if record.length == nil, let text = head.headers["Upload-Length"] {
-            guard let length = Int64(text), length >= record.offset, length <= maxSize else { return .respond(answer(400, "invalid Upload-Length")) }
+            guard let length = TusProtocol.parseCount(text), length >= record.offset, length <= maxSize else {
+                return .respond(answer(400, "invalid Upload-Length"))
+            }
             record.length = length
         }
         var checksum: (ChecksumAlgorithm, Data)?
@@ -106,6 +114,9 @@ struct TusEndpoint: Sendable {
                 return .respond(answer(400, "Upload-Checksum must be '<sha1|sha256|md5> <base64 digest>'"))
             }
             checksum = (algorithm, expected)
+        }
+        if space.isShort(forBody: head.headers["Content-Length"]) {
+            return .respond(answer(507, DiskSpace.fullMessage, extra: Array(common(record).dropFirst())))
         }
         guard store.claim(id) else { return .respond(answer(423, "another request is writing this upload")) }
         guard let sink = TusBodySink(store: store, record: record, checksum: checksum, onFinished: onFinished) else {

@@ -2,23 +2,34 @@ import CMicroHTTPD
 import Foundation
 
 /// Parses multipart and urlencoded forms with libmicrohttpd's post processor, streaming file
-/// parts to disk so large uploads never sit in memory.
+/// parts to disk so large uploads never sit in memory. Fields are capped (`fieldLimit` bytes in
+/// all); the handler's `admit` sees the fields before the first file byte is stored, so a refused
+/// request never writes to disk. Every temporary file goes when the request ends.
 final class FormCollector: @unchecked Sendable {
+    /// The most bytes of non-file fields (params, signature, fields) a form may carry.
+    static let fieldLimit = 1 << 20
+
     private var processor: OpaquePointer?
     private let directory: String
     private let limit: Int64
+    private let admit: @Sendable (FormData) -> ServerResponse?
+    private var admitted = false
     private var received: Int64 = 0
+    private var fieldBytes = 0
     private var data = FormData()
     private var fieldBuffers: [String: Data] = [:]
     private var fieldOrder: [String] = []
     private var openFile: (key: String, filename: String, contentType: String?, descriptor: Int32, path: String, size: Int64)?
     private var problem: ServerResponse?
 
-    init(connection: OpaquePointer?, directory: String, limit: Int64) {
+    init(connection: OpaquePointer?, directory: String, limit: Int64, admit: @escaping @Sendable (FormData) -> ServerResponse?) {
         self.directory = directory
         self.limit = limit
+        self.admit = admit
         processor = MHD_create_post_processor(connection, 64 * 1024, formIterator, Unmanaged.passUnretained(self).toOpaque())
     }
+
+    deinit { cleanUp() }
 
     var isValid: Bool { processor != nil }
 
@@ -31,30 +42,54 @@ final class FormCollector: @unchecked Sendable {
         return result == MHD_Result.YES ? nil : .text(400, "the form body is malformed")
     }
 
-    func finish() -> FormData? {
+    /// The whole form, or the refusal of the handler's `admit` (asked here when no file came).
+    func finish() -> Result<FormData, SinkError> {
         closeFile()
         if let processor { MHD_destroy_post_processor(processor) }
         processor = nil
-        data.fields = fieldOrder.map { ($0, String(decoding: fieldBuffers[$0] ?? Data(), as: UTF8.self)) }
-        return problem == nil ? data : nil
+        if let problem { return .failure(SinkError(problem)) }
+        collectFields()
+        if !admitted, let refusal = admit(data) { return .failure(SinkError(refusal)) }
+        admitted = true
+        return .success(data)
     }
 
-    func discard() {
+    /// Closes and removes every temporary file; safe to call more than once.
+    func cleanUp() {
         closeFile()
         if let processor { MHD_destroy_post_processor(processor) }
         processor = nil
         for file in data.files { unlink(file.path) }
+        data.files = []
+        rmdir(directory)
+    }
+
+    private func collectFields() {
+        data.fields = fieldOrder.map { ($0, String(decoding: fieldBuffers[$0] ?? Data(), as: UTF8.self)) }
     }
 
     fileprivate func take(key: String, filename: String?, contentType: String?, bytes: UnsafeRawBufferPointer) -> Bool {
         guard let filename else {
+            fieldBytes += bytes.count + (fieldBuffers[key] == nil ? key.utf8.count : 0)
+            guard fieldBytes <= Self.fieldLimit else {
+                problem = .text(413, "the form's fields are larger than \(Self.fieldLimit / 1024) KiB in all; send files as file parts")
+                return false
+            }
             if fieldBuffers[key] == nil { fieldOrder.append(key) }
             fieldBuffers[key, default: Data()].append(contentsOf: bytes)
             return true
         }
+        if !admitted {
+            collectFields()
+            if let refusal = admit(data) {
+                problem = refusal
+                return false
+            }
+            admitted = true
+        }
         if openFile?.key != key || openFile?.filename != filename {
             closeFile()
-            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            mkdir(directory, 0o700)
             let path = directory + "/part-\(data.files.count)-\(UUID().uuidString.lowercased())"
             let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else {
@@ -69,7 +104,7 @@ final class FormCollector: @unchecked Sendable {
             let written = write(file.descriptor, base + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                problem = .text(500, "cannot store the uploaded file")
+                problem = .text(errno == ENOSPC ? 507 : 500, "cannot store the uploaded file")
                 return false
             }
             offset += written

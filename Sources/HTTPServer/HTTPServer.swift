@@ -1,9 +1,10 @@
 import CMicroHTTPD
 import Foundation
 import HTTP
+import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: one thread per connection, bodies streamed to the
-/// handler's sinks, idle connections closed after a timeout.
+/// handler's sinks, keep-alive, and limits that keep slow or greedy clients from starving others.
 public final class HTTPServer: @unchecked Sendable {
     /// What the server was asked to do on start.
     public struct Configuration: Sendable {
@@ -13,21 +14,32 @@ public final class HTTPServer: @unchecked Sendable {
         public var port: UInt16
         /// The most connections at once.
         public var connectionLimit: Int
+        /// The most connections at once from one client address.
+        public var perClientLimit: Int
         /// Seconds an idle connection is kept.
         public var idleTimeout: Int
+        /// Seconds a client has to send a request's whole head (request line and headers).
+        public var headerTimeout: Double
         /// A PEM private key and certificate (chain) to speak HTTPS; `nil` for plain HTTP.
         public var tls: (keyPEM: String, certificatePEM: String)?
+        /// Which `Host` headers are answered and what origin URLs are built from; `nil` answers
+        /// any `Host` and gives the address served as the origin.
+        public var origin: PublicOrigin?
 
         /// Creates a configuration.
         public init(
-            host: String = "127.0.0.1", port: UInt16 = 0, connectionLimit: Int = 512, idleTimeout: Int = 60,
-            tls: (keyPEM: String, certificatePEM: String)? = nil
+            host: String = "127.0.0.1", port: UInt16 = 0, connectionLimit: Int = 1024, perClientLimit: Int = 512,
+            idleTimeout: Int = 60, headerTimeout: Double = 10, tls: (keyPEM: String, certificatePEM: String)? = nil,
+            origin: PublicOrigin? = nil
         ) {
             self.host = host
             self.port = port
             self.connectionLimit = connectionLimit
+            self.perClientLimit = perClientLimit
             self.idleTimeout = idleTimeout
+            self.headerTimeout = headerTimeout
             self.tls = tls
+            self.origin = origin
         }
     }
 
@@ -39,8 +51,11 @@ public final class HTTPServer: @unchecked Sendable {
 
     let handler: any HTTPServerHandler
     let log: (@Sendable (String) -> Void)?
+    let deadline: HeaderDeadline
     private var daemon: OpaquePointer?
     private let scheme: String
+    private let host: String
+    private let origin: PublicOrigin?
     /// The port the server listens on.
     public private(set) var port: UInt16 = 0
 
@@ -49,17 +64,46 @@ public final class HTTPServer: @unchecked Sendable {
         self.handler = handler
         self.log = log
         scheme = configuration.tls == nil ? "http" : "https"
+        host = configuration.host
+        origin = configuration.origin
+        deadline = HeaderDeadline(seconds: configuration.headerTimeout, idleSeconds: Double(configuration.idleTimeout))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = configuration.port.bigEndian
+        guard inet_pton(AF_INET, configuration.host, &address.sin_addr) == 1 else {
+            throw StartError(description: "cannot listen on \(configuration.host): not an IPv4 address")
+        }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        let started = configuration.tls.map { tls in
-            pipeline_mhd_start(
-                configuration.host, configuration.port, UInt32(configuration.connectionLimit), UInt32(configuration.idleTimeout),
-                accessHandler, context, completedHandler, context, tls.keyPEM, tls.certificatePEM)
-        } ?? pipeline_mhd_start(
-            configuration.host, configuration.port, UInt32(configuration.connectionLimit), UInt32(configuration.idleTimeout),
-            accessHandler, context, completedHandler, context, nil, nil)
+        let key = configuration.tls.map { strdup($0.keyPEM) } ?? nil
+        let certificate = configuration.tls.map { strdup($0.certificatePEM) } ?? nil
+        defer {
+            free(key)
+            free(certificate)
+        }
+        var options: [MHD_OptionItem] = [
+            .init(option: .CONNECTION_LIMIT, value: configuration.connectionLimit, ptr_value: nil),
+            .init(option: .PER_IP_CONNECTION_LIMIT, value: configuration.perClientLimit, ptr_value: nil),
+            .init(option: .CONNECTION_TIMEOUT, value: configuration.idleTimeout, ptr_value: nil),
+            .init(option: .CONNECTION_MEMORY_LIMIT, value: 512 * 1024, ptr_value: nil),
+            .init(option: .NOTIFY_COMPLETED, value: unsafeBitCast(completedHandler, to: Int.self), ptr_value: context),
+            .init(option: .NOTIFY_CONNECTION, value: unsafeBitCast(connectionHandler, to: Int.self), ptr_value: context),
+        ]
+        if let key, let certificate {
+            options.append(.init(option: .HTTPS_MEM_KEY, value: 0, ptr_value: UnsafeMutableRawPointer(key)))
+            options.append(.init(option: .HTTPS_MEM_CERT, value: 0, ptr_value: UnsafeMutableRawPointer(certificate)))
+        }
+        var flags = MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue
+        if configuration.tls != nil { flags |= MHD_USE_TLS.rawValue }
+        let started = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                options.append(.init(option: .SOCK_ADDR, value: 0, ptr_value: UnsafeMutableRawPointer(socketAddress)))
+                options.append(.init(option: .END, value: 0, ptr_value: nil))
+                return pipeline_mhd_start(UInt32(flags), configuration.port, accessHandler, context, options)
+            }
+        }
         guard let daemon = started else {
             let tlsHint = configuration.tls == nil ? "" : ", or the TLS key and certificate do not match"
-            throw StartError(description: "cannot listen on \(configuration.host):\(configuration.port) (address in use, or not an IPv4 address\(tlsHint)?)")
+            throw StartError(description: "cannot listen on \(configuration.host):\(configuration.port) (address in use\(tlsHint)?)")
         }
         self.daemon = daemon
         port = pipeline_mhd_port(daemon)
@@ -69,12 +113,14 @@ public final class HTTPServer: @unchecked Sendable {
     public func stop() {
         guard let daemon else { return }
         self.daemon = nil
+        deadline.stop()
         MHD_stop_daemon(daemon)
     }
 
     deinit { stop() }
 
-    fileprivate func head(connection: OpaquePointer?, url: String, method: String) -> RequestHead {
+    /// The request's head, with its origin; `nil` origin when its `Host` may not be answered.
+    func head(connection: OpaquePointer?, url: String, method: String) -> (head: RequestHead, acceptedHost: Bool) {
         let collector = PairCollector()
         let context = Unmanaged.passUnretained(collector).toOpaque()
         MHD_get_connection_values(connection, .HEADER_KIND, pairIterator, context)
@@ -82,11 +128,32 @@ public final class HTTPServer: @unchecked Sendable {
         collector.pairs = []
         MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, pairIterator, context)
         let query = Dictionary(collector.pairs.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
-        let host = headers["Host"] ?? "127.0.0.1:\(port)"
-        return RequestHead(method: method, path: url, query: query, headers: headers, origin: "\(scheme)://\(host)")
+        let served = "\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)"
+        var origin = "\(scheme)://\(served)"
+        var accepted = true
+        if let rule = self.origin {
+            if let chosen = rule.origin(headers: headers, scheme: scheme, served: isServed) {
+                origin = chosen
+            } else if headers["Host"] != nil {
+                accepted = false
+            } else if let fixed = rule.fixed {
+                origin = fixed
+            }
+        }
+        return (RequestHead(method: method, path: url, query: query, headers: headers, origin: origin), accepted)
     }
 
-    fileprivate func queue(_ response: ServerResponse, on connection: OpaquePointer?, context: RequestContext) -> MHD_Result {
+    /// Whether `authority` (`host:port`, lowercased) reaches this server directly.
+    private func isServed(_ authority: String) -> Bool {
+        guard authority.hasSuffix(":\(port)") else { return false }
+        let name = String(authority.dropLast(":\(port)".count))
+        if name == host || name == "localhost" && (host == "127.0.0.1" || host == "0.0.0.0") { return true }
+        // Bound to every address: any IPv4 literal of this machine will do, never a DNS name.
+        var probe = in_addr()
+        return host == "0.0.0.0" && inet_pton(AF_INET, name, &probe) == 1
+    }
+
+    func queue(_ response: ServerResponse, on connection: OpaquePointer?, context: RequestContext) -> MHD_Result {
         let created: OpaquePointer?
         switch response.body {
         case .empty:
@@ -110,57 +177,12 @@ public final class HTTPServer: @unchecked Sendable {
         return result
     }
 
-    fileprivate func finished(_ context: RequestContext, completed: Bool) {
-        if !completed { context.abandon() }
+    func finished(_ context: RequestContext) {
+        context.close()
         guard let log else { return }
         let elapsed = ContinuousClock.now - context.started
         let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
         let status = context.answered ? String(context.status) : "dropped"
         log("\(context.head.method) \(context.head.path) \(status) \(milliseconds)ms")
     }
-}
-
-private final class PairCollector: @unchecked Sendable {
-    var pairs: [(name: String, value: String)] = []
-}
-
-private let pairIterator: MHD_KeyValueIterator = { context, _, key, value in
-    guard let context, let key else { return .YES }
-    let collector = Unmanaged<PairCollector>.fromOpaque(context).takeUnretainedValue()
-    collector.pairs.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
-    return .YES
-}
-
-private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, state in
-    guard let context, let state, let uploadSize else { return .NO }
-    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-    guard let existing = state.pointee else {
-        let head = server.head(
-            connection: connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "GET")
-        let request = RequestContext(head: head, plan: server.handler.plan(head), connection: connection)
-        state.pointee = Unmanaged.passRetained(request).toOpaque()
-        if case .respond(let response) = request.plan {
-            return server.queue(response, on: connection, context: request)
-        }
-        if let failure = request.failure {
-            return server.queue(failure, on: connection, context: request)
-        }
-        return .YES
-    }
-    let request = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
-    if uploadSize.pointee > 0 {
-        request.receive(UnsafeRawBufferPointer(start: uploadData.map { UnsafeRawPointer($0) }, count: uploadSize.pointee))
-        uploadSize.pointee = 0
-        return .YES
-    }
-    guard !request.answered else { return .YES }
-    return server.queue(request.finish(), on: connection, context: request)
-}
-
-private let completedHandler: MHD_RequestCompletedCallback = { context, _, state, termination in
-    guard let context, let state, let existing = state.pointee else { return }
-    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-    let request = Unmanaged<RequestContext>.takeRetainedValue(Unmanaged<RequestContext>.fromOpaque(existing))()
-    state.pointee = nil
-    server.finished(request, completed: termination == .REQUEST_TERMINATED_COMPLETED_OK)
 }

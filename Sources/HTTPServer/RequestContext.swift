@@ -11,21 +11,45 @@ final class RequestContext: @unchecked Sendable {
     var status = 0
     private var collected = Data()
     private var form: FormCollector?
+    private var sinkClosed = false
+    private var discarded: Int64 = 0
+
+    /// Bytes of a refused body read and dropped before the refusal is sent at once (which closes
+    /// the connection, and a client still sending may then miss the answer).
+    static let discardLimit: Int64 = 1 << 30
 
     init(head: RequestHead, plan: RequestPlan, connection: OpaquePointer?) {
         self.head = head
         self.plan = plan
-        if case .form(let directory, let limit, _) = plan {
-            form = FormCollector(connection: connection, directory: directory, limit: limit)
+        if case .form(let directory, let limit, let admit, _) = plan {
+            form = FormCollector(connection: connection, directory: directory, limit: limit, admit: admit)
             if form?.isValid == false {
                 failure = .text(415, "the body must be multipart/form-data or application/x-www-form-urlencoded")
             }
         }
     }
 
-    /// Takes a piece of the body; the first failure is kept and the rest is discarded.
+    /// Whether the client announced a body (a response sent before it is read closes the connection).
+    var hasBody: Bool {
+        (Int64(head.headers["Content-Length"] ?? "0") ?? 1) > 0 || head.headers["Transfer-Encoding"] != nil
+    }
+
+    /// The answer known before any body arrives: a refusal, or a `.respond` plan's response.
+    var earlyResponse: ServerResponse? {
+        if let failure { return failure }
+        if case .respond(let response) = plan { return response }
+        return nil
+    }
+
+    /// Whether a refused body has been drained long enough: answer now and close.
+    var drainedEnough: Bool { failure != nil && discarded > Self.discardLimit }
+
+    /// Takes a piece of the body; the first failure is kept and the rest is read and dropped.
     func receive(_ bytes: UnsafeRawBufferPointer) {
-        guard failure == nil else { return }
+        guard failure == nil else {
+            discarded += Int64(bytes.count)
+            return
+        }
         switch plan {
         case .respond:
             break
@@ -45,7 +69,7 @@ final class RequestContext: @unchecked Sendable {
     /// The response once the whole body has arrived.
     func finish() -> ServerResponse {
         if let failure {
-            if case .stream(let sink, _) = plan { sink.close(complete: false) }
+            closeSink(complete: false)
             return failure
         }
         switch plan {
@@ -53,18 +77,30 @@ final class RequestContext: @unchecked Sendable {
             return response
         case .collect(_, let then):
             return then(collected)
-        case .stream(let sink, let then):
-            sink.close(complete: true)
+        case .stream(_, let then):
+            closeSink(complete: true)
             return then()
-        case .form(_, _, let then):
-            guard let form, let data = form.finish() else { return .text(400, "the form could not be parsed") }
-            return then(data)
+        case .form(_, _, _, let then):
+            guard let form else { return .text(400, "the form could not be parsed") }
+            switch form.finish() {
+            case .success(let data): return then(data)
+            case .failure(let refusal): return refusal.response
+            }
         }
     }
 
-    /// The connection ended before `finish`: let a stream keep what arrived.
-    func abandon() {
-        if case .stream(let sink, _) = plan, !answered { sink.close(complete: false) }
-        form?.discard()
+    /// The request is over: a stream that was not finished (a dropped connection, or a refusal
+    /// sent early) keeps what arrived, and every temporary file of a form is removed (the handler
+    /// has moved the ones it keeps).
+    func close() {
+        closeSink(complete: false)
+        form?.cleanUp()
+    }
+
+    /// Closes a stream plan's sink once, whatever the path that ends the request.
+    private func closeSink(complete: Bool) {
+        guard case .stream(let sink, _) = plan, !sinkClosed else { return }
+        sinkClosed = true
+        sink.close(complete: complete)
     }
 }

@@ -103,7 +103,9 @@ public enum RequestPlan: Sendable {
     /// Stream the body into `sink`, then answer.
     case stream(into: any BodySink, then: @Sendable () -> ServerResponse)
     /// Parse a form body; file parts go to files under `directory` (at most `limit` bytes in all).
-    case form(directory: String, limit: Int64, then: @Sendable (FormData) -> ServerResponse)
+    /// `admit` sees the fields before the first file part is stored (or at the end when there is
+    /// none) and may refuse the request; files left in `directory` after `then` are removed.
+    case form(directory: String, limit: Int64, admit: @Sendable (FormData) -> ServerResponse?, then: @Sendable (FormData) -> ServerResponse)
 }
 
 /// Decides what to do with each request.

@@ -13,7 +13,8 @@ struct ServeCommand: Command {
         discussion: """
         Listens on 127.0.0.1 unless --host says otherwise, prints the URL it serves and logs one line per \
         request. State lives in --data-dir and survives a restart: unfinished uploads continue where they \
-        stopped. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+        stopped. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM. URLs in answers are built from the address \
+        served (or --public-url), never from an unchecked Host header: a request for another host gets 421.
         """,
         options: [
             .init(name: "host", valueName: "ADDRESS", help: "The IPv4 address to listen on (default 127.0.0.1)."),
@@ -23,6 +24,8 @@ struct ServeCommand: Command {
             .init(name: "secret-env", valueName: "VAR", help: "The variable holding the Auth Secret (default TRANSLOADIT_SECRET)."),
             .init(name: "policy", valueName: "FILE", help: "Refuse Assemblies that this policy does not allow."),
             .init(name: "rate-limit", valueName: "N/DURATION", help: "Answer 429 RATE_LIMIT_REACHED past N Assemblies per DURATION, such as 250/1m."),
+            .init(name: "public-url", valueName: "URL", help: "The URL clients reach the engine at (behind a proxy); result and upload URLs use it."),
+            .init(name: "trust-proxy", help: "Build URLs from the Forwarded or X-Forwarded-Host/-Proto headers a proxy in front sets."),
             .init(name: "quiet", help: "Do not log requests."),
         ] + TLSFiles.options,
         examples: ["pipeline serve", "pipeline serve --port 0 --data-dir /tmp/engine"])
@@ -35,6 +38,7 @@ struct ServeCommand: Command {
     let secretVariable: String
     let policyPath: String?
     let rateLimit: (count: Int, window: TimeInterval)?
+    let origin: PublicOrigin
 
     let arguments: ParsedArguments
 
@@ -49,6 +53,10 @@ struct ServeCommand: Command {
         } else {
             rateLimit = nil
         }
+        if let url = arguments.value("public-url"), PublicOrigin.normalize(url) == nil {
+            throw UsageError("--public-url needs an http(s) URL without a path, such as https://engine.example.com, not '\(url)'", command: Self.spec.name)
+        }
+        origin = PublicOrigin(publicURL: arguments.value("public-url"), trustProxy: arguments.flag("trust-proxy"))
         authKey = arguments.value("auth-key")
         secretVariable = arguments.value("secret-env") ?? "TRANSLOADIT_SECRET"
         policyPath = arguments.value("policy")
@@ -88,14 +96,15 @@ struct ServeCommand: Command {
         let log: (@Sendable (String) -> Void)? = quiet ? nil : { @Sendable line in output.error(line + "\n") }
         let engine: LocalEngine
         do {
-            engine = try LocalEngine(configuration, server: HTTPServer.Configuration(host: host, port: port, tls: tls), log: log)
+            engine = try LocalEngine(configuration, server: HTTPServer.Configuration(host: host, port: port, tls: tls, origin: origin), log: log)
         } catch {
             context.output.error("pipeline: error: \(error)\n  hint: pick another --port, or 0 for a free one\n")
             return ExitCode.failure
         }
         let scheme = tls == nil ? "http" : "https"
+        let base = origin.fixed ?? "\(scheme)://\(host):\(engine.port)"
         context.output.out("pipeline serve: listening on \(scheme)://\(host):\(engine.port)\n")
-        context.output.out("tus endpoint: \(scheme)://\(host):\(engine.port)\(LocalEngine.tusPath)\n")
+        context.output.out("tus endpoint: \(base)\(LocalEngine.tusPath)\n")
         if configuration.credentials == nil {
             context.output.out("authentication: off (unsigned requests are accepted; pass --auth-key to require signatures)\n")
         }

@@ -30,6 +30,13 @@ public enum TusProtocol {
         return metadata
     }
 
+    /// A byte count or offset header (`Upload-Offset`, `Upload-Length`): ASCII digits only, so
+    /// `+0`, `-1`, ` 1` and `0x10` are refused; `nil` also when it does not fit in 63 bits.
+    public static func parseCount(_ text: String) -> Int64? {
+        guard !text.isEmpty, text.utf8.count <= 19, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int64(text)
+    }
+
     /// Whether a metadata key is valid: non-empty ASCII without spaces or commas.
     public static func isValidMetadataKey(_ key: String) -> Bool {
         !key.isEmpty && key.allSatisfy { $0.isASCII && $0 != " " && $0 != "," && !$0.isNewline }

@@ -15,7 +15,8 @@ struct EngineClient {
     /// Creates an Assembly; `files` are (field, name, bytes) sent as multipart parts.
     func create(
         steps: JSONValue, id: String? = nil, fields: [String: String] = [:], expectedUploads: Int? = nil,
-        files: [(String, String, Data)] = [], signature: String? = nil, params override: String? = nil
+        files: [(String, String, Data)] = [], signature: String? = nil, params override: String? = nil, filesFirst: Bool = false,
+        headers extraHeaders: [(name: String, value: String)] = []
     ) async throws -> (status: Int, body: JSONValue) {
         var params: [String: JSONValue] = ["steps": steps]
         if let credentials {
@@ -26,7 +27,8 @@ struct EngineClient {
         if let credentials { form.append(("signature", nil, Data((signature ?? Signature.sign(text, secret: credentials.secret)).utf8))) }
         if let expectedUploads { form.append(("tus_num_expected_upload_files", nil, Data(String(expectedUploads).utf8))) }
         for (name, value) in fields.sorted(by: { $0.key < $1.key }) { form.append((name, nil, Data(value.utf8))) }
-        for (field, name, data) in files { form.append((field, name, data)) }
+        let parts = files.map { (field, name, data) in (field, Optional(name), data) }
+        form = filesFirst ? parts + form : form + parts
         let boundary = "----pipeline-test-\(UUID().uuidString)"
         var body = Data()
         for (name, filename, data) in form {
@@ -39,7 +41,7 @@ struct EngineClient {
         body.append(Data("--\(boundary)--\r\n".utf8))
         let url = base + "/assemblies" + (id.map { "/" + $0 } ?? "")
         let response = try await http.send(HTTPRequest(
-            method: "POST", url: url, headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)")], body: .data(body)))
+            method: "POST", url: url, headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)")] + extraHeaders, body: .data(body)))
         return (response.status, try JSONValue.parse(response.body))
     }
 

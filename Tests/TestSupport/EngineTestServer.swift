@@ -12,11 +12,12 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
     /// Starts an engine with a fresh data folder (or `data`, to restart on old state).
     public init(
         data: TemporaryDirectory? = nil, credentials: (key: String, secret: String)? = nil, rateLimit: (count: Int, window: TimeInterval)? = nil,
-        port: UInt16 = 0
+        port: UInt16 = 0, reservedSpace: Int64? = nil
     ) throws {
         self.data = try data ?? TemporaryDirectory(prefix: "engine")
         var configuration = LocalEngine.Configuration(dataDirectory: self.data.path, credentials: credentials)
         configuration.rateLimit = rateLimit
+        if let reservedSpace { configuration.reservedSpace = reservedSpace }
         engine = try LocalEngine(configuration, server: HTTPServer.Configuration(port: port))
     }
 

@@ -1,0 +1,46 @@
+import Foundation
+import PipelineCore
+import Synchronization
+
+/// The signatures the engine has accepted, kept until each one's `auth.expires` so a captured
+/// request is refused after a restart too. One line per signature in `signatures.log` in the data
+/// folder: the expiry (seconds since 1970) and the SHA-256 of the signature, never the signature.
+final class SignatureLedger: Sendable {
+    private let path: String
+    private let state: Mutex<(seen: [String: TimeInterval], descriptor: Int32)>
+
+    /// Loads the ledger, dropping expired entries (the file is rewritten without them).
+    init(path: String, now: Date = Date()) {
+        self.path = path
+        var seen: [String: TimeInterval] = [:]
+        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+            for line in text.split(separator: "\n") {
+                let parts = line.split(separator: " ")
+                guard parts.count == 2, let expires = TimeInterval(parts[0]), expires > now.timeIntervalSince1970, parts[1].count == 64 else { continue }
+                seen[String(parts[1])] = expires
+            }
+        }
+        let text = seen.sorted { $0.key < $1.key }.map { "\(Int($0.value.rounded(.up))) \($0.key)\n" }.joined()
+        try? AtomicFile.write(Data(text.utf8), to: path)
+        state = Mutex((seen, open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)))
+    }
+
+    deinit {
+        state.withLock { if $0.descriptor >= 0 { close($0.descriptor) } }
+    }
+
+    /// Records `signature` until `expires`; `false` when it was recorded before.
+    func insert(_ signature: String, expires: Date) -> Bool {
+        let digest = SHA256.hex(signature)
+        return state.withLock { state in
+            if let known = state.seen[digest], known > Date().timeIntervalSince1970 { return false }
+            state.seen[digest] = expires.timeIntervalSince1970
+            let line = "\(Int(expires.timeIntervalSince1970.rounded(.up))) \(digest)\n"
+            if state.descriptor >= 0 {
+                _ = line.utf8CString.withUnsafeBufferPointer { write(state.descriptor, $0.baseAddress, $0.count - 1) }
+                fsync(state.descriptor)
+            }
+            return true
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import CMicroHTTPD
+import Foundation
+
+// libmicrohttpd's callbacks. Each gets the server through an unretained context pointer (the
+// server outlives its daemon) and each request's `RequestContext` through the per-request slot.
+
+final class PairCollector: @unchecked Sendable {
+    var pairs: [(name: String, value: String)] = []
+}
+
+let pairIterator: MHD_KeyValueIterator = { context, _, key, value in
+    guard let context, let key else { return .YES }
+    let collector = Unmanaged<PairCollector>.fromOpaque(context).takeUnretainedValue()
+    collector.pairs.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+    return .YES
+}
+
+/// Called once when a request's head has arrived, then for each piece of its body, then once more
+/// with no data when the whole request is in. A response queued before that last call makes the
+/// server close the connection afterwards, so only answers that need no body are sent early.
+let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, state in
+    guard let context, let state, let uploadSize else { return .NO }
+    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    guard let existing = state.pointee else {
+        server.deadline.headersArrived(connection)
+        let (head, acceptedHost) = server.head(
+            connection: connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "GET")
+        let plan = acceptedHost ? server.handler.plan(head) : .respond(.json(421, #"{"error":"MISDIRECTED_REQUEST","message":"this server does not answer for that Host; use its address, or start it with --public-url"}"#))
+        let request = RequestContext(head: head, plan: plan, connection: connection)
+        state.pointee = Unmanaged.passRetained(request).toOpaque()
+        if request.hasBody, let early = request.earlyResponse {
+            return server.queue(early, on: connection, context: request)
+        }
+        return .YES
+    }
+    let request = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+    if uploadSize.pointee > 0 {
+        if !request.answered {
+            request.receive(UnsafeRawBufferPointer(start: uploadData.map { UnsafeRawPointer($0) }, count: uploadSize.pointee))
+        }
+        uploadSize.pointee = 0
+        // A refused body is drained (not kept) so the client reads the answer; past a limit it is
+        // answered at once and the connection closes.
+        if !request.answered, request.drainedEnough, let failure = request.failure {
+            return server.queue(failure, on: connection, context: request)
+        }
+        return .YES
+    }
+    guard !request.answered else { return .YES }
+    return server.queue(request.finish(), on: connection, context: request)
+}
+
+let completedHandler: MHD_RequestCompletedCallback = { context, connection, state, _ in
+    guard let context, let state, let existing = state.pointee else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    server.deadline.requestEnded(connection)
+    let request = Unmanaged<RequestContext>.fromOpaque(existing).takeRetainedValue()
+    state.pointee = nil
+    server.finished(request)
+}
+
+let connectionHandler: MHD_NotifyConnectionCallback = { context, connection, _, event in
+    guard let context else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    // MHD_CONNECTION_NOTIFY_STARTED is 0, MHD_CONNECTION_NOTIFY_CLOSED is 1.
+    if event.rawValue == 0 {
+        server.deadline.connectionStarted(connection)
+    } else {
+        server.deadline.connectionClosed(connection)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import HTTP
+import PipelineCore
+import Signing
+import TestSupport
+import Tus
+import XCTest
+
+/// What an attacker or a full disk cannot do to the engine: store refused uploads, replay a
+/// signature after a restart, plant URLs through Host, or fill the data folder.
+final class EngineDefenceTests: XCTestCase {
+    private let hashStep: JSONValue = .object(["hash": .object(["robot": .string("/file/hash"), "use": .string(":original")])])
+
+    private func storedFiles(_ server: EngineTestServer) -> [String] {
+        let root = server.data.path
+        let walker = FileManager.default.enumerator(atPath: root)
+        var files: [String] = []
+        while let next = walker?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + next, isDirectory: &isDirectory), !isDirectory.boolValue,
+               !next.hasSuffix(".json"), next != "signatures.log" {
+                files.append(next)
+            }
+        }
+        return files
+    }
+
+    func testRefusedMultipartUploadsStoreNothing() async throws {
+        let server = try EngineTestServer(credentials: ("k", "s"))
+        defer { server.stop() }
+        let client = EngineClient(server: server, credentials: ("k", "s"))
+        let file = [("file", "a.bin", Data(repeating: 1, count: 3 << 20))]
+        let badSignature = try await client.create(steps: hashStep, files: file, signature: "sha384:" + String(repeating: "0", count: 96))
+        XCTAssertEqual(badSignature.body["error"], .string("INVALID_SIGNATURE"))
+        let filesFirst = try await client.create(steps: hashStep, files: file, filesFirst: true)
+        XCTAssertEqual(filesFirst.status, 400)
+        XCTAssertEqual(filesFirst.body["error"], .string("NO_PARAMS_FIELD"))
+        let invalidSteps = try await client.create(steps: .object(["v": .object(["robot": .string("/video/encode")])]), files: file)
+        XCTAssertEqual(invalidSteps.body["error"], .string("ASSEMBLY_INVALID_STEPS"))
+        XCTAssertEqual(storedFiles(server), [], "refused requests left files behind")
+
+        let accepted = try await client.create(steps: hashStep, files: file)
+        XCTAssertEqual(accepted.status, 200, accepted.body.serialized())
+        XCTAssertEqual(storedFiles(server).filter { $0.hasPrefix("incoming") }, [])
+    }
+
+    func testLeftoversInIncomingAreSweptAtStart() throws {
+        let data = try TemporaryDirectory(prefix: "engine-sweep")
+        defer { data.remove() }
+        try data.write("incoming/0123/part-0-abc", data: Data(repeating: 0, count: 1 << 20))
+        let server = try EngineTestServer(data: data)
+        defer { server.stop(keepData: true) }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: data.path + "/incoming"), [])
+    }
+
+    func testASignatureCannotBeReplayedAfterARestart() async throws {
+        let data = try TemporaryDirectory(prefix: "engine-replay")
+        defer { data.remove() }
+        let params = JSONValue.object([
+            "auth": .object(["key": .string("k"), "expires": .string(AuthParams.expires(Date().addingTimeInterval(600)))]), "steps": hashStep,
+        ]).serialized()
+        let signature = Signature.sign(params, secret: "s")
+        var server = try EngineTestServer(data: data, credentials: ("k", "s"))
+        let first = try await EngineClient(server: server, credentials: ("k", "s")).create(steps: hashStep, signature: signature, params: params)
+        XCTAssertEqual(first.status, 200, first.body.serialized())
+        server.stop(keepData: true)
+        server = try EngineTestServer(data: data, credentials: ("k", "s"))
+        defer { server.stop(keepData: true) }
+        let replay = try await EngineClient(server: server, credentials: ("k", "s")).create(steps: hashStep, signature: signature, params: params)
+        XCTAssertEqual(replay.body["error"], .string("SIGNATURE_REUSE_DETECTED"), replay.body.serialized())
+        let ledger = try String(contentsOfFile: data.path + "/signatures.log", encoding: .utf8)
+        XCTAssertFalse(ledger.contains(signature), "the ledger keeps a hash, not the signature")
+    }
+
+    func testURLsAreNeverBuiltFromAnUncheckedHost() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        let planted = try await client.create(steps: hashStep, headers: [("Host", "attacker.example")])
+        XCTAssertEqual(planted.status, 421)
+        let honest = try await client.create(steps: hashStep, expectedUploads: 1)
+        XCTAssertEqual(honest.body["tus_url"]?.stringValue, "http://127.0.0.1:\(server.port)/resumable/files/")
+        XCTAssertTrue(honest.body["assembly_ssl_url"]?.stringValue?.hasPrefix("http://127.0.0.1:\(server.port)/assemblies/") == true)
+    }
+
+    func testANearlyFullDataFolderAnswers507BeforeWriting() async throws {
+        let server = try EngineTestServer(reservedSpace: Int64.max / 4)
+        defer { server.stop() }
+        let http = HTTPClient()
+        let base = "http://127.0.0.1:\(server.port)/resumable/files/"
+        let tus = TusClient(http: http, endpoint: base)
+        let upload = try await tus.create(length: 1 << 20, metadata: ["filename": "a.bin"])
+        let patch = try await http.send(HTTPRequest(method: "PATCH", url: upload.url, headers: [
+            ("Tus-Resumable", "1.0.0"), ("Upload-Offset", "0"), ("Content-Type", "application/offset+octet-stream"),
+        ], body: .data(Data(repeating: 2, count: 1 << 20))))
+        XCTAssertEqual(patch.status, 507)
+        let form = try await EngineClient(server: server).create(steps: hashStep, files: [("file", "a.bin", Data(count: 1024))])
+        XCTAssertEqual(form.status, 507)
+        XCTAssertEqual(server.largestStoredSize(), 0)
+    }
+}
