@@ -18,7 +18,8 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
         var configuration = LocalEngine.Configuration(dataDirectory: self.data.path, credentials: credentials)
         configuration.rateLimit = rateLimit
         if let reservedSpace { configuration.reservedSpace = reservedSpace }
-        engine = try LocalEngine(configuration, server: HTTPServer.Configuration(port: port))
+        // Trusts X-Forwarded-Host, as set by the fault-injecting proxy some tests put in front.
+        engine = try LocalEngine(configuration, server: HTTPServer.Configuration(port: port, origin: PublicOrigin(trustProxy: true)))
     }
 
     /// The tus creation endpoint.

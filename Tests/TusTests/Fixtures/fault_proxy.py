@@ -7,7 +7,8 @@ Each RULE is METHOD:N:ACTION and applies to the N-th request with that method (1
   hang=BYTES    forward the head and BYTES of the body, then forward nothing more; once the
                 client goes away, cut the connection to the server too
 Every connection carries one request (the proxy asks for "Connection: close"), so requests are
-counted exactly. Prints "PORT <n>" once listening, and one line per request to stderr.
+counted exactly. Like a reverse proxy, it sends the server's own address as Host and the one the
+client used as X-Forwarded-Host. Prints "PORT <n>" once listening, and one line per request to stderr.
 """
 import signal
 
@@ -60,8 +61,11 @@ async def handle(client_reader, client_writer):
         await client_writer.drain()
         client_writer.close()
         return
-    kept = [line for line in lines[1:] if line and not line.lower().startswith("connection:")]
-    rewritten = "\r\n".join([lines[0]] + kept + ["Connection: close", "", ""]).encode("latin-1")
+    # Like a reverse proxy: the server is addressed by its own address, and told the public one.
+    host = next((line.split(":", 1)[1].strip() for line in lines[1:] if line.lower().startswith("host:")), "")
+    kept = [line for line in lines[1:] if line and not line.lower().startswith(("connection:", "host:", "x-forwarded-"))]
+    forwarded = [f"Host: {UPSTREAM[0]}:{UPSTREAM[1]}", f"X-Forwarded-Host: {host}", "X-Forwarded-Proto: http"]
+    rewritten = "\r\n".join([lines[0]] + forwarded + kept + ["Connection: close", "", ""]).encode("latin-1")
     upstream_reader, upstream_writer = await asyncio.open_connection(*UPSTREAM)
     upstream_writer.write(rewritten)
     await upstream_writer.drain()
