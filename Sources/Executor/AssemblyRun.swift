@@ -18,6 +18,7 @@ struct AssemblyRun: Sendable {
     let events: @Sendable (RunEvent) -> Void
 
     func run() async -> RunResults.Entry {
+        let outcome: (code: String, message: String)
         do {
             let created = try await findOrCreate()
             var status = created
@@ -27,30 +28,41 @@ struct AssemblyRun: Sendable {
             status = try await wait(status)
             return entry(status)
         } catch let failure as AssemblyClient.Failure {
-            return failed(failure.code, failure.message)
+            outcome = (failure.code, failure.message)
         } catch let error as TusError {
-            return failed("UPLOAD_FAILED", error.description)
+            outcome = ("UPLOAD_FAILED", error.description)
         } catch let error as SignerError {
-            return failed("SIGNING_FAILED", error.message)
+            outcome = ("SIGNING_FAILED", error.message)
+        } catch let error as ChangedFile {
+            outcome = ("FILE_CHANGED", error.description)
         } catch is CancellationError {
-            return failed("INTERRUPTED", "the run was interrupted; run the same command again to resume")
+            outcome = ("INTERRUPTED", "the run was interrupted; run the same command again to resume")
         } catch {
-            return failed("RUN_FAILED", "\(error)")
+            outcome = ("RUN_FAILED", "\(error)")
         }
+        // The Assembly may exist although this run failed: keep its id and URL in the results.
+        let known = await state.entry(planned.id, endpoint: configuration.endpointKey)
+        return failed(outcome.code, outcome.message, assemblyID: known?.assemblyID, assemblyURL: known?.assemblyURL)
     }
 
     /// The Assembly from an earlier run if it still accepts uploads, is executing or completed;
     /// otherwise a new one, with its id saved before the request.
     private func findOrCreate() async throws -> AssemblyState {
-        if let entry = await state.entry(planned.id), let url = entry.assemblyURL {
-            if let status = try? await client.status(url), status.isBusy || status.isCompleted {
-                events(.created(job: planned.job, planID: planned.id, assemblyID: entry.assemblyID, resumed: true))
-                return status
+        // --force redoes the work: a new Assembly, whatever an earlier run left.
+        let earlier = configuration.force ? nil : await state.entry(planned.id, endpoint: configuration.endpointKey)
+        if let entry = earlier, let url = entry.assemblyURL {
+            // The stored URL, else the endpoint's own (the embedded engine gets a new port each run).
+            let byID = configuration.endpoint + "/assemblies/" + entry.assemblyID
+            for candidate in url == byID ? [url] : [url, byID] {
+                if let status = try? await client.status(candidate), status.isBusy || status.isCompleted {
+                    events(.created(job: planned.job, planID: planned.id, assemblyID: entry.assemblyID, resumed: true))
+                    return status
+                }
             }
         }
-        let id = await state.entry(planned.id).flatMap { $0.assemblyURL == nil ? $0.assemblyID : nil }
+        let id = earlier.flatMap { $0.assemblyURL == nil ? $0.assemblyID : nil }
             ?? UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try await state.set(.init(assemblyID: id, assemblyURL: nil), for: planned.id)
+        try await state.set(.init(assemblyID: id, assemblyURL: nil, endpoint: configuration.endpointKey), for: planned.id)
         let (params, signature) = try await signedParams()
         var status: AssemblyState
         do {
@@ -60,7 +72,7 @@ struct AssemblyRun: Sendable {
             guard failure.code == "DO_NOT_REUSE_ASSEMBLY_IDS" else { throw failure }
             status = try await client.status(configuration.endpoint + "/assemblies/" + id)
         }
-        try await state.set(.init(assemblyID: id, assemblyURL: status.assemblyURL), for: planned.id)
+        try await state.set(.init(assemblyID: id, assemblyURL: status.assemblyURL, endpoint: configuration.endpointKey), for: planned.id)
         events(.created(job: planned.job, planID: planned.id, assemblyID: id, resumed: false))
         return status
     }
@@ -81,6 +93,9 @@ struct AssemblyRun: Sendable {
         let finished = Set((status.json["tus_uploads"]?.arrayValue ?? []).filter { $0["finished"]?.boolValue == true }
             .compactMap { $0["fieldname"]?.stringValue }) .union(status.uploads.map(\.field))
         let pending = planned.files.enumerated().filter { !finished.contains(Self.field($0.offset)) }
+        for (_, file) in pending {
+            try ChangedFile.check(configuration.baseDirectory + "/" + file.path, planned: file)
+        }
         let files = pending.map { index, file in
             UploadFile(path: configuration.baseDirectory + "/" + file.path, metadata: [
                 "assembly_url": assemblyURL, "fieldname": Self.field(index),
@@ -89,10 +104,16 @@ struct AssemblyRun: Sendable {
         }
         let done = planned.files.enumerated().filter { finished.contains(Self.field($0.offset)) }.reduce(Int64(0)) { $0 + $1.element.size }
         progress(done)
-        let options = UploadOptions(parallel: configuration.uploadParallel, stateDirectory: configuration.stateDirectory + "/uploads/" + id)
+        let options = UploadOptions(
+            chunkSize: configuration.chunkSize, parallel: configuration.uploadParallel,
+            stateDirectory: configuration.stateDirectory + "/uploads/" + id, bodyLimits: configuration.bodyLimits)
         let counter = ByteCounter(base: done, report: progress)
         let results = try await TusUploader(endpoint: tusURL, options: options, http: http).upload(files) { counter.update($0) }
         for result in results { _ = try result.get() }
+        // A file written to while it was being sent: the Assembly got bytes that were never planned.
+        for (_, file) in pending {
+            try ChangedFile.check(configuration.baseDirectory + "/" + file.path, planned: file)
+        }
     }
 
     /// Polls until the Assembly ends: about once a second, slowing gently; rate limits wait
@@ -138,7 +159,7 @@ struct AssemblyRun: Sendable {
 
     private func entry(_ status: AssemblyState) -> RunResults.Entry {
         guard status.isCompleted else {
-            return failed(status.error ?? status.ok ?? "UNKNOWN", status.message ?? "", status: status)
+            return failed(status.error ?? status.ok ?? "UNKNOWN", status.message ?? "", assemblyID: status.assemblyID, assemblyURL: status.assemblyURL)
         }
         let sources = Dictionary(status.uploads.map { upload in
             (upload.id, Self.index(of: upload.field).flatMap { planned.files.indices.contains($0) ? planned.files[$0].path : nil })
@@ -156,9 +177,9 @@ struct AssemblyRun: Sendable {
             status: "ASSEMBLY_COMPLETED", message: nil, cached: false, files: planned.files, results: results)
     }
 
-    private func failed(_ code: String, _ message: String, status: AssemblyState? = nil) -> RunResults.Entry {
+    private func failed(_ code: String, _ message: String, assemblyID: String?, assemblyURL: String?) -> RunResults.Entry {
         RunResults.Entry(
-            job: planned.job, planID: planned.id, assemblyID: status?.assemblyID, assemblyURL: status?.assemblyURL,
+            job: planned.job, planID: planned.id, assemblyID: assemblyID, assemblyURL: assemblyURL.map { configuration.rewriteURL?($0) ?? $0 },
             status: code, message: message, cached: false, files: planned.files, results: [:])
     }
 
@@ -173,7 +194,7 @@ struct AssemblyRun: Sendable {
     }
 }
 
-/// Adds up per-file upload progress into one number for the Assembly.
+/// Adds up per-file upload progress (confirmed and in flight) into one number for the Assembly.
 final class ByteCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var files: [Int: Int64] = [:]
@@ -187,7 +208,7 @@ final class ByteCounter: @unchecked Sendable {
 
     func update(_ progress: UploadProgress) {
         let total: Int64 = lock.withLock {
-            files[progress.index] = progress.confirmed
+            files[progress.index] = min(progress.total, progress.confirmed + progress.inFlight)
             return base + files.values.reduce(0, +)
         }
         report(total)

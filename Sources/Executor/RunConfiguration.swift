@@ -1,10 +1,14 @@
 import Foundation
 import Signing
+import Tus
 
 /// Everything a run needs besides the plan.
 public struct RunConfiguration: Sendable {
     /// The Assembly API, such as `http://127.0.0.1:8787` or `https://api2.transloadit.com`.
     public var endpoint: String
+    /// The endpoint as the user named it (`local`, or the URL): run state is kept per endpoint,
+    /// so a run against another endpoint never resumes this one's Assemblies.
+    public var endpointKey: String
     /// The Auth Key; `nil` sends unsigned params (the local engine without credentials).
     public var authKey: String?
     /// Signs params when there is an Auth Key.
@@ -35,6 +39,10 @@ public struct RunConfiguration: Sendable {
     public var shard: String?
     /// The run state's file name in `stateDirectory` (one per shard, so shards never share it).
     public var stateFile = "run-state.json"
+    /// The most bytes per PATCH; `nil` lets the uploader choose.
+    public var chunkSize: Int64?
+    /// Body sizes proxies let through, learnt from 413 answers by any upload of the run.
+    public let bodyLimits = BodySizeMemory()
 
     /// Creates a configuration.
     public init(
@@ -44,6 +52,7 @@ public struct RunConfiguration: Sendable {
         rewriteURL: (@Sendable (String) -> String)? = nil, pollInterval: Duration = .seconds(1)
     ) {
         self.endpoint = endpoint
+        endpointKey = endpoint
         self.authKey = authKey
         self.signer = signer
         self.lifetime = lifetime
@@ -66,7 +75,7 @@ public enum RunEvent: Sendable {
     case started(assemblies: Int, cached: Int, files: Int, bytes: Int64)
     /// An Assembly was created (or found again after a restart).
     case created(job: String, planID: String, assemblyID: String, resumed: Bool)
-    /// Bytes confirmed by the servers so far, over all Assemblies.
+    /// Bytes sent so far (confirmed, or on the wire), over all Assemblies.
     case uploaded(bytes: Int64, total: Int64)
     /// An Assembly reached its end.
     case finished(RunResults.Entry)

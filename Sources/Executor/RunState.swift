@@ -8,9 +8,11 @@ actor RunState {
     struct Entry: Codable, Sendable, Equatable {
         var assemblyID: String
         var assemblyURL: String?
+        /// The endpoint as named by the user (`local` or a URL); entries of other endpoints are ignored.
+        var endpoint: String?
 
         enum CodingKeys: String, CodingKey {
-            case assemblyID = "assembly_id", assemblyURL = "assembly_url"
+            case assemblyID = "assembly_id", assemblyURL = "assembly_url", endpoint
         }
     }
 
@@ -27,7 +29,10 @@ actor RunState {
         }
     }
 
-    func entry(_ planID: String) -> Entry? { entries[planID] }
+    /// The entry for `planID` made against `endpoint`.
+    func entry(_ planID: String, endpoint: String) -> Entry? {
+        entries[planID].flatMap { $0.endpoint == endpoint ? $0 : nil }
+    }
 
     func set(_ entry: Entry?, for planID: String) throws {
         entries[planID] = entry

@@ -4,10 +4,12 @@ import Foundation
 /// concurrently on one network thread; callers simply `await` their response.
 public final class HTTPClient: Sendable {
     private let loop: CurlLoop?
+    private let trust: TLSTrust
 
-    /// Creates a client with its own network thread.
-    public init() {
+    /// Creates a client with its own network thread, checking HTTPS servers against `trust`.
+    public init(trust: TLSTrust = .processDefault) {
         loop = CurlLoop()
+        self.trust = trust
     }
 
     deinit {
@@ -20,7 +22,7 @@ public final class HTTPClient: Sendable {
         guard let loop, let transfer = Transfer(request: request, progress: progress) else {
             throw HTTPError(.transport(code: -1, message: "libcurl could not be initialized"), request: request.summary)
         }
-        try transfer.configure()
+        try transfer.configure(trust: trust)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 transfer.continuation = continuation

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A request that got no usable response: the connection failed, stalled or was cut.
 public struct HTTPError: Error, Sendable, CustomStringConvertible {
     /// What went wrong.
@@ -24,12 +26,15 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     }
 
     /// "PATCH http://...: Connection refused".
-    public var description: String {
+    public var description: String { "\(request): \(message)" }
+
+    /// What went wrong, without the request: "Connection refused".
+    public var message: String {
         switch kind {
-        case .transport(_, let message): "\(request): \(message)"
-        case .responseTooLarge(let limit): "\(request): the response is larger than \(limit) bytes"
-        case .unreadableFile(let path, let code): "\(request): cannot read '\(path)' (errno \(code))"
-        case .cancelled: "\(request): cancelled"
+        case .transport(_, let message): message
+        case .responseTooLarge(let limit): "the response is larger than \(limit) bytes"
+        case .unreadableFile(let path, let code): "cannot read '\(path)': \(String(cString: strerror(code)))"
+        case .cancelled: "cancelled"
         }
     }
 

@@ -16,10 +16,35 @@ public struct HTTPResponse: Sendable {
         self.body = body
     }
 
-    /// The body as text, for error messages (cut to `limit` characters).
-    public func bodyText(limit: Int = 500) -> String {
-        let text = String(decoding: body.prefix(limit * 4), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return text.count > limit ? String(text.prefix(limit)) + "…" : text
+    /// The body in one line for an error message: an HTML page's title (or first line of text),
+    /// else the first non-empty line, cut to `limit` characters. Proxies' error pages stay short.
+    public func bodyText(limit: Int = 200) -> String {
+        let text = String(decoding: body.prefix(64 << 10), as: UTF8.self)
+        var line: String
+        if let title = Self.htmlTitle(text) {
+            line = title
+        } else {
+            let plain = text.contains("<") && text.contains(">") ? Self.stripTags(text) : text
+            line = plain.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty } ?? ""
+        }
+        line = line.filter { !$0.isNewline && $0 != "\t" }
+        return line.count > limit ? String(line.prefix(limit)) + "…" : line
+    }
+
+    private static func htmlTitle(_ text: String) -> String? {
+        guard let open = text.range(of: "<title>", options: .caseInsensitive),
+              let close = text.range(of: "</title>", options: .caseInsensitive, range: open.upperBound..<text.endIndex) else { return nil }
+        let title = text[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+        return title.isEmpty ? nil : title
+    }
+
+    private static func stripTags(_ text: String) -> String {
+        var result = ""
+        var inTag = false
+        for character in text {
+            if character == "<" { inTag = true } else if character == ">" { inTag = false } else if !inTag { result.append(character) }
+        }
+        return result
     }
 }
 

@@ -39,7 +39,7 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// Sets every option for the request; the error names a file that cannot be opened.
-    func configure() throws(HTTPError) {
+    func configure(trust: TLSTrust) throws(HTTPError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         ccurl_setopt_string(handle, CURLOPT_URL, request.url)
         ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
@@ -53,6 +53,8 @@ final class Transfer: @unchecked Sendable {
         ccurl_setopt_long(handle, CURLOPT_MAXREDIRS, 5)
         ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
         ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
+        if let file = trust.caFile { ccurl_setopt_string(handle, CURLOPT_CAINFO, file) }
+        if let directory = trust.caDirectory { ccurl_setopt_string(handle, CURLOPT_CAPATH, directory) }
         ccurl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
         ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
         ccurl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
@@ -133,7 +135,10 @@ final class Transfer: @unchecked Sendable {
             return .failure(HTTPError(.unreadableFile(path: path, code: readFailure), request: request.summary))
         }
         let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        var message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE {
+            message = "the server's certificate is not trusted (\(message)); pass --ca-cert FILE with the CA that signed it, or set SSL_CERT_FILE"
+        }
         return .failure(HTTPError(.transport(code: Int(code.rawValue), message: message), request: request.summary))
     }
 

@@ -18,12 +18,28 @@ public struct Manifest: Sendable {
     public var policy: Located<String>?
     /// Where `pipeline run` writes its results file.
     public var results: Located<String>?
+    /// How files are uploaded.
+    public var upload: UploadSettings
     /// The jobs, in the order written.
     public var jobs: [Job]
 
     /// An absolute path for `relative`, a path written in the manifest (relative to its folder).
     public func path(_ relative: String) -> String {
         relative.hasPrefix("/") ? relative : directory + "/" + relative
+    }
+}
+
+/// The manifest's `upload` section.
+public struct UploadSettings: Sendable {
+    /// The most bytes per PATCH (for proxies that limit request bodies); `nil` lets the uploader choose.
+    public var chunkSize: Located<ByteSize>?
+
+    /// The smallest chunk size accepted.
+    public static let smallestChunk: Int64 = 256 << 10
+
+    /// Settings with nothing chosen.
+    public init(chunkSize: Located<ByteSize>? = nil) {
+        self.chunkSize = chunkSize
     }
 }
 

@@ -3,7 +3,7 @@ import YAML
 
 /// Decodes the manifest's top level; jobs and auth are read in their own files.
 struct ManifestReader {
-    static let topLevelKeys = ["version", "name", "endpoint", "auth", "policy", "results", "defaults", "assemblies"]
+    static let topLevelKeys = ["version", "name", "endpoint", "auth", "policy", "results", "upload", "defaults", "assemblies"]
     static let supportedVersion = 1
 
     let decoder: NodeDecoder
@@ -41,12 +41,28 @@ struct ManifestReader {
                 ?? AuthSettings(),
             policy: fields["policy"].flatMap { decoder.nonEmptyString($0, what: "'policy'") },
             results: fields["results"].flatMap { decoder.nonEmptyString($0, what: "'results'") },
+            upload: fields["upload"].map(readUpload) ?? UploadSettings(),
             jobs: jobs)
     }
 
     private var defaultName: String {
         let base = file.split(separator: "/").last.map(String.init) ?? file
         return base.split(separator: ".").first.map(String.init) ?? base
+    }
+
+    private func readUpload(_ node: Node) -> UploadSettings {
+        guard let fields = decoder.fields(node, what: "'upload'", allowed: ["chunk_size"]) else { return UploadSettings() }
+        var settings = UploadSettings()
+        if let size = fields["chunk_size"].flatMap({ decoder.size($0, what: "'upload.chunk_size'") }) {
+            if size.value.bytes < UploadSettings.smallestChunk {
+                decoder.report(.error(
+                    "manifest.chunk-size", "'upload.chunk_size' must be at least 256KiB, found \(size.value)", at: size.location,
+                    hint: "smaller requests cost more than they save; 5MiB suits most proxies"))
+            } else {
+                settings.chunkSize = size
+            }
+        }
+        return settings
     }
 
     private func readEndpoint(_ node: Node) -> Located<Endpoint>? {

@@ -28,10 +28,13 @@ struct StepReader {
     private func readStep(_ pair: Pair, index: inout LocationIndex) -> Step? {
         let name = pair.keyText
         let path = ["steps", name]
-        guard !name.isEmpty, !name.hasPrefix(":") else {
+        // ':original' is the name Transloadit gives the step of /upload/handle; other ':' names are reserved.
+        let isOriginal = name == ":original" && pair.value.pairs?.first(where: { $0.keyText == "robot" })?.value.scalar?.text == "/upload/handle"
+        guard !name.isEmpty, !name.hasPrefix(":") || isOriginal else {
             decoder.report(.error(
                 "manifest.bad-name", "step name '\(name)' is not allowed", at: pair.key.location,
-                hint: "names starting with ':' are reserved for inputs such as ':original'"))
+                hint: name == ":original" ? "':original' must be the /upload/handle step: ':original': {robot: /upload/handle}"
+                    : "names starting with ':' are reserved for inputs such as ':original'"))
             return nil
         }
         guard let pairs = pair.value.pairs else {

@@ -26,6 +26,9 @@ struct CommandSpec: Sendable {
     /// Options every command accepts.
     static let helpOption = Option(name: "help", help: "Show this help.")
 
+    /// For commands that make HTTPS requests: trust a private CA (as do CURL_CA_BUNDLE, SSL_CERT_FILE, SSL_CERT_DIR).
+    static let caCertOption = Option(name: "ca-cert", valueName: "FILE", help: "Trust the CA certificates in this PEM file for HTTPS (default: the system's; see SSL_CERT_FILE).")
+
     var allOptions: [Option] { options + [Self.helpOption] }
 
     var usage: String {

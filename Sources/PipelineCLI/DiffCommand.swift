@@ -21,6 +21,7 @@ struct DiffCommand: Command {
             .init(name: "json", help: "Print the differences as JSON."),
             .init(name: "exit-code", help: "Exit 2 when there are differences, 0 when there are none."),
             .init(name: "policy", valueName: "FILE", help: "Check manifests against this policy instead of their 'policy:'."),
+            CommandSpec.caCertOption,
         ],
         examples: ["pipeline diff plan.json pipeline.yml", "pipeline diff old-plan.json new-plan.json --exit-code"])
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 import PipelineCore
 
 /// The `pipeline` command line: finds the command, parses its arguments and runs it.
@@ -45,6 +46,9 @@ public enum PipelineCLI {
                 output.out(HelpText.command(command.spec))
                 return ExitCode.success
             }
+            if command.spec.options.contains(where: { $0.name == CommandSpec.caCertOption.name }) {
+                TLSTrust.processDefault = try trust(parsed, environment: environment, command: command.spec.name)
+            }
             let context = CommandContext(environment: environment, output: output)
             return try await command.init(parsed).run(context)
         } catch let error as UsageError {
@@ -53,6 +57,18 @@ public enum PipelineCLI {
             output.error("pipeline: error: \(error)\n")
             return ExitCode.failure
         }
+    }
+
+    /// The CAs to trust: `--ca-cert`, else the environment's variables, else the system's.
+    private static func trust(_ arguments: ParsedArguments, environment: [String: String], command: String) throws(UsageError) -> TLSTrust {
+        var trust = TLSTrust.fromEnvironment(environment)
+        if let file = arguments.value(CommandSpec.caCertOption.name) {
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw UsageError("cannot read the CA certificate file '\(file)' given to --ca-cert", command: command)
+            }
+            trust.caFile = file
+        }
+        return trust
     }
 
     private static func usage(_ error: UsageError, specs: [CommandSpec], output: Output) -> Int32 {

@@ -18,6 +18,7 @@ struct PlanCommand: Command {
             .init(name: "out", valueName: "FILE", help: "Write the plan as JSON to FILE."),
             .init(name: "json", help: "Print the plan as JSON on standard output instead of the summary."),
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
+            CommandSpec.caCertOption,
         ],
         examples: ["pipeline plan pipeline.yml", "pipeline plan pipeline.yml --out plan.json"])
 

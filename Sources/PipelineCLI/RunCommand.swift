@@ -28,6 +28,7 @@ struct RunCommand: Command {
             .init(name: "concurrency", valueName: "N", help: "Assemblies in flight at once (default 4)."),
             .init(name: "parallel", valueName: "N", help: "Files uploaded at once per Assembly (default 4)."),
             .init(name: "timeout", valueName: "DURATION", help: "Give up after this long (default 8h)."),
+            .init(name: "chunk-size", valueName: "SIZE", help: "The most bytes per upload request, for proxies that limit bodies (default: the manifest's upload.chunk_size, else automatic)."),
             .init(name: "download", valueName: "DIR", help: "Download every job's result files into DIR/<step>/<name>."),
             .init(name: "force", help: "Run every Assembly, even those completed in the previous results."),
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
@@ -35,6 +36,7 @@ struct RunCommand: Command {
             .init(name: "shard", valueName: "I/N", help: "Run shard I of N (a contiguous share of the Assemblies), for CI matrices."),
             .init(name: "cancel-on-interrupt", help: "On Ctrl-C, cancel the Assemblies in flight instead of leaving them to finish."),
             .init(name: "json", help: "Print one JSON event per line instead of progress and a summary."),
+            CommandSpec.caCertOption,
         ],
         examples: ["pipeline run pipeline.yml", "pipeline run pipeline.yml --results build/results.json --concurrency 8"])
 
@@ -44,6 +46,7 @@ struct RunCommand: Command {
     let parallel: Int
     let timeout: Duration
     let shard: (index: Int, count: Int)?
+    let chunkSize: Int64?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         manifestPath = arguments.positionals[0]
@@ -55,6 +58,14 @@ struct RunCommand: Command {
             throw UsageError("--timeout needs a duration such as 30m or 8h, not '\(text)'", command: Self.spec.name)
         }
         self.timeout = timeout
+        if let text = arguments.value("chunk-size") {
+            guard let size = ByteSize(parsing: text), size.bytes >= 256 << 10 else {
+                throw UsageError("--chunk-size needs a size of at least 256KiB, such as 5MiB, not '\(text)'", command: Self.spec.name)
+            }
+            chunkSize = size.bytes
+        } else {
+            chunkSize = nil
+        }
         if let text = arguments.value("shard") {
             let parts = text.split(separator: "/").compactMap { Int($0) }
             guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
@@ -121,6 +132,7 @@ struct RunCommand: Command {
         configuration.uploadParallel = parallel
         configuration.timeout = timeout
         configuration.force = arguments.flag("force")
+        if let chunkSize { configuration.chunkSize = chunkSize }
         if let shard {
             configuration.shard = "\(shard.index)/\(shard.count)"
             configuration.stateFile = "run-state-\(shard.index)of\(shard.count).json"

@@ -15,6 +15,8 @@ final class RunDisplay: @unchecked Sendable {
     private var done = 0
     private var total = 0
     private var inFlight = 0
+    private var lastJSONBytes: Int64 = -1
+    private var lastJSON = ContinuousClock.now - .seconds(60)
 
     init(output: Output, json: Bool, githubActions: Bool) {
         self.output = output
@@ -24,7 +26,10 @@ final class RunDisplay: @unchecked Sendable {
     }
 
     func show(_ event: RunEvent) {
-        if json { return output.out(Self.json(event).serialized() + "\n") }
+        if json {
+            if case .uploaded(let bytes, let all) = event, !admitJSONProgress(bytes: bytes, total: all) { return }
+            return output.out(Self.json(event).serialized() + "\n")
+        }
         switch event {
         case .started(let assemblies, let cached, let files, let bytes):
             lock.withLock { total = assemblies; done = cached }
@@ -59,6 +64,17 @@ final class RunDisplay: @unchecked Sendable {
         }
     }
 
+    /// At most ten `uploaded` events a second, never the same count twice; the last one always.
+    private func admitJSONProgress(bytes: Int64, total: Int64) -> Bool {
+        let now = ContinuousClock.now
+        return lock.withLock {
+            guard bytes != lastJSONBytes, bytes == total || now - lastJSON >= .milliseconds(100) else { return false }
+            lastJSONBytes = bytes
+            lastJSON = now
+            return true
+        }
+    }
+
     func summary(_ results: RunResults, resultsPath: String) {
         let failed = results.assemblies.filter { !$0.isCompleted }
         let cached = results.assemblies.filter(\.cached).count
@@ -82,7 +98,8 @@ final class RunDisplay: @unchecked Sendable {
             }
         }
         for entry in failed {
-            output.error("failed: \(entry.job) \(entry.planID.prefix(12)) (Assembly \(entry.assemblyID ?? "none")): \(entry.status): \(entry.message ?? "")\n")
+            let assembly = entry.assemblyID.map { " (Assembly \($0))" } ?? " (no Assembly was created)"
+            output.error("failed: \(entry.job) \(entry.planID.prefix(12))\(assembly): \(entry.status): \(entry.message ?? "")\n")
         }
         output.out("Run: \(completed) completed, \(cached) cached, \(failed.count) failed. Results: \(Self.shown(resultsPath))\n")
     }

@@ -36,6 +36,8 @@ struct RunSetup {
             endpoint: endpointText, authKey: nil, signer: nil,
             lifetime: manifest.auth.expiresIn?.value ?? AuthSettings.defaultExpiresIn, baseDirectory: base,
             stateDirectory: state, resultsPath: resultsPath, downloads: downloads)
+        configuration.endpointKey = endpointText
+        configuration.chunkSize = manifest.upload.chunkSize?.value.bytes
         if endpointText == "local" {
             let engine: LocalEngine
             do {

@@ -25,6 +25,7 @@ struct SignCommand: Command {
             .init(name: "token-file", valueName: "FILE", help: "A file holding the bearer token for --url."),
             .init(name: "key", valueName: "KEY", help: "The Auth Key when the params have none (default $TRANSLOADIT_KEY)."),
             .init(name: "expires-in", valueName: "DURATION", help: "Signature lifetime when the params have no auth.expires (default 1h)."),
+            CommandSpec.caCertOption,
         ],
         examples: [
             "echo '{\"steps\": {}}' | TRANSLOADIT_KEY=k TRANSLOADIT_SECRET=s pipeline sign",

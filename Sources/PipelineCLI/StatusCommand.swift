@@ -10,7 +10,7 @@ struct StatusCommand: Command {
         name: "status",
         summary: "Show the state of a manifest's last run: completed, failed and in-flight Assemblies.",
         arguments: [.init(name: "MANIFEST", help: "The manifest that was run.")],
-        options: [.init(name: "json", help: "Print the state as JSON.")],
+        options: [.init(name: "json", help: "Print the state as JSON."), CommandSpec.caCertOption],
         examples: ["pipeline status pipeline.yml"])
 
     let manifest: String
@@ -54,6 +54,7 @@ struct CancelCommand: Command {
         name: "cancel",
         summary: "Cancel the in-flight Assemblies of a manifest's last run.",
         arguments: [.init(name: "MANIFEST", help: "The manifest that was run.")],
+        options: [CommandSpec.caCertOption],
         examples: ["pipeline cancel pipeline.yml"])
 
     let manifest: String

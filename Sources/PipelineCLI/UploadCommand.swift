@@ -25,6 +25,7 @@ struct UploadCommand: Command {
             .init(name: "state-dir", valueName: "DIR", help: "Where upload URLs are kept for resuming (default .pipeline/uploads)."),
             .init(name: "json", help: "Print the results as JSON."),
             .init(name: "quiet", help: "Do not show progress."),
+            CommandSpec.caCertOption,
         ],
         examples: [
             "pipeline upload video.mp4 --endpoint http://127.0.0.1:1080/files/",

@@ -11,6 +11,7 @@ struct ValidateCommand: Command {
         options: [
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
             .init(name: "json", help: "Print the result as JSON on standard output."),
+            CommandSpec.caCertOption,
         ],
         examples: ["pipeline validate pipeline.yml", "pipeline validate pipeline.yml --policy policy.yml --json"])
 

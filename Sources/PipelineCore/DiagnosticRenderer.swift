@@ -11,11 +11,20 @@ public struct DiagnosticRenderer: Sendable {
         self.githubActions = githubActions
     }
 
-    /// All diagnostics, sorted by location, followed by a count line.
-    public func render(_ diagnostics: [Diagnostic]) -> String {
+    /// The most diagnostics shown in full; the rest are counted (`--json` lists them all).
+    public static let shownLimit = 50
+    /// The most characters of a source line shown around the column.
+    public static let excerptWidth = 200
+
+    /// The first `limit` diagnostics, sorted by location, then how many more there are and a count line.
+    public func render(_ diagnostics: [Diagnostic], limit: Int = shownLimit) -> String {
         var output = ""
-        for diagnostic in diagnostics.sortedByLocation() {
+        let sorted = diagnostics.sortedByLocation()
+        for diagnostic in sorted.prefix(limit) {
             output += render(diagnostic)
+        }
+        if sorted.count > limit {
+            output += "... and \(sorted.count - limit) more not shown (--json lists every one)\n"
         }
         let errors = diagnostics.filter { $0.severity == .error }.count
         let warnings = diagnostics.filter { $0.severity == .warning }.count
@@ -55,12 +64,18 @@ public struct DiagnosticRenderer: Sendable {
     }
 
     private func excerpt(at location: SourceLocation) -> String {
-        guard let line = sources.line(location.line, in: location.file) else { return "" }
+        guard let fullLine = sources.line(location.line, in: location.file) else { return "" }
         let gutter = String(location.line)
         let padding = String(repeating: " ", count: gutter.count)
+        // A long line is shown as a window around the column, marked with ellipses.
+        let column = max(0, location.column - 1)
+        let start = max(0, min(column - Self.excerptWidth / 2, fullLine.count - Self.excerptWidth))
+        let window = fullLine.dropFirst(start).prefix(Self.excerptWidth)
+        let before = start > 0 ? "…" : ""
+        let after = start + window.count < fullLine.count ? "…" : ""
         // Keep tabs in the caret line so the caret lines up under the same character.
-        let leading = line.prefix(max(0, location.column - 1)).map { $0 == "\t" ? "\t" : " " }.joined()
-        return " \(gutter) | \(line)\n \(padding) | \(leading)^\n"
+        let leading = before.map { _ in " " }.joined() + window.prefix(column - start).map { $0 == "\t" ? "\t" : " " }.joined()
+        return " \(gutter) | \(before)\(window)\(after)\n \(padding) | \(leading)^\n"
     }
 
     /// A GitHub Actions workflow command (`::error file=...,line=...,col=...::message`).

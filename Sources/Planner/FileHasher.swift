@@ -9,6 +9,8 @@ public struct FileDigest: Sendable, Hashable {
     public var size: Int64
     /// The lowercase hexadecimal SHA-256 of those bytes.
     public var sha256: String
+    /// The modification time (nanoseconds since 1970) before the first byte was read.
+    public var modified: Int64?
 }
 
 /// Streams files through OpenSSL's SHA-256 in large blocks, several files at once.
@@ -43,6 +45,8 @@ public enum FileHasher {
         guard descriptor >= 0 else { throw HashingError(path: path, code: errno) }
         defer { close(descriptor) }
         _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_SEQUENTIAL)
+        var info = stat()
+        let modified = fstat(descriptor, &info) == 0 ? Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec) : nil
         guard let context = EVP_MD_CTX_new() else { throw HashingError(path: path, code: ENOMEM) }
         defer { EVP_MD_CTX_free(context) }
         EVP_DigestInit_ex(context, EVP_sha256(), nil)
@@ -60,7 +64,7 @@ public enum FileHasher {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &digest, &length)
-        return FileDigest(size: size, sha256: Hex.encode(digest.prefix(Int(length))))
+        return FileDigest(size: size, sha256: Hex.encode(digest.prefix(Int(length))), modified: modified)
     }
 }
 

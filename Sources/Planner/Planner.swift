@@ -40,7 +40,7 @@ public struct Planner: Sendable {
         var assemblies: [PlannedAssembly] = []
         for (job, paths) in zip(manifest.jobs, selections) {
             let files = paths.compactMap { path in
-                digests[path].map { PlannedFile(path: path, size: $0.size, sha256: $0.sha256) }
+                digests[path].map { PlannedFile(path: path, size: $0.size, sha256: $0.sha256, modified: $0.modified) }
             }
             let planned = Self.batches(of: files, job.batch).map {
                 PlannedAssembly(job: job.name.value, instructions: job.instructions, files: $0)

@@ -34,7 +34,7 @@ public struct URLSigner: ParamsSigner {
         do {
             response = try await http.send(request)
         } catch {
-            throw SignerError("the signer at \(url) did not answer: \(error)")
+            throw SignerError("the signer at \(url) did not answer: \((error as? HTTPError)?.message ?? "\(error)")")
         }
         guard (200..<300).contains(response.status) else {
             let hint = (300..<400).contains(response.status) ? " (redirects are refused: configure the final URL)" : ""

@@ -45,11 +45,12 @@ public struct TusClient: Sendable {
         if body.length > 0 { fields.append(("Content-Type", TusProtocol.offsetContentType)) }
         let request = HTTPRequest(method: "POST", url: endpoint, headers: fields, body: body, timeouts: bodyTimeouts)
         let response = try await send(request)
-        guard response.status == 201 || response.status == 200 else { throw TusError.from(response, request: request) }
+        // Any 2xx with a Location: lenient servers answer 200 or 204 to creation-with-upload.
+        guard (200..<300).contains(response.status) else { throw TusError.from(response, request: request) }
         guard let location = response.headers["Location"], let url = TusProtocol.resolve(location: location, against: endpoint) else {
             throw TusError(.rejected, request: request.summary, status: response.status, detail: "the response has no usable Location header")
         }
-        let offset = body.length > 0 ? response.headers["Upload-Offset"].flatMap { Int64($0) } ?? 0 : 0
+        let offset = body.length > 0 ? response.headers["Upload-Offset"].flatMap(TusProtocol.parseCount).map { min($0, length) } ?? 0 : 0
         return (url, Status(offset: offset, length: length, expires: expires(response)))
     }
 
@@ -58,10 +59,10 @@ public struct TusClient: Sendable {
         let request = HTTPRequest(method: "HEAD", url: url, headers: tusHeaders, timeouts: timeouts)
         let response = try await send(request)
         guard (200..<300).contains(response.status) else { throw TusError.from(response, request: request, isHead: true) }
-        guard let offset = response.headers["Upload-Offset"].flatMap({ Int64($0) }), offset >= 0 else {
+        guard let offset = response.headers["Upload-Offset"].flatMap(TusProtocol.parseCount) else {
             throw TusError(.rejected, request: request.summary, status: response.status, detail: "the response has no valid Upload-Offset")
         }
-        return Status(offset: offset, length: response.headers["Upload-Length"].flatMap { Int64($0) }, expires: expires(response))
+        return Status(offset: offset, length: response.headers["Upload-Length"].flatMap(TusProtocol.parseCount), expires: expires(response))
     }
 
     /// PATCH: sends `body` at `offset`; returns the server's new offset.
@@ -74,7 +75,7 @@ public struct TusClient: Sendable {
         let request = HTTPRequest(method: "PATCH", url: url, headers: fields, body: body, timeouts: bodyTimeouts)
         let response = try await send(request, progress: progress)
         guard (200..<300).contains(response.status) else { throw TusError.from(response, request: request) }
-        guard let newOffset = response.headers["Upload-Offset"].flatMap({ Int64($0) }),
+        guard let newOffset = response.headers["Upload-Offset"].flatMap(TusProtocol.parseCount),
               newOffset >= offset, newOffset <= offset + body.length else {
             throw TusError(.rejected, request: request.summary, status: response.status, detail: "the response has no valid Upload-Offset")
         }

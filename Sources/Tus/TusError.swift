@@ -42,6 +42,13 @@ public struct TusError: Error, Sendable, CustomStringConvertible {
         [.transport, .offsetConflict, .locked, .checksumMismatch, .serverError].contains(kind)
     }
 
+    /// The same error with `hint` appended to its detail.
+    func withDetail(_ hint: String) -> TusError {
+        var copy = self
+        copy.detail = detail.isEmpty ? hint : detail + " (" + hint + ")"
+        return copy
+    }
+
     /// "PATCH http://…: HTTP 413: upload too large".
     public var description: String {
         let code = status.map { "HTTP \($0)" }
@@ -52,6 +59,7 @@ public struct TusError: Error, Sendable, CustomStringConvertible {
     static func from(_ response: HTTPResponse, request: HTTPRequest, isHead: Bool = false) -> TusError {
         let kind: Kind
         switch response.status {
+        case 409 where request.method == "POST": kind = .rejected
         case 409: kind = .offsetConflict
         case 423: kind = .locked
         case 460: kind = .checksumMismatch
@@ -65,6 +73,6 @@ public struct TusError: Error, Sendable, CustomStringConvertible {
 
     /// Wraps a transport failure.
     static func from(_ error: HTTPError) -> TusError {
-        TusError(error.isTransient ? .transport : .rejected, request: error.request, detail: error.description)
+        TusError(error.isTransient ? .transport : .rejected, request: error.request, detail: error.message)
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// How uploads behave: chunking, retries, checksums, parallelism and where resume state lives.
 public struct UploadOptions: Sendable {
     /// Whether to send `Upload-Checksum`.
@@ -26,13 +28,16 @@ public struct UploadOptions: Sendable {
     public var stateDirectory: String?
     /// Files up to this size go in the creating POST when the server supports it.
     public var creationWithUploadLimit: Int64
+    /// Body sizes learnt from 413 answers; share one instance between uploads to the same servers.
+    public var bodyLimits: BodySizeMemory
 
     /// Creates options; the defaults follow tus-js-client where it is sound.
     public init(
         chunkSize: Int64? = nil, retryDelays: [Duration] = [.zero, .seconds(1), .seconds(3), .seconds(5)],
         checksum: ChecksumMode = .automatic, parallel: Int = 4, stateDirectory: String? = nil,
-        creationWithUploadLimit: Int64 = 4 << 20
+        creationWithUploadLimit: Int64 = 4 << 20, bodyLimits: BodySizeMemory = BodySizeMemory()
     ) {
+        self.bodyLimits = bodyLimits
         self.chunkSize = chunkSize
         self.retryDelays = retryDelays
         self.checksum = checksum
@@ -66,4 +71,39 @@ public struct UploadResult: Sendable, Equatable {
     public var size: Int64
     /// The offset the upload resumed from (0 for a fresh upload).
     public var resumedFrom: Int64
+}
+
+/// The request body sizes that proxies let through, per endpoint, learnt from 413 answers and
+/// shared by every upload that uses the same options (so one refusal teaches the whole run).
+public final class BodySizeMemory: Sendable {
+    /// PATCHes never get smaller than this.
+    public static let smallest: Int64 = 256 << 10
+
+    private let limits = Mutex<[String: Int64]>([:])
+
+    /// Creates an empty memory.
+    public init() {}
+
+    /// The largest body known to pass for `endpoint`, if a 413 was seen.
+    public func limit(for endpoint: String) -> Int64? {
+        limits.withLock { $0[Self.origin(endpoint)] }
+    }
+
+    /// Halves the limit after a 413 for a body of `size`; `false` when already at the smallest.
+    public func shrink(for endpoint: String, from size: Int64) -> Bool {
+        limits.withLock { limits in
+            let key = Self.origin(endpoint)
+            let current = min(limits[key] ?? size, size)
+            guard current > Self.smallest else { return false }
+            limits[key] = max(Self.smallest, current / 2)
+            return true
+        }
+    }
+
+    /// `scheme://host:port` of a URL: a proxy's limit holds for everything behind it.
+    private static func origin(_ url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let rest = url[schemeEnd.upperBound...]
+        return String(url[..<schemeEnd.upperBound]) + String(rest.prefix { $0 != "/" })
+    }
 }

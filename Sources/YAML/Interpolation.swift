@@ -71,9 +71,14 @@ public enum Interpolation {
         return .text(output)
     }
 
-    /// Dotted names such as `file.meta.width` or `fields.title`: Assembly placeholders, which
-    /// environment variables (no dots) can never be.
+    /// Transloadit's Assembly variables whose names have no dot.
+    public static let undottedAssemblyVariables: Set<String> = ["unique_prefix", "unique_original_prefix"]
+
+    /// Dotted names such as `file.meta.width` or `fields.title`, which environment variables (no
+    /// dots) can never be, and Transloadit's few undotted ones (`unique_prefix`): Assembly
+    /// placeholders, left for the service. `$${NAME}` writes any of them literally too.
     public static func isAssemblyPlaceholder(_ name: String) -> Bool {
+        if undottedAssemblyVariables.contains(name) { return true }
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count > 1 && isVariableName(String(parts[0])) && parts.dropFirst().allSatisfy { part in
             !part.isEmpty && part.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || $0 == "-" || $0.properties.isAlphabetic || ("0"..."9").contains($0)) }

@@ -144,5 +144,24 @@ final class SignerEndToEndTests: XCTestCase {
         XCTAssertEqual(https.stdout, #"{"ok":true}"#, https.stderr)
         let plain = try ProcessRunner.run("/usr/bin/curl", ["-s", "-m", "5", "http://127.0.0.1:\(signer.port)/healthz"])
         XCTAssertNotEqual(plain.status, 0, "plain HTTP is not answered on an HTTPS port")
+
+        // A private CA: refused with a hint by default, trusted with --ca-cert or SSL_CERT_FILE.
+        try directory.write("params.json", #"{"steps": {}}"#)
+        let sign = ["sign", "--params", directory.path + "/params.json", "--signer", "url", "--url", "https://127.0.0.1:\(signer.port)/sign",
+                    "--token-env", "SIGNER_TOKEN", "--key", "k"]
+        let environment = ["SIGNER_TOKEN": "not-a-known-token"]
+        let untrusted = try ProcessRunner.run(ProcessRunner.pipelineExecutable, sign, environment: environment)
+        XCTAssertEqual(untrusted.status, 1)
+        XCTAssertTrue(untrusted.stderr.contains("certificate is not trusted"), untrusted.stderr)
+        XCTAssertTrue(untrusted.stderr.contains("--ca-cert"), untrusted.stderr)
+        XCTAssertEqual(untrusted.stderr.components(separatedBy: "https://127.0.0.1:\(signer.port)/sign").count, 2, "the request is named once: \(untrusted.stderr)")
+        for trusted in [
+            try ProcessRunner.run(ProcessRunner.pipelineExecutable, sign + ["--ca-cert", directory.path + "/cert.pem"], environment: environment),
+            try ProcessRunner.run(ProcessRunner.pipelineExecutable, sign, environment: environment.merging(["SSL_CERT_FILE": directory.path + "/cert.pem", "CURL_CA_BUNDLE": ""]) { $1 }),
+        ] {
+            XCTAssertEqual(trusted.status, 1)
+            XCTAssertTrue(trusted.stderr.contains("HTTP 401"), "TLS passed and the signer answered: \(trusted.stderr)")
+            XCTAssertFalse(trusted.stderr.contains("not-a-known-token"), trusted.stderr)
+        }
     }
 }

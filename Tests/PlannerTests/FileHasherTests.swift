@@ -15,7 +15,12 @@ final class FileHasherTests: XCTestCase {
         ]
         for (index, (text, sha256, line)) in cases.enumerated() {
             let path = try tree.write("file\(index)", text)
-            XCTAssertEqual(try FileHasher.digest(path: path), FileDigest(size: Int64(text.utf8.count), sha256: sha256), line: line)
+            let digest = try FileHasher.digest(path: path)
+            XCTAssertEqual(digest.size, Int64(text.utf8.count), line: line)
+            XCTAssertEqual(digest.sha256, sha256, line: line)
+            var info = stat()
+            stat(path, &info)
+            XCTAssertEqual(digest.modified, Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec), "the time of the hashed version", line: line)
         }
     }
 

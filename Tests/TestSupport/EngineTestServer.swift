@@ -34,6 +34,9 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
         return try Data(contentsOf: URL(fileURLWithPath: data.path + "/uploads/" + id + ".bin"))
     }
 
+    /// Uploads created so far.
+    public func createdUploads() -> Int { fileNames(in: data.path + "/uploads").filter { $0.hasSuffix(".bin") }.count }
+
     /// The largest upload so far.
     public func largestStoredSize() -> Int { largestFile(in: data.path + "/uploads") { $0.hasSuffix(".bin") } }
 

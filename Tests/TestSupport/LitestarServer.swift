@@ -28,6 +28,9 @@ public final class LitestarServer: TusTestServer, @unchecked Sendable {
     /// The server's port.
     public var port: Int { server.port }
 
+    /// Uploads created so far (one data file each).
+    public func createdUploads() -> Int { fileNames(in: store.path).filter { !$0.contains(".") }.count }
+
     /// The largest upload in the store so far.
     public func largestStoredSize() -> Int { largestFile(in: store.path) { !$0.contains(".") } }
 

@@ -10,6 +10,8 @@ public protocol TusTestServer: AnyObject, Sendable {
     func storedBytes(of url: String) throws -> Data
     /// The size of the largest stored upload (to watch an upload arrive).
     func largestStoredSize() -> Int
+    /// How many uploads were created (each has its data file).
+    func createdUploads() -> Int
     /// Stops the server and removes its files.
     func stop()
 }
@@ -22,6 +24,11 @@ extension TusTestServer {
         let path = URL(string: endpoint)?.path ?? "/"
         return (proxy, proxy.url(path.hasSuffix("/") ? path : path + "/"))
     }
+}
+
+/// The names in `directory` (none when it cannot be read).
+public func fileNames(in directory: String) -> [String] {
+    (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
 }
 
 /// Sizes of the files in `directory` whose names pass `include`.

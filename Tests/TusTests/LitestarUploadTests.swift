@@ -22,4 +22,12 @@ final class LitestarUploadTests: XCTestCase {
     func testOtherClientErrorsFailAtOnceWithTheServersAnswer() async throws { try await scenarios.otherClientErrorsFailAtOnceWithTheServersAnswer() }
 
     func testUnreachableServerIsAnErrorNamingTheRequest() async throws { try await scenarios.unreachableServerIsAnErrorNamingTheRequest() }
+
+    func testAServerThatForgetsEveryUploadIsNotAnEndlessLoop() async throws { try await scenarios.aServerThatForgetsEveryUploadIsNotAnEndlessLoop() }
+
+    func testAConflictOnCreationIsNotRetried() async throws { try await scenarios.aConflictOnCreationIsNotRetried() }
+
+    func testAProxyBodyLimitIsMetWithSmallerPatches() async throws { try await scenarios.aProxyBodyLimitIsMetWithSmallerPatches() }
+
+    func testACreationWithUploadAnsweredWith204Counts() async throws { try await scenarios.aCreationWithUploadAnsweredWith204Counts() }
 }

@@ -139,4 +139,67 @@ struct TusScenarios {
             XCTAssertTrue(error.description.hasPrefix("OPTIONS http://127.0.0.1:9/files/"), error.description)
         }
     }
+
+    func aServerThatForgetsEveryUploadIsNotAnEndlessLoop() async throws {
+        let peers = try makeServer()
+        defer { peers.stop() }
+        let (proxy, endpoint) = try peers.faulty(["PATCH:*:status=404"])
+        defer { proxy.stop() }
+        let fixture = try UploadFixture()
+        // Larger than what goes in the creating POST, so it needs a PATCH.
+        let (path, _) = try fixture.file("forgotten.bin", size: 5_000_000)
+        do {
+            _ = try await fixture.upload(path, to: endpoint, checksum: .off)
+            XCTFail("an upload the server keeps forgetting cannot succeed")
+        } catch let error as TusError {
+            XCTAssertEqual(error.kind, .gone, error.description)
+        }
+        // One creation, then one per retry delay (three in the fixture): not thousands.
+        XCTAssertLessThanOrEqual(peers.createdUploads(), 4)
+    }
+
+    func aConflictOnCreationIsNotRetried() async throws {
+        let peers = try makeServer()
+        defer { peers.stop() }
+        let (proxy, endpoint) = try peers.faulty(["POST:*:status=409"])
+        defer { proxy.stop() }
+        let fixture = try UploadFixture()
+        let (path, _) = try fixture.file("conflict.bin", size: 1000)
+        let started = ContinuousClock.now
+        do {
+            _ = try await fixture.upload(path, to: endpoint, checksum: .off)
+            XCTFail("a 409 to the creating POST is final")
+        } catch let error as TusError {
+            XCTAssertEqual(error.kind, .rejected, error.description)
+            XCTAssertEqual(error.status, 409)
+        }
+        XCTAssertLessThan(ContinuousClock.now - started, .milliseconds(250), "no retry delay was waited")
+    }
+
+    func aProxyBodyLimitIsMetWithSmallerPatches() async throws {
+        let peers = try makeServer()
+        defer { peers.stop() }
+        let (proxy, endpoint) = try peers.faulty(["PATCH:*:limit=1048576", "POST:*:limit=1048576"])
+        defer { proxy.stop() }
+        let fixture = try UploadFixture()
+        let (small, smallData) = try fixture.file("small.bin", size: 1_500_000)
+        let (large, largeData) = try fixture.file("large.bin", size: 5_000_003)
+        for (checksum, (path, data)) in [(UploadOptions.ChecksumMode.off, (small, smallData)), (.automatic, (large, largeData))] {
+            let (upload, events) = try await fixture.upload(path, to: endpoint, checksum: checksum)
+            XCTAssertEqual(try peers.storedBytes(of: upload.url), data, path)
+            XCTAssertLessThanOrEqual(events.map(\.inFlight).max() ?? 0, 1 << 20, "no PATCH body above the proxy's limit got through")
+        }
+    }
+
+    func aCreationWithUploadAnsweredWith204Counts() async throws {
+        let peers = try makeServer()
+        defer { peers.stop() }
+        let (proxy, endpoint) = try peers.faulty(["POST:1:rewrite=204"])
+        defer { proxy.stop() }
+        let fixture = try UploadFixture()
+        let (path, data) = try fixture.file("inline.bin", size: 50_000)
+        let (upload, _) = try await fixture.upload(path, to: endpoint, checksum: .off)
+        XCTAssertEqual(try peers.storedBytes(of: upload.url), data)
+        XCTAssertEqual(peers.createdUploads(), 1, "the bytes stored by the first POST were not sent again in a new upload")
+    }
 }

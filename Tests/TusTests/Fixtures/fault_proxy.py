@@ -1,11 +1,15 @@
 """A fault-injecting HTTP proxy for the tus client's tests (standard library only).
 
 Usage: fault_proxy.py UPSTREAM_PORT RULE...
-Each RULE is METHOD:N:ACTION and applies to the N-th request with that method (1-based):
+Each RULE is METHOD:N:ACTION and applies to the N-th request with that method (1-based; N may
+be * for every one):
   drop=BYTES    forward the request head and BYTES of its body, then cut both connections
   status=CODE   answer CODE without forwarding the request
   hang=BYTES    forward the head and BYTES of the body, then forward nothing more; once the
                 client goes away, cut the connection to the server too
+  limit=BYTES   answer 413 with an nginx error page when the body is longer than BYTES, as a
+                proxy with client_max_body_size does; forward the request otherwise
+  rewrite=CODE  forward the request, then give the client CODE instead of the server's status
 Every connection carries one request (the proxy asks for "Connection: close"), so requests are
 counted exactly. Like a reverse proxy, it sends the server's own address as Host and the one the
 client used as X-Forwarded-Host. Prints "PORT <n>" once listening, and one line per request to stderr.
@@ -23,7 +27,7 @@ UPSTREAM = ("127.0.0.1", int(sys.argv[1]))
 RULES = {}
 for rule in sys.argv[2:]:
     method, nth, action = rule.split(":", 2)
-    RULES[(method, int(nth))] = action
+    RULES[(method, nth if nth == "*" else int(nth))] = action
 COUNTS = {}
 REASONS = {404: "Not Found", 409: "Conflict", 410: "Gone", 423: "Locked", 460: "Checksum Mismatch", 500: "Server Error"}
 
@@ -52,8 +56,17 @@ async def handle(client_reader, client_writer):
     lines = head.decode("latin-1").split("\r\n")
     method = lines[0].split(" ")[0]
     COUNTS[method] = COUNTS.get(method, 0) + 1
-    action = RULES.get((method, COUNTS[method]), "pass")
+    action = RULES.get((method, COUNTS[method])) or RULES.get((method, "*"), "pass")
     print(f"{method} #{COUNTS[method]} {lines[0].split(' ')[1]} -> {action}", file=sys.stderr, flush=True)
+    if action.startswith("limit="):
+        length = next((int(line.split(":", 1)[1]) for line in lines[1:] if line.lower().startswith("content-length:")), 0)
+        if length > int(action.split("=", 1)[1]):
+            page = "<html>\r\n<head><title>413 Request Entity Too Large</title></head>\r\n<body>\r\n<center><h1>413 Request Entity Too Large</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+            reply = f"HTTP/1.1 413 Request Entity Too Large\r\nContent-Type: text/html\r\nContent-Length: {len(page)}\r\nConnection: close\r\n\r\n{page}"
+            client_writer.write(reply.encode())
+            await client_writer.drain()
+            client_writer.close()
+            return
     if action.startswith("status="):
         code = int(action.split("=", 1)[1])
         reply = f"HTTP/1.1 {code} {REASONS.get(code, 'Error')}\r\nTus-Resumable: 1.0.0\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
@@ -86,6 +99,20 @@ async def handle(client_reader, client_writer):
         await asyncio.sleep(0.2)
         for writer in (client_writer, upstream_writer):
             writer.transport.abort()
+        return
+    if action.startswith("rewrite="):
+        length = next((int(line.split(":", 1)[1]) for line in lines[1:] if line.lower().startswith("content-length:")), 0)
+        sending = asyncio.ensure_future(pipe(client_reader, upstream_writer, length))
+        answer = await upstream_reader.readuntil(b"\r\n\r\n")
+        while answer.startswith(b"HTTP/1.1 1"):  # an interim "100 Continue" goes through as it is
+            client_writer.write(answer)
+            answer = await upstream_reader.readuntil(b"\r\n\r\n")
+        await sending
+        status_line, rest = answer.split(b"\r\n", 1)
+        client_writer.write(b"HTTP/1.1 " + action.split("=", 1)[1].encode() + b" Rewritten\r\n" + rest)
+        await pipe(upstream_reader, client_writer)
+        for writer in (client_writer, upstream_writer):
+            writer.close()
         return
     await asyncio.gather(pipe(client_reader, upstream_writer), pipe(upstream_reader, client_writer))
     for writer in (client_writer, upstream_writer):
