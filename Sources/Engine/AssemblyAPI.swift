@@ -32,7 +32,7 @@ struct AssemblyAPI: Sendable {
             if space.isShort(forBody: head.headers["Content-Length"]) { return .respond(failure("SERVER_STORAGE_FULL", DiskSpace.fullMessage, 507)) }
             let temporary = dataDirectory + "/incoming/" + AssemblyFile.newID()
             return .form(directory: temporary, limit: maxUploadSize, admit: admit) { form in
-                create(id: id, form: form, origin: head.origin)
+                create(id: id, form: form, origin: head.origin, client: head.headers["Transloadit-Client"] ?? head.headers["User-Agent"])
             }
         case ("GET", 2):
             guard let record = store.get(parts[1]) else { return .respond(notFound(parts[1])) }
@@ -92,7 +92,7 @@ struct AssemblyAPI: Sendable {
     }
 
     /// Creates the Assembly of an admitted form.
-    private func create(id: String, form: FormData, origin: String) -> ServerResponse {
+    private func create(id: String, form: FormData, origin: String, client: String?) -> ServerResponse {
         let params: JSONValue
         do { params = try readParams(form) } catch { return error.response }
         let raw = form.field("params") ?? ""
@@ -134,7 +134,7 @@ struct AssemblyAPI: Sendable {
             id: id, origin: origin, params: raw, steps: steps, fields: fields, notifyURL: params["notify_url"]?.stringValue,
             expectedTusUploads: expected, uploads: uploads, ok: expected > 0 ? "ASSEMBLY_UPLOADING" : "ASSEMBLY_EXECUTING",
             message: expected > 0 ? "The Assembly is waiting for its uploads." : "The Assembly is executing.",
-            created: Date())
+            created: Date(), clientAgent: client.map { String($0.prefix(200)) })
         guard store.insert(record) else {
             return failure("DO_NOT_REUSE_ASSEMBLY_IDS", "Assembly \(id) exists already; use a new id", 409, id: id)
         }

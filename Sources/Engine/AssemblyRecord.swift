@@ -31,6 +31,8 @@ struct AssemblyRecord: Codable, Sendable {
     var message: String
     var created: Date
     var finished: Date?
+    /// The client's `Transloadit-Client` (or `User-Agent`) header, as the hosted API reports it.
+    var clientAgent: String?
 
     var isTerminal: Bool { error != nil || ["ASSEMBLY_COMPLETED", "ASSEMBLY_CANCELED", "REQUEST_ABORTED"].contains(ok ?? "") }
     var finishedTusUploads: Int { tusLinks.filter(\.finished).count }

@@ -29,7 +29,7 @@ enum AssemblyStatus {
             "fields": .object(record.fields),
             "params": .string(record.params),
             "execution_start": .string(AuthTime.format(record.created)),
-            "client_agent": .null,
+            "client_agent": record.clientAgent.map { .string($0) } ?? .null,
         ]
         if let ok = record.ok { object["ok"] = .string(ok) }
         if let error = record.error {

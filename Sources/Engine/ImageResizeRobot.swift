@@ -50,12 +50,15 @@ struct ImageResizeRobot: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot create \(directory)")
+            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the result of '\(file.name)'")
         }
         let target = quality.map { path + "[Q=\($0)]" } ?? path
         let status = pipeline_vips_resize(file.path, target, width, height, strategy, upscale ? 1 : 0, background.0, background.1, background.2)
         guard status == 0 else {
-            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot resize '\(file.name)': \(VipsLibrary.lastError())")
+            // libvips names the files it read and wrote: say the upload's name, never the engine's folders.
+            let detail = VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name)
+                .replacingOccurrences(of: target, with: FileNames.safeComponent(name))
+            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot resize '\(file.name)': \(detail)")
         }
         let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
         return FileFacts.describe(

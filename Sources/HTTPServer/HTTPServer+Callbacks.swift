@@ -69,3 +69,32 @@ let connectionHandler: MHD_NotifyConnectionCallback = { context, connection, _, 
         server.deadline.connectionClosed(connection)
     }
 }
+
+/// Decodes `%HH` in the path and query in place, except `%00`: a NUL would cut the text short
+/// (`/assemblies/<id>%00x` would name `<id>`), so it stays as written and matches nothing.
+let unescapeHandler: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = { _, _, text in
+    guard let text else { return 0 }
+    func hex(_ byte: CChar) -> Int? {
+        switch UInt8(bitPattern: byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte) - 48
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte) - 87
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte) - 55
+        default: nil
+        }
+    }
+    var read = 0
+    var written = 0
+    while text[read] != 0 {
+        if text[read] == CChar(UInt8(ascii: "%")), text[read + 1] != 0, text[read + 2] != 0,
+           let high = hex(text[read + 1]), let low = hex(text[read + 2]), high * 16 + low != 0 {
+            text[written] = CChar(bitPattern: UInt8(high * 16 + low))
+            read += 3
+        } else {
+            text[written] = text[read]
+            read += 1
+        }
+        written += 1
+    }
+    text[written] = 0
+    return written
+}

@@ -87,6 +87,7 @@ public final class HTTPServer: @unchecked Sendable {
             .init(option: .CONNECTION_MEMORY_LIMIT, value: 512 * 1024, ptr_value: nil),
             .init(option: .NOTIFY_COMPLETED, value: unsafeBitCast(completedHandler, to: Int.self), ptr_value: context),
             .init(option: .NOTIFY_CONNECTION, value: unsafeBitCast(connectionHandler, to: Int.self), ptr_value: context),
+            .init(option: .UNESCAPE_CALLBACK, value: unsafeBitCast(unescapeHandler, to: Int.self), ptr_value: nil),
         ]
         if let key, let certificate {
             options.append(.init(option: .HTTPS_MEM_KEY, value: 0, ptr_value: UnsafeMutableRawPointer(key)))

@@ -98,4 +98,34 @@ final class EngineDefenceTests: XCTestCase {
         XCTAssertEqual(form.status, 507)
         XCTAssertEqual(server.largestStoredSize(), 0)
     }
+
+    func testSmallProtocolFaults() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        let http = HTTPClient()
+        let created = try await client.create(steps: hashStep, expectedUploads: 1, headers: [("Transloadit-Client", "test-sdk:1.2.3")])
+        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
+        XCTAssertEqual(created.body["client_agent"], .string("test-sdk:1.2.3"))
+        // A NUL in an id names nothing, rather than the id before it.
+        let cut = try await http.send(HTTPRequest(method: "GET", url: client.base + "/assemblies/" + id + "%00x"))
+        XCTAssertEqual(cut.status, 404)
+
+        let tus = TusClient(http: http, endpoint: client.base + "/resumable/files/")
+        let upload = try await tus.create(length: 10, metadata: ["filename": "a"])
+        for offset in ["+0", "0x0", "-0", "0.0", ""] {
+            let patch = try await http.send(HTTPRequest(method: "PATCH", url: upload.url, headers: [
+                ("Tus-Resumable", "1.0.0"), ("Upload-Offset", offset), ("Content-Type", "application/offset+octet-stream"),
+            ], body: .data(Data(repeating: 1, count: 10))))
+            XCTAssertEqual(patch.status, 400, "Upload-Offset '\(offset)'")
+        }
+
+        let broken = try await client.create(
+            steps: .object(["r": .object(["robot": .string("/image/resize"), "use": .string(":original"), "width": .int(10)])]),
+            files: [("file", "broken.png", Data("not an image".utf8))])
+        let status = try await client.wait(try XCTUnwrap(broken.body["assembly_id"]?.stringValue))
+        let message = try XCTUnwrap(status["message"]?.stringValue)
+        XCTAssertTrue(message.contains("broken.png"), message)
+        XCTAssertFalse(message.contains(server.data.path), "the engine's folders stay private: \(message)")
+    }
 }
