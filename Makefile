@@ -2,7 +2,7 @@
 SWIFT ?= swift
 EXAMPLE ?= examples/site/pipeline.yml
 
-.PHONY: setup build demo test bench clean
+.PHONY: setup build demo test bench fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -20,6 +20,10 @@ test: setup
 bench: setup
 	$(SWIFT) build -c release
 	bench/plan.sh
+
+# 60 s per fuzz target (FUZZ_SECONDS to change); see scripts/fuzz.sh.
+fuzz: setup
+	scripts/fuzz.sh
 
 clean:
 	rm -rf .build

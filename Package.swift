@@ -29,6 +29,7 @@ let package = Package(
         .target(name: "SignerServer", dependencies: ["HTTPServer", "Policy", "Signing", "YAML", "PipelineCore", "COpenSSL"]),
         .target(name: "PipelineCLI", dependencies: ["Manifest", "Policy", "Planner", "PipelineCore", "HTTP", "Tus", "Signing", "Engine", "HTTPServer", "Executor", "SignerServer"]),
         .executableTarget(name: "pipeline", dependencies: ["PipelineCLI"]),
+        .target(name: "FuzzTargets", dependencies: ["Manifest", "Policy", "PipelineCore", "Tus", "HTTP", "HTTPServer"]),
 
         .target(name: "TestSupport", dependencies: ["PipelineCore", "Engine", "HTTPServer"], path: "Tests/TestSupport"),
         .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore", "TestSupport"]),
@@ -42,7 +43,13 @@ let package = Package(
         .testTarget(name: "SigningTests", dependencies: ["Signing", "HTTP", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "HTTP", "Tus", "Signing", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SignerServerTests", dependencies: ["SignerServer", "HTTPServer", "HTTP", "Signing", "Policy", "TestSupport"]),
+        .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "PipelineCLITests", dependencies: ["PipelineCLI", "pipeline", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `make fuzz` builds the libFuzzer executable (scripts/fuzz.sh sets PIPELINE_FUZZ and the fuzzer flags).
+if Context.environment["PIPELINE_FUZZ"] != nil {
+    package.targets.append(.executableTarget(name: "pipeline-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/Driver"))
+}

@@ -50,7 +50,7 @@ struct TusEndpoint: Sendable {
             return .respond(answer(400, "send Upload-Length, or Upload-Defer-Length: 1"))
         }
         if let length, length > maxSize { return .respond(answer(413, "the upload is larger than Tus-Max-Size (\(maxSize) bytes)")) }
-        guard let metadata = parseMetadata(head.headers["Upload-Metadata"]) else {
+        guard let metadata = TusProtocol.parseMetadata(head.headers["Upload-Metadata"]) else {
             return .respond(answer(400, "Upload-Metadata must be comma-separated 'key base64value' pairs"))
         }
         let now = Date()
@@ -108,12 +108,10 @@ struct TusEndpoint: Sendable {
         }
         var checksum: (ChecksumAlgorithm, Data)?
         if let header = head.headers["Upload-Checksum"] {
-            let parts = header.split(separator: " ")
-            guard parts.count == 2, let algorithm = ChecksumAlgorithm(rawValue: String(parts[0])),
-                  let expected = Data(base64Encoded: String(parts[1])) else {
+            guard let parsed = TusProtocol.parseChecksum(header) else {
                 return .respond(answer(400, "Upload-Checksum must be '<sha1|sha256|md5> <base64 digest>'"))
             }
-            checksum = (algorithm, expected)
+            checksum = parsed
         }
         if space.isShort(forBody: head.headers["Content-Length"]) {
             return .respond(answer(507, DiskSpace.fullMessage, extra: Array(common(record).dropFirst())))
@@ -164,25 +162,5 @@ struct TusEndpoint: Sendable {
 
     private func answer(_ status: Int, _ message: String, extra: [(name: String, value: String)] = []) -> ServerResponse {
         .text(status, message, headers: [("Tus-Resumable", TusProtocol.version)] + extra)
-    }
-
-    /// Metadata pairs with valid keys and base64 values; `nil` when malformed.
-    private func parseMetadata(_ header: String?) -> [String: String]? {
-        guard let header, !header.isEmpty else { return [:] }
-        var metadata: [String: String] = [:]
-        for pair in header.split(separator: ",") {
-            let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: " ")
-            guard let key = parts.first.map(String.init), TusProtocol.isValidMetadataKey(key), parts.count <= 2 else { return nil }
-            if parts.count == 1 {
-                metadata[key] = ""
-                continue
-            }
-            guard let data = Data(base64Encoded: String(parts[1])) else { return nil }
-            // Control characters would allow header injection when echoed back.
-            let value = String(decoding: data, as: UTF8.self)
-            guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
-            metadata[key] = value
-        }
-        return metadata
     }
 }

@@ -30,6 +30,34 @@ public enum TusProtocol {
         return metadata
     }
 
+    /// A server's strict reading of `Upload-Metadata`: valid keys, base64 values without control
+    /// characters (they would allow header injection when echoed back); `nil` when malformed.
+    public static func parseMetadata(_ header: String?) -> [String: String]? {
+        guard let header, !header.isEmpty else { return [:] }
+        var metadata: [String: String] = [:]
+        for pair in header.split(separator: ",") {
+            let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: " ")
+            guard let key = parts.first.map(String.init), isValidMetadataKey(key), parts.count <= 2 else { return nil }
+            guard parts.count == 2 else {
+                metadata[key] = ""
+                continue
+            }
+            guard let data = Data(base64Encoded: String(parts[1])) else { return nil }
+            let value = String(decoding: data, as: UTF8.self)
+            guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
+            metadata[key] = value
+        }
+        return metadata
+    }
+
+    /// `Upload-Checksum: <algorithm> <base64 digest>`; `nil` for an unknown algorithm or bad base64.
+    public static func parseChecksum(_ header: String) -> (ChecksumAlgorithm, Data)? {
+        let parts = header.split(separator: " ")
+        guard parts.count == 2, let algorithm = ChecksumAlgorithm(rawValue: String(parts[0])),
+              let digest = Data(base64Encoded: String(parts[1])) else { return nil }
+        return (algorithm, digest)
+    }
+
     /// A byte count or offset header (`Upload-Offset`, `Upload-Length`): ASCII digits only, so
     /// `+0`, `-1`, ` 1` and `0x10` are refused; `nil` also when it does not fit in 63 bits.
     public static func parseCount(_ text: String) -> Int64? {

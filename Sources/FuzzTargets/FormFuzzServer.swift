@@ -1,0 +1,54 @@
+import Foundation
+import HTTP
+import HTTPServer
+
+/// One HTTP server for the process, whose only route parses a form into a temporary folder, and
+/// a client that posts fuzz inputs to it as multipart bodies (boundary `fuzz`).
+final class FormFuzzServer: @unchecked Sendable {
+    static let shared = FormFuzzServer()
+
+    private let folder: String
+    private let server: HTTPServer?
+    private let http = HTTPClient()
+
+    private init() {
+        folder = NSTemporaryDirectory() + "/pipeline-form-fuzz-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        server = try? HTTPServer(HTTPServer.Configuration(port: 0), handler: FormHandler(directory: folder + "/parts"))
+    }
+
+    /// Posts `body`; the server must answer with a status it documents and leave no file behind.
+    func post(_ body: Data) -> Bool {
+        guard let server else { return false }
+        let request = HTTPRequest(
+            method: "POST", url: "http://127.0.0.1:\(server.port)/form",
+            headers: [("Content-Type", "multipart/form-data; boundary=fuzz")], body: .data(body))
+        let answer = Answer()
+        let done = DispatchSemaphore(value: 0)
+        let client = http
+        Task {
+            answer.status = (try? await client.send(request))?.status ?? -1
+            done.signal()
+        }
+        done.wait()
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: folder + "/parts")) ?? []
+        return [200, 400, 403, 413].contains(answer.status) && leftovers.isEmpty
+    }
+
+    private final class Answer: @unchecked Sendable {
+        var status = 0
+    }
+}
+
+/// Admits forms whose first field is `token=ok`, then reports what arrived.
+private struct FormHandler: HTTPServerHandler {
+    let directory: String
+
+    func plan(_ head: RequestHead) -> RequestPlan {
+        .form(directory: directory, limit: 8 << 20, admit: { form in
+            form.fields.first?.value == "ok" ? nil : .text(403, "refused")
+        }, then: { form in
+            .json(200, #"{"fields":\#(form.fields.count),"files":\#(form.files.count)}"#)
+        })
+    }
+}
