@@ -18,7 +18,12 @@ status=0
 for target in "${targets[@]}"; do
     mkdir -p "Fuzz/Corpus/$target" ".build/fuzz/corpus/$target"
     echo "== fuzz $target for ${seconds}s"
+    # The form target's server frees a request just after answering it, on its own thread: leak
+    # checks per input would race with that, so they are off for it (ASan still checks memory).
+    leaks=1
+    [ "$target" = form ] && leaks=0
     if ! FUZZ_TARGET="$target" "$fuzzer" ".build/fuzz/corpus/$target" "Fuzz/Corpus/$target" -max_total_time="$seconds" -max_len=65536 \
+        -detect_leaks="$leaks" \
         -timeout=10 -rss_limit_mb=2048 -artifact_prefix="Fuzz/Findings/$target-" -print_final_stats=1 2>"Fuzz/Findings/$target.log"; then
         echo "   $target: FAILED, see Fuzz/Findings/$target.log and Fuzz/Findings/$target-*"
         status=1

@@ -65,7 +65,7 @@ public struct AssemblyClient: Sendable {
         do {
             response = try await http.send(request)
         } catch {
-            throw Failure(code: "NETWORK", message: "\(error)", retryIn: nil, isTransient: true)
+            throw Failure(code: "NETWORK", message: "\(error)", retryIn: nil, isTransient: (error as? HTTPError)?.isTransient ?? true)
         }
         guard let json = try? JSONValue.parse(response.body), json.objectValue != nil else {
             throw Failure(

@@ -14,6 +14,8 @@ struct AssemblyRun: Sendable {
     let client: AssemblyClient
     let http: HTTPClient
     let state: RunState
+    /// When the whole run must end (`--timeout`), retries and polling included.
+    let deadline: ContinuousClock.Instant
     let progress: @Sendable (Int64) -> Void
     let events: @Sendable (RunEvent) -> Void
 
@@ -72,8 +74,10 @@ struct AssemblyRun: Sendable {
             guard failure.code == "DO_NOT_REUSE_ASSEMBLY_IDS" else { throw failure }
             status = try await client.status(configuration.endpoint + "/assemblies/" + id)
         }
-        try await state.set(.init(assemblyID: id, assemblyURL: status.assemblyURL, endpoint: configuration.endpointKey), for: planned.id)
-        events(.created(job: planned.job, planID: planned.id, assemblyID: id, resumed: false))
+        // A server may answer with an id of its own choosing: that is the Assembly's id from now on.
+        let assemblyID = status.assemblyID ?? id
+        try await state.set(.init(assemblyID: assemblyID, assemblyURL: status.assemblyURL, endpoint: configuration.endpointKey), for: planned.id)
+        events(.created(job: planned.job, planID: planned.id, assemblyID: assemblyID, resumed: false))
         return status
     }
 
@@ -123,7 +127,6 @@ struct AssemblyRun: Sendable {
         guard let url = status.assemblyURL else { return status }
         // Small Assemblies finish fast: look again soon, then settle at about once a second and slow gently.
         var interval = configuration.pollInterval / 4
-        let deadline = ContinuousClock.now + configuration.timeout
         let uploaded = ContinuousClock.now
         while status.isBusy {
             // Every file went up: an Assembly still waiting for uploads long after will never start.
@@ -132,9 +135,7 @@ struct AssemblyRun: Sendable {
                     code: "ASSEMBLY_UPLOADS_MISSING",
                     message: "the Assembly still waits for uploads after all \(planned.files.count) were sent; run again with --force")
             }
-            guard ContinuousClock.now < deadline else {
-                throw AssemblyClient.Failure(code: "RUN_TIMEOUT", message: "the Assembly did not finish within the run's timeout", retryIn: nil, isTransient: false)
-            }
+            guard ContinuousClock.now + interval < deadline else { throw Self.timedOut }
             try await Task.sleep(for: interval)
             status = try await retrying { try await client.status(url) }
             interval = interval < configuration.pollInterval ? interval * 2 : min(interval * 1.2, .seconds(5))
@@ -152,7 +153,12 @@ struct AssemblyRun: Sendable {
                 attempt += 1
                 let base = failure.retryIn ?? min(30, pow(2, Double(attempt - 1)))
                 let jitter = Double.random(in: 0...0.1) * base
-                try await Task.sleep(for: .milliseconds(Int((base + jitter) * 1000)))
+                let pause = Duration.milliseconds(Int((base + jitter) * 1000))
+                // No retry outlives the run's timeout: say so, with what kept failing.
+                guard ContinuousClock.now + pause < deadline else {
+                    throw AssemblyClient.Failure(code: "RUN_TIMEOUT", message: "the run's timeout came while retrying: \(failure)")
+                }
+                try await Task.sleep(for: pause)
             }
         }
     }
@@ -182,6 +188,8 @@ struct AssemblyRun: Sendable {
             job: planned.job, planID: planned.id, assemblyID: assemblyID, assemblyURL: assemblyURL.map { configuration.rewriteURL?($0) ?? $0 },
             status: code, message: message, cached: false, files: planned.files, results: [:])
     }
+
+    static let timedOut = AssemblyClient.Failure(code: "RUN_TIMEOUT", message: "the Assembly did not finish within the run's timeout (--timeout)")
 
     /// How long an Assembly may keep saying ASSEMBLY_UPLOADING after every upload finished.
     static let uploadingGrace: Duration = .seconds(120)

@@ -51,13 +51,17 @@ public struct RunResults: Sendable, Equatable {
     public var pipeline: String
     /// `I/N` for the results of one shard.
     public var shard: String?
+    /// The endpoint the Assemblies ran on, as the user named it (`local`, or a URL without
+    /// credentials): results are reused only by runs on the same endpoint.
+    public var endpoint: String?
     /// One entry per planned Assembly, in plan order.
     public var assemblies: [Entry]
 
     /// Creates results.
-    public init(pipeline: String, shard: String? = nil, assemblies: [Entry]) {
+    public init(pipeline: String, shard: String? = nil, endpoint: String? = nil, assemblies: [Entry]) {
         self.pipeline = pipeline
         self.shard = shard
+        self.endpoint = endpoint
         self.assemblies = assemblies
     }
 
@@ -79,6 +83,7 @@ public struct RunResults: Sendable, Equatable {
             }),
         ]
         if let shard { top["shard"] = .string(shard) }
+        if let endpoint { top["endpoint"] = .string(endpoint) }
         return .object(top)
     }
 
@@ -89,7 +94,8 @@ public struct RunResults: Sendable, Equatable {
         let ordered = shards.sorted { index($0) < index($1) }
         let counts = Set(ordered.compactMap { $0.shard?.split(separator: "/").last })
         guard counts.count == 1, ordered.map(index) == Array(1...ordered.count), Int(counts.first ?? "") == ordered.count else { return nil }
-        return RunResults(pipeline: first.pipeline, assemblies: ordered.flatMap(\.assemblies))
+        let endpoints = Set(ordered.map(\.endpoint))
+        return RunResults(pipeline: first.pipeline, endpoint: endpoints.count == 1 ? first.endpoint : nil, assemblies: ordered.flatMap(\.assemblies))
     }
 
     private static func json(_ file: ResultFile) -> JSONValue {
@@ -119,7 +125,7 @@ public struct RunResults: Sendable, Equatable {
             return Entry(job: job, planID: planID, assemblyID: item["assembly_id"]?.stringValue, assemblyURL: item["assembly_url"]?.stringValue,
                          status: status, message: item["message"]?.stringValue, cached: false, files: files, results: results)
         }
-        return RunResults(pipeline: pipeline, shard: json["shard"]?.stringValue, assemblies: entries)
+        return RunResults(pipeline: pipeline, shard: json["shard"]?.stringValue, endpoint: json["endpoint"]?.stringValue, assemblies: entries)
     }
 
     /// Writes the results atomically.

@@ -18,9 +18,11 @@ public struct Runner: Sendable {
         self.http = http
     }
 
-    /// The earlier results that can be reused for `plan`: completed entries with the same plan id.
-    public static func cachedEntries(for plan: Plan, resultsPath: String) -> [String: RunResults.Entry] {
-        let previous = RunResults.load(resultsPath)?.assemblies ?? []
+    /// The earlier results that can be reused for `plan`: completed entries with the same plan id,
+    /// from a run on the same endpoint (results that do not name theirs predate the check).
+    public static func cachedEntries(for plan: Plan, resultsPath: String, endpoint: String) -> [String: RunResults.Entry] {
+        guard let last = RunResults.load(resultsPath), last.endpoint == nil || last.endpoint == endpoint else { return [:] }
+        let previous = last.assemblies
         let wanted = Set(plan.assemblies.map(\.id))
         var cached: [String: RunResults.Entry] = [:]
         for entry in previous where entry.isCompleted && wanted.contains(entry.planID) {
@@ -33,7 +35,7 @@ public struct Runner: Sendable {
 
     /// Runs everything and returns the results (also written to `configuration.resultsPath`).
     public func run(events: @escaping @Sendable (RunEvent) -> Void) async throws -> RunResults {
-        let cached = configuration.force ? [:] : Self.cachedEntries(for: plan, resultsPath: configuration.resultsPath)
+        let cached = configuration.force ? [:] : Self.cachedEntries(for: plan, resultsPath: configuration.resultsPath, endpoint: configuration.endpointKey)
         let pending = plan.assemblies.filter { cached[$0.id] == nil }
         let total = pending.reduce(Int64(0)) { $0 + $1.bytes }
         events(.started(assemblies: plan.assemblies.count, cached: cached.count, files: plan.fileCount, bytes: plan.byteCount))
@@ -41,6 +43,7 @@ public struct Runner: Sendable {
         let client = AssemblyClient(http: http, endpoint: configuration.endpoint)
         let progress = ProgressTotals(total: total, events: events)
         let collected = ResultsCollector(cached: cached)
+        let deadline = ContinuousClock.now + configuration.timeout
 
         try await withThrowingTaskGroup(of: RunResults.Entry.self) { group in
             var next = 0
@@ -53,7 +56,7 @@ public struct Runner: Sendable {
                 next += 1
                 group.addTask {
                     await AssemblyRun(
-                        planned: planned, configuration: configuration, client: client, http: http, state: state,
+                        planned: planned, configuration: configuration, client: client, http: http, state: state, deadline: deadline,
                         progress: { progress.update(planned.id, $0) }, events: events
                     ).run()
                 }
@@ -82,7 +85,9 @@ public struct Runner: Sendable {
 
     private func results(_ collected: ResultsCollector) -> RunResults {
         let entries = collected.entries
-        return RunResults(pipeline: plan.pipeline, shard: configuration.shard, assemblies: plan.assemblies.compactMap { entries[$0.id] })
+        return RunResults(
+            pipeline: plan.pipeline, shard: configuration.shard, endpoint: configuration.endpointKey,
+            assemblies: plan.assemblies.compactMap { entries[$0.id] })
     }
 }
 

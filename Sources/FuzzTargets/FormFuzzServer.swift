@@ -31,8 +31,18 @@ final class FormFuzzServer: @unchecked Sendable {
             done.signal()
         }
         done.wait()
-        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: folder + "/parts")) ?? []
-        return [200, 400, 403, 413].contains(answer.status) && leftovers.isEmpty
+        guard [200, 400, 403, 413].contains(answer.status) else {
+            FileHandle.standardError.write(Data("form: unexpected status \(answer.status)\n".utf8))
+            return false
+        }
+        // The server removes a request's files once it has answered, on its own thread: allow it a moment.
+        let deadline = Date().addingTimeInterval(2)
+        while Date() < deadline {
+            if ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/parts")) ?? []).isEmpty { return true }
+            usleep(1000)
+        }
+        FileHandle.standardError.write(Data("form: files were left behind\n".utf8))
+        return false
     }
 
     private final class Answer: @unchecked Sendable {

@@ -38,9 +38,14 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether trying again may help (transport failures, not bad files or cancellation).
+    /// Whether trying again may help: transport failures, but not an untrusted certificate, a
+    /// malformed URL, an unreadable file or cancellation.
     public var isTransient: Bool {
-        if case .transport = kind { return true }
-        return false
+        guard case .transport(let code, _) = kind else { return false }
+        return !Self.permanentCodes.contains(code)
     }
+
+    /// libcurl codes that the same request always gets again: unsupported protocol (1), bad URL
+    /// (3), client certificate problem (58), untrusted peer certificate (60), unreadable CA file (77).
+    static let permanentCodes: Set<Int> = [1, 3, 58, 60, 77]
 }

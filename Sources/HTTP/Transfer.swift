@@ -137,7 +137,7 @@ final class Transfer: @unchecked Sendable {
         let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE {
-            message = "the server's certificate is not trusted (\(message)); pass --ca-cert FILE with the CA that signed it, or set SSL_CERT_FILE"
+            message = "the server's certificate is not trusted (\(message)); pass --ca-cert FILE with the CA that signed it"
         }
         return .failure(HTTPError(.transport(code: Int(code.rawValue), message: message), request: request.summary))
     }

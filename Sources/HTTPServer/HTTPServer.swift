@@ -28,7 +28,7 @@ public final class HTTPServer: @unchecked Sendable {
 
         /// Creates a configuration.
         public init(
-            host: String = "127.0.0.1", port: UInt16 = 0, connectionLimit: Int = 1024, perClientLimit: Int = 512,
+            host: String = "127.0.0.1", port: UInt16 = 0, connectionLimit: Int = 1024, perClientLimit: Int = 128,
             idleTimeout: Int = 60, headerTimeout: Double = 10, tls: (keyPEM: String, certificatePEM: String)? = nil,
             origin: PublicOrigin? = nil
         ) {

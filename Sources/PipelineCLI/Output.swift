@@ -5,20 +5,27 @@ import Synchronization
 public final class Output: @unchecked Sendable {
     private let writeOut: (String) -> Void
     private let writeError: (String) -> Void
+    private let outFailure: () -> Int32?
 
-    /// Creates an output from two writers (tests capture, the tool writes to file descriptors).
-    public init(out: @escaping (String) -> Void, error: @escaping (String) -> Void) {
+    /// Creates an output from two writers (tests capture, the tool writes to file descriptors);
+    /// `failure` tells the `errno` of a failed write to standard output, if one failed.
+    public init(out: @escaping (String) -> Void, error: @escaping (String) -> Void, failure: @escaping () -> Int32? = { nil }) {
         self.writeOut = out
         self.writeError = error
+        self.outFailure = failure
     }
 
-    /// The process's standard output and standard error. A stream that cannot be written (a
-    /// reader that went away: `| head`) is dropped quietly; the command still finishes its work.
+    /// The process's standard output and standard error. A stream that cannot be written is
+    /// dropped and the command still finishes its work; a reader that went away (`| head`) is
+    /// no error, any other failure (a full disk) makes the command fail.
     public static let standard: Output = {
         let out = DescriptorWriter(STDOUT_FILENO)
         let error = DescriptorWriter(STDERR_FILENO)
-        return Output(out: { out.write($0) }, error: { error.write($0) })
+        return Output(out: { out.write($0) }, error: { error.write($0) }, failure: { out.failure.flatMap { $0 == EPIPE ? nil : $0 } })
     }()
+
+    /// The `errno` of a failed write to standard output, other than a closed pipe.
+    var writeFailure: Int32? { outFailure() }
 
     /// Writes to standard output.
     func out(_ text: String) { writeOut(text) }
@@ -31,15 +38,18 @@ public final class Output: @unchecked Sendable {
 /// writes nothing more, never raising or crashing.
 final class DescriptorWriter: Sendable {
     private let descriptor: Int32
-    private let failed = Mutex(false)
+    private let failed = Mutex<Int32?>(nil)
 
     init(_ descriptor: Int32) {
         self.descriptor = descriptor
     }
 
+    /// The `errno` of the first failed write.
+    var failure: Int32? { failed.withLock { $0 } }
+
     func write(_ text: String) {
         failed.withLock { failed in
-            guard !failed else { return }
+            guard failed == nil else { return }
             var text = text
             text.withUTF8 { bytes in
                 var offset = 0
@@ -47,7 +57,7 @@ final class DescriptorWriter: Sendable {
                     let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
                     if written < 0 {
                         if errno == EINTR { continue }
-                        failed = true
+                        failed = errno
                         return
                     }
                     offset += written

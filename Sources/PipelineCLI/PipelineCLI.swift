@@ -11,6 +11,13 @@ public enum PipelineCLI {
 
     /// Runs the tool with `arguments` (without the program name) and returns the exit code.
     public static func run(_ arguments: [String], environment: [String: String], output: Output) async -> Int32 {
+        let status = await dispatch(arguments, environment: environment, output: output)
+        guard let failure = output.writeFailure else { return status }
+        output.error("pipeline: error: cannot write to standard output: \(String(cString: strerror(failure)))\n")
+        return status == ExitCode.success ? ExitCode.failure : status
+    }
+
+    private static func dispatch(_ arguments: [String], environment: [String: String], output: Output) async -> Int32 {
         let specs = commands.map { $0.spec }
         guard let first = arguments.first else {
             output.error(HelpText.tool(specs))

@@ -18,7 +18,7 @@ struct RunCommand: Command {
         tus uploads that resume where they stopped, polling until the Assembly ends. Assemblies whose \
         files and instructions match a completed entry of the previous results are not run again \
         (--force redoes them). State lives in .pipeline/ beside the manifest, so the same command after \
-        an interruption continues without creating duplicate Assemblies or re-sending finished bytes. \
+        an interruption continues without creating duplicate Assemblies, from the bytes the servers kept. \
         With 'endpoint: local' the engine of 'pipeline serve' runs inside this command.
         """,
         arguments: [.init(name: "MANIFEST", help: "The manifest to run, such as pipeline.yml.")],

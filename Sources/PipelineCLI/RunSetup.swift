@@ -36,7 +36,7 @@ struct RunSetup {
             endpoint: endpointText, authKey: nil, signer: nil,
             lifetime: manifest.auth.expiresIn?.value ?? AuthSettings.defaultExpiresIn, baseDirectory: base,
             stateDirectory: state, resultsPath: resultsPath, downloads: downloads)
-        configuration.endpointKey = endpointText
+        configuration.endpointKey = Self.withoutCredentials(endpointText)
         configuration.chunkSize = manifest.upload.chunkSize?.value.bytes
         if endpointText == "local" {
             let engine: LocalEngine
@@ -65,6 +65,17 @@ struct RunSetup {
             throw DiagnosticsError(.error("run.signer", error.message, at: signed.auth.signer?.location))
         }
         return RunSetup(configuration: configuration, engine: nil)
+    }
+}
+
+extension RunSetup {
+    /// `https://host/...` without any `user:password@`, so an endpoint can be recorded in results.
+    static func withoutCredentials(_ endpoint: String) -> String {
+        guard let schemeEnd = endpoint.range(of: "://") else { return endpoint }
+        let rest = endpoint[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return endpoint }
+        return String(endpoint[..<schemeEnd.upperBound]) + String(rest[rest.index(after: at)...])
     }
 }
 

@@ -40,7 +40,7 @@ struct SignerCommand: Command {
             throw UsageError("missing --\(required) FILE", command: Self.spec.name)
         }
         if let jwks = arguments.value("jwks") {
-            guard let issuer = arguments.value("issuer"), let audience = arguments.value("audience") else {
+            guard let issuer = arguments.value("issuer"), let audience = arguments.value("audience"), !issuer.isEmpty, !audience.isEmpty else {
                 throw UsageError(
                     "--jwks needs --issuer and --audience: without them a token the provider minted for any other service would be accepted",
                     command: Self.spec.name)

@@ -11,8 +11,10 @@ struct UploadCommand: Command {
         discussion: """
         Uses the tus resumable upload protocol 1.0.0. Each file is sent in one request unless --chunk-size \
         is given. After a dropped connection or an offset conflict the upload continues from the server's \
-        offset; an interrupted command run again with the same files resumes without sending finished bytes \
-        again (upload URLs are kept in --state-dir until each upload completes).
+        offset; an interrupted command run again with the same files resumes from the bytes the server \
+        kept (upload URLs are kept in --state-dir until each upload completes). With checksums a server \
+        drops a request it could not verify whole, so an interruption re-sends at most the chunk in flight \
+        (32 MiB; --chunk-size for less). A 413 from a proxy halves the request size.
         """,
         arguments: [.init(name: "FILE", help: "The files to upload.", variadic: true)],
         options: [
@@ -80,7 +82,7 @@ struct UploadCommand: Command {
             }
         }
         if let text = arguments.value("retry-delays") {
-            let delays = text.split(separator: ",").map { $0 == "0" ? Duration.zero : DurationText.parse(String($0)) }
+            let delays = text.split(separator: ",").map { Self.isZero($0) ? Duration.zero : DurationText.parse(String($0)) }
             guard !delays.contains(where: { $0 == nil }) else {
                 throw UsageError("--retry-delays needs durations such as 0s,1s,3s,5s, not '\(text)'", command: name)
             }
@@ -102,7 +104,8 @@ struct UploadCommand: Command {
             results = try await uploader.upload(uploads) { reporter.update($0) }
         } catch {
             reporter.finish()
-            context.output.error("pipeline: error: \(error)\n  hint: check that --endpoint names a running tus server\n")
+            let unreachable = (error as? TusError)?.kind == .transport
+            context.output.error("pipeline: error: \(error)\n" + (unreachable ? "  hint: check that --endpoint names a running tus server\n" : ""))
             return ExitCode.failure
         }
         reporter.finish()
@@ -129,5 +132,10 @@ struct UploadCommand: Command {
             context.output.out(JSONValue.object(["uploads": .array(uploaded), "failed": .array(failed)]).serialized(pretty: true) + "\n")
         }
         return failed.isEmpty ? ExitCode.success : ExitCode.failure
+    }
+
+    /// `0`, `0s`, `00ms`: a delay of nothing, which duration settings elsewhere do not allow.
+    private static func isZero(_ text: Substring) -> Bool {
+        text.first == "0" && text.drop(while: { $0 == "0" }).allSatisfy(\.isLetter)
     }
 }

@@ -3,26 +3,24 @@ import Foundation
 /// Writes files so that a reader sees either the old or the complete new content.
 public enum AtomicFile {
     /// Writes `data` to a temporary file beside `path`, flushes it to disk and renames it over `path`.
+    /// A `path` that exists and is not a regular file (`/dev/stdout`, a pipe, a device) is written
+    /// in place instead: renaming over it would replace the device with a file.
     public static func write(_ data: Data, to path: String) throws {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            let descriptor = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+            guard descriptor >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
+            defer { close(descriptor) }
+            if let failure = writeAll(data, to: descriptor) { throw FileError(path: path, operation: "write", code: failure) }
+            return
+        }
         let directory = (path as NSString).deletingLastPathComponent
         let folder = directory.isEmpty ? "." : directory
         let unique = "\(getpid()).\(UInt64.random(in: 0...UInt64.max))"
         let temporary = folder + "/.\((path as NSString).lastPathComponent).\(unique).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileError(path: path, operation: "create", code: errno) }
-        var failure: Int32?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += written
-            }
-        }
+        var failure = writeAll(data, to: descriptor)
         if failure == nil, fsync(descriptor) != 0 { failure = errno }
         close(descriptor)
         if let failure {
@@ -39,6 +37,23 @@ public enum AtomicFile {
         if folderDescriptor >= 0 {
             fsync(folderDescriptor)
             close(folderDescriptor)
+        }
+    }
+
+    /// Writes every byte; the `errno` of the first failure, if any.
+    private static func writeAll(_ data: Data, to descriptor: Int32) -> Int32? {
+        data.withUnsafeBytes { buffer -> Int32? in
+            guard let base = buffer.baseAddress else { return nil }
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(descriptor, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return nil
         }
     }
 }

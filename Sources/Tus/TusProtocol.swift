@@ -80,10 +80,11 @@ public enum TusProtocol {
     public static func parseHTTPDate(_ text: String) -> Date? {
         let fields = text.split(separator: " ")
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        guard fields.count == 6, fields[5] == "GMT", let day = Int(fields[1]), let month = months.firstIndex(of: String(fields[2])),
-              let year = Int(fields[3]) else { return nil }
+        guard fields.count == 6, fields[5] == "GMT", let day = Int(fields[1]), (1...31).contains(day),
+              let month = months.firstIndex(of: String(fields[2])), let year = Int(fields[3]), (1970...9999).contains(year) else { return nil }
+        // A server's header is input: numbers outside a clock's ranges are refused, never converted.
         let clock = fields[4].split(separator: ":").compactMap { Int($0) }
-        guard clock.count == 3 else { return nil }
+        guard clock.count == 3, (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2]) else { return nil }
         var parts = tm()
         parts.tm_year = Int32(year - 1900)
         parts.tm_mon = Int32(month)

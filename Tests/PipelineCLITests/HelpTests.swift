@@ -43,6 +43,7 @@ final class UsageErrorTests: XCTestCase {
             (["help", "nope"], "unknown command 'nope'"),
             (["signer", "--policy", "p.yml", "--tokens", "t.yml", "--jwks", "k.json"], "--jwks needs --issuer and --audience"),
             (["signer", "--policy", "p.yml", "--tokens", "t.yml", "--jwks", "k.json", "--issuer", "https://i"], "--jwks needs --issuer and --audience"),
+            (["signer", "--policy", "p.yml", "--tokens", "t.yml", "--jwks", "k.json", "--issuer", "", "--audience", ""], "--jwks needs --issuer and --audience"),
         ]
         for (arguments, message) in cases {
             let result = await CLIHarness.run(arguments)

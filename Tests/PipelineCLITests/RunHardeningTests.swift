@@ -60,12 +60,47 @@ final class RunHardeningTests: XCTestCase {
         defer { directory.remove() }
         let onFirst = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: secret)
         XCTAssertEqual(onFirst.status, 0, onFirst.stderr)
-        // Without earlier results nothing is cached, but the run state still names the first engine's Assembly.
-        try FileManager.default.removeItem(atPath: directory.path + "/results.json")
+        // The first engine's completed results are not the second's, and its run state names the first engine's Assembly.
         let onSecond = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--endpoint", "http://127.0.0.1:\(second.port)"], environment: secret)
         XCTAssertEqual(onSecond.status, 0, onSecond.stderr)
+        XCTAssertTrue(onSecond.stderr.contains("(0 cached)"), onSecond.stderr)
         let url = try XCTUnwrap(try assemblies(directory).first?["assembly_url"]?.stringValue)
         XCTAssertTrue(url.hasPrefix("http://127.0.0.1:\(second.port)/"), url)
+        let results = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")))
+        XCTAssertEqual(results["endpoint"], .string("http://127.0.0.1:\(second.port)"))
+    }
+
+    func testRetriesEndAtTheRunsTimeout() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let (proxy, endpoint) = try server.faulty(["POST:*:status=500"])
+        defer { proxy.stop() }
+        let directory = try project(endpoint: String(endpoint.dropLast("/resumable/files/".count)))
+        defer { directory.remove() }
+        let started = ContinuousClock.now
+        let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--timeout", "3s"], environment: secret)
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("RUN_TIMEOUT"), result.stderr)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(20), "retries stopped at the timeout, not after eight backoffs")
+    }
+
+    func testAFailedWriteToStandardOutputOrADeviceIsAnError() throws {
+        let sign = try ProcessRunner.run("/bin/sh", ["-c", "echo '{\"steps\": {}}' | \"$0\" sign > /dev/full", ProcessRunner.pipelineExecutable],
+                                         environment: ["TRANSLOADIT_KEY": "k", "TRANSLOADIT_SECRET": "s"])
+        XCTAssertEqual(sign.status, 1)
+        XCTAssertTrue(sign.stderr.contains("cannot write to standard output: No space left on device"), sign.stderr)
+        XCTAssertFalse(sign.stderr.contains("sha384:"), "the signature is not printed anywhere else")
+
+        let directory = try TemporaryDirectory(prefix: "device")
+        defer { directory.remove() }
+        try directory.write("files/a.bin", "a")
+        try directory.write("pipeline.yml", "version: 1\nassemblies:\n  a: {inputs: [files/a.bin], steps: {h: {robot: /file/hash, use: \":original\"}}}\n")
+        let plan = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["plan", directory.path + "/pipeline.yml", "--out", "/dev/full"])
+        XCTAssertEqual(plan.status, 1)
+        XCTAssertTrue(plan.stderr.contains("cannot write '/dev/full'"), plan.stderr)
+        var info = stat()
+        XCTAssertEqual(stat("/dev/full", &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFCHR, "the device is written to, never replaced by a file")
     }
 
     func testAFileChangedAfterPlanningIsNotUploadedAndTheAssemblyKeepsItsID() async throws {

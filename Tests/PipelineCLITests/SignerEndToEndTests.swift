@@ -163,5 +163,20 @@ final class SignerEndToEndTests: XCTestCase {
             XCTAssertTrue(trusted.stderr.contains("HTTP 401"), "TLS passed and the signer answered: \(trusted.stderr)")
             XCTAssertFalse(trusted.stderr.contains("not-a-known-token"), trusted.stderr)
         }
+
+        // An untrusted certificate is final: a run reports it at once instead of retrying.
+        try directory.write("site/files/a.txt", "a")
+        try directory.write("site/pipeline.yml", """
+            version: 1
+            endpoint: https://127.0.0.1:\(signer.port)
+            auth: {key: k}
+            assemblies:
+              a: {inputs: [files/a.txt], steps: {h: {robot: /file/hash, use: ":original"}}}
+            """)
+        let started = ContinuousClock.now
+        let run = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["run", directory.path + "/site/pipeline.yml"], environment: ["TRANSLOADIT_SECRET": "s"])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("certificate is not trusted"), run.stderr)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(10))
     }
 }

@@ -12,14 +12,16 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
     /// Starts an engine with a fresh data folder (or `data`, to restart on old state).
     public init(
         data: TemporaryDirectory? = nil, credentials: (key: String, secret: String)? = nil, rateLimit: (count: Int, window: TimeInterval)? = nil,
-        port: UInt16 = 0, reservedSpace: Int64? = nil
+        port: UInt16 = 0, reservedSpace: Int64? = nil, perClientLimit: Int? = nil
     ) throws {
         self.data = try data ?? TemporaryDirectory(prefix: "engine")
         var configuration = LocalEngine.Configuration(dataDirectory: self.data.path, credentials: credentials)
         configuration.rateLimit = rateLimit
         if let reservedSpace { configuration.reservedSpace = reservedSpace }
         // Trusts X-Forwarded-Host, as set by the fault-injecting proxy some tests put in front.
-        engine = try LocalEngine(configuration, server: HTTPServer.Configuration(port: port, origin: PublicOrigin(trustProxy: true)))
+        var server = HTTPServer.Configuration(port: port, origin: PublicOrigin(trustProxy: true))
+        if let perClientLimit { server.perClientLimit = perClientLimit }
+        engine = try LocalEngine(configuration, server: server)
     }
 
     /// The tus creation endpoint.
