@@ -1,7 +1,8 @@
+import Wire
 import Foundation
 import HTTPServer
-import PipelineCore
-import Policy
+import Basics
+import Spec
 
 /// `POST /assemblies[/{id}]`, `GET` and `DELETE /assemblies/{id}`, and `GET /results/...`.
 struct AssemblyAPI: Sendable {
@@ -41,7 +42,7 @@ struct AssemblyAPI: Sendable {
             guard store.get(parts[1]) != nil else { return .respond(notFound(parts[1])) }
             let record = store.update(parts[1]) { record in
                 guard !record.isTerminal else { return }
-                record.ok = "ASSEMBLY_CANCELED"
+                record.ok = AssemblyStatusCode.canceled
                 record.message = "The Assembly was canceled."
                 record.finished = Date()
             }
@@ -132,7 +133,7 @@ struct AssemblyAPI: Sendable {
         }
         let record = AssemblyRecord(
             id: id, origin: origin, params: raw, steps: steps, fields: fields, notifyURL: params["notify_url"]?.stringValue,
-            expectedTusUploads: expected, uploads: uploads, ok: expected > 0 ? "ASSEMBLY_UPLOADING" : "ASSEMBLY_EXECUTING",
+            expectedTusUploads: expected, uploads: uploads, ok: expected > 0 ? AssemblyStatusCode.uploading : AssemblyStatusCode.executing,
             message: expected > 0 ? "The Assembly is waiting for its uploads." : "The Assembly is executing.",
             created: Date(), clientAgent: client.map { String($0.prefix(200)) })
         guard store.insert(record) else {

@@ -1,6 +1,6 @@
+import Basics
 import Foundation
-import PipelineCore
-import Signing
+import Wire
 
 /// Checks signed params the way the hosted API does: a signature over the raw params bytes,
 /// the right Auth Key, an expiry in the future, and no signature used twice (across restarts).

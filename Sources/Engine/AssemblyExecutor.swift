@@ -1,5 +1,6 @@
+import Wire
 import Foundation
-import PipelineCore
+import Basics
 
 /// Runs Assemblies: the steps in dependency order, each step's files in parallel on all cores,
 /// results stored under the data folder.
@@ -22,7 +23,7 @@ final class AssemblyExecutor: Sendable {
     /// Starts executing an Assembly in the background.
     func start(_ id: String) {
         store.update(id) { record in
-            record.ok = "ASSEMBLY_EXECUTING"
+            record.ok = AssemblyStatusCode.executing
             record.message = "The Assembly is executing."
         }
         queue.async { self.run(id) }
@@ -30,7 +31,7 @@ final class AssemblyExecutor: Sendable {
 
     /// Resumes Assemblies that were executing when the engine stopped.
     func resumeInterrupted() {
-        for record in store.all where record.ok == "ASSEMBLY_EXECUTING" && record.error == nil {
+        for record in store.all where record.ok == AssemblyStatusCode.executing && record.error == nil {
             start(record.id)
         }
     }
@@ -59,7 +60,7 @@ final class AssemblyExecutor: Sendable {
         store.update(id) { record in
             guard !record.isTerminal else { return }
             record.results = results
-            record.ok = "ASSEMBLY_COMPLETED"
+            record.ok = AssemblyStatusCode.completed
             record.message = "The Assembly was successfully completed."
             record.finished = Date()
         }

@@ -1,5 +1,5 @@
 import Foundation
-import PipelineCore
+import Basics
 
 /// A file in an Assembly: an upload or a step's result, with the fields the status reports.
 struct AssemblyFile: Codable, Sendable, Equatable {

@@ -1,5 +1,6 @@
+import Wire
 import Foundation
-import PipelineCore
+import Basics
 
 /// Everything the engine knows about one Assembly; saved as JSON in the data folder.
 struct AssemblyRecord: Codable, Sendable {
@@ -34,7 +35,7 @@ struct AssemblyRecord: Codable, Sendable {
     /// The client's `Transloadit-Client` (or `User-Agent`) header, as the hosted API reports it.
     var clientAgent: String?
 
-    var isTerminal: Bool { error != nil || ["ASSEMBLY_COMPLETED", "ASSEMBLY_CANCELED", "REQUEST_ABORTED"].contains(ok ?? "") }
+    var isTerminal: Bool { error != nil || AssemblyStatusCode.isTerminal(ok) }
     var finishedTusUploads: Int { tusLinks.filter(\.finished).count }
     /// Bytes of the files sent with the creating request plus the announced tus uploads.
     var bytesExpected: Int64 { uploads.filter { !$0.isTusFile }.reduce(0) { $0 + $1.size } + tusLinks.reduce(0) { $0 + ($1.size ?? 0) } }

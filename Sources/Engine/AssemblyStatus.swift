@@ -1,5 +1,5 @@
 import Foundation
-import PipelineCore
+import Basics
 
 /// The status JSON of an Assembly, with the fields and codes the official SDKs read.
 enum AssemblyStatus {

@@ -1,5 +1,5 @@
 import Foundation
-import PipelineCore
+import Basics
 import Synchronization
 
 /// The engine's Assemblies, in memory and as JSON files in the data folder (written

@@ -1,5 +1,6 @@
+import Wire
 import Foundation
-import PipelineCore
+import Basics
 
 /// Ties tus uploads to their Assembly through the metadata the SDKs send (`assembly_url` or
 /// `assembly_id`), and starts the Assembly once every expected upload has arrived. Uploads past
@@ -12,7 +13,7 @@ struct AssemblyUploads: Sendable {
     func created(_ upload: TusUploadRecord) {
         guard let id = Self.assemblyID(upload.metadata) else { return }
         assemblies.update(id) { record in
-            guard record.ok == "ASSEMBLY_UPLOADING" else { return }
+            guard record.ok == AssemblyStatusCode.uploading else { return }
             let link = AssemblyRecord.TusLink(
                 uploadID: upload.id, filename: upload.metadata["filename"] ?? "", fieldname: upload.metadata["fieldname"] ?? "file",
                 size: upload.length, offset: upload.offset, finished: false)
@@ -48,7 +49,7 @@ struct AssemblyUploads: Sendable {
             record.tusLinks[index].offset = upload.offset
             record.uploads.append(file)
         }
-        if let updated, updated.ok == "ASSEMBLY_UPLOADING", updated.finishedTusUploads >= updated.expectedTusUploads {
+        if let updated, updated.ok == AssemblyStatusCode.uploading, updated.finishedTusUploads >= updated.expectedTusUploads {
             executor.start(id)
         }
     }

@@ -1,6 +1,6 @@
 import CVips
 import Foundation
-import PipelineCore
+import Basics
 
 /// Describes a stored file: its media type and, for images, its dimensions (read from the
 /// header with libvips, without decoding the pixels).

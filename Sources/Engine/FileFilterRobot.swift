@@ -1,5 +1,5 @@
 import Foundation
-import PipelineCore
+import Basics
 
 /// `/file/filter`: keeps the files that `accepts` allows and `declines` does not. Conditions are
 /// `[left, operator, right]` with placeholders such as `${file.size}`, `${file.mime}`,

@@ -1,10 +1,10 @@
-import COpenSSL
+import Basics
+import Crypto
 import Foundation
-import PipelineCore
 
 /// `/file/hash`: adds `meta.hash` (lowercase hex) with md5, sha1, sha256, sha384 or sha512.
 struct FileHashRobot: Sendable {
-    static let algorithms = ["md5", "sha1", "sha256", "sha384", "sha512"]
+    static let algorithms = DigestAlgorithm.allCases.map(\.rawValue)
     let algorithm: String
 
     init(options: [String: JSONValue]) throws(RobotError) {
@@ -15,30 +15,16 @@ struct FileHashRobot: Sendable {
     }
 
     func hash(_ file: AssemblyFile) throws(RobotError) -> AssemblyFile {
-        let digest: OpaquePointer? = switch algorithm {
-        case "md5": EVP_md5()
-        case "sha1": EVP_sha1()
-        case "sha384": EVP_sha384()
-        case "sha512": EVP_sha512()
-        default: EVP_sha256()
-        }
-        guard let handle = FileHandle(forReadingAtPath: file.path), let context = EVP_MD_CTX_new() else {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        let digest: [UInt8]
+        do {
+            digest = try StreamingDigest.file(file.path, algorithm: DigestAlgorithm(rawValue: algorithm) ?? .sha256, buffer: &buffer).digest
+        } catch {
             throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot read '\(file.name)'")
         }
-        defer {
-            EVP_MD_CTX_free(context)
-            try? handle.close()
-        }
-        EVP_DigestInit_ex(context, digest, nil)
-        while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            chunk.withUnsafeBytes { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
-        }
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        EVP_DigestFinal_ex(context, &output, &length)
         var hashed = file
         hashed.id = AssemblyFile.newID()
-        hashed.meta["hash"] = .string(Hex.encode(output.prefix(Int(length))))
+        hashed.meta["hash"] = .string(Hex.encode(digest))
         hashed.meta["hash_algorithm"] = .string(algorithm)
         return hashed
     }

@@ -1,6 +1,6 @@
 import CVips
 import Foundation
-import PipelineCore
+import Basics
 
 /// `/image/resize` with libvips: width, height, resize_strategy, format, quality, background, zoom.
 struct ImageResizeRobot: Sendable {

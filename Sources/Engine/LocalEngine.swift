@@ -1,6 +1,6 @@
 import Foundation
 import HTTPServer
-import Policy
+import Spec
 
 /// The local engine behind `pipeline serve`: the Assembly API, a tus server and local robots
 /// over one HTTP server, with all state in a data folder that survives restarts.

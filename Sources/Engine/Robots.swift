@@ -1,5 +1,5 @@
 import Foundation
-import PipelineCore
+import Basics
 import Synchronization
 
 /// What a robot gets for one step: its options, where to write, the Assembly's fields.

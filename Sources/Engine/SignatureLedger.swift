@@ -1,5 +1,6 @@
+import Basics
+import Crypto
 import Foundation
-import PipelineCore
 import Synchronization
 
 /// The signatures the engine has accepted, kept until each one's `auth.expires` so a captured

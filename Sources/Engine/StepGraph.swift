@@ -1,4 +1,4 @@
-import PipelineCore
+import Basics
 
 /// The steps of an Assembly as a graph: which steps each one uses, in an order that runs every
 /// step after the steps it uses.

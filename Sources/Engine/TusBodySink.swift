@@ -1,8 +1,8 @@
-import COpenSSL
+import Crypto
 import Foundation
 import HTTPServer
 import Synchronization
-import Tus
+import Wire
 
 /// Writes one PATCH (or creation-with-upload) body into an upload's file at its offset. Bytes
 /// that arrived before a dropped connection are kept, unless a checksum was sent, which only
@@ -17,9 +17,8 @@ final class TusBodySink: BodySink, @unchecked Sendable {
     private let start: Int64
     private let limit: Int64
     private var written: Int64 = 0
-    private var digest: OpaquePointer?
+    private let digest: StreamingDigest?
     private let expectedDigest: Data?
-    private let algorithm: ChecksumAlgorithm?
     private(set) var outcome: Outcome = .pending
     let onFinished: @Sendable (TusUploadRecord) -> Void
 
@@ -32,17 +31,9 @@ final class TusBodySink: BodySink, @unchecked Sendable {
         self.descriptor = descriptor
         self.start = record.offset
         self.limit = record.length.map { $0 - record.offset } ?? Int64.max
-        self.algorithm = checksum?.0
         self.expectedDigest = checksum?.1
         self.onFinished = onFinished
-        if let algorithm = checksum?.0 {
-            digest = EVP_MD_CTX_new()
-            EVP_DigestInit_ex(digest, algorithm.evpDigest, nil)
-        }
-    }
-
-    deinit {
-        if let digest { EVP_MD_CTX_free(digest) }
+        digest = checksum.map { StreamingDigest($0.0.digest) }
     }
 
     /// The record as it stands after the body.
@@ -62,7 +53,7 @@ final class TusBodySink: BodySink, @unchecked Sendable {
             }
             offset += count
         }
-        if let digest { EVP_DigestUpdate(digest, base, bytes.count) }
+        digest?.update(bytes)
         written += Int64(bytes.count)
     }
 
@@ -72,10 +63,7 @@ final class TusBodySink: BodySink, @unchecked Sendable {
             var keep = written
             outcome = .stored
             if let expectedDigest, let digest {
-                var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-                var size: UInt32 = 0
-                EVP_DigestFinal_ex(digest, &output, &size)
-                let matches = complete && Data(output.prefix(Int(size))) == expectedDigest
+                let matches = complete && Data(digest.finish()) == expectedDigest
                 if !matches { keep = 0 }
                 if complete && !matches { outcome = .checksumMismatch }
             }

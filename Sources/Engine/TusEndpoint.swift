@@ -1,7 +1,6 @@
 import Foundation
-import HTTP
 import HTTPServer
-import Tus
+import Wire
 
 /// The engine's tus 1.0.0 server: creation (with upload and deferred length), termination,
 /// expiration and checksums. Upload ids, names and metadata are never used as paths.

@@ -1,5 +1,5 @@
 import Foundation
-import PipelineCore
+import Basics
 import Synchronization
 
 /// The engine's tus uploads on disk: `<dir>/<id>.bin` holds the bytes, `<dir>/<id>.json` the

@@ -1,5 +1,5 @@
 import Foundation
-import HTTP
+import HTTPClient
 import HTTPServer
 
 /// One HTTP server for the process, whose only route parses a form into a temporary folder, and

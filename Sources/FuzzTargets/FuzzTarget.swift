@@ -1,8 +1,8 @@
+import Basics
+import Client
 import Foundation
-import Manifest
-import PipelineCore
-import Policy
-import Tus
+import Spec
+import Wire
 
 /// The inputs the project reads from outside, each as a fuzz target: arbitrary bytes in, and a
 /// property that must hold (besides not crashing). The fuzzers under `Fuzz/` call `run`; the

@@ -1,7 +1,7 @@
 import CMicroHTTPD
 import Foundation
-import HTTP
 import Synchronization
+import Wire
 
 /// An HTTP/1.1 server on libmicrohttpd: one thread per connection, bodies streamed to the
 /// handler's sinks, keep-alive, and limits that keep slow or greedy clients from starving others.

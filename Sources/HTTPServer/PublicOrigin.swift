@@ -1,5 +1,5 @@
 import Foundation
-import HTTP
+import Wire
 
 /// Where the public URLs a server hands out (`assembly_ssl_url`, `tus_url`, `Location`) point, and
 /// which `Host` headers it answers at all. Nothing a client sends is reflected unchecked: a `Host`

@@ -1,5 +1,5 @@
 import Foundation
-import HTTP
+import Wire
 
 /// What is known of a request before its body arrives.
 public struct RequestHead: Sendable {

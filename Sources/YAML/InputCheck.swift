@@ -1,5 +1,5 @@
 import Foundation
-import PipelineCore
+import Basics
 
 /// Byte-level checks done before libyaml sees the input: binary files and invalid UTF-8.
 enum InputCheck {

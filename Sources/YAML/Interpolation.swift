@@ -1,4 +1,4 @@
-import PipelineCore
+import Basics
 
 /// Environment interpolation in scalars: `${VAR}`, `${VAR:-default}` and `$$` for a literal `$`.
 public enum Interpolation {

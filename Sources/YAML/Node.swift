@@ -1,4 +1,4 @@
-import PipelineCore
+import Basics
 
 /// A YAML node with the location of its first character; aliases are already resolved.
 public struct Node: Sendable {

@@ -1,4 +1,4 @@
-import PipelineCore
+import Basics
 
 /// The pairs of a mapping, looked up by key after unknown keys have been reported.
 public struct Fields: Sendable {

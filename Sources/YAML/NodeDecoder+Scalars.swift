@@ -1,4 +1,4 @@
-import PipelineCore
+import Basics
 
 extension NodeDecoder {
     /// A string value. Numbers and booleans are refused unless `acceptingNumbers` (for ids like `0123`).

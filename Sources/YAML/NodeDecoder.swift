@@ -1,4 +1,4 @@
-import PipelineCore
+import Basics
 
 /// Reads typed values out of nodes, interpolating the environment and collecting every problem
 /// as a located diagnostic instead of stopping at the first.

@@ -1,6 +1,6 @@
 import CYAML
 import Foundation
-import PipelineCore
+import Basics
 
 /// Turns libyaml's error state into a diagnostic with a location and a hint.
 enum SyntaxError {

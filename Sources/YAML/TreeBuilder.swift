@@ -1,4 +1,4 @@
-import PipelineCore
+import Basics
 
 /// Assembles parser events into nodes: collections, anchors, aliases, merge keys, duplicate keys.
 struct TreeBuilder {

@@ -1,5 +1,5 @@
 import Foundation
-import PipelineCore
+import Basics
 
 /// A YAML file read for decoding: its root node, its text for diagnostics, and what went wrong.
 public struct YAMLDocument: Sendable {

@@ -1,6 +1,6 @@
 import CYAML
 import Foundation
-import PipelineCore
+import Basics
 
 /// Parses one YAML document with libyaml's event API into a `Node` tree that keeps locations.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import PipelineCLI
+import CLI
 
 // SIGINT and SIGTERM are taken by one thread from the start, so a server or a run hears every one.
 SignalCenter.install()

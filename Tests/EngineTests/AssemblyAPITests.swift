@@ -1,9 +1,10 @@
+import Basics
+import Client
 import Foundation
-import HTTP
-import PipelineCore
-import Signing
+import HTTPClient
+import EngineTestSupport
 import TestSupport
-import Tus
+import Wire
 import XCTest
 
 /// The Assembly API of the engine: creation, errors, cancellation, tus uploads tied to an Assembly.

@@ -1,8 +1,10 @@
+import Basics
+import Client
 import Foundation
-import HTTP
-import PipelineCore
-import Signing
+import HTTPClient
+import EngineTestSupport
 import TestSupport
+import Wire
 
 /// Talks to an in-process engine the way an SDK does: signed multipart creates, status polls.
 struct EngineClient {

@@ -1,9 +1,10 @@
+import Basics
+import Client
 import Foundation
-import HTTP
-import PipelineCore
-import Signing
+import HTTPClient
+import EngineTestSupport
 import TestSupport
-import Tus
+import Wire
 import XCTest
 
 /// What an attacker or a full disk cannot do to the engine: store refused uploads, replay a

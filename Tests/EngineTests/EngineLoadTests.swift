@@ -1,8 +1,9 @@
 import Foundation
-import HTTP
-import PipelineCore
+import HTTPClient
+import Basics
+import EngineTestSupport
 import TestSupport
-import Tus
+import Client
 import XCTest
 
 /// Many clients at once: nothing is lost, every byte and hash checks out. Bounded in count and

@@ -1,5 +1,6 @@
 import Foundation
-import PipelineCore
+import Basics
+import EngineTestSupport
 import TestSupport
 import XCTest
 

@@ -1,7 +1,8 @@
 import Foundation
-import HTTP
+import HTTPClient
+import EngineTestSupport
 import TestSupport
-import Tus
+import Client
 import XCTest
 
 /// The engine's tus server, request by request: every error case of the protocol.

@@ -1,5 +1,5 @@
 import Foundation
-import HTTP
+import HTTPClient
 import HTTPServer
 import TestSupport
 import XCTest

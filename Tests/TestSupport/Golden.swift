@@ -23,7 +23,7 @@ public enum Golden {
 /// Fixture files kept in the source tree beside the tests.
 public enum Fixtures {
     /// The absolute path of a fixture of the calling test target.
-    public static func path(_ name: String, target: String = "ManifestTests") -> String {
+    public static func path(_ name: String, target: String = "SpecTests/Manifest") -> String {
         PackageRoot.path + "/Tests/\(target)/Fixtures/\(name)"
     }
 }

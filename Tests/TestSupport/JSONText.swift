@@ -1,5 +1,5 @@
 import Foundation
-import PipelineCore
+import Basics
 import XCTest
 
 /// Parses JSON text written in a test into a `JSONValue` (integers stay `.int`).

@@ -47,6 +47,6 @@ public final class LitestarServer: TusTestServer, @unchecked Sendable {
     }
 
     private static func fixture(_ name: String) -> String {
-        PackageRoot.path + "/Tests/TusTests/Fixtures/" + name
+        PackageRoot.path + "/Tests/ClientTests/Tus/Fixtures/" + name
     }
 }

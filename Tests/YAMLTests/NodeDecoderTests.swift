@@ -1,4 +1,4 @@
-import PipelineCore
+import Basics
 import XCTest
 import YAML
 

@@ -1,5 +1,5 @@
 import Foundation
-import PipelineCore
+import Basics
 import XCTest
 import YAML
 

@@ -1,0 +1,114 @@
+import Foundation
+import Planning
+import Basics
+
+/// `pipeline diff`: how two plans (or manifests, planned on the fly) differ.
+struct DiffCommand: Command {
+    static let spec = CommandSpec(
+        name: "diff",
+        summary: "Compare two plans (or manifests), or a manifest with its last run, Assembly by Assembly.",
+        discussion: """
+        Each side is a plan JSON file (from 'pipeline plan --out') or a manifest, which is planned on the fly. \
+        Shows Assemblies to create, change and remove; within a change, which steps, options and files changed. \
+        With one manifest, compares its plan with the last run's results: what would be processed, what is \
+        cached, and what would disappear.
+        """,
+        arguments: [
+            .init(name: "OLD", help: "The plan or manifest before the change."),
+            .init(name: "NEW", help: "The plan or manifest after the change (omit to compare a manifest with its last run).", optional: true),
+        ],
+        options: [
+            .init(name: "json", help: "Print the differences as JSON."),
+            .init(name: "exit-code", help: "Exit 2 when there are differences, 0 when there are none."),
+            .init(name: "policy", valueName: "FILE", help: "Check manifests against this policy instead of their 'policy:'."),
+            CommandSpec.caCertOption,
+        ],
+        examples: ["pipeline diff plan.json pipeline.yml", "pipeline diff old-plan.json new-plan.json --exit-code"])
+
+    let old: String
+    let new: String?
+    let json: Bool
+    let exitCode: Bool
+    let policy: String?
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        old = arguments.positionals[0]
+        new = arguments.positionals.count > 1 ? arguments.positionals[1] : nil
+        if new == nil, old.hasSuffix(".json") {
+            throw UsageError("missing NEW (with one argument, give a manifest to compare with its last run)", command: Self.spec.name)
+        }
+        json = arguments.flag("json")
+        exitCode = arguments.flag("exit-code")
+        policy = arguments.value("policy")
+    }
+
+    func run(_ context: CommandContext) async -> Int32 {
+        let sides = [old] + (new.map { [$0] } ?? [])
+        let fetched = await RemotePolicy.session(for: sides.filter { !$0.hasSuffix(".json") }, policyPath: policy, context: context).fetchedPolicies
+        return compare(context, fetchedPolicies: fetched)
+    }
+
+    private func compare(_ context: CommandContext, fetchedPolicies: [String: Data]) -> Int32 {
+        guard let new else { return againstLastRun(context, fetchedPolicies: fetchedPolicies) }
+        let before = load(old, context, fetchedPolicies: fetchedPolicies)
+        let after = load(new, context, fetchedPolicies: fetchedPolicies)
+        guard let oldPlan = before.value, let newPlan = after.value else {
+            let diagnostics = before.diagnostics + after.diagnostics
+            var sources = before.sources
+            sources.merge(after.sources)
+            if json { context.reportJSON(diagnostics) } else { context.report(diagnostics, sources: sources) }
+            return ExitCode.failure
+        }
+        let diff = PlanDiff(old: oldPlan, new: newPlan)
+        if json {
+            context.output.out(DiffRendering.json(diff).serialized(pretty: true) + "\n")
+        } else {
+            context.output.out(DiffRendering.text(diff))
+        }
+        return exitCode && !diff.isEmpty ? ExitCode.changes : ExitCode.success
+    }
+
+    /// The manifest's plan next to its last results: to process, cached, gone.
+    private func againstLastRun(_ context: CommandContext, fetchedPolicies: [String: Data]) -> Int32 {
+        let planned = load(old, context, fetchedPolicies: fetchedPolicies)
+        guard let plan = planned.value, let last = LastRun.find(old, context: context) else {
+            context.report(planned.diagnostics, sources: planned.sources)
+            return ExitCode.failure
+        }
+        let previous = last.results?.assemblies ?? []
+        let completed = Set(previous.filter(\.isCompleted).map(\.planID))
+        let planIDs = Set(plan.assemblies.map(\.id))
+        let process = plan.assemblies.filter { !completed.contains($0.id) }
+        let cached = plan.assemblies.count - process.count
+        let gone = previous.filter { !planIDs.contains($0.planID) }
+        if json {
+            context.output.out(JSONValue.object([
+                "process": .array(process.map { .object(["plan_id": .string($0.id), "job": .string($0.job), "files": .int($0.files.count)]) }),
+                "cached": .int(cached),
+                "gone": .array(gone.map { .object(["plan_id": .string($0.planID), "job": .string($0.job)]) }),
+            ]).serialized(pretty: true) + "\n")
+        } else {
+            for assembly in process {
+                context.output.out("+ \(assembly.job) \(assembly.id.prefix(12))  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes)) to process\n")
+            }
+            for entry in gone { context.output.out("- \(entry.job) \(entry.planID.prefix(12))  no longer in the plan\n") }
+            context.output.out("Since the last run (\(last.resultsPath)): \(process.count) to process, \(cached) cached, \(gone.count) gone.\n")
+        }
+        return exitCode && !(process.isEmpty && gone.isEmpty) ? ExitCode.changes : ExitCode.success
+    }
+
+    private func load(_ path: String, _ context: CommandContext, fetchedPolicies: [String: Data]) -> Loaded<Plan> {
+        guard path.hasSuffix(".json") else {
+            let session = PlanningSession(environment: context.environment, policyPath: policy, fetchedPolicies: fetchedPolicies)
+            return session.plan(manifestPath: path, workers: ProcessInfo.processInfo.activeProcessorCount)
+        }
+        do {
+            let data = try FileReading.read(path, limit: 1 << 30)
+            return Loaded(value: try Plan.decode(data, file: path), diagnostics: [], sources: SourceStore())
+        } catch let error as DiagnosticsError {
+            return Loaded(value: nil, diagnostics: error.diagnostics, sources: SourceStore())
+        } catch {
+            return Loaded(value: nil, diagnostics: [.error("plan.unreadable", "\(error)", hint: "check the plan path")], sources: SourceStore())
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Planning
+import Basics
+
+/// Renders a `PlanDiff` for review (text) and for machines (JSON).
+enum DiffRendering {
+    static let listedFiles = 10
+
+    static func text(_ diff: PlanDiff) -> String {
+        var text = ""
+        for job in diff.jobs where job.presence != .both || !job.created.isEmpty || !job.changed.isEmpty
+            || !job.removed.isEmpty || !job.instructionChanges.isEmpty {
+            switch job.presence {
+            case .added: text += "+ job \(job.job) (new)\n"
+            case .removed: text += "- job \(job.job) (removed)\n"
+            case .both: text += "~ job \(job.job)\n"
+            }
+            let reprocessed = job.changed.reduce(0) { $0 + $1.new.files.count }
+            for change in job.instructionChanges {
+                text += "    ~ \(describe(change)) (re-processes \(plural(reprocessed, "file")) in "
+                    + "\(plural(job.changed.count, "Assembly", "Assemblies")))\n"
+            }
+            for assembly in job.created {
+                text += "    + \(assembly.id.prefix(12))  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes))\n"
+                text += fileLines(assembly.files.map { "+ \($0.path)" })
+            }
+            for change in job.changed {
+                text += "    ~ \(change.old.id.prefix(12)) -> \(change.new.id.prefix(12))  \(plural(change.new.files.count, "file"))\n"
+                text += fileLines(change.addedFiles.map { "+ \($0.path)" } + change.removedFiles.map { "- \($0.path)" }
+                    + change.changedFiles.map { "~ \($0.path) (content changed)" })
+            }
+            for assembly in job.removed {
+                text += "    - \(assembly.id.prefix(12))  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes))\n"
+            }
+        }
+        if diff.isEmpty { text += "No changes. Both plans create the same Assemblies.\n" } else { text += "\n" }
+        text += "Plan: \(diff.createCount) to create, \(diff.changeCount) to change, \(diff.removeCount) to remove, "
+            + "\(diff.unchangedCount) unchanged.\n"
+        return text
+    }
+
+    private static func fileLines(_ lines: [String]) -> String {
+        var text = lines.prefix(listedFiles).map { "        \($0)\n" }.joined()
+        if lines.count > listedFiles { text += "        ... and \(lines.count - listedFiles) more\n" }
+        return text
+    }
+
+    private static func describe(_ change: ValueChange) -> String {
+        let path = change.path.joined(separator: ".")
+        switch (change.old, change.new) {
+        case (nil, let new?): return "\(path): added \(new.serialized())"
+        case (let old?, nil): return "\(path): removed (was \(old.serialized()))"
+        case (let old?, let new?): return "\(path): \(old.serialized()) -> \(new.serialized())"
+        case (nil, nil): return path
+        }
+    }
+
+    static func json(_ diff: PlanDiff) -> JSONValue {
+        .object([
+            "summary": .object([
+                "create": .int(diff.createCount), "change": .int(diff.changeCount),
+                "remove": .int(diff.removeCount), "unchanged": .int(diff.unchangedCount),
+            ]),
+            "changed": .bool(!diff.isEmpty),
+            "jobs": .array(diff.jobs.map { job in
+                .object([
+                    "job": .string(job.job),
+                    "presence": .string(job.presence.rawValue),
+                    "instructions": .array(job.instructionChanges.map { change in
+                        .object([
+                            "path": .string(change.path.joined(separator: ".")),
+                            "old": change.old ?? .null, "new": change.new ?? .null,
+                        ])
+                    }),
+                    "create": .array(job.created.map { .string($0.id) }),
+                    "remove": .array(job.removed.map { .string($0.id) }),
+                    "change": .array(job.changed.map { change in
+                        .object([
+                            "old_id": .string(change.old.id), "new_id": .string(change.new.id),
+                            "files_added": .array(change.addedFiles.map { .string($0.path) }),
+                            "files_removed": .array(change.removedFiles.map { .string($0.path) }),
+                            "files_changed": .array(change.changedFiles.map { .string($0.path) }),
+                        ])
+                    }),
+                    "unchanged": .int(job.unchanged),
+                ])
+            }),
+        ])
+    }
+}

@@ -1,0 +1,99 @@
+/// A command line split into positional arguments and options, checked against a `CommandSpec`.
+struct ParsedArguments: Sendable {
+    var positionals: [String] = []
+    private var values: [String: [String]] = [:]
+    private var flags: Set<String> = []
+
+    /// Whether a flag without a value was given.
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    /// The last value given for an option.
+    func value(_ name: String) -> String? { values[name]?.last }
+
+    /// Every value given for a repeatable option.
+    func values(_ name: String) -> [String] { values[name] ?? [] }
+
+    /// Parses `arguments` for `spec`; `--name value`, `--name=value` and `--` are understood.
+    static func parse(_ arguments: [String], for spec: CommandSpec) throws(UsageError) -> ParsedArguments {
+        var parsed = ParsedArguments()
+        var index = 0
+        var optionsEnded = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
+                parsed.positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
+            if argument == "-h" {
+                parsed.flags.insert("help")
+                continue
+            }
+            guard argument.hasPrefix("--") else {
+                throw UsageError("unknown option '\(argument)'", command: spec.name)
+            }
+            var name = String(argument.dropFirst(2))
+            var inlineValue: String?
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            guard let option = spec.allOptions.first(where: { $0.name == name }) else {
+                let names = spec.allOptions.map(\.name)
+                let hint = Suggestions.closestOption(name, in: names).map { " (did you mean '--\($0)'?)" } ?? ""
+                throw UsageError("unknown option '--\(name)'\(hint)", command: spec.name)
+            }
+            guard option.valueName != nil else {
+                if inlineValue != nil { throw UsageError("option '--\(name)' takes no value", command: spec.name) }
+                parsed.flags.insert(name)
+                continue
+            }
+            let value: String
+            if let inlineValue {
+                value = inlineValue
+            } else if index < arguments.count {
+                value = arguments[index]
+                index += 1
+            } else {
+                throw UsageError("option '--\(name)' needs a value (\(option.valueName ?? "VALUE"))", command: spec.name)
+            }
+            if !option.repeatable, parsed.values[name] != nil {
+                throw UsageError("option '--\(name)' is given more than once", command: spec.name)
+            }
+            parsed.values[name, default: []].append(value)
+        }
+        if parsed.flag("help") { return parsed }
+        let required = spec.arguments.filter { !$0.optional }
+        if parsed.positionals.count < required.count {
+            let missing = required[parsed.positionals.count...].map(\.name).joined(separator: " ")
+            throw UsageError("missing \(missing)", command: spec.name)
+        }
+        if parsed.positionals.count > spec.arguments.count, spec.arguments.last?.variadic != true {
+            throw UsageError("unexpected argument '\(parsed.positionals[spec.arguments.count])'", command: spec.name)
+        }
+        return parsed
+    }
+}
+
+/// A command line that cannot be understood (exit code 64).
+struct UsageError: Error, Sendable {
+    var message: String
+    var command: String?
+
+    init(_ message: String, command: String?) {
+        self.message = message
+        self.command = command
+    }
+}
+
+import Basics
+
+extension Suggestions {
+    static func closestOption(_ name: String, in names: [String]) -> String? {
+        closest(to: name, in: names)
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import HTTPClient
+import Basics
+
+/// The `pipeline` command line: finds the command, parses its arguments and runs it.
+public enum PipelineCLI {
+    /// The tool's version.
+    public static let version = "0.1.0"
+
+    static let commands: [any Command.Type] = [ValidateCommand.self, PlanCommand.self, DiffCommand.self, RunCommand.self, ResultsCommand.self, StatusCommand.self, CancelCommand.self, UploadCommand.self, SignCommand.self, ServeCommand.self, SignerCommand.self]
+
+    /// Runs the tool with `arguments` (without the program name) and returns the exit code.
+    public static func run(_ arguments: [String], environment: [String: String], output: Output) async -> Int32 {
+        let status = await dispatch(arguments, environment: environment, output: output)
+        guard let failure = output.writeFailure else { return status }
+        output.error("pipeline: error: cannot write to standard output: \(String(cString: strerror(failure)))\n")
+        return status == ExitCode.success ? ExitCode.failure : status
+    }
+
+    private static func dispatch(_ arguments: [String], environment: [String: String], output: Output) async -> Int32 {
+        let specs = commands.map { $0.spec }
+        guard let first = arguments.first else {
+            output.error(HelpText.tool(specs))
+            return ExitCode.usage
+        }
+        switch first {
+        case "--help", "-h":
+            output.out(HelpText.tool(specs))
+            return ExitCode.success
+        case "--version":
+            output.out("pipeline \(version)\n")
+            return ExitCode.success
+        case "help":
+            guard let name = arguments.dropFirst().first else {
+                output.out(HelpText.tool(specs))
+                return ExitCode.success
+            }
+            guard let command = commands.first(where: { $0.spec.name == name }) else {
+                return usage(UsageError("unknown command '\(name)'", command: nil), specs: specs, output: output)
+            }
+            output.out(HelpText.command(command.spec))
+            return ExitCode.success
+        default:
+            break
+        }
+        guard let command = commands.first(where: { $0.spec.name == first }) else {
+            let hint = Suggestions.closest(to: first, in: specs.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
+            return usage(UsageError("unknown command '\(first)'\(hint)", command: nil), specs: specs, output: output)
+        }
+        do {
+            let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), for: command.spec)
+            if parsed.flag("help") {
+                output.out(HelpText.command(command.spec))
+                return ExitCode.success
+            }
+            if command.spec.options.contains(where: { $0.name == CommandSpec.caCertOption.name }) {
+                TLSTrust.processDefault = try trust(parsed, environment: environment, command: command.spec.name)
+            }
+            let context = CommandContext(environment: environment, output: output)
+            return try await command.init(parsed).run(context)
+        } catch let error as UsageError {
+            return usage(error, specs: specs, output: output)
+        } catch {
+            output.error("pipeline: error: \(error)\n")
+            return ExitCode.failure
+        }
+    }
+
+    /// The CAs to trust: `--ca-cert`, else the environment's variables, else the system's.
+    private static func trust(_ arguments: ParsedArguments, environment: [String: String], command: String) throws(UsageError) -> TLSTrust {
+        var trust = TLSTrust.fromEnvironment(environment)
+        if let file = arguments.value(CommandSpec.caCertOption.name) {
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw UsageError("cannot read the CA certificate file '\(file)' given to --ca-cert", command: command)
+            }
+            trust.caFile = file
+        }
+        return trust
+    }
+
+    private static func usage(_ error: UsageError, specs: [CommandSpec], output: Output) -> Int32 {
+        output.error("pipeline: error: \(error.message)\n")
+        if let name = error.command, let spec = specs.first(where: { $0.name == name }) {
+            output.error("Usage: \(spec.usage)\nSee 'pipeline \(name) --help'.\n")
+        } else {
+            output.error("See 'pipeline --help'.\n")
+        }
+        return ExitCode.usage
+    }
+}
+
+/// What every command gets: the environment and where to write.
+struct CommandContext {
+    var environment: [String: String]
+    var output: Output
+
+    /// Diagnostics rendered for people (and GitHub Actions when running there) on standard error.
+    func report(_ diagnostics: [Diagnostic], sources: SourceStore) {
+        guard !diagnostics.isEmpty else { return }
+        let renderer = DiagnosticRenderer(sources: sources, githubActions: environment["GITHUB_ACTIONS"] == "true")
+        output.error(renderer.render(diagnostics))
+    }
+
+    /// Diagnostics as a JSON document on standard output.
+    func reportJSON(_ diagnostics: [Diagnostic], extra: [String: JSONValue] = [:]) {
+        var object = extra
+        object["diagnostics"] = .array(diagnostics.sortedByLocation().map(\.json))
+        output.out(JSONValue.object(object).serialized(pretty: true) + "\n")
+    }
+}
+
+/// One subcommand.
+protocol Command: Sendable {
+    static var spec: CommandSpec { get }
+    init(_ arguments: ParsedArguments) throws(UsageError)
+    func run(_ context: CommandContext) async throws -> Int32
+}

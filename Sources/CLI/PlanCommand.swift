@@ -1,0 +1,68 @@
+import Client
+import Foundation
+import Planning
+import Basics
+
+/// `pipeline plan`: what `run` would do, as a summary and optionally as JSON.
+struct PlanCommand: Command {
+    static let spec = CommandSpec(
+        name: "plan",
+        summary: "Show which Assemblies a manifest would create, with every file's size and SHA-256.",
+        discussion: """
+        Expands the inputs, hashes each file, batches files into Assemblies and checks them against the \
+        policy. The plan is deterministic: planning unchanged input gives byte-identical JSON, so it can be \
+        committed, reviewed and compared with 'pipeline diff'.
+        """,
+        arguments: [.init(name: "MANIFEST", help: "The manifest to plan, such as pipeline.yml.")],
+        options: [
+            .init(name: "out", valueName: "FILE", help: "Write the plan as JSON to FILE."),
+            .init(name: "json", help: "Print the plan as JSON on standard output instead of the summary."),
+            .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
+            CommandSpec.caCertOption,
+        ],
+        examples: ["pipeline plan pipeline.yml", "pipeline plan pipeline.yml --out plan.json"])
+
+    let manifest: String
+    let out: String?
+    let json: Bool
+    let policy: String?
+
+    init(_ arguments: ParsedArguments) {
+        manifest = arguments.positionals[0]
+        out = arguments.value("out")
+        json = arguments.flag("json")
+        policy = arguments.value("policy")
+    }
+
+    func run(_ context: CommandContext) async throws -> Int32 {
+        let session = await RemotePolicy.session(for: [manifest], policyPath: policy, context: context)
+        let loaded = session.plan(manifestPath: manifest, workers: ProcessInfo.processInfo.activeProcessorCount)
+        guard let plan = loaded.value else {
+            if json {
+                context.reportJSON(loaded.diagnostics)
+            } else {
+                context.report(loaded.diagnostics, sources: loaded.sources)
+            }
+            return ExitCode.failure
+        }
+        context.report(loaded.diagnostics, sources: loaded.sources)
+        let text = plan.json.serialized(pretty: true) + "\n"
+        if let out {
+            do {
+                try AtomicFile.write(Data(text.utf8), to: out)
+            } catch {
+                context.output.error("pipeline: error: \(error)\n  hint: check that the folder of '\(out)' exists and is writable\n")
+                return ExitCode.failure
+            }
+        }
+        if json {
+            context.output.out(text)
+        } else {
+            let last = RunResults.load(LastRun.resultsPath(for: manifest, environment: context.environment))
+            let cached = Set((last?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
+            context.output.out(PlanSummary.render(plan, cached: cached))
+            if let out { context.output.out("Wrote \(out).\n") }
+        }
+        return ExitCode.success
+    }
+}

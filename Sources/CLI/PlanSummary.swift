@@ -1,0 +1,51 @@
+import Planning
+import Basics
+
+/// The human summary of a plan: per job its Assemblies, files and bytes.
+enum PlanSummary {
+    /// How many Assemblies are listed per job before "... and N more".
+    static let listedPerJob = 10
+
+    /// `cached` holds the plan ids that completed in the last run: `pipeline run` will reuse them.
+    static func render(_ plan: Plan, cached: Set<String> = []) -> String {
+        var text = "Plan for '\(plan.pipeline)' (\(plan.manifest))\n"
+        for job in plan.jobs {
+            let assemblies = plan.assemblies.filter { $0.job == job }
+            let files = assemblies.reduce(0) { $0 + $1.files.count }
+            let bytes = assemblies.reduce(Int64(0)) { $0 + $1.bytes }
+            text += "\njob \(job): \(plural(assemblies.count, "Assembly", "Assemblies")), \(plural(files, "file")), \(ByteSize(bytes: bytes))\n"
+            if let instructions = assemblies.first?.instructions {
+                text += "  " + describe(instructions) + "\n"
+            }
+            for assembly in assemblies.prefix(listedPerJob) {
+                let mark = cached.contains(assembly.id) ? "=" : "+"
+                text += "  \(mark) \(assembly.id.prefix(12))  \(fileList(assembly))\(cached.contains(assembly.id) ? " (cached)" : "")\n"
+            }
+            if assemblies.count > listedPerJob {
+                text += "  ... and \(assemblies.count - listedPerJob) more (see --out)\n"
+            }
+        }
+        if plan.assemblies.isEmpty { text += "\nNo input files: nothing to do.\n" }
+        let reused = plan.assemblies.filter { cached.contains($0.id) }.count
+        text += "\nPlan: \(plural(plan.assemblies.count, "Assembly", "Assemblies")), \(plural(plan.fileCount, "file")), "
+            + "\(ByteSize(bytes: plan.byteCount)) in \(plural(plan.jobs.count, "job"))"
+            + (reused > 0 ? "; \(reused) cached from the last run, \(plan.assemblies.count - reused) to process.\n" : ".\n")
+        return text
+    }
+
+    private static func describe(_ instructions: JSONValue) -> String {
+        var parts: [String] = []
+        if let steps = instructions["steps"]?.objectValue {
+            let names = steps.keys.sorted().map { name in "\(name) (\(steps[name]?["robot"]?.stringValue ?? "?"))" }
+            parts.append("steps: " + names.joined(separator: ", "))
+        }
+        if let template = instructions["template_id"]?.stringValue { parts.append("template: \(template)") }
+        return parts.joined(separator: "; ")
+    }
+
+    private static func fileList(_ assembly: PlannedAssembly) -> String {
+        let names = assembly.files.prefix(3).map(\.path).joined(separator: ", ")
+        let more = assembly.files.count > 3 ? ", +\(assembly.files.count - 3) more" : ""
+        return "\(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes)): \(names)\(more)"
+    }
+}

@@ -1,0 +1,171 @@
+import Engine
+import Client
+import Foundation
+import HTTPClient
+import HTTPServer
+import Spec
+import Planning
+import Basics
+
+/// `pipeline run`: plans the manifest, runs every Assembly and writes the results JSON.
+struct RunCommand: Command {
+    static let spec = CommandSpec(
+        name: "run",
+        summary: "Run a manifest: create the Assemblies, upload the files, wait, and write the results JSON.",
+        discussion: """
+        Plans first (the same checks as 'pipeline plan'), then runs each planned Assembly: signed params, \
+        tus uploads that resume where they stopped, polling until the Assembly ends. Assemblies whose \
+        files and instructions match a completed entry of the previous results are not run again \
+        (--force redoes them). State lives in .pipeline/ beside the manifest, so the same command after \
+        an interruption continues without creating duplicate Assemblies, from the bytes the servers kept. \
+        With 'endpoint: local' the engine of 'pipeline serve' runs inside this command.
+        """,
+        arguments: [.init(name: "MANIFEST", help: "The manifest to run, such as pipeline.yml.")],
+        options: [
+            .init(name: "results", valueName: "FILE", help: "Where to write the results (default: the manifest's 'results:', else results.json beside it)."),
+            .init(name: "endpoint", valueName: "URL", help: "The Assembly API to use instead of the manifest's (or 'local')."),
+            .init(name: "concurrency", valueName: "N", help: "Assemblies in flight at once (default 4)."),
+            .init(name: "parallel", valueName: "N", help: "Files uploaded at once per Assembly (default 4)."),
+            .init(name: "timeout", valueName: "DURATION", help: "Give up after this long (default 8h)."),
+            .init(name: "chunk-size", valueName: "SIZE", help: "The most bytes per upload request, for proxies that limit bodies (default: the manifest's upload.chunk_size, else automatic)."),
+            .init(name: "download", valueName: "DIR", help: "Download every job's result files into DIR/<step>/<name>."),
+            .init(name: "force", help: "Run every Assembly, even those completed in the previous results."),
+            .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
+            .init(name: "plan", valueName: "FILE", help: "Run exactly this reviewed plan; refuse if any of its files changed."),
+            .init(name: "shard", valueName: "I/N", help: "Run shard I of N (a contiguous share of the Assemblies), for CI matrices."),
+            .init(name: "cancel-on-interrupt", help: "On Ctrl-C, cancel the Assemblies in flight instead of leaving them to finish."),
+            .init(name: "json", help: "Print one JSON event per line instead of progress and a summary."),
+            CommandSpec.caCertOption,
+        ],
+        examples: ["pipeline run pipeline.yml", "pipeline run pipeline.yml --results build/results.json --concurrency 8"])
+
+    let manifestPath: String
+    let arguments: ParsedArguments
+    let concurrency: Int
+    let parallel: Int
+    let timeout: Duration
+    let shard: (index: Int, count: Int)?
+    let chunkSize: Int64?
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        manifestPath = arguments.positionals[0]
+        self.arguments = arguments
+        concurrency = try Self.count(arguments, "concurrency", default: 4)
+        parallel = try Self.count(arguments, "parallel", default: 4)
+        let text = arguments.value("timeout") ?? "8h"
+        guard let timeout = DurationText.parse(text) else {
+            throw UsageError("--timeout needs a duration such as 30m or 8h, not '\(text)'", command: Self.spec.name)
+        }
+        self.timeout = timeout
+        if let text = arguments.value("chunk-size") {
+            guard let size = ByteSize(parsing: text), size.bytes >= 256 << 10 else {
+                throw UsageError("--chunk-size needs a size of at least 256KiB, such as 5MiB, not '\(text)'", command: Self.spec.name)
+            }
+            chunkSize = size.bytes
+        } else {
+            chunkSize = nil
+        }
+        if let text = arguments.value("shard") {
+            let parts = text.split(separator: "/").compactMap { Int($0) }
+            guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
+                throw UsageError("--shard needs I/N with 1 <= I <= N, such as 2/4, not '\(text)'", command: Self.spec.name)
+            }
+            shard = (parts[0], parts[1])
+        } else {
+            shard = nil
+        }
+    }
+
+    /// The reviewed plan, if every one of its files is unchanged; otherwise the differences are reported.
+    private func verifiedPlan(_ path: String, base: Plan, context: CommandContext) -> Plan? {
+        let reviewed: Plan
+        do {
+            reviewed = try Plan.decode(try FileReading.read(path, limit: 1 << 30), file: path)
+        } catch let error as DiagnosticsError {
+            context.report(error.diagnostics, sources: SourceStore())
+            return nil
+        } catch {
+            context.output.error("pipeline: error: \(error)\n")
+            return nil
+        }
+        let directory = (manifestPath as NSString).deletingLastPathComponent
+        let differences = PlanVerification.differences(reviewed, baseDirectory: directory.isEmpty ? "." : directory)
+        guard differences.isEmpty else {
+            context.output.error("pipeline: error: the files changed since '\(path)' was planned; nothing was run:\n"
+                + differences.map { "  \($0)\n" }.joined()
+                + "  hint: review a new plan with 'pipeline plan \(manifestPath) --out \(path)', or run without --plan\n")
+            return nil
+        }
+        return reviewed
+    }
+
+    private static func count(_ arguments: ParsedArguments, _ name: String, default value: Int) throws(UsageError) -> Int {
+        guard let text = arguments.value(name) else { return value }
+        guard let number = Int(text), (1...256).contains(number) else {
+            throw UsageError("--\(name) needs a number from 1 to 256, not '\(text)'", command: spec.name)
+        }
+        return number
+    }
+
+    func run(_ context: CommandContext) async throws -> Int32 {
+        let signals = SignalCenter.waiter()
+        let session = await RemotePolicy.session(for: [manifestPath], policyPath: arguments.value("policy"), context: context)
+        let planned = session.plan(manifestPath: manifestPath, workers: ProcessInfo.processInfo.activeProcessorCount)
+        context.report(planned.diagnostics, sources: planned.sources)
+        guard var plan = planned.value else { return ExitCode.failure }
+        if let reviewed = arguments.value("plan") {
+            guard let chosen = verifiedPlan(reviewed, base: plan, context: context) else { return ExitCode.failure }
+            plan = chosen
+        }
+        if let shard { plan = plan.shard(shard.index, of: shard.count) }
+        let prepared: RunSetup
+        do {
+            prepared = try RunSetup.prepare(manifestPath: manifestPath, plan: plan, arguments: arguments, context: context)
+        } catch {
+            context.report(error.diagnostics, sources: planned.sources)
+            return ExitCode.failure
+        }
+        defer { prepared.engine?.stop() }
+        var configuration = prepared.configuration
+        configuration.concurrency = concurrency
+        configuration.uploadParallel = parallel
+        configuration.timeout = timeout
+        configuration.force = arguments.flag("force")
+        if let chunkSize { configuration.chunkSize = chunkSize }
+        if let shard {
+            configuration.shard = "\(shard.index)/\(shard.count)"
+            configuration.stateFile = "run-state-\(shard.index)of\(shard.count).json"
+        }
+
+        let display = RunDisplay(output: context.output, json: arguments.flag("json"), githubActions: context.environment["GITHUB_ACTIONS"] == "true")
+        let runner = Runner(plan: plan, configuration: configuration)
+        let work = Task { try await runner.run { display.show($0) } }
+        let interrupt = Task {
+            _ = await signals.next()
+            work.cancel()
+        }
+        defer { interrupt.cancel() }
+        do {
+            let results = try await work.value
+            if work.isCancelled { return await interrupted(results, configuration: configuration, context: context) }
+            display.summary(results, resultsPath: configuration.resultsPath)
+            return results.assemblies.allSatisfy(\.isCompleted) ? ExitCode.success : ExitCode.failure
+        } catch {
+            if work.isCancelled { return await interrupted(nil, configuration: configuration, context: context) }
+            context.output.error("pipeline: error: \(error)\n")
+            return ExitCode.failure
+        }
+    }
+
+    /// After Ctrl-C: state is saved; with --cancel-on-interrupt the unfinished Assemblies are canceled.
+    private func interrupted(_ results: RunResults?, configuration: RunConfiguration, context: CommandContext) async -> Int32 {
+        if arguments.flag("cancel-on-interrupt") {
+            let done = Set((results?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
+            let canceled = await InFlight.cancel(stateFile: configuration.stateDirectory + "/" + configuration.stateFile, except: done)
+            context.output.error("pipeline: interrupted; canceled \(plural(canceled, "Assembly", "Assemblies")) in flight.\n")
+        } else {
+            context.output.error("pipeline: interrupted; state is saved in \(configuration.stateDirectory). Run the same command again to resume.\n")
+        }
+        return 130
+    }
+}

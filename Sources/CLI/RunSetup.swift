@@ -1,0 +1,91 @@
+import Engine
+import Client
+import Foundation
+import HTTPClient
+import HTTPServer
+import Spec
+import Planning
+import Basics
+
+/// Turns a manifest and the command line into a run configuration: endpoint (starting the
+/// embedded engine for `endpoint: local`), credentials and signer, paths, downloads.
+struct RunSetup {
+    var configuration: RunConfiguration
+    var engine: LocalEngine?
+
+    static let publicEndpoint = "https://api2.transloadit.com"
+
+    static func prepare(manifestPath: String, plan: Plan, arguments: ParsedArguments, context: CommandContext) throws(DiagnosticsError) -> RunSetup {
+        let loaded = ManifestLoader(environment: context.environment).load(path: manifestPath)
+        guard let manifest = loaded.value else { throw DiagnosticsError(loaded.diagnostics) }
+        let base = manifest.directory
+        let state = base + "/.pipeline"
+        let endpointText = arguments.value("endpoint") ?? manifest.endpoint.map {
+            if case .url(let url) = $0.value { return url }
+            return "local"
+        } ?? context.environment["TRANSLOADIT_ENDPOINT"] ?? publicEndpoint
+        let resultsPath = arguments.value("results")
+            ?? manifest.results.map { manifest.path($0.value) } ?? base + "/results.json"
+        var downloads: [String: String] = [:]
+        for job in manifest.jobs {
+            if let folder = arguments.value("download") { downloads[job.name.value] = folder }
+            else if let folder = job.download { downloads[job.name.value] = manifest.path(folder.value) }
+        }
+        var configuration = RunConfiguration(
+            endpoint: endpointText, authKey: nil, signer: nil,
+            lifetime: manifest.auth.expiresIn?.value ?? AuthSettings.defaultExpiresIn, baseDirectory: base,
+            stateDirectory: state, resultsPath: resultsPath, downloads: downloads)
+        configuration.endpointKey = Self.withoutCredentials(endpointText)
+        configuration.chunkSize = manifest.upload.chunkSize?.value.bytes
+        if endpointText == "local" {
+            let engine: LocalEngine
+            do {
+                engine = try LocalEngine(.init(dataDirectory: state + "/engine"), server: HTTPServer.Configuration(host: "127.0.0.1", port: 0))
+            } catch {
+                throw DiagnosticsError(.error("run.engine", "the local engine could not start: \(error)"))
+            }
+            configuration.endpoint = "http://127.0.0.1:\(engine.port)"
+            configuration.rewriteURL = { url in engine.localPath(of: url).map { "file://" + $0 } ?? url }
+            return RunSetup(configuration: configuration, engine: engine)
+        }
+        guard endpointText.lowercased().hasPrefix("http://") || endpointText.lowercased().hasPrefix("https://") else {
+            throw DiagnosticsError(.error("run.bad-endpoint", "endpoint '\(endpointText)' is not 'local' or an http(s) URL"))
+        }
+        let credentials = ManifestLoader(environment: context.environment, requiresCredentials: true).load(path: manifestPath)
+        guard let signed = credentials.value else { throw DiagnosticsError(credentials.diagnostics) }
+        guard let key = signed.auth.key?.value else {
+            throw DiagnosticsError(.error("run.no-auth-key", "running against \(endpointText) needs an Auth Key", at: nil,
+                                          hint: "set 'auth.key: ${TRANSLOADIT_KEY}' in the manifest and export TRANSLOADIT_KEY"))
+        }
+        configuration.authKey = key
+        do throws(SignerError) {
+            configuration.signer = try SignerFactory.make(signed.auth.signer?.value, environment: context.environment)
+        } catch {
+            throw DiagnosticsError(.error("run.signer", error.message, at: signed.auth.signer?.location))
+        }
+        return RunSetup(configuration: configuration, engine: nil)
+    }
+}
+
+extension RunSetup {
+    /// `https://host/...` without any `user:password@`, so an endpoint can be recorded in results.
+    static func withoutCredentials(_ endpoint: String) -> String {
+        guard let schemeEnd = endpoint.range(of: "://") else { return endpoint }
+        let rest = endpoint[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return endpoint }
+        return String(endpoint[..<schemeEnd.upperBound]) + String(rest[rest.index(after: at)...])
+    }
+}
+
+/// The signer a manifest asks for.
+enum SignerFactory {
+    static func make(_ settings: SignerSettings?, environment: [String: String]) throws(SignerError) -> any ParamsSigner {
+        switch settings {
+        case nil: return try SecretSigner(environment: environment)
+        case .secret(let variable)?: return try SecretSigner(environment: environment, variable: variable)
+        case .command(let arguments, let timeout)?: return CommandSigner(arguments: arguments, timeout: timeout ?? .seconds(30))
+        case .url(let url, let token)?: return URLSigner(url: url, token: token, http: HTTPClient())
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Dispatch
+import Engine
+import Foundation
+import HTTPServer
+import Basics
+import Spec
+
+/// `pipeline serve`: the local engine, until SIGINT or SIGTERM.
+struct ServeCommand: Command {
+    static let spec = CommandSpec(
+        name: "serve",
+        summary: "Run the local engine: a tus server (and the Assembly API) on this machine.",
+        discussion: """
+        Listens on 127.0.0.1 unless --host says otherwise, prints the URL it serves and logs one line per \
+        request. State lives in --data-dir and survives a restart: unfinished uploads continue where they \
+        stopped. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM. URLs in answers are built from the address \
+        served (or --public-url), never from an unchecked Host header: a request for another host gets 421.
+        """,
+        options: [
+            .init(name: "host", valueName: "ADDRESS", help: "The IPv4 address to listen on (default 127.0.0.1)."),
+            .init(name: "port", valueName: "N", help: "The port (default 8787; 0 picks a free one)."),
+            .init(name: "data-dir", valueName: "DIR", help: "Where uploads and results are kept (default .pipeline/engine)."),
+            .init(name: "auth-key", valueName: "KEY", help: "Require Assemblies signed for this Auth Key (with --secret-env)."),
+            .init(name: "secret-env", valueName: "VAR", help: "The variable holding the Auth Secret (default TRANSLOADIT_SECRET)."),
+            .init(name: "policy", valueName: "FILE", help: "Refuse Assemblies that this policy does not allow."),
+            .init(name: "rate-limit", valueName: "N/DURATION", help: "Answer 429 RATE_LIMIT_REACHED past N Assemblies per DURATION, such as 250/1m."),
+            .init(name: "public-url", valueName: "URL", help: "The URL clients reach the engine at (behind a proxy); result and upload URLs use it."),
+            .init(name: "trust-proxy", help: "Build URLs from the Forwarded or X-Forwarded-Host/-Proto headers a proxy in front sets."),
+            .init(name: "quiet", help: "Do not log requests."),
+        ] + TLSFiles.options,
+        examples: ["pipeline serve", "pipeline serve --port 0 --data-dir /tmp/engine"])
+
+    let host: String
+    let port: UInt16
+    let dataDirectory: String
+    let quiet: Bool
+    let authKey: String?
+    let secretVariable: String
+    let policyPath: String?
+    let rateLimit: (count: Int, window: TimeInterval)?
+    let origin: PublicOrigin
+
+    let arguments: ParsedArguments
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        self.arguments = arguments
+        if let text = arguments.value("rate-limit") {
+            let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let count = Int(parts[0]), count > 0, let window = DurationText.parse(parts[1]) else {
+                throw UsageError("--rate-limit needs N/DURATION such as 250/1m, not '\(text)'", command: Self.spec.name)
+            }
+            rateLimit = (count, TimeInterval(window.components.seconds))
+        } else {
+            rateLimit = nil
+        }
+        if let url = arguments.value("public-url"), PublicOrigin.normalize(url) == nil {
+            throw UsageError("--public-url needs an http(s) URL without a path, such as https://engine.example.com, not '\(url)'", command: Self.spec.name)
+        }
+        origin = PublicOrigin(publicURL: arguments.value("public-url"), trustProxy: arguments.flag("trust-proxy"))
+        authKey = arguments.value("auth-key")
+        secretVariable = arguments.value("secret-env") ?? "TRANSLOADIT_SECRET"
+        policyPath = arguments.value("policy")
+        host = arguments.value("host") ?? "127.0.0.1"
+        let portText = arguments.value("port") ?? "8787"
+        guard let port = UInt16(portText) else { throw UsageError("--port needs a number from 0 to 65535, not '\(portText)'", command: Self.spec.name) }
+        self.port = port
+        dataDirectory = arguments.value("data-dir") ?? ".pipeline/engine"
+        quiet = arguments.flag("quiet")
+    }
+
+    func run(_ context: CommandContext) async throws -> Int32 {
+        let signals = SignalCenter.waiter()
+        let output = context.output
+        var configuration = LocalEngine.Configuration(dataDirectory: dataDirectory)
+        configuration.rateLimit = rateLimit
+        if let authKey {
+            guard let secret = context.environment[secretVariable], !secret.isEmpty else {
+                context.output.error("pipeline: error: --auth-key needs the Auth Secret in $\(secretVariable)\n")
+                return ExitCode.failure
+            }
+            configuration.credentials = (authKey, secret)
+        }
+        if let policyPath {
+            let loaded = PolicyLoader(environment: context.environment).load(path: policyPath)
+            context.report(loaded.diagnostics, sources: loaded.sources)
+            guard let policy = loaded.value else { return ExitCode.failure }
+            configuration.policy = policy
+        }
+        let tls: (keyPEM: String, certificatePEM: String)?
+        switch TLSFiles.load(arguments) {
+        case .success(let files): tls = files
+        case .failure(let error):
+            context.output.error("pipeline: error: \(error.message)\n")
+            return ExitCode.failure
+        }
+        let log: (@Sendable (String) -> Void)? = quiet ? nil : { @Sendable line in output.error(line + "\n") }
+        let engine: LocalEngine
+        do {
+            engine = try LocalEngine(configuration, server: HTTPServer.Configuration(host: host, port: port, tls: tls, origin: origin), log: log)
+        } catch {
+            context.output.error("pipeline: error: \(error)\n  hint: pick another --port, or 0 for a free one\n")
+            return ExitCode.failure
+        }
+        let scheme = tls == nil ? "http" : "https"
+        let base = origin.fixed ?? "\(scheme)://\(host):\(engine.port)"
+        context.output.out("pipeline serve: listening on \(scheme)://\(host):\(engine.port)\n")
+        context.output.out("tus endpoint: \(base)\(LocalEngine.tusPath)\n")
+        if configuration.credentials == nil {
+            context.output.out("authentication: off (unsigned requests are accepted; pass --auth-key to require signatures)\n")
+        }
+        let signal = await signals.next()
+        context.output.error("pipeline serve: stopping (signal \(signal))\n")
+        engine.stop()
+        return ExitCode.success
+    }
+}

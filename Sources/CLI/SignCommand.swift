@@ -1,0 +1,122 @@
+import Basics
+import Client
+import Foundation
+import HTTPClient
+import Wire
+
+/// `pipeline sign`: signs params with the configured backend and prints both, for debugging and
+/// for other tools.
+struct SignCommand: Command {
+    static let spec = CommandSpec(
+        name: "sign",
+        summary: "Sign Assembly params and print {\"params\": ..., \"signature\": ...}.",
+        discussion: """
+        Reads params JSON, fills in auth.key, auth.expires and auth.nonce where they are missing, \
+        serializes the params once and signs exactly those bytes. The secret signer reads the Auth \
+        Secret from the environment; the command signer runs a program; the url signer asks a \
+        signing backend such as 'pipeline signer'. No secret or token is ever printed.
+        """,
+        options: [
+            .init(name: "params", valueName: "FILE", help: "The params JSON, or - for standard input (the default)."),
+            .init(name: "signer", valueName: "KIND", help: "secret (default), command or url."),
+            .init(name: "secret-env", valueName: "VAR", help: "The variable holding the Auth Secret (default TRANSLOADIT_SECRET)."),
+            .init(name: "command", valueName: "PROGRAM", help: "The signing program and its arguments, split at spaces."),
+            .init(name: "url", valueName: "URL", help: "The signing backend (https, or http on 127.0.0.1/localhost)."),
+            .init(name: "token-env", valueName: "VAR", help: "The variable holding the bearer token for --url."),
+            .init(name: "token-file", valueName: "FILE", help: "A file holding the bearer token for --url."),
+            .init(name: "key", valueName: "KEY", help: "The Auth Key when the params have none (default $TRANSLOADIT_KEY)."),
+            .init(name: "expires-in", valueName: "DURATION", help: "Signature lifetime when the params have no auth.expires (default 1h)."),
+            CommandSpec.caCertOption,
+        ],
+        examples: [
+            "echo '{\"steps\": {}}' | TRANSLOADIT_KEY=k TRANSLOADIT_SECRET=s pipeline sign",
+            "pipeline sign --params params.json --signer url --url https://signer.example.com/sign --token-env SIGNER_TOKEN",
+        ])
+
+    let paramsPath: String
+    let signer: String
+    let arguments: ParsedArguments
+    let lifetime: Duration
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        paramsPath = arguments.value("params") ?? "-"
+        signer = arguments.value("signer") ?? "secret"
+        guard ["secret", "command", "url"].contains(signer) else {
+            throw UsageError("--signer must be secret, command or url, not '\(signer)'", command: Self.spec.name)
+        }
+        if signer == "command", arguments.value("command") == nil {
+            throw UsageError("--signer command needs --command PROGRAM", command: Self.spec.name)
+        }
+        if signer == "url" {
+            guard let url = arguments.value("url") else { throw UsageError("--signer url needs --url URL", command: Self.spec.name) }
+            guard SecureURL.allowsSecrets(url) else {
+                throw UsageError("--url must be https (or http on 127.0.0.1 or localhost): a token must not travel in clear text", command: Self.spec.name)
+            }
+        }
+        let expires = arguments.value("expires-in") ?? "1h"
+        guard let lifetime = DurationText.parse(expires) else {
+            throw UsageError("--expires-in needs a duration such as 15m or 1h, not '\(expires)'", command: Self.spec.name)
+        }
+        self.lifetime = lifetime
+        self.arguments = arguments
+    }
+
+    func run(_ context: CommandContext) async throws -> Int32 {
+        let data: Data
+        do {
+            data = paramsPath == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try FileReading.read(paramsPath)
+        } catch {
+            context.output.error("pipeline: error: \(error)\n")
+            return ExitCode.failure
+        }
+        guard let parsed = try? JSONValue.parse(data), parsed.objectValue != nil else {
+            context.output.error("pipeline: error: the params in '\(paramsPath)' are not a JSON object\n  hint: pass params such as {\"steps\": {...}}\n")
+            return ExitCode.failure
+        }
+        do {
+            let params = try prepare(parsed, environment: context.environment).serialized()
+            let signature = try await makeSigner(context.environment).sign(params)
+            context.output.out(JSONValue.object(["params": .string(params), "signature": .string(signature)]).serialized(pretty: true) + "\n")
+            return ExitCode.success
+        } catch {
+            context.output.error("pipeline: error: \(error.message)\n")
+            return ExitCode.failure
+        }
+    }
+
+    private func prepare(_ params: JSONValue, environment: [String: String]) throws(SignerError) -> JSONValue {
+        let auth = params["auth"]?.objectValue ?? [:]
+        guard let key = auth["key"]?.stringValue ?? arguments.value("key") ?? environment["TRANSLOADIT_KEY"] else {
+            throw SignerError("the params have no auth.key; pass --key or set $TRANSLOADIT_KEY")
+        }
+        var prepared = AuthParams.prepare(params, key: key, lifetime: lifetime).objectValue ?? [:]
+        var filled = prepared["auth"]?.objectValue ?? [:]
+        for (name, value) in auth { filled[name] = value }
+        prepared["auth"] = .object(filled)
+        return .object(prepared)
+    }
+
+    private func makeSigner(_ environment: [String: String]) throws(SignerError) -> any ParamsSigner {
+        switch signer {
+        case "command":
+            let words = (arguments.value("command") ?? "").split(separator: " ").map(String.init)
+            return CommandSigner(arguments: words)
+        case "url":
+            return URLSigner(url: arguments.value("url") ?? "", token: try token(environment), http: HTTPClient())
+        default:
+            return try SecretSigner(environment: environment, variable: arguments.value("secret-env") ?? "TRANSLOADIT_SECRET")
+        }
+    }
+
+    private func token(_ environment: [String: String]) throws(SignerError) -> String? {
+        if let variable = arguments.value("token-env") {
+            guard let token = environment[variable], !token.isEmpty else { throw SignerError("$\(variable) is not set") }
+            return token
+        }
+        if let file = arguments.value("token-file") {
+            guard let data = try? FileReading.read(file, limit: 64 << 10) else { throw SignerError("cannot read the token file '\(file)'") }
+            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import HTTPServer
+import Basics
+import Spec
+import Signer
+
+/// `pipeline signer`: the signing backend that keeps the Auth Secret out of CI.
+struct SignerCommand: Command {
+    static let spec = CommandSpec(
+        name: "signer",
+        summary: "Run the signing backend: checks params against a policy and signs them for known callers.",
+        discussion: """
+        POST /sign takes {"params": "<exact string>"} with 'Authorization: Bearer <token>' and answers \
+        {"params", "signature"} or a refusal listing every violation. Callers are static tokens (stored as \
+        SHA-256) or identity tokens (JWTs, RS256 or ES256, checked against --jwks). GET /policy serves the \
+        policy in force; GET /healthz answers when it runs. With --tls-cert and --tls-key it speaks HTTPS; \
+        otherwise keep it on 127.0.0.1 or behind a TLS proxy (see the README).
+        """,
+        options: [
+            .init(name: "policy", valueName: "FILE", help: "The policy to enforce (callers may name their own)."),
+            .init(name: "tokens", valueName: "FILE", help: "The callers file: static tokens and identity rules."),
+            .init(name: "jwks", valueName: "FILE", help: "The identity provider's public keys, for JWT callers."),
+            .init(name: "issuer", valueName: "ISS", help: "The 'iss' JWTs must carry (required with --jwks)."),
+            .init(name: "audience", valueName: "AUD", help: "The 'aud' JWTs must carry (required with --jwks)."),
+            .init(name: "auth-key", valueName: "KEY", help: "The Auth Key params must carry (default: the policy's auth_key)."),
+            .init(name: "secret-env", valueName: "VAR", help: "The variable holding the Auth Secret (default TRANSLOADIT_SECRET)."),
+            .init(name: "secret-file", valueName: "FILE", help: "A file holding the Auth Secret, readable only by its owner."),
+            .init(name: "host", valueName: "ADDRESS", help: "The IPv4 address to listen on (default 127.0.0.1)."),
+            .init(name: "port", valueName: "N", help: "The port (default 8788; 0 picks a free one)."),
+            .init(name: "audit-log", valueName: "FILE", help: "Append one JSON line per decision to FILE."),
+        ] + TLSFiles.options,
+        examples: ["pipeline signer --policy policy.yml --tokens callers.yml --audit-log audit.jsonl"])
+
+    let arguments: ParsedArguments
+    let port: UInt16
+    let jwks: (path: String, issuer: String, audience: String)?
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        for required in ["policy", "tokens"] where arguments.value(required) == nil {
+            throw UsageError("missing --\(required) FILE", command: Self.spec.name)
+        }
+        if let jwks = arguments.value("jwks") {
+            guard let issuer = arguments.value("issuer"), let audience = arguments.value("audience"), !issuer.isEmpty, !audience.isEmpty else {
+                throw UsageError(
+                    "--jwks needs --issuer and --audience: without them a token the provider minted for any other service would be accepted",
+                    command: Self.spec.name)
+            }
+            self.jwks = (jwks, issuer, audience)
+        } else {
+            jwks = nil
+        }
+        let text = arguments.value("port") ?? "8788"
+        guard let port = UInt16(text) else { throw UsageError("--port needs a number from 0 to 65535, not '\(text)'", command: Self.spec.name) }
+        self.port = port
+        self.arguments = arguments
+    }
+
+    func run(_ context: CommandContext) async throws -> Int32 {
+        let signals = SignalCenter.waiter()
+        let policyPath = arguments.value("policy") ?? ""
+        let loaded = PolicyLoader(environment: context.environment).load(path: policyPath)
+        context.report(loaded.diagnostics, sources: loaded.sources)
+        guard let policy = loaded.value, let policyData = try? FileReading.read(policyPath) else { return ExitCode.failure }
+        guard let secret = readSecret(context) else { return ExitCode.failure }
+        let service: SigningService
+        do {
+            service = try SigningService(.init(
+                policy: policy, policyText: String(decoding: policyData, as: UTF8.self), callersPath: arguments.value("tokens") ?? "",
+                jwks: jwks, authKey: arguments.value("auth-key"), secret: secret, auditLog: arguments.value("audit-log")),
+                environment: context.environment)
+        } catch {
+            context.report(error.diagnostics, sources: SourceStore())
+            return ExitCode.failure
+        }
+        let host = arguments.value("host") ?? "127.0.0.1"
+        let tls: (keyPEM: String, certificatePEM: String)?
+        switch TLSFiles.load(arguments) {
+        case .success(let files): tls = files
+        case .failure(let error):
+            context.output.error("pipeline: error: \(error.message)\n")
+            return ExitCode.failure
+        }
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(HTTPServer.Configuration(host: host, port: port, tls: tls), handler: service)
+        } catch {
+            context.output.error("pipeline: error: \(error)\n  hint: pick another --port, or 0 for a free one\n")
+            return ExitCode.failure
+        }
+        context.output.out("pipeline signer: listening on \(tls == nil ? "http" : "https")://\(host):\(server.port)\n")
+        let signal = await signals.next()
+        context.output.error("pipeline signer: stopping (signal \(signal))\n")
+        server.stop()
+        return ExitCode.success
+    }
+
+    /// The secret from `--secret-file` (owner-only) or the environment; errors never show it.
+    private func readSecret(_ context: CommandContext) -> String? {
+        if let file = arguments.value("secret-file") {
+            var info = stat()
+            guard stat(file, &info) == 0 else {
+                context.output.error("pipeline: error: cannot read the secret file '\(file)'\n")
+                return nil
+            }
+            guard info.st_mode & 0o077 == 0 else {
+                context.output.error("pipeline: error: '\(file)' may be read by others\n  hint: chmod 600 '\(file)'\n")
+                return nil
+            }
+            guard let data = try? FileReading.read(file, limit: 64 << 10) else {
+                context.output.error("pipeline: error: cannot read the secret file '\(file)'\n")
+                return nil
+            }
+            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let variable = arguments.value("secret-env") ?? "TRANSLOADIT_SECRET"
+        guard let secret = context.environment[variable], !secret.isEmpty else {
+            context.output.error("pipeline: error: $\(variable) is not set\n  hint: export the Auth Secret there, or pass --secret-file FILE\n")
+            return nil
+        }
+        return secret
+    }
+}

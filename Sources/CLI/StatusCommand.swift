@@ -1,0 +1,95 @@
+import Wire
+import Client
+import Foundation
+import HTTPClient
+import Basics
+
+/// `pipeline status`: the last run's Assemblies, as the results and the service see them.
+struct StatusCommand: Command {
+    static let spec = CommandSpec(
+        name: "status",
+        summary: "Show the state of a manifest's last run: completed, failed and in-flight Assemblies.",
+        arguments: [.init(name: "MANIFEST", help: "The manifest that was run.")],
+        options: [.init(name: "json", help: "Print the state as JSON."), CommandSpec.caCertOption],
+        examples: ["pipeline status pipeline.yml"])
+
+    let manifest: String
+    let json: Bool
+
+    init(_ arguments: ParsedArguments) {
+        manifest = arguments.positionals[0]
+        json = arguments.flag("json")
+    }
+
+    func run(_ context: CommandContext) async throws -> Int32 {
+        guard let last = LastRun.find(manifest, context: context) else { return ExitCode.failure }
+        let entries = last.results?.assemblies ?? []
+        let finished = Dictionary(entries.map { ($0.planID, $0) }, uniquingKeysWith: { first, _ in first })
+        let client = AssemblyClient(http: HTTPClient(), endpoint: "")
+        var rows: [JSONValue] = []
+        for (planID, started) in last.state.sorted(by: { $0.key < $1.key }) {
+            var status = finished[planID]?.status ?? "STARTED"
+            if finished[planID]?.isCompleted != true, let url = started.url, !url.hasPrefix("file://") {
+                do { status = try await client.status(url).ok ?? status } catch { status = error.code }
+            }
+            rows.append(.object(["plan_id": .string(planID), "assembly_id": .string(started.id), "status": .string(status)]))
+        }
+        if json {
+            context.output.out(JSONValue.object(["results": .string(last.resultsPath), "assemblies": .array(rows)]).serialized(pretty: true) + "\n")
+        } else if rows.isEmpty {
+            context.output.out("No run recorded for \(manifest) (no \(last.stateDirectory)/run-state.json).\n")
+        } else {
+            for row in rows {
+                context.output.out("\(row["plan_id"]?.stringValue?.prefix(12) ?? "")  \(row["assembly_id"]?.stringValue ?? "")  \(row["status"]?.stringValue ?? "")\n")
+            }
+            context.output.out("Results: \(last.resultsPath)\n")
+        }
+        return ExitCode.success
+    }
+}
+
+/// `pipeline cancel`: cancels the Assemblies of the last run that have not ended.
+struct CancelCommand: Command {
+    static let spec = CommandSpec(
+        name: "cancel",
+        summary: "Cancel the in-flight Assemblies of a manifest's last run.",
+        arguments: [.init(name: "MANIFEST", help: "The manifest that was run.")],
+        options: [CommandSpec.caCertOption],
+        examples: ["pipeline cancel pipeline.yml"])
+
+    let manifest: String
+
+    init(_ arguments: ParsedArguments) {
+        manifest = arguments.positionals[0]
+    }
+
+    func run(_ context: CommandContext) async throws -> Int32 {
+        guard let last = LastRun.find(manifest, context: context) else { return ExitCode.failure }
+        let done = Set((last.results?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
+        let canceled = await InFlight.cancel(stateFile: last.stateDirectory + "/run-state.json", except: done) { line in
+            context.output.out(line + "\n")
+        }
+        context.output.out("Canceled \(plural(canceled, "Assembly", "Assemblies")).\n")
+        return ExitCode.success
+    }
+}
+
+/// The Assemblies a run started and has not seen end.
+enum InFlight {
+    /// Cancels every Assembly in `stateFile` whose plan id is not in `except`; returns how many.
+    static func cancel(stateFile: String, except done: Set<String>, report: (String) -> Void = { _ in }) async -> Int {
+        let client = AssemblyClient(http: HTTPClient(), endpoint: "")
+        var canceled = 0
+        for (planID, started) in LastRun.started(stateFile: stateFile).sorted(by: { $0.key < $1.key }) where !done.contains(planID) {
+            guard let url = started.url else { continue }
+            do {
+                let status = try await client.cancel(url)
+                canceled += 1
+                report("\(started.id): \(status.ok ?? AssemblyStatusCode.canceled)")
+            } catch {
+                report("\(started.id): not canceled (\(error))")
+            }
+        }
+        return canceled
+    }
+}

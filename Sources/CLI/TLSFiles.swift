@@ -1,0 +1,37 @@
+import Foundation
+import Basics
+
+/// `--tls-cert` and `--tls-key`: a PEM certificate (chain) and its private key, the key readable
+/// only by its owner.
+enum TLSFiles {
+    static let options: [CommandSpec.Option] = [
+        .init(name: "tls-cert", valueName: "FILE", help: "Serve HTTPS with this PEM certificate (chain); needs --tls-key."),
+        .init(name: "tls-key", valueName: "FILE", help: "The certificate's PEM private key, readable only by its owner."),
+    ]
+
+    /// `.success(nil)` for plain HTTP; the PEM texts; or an error message saying how to fix it.
+    static func load(_ arguments: ParsedArguments) -> Result<(keyPEM: String, certificatePEM: String)?, TLSError> {
+        switch (arguments.value("tls-cert"), arguments.value("tls-key")) {
+        case (nil, nil):
+            return .success(nil)
+        case (let certificate?, let key?):
+            var info = stat()
+            guard stat(key, &info) == 0, let keyData = try? FileReading.read(key, limit: 1 << 20) else {
+                return .failure(TLSError(message: "cannot read the TLS key '\(key)'"))
+            }
+            guard info.st_mode & 0o077 == 0 else {
+                return .failure(TLSError(message: "the TLS key '\(key)' may be read by others\n  hint: chmod 600 '\(key)'"))
+            }
+            guard let certificateData = try? FileReading.read(certificate, limit: 1 << 20) else {
+                return .failure(TLSError(message: "cannot read the TLS certificate '\(certificate)'"))
+            }
+            return .success((String(decoding: keyData, as: UTF8.self), String(decoding: certificateData, as: UTF8.self)))
+        default:
+            return .failure(TLSError(message: "--tls-cert and --tls-key go together"))
+        }
+    }
+
+    struct TLSError: Error {
+        var message: String
+    }
+}

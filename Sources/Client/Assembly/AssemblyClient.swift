@@ -1,0 +1,98 @@
+import Foundation
+import HTTPClient
+import Basics
+
+/// The Transloadit-compatible Assembly API: create (with a client-chosen id), status, cancel.
+public struct AssemblyClient: Sendable {
+    /// An API call that failed, with the code the API gave when it gave one.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The API's error code, or `HTTP_<status>` / `NETWORK`.
+        public var code: String
+        /// What the API or the transport said.
+        public var message: String
+        /// Seconds to wait before trying again, for rate limits.
+        public var retryIn: Double?
+        /// Whether trying again may help (rate limits, 5xx, transport errors).
+        public var isTransient: Bool
+
+        /// `CODE: message`.
+        public var description: String { "\(code): \(message)" }
+
+        /// Creates a failure.
+        public init(code: String, message: String, retryIn: Double? = nil, isTransient: Bool = false) {
+            self.code = code
+            self.message = message
+            self.retryIn = retryIn
+            self.isTransient = isTransient
+        }
+    }
+
+    let http: HTTPClient
+    /// The API's base URL, such as `https://api2.transloadit.com`.
+    public let endpoint: String
+
+    /// Creates a client for `endpoint`.
+    public init(http: HTTPClient, endpoint: String) {
+        self.http = http
+        self.endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
+    }
+
+    /// `POST /assemblies/{id}` with `params` and `signature` first, then the expected upload count.
+    public func create(id: String, params: String, signature: String?, expectedUploads: Int) async throws(Failure) -> AssemblyState {
+        var fields: [(String, String)] = [("params", params)]
+        if let signature { fields.append(("signature", signature)) }
+        fields.append(("tus_num_expected_upload_files", String(expectedUploads)))
+        let body = fields.map { Self.escape($0.0) + "=" + Self.escape($0.1) }.joined(separator: "&")
+        let request = HTTPRequest(
+            method: "POST", url: endpoint + "/assemblies/" + id,
+            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Transloadit-Client", "pipeline:0.1.0")],
+            body: .data(Data(body.utf8)), timeouts: HTTPTimeouts(total: .seconds(120)))
+        return try await send(request)
+    }
+
+    /// `GET` the status at `url`.
+    public func status(_ url: String) async throws(Failure) -> AssemblyState {
+        try await send(HTTPRequest(method: "GET", url: url, timeouts: HTTPTimeouts(total: .seconds(60))))
+    }
+
+    /// `DELETE` the Assembly at `url`.
+    public func cancel(_ url: String) async throws(Failure) -> AssemblyState {
+        try await send(HTTPRequest(method: "DELETE", url: url, timeouts: HTTPTimeouts(total: .seconds(60))))
+    }
+
+    private func send(_ request: HTTPRequest) async throws(Failure) -> AssemblyState {
+        let response: HTTPResponse
+        do {
+            response = try await http.send(request)
+        } catch {
+            throw Failure(code: "NETWORK", message: "\(error)", retryIn: nil, isTransient: (error as? HTTPError)?.isTransient ?? true)
+        }
+        guard let json = try? JSONValue.parse(response.body), json.objectValue != nil else {
+            throw Failure(
+                code: "HTTP_\(response.status)", message: "\(request.summary) answered without a JSON status: \(response.bodyText(limit: 200))",
+                retryIn: Self.retryAfter(response), isTransient: response.status >= 500 || response.status == 429)
+        }
+        let state = AssemblyState(json)
+        if let error = state.error {
+            let limited = error == "RATE_LIMIT_REACHED" || response.status == 429
+            throw Failure(
+                code: error, message: state.message ?? "", retryIn: state.retryIn ?? Self.retryAfter(response),
+                isTransient: limited || response.status >= 500 || error == "ASSEMBLY_STATUS_FETCHING_RATE_LIMIT_REACHED")
+        }
+        guard (200..<300).contains(response.status) else {
+            throw Failure(code: "HTTP_\(response.status)", message: state.message ?? "", retryIn: Self.retryAfter(response),
+                          isTransient: response.status >= 500 || response.status == 429)
+        }
+        return state
+    }
+
+    private static func retryAfter(_ response: HTTPResponse) -> Double? {
+        response.headers["Retry-After"].flatMap(Double.init)
+    }
+
+    private static func escape(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}

@@ -1,0 +1,79 @@
+import Wire
+import Foundation
+import Basics
+
+/// What an Assembly status JSON says, in the fields a runner needs.
+public struct AssemblyState: Sendable {
+    /// A file in `uploads` or `results`.
+    public struct File: Sendable, Equatable {
+        /// The file's id.
+        public var id: String
+        /// The file name.
+        public var name: String
+        /// The form field or tus fieldname it came from.
+        public var field: String
+        /// The upload it derives from.
+        public var originalID: String?
+        /// The https URL when given, else the http one.
+        public var url: String?
+        /// Bytes.
+        public var size: Int64
+        /// The media type.
+        public var mime: String?
+        /// Facts such as width and height.
+        public var meta: JSONValue
+    }
+
+    /// The whole status document.
+    public var json: JSONValue
+    /// `ASSEMBLY_UPLOADING`, `ASSEMBLY_EXECUTING`, `ASSEMBLY_COMPLETED`, ...
+    public var ok: String?
+    /// An error code such as `INVALID_SIGNATURE`.
+    public var error: String?
+    /// The human message.
+    public var message: String?
+    /// The Assembly's id.
+    public var assemblyID: String?
+    /// The https URL when given, else the http one.
+    public var assemblyURL: String?
+    /// Where its files are uploaded.
+    public var tusURL: String?
+    /// The files it received.
+    public var uploads: [File]
+    /// Result files per step.
+    public var results: [String: [File]]
+    /// `info.retryIn` seconds, sent with rate-limit errors.
+    public var retryIn: Double?
+
+    /// Reads a status document.
+    public init(_ json: JSONValue) {
+        self.json = json
+        ok = json["ok"]?.stringValue
+        error = json["error"]?.stringValue
+        message = json["message"]?.stringValue ?? json["reason"]?.stringValue
+        assemblyID = json["assembly_id"]?.stringValue
+        assemblyURL = json["assembly_ssl_url"]?.stringValue ?? json["assembly_url"]?.stringValue
+        tusURL = json["tus_url"]?.stringValue
+        uploads = (json["uploads"]?.arrayValue ?? []).map(Self.file)
+        results = (json["results"]?.objectValue ?? [:]).mapValues { ($0.arrayValue ?? []).map(Self.file) }
+        retryIn = json["info"]?["retryIn"]?.doubleValue
+    }
+
+    /// Still uploading or executing.
+    public var isBusy: Bool { error == nil && [AssemblyStatusCode.uploading, AssemblyStatusCode.executing, AssemblyStatusCode.replaying].contains(ok ?? "") }
+    /// Finished successfully.
+    public var isCompleted: Bool { error == nil && ok == AssemblyStatusCode.completed }
+
+    private static func file(_ value: JSONValue) -> File {
+        File(
+            id: value["id"]?.stringValue ?? "", name: value["name"]?.stringValue ?? Self.fallbackName(value),
+            field: value["field"]?.stringValue ?? "", originalID: value["original_id"]?.stringValue,
+            url: value["ssl_url"]?.stringValue ?? value["url"]?.stringValue, size: Int64(value["size"]?.intValue ?? 0),
+            mime: value["mime"]?.stringValue, meta: value["meta"] ?? .object([:]))
+    }
+
+    private static func fallbackName(_ value: JSONValue) -> String {
+        if let base = value["basename"]?.stringValue, let ext = value["ext"]?.stringValue { return ext.isEmpty ? base : base + "." + ext }
+        return "result"
+    }
+}

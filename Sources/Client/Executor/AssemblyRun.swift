@@ -1,0 +1,222 @@
+import Wire
+import Foundation
+import HTTPClient
+import Basics
+import Planning
+
+/// Runs one planned Assembly to its end: find or create it, upload what the server lacks, wait
+/// for it, and trace every result back to its source file.
+struct AssemblyRun: Sendable {
+    let planned: PlannedAssembly
+    let configuration: RunConfiguration
+    let client: AssemblyClient
+    let http: HTTPClient
+    let state: RunState
+    /// When the whole run must end (`--timeout`), retries and polling included.
+    let deadline: ContinuousClock.Instant
+    let progress: @Sendable (Int64) -> Void
+    let events: @Sendable (RunEvent) -> Void
+
+    func run() async -> RunResults.Entry {
+        let outcome: (code: String, message: String)
+        do {
+            let created = try await findOrCreate()
+            var status = created
+            if status.ok == AssemblyStatusCode.uploading {
+                try await upload(to: status)
+            }
+            status = try await wait(status)
+            return entry(status)
+        } catch let failure as AssemblyClient.Failure {
+            outcome = (failure.code, failure.message)
+        } catch let error as TusError {
+            outcome = ("UPLOAD_FAILED", error.description)
+        } catch let error as SignerError {
+            outcome = ("SIGNING_FAILED", error.message)
+        } catch let error as ChangedFile {
+            outcome = ("FILE_CHANGED", error.description)
+        } catch is CancellationError {
+            outcome = ("INTERRUPTED", "the run was interrupted; run the same command again to resume")
+        } catch {
+            outcome = ("RUN_FAILED", "\(error)")
+        }
+        // The Assembly may exist although this run failed: keep its id and URL in the results.
+        let known = await state.entry(planned.id, endpoint: configuration.endpointKey)
+        return failed(outcome.code, outcome.message, assemblyID: known?.assemblyID, assemblyURL: known?.assemblyURL)
+    }
+
+    /// The Assembly from an earlier run if it still accepts uploads, is executing or completed;
+    /// otherwise a new one, with its id saved before the request.
+    private func findOrCreate() async throws -> AssemblyState {
+        // --force redoes the work: a new Assembly, whatever an earlier run left.
+        let earlier = configuration.force ? nil : await state.entry(planned.id, endpoint: configuration.endpointKey)
+        if let entry = earlier, let url = entry.assemblyURL {
+            // The stored URL, else the endpoint's own (the embedded engine gets a new port each run).
+            let byID = configuration.endpoint + "/assemblies/" + entry.assemblyID
+            for candidate in url == byID ? [url] : [url, byID] {
+                if let status = try? await client.status(candidate), status.isBusy || status.isCompleted {
+                    events(.created(job: planned.job, planID: planned.id, assemblyID: entry.assemblyID, resumed: true))
+                    return status
+                }
+            }
+        }
+        let id = earlier.flatMap { $0.assemblyURL == nil ? $0.assemblyID : nil }
+            ?? UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try await state.set(.init(assemblyID: id, assemblyURL: nil, endpoint: configuration.endpointKey), for: planned.id)
+        let (params, signature) = try await signedParams()
+        var status: AssemblyState
+        do {
+            status = try await retrying { try await client.create(id: id, params: params, signature: signature, expectedUploads: planned.files.count) }
+        } catch let failure as AssemblyClient.Failure {
+            // The create went through before (its answer was lost): the Assembly exists.
+            guard failure.code == "DO_NOT_REUSE_ASSEMBLY_IDS" else { throw failure }
+            status = try await client.status(configuration.endpoint + "/assemblies/" + id)
+        }
+        // A server may answer with an id of its own choosing: that is the Assembly's id from now on.
+        let assemblyID = status.assemblyID ?? id
+        try await state.set(.init(assemblyID: assemblyID, assemblyURL: status.assemblyURL, endpoint: configuration.endpointKey), for: planned.id)
+        events(.created(job: planned.job, planID: planned.id, assemblyID: assemblyID, resumed: false))
+        return status
+    }
+
+    private func signedParams() async throws -> (String, String?) {
+        guard let key = configuration.authKey, let signer = configuration.signer else {
+            return (planned.instructions.serialized(), nil)
+        }
+        let params = AuthParams.prepare(planned.instructions, key: key, lifetime: configuration.lifetime).serialized()
+        return (params, try await signer.sign(params))
+    }
+
+    /// Uploads the files the Assembly has not received yet, resuming partial uploads.
+    private func upload(to status: AssemblyState) async throws {
+        guard let tusURL = status.tusURL, let assemblyURL = status.assemblyURL, let id = status.assemblyID else {
+            throw AssemblyClient.Failure(code: "NO_TUS_URL", message: "the Assembly status has no tus_url", retryIn: nil, isTransient: false)
+        }
+        let finished = Set((status.json["tus_uploads"]?.arrayValue ?? []).filter { $0["finished"]?.boolValue == true }
+            .compactMap { $0["fieldname"]?.stringValue }) .union(status.uploads.map(\.field))
+        let pending = planned.files.enumerated().filter { !finished.contains(Self.field($0.offset)) }
+        for (_, file) in pending {
+            try ChangedFile.check(configuration.baseDirectory + "/" + file.path, planned: file)
+        }
+        let files = pending.map { index, file in
+            UploadFile(path: configuration.baseDirectory + "/" + file.path, metadata: [
+                "assembly_url": assemblyURL, "fieldname": Self.field(index),
+                "filename": (file.path as NSString).lastPathComponent, "filetype": MediaTypes.guess(file.path),
+            ])
+        }
+        let done = planned.files.enumerated().filter { finished.contains(Self.field($0.offset)) }.reduce(Int64(0)) { $0 + $1.element.size }
+        progress(done)
+        let options = UploadOptions(
+            chunkSize: configuration.chunkSize, parallel: configuration.uploadParallel,
+            stateDirectory: configuration.stateDirectory + "/uploads/" + id, bodyLimits: configuration.bodyLimits)
+        let counter = ByteCounter(base: done, report: progress)
+        let results = try await TusUploader(endpoint: tusURL, options: options, http: http).upload(files) { counter.update($0) }
+        for result in results { _ = try result.get() }
+        // A file written to while it was being sent: the Assembly got bytes that were never planned.
+        for (_, file) in pending {
+            try ChangedFile.check(configuration.baseDirectory + "/" + file.path, planned: file)
+        }
+    }
+
+    /// Polls until the Assembly ends: about once a second, slowing gently; rate limits wait
+    /// `retryIn` (with jitter); transient failures back off.
+    private func wait(_ initial: AssemblyState) async throws -> AssemblyState {
+        var status = initial
+        guard let url = status.assemblyURL else { return status }
+        // Small Assemblies finish fast: look again soon, then settle at about once a second and slow gently.
+        var interval = configuration.pollInterval / 4
+        let uploaded = ContinuousClock.now
+        while status.isBusy {
+            // Every file went up: an Assembly still waiting for uploads long after will never start.
+            if status.ok == AssemblyStatusCode.uploading, ContinuousClock.now - uploaded > Self.uploadingGrace {
+                throw AssemblyClient.Failure(
+                    code: "ASSEMBLY_UPLOADS_MISSING",
+                    message: "the Assembly still waits for uploads after all \(planned.files.count) were sent; run again with --force")
+            }
+            guard ContinuousClock.now + interval < deadline else { throw Self.timedOut }
+            try await Task.sleep(for: interval)
+            status = try await retrying { try await client.status(url) }
+            interval = interval < configuration.pollInterval ? interval * 2 : min(interval * 1.2, .seconds(5))
+        }
+        return status
+    }
+
+    /// Runs `call`, retrying transient failures (rate limits after `retryIn`, others with backoff).
+    private func retrying<T: Sendable>(_ call: () async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try await call()
+            } catch let failure as AssemblyClient.Failure where failure.isTransient && attempt < 8 {
+                attempt += 1
+                let base = failure.retryIn ?? min(30, pow(2, Double(attempt - 1)))
+                let jitter = Double.random(in: 0...0.1) * base
+                let pause = Duration.milliseconds(Int((base + jitter) * 1000))
+                // No retry outlives the run's timeout: say so, with what kept failing.
+                guard ContinuousClock.now + pause < deadline else {
+                    throw AssemblyClient.Failure(code: "RUN_TIMEOUT", message: "the run's timeout came while retrying: \(failure)")
+                }
+                try await Task.sleep(for: pause)
+            }
+        }
+    }
+
+    private func entry(_ status: AssemblyState) -> RunResults.Entry {
+        guard status.isCompleted else {
+            return failed(status.error ?? status.ok ?? "UNKNOWN", status.message ?? "", assemblyID: status.assemblyID, assemblyURL: status.assemblyURL)
+        }
+        let sources = Dictionary(status.uploads.map { upload in
+            (upload.id, Self.index(of: upload.field).flatMap { planned.files.indices.contains($0) ? planned.files[$0].path : nil })
+        }, uniquingKeysWith: { first, _ in first })
+        let results = status.results.mapValues { files in
+            files.map { file in
+                RunResults.ResultFile(
+                    source: file.originalID.flatMap { sources[$0] ?? nil }, name: file.name,
+                    url: file.url.map { configuration.rewriteURL?($0) ?? $0 }, size: file.size, mime: file.mime, meta: file.meta)
+            }.sorted { ($0.source ?? "", $0.name) < ($1.source ?? "", $1.name) }
+        }
+        return RunResults.Entry(
+            job: planned.job, planID: planned.id, assemblyID: status.assemblyID,
+            assemblyURL: status.assemblyURL.map { configuration.rewriteURL?($0) ?? $0 },
+            status: AssemblyStatusCode.completed, message: nil, cached: false, files: planned.files, results: results)
+    }
+
+    private func failed(_ code: String, _ message: String, assemblyID: String?, assemblyURL: String?) -> RunResults.Entry {
+        RunResults.Entry(
+            job: planned.job, planID: planned.id, assemblyID: assemblyID, assemblyURL: assemblyURL.map { configuration.rewriteURL?($0) ?? $0 },
+            status: code, message: message, cached: false, files: planned.files, results: [:])
+    }
+
+    static let timedOut = AssemblyClient.Failure(code: "RUN_TIMEOUT", message: "the Assembly did not finish within the run's timeout (--timeout)")
+
+    /// How long an Assembly may keep saying ASSEMBLY_UPLOADING after every upload finished.
+    static let uploadingGrace: Duration = .seconds(120)
+
+    /// The tus `fieldname` of the file at `index`: how uploads are matched back to plan files.
+    static func field(_ index: Int) -> String { "file_\(index)" }
+
+    static func index(of field: String) -> Int? {
+        field.hasPrefix("file_") ? Int(field.dropFirst(5)) : nil
+    }
+}
+
+/// Adds up per-file upload progress (confirmed and in flight) into one number for the Assembly.
+final class ByteCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var files: [Int: Int64] = [:]
+    private let base: Int64
+    private let report: @Sendable (Int64) -> Void
+
+    init(base: Int64, report: @escaping @Sendable (Int64) -> Void) {
+        self.base = base
+        self.report = report
+    }
+
+    func update(_ progress: UploadProgress) {
+        let total: Int64 = lock.withLock {
+            files[progress.index] = min(progress.total, progress.confirmed + progress.inFlight)
+            return base + files.values.reduce(0, +)
+        }
+        report(total)
+    }
+}

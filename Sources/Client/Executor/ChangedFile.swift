@@ -1,0 +1,26 @@
+import Foundation
+import Planning
+
+/// A file that differs from what was planned (its size, or its modification time when it was
+/// hashed): uploading it would send bytes whose SHA-256 is not the one the results record.
+struct ChangedFile: Error, CustomStringConvertible {
+    let path: String
+    let reason: String
+
+    var description: String {
+        "'\(path)' changed since it was planned (\(reason)); run again to plan and upload its new content"
+    }
+
+    /// Throws when the file at `path` (absolute) is no longer the one `planned` describes.
+    static func check(_ path: String, planned: PlannedFile) throws(ChangedFile) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw ChangedFile(path: planned.path, reason: String(cString: strerror(errno))) }
+        guard Int64(info.st_size) == planned.size else {
+            throw ChangedFile(path: planned.path, reason: "\(planned.size) bytes were planned, it has \(info.st_size)")
+        }
+        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        if let expected = planned.modified, modified != expected {
+            throw ChangedFile(path: planned.path, reason: "it was modified after it was hashed")
+        }
+    }
+}

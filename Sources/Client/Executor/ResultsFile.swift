@@ -1,0 +1,138 @@
+import Wire
+import Foundation
+import Basics
+import Planning
+
+/// The results of a run (`schemas/results.schema.json`): per planned Assembly its outcome, its
+/// source files and, per step, the result files traced back to their source. Deterministic:
+/// Assemblies in plan order, results sorted by source and name. No secret, token or signature.
+public struct RunResults: Sendable, Equatable {
+    /// One result file.
+    public struct ResultFile: Sendable, Equatable {
+        /// The source file it was made from (through `original_id`).
+        public var source: String?
+        /// The result file's name.
+        public var name: String
+        /// Where to fetch it.
+        public var url: String?
+        /// Bytes.
+        public var size: Int64
+        /// The media type.
+        public var mime: String?
+        /// Facts such as width and height.
+        public var meta: JSONValue
+    }
+
+    /// One planned Assembly's outcome.
+    public struct Entry: Sendable, Equatable {
+        /// The manifest job.
+        public var job: String
+        /// The planned Assembly's stable id.
+        public var planID: String
+        /// The Assembly's id on the service.
+        public var assemblyID: String?
+        /// Where its status can be read.
+        public var assemblyURL: String?
+        /// `ASSEMBLY_COMPLETED`, or the error code.
+        public var status: String
+        /// What went wrong, for failures.
+        public var message: String?
+        /// Whether the results were carried over from an earlier run.
+        public var cached: Bool
+        /// The source files.
+        public var files: [PlannedFile]
+        /// Result files per step.
+        public var results: [String: [ResultFile]]
+
+        /// Whether the Assembly completed.
+        public var isCompleted: Bool { status == AssemblyStatusCode.completed }
+    }
+
+    /// The pipeline's name.
+    public var pipeline: String
+    /// `I/N` for the results of one shard.
+    public var shard: String?
+    /// The endpoint the Assemblies ran on, as the user named it (`local`, or a URL without
+    /// credentials): results are reused only by runs on the same endpoint.
+    public var endpoint: String?
+    /// One entry per planned Assembly, in plan order.
+    public var assemblies: [Entry]
+
+    /// Creates results.
+    public init(pipeline: String, shard: String? = nil, endpoint: String? = nil, assemblies: [Entry]) {
+        self.pipeline = pipeline
+        self.shard = shard
+        self.endpoint = endpoint
+        self.assemblies = assemblies
+    }
+
+    /// The results as JSON.
+    public var json: JSONValue {
+        var top: [String: JSONValue] = [
+            "version": .int(1),
+            "pipeline": .string(pipeline),
+            "assemblies": .array(assemblies.map { entry in
+                var object: [String: JSONValue] = [
+                    "job": .string(entry.job), "plan_id": .string(entry.planID), "status": .string(entry.status),
+                    "files": .array(entry.files.map { .object(["path": .string($0.path), "size": .int(Int($0.size)), "sha256": .string($0.sha256)]) }),
+                    "results": .object(entry.results.mapValues { files in .array(files.map(Self.json)) }),
+                ]
+                if let id = entry.assemblyID { object["assembly_id"] = .string(id) }
+                if let url = entry.assemblyURL { object["assembly_url"] = .string(url) }
+                if let message = entry.message, !entry.isCompleted { object["message"] = .string(message) }
+                return .object(object)
+            }),
+        ]
+        if let shard { top["shard"] = .string(shard) }
+        if let endpoint { top["endpoint"] = .string(endpoint) }
+        return .object(top)
+    }
+
+    /// The shards' results as one, in shard order; `nil` when they are not shards of one run.
+    public static func merge(_ shards: [RunResults]) -> RunResults? {
+        guard let first = shards.first, shards.allSatisfy({ $0.pipeline == first.pipeline && $0.shard != nil }) else { return nil }
+        func index(_ results: RunResults) -> Int { Int(results.shard?.split(separator: "/").first ?? "") ?? 0 }
+        let ordered = shards.sorted { index($0) < index($1) }
+        let counts = Set(ordered.compactMap { $0.shard?.split(separator: "/").last })
+        guard counts.count == 1, ordered.map(index) == Array(1...ordered.count), Int(counts.first ?? "") == ordered.count else { return nil }
+        let endpoints = Set(ordered.map(\.endpoint))
+        return RunResults(pipeline: first.pipeline, endpoint: endpoints.count == 1 ? first.endpoint : nil, assemblies: ordered.flatMap(\.assemblies))
+    }
+
+    private static func json(_ file: ResultFile) -> JSONValue {
+        var object: [String: JSONValue] = ["name": .string(file.name), "size": .int(Int(file.size)), "meta": file.meta]
+        object["source"] = file.source.map { .string($0) } ?? .null
+        if let url = file.url { object["url"] = .string(url) }
+        if let mime = file.mime { object["mime"] = .string(mime) }
+        return .object(object)
+    }
+
+    /// Reads a results file; `nil` when missing or unreadable (then nothing is cached).
+    public static func load(_ path: String) -> RunResults? {
+        guard let data = FileManager.default.contents(atPath: path), let json = try? JSONValue.parse(data),
+              let pipeline = json["pipeline"]?.stringValue, let items = json["assemblies"]?.arrayValue else { return nil }
+        let entries = items.compactMap { item -> Entry? in
+            guard let job = item["job"]?.stringValue, let planID = item["plan_id"]?.stringValue, let status = item["status"]?.stringValue else { return nil }
+            let files = (item["files"]?.arrayValue ?? []).compactMap { file -> PlannedFile? in
+                guard let path = file["path"]?.stringValue, let size = file["size"]?.intValue, let sha = file["sha256"]?.stringValue else { return nil }
+                return PlannedFile(path: path, size: Int64(size), sha256: sha)
+            }
+            let results = (item["results"]?.objectValue ?? [:]).mapValues { list in
+                (list.arrayValue ?? []).map { value in
+                    ResultFile(source: value["source"]?.stringValue, name: value["name"]?.stringValue ?? "", url: value["url"]?.stringValue,
+                               size: Int64(value["size"]?.intValue ?? 0), mime: value["mime"]?.stringValue, meta: value["meta"] ?? .object([:]))
+                }
+            }
+            return Entry(job: job, planID: planID, assemblyID: item["assembly_id"]?.stringValue, assemblyURL: item["assembly_url"]?.stringValue,
+                         status: status, message: item["message"]?.stringValue, cached: false, files: files, results: results)
+        }
+        return RunResults(pipeline: pipeline, shard: json["shard"]?.stringValue, endpoint: json["endpoint"]?.stringValue, assemblies: entries)
+    }
+
+    /// Writes the results atomically.
+    public func write(to path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        try AtomicFile.write(Data((json.serialized(pretty: true) + "\n").utf8), to: path)
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import HTTPClient
+import Planning
+
+/// Runs a plan: cached Assemblies are carried over from the last results, the others run
+/// `concurrency` at a time; results are written atomically at the end (and after each
+/// Assembly), then result files are downloaded where jobs ask for it.
+public struct Runner: Sendable {
+    let plan: Plan
+    let configuration: RunConfiguration
+    let http: HTTPClient
+
+    /// Creates a runner.
+    public init(plan: Plan, configuration: RunConfiguration, http: HTTPClient = HTTPClient()) {
+        self.plan = plan
+        self.configuration = configuration
+        self.http = http
+    }
+
+    /// The earlier results that can be reused for `plan`: completed entries with the same plan id,
+    /// from a run on the same endpoint (results that do not name theirs predate the check).
+    public static func cachedEntries(for plan: Plan, resultsPath: String, endpoint: String) -> [String: RunResults.Entry] {
+        guard let last = RunResults.load(resultsPath), last.endpoint == nil || last.endpoint == endpoint else { return [:] }
+        let previous = last.assemblies
+        let wanted = Set(plan.assemblies.map(\.id))
+        var cached: [String: RunResults.Entry] = [:]
+        for entry in previous where entry.isCompleted && wanted.contains(entry.planID) {
+            var reused = entry
+            reused.cached = true
+            cached[entry.planID] = reused
+        }
+        return cached
+    }
+
+    /// Runs everything and returns the results (also written to `configuration.resultsPath`).
+    public func run(events: @escaping @Sendable (RunEvent) -> Void) async throws -> RunResults {
+        let cached = configuration.force ? [:] : Self.cachedEntries(for: plan, resultsPath: configuration.resultsPath, endpoint: configuration.endpointKey)
+        let pending = plan.assemblies.filter { cached[$0.id] == nil }
+        let total = pending.reduce(Int64(0)) { $0 + $1.bytes }
+        events(.started(assemblies: plan.assemblies.count, cached: cached.count, files: plan.fileCount, bytes: plan.byteCount))
+        let state = RunState(path: configuration.stateDirectory + "/" + configuration.stateFile)
+        let client = AssemblyClient(http: http, endpoint: configuration.endpoint)
+        let progress = ProgressTotals(total: total, events: events)
+        let collected = ResultsCollector(cached: cached)
+        let deadline = ContinuousClock.now + configuration.timeout
+
+        try await withThrowingTaskGroup(of: RunResults.Entry.self) { group in
+            var next = 0
+            // Results are saved as Assemblies end, at most every few seconds (and always at the
+            // end): rewriting the whole file per Assembly would grow with the square of their number.
+            var saved = ContinuousClock.now
+            func startNext() {
+                guard next < pending.count else { return }
+                let planned = pending[next]
+                next += 1
+                group.addTask {
+                    await AssemblyRun(
+                        planned: planned, configuration: configuration, client: client, http: http, state: state, deadline: deadline,
+                        progress: { progress.update(planned.id, $0) }, events: events
+                    ).run()
+                }
+            }
+            for _ in 0..<max(1, configuration.concurrency) { startNext() }
+            while let entry = try await group.next() {
+                collected.add(entry)
+                events(.finished(entry))
+                if ContinuousClock.now - saved >= Self.saveInterval {
+                    try? results(collected).write(to: configuration.resultsPath)
+                    saved = ContinuousClock.now
+                }
+                startNext()
+            }
+        }
+        let final = results(collected)
+        try final.write(to: configuration.resultsPath)
+        for entry in final.assemblies where entry.isCompleted {
+            if let folder = configuration.downloads[entry.job] { try await Downloader(http: http).download(entry, into: folder) }
+        }
+        return final
+    }
+
+    /// How often results are saved while a run goes on.
+    static let saveInterval: Duration = .seconds(5)
+
+    private func results(_ collected: ResultsCollector) -> RunResults {
+        let entries = collected.entries
+        return RunResults(
+            pipeline: plan.pipeline, shard: configuration.shard, endpoint: configuration.endpointKey,
+            assemblies: plan.assemblies.compactMap { entries[$0.id] })
+    }
+}
+
+/// Finished entries by plan id, filled from concurrent tasks.
+final class ResultsCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String: RunResults.Entry]
+
+    init(cached: [String: RunResults.Entry]) {
+        stored = cached
+    }
+
+    func add(_ entry: RunResults.Entry) { lock.withLock { stored[entry.planID] = entry } }
+    var entries: [String: RunResults.Entry] { lock.withLock { stored } }
+}
+
+/// Sums upload progress over all Assemblies into one event stream.
+final class ProgressTotals: @unchecked Sendable {
+    private let lock = NSLock()
+    private var perAssembly: [String: Int64] = [:]
+    private let total: Int64
+    private let events: @Sendable (RunEvent) -> Void
+
+    init(total: Int64, events: @escaping @Sendable (RunEvent) -> Void) {
+        self.total = total
+        self.events = events
+    }
+
+    func update(_ planID: String, _ bytes: Int64) {
+        let sum: Int64 = lock.withLock {
+            perAssembly[planID] = bytes
+            return perAssembly.values.reduce(0, +)
+        }
+        events(.uploaded(bytes: sum, total: total))
+    }
+}

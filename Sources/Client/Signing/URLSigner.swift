@@ -1,0 +1,56 @@
+import Basics
+import Foundation
+import HTTPClient
+import Wire
+
+/// Asks a signing backend: POSTs `{"params": "<exact string>"}` with a bearer token and accepts
+/// the answer only if it is a 2xx (redirects are refused), returns the very same params and a
+/// well-formed signature, all within the timeout.
+public struct URLSigner: ParamsSigner {
+    /// The signing endpoint.
+    public var url: String
+    private let token: String?
+    private let http: HTTPClient
+    /// The longest a signing request may take.
+    public var timeout: Duration
+
+    /// Creates a URL signer.
+    public init(url: String, token: String?, http: HTTPClient, timeout: Duration = .seconds(15)) {
+        self.url = url
+        self.token = token
+        self.http = http
+        self.timeout = timeout
+    }
+
+    /// Asks the signing backend for the signature of exactly `params`.
+    public func sign(_ params: String) async throws(SignerError) -> String {
+        var headers: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Accept", "application/json")]
+        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        let body = JSONValue.object(["params": .string(params)]).serialized()
+        let request = HTTPRequest(
+            method: "POST", url: url, headers: headers, body: .data(Data(body.utf8)),
+            timeouts: HTTPTimeouts(connect: timeout, stallTime: timeout, total: timeout), followsRedirects: false,
+            maxResponseBytes: 1 << 20)
+        let response: HTTPResponse
+        do {
+            response = try await http.send(request)
+        } catch {
+            throw SignerError("the signer at \(url) did not answer: \((error as? HTTPError)?.message ?? "\(error)")")
+        }
+        guard (200..<300).contains(response.status) else {
+            let hint = (300..<400).contains(response.status) ? " (redirects are refused: configure the final URL)" : ""
+            throw SignerError("the signer at \(url) answered HTTP \(response.status)\(hint): \(response.bodyText(limit: 300))")
+        }
+        guard let answer = try? JSONValue.parse(response.body), let returned = answer["params"]?.stringValue,
+              let signature = answer["signature"]?.stringValue else {
+            throw SignerError("the signer at \(url) answered without 'params' and 'signature' strings")
+        }
+        guard returned == params else {
+            throw SignerError("the signer at \(url) returned different params than were sent; the signature was not used")
+        }
+        guard Signature.isWellFormed(signature) else {
+            throw SignerError("the signer at \(url) returned a malformed signature (expected 'sha384:' and 96 hex digits)")
+        }
+        return signature
+    }
+}

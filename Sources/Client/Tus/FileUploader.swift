@@ -1,0 +1,143 @@
+import Foundation
+import HTTPClient
+import Wire
+
+/// Uploads one file with the tus protocol, resuming where the server stopped: after a transport
+/// error or a 409 it asks the server for its offset and continues from there; a stored URL the
+/// server no longer knows (404/410) means a new upload. Retries wait `retryDelays`, and the
+/// attempt counter resets whenever the server's offset has moved forward.
+struct FileUploader: Sendable {
+    let client: TusClient
+    let capabilities: TusCapabilities
+    let options: UploadOptions
+    let store: ResumeStore?
+
+    func upload(
+        index: Int, path: String, metadata: [String: String], progress: @escaping @Sendable (UploadProgress) -> Void
+    ) async throws -> UploadResult {
+        let file = try LocalFile.identify(path)
+        if let maxSize = capabilities.maxSize, file.size > maxSize {
+            throw TusError(.rejected, request: "POST \(client.endpoint)", detail: "'\(path)' is \(file.size) bytes; the server takes at most \(maxSize)")
+        }
+        let key = ResumeStore.key(endpoint: client.endpoint, file: file)
+        let checksum = try checksumAlgorithm()
+        var url = store?.load(key)?.uploadURL
+        var offset: Int64 = 0
+        var resumedFrom: Int64 = 0
+        var attempt = 0
+        var offsetAtLastFailure: Int64 = -1
+        var needsStatus = url != nil
+        // An upload this call created that the server then forgets is retried with backoff like
+        // any failure, so a server that loses every upload cannot make an endless create loop.
+        var createdHere = false
+        progress(UploadProgress(index: index, confirmed: 0, inFlight: 0, total: file.size))
+
+        while true {
+            do {
+                try Task.checkCancellation()
+                if let current = url, needsStatus {
+                    let status = try await client.status(of: current)
+                    if let length = status.length, length != file.size {
+                        throw TusError(.gone, request: "HEAD \(current)", detail: "the server holds \(length) bytes for a \(file.size)-byte file")
+                    }
+                    offset = status.offset
+                    if resumedFrom == 0 { resumedFrom = offset }
+                    needsStatus = false
+                } else if url == nil {
+                    let created = try await create(file: file, metadata: metadata, index: index, progress: progress)
+                    url = created.url
+                    createdHere = true
+                    offset = created.status.offset
+                    try store?.save(.init(uploadURL: created.url, endpoint: client.endpoint, path: file.path, size: file.size,
+                                          expires: created.status.expires), for: key)
+                }
+                guard let current = url else { continue }
+                progress(UploadProgress(index: index, confirmed: offset, inFlight: 0, total: file.size))
+                while offset < file.size {
+                    let chunkSize = options.bodyLimits.limit(for: client.endpoint)
+                        ?? options.chunkSize ?? (checksum == nil ? Int64.max : UploadOptions.checksumChunkSize)
+                    let length = min(chunkSize, file.size - offset)
+                    let header = try checksum.map { try $0.headerValue(path: file.path, offset: offset, length: length) }
+                    let start = offset
+                    guard let status = try await append(to: current, file: file, offset: start, length: length, checksum: header, progress: { sent in
+                        progress(UploadProgress(index: index, confirmed: start, inFlight: sent, total: file.size))
+                    }) else {
+                        progress(UploadProgress(index: index, confirmed: start, inFlight: 0, total: file.size))
+                        continue
+                    }
+                    offset = status.offset
+                    progress(UploadProgress(index: index, confirmed: offset, inFlight: 0, total: file.size))
+                    if let expires = status.expires {
+                        try? store?.save(.init(uploadURL: current, endpoint: client.endpoint, path: file.path, size: file.size,
+                                               expires: expires), for: key)
+                    }
+                }
+                store?.remove(key)
+                return UploadResult(index: index, path: path, url: current, size: file.size, resumedFrom: resumedFrom)
+            } catch let error as TusError {
+                if error.kind == .gone {
+                    // The server forgot the upload (or never had it): start a new one; not an
+                    // attempt, unless this call created it (then the server keeps losing uploads).
+                    store?.remove(key)
+                    guard url != nil else { throw error }
+                    url = nil
+                    offset = 0
+                    needsStatus = false
+                    if !createdHere { continue }
+                }
+                guard error.isRetryable || error.kind == .gone else { throw error }
+                if offset > offsetAtLastFailure { attempt = 0 }
+                offsetAtLastFailure = offset
+                guard attempt < options.retryDelays.count else { throw error }
+                try await Task.sleep(for: options.retryDelays[attempt])
+                attempt += 1
+                needsStatus = url != nil && error.kind != .checksumMismatch
+                createdHere = false
+            }
+        }
+    }
+
+    /// One PATCH; `nil` when a proxy refused its size (413) and a smaller one should be sent.
+    private func append(
+        to url: String, file: LocalFile, offset: Int64, length: Int64, checksum: String?, progress: @escaping @Sendable (Int64) -> Void
+    ) async throws(TusError) -> TusClient.Status? {
+        do {
+            return try await client.append(
+                to: url, offset: offset, body: .file(path: file.path, offset: offset, length: length), checksum: checksum, progress: progress)
+        } catch where error.status == 413 {
+            guard options.bodyLimits.shrink(for: client.endpoint, from: length) else { throw error.withDetail(Self.bodyLimitHint) }
+            return nil
+        }
+    }
+
+    private func create(
+        file: LocalFile, metadata: [String: String], index: Int, progress: @escaping @Sendable (UploadProgress) -> Void
+    ) async throws(TusError) -> (url: String, status: TusClient.Status) {
+        let inline = capabilities.supportsCreationWithUpload && file.size > 0 && file.size <= options.creationWithUploadLimit
+            && (options.chunkSize ?? Int64.max) >= file.size && (try? checksumAlgorithm()) == nil
+        guard inline, options.bodyLimits.limit(for: client.endpoint).map({ $0 >= file.size }) ?? true else {
+            return try await client.create(length: file.size, metadata: metadata)
+        }
+        do {
+            return try await client.create(length: file.size, metadata: metadata, body: .file(path: file.path, offset: 0, length: file.size))
+        } catch where error.status == 413 {
+            // A proxy limits request bodies: create empty, then PATCH in sizes it lets through.
+            _ = options.bodyLimits.shrink(for: client.endpoint, from: file.size)
+            return try await client.create(length: file.size, metadata: metadata)
+        }
+    }
+
+    static let bodyLimitHint = "a proxy between here and the server refuses even \(BodySizeMemory.smallest / 1024) KiB request bodies; raise its limit (nginx: client_max_body_size)"
+
+    private func checksumAlgorithm() throws(TusError) -> ChecksumAlgorithm? {
+        switch options.checksum {
+        case .off: return nil
+        case .automatic: return capabilities.checksumAlgorithm
+        case .algorithm(let algorithm):
+            guard capabilities.extensions.contains("checksum"), capabilities.checksumAlgorithms.contains(algorithm.rawValue) else {
+                throw TusError(.rejected, request: "OPTIONS \(client.endpoint)", detail: "the server does not accept \(algorithm.rawValue) checksums")
+            }
+            return algorithm
+        }
+    }
+}

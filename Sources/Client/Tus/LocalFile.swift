@@ -1,0 +1,55 @@
+import Basics
+import Crypto
+import Foundation
+
+/// A file to upload and what identifies its content cheaply: absolute path, size, modification
+/// time and a hash of its first and last 64 KiB.
+public struct LocalFile: Sendable, Hashable {
+    /// The absolute path.
+    public var path: String
+    /// The size in bytes.
+    public var size: Int64
+    /// The modification time in nanoseconds since 1970.
+    public var modified: Int64
+    /// SHA-256 (hex) of the first and last 64 KiB.
+    public var sample: String
+
+    /// Reads the identity of the file at `path`.
+    public static func identify(_ path: String) throws(LocalFileError) -> LocalFile {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let descriptor = open(absolute, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw LocalFileError(path: path, code: errno) }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw LocalFileError(path: path, code: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw LocalFileError(path: path, code: EISDIR) }
+        let size = Int64(info.st_size)
+        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        let window = 64 << 10
+        var bytes = [UInt8](repeating: 0, count: Int(min(size, Int64(window * 2))))
+        let head = min(bytes.count, window)
+        let tail = bytes.count - head
+        let (readHead, readTail) = bytes.withUnsafeMutableBytes { buffer -> (Int, Int) in
+            guard let base = buffer.baseAddress else { return (0, 0) }
+            let first = pread(descriptor, base, head, 0)
+            let last = tail == 0 ? 0 : pread(descriptor, base + head, tail, off_t(size - Int64(tail)))
+            return (first, last)
+        }
+        guard readHead == head, readTail == tail else { throw LocalFileError(path: path, code: errno == 0 ? EIO : errno) }
+        let sample = SHA256.hex(bytes)
+        return LocalFile(path: (absolute as NSString).standardizingPath, size: size, modified: modified, sample: sample)
+    }
+}
+
+/// A file that cannot be uploaded: missing, unreadable or not a regular file.
+public struct LocalFileError: Error, Sendable, CustomStringConvertible {
+    /// The path as given.
+    public var path: String
+    /// The `errno` value.
+    public var code: Int32
+
+    /// "cannot read 'x': No such file or directory".
+    public var description: String {
+        code == EISDIR ? "'\(path)' is not a regular file" : "cannot read '\(path)': \(String(cString: strerror(code)))"
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import HTTPClient
+import Wire
+
+/// A file to upload and the metadata to send with it.
+public struct UploadFile: Sendable {
+    /// The path of the file.
+    public var path: String
+    /// `Upload-Metadata` pairs (such as `filename`, `filetype`).
+    public var metadata: [String: String]
+
+    /// Creates an upload description.
+    public init(path: String, metadata: [String: String]) {
+        self.path = path
+        self.metadata = metadata
+    }
+}
+
+/// Uploads many files to one tus endpoint, `options.parallel` at a time over one shared
+/// connection pool, each resumable across failures and process restarts.
+public struct TusUploader: Sendable {
+    /// The requests.
+    public let client: TusClient
+    /// How uploads behave.
+    public let options: UploadOptions
+
+    /// Creates an uploader for `endpoint`.
+    public init(endpoint: String, options: UploadOptions, http: HTTPClient, headers: [(name: String, value: String)] = []) {
+        client = TusClient(http: http, endpoint: endpoint, headers: headers)
+        self.options = options
+    }
+
+    /// Uploads every file; the results are in the order of `files`. A file that fails does not
+    /// stop the others.
+    public func upload(
+        _ files: [UploadFile], progress: @escaping @Sendable (UploadProgress) -> Void
+    ) async throws -> [Result<UploadResult, any Error>] {
+        let capabilities = try await discoverCapabilities()
+        let store = options.stateDirectory.map { ResumeStore(directory: $0) }
+        let uploader = FileUploader(client: client, capabilities: capabilities, options: options, store: store)
+        var results = [Result<UploadResult, any Error>?](repeating: nil, count: files.count)
+        try await withThrowingTaskGroup(of: (Int, Result<UploadResult, any Error>).self) { group in
+            var next = 0
+            func startNext() {
+                guard next < files.count else { return }
+                let index = next
+                next += 1
+                group.addTask {
+                    do {
+                        return (index, .success(try await uploader.upload(
+                            index: index, path: files[index].path, metadata: files[index].metadata, progress: progress)))
+                    } catch is CancellationError {
+                        throw CancellationError()
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            for _ in 0..<max(1, options.parallel) { startNext() }
+            while let (index, result) = try await group.next() {
+                results[index] = result
+                startNext()
+            }
+        }
+        return results.map { $0 ?? .failure(CancellationError()) }
+    }
+
+    /// OPTIONS, once per batch, retried with the same delays as uploads when the server cannot
+    /// be reached (it may be restarting). A server that answers but not properly is treated as
+    /// offering only the core protocol; one that stays unreachable stops the batch.
+    private func discoverCapabilities() async throws -> TusCapabilities {
+        var attempt = 0
+        while true {
+            do {
+                return try await client.capabilities()
+            } catch where error.kind == .transport {
+                guard attempt < options.retryDelays.count else { throw error }
+                try await Task.sleep(for: options.retryDelays[attempt])
+                attempt += 1
+            } catch {
+                return TusCapabilities(extensions: ["creation"])
+            }
+        }
+    }
+}

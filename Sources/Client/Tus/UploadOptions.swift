@@ -1,0 +1,110 @@
+import Synchronization
+import Wire
+
+/// How uploads behave: chunking, retries, checksums, parallelism and where resume state lives.
+public struct UploadOptions: Sendable {
+    /// Whether to send `Upload-Checksum`.
+    public enum ChecksumMode: Sendable, Equatable {
+        /// Use the best algorithm the server offers, if it offers any.
+        case automatic
+        /// Never send checksums.
+        case off
+        /// Use this algorithm (the server must offer it).
+        case algorithm(ChecksumAlgorithm)
+    }
+
+    /// The most bytes per PATCH; `nil` sends the whole remainder in one request, unless
+    /// checksums are sent: then `checksumChunkSize`.
+    public var chunkSize: Int64?
+    /// The PATCH size when checksums are sent and no chunk size is set. A server must discard
+    /// an interrupted body it cannot verify, so a dropped connection loses at most one chunk.
+    public static let checksumChunkSize: Int64 = 32 << 20
+    /// Delays before each retry; the attempt counter resets whenever the offset moves forward.
+    public var retryDelays: [Duration]
+    /// Checksums per PATCH.
+    public var checksum: ChecksumMode
+    /// Files uploaded at the same time.
+    public var parallel: Int
+    /// Where upload URLs are remembered for resuming; `nil` keeps nothing on disk.
+    public var stateDirectory: String?
+    /// Files up to this size go in the creating POST when the server supports it.
+    public var creationWithUploadLimit: Int64
+    /// Body sizes learnt from 413 answers; share one instance between uploads to the same servers.
+    public var bodyLimits: BodySizeMemory
+
+    /// Creates options; the defaults follow tus-js-client where it is sound.
+    public init(
+        chunkSize: Int64? = nil, retryDelays: [Duration] = [.zero, .seconds(1), .seconds(3), .seconds(5)],
+        checksum: ChecksumMode = .automatic, parallel: Int = 4, stateDirectory: String? = nil,
+        creationWithUploadLimit: Int64 = 4 << 20, bodyLimits: BodySizeMemory = BodySizeMemory()
+    ) {
+        self.bodyLimits = bodyLimits
+        self.chunkSize = chunkSize
+        self.retryDelays = retryDelays
+        self.checksum = checksum
+        self.parallel = parallel
+        self.stateDirectory = stateDirectory
+        self.creationWithUploadLimit = creationWithUploadLimit
+    }
+}
+
+/// Progress of one file: bytes the server confirmed, and bytes sent but not yet confirmed.
+public struct UploadProgress: Sendable, Equatable {
+    /// The file's index in the batch.
+    public var index: Int
+    /// Bytes the server has confirmed.
+    public var confirmed: Int64
+    /// Bytes sent in the current request, not yet confirmed.
+    public var inFlight: Int64
+    /// The file's size.
+    public var total: Int64
+}
+
+/// A finished upload.
+public struct UploadResult: Sendable, Equatable {
+    /// The file's index in the batch.
+    public var index: Int
+    /// The file as given.
+    public var path: String
+    /// The upload's URL on the server.
+    public var url: String
+    /// The file's size.
+    public var size: Int64
+    /// The offset the upload resumed from (0 for a fresh upload).
+    public var resumedFrom: Int64
+}
+
+/// The request body sizes that proxies let through, per endpoint, learnt from 413 answers and
+/// shared by every upload that uses the same options (so one refusal teaches the whole run).
+public final class BodySizeMemory: Sendable {
+    /// PATCHes never get smaller than this.
+    public static let smallest: Int64 = 256 << 10
+
+    private let limits = Mutex<[String: Int64]>([:])
+
+    /// Creates an empty memory.
+    public init() {}
+
+    /// The largest body known to pass for `endpoint`, if a 413 was seen.
+    public func limit(for endpoint: String) -> Int64? {
+        limits.withLock { $0[Self.origin(endpoint)] }
+    }
+
+    /// Halves the limit after a 413 for a body of `size`; `false` when already at the smallest.
+    public func shrink(for endpoint: String, from size: Int64) -> Bool {
+        limits.withLock { limits in
+            let key = Self.origin(endpoint)
+            let current = min(limits[key] ?? size, size)
+            guard current > Self.smallest else { return false }
+            limits[key] = max(Self.smallest, current / 2)
+            return true
+        }
+    }
+
+    /// `scheme://host:port` of a URL: a proxy's limit holds for everything behind it.
+    private static func origin(_ url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let rest = url[schemeEnd.upperBound...]
+        return String(url[..<schemeEnd.upperBound]) + String(rest.prefix { $0 != "/" })
+    }
+}

@@ -1,0 +1,94 @@
+import COpenSSL
+import Foundation
+
+/// The digest algorithms the project uses (checksums, `/file/hash`, plan hashes).
+public enum DigestAlgorithm: String, Sendable, CaseIterable {
+    case md5, sha1, sha256, sha384, sha512
+
+    var evp: OpaquePointer? {
+        switch self {
+        case .md5: EVP_md5()
+        case .sha1: EVP_sha1()
+        case .sha256: EVP_sha256()
+        case .sha384: EVP_sha384()
+        case .sha512: EVP_sha512()
+        }
+    }
+}
+
+/// A digest fed piece by piece (OpenSSL EVP); its context is freed with it.
+public final class StreamingDigest: @unchecked Sendable {
+    private let context: OpaquePointer?
+
+    /// Starts a digest.
+    public init(_ algorithm: DigestAlgorithm) {
+        context = EVP_MD_CTX_new()
+        EVP_DigestInit_ex(context, algorithm.evp, nil)
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    /// Adds `bytes`.
+    public func update(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count > 0 else { return }
+        EVP_DigestUpdate(context, bytes.baseAddress, bytes.count)
+    }
+
+    /// The digest of everything added; call once.
+    public func finish() -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        EVP_DigestFinal_ex(context, &output, &length)
+        return Array(output.prefix(Int(length)))
+    }
+
+    /// The digest of `length` bytes of the file at `path` from `offset` (to its end when `nil`),
+    /// read in blocks of `buffer`'s size; the error is the `errno` of a failed read.
+    public static func file(
+        _ path: String, algorithm: DigestAlgorithm, offset: Int64 = 0, length: Int64? = nil, buffer: inout [UInt8]
+    ) throws(FileDigestError) -> (digest: [UInt8], size: Int64, modified: Int64?) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FileDigestError(path: path, code: errno) }
+        defer { close(descriptor) }
+        _ = posix_fadvise(descriptor, off_t(offset), off_t(length ?? 0), POSIX_FADV_SEQUENTIAL)
+        // The time of the version read: taken before the first byte, so any later write changes it.
+        var info = stat()
+        let modified = fstat(descriptor, &info) == 0 ? Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec) : nil
+        let digest = StreamingDigest(algorithm)
+        var position = offset
+        var remaining = length ?? Int64.max
+        while remaining > 0 {
+            let wanted = Int(min(Int64(buffer.count), remaining))
+            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, wanted, off_t(position)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileDigestError(path: path, code: errno)
+            }
+            if count == 0 {
+                guard length == nil else { throw FileDigestError(path: path, code: EIO) }
+                break
+            }
+            buffer.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            position += Int64(count)
+            remaining -= Int64(count)
+        }
+        return (digest.finish(), position - offset, modified)
+    }
+}
+
+/// A file that could not be read for its digest.
+public struct FileDigestError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file.
+    public var path: String
+    /// The `errno` value (EIO when the file ended before the range did).
+    public var code: Int32
+
+    /// Creates an error.
+    public init(path: String, code: Int32) {
+        self.path = path
+        self.code = code
+    }
+
+    /// "cannot read 'x': Permission denied".
+    public var description: String { "cannot read '\(path)': \(String(cString: strerror(code)))" }
+}

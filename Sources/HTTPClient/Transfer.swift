@@ -1,0 +1,196 @@
+import CCurl
+import Foundation
+import Synchronization
+import Wire
+
+/// One request in flight: the libcurl easy handle and everything its callbacks touch. Callbacks
+/// run on the loop thread only; `cancelled` is the one field other threads write.
+final class Transfer: @unchecked Sendable {
+    let request: HTTPRequest
+    let handle: UnsafeMutableRawPointer
+    let progress: (@Sendable (Int64) -> Void)?
+    let cancelled = Atomic<Bool>(false)
+    var continuation: CheckedContinuation<HTTPResponse, any Error>?
+
+    var status = 0
+    var headers = HTTPHeaders()
+    var body = Data()
+    var overflowed = false
+    var readFailure: Int32?
+
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    private var memoryBody: Data = Data()
+    private var memoryOffset = 0
+    private var fileDescriptor: Int32 = -1
+    private var fileOffset: Int64 = 0
+    private var fileRemaining: Int64 = 0
+
+    init?(request: HTTPRequest, progress: (@Sendable (Int64) -> Void)?) {
+        guard let handle = curl_easy_init() else { return nil }
+        self.request = request
+        self.handle = handle
+        self.progress = progress
+    }
+
+    deinit {
+        curl_slist_free_all(headerList)
+        curl_easy_cleanup(handle)
+        if fileDescriptor >= 0 { close(fileDescriptor) }
+    }
+
+    /// Sets every option for the request; the error names a file that cannot be opened.
+    func configure(trust: TLSTrust) throws(HTTPError) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        ccurl_setopt_string(handle, CURLOPT_URL, request.url)
+        ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        ccurl_setopt_pointer(handle, CURLOPT_PRIVATE, context)
+        errorBuffer.withUnsafeMutableBufferPointer { _ = ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, $0.baseAddress) }
+        ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.timeouts.connect))
+        ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, request.timeouts.stallBytesPerSecond)
+        ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Self.milliseconds(request.timeouts.stallTime) / 1000))
+        if let total = request.timeouts.total { ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
+        ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, request.followsRedirects ? 1 : 0)
+        ccurl_setopt_long(handle, CURLOPT_MAXREDIRS, 5)
+        ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
+        ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
+        if let file = trust.caFile { ccurl_setopt_string(handle, CURLOPT_CAINFO, file) }
+        if let directory = trust.caDirectory { ccurl_setopt_string(handle, CURLOPT_CAPATH, directory) }
+        ccurl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
+        ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+        ccurl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
+        ccurl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+        ccurl_setopt_progress_callback(handle, transferProgressCallback)
+        ccurl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
+        ccurl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+        for header in request.headers {
+            headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
+        }
+        ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
+        try configureMethodAndBody(context: context)
+    }
+
+    private func configureMethodAndBody(context: UnsafeMutableRawPointer) throws(HTTPError) {
+        switch request.body {
+        case .none: break
+        case .data(let data): memoryBody = data
+        case .file(let path, let offset, let length):
+            fileDescriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard fileDescriptor >= 0 else { throw HTTPError(.unreadableFile(path: path, code: errno), request: request.summary) }
+            _ = posix_fadvise(fileDescriptor, off_t(offset), off_t(length), POSIX_FADV_SEQUENTIAL)
+            fileOffset = offset
+            fileRemaining = length
+        }
+        switch request.method {
+        case "GET":
+            ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1)
+        case "HEAD":
+            ccurl_setopt_long(handle, CURLOPT_NOBODY, 1)
+        case "POST", "PATCH", "PUT":
+            // Streamed with a known length: Content-Length, never chunked encoding.
+            ccurl_setopt_long(handle, CURLOPT_UPLOAD, 1)
+            // Larger reads from the file mean fewer system calls per gigabyte.
+            ccurl_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, 1 << 20)
+            ccurl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.body.length))
+            ccurl_setopt_data_callback(handle, CURLOPT_READFUNCTION, transferReadCallback)
+            ccurl_setopt_pointer(handle, CURLOPT_READDATA, context)
+            ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
+        default:
+            ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
+        }
+    }
+
+    /// Copies up to `capacity` body bytes into `buffer`; `nil` when the file cannot be read.
+    func readBody(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int? {
+        if fileDescriptor >= 0 {
+            let wanted = Int(min(Int64(capacity), fileRemaining))
+            guard wanted > 0 else { return 0 }
+            while true {
+                let count = pread(fileDescriptor, buffer, wanted, off_t(fileOffset))
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else {
+                    readFailure = count < 0 ? errno : EIO
+                    return nil
+                }
+                fileOffset += Int64(count)
+                fileRemaining -= Int64(count)
+                return count
+            }
+        }
+        let count = min(capacity, memoryBody.count - memoryOffset)
+        guard count > 0 else { return 0 }
+        memoryBody.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
+            buffer.copyMemory(from: base + memoryOffset, byteCount: count)
+        }
+        memoryOffset += count
+        return count
+    }
+
+    /// The outcome once libcurl reports the transfer done.
+    func result(code: CURLcode) -> Result<HTTPResponse, HTTPError> {
+        if code == CURLE_OK { return .success(HTTPResponse(status: status, headers: headers, body: body)) }
+        if cancelled.load(ordering: .relaxed) { return .failure(HTTPError(.cancelled, request: request.summary)) }
+        if overflowed { return .failure(HTTPError(.responseTooLarge(limit: request.maxResponseBytes), request: request.summary)) }
+        if let readFailure, case .file(let path, _, _) = request.body {
+            return .failure(HTTPError(.unreadableFile(path: path, code: readFailure), request: request.summary))
+        }
+        let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE {
+            message = "the server's certificate is not trusted (\(message)); pass --ca-cert FILE with the CA that signed it"
+        }
+        return .failure(HTTPError(.transport(code: Int(code.rawValue), message: message), request: request.summary))
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+// libcurl callbacks: plain C functions that find their transfer through the context pointer.
+
+private let transferWriteCallback: ccurl_data_callback = { buffer, size, count, context in
+    guard let buffer, let context else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    let bytes = size * count
+    guard transfer.body.count + bytes <= transfer.request.maxResponseBytes else {
+        transfer.overflowed = true
+        return 0
+    }
+    transfer.body.append(UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: bytes)
+    return bytes
+}
+
+private let transferHeaderCallback: ccurl_data_callback = { buffer, size, count, context in
+    guard let buffer, let context else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    let bytes = size * count
+    var line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: bytes), as: UTF8.self)
+    while line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }
+    if line.hasPrefix("HTTP/") {
+        // A new status line: an interim 1xx or a redirect came before; keep only the last response.
+        let parts = line.split(separator: " ")
+        transfer.status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+        transfer.headers = HTTPHeaders()
+        transfer.body = Data()
+    } else {
+        transfer.headers.parse(line: line)
+    }
+    return bytes
+}
+
+private let transferReadCallback: ccurl_data_callback = { buffer, size, count, context in
+    guard let buffer, let context else { return ccurl_read_abort() }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.readBody(into: buffer, capacity: size * count) ?? ccurl_read_abort()
+}
+
+private let transferProgressCallback: ccurl_progress_callback = { context, _, _, _, uploaded in
+    guard let context else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    if transfer.cancelled.load(ordering: .relaxed) { return 1 }
+    transfer.progress?(Int64(uploaded))
+    return 0
+}

@@ -1,0 +1,79 @@
+import Basics
+import Crypto
+import Foundation
+import Synchronization
+
+/// A file's size and SHA-256, as measured while reading it once.
+public struct FileDigest: Sendable, Hashable {
+    /// The number of bytes read.
+    public var size: Int64
+    /// The lowercase hexadecimal SHA-256 of those bytes.
+    public var sha256: String
+    /// The modification time (nanoseconds since 1970) before the first byte was read.
+    public var modified: Int64?
+}
+
+/// Streams files through OpenSSL's SHA-256 in large blocks, several files at once.
+public enum FileHasher {
+    /// The read size: large enough that system calls cost nothing next to hashing.
+    public static let blockSize = 1 << 20
+
+    /// The digest of one file.
+    public static func digest(path: String) throws(HashingError) -> FileDigest {
+        var buffer = [UInt8](repeating: 0, count: blockSize)
+        return try digest(path: path, buffer: &buffer)
+    }
+
+    /// The digests of many files, in the same order, using up to `workers` threads.
+    public static func digests(paths: [String], workers: Int = ProcessInfo.processInfo.activeProcessorCount) -> [Result<FileDigest, HashingError>] {
+        let results = ResultSlots<Result<FileDigest, HashingError>>(count: paths.count)
+        let next = Atomic<Int>(0)
+        let threads = max(1, min(workers, paths.count))
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            var buffer = [UInt8](repeating: 0, count: paths.count > 1000 ? 64 << 10 : blockSize)
+            while true {
+                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard index < paths.count else { return }
+                results[index] = Result { () throws(HashingError) in try digest(path: paths[index], buffer: &buffer) }
+            }
+        }
+        return results.values
+    }
+
+    private static func digest(path: String, buffer: inout [UInt8]) throws(HashingError) -> FileDigest {
+        do {
+            let read = try StreamingDigest.file(path, algorithm: .sha256, buffer: &buffer)
+            return FileDigest(size: read.size, sha256: Hex.encode(read.digest), modified: read.modified)
+        } catch {
+            throw HashingError(path: path, code: error.code)
+        }
+    }
+}
+
+/// A file that could not be hashed.
+public struct HashingError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file.
+    public var path: String
+    /// The `errno` value.
+    public var code: Int32
+
+    /// "cannot read 'x': Permission denied".
+    public var description: String { "cannot read '\(path)': \(String(cString: strerror(code)))" }
+}
+
+/// Fixed slots that worker threads fill at distinct indices.
+final class ResultSlots<Value: Sendable>: @unchecked Sendable {
+    private let lock = Mutex(())
+    private var storage: [Value?]
+
+    init(count: Int) {
+        storage = Array(repeating: nil, count: count)
+    }
+
+    subscript(index: Int) -> Value? {
+        get { lock.withLock { _ in storage[index] } }
+        set { lock.withLock { _ in storage[index] = newValue } }
+    }
+
+    var values: [Value] { lock.withLock { _ in storage.compactMap { $0 } } }
+}

@@ -1,0 +1,50 @@
+import Spec
+import Basics
+
+/// Chooses a job's files: positive patterns add, `!` patterns remove, and a pattern that matches
+/// nothing is an error unless the job allows it.
+enum InputSelection {
+    static func select(job: Job, walker: inout GlobWalker, diagnostics: inout [Diagnostic]) -> [String] {
+        var included: Set<String> = []
+        var exclusions: [GlobPattern] = []
+        for input in job.inputs {
+            let negated = input.value.hasPrefix("!")
+            let text = negated ? String(input.value.dropFirst()) : input.value
+            let pattern: GlobPattern
+            do {
+                pattern = try GlobPattern(text)
+            } catch {
+                diagnostics.append(.error("plan.bad-pattern", error.message, at: input.location, hint: error.hint))
+                continue
+            }
+            if pattern.escapesBase, !job.allowOutside, !negated {
+                diagnostics.append(.error(
+                    "plan.outside-folder", "pattern '\(text)' reaches outside the manifest's folder", at: input.location,
+                    hint: "keep inputs below the manifest's folder, or set 'allow_outside: true' on job '\(job.name.value)'"))
+                continue
+            }
+            if negated {
+                exclusions.append(pattern)
+                continue
+            }
+            let files = walker.files(matching: pattern)
+            if files.isEmpty, !job.allowEmpty {
+                diagnostics.append(.error(
+                    "plan.no-match", "pattern '\(text)' matches no files", at: input.location,
+                    hint: "patterns are relative to the manifest's folder (\(walker.base)); set 'allow_empty: true' on job '\(job.name.value)' if that is expected"))
+            }
+            included.formUnion(files)
+        }
+        guard !exclusions.isEmpty else { return included.sorted(by: ByteOrder.precedes) }
+        let kept = included.filter { path in
+            let segments = path.split(separator: "/")
+            return !exclusions.contains { $0.matches(segments) }
+        }
+        if kept.isEmpty, !included.isEmpty, !job.allowEmpty {
+            diagnostics.append(.error(
+                "plan.no-match", "the '!' patterns of job '\(job.name.value)' exclude every file", at: job.name.location,
+                hint: "narrow the '!' patterns, or set 'allow_empty: true' if that is expected"))
+        }
+        return kept.sorted(by: ByteOrder.precedes)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Spec
+import Basics
+
+/// Loads a manifest and its policy and plans it: what `validate`, `plan` and `diff` share.
+public struct PlanningSession: Sendable {
+    /// The variables manifests and policies interpolate.
+    public var environment: [String: String]
+    /// A policy file given on the command line; it replaces the manifest's `policy:`.
+    public var policyPath: String?
+    /// Policies fetched from URLs beforehand (`policy: https://signer.example/policy`), by URL.
+    public var fetchedPolicies: [String: Data]
+
+    /// Creates a session.
+    public init(environment: [String: String], policyPath: String? = nil, fetchedPolicies: [String: Data] = [:]) {
+        self.environment = environment
+        self.policyPath = policyPath
+        self.fetchedPolicies = fetchedPolicies
+    }
+
+    /// Parses the manifest and checks its shape and its instructions against the policy.
+    public func validate(manifestPath: String) -> Loaded<Manifest> {
+        let (loaded, policy) = loadManifestAndPolicy(manifestPath)
+        guard let manifest = loaded.value, let policy else { return loaded }
+        var result = loaded
+        result.diagnostics += PolicyReview(policy: policy, manifest: manifest, job: nil).findings(for: manifest)
+        result.diagnostics = result.diagnostics.uniqued()
+        if result.diagnostics.containsErrors { result.value = nil }
+        return result
+    }
+
+    /// Parses the manifest, expands its globs, hashes the files and checks the plan against the policy.
+    public func plan(manifestPath: String, workers: Int = 2) -> Loaded<Plan> {
+        let (loaded, policy) = loadManifestAndPolicy(manifestPath)
+        guard let manifest = loaded.value else {
+            return Loaded(value: nil, diagnostics: loaded.diagnostics, sources: loaded.sources)
+        }
+        let (plan, diagnostics) = Planner(policy: policy, workers: workers).plan(manifest)
+        return Loaded(value: plan, diagnostics: (loaded.diagnostics + diagnostics).uniqued(), sources: loaded.sources)
+    }
+
+    private func loadManifestAndPolicy(_ manifestPath: String) -> (Loaded<Manifest>, Policy?) {
+        var loaded = ManifestLoader(environment: environment).load(path: manifestPath)
+        guard let manifest = loaded.value else { return (loaded, nil) }
+        let path: String
+        if let policyPath {
+            path = policyPath
+        } else if let reference = manifest.policy {
+            if reference.value.contains("://") {
+                guard let data = fetchedPolicies[reference.value] else {
+                    loaded.diagnostics.append(.error(
+                        "manifest.policy-url", "the policy at \(reference.value) could not be fetched", at: reference.location,
+                        hint: "check that the signer is reachable (GET /policy), or pass a local copy with '--policy FILE'"))
+                    loaded.value = nil
+                    return (loaded, nil)
+                }
+                let policy = PolicyLoader(environment: environment).decode(data, file: reference.value)
+                return merge(policy, into: loaded)
+            }
+            path = Self.resolve(reference.value, besides: manifest.file)
+        } else {
+            return (loaded, nil)
+        }
+        return merge(PolicyLoader(environment: environment).load(path: path), into: loaded)
+    }
+
+    private func merge(_ policy: Loaded<Policy>, into manifest: Loaded<Manifest>) -> (Loaded<Manifest>, Policy?) {
+        var loaded = manifest
+        loaded.sources.merge(policy.sources)
+        loaded.diagnostics += policy.diagnostics
+        if policy.value == nil { loaded.value = nil }
+        return (loaded, policy.value)
+    }
+
+    /// `relative` interpreted against the folder of `file`, keeping the result as short as the user wrote it.
+    static func resolve(_ relative: String, besides file: String) -> String {
+        if relative.hasPrefix("/") { return relative }
+        let folder = (file as NSString).deletingLastPathComponent
+        return folder.isEmpty ? relative : folder + "/" + relative
+    }
+}

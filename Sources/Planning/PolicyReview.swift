@@ -1,0 +1,46 @@
+import Spec
+import Basics
+
+/// Checks a job's planned Assemblies against a policy and locates each finding in the manifest.
+struct PolicyReview {
+    let policy: Policy
+    let manifest: Manifest
+    let job: Job?
+
+    /// Instruction findings for every job of the manifest, without files (for `validate`).
+    func findings(for manifest: Manifest) -> [Diagnostic] {
+        manifest.jobs.flatMap { PolicyReview(policy: policy, manifest: manifest, job: $0).findings(for: []) }
+    }
+
+    func findings(for assemblies: [PlannedAssembly]) -> [Diagnostic] {
+        guard let job else { return [] }
+        let lifetime = manifest.auth.expiresIn?.value ?? AuthSettings.defaultExpiresIn
+        var params = job.instructions.objectValue ?? [:]
+        if let key = manifest.auth.key?.value { params["auth"] = .object(["key": .string(key)]) }
+        var diagnostics = policy.check(AssemblyRequest(params: .object(params), lifetime: lifetime)).map(locate)
+        var seen: Set<String> = []
+        for assembly in assemblies {
+            let request = AssemblyRequest(params: .object([:]), fileSizes: assembly.files.map(\.size))
+            for finding in policy.check(request) where seen.insert(finding.message).inserted {
+                diagnostics.append(locate(finding))
+            }
+        }
+        return diagnostics
+    }
+
+    private func locate(_ finding: PolicyFinding) -> Diagnostic {
+        guard let job else { return finding.diagnostic(locations: nil) }
+        var diagnostic = finding.diagnostic(locations: job.locations)
+        switch finding.path.first {
+        case "auth":
+            diagnostic.location = finding.path.last == "key" ? manifest.auth.key?.location : manifest.auth.expiresIn?.location
+        case nil:
+            diagnostic.location = job.name.location
+        default:
+            break
+        }
+        if diagnostic.location == nil { diagnostic.location = job.name.location }
+        diagnostic.notes.append(.init("policy: \(policy.file)"))
+        return diagnostic
+    }
+}

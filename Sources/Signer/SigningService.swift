@@ -1,0 +1,154 @@
+import Basics
+import Foundation
+import HTTPServer
+import Spec
+import Wire
+
+/// `pipeline signer`: authenticates the caller, checks the params against the caller's policy
+/// and signs exactly the bytes received. Serves `POST /sign`, `GET /policy`, `GET /healthz`.
+public final class SigningService: HTTPServerHandler, Sendable {
+    /// What the service needs.
+    public struct Configuration: Sendable {
+        /// The policy for callers whose entry names none, and for `GET /policy`.
+        public var policy: Policy
+        /// The policy file's text, served at `GET /policy`.
+        public var policyText: String
+        /// The callers file.
+        public var callersPath: String
+        /// JWKS file, issuer and audience for identity tokens (all three: a token for another service must not pass).
+        public var jwks: (path: String, issuer: String, audience: String)?
+        /// The Auth Key params must carry, if set (else the policy's `auth_key`).
+        public var authKey: String?
+        /// The Auth Secret (from the environment or an owner-only file).
+        public var secret: String
+        /// Where decisions are logged.
+        public var auditLog: String?
+
+        /// Creates a configuration.
+        public init(policy: Policy, policyText: String, callersPath: String, jwks: (path: String, issuer: String, audience: String)?,
+                    authKey: String?, secret: String, auditLog: String?) {
+            self.policy = policy
+            self.policyText = policyText
+            self.callersPath = callersPath
+            self.jwks = jwks
+            self.authKey = authKey
+            self.secret = secret
+            self.auditLog = auditLog
+        }
+    }
+
+    private let configuration: Configuration
+    private let callers: Callers
+    private let verifier: JWTVerifier?
+    private let quotas = Quotas()
+    private let audit: AuditLog
+
+    /// Loads callers and keys; diagnostics say what is wrong with either file.
+    public init(_ configuration: Configuration, environment: [String: String]) throws(DiagnosticsError) {
+        self.configuration = configuration
+        let loaded = Callers.load(path: configuration.callersPath, defaultPolicy: configuration.policy, environment: environment)
+        guard let callers = loaded.value else { throw DiagnosticsError(loaded.diagnostics) }
+        self.callers = callers
+        if let jwks = configuration.jwks {
+            guard let data = try? FileReading.read(jwks.path), let json = try? JSONValue.parse(data) else {
+                throw DiagnosticsError(.error("signer.jwks", "cannot read the JWKS file '\(jwks.path)' as JSON", hint: "download the provider's JWKS (its jwks_uri) into that file"))
+            }
+            verifier = JWTVerifier(keys: JSONWebKeys(json: json), issuer: jwks.issuer, audience: jwks.audience, leeway: 60)
+        } else {
+            verifier = nil
+        }
+        do { audit = try AuditLog(path: configuration.auditLog) } catch { throw DiagnosticsError(.error("signer.audit-log", "\(error)")) }
+    }
+
+    /// Routes `POST /sign`, `GET /policy` and `GET /healthz`.
+    public func plan(_ head: RequestHead) -> RequestPlan {
+        switch (head.method, head.path) {
+        case ("POST", "/sign"):
+            let authorization = head.headers["Authorization"]
+            return .collect(limit: 1 << 20) { [self] body in sign(body, authorization: authorization) }
+        case ("GET", "/policy"):
+            return .respond(ServerResponse(status: 200, headers: [("Content-Type", "application/yaml; charset=utf-8")], body: .data(Data(configuration.policyText.utf8))))
+        case ("GET", "/healthz"):
+            return .respond(.json(200, #"{"ok":true}"#))
+        default:
+            return .respond(.json(404, Refusal(status: 404, code: "NOT_FOUND", message: "no such endpoint").json.serialized()))
+        }
+    }
+
+    private func sign(_ body: Data, authorization: String?) -> ServerResponse {
+        var caller: Callers.Caller?
+        var params: String?
+        do {
+            caller = try authenticate(authorization)
+            let request: JSONValue
+            do { request = try JSONValue.parse(body) } catch { throw Refusal.unreadable(error, what: "the request body") }
+            guard let text = request["params"]?.stringValue else {
+                throw Refusal(status: 400, code: "MALFORMED_REQUEST", message: "send {\"params\": \"<the exact params string>\"} as JSON")
+            }
+            params = text
+            guard let who = caller else { throw Refusal.unauthorized("NO_TOKEN", "no caller") }
+            try check(text, for: who)
+            if let wait = quotas.admit(who.name, quota: who.quota) {
+                throw Refusal(status: 429, code: "QUOTA_EXCEEDED", message: "\(who.name) has used its quota; retry in \(wait) s", retryIn: wait)
+            }
+            let signature = Signature.sign(text, secret: configuration.secret)
+            audit.record(caller: who.name, decision: "signed", status: 200, violations: [], params: text)
+            return .json(200, JSONValue.object(["params": .string(text), "signature": .string(signature)]).serialized())
+        } catch let refusal as Refusal {
+            audit.record(caller: caller?.name, decision: "refused", status: refusal.status,
+                         violations: refusal.violations.isEmpty ? [.string(refusal.code)] : refusal.violations, params: params)
+            var headers: [(name: String, value: String)] = []
+            if refusal.status == 401 { headers.append(("WWW-Authenticate", "Bearer")) }
+            if let wait = refusal.retryIn { headers.append(("Retry-After", String(wait))) }
+            return .json(refusal.status, refusal.json.serialized(), headers: headers)
+        } catch {
+            return .json(500, Refusal(status: 500, code: "INTERNAL", message: "the request could not be handled").json.serialized())
+        }
+    }
+
+    private func authenticate(_ header: String?) throws(Refusal) -> Callers.Caller {
+        guard let header, header.lowercased().hasPrefix("bearer "), !header.dropFirst(7).trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw .unauthorized("NO_TOKEN", "send 'Authorization: Bearer <token>'")
+        }
+        let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        if token.split(separator: ".", omittingEmptySubsequences: false).count == 3, let verifier {
+            let claims = try verifier.verify(token)
+            guard let identity = callers.identity(claims: claims) else {
+                throw .unauthorized("NO_MATCHING_IDENTITY", "no identity rule matches this token's claims")
+            }
+            return identity
+        }
+        guard let caller = callers.caller(token: token) else { throw .unauthorized("INVALID_TOKEN", "the token is not known") }
+        return caller
+    }
+
+    /// Every way `text` is not signable for `caller`; throws 400 for non-params and 403 for violations.
+    private func check(_ text: String, for caller: Callers.Caller, now: Date = Date()) throws(Refusal) {
+        let params: JSONValue
+        do { params = try JSONValue.parse(Data(text.utf8)) } catch { throw Refusal.unreadable(error, what: "params") }
+        guard params.objectValue != nil else {
+            throw Refusal(status: 400, code: "INVALID_PARAMS", message: "params must be a JSON object of Assembly Instructions")
+        }
+        var violations: [JSONValue] = []
+        func violation(_ id: String, _ message: String, _ path: [String]) {
+            violations.append(.object(["id": .string(id), "message": .string(message), "path": .string(path.joined(separator: "."))]))
+        }
+        let key = configuration.authKey ?? caller.policy.authKey
+        if let key, params["auth"]?["key"]?.stringValue != key { violation("signer.auth-key", "auth.key is not the configured Auth Key", ["auth", "key"]) }
+        var lifetime: Duration?
+        if let text = params["auth"]?["expires"]?.stringValue, let expires = AuthParams.parseExpires(text) {
+            if expires <= now { violation("signer.expired", "auth.expires (\(text)) is in the past", ["auth", "expires"]) }
+            lifetime = .seconds(max(0, Int64(expires.timeIntervalSince(now).rounded(.down))))
+        } else {
+            violation("signer.no-expires", "auth.expires is missing or not a date", ["auth", "expires"])
+        }
+        var policy = caller.policy
+        policy.authKey = nil
+        for finding in policy.check(AssemblyRequest(params: params, lifetime: lifetime)) {
+            violation(finding.id, finding.message, finding.path)
+        }
+        guard violations.isEmpty else {
+            throw Refusal(status: 403, code: "POLICY_VIOLATION", message: "the policy does not allow these params", violations: violations)
+        }
+    }
+}

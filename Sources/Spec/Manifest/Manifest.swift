@@ -1,0 +1,130 @@
+import Basics
+
+/// A typed, validated manifest: named jobs that turn file globs into Assemblies.
+public struct Manifest: Sendable {
+    /// The manifest's path as the user gave it (used in diagnostics).
+    public var file: String
+    /// The absolute folder the manifest lives in; globs and paths are relative to it.
+    public var directory: String
+    /// The format version (always 1 for now).
+    public var version: Int
+    /// The pipeline's name (defaults to the file name without extension).
+    public var name: String
+    /// Where Assemblies are created; `nil` means `$TRANSLOADIT_ENDPOINT`, else the public API.
+    public var endpoint: Located<Endpoint>?
+    /// Credentials and signing settings.
+    public var auth: AuthSettings
+    /// A policy file or URL to check plans against.
+    public var policy: Located<String>?
+    /// Where `pipeline run` writes its results file.
+    public var results: Located<String>?
+    /// How files are uploaded.
+    public var upload: UploadSettings
+    /// The jobs, in the order written.
+    public var jobs: [Job]
+
+    /// An absolute path for `relative`, a path written in the manifest (relative to its folder).
+    public func path(_ relative: String) -> String {
+        relative.hasPrefix("/") ? relative : directory + "/" + relative
+    }
+}
+
+/// The manifest's `upload` section.
+public struct UploadSettings: Sendable {
+    /// The most bytes per PATCH (for proxies that limit request bodies); `nil` lets the uploader choose.
+    public var chunkSize: Located<ByteSize>?
+
+    /// The smallest chunk size accepted.
+    public static let smallestChunk: Int64 = 256 << 10
+
+    /// Settings with nothing chosen.
+    public init(chunkSize: Located<ByteSize>? = nil) {
+        self.chunkSize = chunkSize
+    }
+}
+
+/// Where Assemblies are created.
+public enum Endpoint: Sendable, Hashable {
+    /// The built-in local engine.
+    case local
+    /// An HTTP(S) Assembly API such as `https://api2.transloadit.com`.
+    case url(String)
+}
+
+/// The manifest's `auth` section. The Auth Secret never appears here.
+public struct AuthSettings: Sendable {
+    /// The Auth Key, usually `${TRANSLOADIT_KEY}`; `nil` when unset and not required yet.
+    public var key: Located<String>?
+    /// How long a signature stays valid (default 1 h).
+    public var expiresIn: Located<Duration>?
+    /// Who signs the params.
+    public var signer: Located<SignerSettings>?
+
+    /// The lifetime used when the manifest says nothing.
+    public static let defaultExpiresIn: Duration = .seconds(3600)
+}
+
+/// How params get their signature.
+public enum SignerSettings: Sendable, Hashable {
+    /// HMAC with the secret in the named environment variable.
+    case secret(variable: String)
+    /// A program that reads params on stdin and prints the signature.
+    case command(arguments: [String], timeout: Duration?)
+    /// An HTTPS signing backend with a bearer token.
+    case url(String, token: String?)
+}
+
+/// One named job: which files, how they are batched and what happens to them.
+public struct Job: Sendable {
+    /// How many files go into one Assembly.
+    public enum Batch: Sendable, Hashable {
+        case count(Int)
+        case all
+    }
+
+    /// The job's name, as written under `assemblies:`.
+    public var name: Located<String>
+    /// Glob patterns relative to the manifest; a leading `!` excludes.
+    public var inputs: [Located<String>]
+    /// Files per Assembly.
+    public var batch: Batch
+    /// The processing steps, in the order written.
+    public var steps: [Step]
+    /// A template to run instead of (or under) the steps.
+    public var templateID: Located<String>?
+    /// Assembly fields (variables).
+    public var fields: [String: JSONValue]
+    /// A URL notified when Assemblies finish.
+    public var notifyURL: Located<String>?
+    /// Whether inputs that match nothing are fine.
+    public var allowEmpty: Bool
+    /// Whether inputs may lie outside the manifest's folder.
+    public var allowOutside: Bool
+    /// A folder to download result files into.
+    public var download: Located<String>?
+    /// Where every part of `instructions` was written.
+    public var locations: LocationIndex
+
+    /// The Assembly Instructions shared by all of this job's Assemblies: `steps`, `template_id`,
+    /// `fields` and `notify_url`, exactly as they will be sent.
+    public var instructions: JSONValue {
+        var object: [String: JSONValue] = [:]
+        if !steps.isEmpty {
+            object["steps"] = .object(Dictionary(uniqueKeysWithValues: steps.map { ($0.name.value, $0.instructions) }))
+        }
+        if let templateID { object["template_id"] = .string(templateID.value) }
+        if !fields.isEmpty { object["fields"] = .object(fields) }
+        if let notifyURL { object["notify_url"] = .string(notifyURL.value) }
+        return .object(object)
+    }
+}
+
+/// A processing step in the shape of Transloadit Assembly Instructions.
+public struct Step: Sendable {
+    /// The step's name.
+    public var name: Located<String>
+    /// The robot, such as `/image/resize`.
+    public var robot: String
+    /// The whole step object (`robot`, `use` and every option) as it will be sent.
+    public var instructions: JSONValue
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Basics
+import YAML
+
+/// Reads a manifest file and turns it into a typed `Manifest`, collecting every problem.
+public struct ManifestLoader: Sendable {
+    /// The variables `${VAR}` refers to.
+    public var environment: [String: String]
+    /// Whether the credentials in `auth` must resolve now (`run`), or may stay unset (`plan`).
+    public var requiresCredentials: Bool
+
+    /// Creates a loader.
+    public init(environment: [String: String], requiresCredentials: Bool = false) {
+        self.environment = environment
+        self.requiresCredentials = requiresCredentials
+    }
+
+    /// Loads the manifest at `path` (relative to the current folder or absolute).
+    public func load(path: String) -> Loaded<Manifest> {
+        decode(YAMLDocument(contentsOf: path, domain: "manifest"), file: path)
+    }
+
+    /// Parses and decodes manifest text that came from `file`.
+    public func decode(_ data: Data, file: String) -> Loaded<Manifest> {
+        decode(YAMLDocument(parsing: data, file: file), file: file)
+    }
+
+    private func decode(_ document: YAMLDocument, file: String) -> Loaded<Manifest> {
+        let sources = document.sources
+        guard document.diagnostics.isEmpty else { return Loaded(value: nil, diagnostics: document.diagnostics, sources: sources) }
+        guard let root = document.root else {
+            return Loaded(value: nil, diagnostics: [.error(
+                "manifest.empty", "the manifest is empty",
+                at: SourceLocation(file: file, line: 1, column: 1),
+                hint: "start with 'version: 1' and an 'assemblies:' mapping; see examples/")], sources: sources)
+        }
+        let decoder = NodeDecoder(environment: environment, sources: sources)
+        let directory = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL.path
+        var reader = ManifestReader(decoder: decoder, file: file, directory: directory, requiresCredentials: requiresCredentials)
+        let manifest = reader.read(root)
+        let diagnostics = decoder.diagnostics
+        return Loaded(value: diagnostics.containsErrors ? nil : manifest, diagnostics: diagnostics, sources: sources)
+    }
+}

@@ -1,0 +1,101 @@
+import Basics
+import YAML
+
+/// Decodes `steps:` in the exact shape of Transloadit Assembly Instructions and checks that
+/// every `use:` names `:original` or another step of the same job.
+struct StepReader {
+    let decoder: NodeDecoder
+
+    func read(_ node: Node, job: String, index: inout LocationIndex) -> [Step]? {
+        guard let entries = decoder.entries(node, what: "'steps' of job '\(job)'") else { return nil }
+        if entries.isEmpty {
+            decoder.report(.error(
+                "manifest.no-steps", "'steps' of job '\(job)' is empty", at: node.location,
+                hint: "add a step such as 'thumb: {robot: /image/resize, use: :original, width: 200}'"))
+        }
+        index.record(["steps"], key: nil, value: node.location)
+        var steps: [Step] = []
+        for pair in entries {
+            if let step = readStep(pair, index: &index) { steps.append(step) }
+        }
+        let names = entries.map(\.keyText)
+        for pair in entries {
+            checkReferences(in: pair, stepNames: names)
+        }
+        return steps
+    }
+
+    private func readStep(_ pair: Pair, index: inout LocationIndex) -> Step? {
+        let name = pair.keyText
+        let path = ["steps", name]
+        // ':original' is the name Transloadit gives the step of /upload/handle; other ':' names are reserved.
+        let isOriginal = name == ":original" && pair.value.pairs?.first(where: { $0.keyText == "robot" })?.value.scalar?.text == "/upload/handle"
+        guard !name.isEmpty, !name.hasPrefix(":") || isOriginal else {
+            decoder.report(.error(
+                "manifest.bad-name", "step name '\(name)' is not allowed", at: pair.key.location,
+                hint: name == ":original" ? "':original' must be the /upload/handle step: ':original': {robot: /upload/handle}"
+                    : "names starting with ':' are reserved for inputs such as ':original'"))
+            return nil
+        }
+        guard let pairs = pair.value.pairs else {
+            decoder.typeMismatch(pair.value, expected: "a mapping with 'robot' and its options", what: "step '\(name)'")
+            return nil
+        }
+        guard let robotPair = pairs.first(where: { $0.keyText == "robot" }) else {
+            decoder.report(.error(
+                "manifest.missing-robot", "step '\(name)' has no 'robot'", at: pair.key.location,
+                hint: "add 'robot:', such as 'robot: /image/resize'"))
+            return nil
+        }
+        guard let robot = decoder.nonEmptyString(robotPair.value, what: "'robot' of step '\(name)'") else { return nil }
+        guard robot.value.hasPrefix("/") else {
+            decoder.report(.error(
+                "manifest.bad-robot", "robot '\(robot.value)' must start with '/'", at: robot.location,
+                hint: "robots are named like paths, such as '/image/resize' or '/video/encode'"))
+            return nil
+        }
+        guard let instructions = decoder.json(pair.value, path: path, index: &index, key: pair.key.location) else { return nil }
+        return Step(name: Located(name, at: pair.key.location), robot: robot.value, instructions: instructions)
+    }
+
+    private func checkReferences(in pair: Pair, stepNames: [String]) {
+        guard let use = pair.value.pairs?.first(where: { $0.keyText == "use" })?.value else { return }
+        let step = pair.keyText
+        for reference in references(in: use) {
+            guard let name = decoder.toleratingUnsetVariables({ decoder.string(reference, what: "a step name in 'use'") })?.value else {
+                continue
+            }
+            if name == step {
+                decoder.report(.error(
+                    "manifest.unknown-step", "step '\(step)' uses itself", at: reference.location,
+                    hint: "use ':original' or an earlier step"))
+            } else if name != ":original", !stepNames.contains(name) {
+                decoder.report(.error(
+                    "manifest.unknown-step", "step '\(step)' uses '\(name)', which is not a step of this job",
+                    at: reference.location, hint: Suggestions.hint(for: name, in: [":original"] + stepNames, kind: "names")))
+            }
+        }
+    }
+
+    /// The nodes naming steps in the forms `use` takes: a name, a list of names or of
+    /// `{name: ...}`, or `{steps: [...]}`.
+    private func references(in use: Node) -> [Node] {
+        switch use.kind {
+        case .scalar:
+            return [use]
+        case .sequence(let elements):
+            return elements.flatMap { element -> [Node] in
+                if element.scalar != nil { return [element] }
+                if let name = element.pairs?.first(where: { $0.keyText == "name" })?.value { return [name] }
+                decoder.typeMismatch(element, expected: "a step name or a mapping with 'name'", what: "each entry of 'use'")
+                return []
+            }
+        case .mapping(let pairs):
+            guard let steps = pairs.first(where: { $0.keyText == "steps" })?.value else {
+                decoder.typeMismatch(use, expected: "a step name, a list of them, or a mapping with 'steps'", what: "'use'")
+                return []
+            }
+            return references(in: steps)
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import Basics
+
+extension Policy {
+    /// The params keys a policy can reason about; anything else is refused.
+    public static let knownParams = ["auth", "steps", "template_id", "fields", "notify_url"]
+    /// Step keys that are structure, not robot options.
+    public static let structuralStepKeys: Set<String> = ["robot", "use"]
+
+    /// Every way `request` breaks this policy; empty when it is allowed. The same function serves
+    /// `pipeline plan`, the signer and the local engine.
+    public func check(_ request: AssemblyRequest) -> [PolicyFinding] {
+        guard let params = request.params.objectValue else {
+            return [PolicyFinding(id: "policy.bad-params", message: "params must be a JSON object", path: [])]
+        }
+        var findings: [PolicyFinding] = []
+        for key in params.keys.sorted() where !Self.knownParams.contains(key) {
+            findings.append(PolicyFinding(
+                id: "policy.unknown-param", message: "'\(key)' is not allowed in params",
+                hint: "allowed: " + Self.knownParams.joined(separator: ", "), path: [key], concernsKey: true))
+        }
+        findings += checkAuth(params["auth"], lifetime: request.lifetime)
+        findings += checkTemplate(params)
+        if let steps = params["steps"] { findings += checkSteps(steps) }
+        if let fields = params["fields"] { findings += checkFields(fields) }
+        if let notifyURL = params["notify_url"] { findings += checkNotifyURL(notifyURL) }
+        if let sizes = request.fileSizes { findings += checkLimits(sizes) }
+        return findings
+    }
+
+    private func checkAuth(_ auth: JSONValue?, lifetime: Duration?) -> [PolicyFinding] {
+        var findings: [PolicyFinding] = []
+        if let authKey, let key = auth?["key"]?.stringValue, key != authKey {
+            findings.append(PolicyFinding(
+                id: "policy.auth-key", message: "the Auth Key is not the one this policy allows",
+                hint: "use the Auth Key named in \(file)", path: ["auth", "key"]))
+        }
+        if let maxExpiresIn, let lifetime, lifetime > maxExpiresIn {
+            findings.append(PolicyFinding(
+                id: "policy.lifetime",
+                message: "signature lifetime \(DurationText.format(lifetime)) is longer than the allowed \(DurationText.format(maxExpiresIn))",
+                hint: "set 'auth.expires_in' to \(DurationText.format(maxExpiresIn)) or less", path: ["auth", "expires_in"]))
+        }
+        return findings
+    }
+
+    private func checkTemplate(_ params: [String: JSONValue]) -> [PolicyFinding] {
+        guard let template = params["template_id"] else { return [] }
+        let id = template.stringValue ?? template.serialized()
+        guard let templates else {
+            return [PolicyFinding(
+                id: "policy.template-not-allowed", message: "templates are not allowed by this policy",
+                hint: "use 'steps', or ask the policy owners to allow template '\(id)'", path: ["template_id"])]
+        }
+        var findings: [PolicyFinding] = []
+        if !templates.allowed.contains(id) {
+            findings.append(PolicyFinding(
+                id: "policy.template-not-allowed", message: "template '\(id)' is not allowed",
+                hint: templates.allowed.isEmpty ? nil : "allowed templates: " + templates.allowed.sorted().joined(separator: ", "),
+                path: ["template_id"]))
+        }
+        if params["steps"] != nil, !templates.allowStepsOverride {
+            findings.append(PolicyFinding(
+                id: "policy.steps-override", message: "steps may not override a template's steps under this policy",
+                hint: "remove 'steps' and let the template define them", path: ["steps"], concernsKey: true))
+        }
+        return findings
+    }
+
+    private func checkSteps(_ steps: JSONValue) -> [PolicyFinding] {
+        guard let steps = steps.objectValue else {
+            return [PolicyFinding(id: "policy.bad-params", message: "'steps' must be an object", path: ["steps"])]
+        }
+        var findings: [PolicyFinding] = []
+        for (name, step) in steps.sorted(by: { $0.key < $1.key }) {
+            let path = ["steps", name]
+            guard let robot = step["robot"]?.stringValue else {
+                findings.append(PolicyFinding(id: "policy.bad-params", message: "step '\(name)' has no robot", path: path))
+                continue
+            }
+            guard let rules = robots[robot] else {
+                findings.append(PolicyFinding(
+                    id: "policy.robot-not-allowed", message: "robot \(robot) is not allowed (step '\(name)')",
+                    hint: robots.isEmpty ? "this policy allows no robots" : "allowed robots: " + robots.keys.sorted().joined(separator: ", "),
+                    path: path + ["robot"]))
+                continue
+            }
+            for (option, value) in (step.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) where !Self.structuralStepKeys.contains(option) {
+                guard let constraint = rules.options[option] else {
+                    findings.append(PolicyFinding(
+                        id: "policy.option-not-allowed", message: "option '\(option)' of \(robot) is not allowed (step '\(name)')",
+                        hint: optionHint(option, rules: rules, robot: robot), path: path + [option], concernsKey: true))
+                    continue
+                }
+                if let problem = constraint.violation(of: value) {
+                    findings.append(PolicyFinding(
+                        id: "policy.option-value", message: "option '\(option)' of \(robot) \(problem) (step '\(name)')",
+                        path: path + [option]))
+                }
+            }
+        }
+        return findings
+    }
+
+    private func optionHint(_ option: String, rules: RobotRules, robot: String) -> String {
+        if rules.options.isEmpty { return "this policy allows \(robot) with no options" }
+        return Suggestions.hint(for: option, in: Array(rules.options.keys), kind: "options for \(robot)")
+    }
+
+    private func checkFields(_ fields: JSONValue) -> [PolicyFinding] {
+        guard let fields = fields.objectValue else {
+            return [PolicyFinding(id: "policy.bad-params", message: "'fields' must be an object", path: ["fields"])]
+        }
+        return fields.keys.sorted().compactMap { name in
+            if allowedFields?.contains(name) == true { return nil }
+            let allowed = allowedFields ?? []
+            return PolicyFinding(
+                id: "policy.field-not-allowed", message: "field '\(name)' is not allowed",
+                hint: allowed.isEmpty ? "this policy allows no fields" : Suggestions.hint(for: name, in: allowed.sorted(), kind: "fields"),
+                path: ["fields", name], concernsKey: true)
+        }
+    }
+
+    private func checkNotifyURL(_ url: JSONValue) -> [PolicyFinding] {
+        let text = url.stringValue ?? url.serialized()
+        if allowedNotifyURLs?.contains(text) == true { return [] }
+        let allowed = allowedNotifyURLs ?? []
+        return [PolicyFinding(
+            id: "policy.notify-url-not-allowed", message: "notify_url '\(text)' is not allowed",
+            hint: allowed.isEmpty ? "this policy allows no notify_url" : "allowed: " + allowed.sorted().joined(separator: ", "),
+            path: ["notify_url"])]
+    }
+
+    private func checkLimits(_ sizes: [Int64]) -> [PolicyFinding] {
+        var findings: [PolicyFinding] = []
+        if let most = limits.filesPerAssembly, sizes.count > most {
+            findings.append(PolicyFinding(
+                id: "policy.too-many-files", message: "an Assembly of \(sizes.count) files exceeds the limit of \(most)",
+                hint: "lower 'batch' to \(most) or less", path: []))
+        }
+        if let largest = limits.fileSize, let biggest = sizes.max(), biggest > largest.bytes {
+            let count = sizes.filter { $0 > largest.bytes }.count
+            findings.append(PolicyFinding(
+                id: "policy.file-too-large",
+                message: "\(plural(count, "file")) larger than the limit of \(largest) (largest: \(ByteSize(bytes: biggest)))",
+                hint: "exclude large files from 'inputs' with a '!' pattern", path: []))
+        }
+        let total = sizes.reduce(0, +)
+        if let most = limits.assemblySize, total > most.bytes {
+            findings.append(PolicyFinding(
+                id: "policy.assembly-too-large", message: "an Assembly of \(ByteSize(bytes: total)) exceeds the limit of \(most)",
+                hint: "lower 'batch' so fewer files go into one Assembly", path: []))
+        }
+        return findings
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Basics
+import TestSupport
+import XCTest
+
+final class DiffCommandTests: XCTestCase {
+    func testOptionChangeShowsOldAndNewValueAndWhatIsReprocessed() async throws {
+        let project = try ProjectFixture()
+        let plan = project.directory.path + "/plan.json"
+        let outcome = await CLIHarness.run(["plan", project.manifest, "--out", plan])
+        XCTAssertEqual(outcome.status, 0)
+        try project.writeManifest(width: 320)
+        let result = await CLIHarness.run(["diff", plan, project.manifest, "--exit-code"])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stdout.contains("~ job thumbs\n    ~ steps.thumb.width: 200 -> 320 (re-processes 4 files in 2 Assemblies)\n"), result.stdout)
+        XCTAssertTrue(result.stdout.hasSuffix("Plan: 0 to create, 2 to change, 0 to remove, 0 unchanged.\n"), result.stdout)
+    }
+
+    func testSamePlanHasNoChanges() async throws {
+        let project = try ProjectFixture()
+        let plan = project.directory.path + "/plan.json"
+        let outcome = await CLIHarness.run(["plan", project.manifest, "--out", plan])
+        XCTAssertEqual(outcome.status, 0)
+        let result = await CLIHarness.run(["diff", plan, project.manifest, "--exit-code"])
+        XCTAssertEqual(result.status, 0)
+        XCTAssertTrue(result.stdout.hasPrefix("No changes."), result.stdout)
+    }
+
+    func testNewAndChangedFilesAreListed() async throws {
+        let project = try ProjectFixture()
+        let plan = project.directory.path + "/plan.json"
+        let outcome = await CLIHarness.run(["plan", project.manifest, "--out", plan])
+        XCTAssertEqual(outcome.status, 0)
+        try project.directory.write("images/a.jpg", "alpha, retouched")
+        try project.directory.write("images/e.jpg", "echo")
+        let result = await CLIHarness.run(["diff", plan, project.manifest, "--json"])
+        XCTAssertEqual(result.status, 0, "without --exit-code a diff with changes still succeeds")
+        let diff = try JSONValue.parse(Data(result.stdout.utf8))
+        XCTAssertEqual(diff["summary"], .object(["create": .int(1), "change": .int(2), "remove": .int(0), "unchanged": .int(0)]))
+        let changes = diff["jobs"]?.arrayValue?.first?["change"]?.arrayValue ?? []
+        XCTAssertEqual(changes.first?["files_changed"], .array([.string("images/a.jpg")]))
+    }
+
+    func testBatchChangeCreatesAndRemoves() async throws {
+        let project = try ProjectFixture(batch: "1")
+        let plan = project.directory.path + "/plan.json"
+        let outcome = await CLIHarness.run(["plan", project.manifest, "--out", plan])
+        XCTAssertEqual(outcome.status, 0)
+        try project.writeManifest(width: 200, batch: "all")
+        let result = await CLIHarness.run(["diff", plan, project.manifest])
+        XCTAssertTrue(result.stdout.hasSuffix("Plan: 0 to create, 1 to change, 3 to remove, 0 unchanged.\n"), result.stdout)
+    }
+
+    func testBrokenPlanFileIsAnError() async throws {
+        let project = try ProjectFixture()
+        try project.directory.write("bad.json", "{\"version\": 1, \"assemblies\": 3}")
+        let result = await CLIHarness.run(["diff", project.directory.path + "/bad.json", project.manifest])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("[plan.invalid]"), result.stderr)
+    }
+}

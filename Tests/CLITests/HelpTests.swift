@@ -1,0 +1,55 @@
+import TestSupport
+import XCTest
+
+/// Help text is part of the interface: golden files catch accidental changes.
+final class HelpTests: XCTestCase {
+    func testToolHelpMatchesGolden() async throws {
+        let result = await CLIHarness.run(["--help"])
+        XCTAssertEqual(result.status, 0)
+        try Golden.assertMatches(result.stdout, file: Fixtures.path("golden/help.txt", target: "CLITests"))
+    }
+
+    func testEveryCommandHasHelpMatchingGolden() async throws {
+        for command in ["validate", "plan", "diff", "run", "results", "status", "cancel", "upload", "sign", "serve", "signer"] {
+            let result = await CLIHarness.run([command, "--help"])
+            XCTAssertEqual(result.status, 0, command)
+            let outcome = await CLIHarness.run(["help", command])
+            XCTAssertEqual(outcome.stdout, result.stdout, "'help \(command)' and '\(command) --help' agree")
+            XCTAssertTrue(result.stdout.contains("Usage: pipeline \(command)"), command)
+            try Golden.assertMatches(result.stdout, file: Fixtures.path("golden/help-\(command).txt", target: "CLITests"))
+        }
+    }
+
+    func testVersion() async {
+        let result = await CLIHarness.run(["--version"])
+        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.stdout, "pipeline 0.1.0\n")
+    }
+}
+
+/// Command lines that cannot be understood exit 64 and say why.
+final class UsageErrorTests: XCTestCase {
+    func testUsageErrors() async {
+        let cases: [([String], String)] = [
+            ([], "Usage: pipeline <command>"),
+            (["paln"], "unknown command 'paln' (did you mean 'plan'?)"),
+            (["plan"], "missing MANIFEST"),
+            (["plan", "a.yml", "--otu", "x"], "unknown option '--otu' (did you mean '--out'?)"),
+            (["plan", "a.yml", "--out"], "option '--out' needs a value (FILE)"),
+            (["plan", "a.yml", "b.yml"], "unexpected argument 'b.yml'"),
+            (["diff", "a.json"], "missing NEW"),
+            (["validate", "a.yml", "--json=yes"], "option '--json' takes no value"),
+            (["plan", "a.yml", "-x"], "unknown option '-x'"),
+            (["help", "nope"], "unknown command 'nope'"),
+            (["signer", "--policy", "p.yml", "--tokens", "t.yml", "--jwks", "k.json"], "--jwks needs --issuer and --audience"),
+            (["signer", "--policy", "p.yml", "--tokens", "t.yml", "--jwks", "k.json", "--issuer", "https://i"], "--jwks needs --issuer and --audience"),
+            (["signer", "--policy", "p.yml", "--tokens", "t.yml", "--jwks", "k.json", "--issuer", "", "--audience", ""], "--jwks needs --issuer and --audience"),
+        ]
+        for (arguments, message) in cases {
+            let result = await CLIHarness.run(arguments)
+            XCTAssertEqual(result.status, 64, "\(arguments)")
+            XCTAssertTrue(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.stdout, "", "\(arguments)")
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Basics
+import TestSupport
+import XCTest
+
+final class PlanCommandTests: XCTestCase {
+    func testPlanSummaryListsJobsAssembliesAndFiles() async throws {
+        let project = try ProjectFixture()
+        let result = await CLIHarness.run(["plan", project.manifest])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stderr, "")
+        XCTAssertTrue(result.stdout.contains("job thumbs: 2 Assemblies, 4 files, 22 B\n"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("images/a.jpg, images/b.jpg"), result.stdout)
+        XCTAssertFalse(result.stdout.contains("_drafts"), "excluded by '!images/_drafts/**'")
+        XCTAssertTrue(result.stdout.hasSuffix("Plan: 2 Assemblies, 4 files, 22 B in 1 job.\n"), result.stdout)
+    }
+
+    func testPlanJSONIsByteIdenticalAcrossRunsAndMatchesOut() async throws {
+        let project = try ProjectFixture()
+        let out = project.directory.path + "/plan.json"
+        let first = await CLIHarness.run(["plan", project.manifest, "--json"])
+        let second = await CLIHarness.run(["plan", project.manifest, "--out", out])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertEqual(second.status, 0, second.stderr)
+        let written = try String(contentsOfFile: out, encoding: .utf8)
+        XCTAssertEqual(first.stdout, written)
+        let plan = try JSONValue.parse(Data(written.utf8))
+        let files = plan["assemblies"]?.arrayValue?.flatMap { $0["files"]?.arrayValue ?? [] } ?? []
+        XCTAssertEqual(files.compactMap { $0["path"]?.stringValue }, ["images/a.jpg", "images/b.jpg", "images/c.jpg", "images/sub/d.jpg"])
+        XCTAssertEqual(files.first?["sha256"]?.stringValue, "8ed3f6ad685b959ead7022518e1af76cd816f8e8ec7ccdda1ed4018e8f2223f8", "sha256 of 'alpha'")
+        XCTAssertEqual(plan["summary"], .object(["jobs": .int(1), "assemblies": .int(2), "files": .int(4), "bytes": .int(22)]))
+    }
+
+    func testPlanJSONMatchesGoldenForTheExample() async throws {
+        let result = await CLIHarness.run(["plan", "examples/site/pipeline.yml", "--json"].map { $0 == "examples/site/pipeline.yml" ? PackageRoot.path + "/" + $0 : $0 })
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let normalized = result.stdout.replacingOccurrences(of: PackageRoot.path + "/", with: "")
+        try Golden.assertMatches(normalized, file: Fixtures.path("golden/example-plan.json", target: "CLITests"))
+    }
+
+    func testPolicyViolationIsLocatedAtTheManifestValue() async throws {
+        let project = try ProjectFixture(width: 5000)
+        let result = await CLIHarness.run(["plan", project.manifest])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stdout, "")
+        XCTAssertTrue(result.stderr.contains(
+            "pipeline.yml:12:16: error: option 'width' of /image/resize must be at most 4000, found 5000 (step 'thumb') [policy.option-value]"),
+            result.stderr)
+        XCTAssertTrue(result.stderr.contains("note: policy: \(project.directory.path)/policy.yml"), result.stderr)
+    }
+
+    func testPatternWithoutMatchesIsAnErrorAtThePattern() async throws {
+        let project = try ProjectFixture()
+        try project.writeManifest(width: 200, extra: """
+              videos:
+                inputs: [videos/*.mp4]
+                steps: {v: {robot: /image/resize, width: 1}}
+            """)
+        let result = await CLIHarness.run(["plan", project.manifest, "--json"])
+        XCTAssertEqual(result.status, 1)
+        let report = try JSONValue.parse(Data(result.stdout.utf8))
+        let diagnostic = try XCTUnwrap(report["diagnostics"]?.arrayValue?.first)
+        XCTAssertEqual(diagnostic["id"], .string("plan.no-match"))
+        XCTAssertEqual(diagnostic["line"], .int(16))
+        XCTAssertEqual(diagnostic["column"], .int(14))
+        XCTAssertEqual(diagnostic["message"], .string("pattern 'videos/*.mp4' matches no files"))
+    }
+
+    func testOutIntoMissingFolderFailsWithHint() async throws {
+        let project = try ProjectFixture()
+        let result = await CLIHarness.run(["plan", project.manifest, "--out", project.directory.path + "/no/such/plan.json"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("no/such/plan.json"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("hint:"), result.stderr)
+    }
+
+    func testGitHubActionsAnnotationsAreAdded() async throws {
+        let project = try ProjectFixture(width: 0)
+        let result = await CLIHarness.run(["plan", project.manifest], environment: ["GITHUB_ACTIONS": "true"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("::error file=\(project.manifest),line=12,col=16::option 'width'"), result.stderr)
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import Basics
+import EngineTestSupport
+import TestSupport
+import XCTest
+
+/// `pipeline run` end to end against the engine, embedded (`endpoint: local`) and as a server.
+final class RunCommandTests: XCTestCase {
+    /// A project with three images and a manifest; `endpoint` is `local` unless given.
+    private func project(endpoint: String = "local", steps: String? = nil, batch: String = "2", extra: String = "") throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory(prefix: "run")
+        try directory.write("images/a.png", data: TestImages.png(width: 400, height: 200))
+        try directory.write("images/b.png", data: TestImages.png(width: 300, height: 300))
+        try directory.write("images/c.png", data: TestImages.png(width: 100, height: 400))
+        let stepText = steps ?? """
+                  thumb:
+                    robot: /image/resize
+                    use: :original
+                    width: 100
+                    height: 100
+                    resize_strategy: fit
+            """
+        try directory.write("pipeline.yml", """
+            version: 1
+            name: run-test
+            endpoint: \(endpoint)
+            auth:
+              key: ${TRANSLOADIT_KEY:-test-key}
+            results: out/results.json
+            assemblies:
+              thumbs:
+                inputs: ["images/*.png"]
+                batch: \(batch)
+                steps:
+            \(stepText)
+                download: out/files
+            \(extra)
+            """)
+        return directory
+    }
+
+    private func results(_ directory: TemporaryDirectory) throws -> JSONValue {
+        try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/out/results.json")))
+    }
+
+    func testRunsOnTheEmbeddedEngineAndWritesResultsAndFiles() async throws {
+        let directory = try project()
+        defer { directory.remove() }
+        let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.hasPrefix("Run: 2 completed, 0 cached, 0 failed."), result.stdout)
+        let json = try results(directory)
+        let assemblies = try XCTUnwrap(json["assemblies"]?.arrayValue)
+        XCTAssertEqual(assemblies.map { $0["status"] }, [.string("ASSEMBLY_COMPLETED"), .string("ASSEMBLY_COMPLETED")])
+        let thumbs = assemblies.flatMap { $0["results"]?["thumb"]?.arrayValue ?? [] }
+        XCTAssertEqual(thumbs.compactMap { $0["source"]?.stringValue }, ["images/a.png", "images/b.png", "images/c.png"])
+        XCTAssertEqual(thumbs.map { $0["meta"] }, [
+            .object(["width": .int(100), "height": .int(50)]), .object(["width": .int(100), "height": .int(100)]),
+            .object(["width": .int(25), "height": .int(100)]),
+        ])
+        for thumb in thumbs {
+            let url = try XCTUnwrap(thumb["url"]?.stringValue)
+            XCTAssertTrue(url.hasPrefix("file://"), "result URLs outlive the embedded engine")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: String(url.dropFirst(7))), url)
+        }
+        for name in ["a.png", "b.png", "c.png"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/out/files/thumb/" + name), name)
+        }
+        let schema = try ProcessRunner.run(try PythonPeers.require("check-jsonschema"), [
+            "--schemafile", PackageRoot.path + "/schemas/results.schema.json", directory.path + "/out/results.json",
+        ])
+        XCTAssertEqual(schema.status, 0, schema.stdout + schema.stderr)
+    }
+
+    func testSecondRunIsIncrementalAndDeterministic() async throws {
+        let directory = try project()
+        defer { directory.remove() }
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let before = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/out/results.json"))
+        let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--json"])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertFalse(second.stdout.contains("\"event\":\"created\""), "no Assembly is created when nothing changed")
+        XCTAssertTrue(second.stdout.contains("\"cached\":2"), second.stdout)
+        let after = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/out/results.json"))
+        XCTAssertEqual(before, after, "the same outcome gives the same bytes")
+
+        try directory.write("images/b.png", data: TestImages.png(width: 310, height: 300))
+        let third = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--json"])
+        XCTAssertEqual(third.stdout.components(separatedBy: "\"event\":\"created\"").count - 1, 1, "only the changed batch runs again")
+        let forced = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--json", "--force"])
+        XCTAssertEqual(forced.stdout.components(separatedBy: "\"event\":\"created\"").count - 1, 2)
+    }
+
+    func testFailingRobotIsReportedWithItsCode() async throws {
+        let directory = try project(steps: """
+                  strict:
+                    robot: /file/filter
+                    use: :original
+                    accepts: [["${file.size}", "<", 10]]
+                    error_on_decline: true
+            """, batch: "all")
+        defer { directory.remove() }
+        let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("FAILED FILE_FILTER_DECLINED_FILE"), result.stderr)
+        XCTAssertTrue(result.stdout.contains("0 completed, 0 cached, 1 failed"), result.stdout)
+        let entry = try XCTUnwrap(results(directory)["assemblies"]?.arrayValue?.first)
+        XCTAssertEqual(entry["status"], .string("FILE_FILTER_DECLINED_FILE"))
+        XCTAssertNotNil(entry["message"]?.stringValue)
+    }
+
+    func testSignedRunAgainstAServerAndAWrongSecret() async throws {
+        let server = try EngineTestServer(credentials: ("test-key", "right-secret"))
+        defer { server.stop() }
+        let directory = try project(endpoint: "http://127.0.0.1:\(server.port)")
+        defer { directory.remove() }
+        let wrong = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: ["TRANSLOADIT_SECRET": "wrong-secret"])
+        XCTAssertEqual(wrong.status, 1)
+        XCTAssertTrue(wrong.stderr.contains("INVALID_SIGNATURE"), wrong.stderr)
+        let right = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: ["TRANSLOADIT_SECRET": "right-secret"])
+        XCTAssertEqual(right.status, 0, right.stderr)
+        for artifact in try FileManager.default.subpathsOfDirectory(atPath: directory.path) {
+            let path = directory.path + "/" + artifact
+            guard let data = FileManager.default.contents(atPath: path) else { continue }
+            XCTAssertNil(data.range(of: Data("right-secret".utf8)), "the secret is in \(artifact)")
+        }
+        XCTAssertFalse((right.stdout + right.stderr).contains("right-secret"))
+    }
+
+    func testRunWithoutAKeyForARemoteEndpointExplainsWhatToSet() async throws {
+        let directory = try project(endpoint: "http://127.0.0.1:9")
+        defer { directory.remove() }
+        try directory.write("pipeline.yml", try String(contentsOfFile: directory.path + "/pipeline.yml", encoding: .utf8)
+            .replacingOccurrences(of: "${TRANSLOADIT_KEY:-test-key}", with: "${TRANSLOADIT_KEY}"))
+        let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: [:])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("environment variable 'TRANSLOADIT_KEY' is not set"), result.stderr)
+    }
+
+    func testReviewedPlanRunsOnlyWhileItsFilesAreUnchanged() async throws {
+        let directory = try project()
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml", plan = directory.path + "/plan.json"
+        let planned = await CLIHarness.run(["plan", manifest, "--out", plan])
+        XCTAssertEqual(planned.status, 0, planned.stderr)
+        try directory.write("images/b.png", data: TestImages.png(width: 301, height: 300))
+        let refused = await CLIHarness.run(["run", manifest, "--plan", plan])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("the files changed since"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("images/b.png: size"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path + "/out/results.json"), "nothing ran")
+
+        try directory.write("images/b.png", data: TestImages.png(width: 300, height: 300))
+        let accepted = await CLIHarness.run(["run", manifest, "--plan", plan])
+        XCTAssertEqual(accepted.status, 0, accepted.stderr)
+    }
+
+    func testShardsMergeIntoTheUnshardedResults() async throws {
+        let directory = try project(batch: "1")
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml"
+        let whole = await CLIHarness.run(["run", manifest, "--results", directory.path + "/all.json"])
+        XCTAssertEqual(whole.status, 0, whole.stderr)
+        for shard in ["1/2", "2/2"] {
+            let part = await CLIHarness.run(["run", manifest, "--shard", shard, "--results", directory.path + "/shard-\(shard.prefix(1)).json"])
+            XCTAssertEqual(part.status, 0, part.stderr)
+        }
+        let merged = await CLIHarness.run(["results", "merge", directory.path + "/shard-2.json", directory.path + "/shard-1.json"])
+        XCTAssertEqual(merged.status, 0, merged.stderr)
+        let expected = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/all.json")))
+        XCTAssertEqual(withoutIDs(try JSONValue.parse(Data(merged.stdout.utf8))), withoutIDs(expected))
+        XCTAssertEqual(expected["assemblies"]?.arrayValue?.count, 3)
+
+        let incomplete = await CLIHarness.run(["results", "merge", directory.path + "/shard-1.json"])
+        XCTAssertEqual(incomplete.status, 1)
+        XCTAssertTrue(incomplete.stderr.contains("not all the shards"), incomplete.stderr)
+    }
+
+    /// Results with the per-run Assembly ids and URLs removed.
+    private func withoutIDs(_ results: JSONValue) -> JSONValue {
+        guard var object = results.objectValue else { return results }
+        object["assemblies"] = .array((object["assemblies"]?.arrayValue ?? []).map { entry in
+            var copy = entry.objectValue ?? [:]
+            copy["assembly_id"] = nil
+            copy["assembly_url"] = nil
+            copy["results"] = .object((copy["results"]?.objectValue ?? [:]).mapValues { files in
+                .array((files.arrayValue ?? []).map { file in
+                    var stripped = file.objectValue ?? [:]
+                    stripped["url"] = nil
+                    return .object(stripped)
+                })
+            })
+            return .object(copy)
+        })
+        return .object(object)
+    }
+
+    func testRateLimitedCreatesWaitRetryInAndSucceed() async throws {
+        let server = try EngineTestServer(rateLimit: (count: 2, window: 2))
+        defer { server.stop() }
+        let directory = try project(endpoint: "http://127.0.0.1:\(server.port)", batch: "1")
+        defer { directory.remove() }
+        let start = ContinuousClock.now
+        let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: ["TRANSLOADIT_SECRET": "s"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.hasPrefix("Run: 3 completed"), result.stdout)
+        XCTAssertGreaterThanOrEqual(ContinuousClock.now - start, .seconds(1), "the third create waited for the window")
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import Basics
+import EngineTestSupport
+import TestSupport
+import XCTest
+
+/// What `pipeline run` must not get wrong under pressure: --force, a second endpoint, a file
+/// that changes mid-run, a proxy that limits bodies, a reader that goes away, a flood of errors.
+final class RunHardeningTests: XCTestCase {
+    /// The engines here check no signature, but a remote endpoint needs a signer to run at all.
+    private let secret = ["TRANSLOADIT_SECRET": "unchecked"]
+
+    private func project(endpoint: String, extra: String = "", auth: (TemporaryDirectory) -> String = { _ in "" }) throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory(prefix: "run-hardening")
+        try directory.write("files/a.bin", data: Data(repeating: 1, count: 700_000))
+        try directory.write("files/b.bin", data: Data(repeating: 2, count: 300_000))
+        try directory.write("pipeline.yml", """
+            version: 1
+            endpoint: \(endpoint)
+            auth:
+              key: test-key
+            \(auth(directory))
+            results: results.json
+            \(extra)
+            assemblies:
+              hashes:
+                inputs: ["files/*.bin"]
+                batch: all
+                steps:
+                  hash: {robot: /file/hash, use: ":original", algorithm: sha256}
+            """)
+        return directory
+    }
+
+    private func assemblies(_ directory: TemporaryDirectory) throws -> [JSONValue] {
+        try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")))["assemblies"]?.arrayValue ?? []
+    }
+
+    func testForceCreatesNewAssembliesOnARemoteEndpoint() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let directory = try project(endpoint: "http://127.0.0.1:\(server.port)")
+        defer { directory.remove() }
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: secret)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let before = try assemblies(directory).compactMap { $0["assembly_id"]?.stringValue }
+        let forced = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--force"], environment: secret)
+        XCTAssertEqual(forced.status, 0, forced.stderr)
+        let after = try assemblies(directory).compactMap { $0["assembly_id"]?.stringValue }
+        XCTAssertEqual(after.count, 1)
+        XCTAssertNotEqual(before, after, "--force made a new Assembly")
+        XCTAssertTrue(forced.stderr.contains("created hashes"), forced.stderr)
+    }
+
+    func testRunStateOfOneEndpointIsNeverResumedOnAnother() async throws {
+        let first = try EngineTestServer()
+        defer { first.stop() }
+        let second = try EngineTestServer()
+        defer { second.stop() }
+        let directory = try project(endpoint: "http://127.0.0.1:\(first.port)")
+        defer { directory.remove() }
+        let onFirst = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: secret)
+        XCTAssertEqual(onFirst.status, 0, onFirst.stderr)
+        // The first engine's completed results are not the second's, and its run state names the first engine's Assembly.
+        let onSecond = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--endpoint", "http://127.0.0.1:\(second.port)"], environment: secret)
+        XCTAssertEqual(onSecond.status, 0, onSecond.stderr)
+        XCTAssertTrue(onSecond.stderr.contains("(0 cached)"), onSecond.stderr)
+        let url = try XCTUnwrap(try assemblies(directory).first?["assembly_url"]?.stringValue)
+        XCTAssertTrue(url.hasPrefix("http://127.0.0.1:\(second.port)/"), url)
+        let results = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")))
+        XCTAssertEqual(results["endpoint"], .string("http://127.0.0.1:\(second.port)"))
+    }
+
+    func testRetriesEndAtTheRunsTimeout() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let (proxy, endpoint) = try server.faulty(["POST:*:status=500"])
+        defer { proxy.stop() }
+        let directory = try project(endpoint: String(endpoint.dropLast("/resumable/files/".count)))
+        defer { directory.remove() }
+        let started = ContinuousClock.now
+        let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--timeout", "3s"], environment: secret)
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("RUN_TIMEOUT"), result.stderr)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(20), "retries stopped at the timeout, not after eight backoffs")
+    }
+
+    func testAFailedWriteToStandardOutputOrADeviceIsAnError() throws {
+        let sign = try ProcessRunner.run("/bin/sh", ["-c", "echo '{\"steps\": {}}' | \"$0\" sign > /dev/full", ProcessRunner.pipelineExecutable],
+                                         environment: ["TRANSLOADIT_KEY": "k", "TRANSLOADIT_SECRET": "s"])
+        XCTAssertEqual(sign.status, 1)
+        XCTAssertTrue(sign.stderr.contains("cannot write to standard output: No space left on device"), sign.stderr)
+        XCTAssertFalse(sign.stderr.contains("sha384:"), "the signature is not printed anywhere else")
+
+        let directory = try TemporaryDirectory(prefix: "device")
+        defer { directory.remove() }
+        try directory.write("files/a.bin", "a")
+        try directory.write("pipeline.yml", "version: 1\nassemblies:\n  a: {inputs: [files/a.bin], steps: {h: {robot: /file/hash, use: \":original\"}}}\n")
+        let plan = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["plan", directory.path + "/pipeline.yml", "--out", "/dev/full"])
+        XCTAssertEqual(plan.status, 1)
+        XCTAssertTrue(plan.stderr.contains("cannot write '/dev/full'"), plan.stderr)
+        var info = stat()
+        XCTAssertEqual(stat("/dev/full", &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFCHR, "the device is written to, never replaced by a file")
+    }
+
+    func testAFileChangedAfterPlanningIsNotUploadedAndTheAssemblyKeepsItsID() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        // The signing program runs after planning and before the uploads: it edits a planned file.
+        let directory = try project(endpoint: "http://127.0.0.1:\(server.port)", auth: { directory in """
+              signer:
+                command: [sh, -c, "cat > /dev/null; printf x >> '\(directory.path)/files/a.bin'; printf sha384:%096d 0"]
+            """ })
+        defer { directory.remove() }
+        let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: secret)
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("'files/a.bin' changed since it was planned"), result.stderr)
+        let entry = try XCTUnwrap(try assemblies(directory).first)
+        XCTAssertEqual(entry["status"], .string("FILE_CHANGED"))
+        let id = try XCTUnwrap(entry["assembly_id"]?.stringValue, "the Assembly exists, so its id is in the results")
+        XCTAssertTrue(result.stderr.contains("(Assembly \(id))"), result.stderr)
+        XCTAssertEqual(server.createdUploads(), 0, "nothing of the changed file was sent")
+    }
+
+    func testAProxyThatLimitsBodiesIsMetWithSmallerRequests() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let (proxy, endpoint) = try server.faulty(["PATCH:*:limit=300000", "POST:*:limit=300000"])
+        defer { proxy.stop() }
+        let base = String(endpoint.dropLast("/resumable/files/".count))
+        let directory = try project(endpoint: base)
+        defer { directory.remove() }
+        let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--chunk-size", "256KiB"], environment: secret)
+        XCTAssertEqual(result.status, 0, result.stderr)
+
+        let tooSmall = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--chunk-size", "1KB"], environment: secret)
+        XCTAssertEqual(tooSmall.status, 64)
+        try directory.write("small.yml", """
+            version: 1
+            upload: {chunk_size: 1KB}
+            assemblies:
+              a: {inputs: ["files/*.bin"], steps: {h: {robot: /file/hash, use: ":original"}}}
+            """)
+        let invalid = await CLIHarness.run(["validate", directory.path + "/small.yml"])
+        XCTAssertEqual(invalid.status, 1)
+        XCTAssertTrue(invalid.stderr.contains("'upload.chunk_size' must be at least 256KiB"), invalid.stderr)
+    }
+
+    func testAClosedStandardOutputEndsQuietly() throws {
+        let directory = try TemporaryDirectory(prefix: "closed-pipe")
+        defer { directory.remove() }
+        try directory.write("pipeline.yml", "version: 1\nassemblies: {" + Array(repeating: "a: 1", count: 20_000).joined(separator: ", ") + "}\n")
+        let script = "\"$0\" validate \"$1\" --json | head -c 10 > /dev/null; echo \"${PIPESTATUS[0]}\""
+        let result = try ProcessRunner.run("/bin/bash", ["-c", script, ProcessRunner.pipelineExecutable, directory.path + "/pipeline.yml"])
+        XCTAssertEqual(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "1", "an invalid manifest, not a crash: \(result.stderr)")
+        XCTAssertFalse(result.stderr.contains("Fatal error"), result.stderr)
+    }
+
+    func testAFloodOfDiagnosticsIsShortOnScreenAndCompleteInJSON() async throws {
+        let directory = try TemporaryDirectory(prefix: "flood")
+        defer { directory.remove() }
+        try directory.write("pipeline.yml", "version: 1\nassemblies: {" + Array(repeating: "a: 1", count: 3_000).joined(separator: ", ") + "}\n")
+        let text = await CLIHarness.run(["validate", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(text.status, 1)
+        XCTAssertLessThan(text.stderr.utf8.count, 64 << 10, "50 diagnostics with short excerpts")
+        XCTAssertTrue(text.stderr.contains("... and 2949 more not shown (--json lists every one)"), String(text.stderr.suffix(300)))
+        XCTAssertTrue(text.stderr.contains(" | …"), "a long line is shown as a window")
+        let json = await CLIHarness.run(["validate", directory.path + "/pipeline.yml", "--json"])
+        XCTAssertEqual(try JSONValue.parse(Data(json.stdout.utf8))["diagnostics"]?.arrayValue?.count, 2_999)
+    }
+
+    func testTransloaditsOwnNamesAreNotMistakenForMistakes() async throws {
+        let directory = try TemporaryDirectory(prefix: "names")
+        defer { directory.remove() }
+        try directory.write("files/a.txt", "a")
+        try directory.write("pipeline.yml", """
+            version: 1
+            endpoint: local
+            assemblies:
+              files:
+                inputs: ["files/*.txt"]
+                steps:
+                  ":original": {robot: /upload/handle}
+                  hash: {robot: /file/hash, use: ":original", result: true}
+                fields: {prefix: "${unique_prefix}", original: "${unique_original_prefix}", literal: "$${HOME}"}
+            """)
+        let plan = await CLIHarness.run(["plan", directory.path + "/pipeline.yml", "--json"], environment: [:])
+        XCTAssertEqual(plan.status, 0, plan.stderr)
+        let fields = try JSONValue.parse(Data(plan.stdout.utf8))["assemblies"]?.arrayValue?.first?["instructions"]?["fields"]
+        XCTAssertEqual(fields, .object([
+            "prefix": .string("${unique_prefix}"), "original": .string("${unique_original_prefix}"), "literal": .string("${HOME}"),
+        ]))
+        let run = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: secret)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let misnamed = directory.path + "/pipeline.yml"
+        try directory.write("pipeline.yml", try String(contentsOfFile: misnamed, encoding: .utf8).replacingOccurrences(of: "/upload/handle", with: "/file/hash"))
+        let refused = await CLIHarness.run(["validate", misnamed])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("':original' must be the /upload/handle step"), refused.stderr)
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Basics
+import EngineTestSupport
+import TestSupport
+import XCTest
+
+/// Around a run: diff against the last run, status, cancel, interrupts, an engine restart.
+final class RunLifecycleTests: XCTestCase {
+    private func project(endpoint: String, files: [String: Data]) throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory(prefix: "lifecycle")
+        for (name, data) in files { try directory.write("data/" + name, data: data) }
+        try directory.write("pipeline.yml", """
+            version: 1
+            endpoint: \(endpoint)
+            auth: {key: test-key}
+            assemblies:
+              hashes:
+                inputs: [data/*.bin]
+                batch: 1
+                steps:
+                  hash: {robot: /file/hash, use: ":original"}
+            """)
+        return directory
+    }
+
+    private let secret = ["TRANSLOADIT_SECRET": "unused"]
+
+    private func random(_ size: Int) -> Data {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<size / 8).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } })
+    }
+
+    func testDiffAgainstTheLastRunAndStatus() async throws {
+        let directory = try project(endpoint: "local", files: ["a.bin": Data("a".utf8), "b.bin": Data("b".utf8)])
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml"
+        let before = await CLIHarness.run(["diff", manifest])
+        XCTAssertTrue(before.stdout.hasSuffix("2 to process, 0 cached, 0 gone.\n"), before.stdout)
+        let run = await CLIHarness.run(["run", manifest])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let same = await CLIHarness.run(["diff", manifest, "--exit-code"])
+        XCTAssertEqual(same.status, 0)
+        XCTAssertTrue(same.stdout.hasSuffix("0 to process, 2 cached, 0 gone.\n"), same.stdout)
+        try directory.write("data/b.bin", data: Data("b, edited".utf8))
+        let changed = await CLIHarness.run(["diff", manifest, "--exit-code"])
+        XCTAssertEqual(changed.status, 2)
+        XCTAssertTrue(changed.stdout.hasSuffix("1 to process, 1 cached, 1 gone.\n"), changed.stdout)
+
+        let status = await CLIHarness.run(["status", manifest, "--json"])
+        let rows = try JSONValue.parse(Data(status.stdout.utf8))["assemblies"]?.arrayValue ?? []
+        XCTAssertEqual(rows.map { $0["status"] }, [.string("ASSEMBLY_COMPLETED"), .string("ASSEMBLY_COMPLETED")])
+    }
+
+    func testInterruptThenCancelAndCancelOnInterrupt() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let (proxy, endpoint) = try server.faulty(["PATCH:1:hang=1000000", "PATCH:2:hang=1000000"])
+        defer { proxy.stop() }
+        let base = String(endpoint.dropLast("/resumable/files/".count))
+        for flag in [[], ["--cancel-on-interrupt"]] {
+            let directory = try project(endpoint: base, files: ["big.bin": random(3_000_000)])
+            defer { directory.remove() }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: ProcessRunner.pipelineExecutable)
+            process.arguments = ["run", directory.path + "/pipeline.yml"] + flag
+            process.environment = ProcessInfo.processInfo.environment.merging(secret) { _, new in new }
+            process.standardOutput = FileHandle.nullDevice
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            try await Task.sleep(for: .seconds(1))
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertEqual(process.terminationStatus, 130, log)
+            if flag.isEmpty {
+                let cancel = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["cancel", directory.path + "/pipeline.yml"])
+                XCTAssertEqual(cancel.status, 0, cancel.stderr)
+                XCTAssertTrue(cancel.stdout.contains("ASSEMBLY_CANCELED"), cancel.stdout)
+                XCTAssertTrue(cancel.stdout.hasSuffix("Canceled 1 Assembly.\n"), cancel.stdout)
+            } else {
+                XCTAssertTrue(log.contains("canceled 1 Assembly in flight"), log)
+            }
+        }
+        let canceled = try FileManager.default.contentsOfDirectory(atPath: server.data.path + "/assemblies").filter { $0.hasSuffix(".json") }
+            .map { try String(contentsOfFile: server.data.path + "/assemblies/" + $0, encoding: .utf8) }
+        XCTAssertEqual(canceled.filter { $0.contains("ASSEMBLY_CANCELED") }.count, 2)
+    }
+
+    func testEngineRestartMidRun() async throws {
+        var server = try EngineTestServer()
+        let port = UInt16(server.port)
+        let data = server.data
+        defer { data.remove() }
+        let directory = try project(endpoint: "http://127.0.0.1:\(port)", files: ["a.bin": random(40_000_000), "b.bin": random(40_000_000)])
+        defer { directory.remove() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ProcessRunner.pipelineExecutable)
+        process.arguments = ["run", directory.path + "/pipeline.yml", "--concurrency", "1"]
+        process.environment = ProcessInfo.processInfo.environment.merging(secret) { _, new in new }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline,
+              ((try? FileManager.default.contentsOfDirectory(atPath: data.path + "/assemblies")) ?? []).filter({ $0.hasSuffix(".json") }).isEmpty {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        server.stop(keepData: true)
+        try await Task.sleep(for: .milliseconds(500))
+        server = try EngineTestServer(data: data, port: port)
+        defer { server.stop(keepData: true) }
+        process.waitUntilExit()
+        let results = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")))
+        XCTAssertEqual(process.terminationStatus, 0, "the run rode out the restart: \(results.serialized())")
+        XCTAssertEqual(results["assemblies"]?.arrayValue?.map { $0["status"] }, [.string("ASSEMBLY_COMPLETED"), .string("ASSEMBLY_COMPLETED")])
+        let assemblies = try FileManager.default.contentsOfDirectory(atPath: data.path + "/assemblies").filter { $0.hasSuffix(".json") }
+        XCTAssertEqual(assemblies.count, 2, "no Assembly was created twice")
+    }
+}

@@ -1,0 +1,54 @@
+import Engine
+import TestSupport
+import Foundation
+import HTTPServer
+
+/// The engine of `pipeline serve`, started in-process on an ephemeral port for a test.
+public final class EngineTestServer: TusTestServer, @unchecked Sendable {
+    /// The engine's data folder.
+    public let data: TemporaryDirectory
+    /// The running engine.
+    public let engine: LocalEngine
+
+    /// Starts an engine with a fresh data folder (or `data`, to restart on old state).
+    public init(
+        data: TemporaryDirectory? = nil, credentials: (key: String, secret: String)? = nil, rateLimit: (count: Int, window: TimeInterval)? = nil,
+        port: UInt16 = 0, reservedSpace: Int64? = nil, perClientLimit: Int? = nil
+    ) throws {
+        self.data = try data ?? TemporaryDirectory(prefix: "engine")
+        var configuration = LocalEngine.Configuration(dataDirectory: self.data.path, credentials: credentials)
+        configuration.rateLimit = rateLimit
+        if let reservedSpace { configuration.reservedSpace = reservedSpace }
+        // Trusts X-Forwarded-Host, as set by the fault-injecting proxy some tests put in front.
+        var server = HTTPServer.Configuration(port: port, origin: PublicOrigin(trustProxy: true))
+        if let perClientLimit { server.perClientLimit = perClientLimit }
+        engine = try LocalEngine(configuration, server: server)
+    }
+
+    /// The tus creation endpoint.
+    public var endpoint: String { "http://127.0.0.1:\(engine.port)\(LocalEngine.tusPath)" }
+
+    /// The port.
+    public var port: Int { Int(engine.port) }
+
+    /// The bytes stored for the upload at `url`.
+    public func storedBytes(of url: String) throws -> Data {
+        let id = url.split(separator: "/").last.map(String.init) ?? ""
+        return try Data(contentsOf: URL(fileURLWithPath: data.path + "/uploads/" + id + ".bin"))
+    }
+
+    /// Uploads created so far.
+    public func createdUploads() -> Int { fileNames(in: data.path + "/uploads").filter { $0.hasSuffix(".bin") }.count }
+
+    /// The largest upload so far.
+    public func largestStoredSize() -> Int { largestFile(in: data.path + "/uploads") { $0.hasSuffix(".bin") } }
+
+    /// Stops the engine and removes its data (unless `keepData`).
+    public func stop() { stop(keepData: false) }
+
+    /// Stops the engine; its data stays for a restart when `keepData`.
+    public func stop(keepData: Bool) {
+        engine.stop()
+        if !keepData { data.remove() }
+    }
+}

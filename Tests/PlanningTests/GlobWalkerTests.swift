@@ -1,0 +1,150 @@
+import Foundation
+@testable import Planning
+import TestSupport
+import XCTest
+
+final class GlobWalkerTests: XCTestCase {
+    /// a.txt b.txt c.md .hidden.txt .git/config.txt folder.txt/inner.txt
+    /// sub/d.txt sub/.secret/e.txt sub/deeper/f.txt empty/
+    private func makeTree() throws -> TemporaryDirectory {
+        let tree = try TemporaryDirectory()
+        for path in ["a.txt", "b.txt", "c.md", ".hidden.txt", ".git/config.txt", "folder.txt/inner.txt",
+                     "sub/d.txt", "sub/.secret/e.txt", "sub/deeper/f.txt"] {
+            try tree.write(path, "content of \(path)\n")
+        }
+        try tree.makeDirectory("empty")
+        return tree
+    }
+
+    private func files(_ source: String, in base: String, line: UInt = #line) -> [String] {
+        var walker = GlobWalker(base: base)
+        do {
+            return walker.files(matching: try GlobPattern(source)).sorted()
+        } catch {
+            XCTFail("bad pattern \(source): \(error)", line: line)
+            return []
+        }
+    }
+
+    func testPatternsOnARealTree() throws {
+        let tree = try makeTree()
+        defer { tree.remove() }
+        let cases: [(String, [String], UInt)] = [
+            ("*.txt", ["a.txt", "b.txt"], #line),
+            ("*", ["a.txt", "b.txt", "c.md"], #line),
+            ("**/*.txt", ["a.txt", "b.txt", "folder.txt/inner.txt", "sub/d.txt", "sub/deeper/f.txt"], #line),
+            ("**", ["a.txt", "b.txt", "c.md", "folder.txt/inner.txt", "sub/d.txt", "sub/deeper/f.txt"], #line),
+            ("sub/**", ["sub/d.txt", "sub/deeper/f.txt"], #line),
+            ("{a,c}.*", ["a.txt", "c.md"], #line),
+            ("{sub,sub/deeper}/*.txt", ["sub/d.txt", "sub/deeper/f.txt"], #line),
+            ("[abc].*", ["a.txt", "b.txt", "c.md"], #line),
+            ("[!a].txt", ["b.txt"], #line),
+            ("?.md", ["c.md"], #line),
+            ("sub/d.txt", ["sub/d.txt"], #line),
+            ("./sub//d.txt", ["sub/d.txt"], #line),
+            (".hidden.txt", [".hidden.txt"], #line),
+            (".*.txt", [".hidden.txt"], #line),
+            (".git/config.txt", [".git/config.txt"], #line),
+            (".git/*", [".git/config.txt"], #line),
+            ("sub/.secret/*.txt", ["sub/.secret/e.txt"], #line),
+            ("**/.secret/*.txt", ["sub/.secret/e.txt"], #line),
+            ("*/*.txt", ["folder.txt/inner.txt", "sub/d.txt"], #line),
+            ("sub", [], #line),
+            ("folder.txt", [], #line),
+            ("empty/**", [], #line),
+            ("missing.txt", [], #line),
+            ("missing/*.txt", [], #line),
+            ("a.txt/x", [], #line),
+        ]
+        for (pattern, expected, line) in cases {
+            XCTAssertEqual(files(pattern, in: tree.path, line: line), expected, pattern, line: line)
+        }
+    }
+
+    func testWalkFindsNoWarningsOnAPlainTree() throws {
+        let tree = try makeTree()
+        defer { tree.remove() }
+        var walker = GlobWalker(base: tree.path)
+        _ = walker.files(matching: try GlobPattern("**"))
+        XCTAssertEqual(walker.collectedWarnings, [])
+    }
+
+    func testAbsolutePatternGivesAbsolutePaths() throws {
+        let tree = try makeTree()
+        defer { tree.remove() }
+        let found = files(tree.path + "/sub/*.txt", in: "/nonexistent")
+        XCTAssertEqual(found, [tree.path + "/sub/d.txt"])
+    }
+
+    func testParentFolderPattern() throws {
+        let tree = try TemporaryDirectory()
+        defer { tree.remove() }
+        try tree.write("site/pipeline.yml", "")
+        try tree.write("shared/logo.png", "png")
+        XCTAssertEqual(files("../shared/*.png", in: tree.path + "/site"), ["../shared/logo.png"])
+    }
+
+    /// Going up with '..' and back down into the base folder is not a symbolic link loop.
+    func testParentFolderPatternComingBackIntoTheBase() throws {
+        let tree = try TemporaryDirectory()
+        defer { tree.remove() }
+        try tree.write("site/a.txt", "a")
+        var walker = GlobWalker(base: tree.path + "/site")
+        let found = walker.files(matching: try GlobPattern("../site/*.txt"))
+        XCTAssertEqual(found, ["../site/a.txt"])
+        XCTAssertEqual(walker.collectedWarnings, [])
+    }
+
+    func testSymlinksAreFollowed() throws {
+        let tree = try makeTree()
+        defer { tree.remove() }
+        try tree.symlink("link.txt", to: "a.txt")
+        try tree.symlink("linkdir", to: "sub")
+        XCTAssertEqual(files("*.txt", in: tree.path), ["a.txt", "b.txt", "link.txt"])
+        XCTAssertEqual(files("linkdir/*.txt", in: tree.path), ["linkdir/d.txt"])
+        XCTAssertEqual(files("linkdir/d.txt", in: tree.path), ["linkdir/d.txt"])
+        XCTAssertEqual(files("**/d.txt", in: tree.path), ["linkdir/d.txt", "sub/d.txt"])
+        // A link to a folder is a folder, never a file.
+        XCTAssertEqual(files("link*", in: tree.path), ["link.txt"])
+    }
+
+    func testSymlinkLoopIsReportedAndTheWalkFinishes() throws {
+        let tree = try TemporaryDirectory()
+        defer { tree.remove() }
+        try tree.write("a.txt", "a")
+        try tree.write("dir/b.txt", "b")
+        try tree.symlink("dir/loop", to: "..")
+        var walker = GlobWalker(base: tree.path)
+        let found = walker.files(matching: try GlobPattern("**/*.txt")).sorted()
+        XCTAssertEqual(found, ["a.txt", "dir/b.txt"])
+        XCTAssertEqual(walker.collectedWarnings, [GlobWalker.Warning(
+            id: "plan.symlink-loop", message: "'dir/loop' leads back into a folder above it (symbolic link loop); not followed")])
+    }
+
+    func testBrokenSymlinkIsReported() throws {
+        let tree = try TemporaryDirectory()
+        defer { tree.remove() }
+        try tree.write("a.txt", "a")
+        try tree.symlink("gone.txt", to: "nowhere.txt")
+        try tree.makeDirectory("sub")
+        try tree.symlink("sub/gone.txt", to: "../nowhere.txt")
+        var walker = GlobWalker(base: tree.path)
+        let found = walker.files(matching: try GlobPattern("**/*.txt")).sorted()
+        XCTAssertEqual(found, ["a.txt"])
+        XCTAssertEqual(Set(walker.collectedWarnings), [
+            GlobWalker.Warning(id: "plan.broken-symlink", message: "'gone.txt' is a symbolic link to nothing; skipped"),
+            GlobWalker.Warning(id: "plan.broken-symlink", message: "'sub/gone.txt' is a symbolic link to nothing; skipped"),
+        ])
+    }
+
+    func testWarningsAreNotRepeated() throws {
+        let tree = try TemporaryDirectory()
+        defer { tree.remove() }
+        try tree.write("a.txt", "a")
+        try tree.symlink("gone.txt", to: "nowhere.txt")
+        var walker = GlobWalker(base: tree.path)
+        _ = walker.files(matching: try GlobPattern("*.txt"))
+        _ = walker.files(matching: try GlobPattern("{*.md,*.txt}"))
+        XCTAssertEqual(walker.collectedWarnings.map(\.id), ["plan.broken-symlink"])
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Spec
+import Basics
+@testable import Planning
+import XCTest
+
+final class PlanTests: XCTestCase {
+    private let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+    // MARK: batches
+
+    func testBatches() {
+        let seven = (1...7).map { PlanFixtures.file("f\($0)") }
+        let cases: [([PlannedFile], Job.Batch, [[String]], UInt)] = [
+            (seven, .count(1), [["f1"], ["f2"], ["f3"], ["f4"], ["f5"], ["f6"], ["f7"]], #line),
+            (seven, .count(3), [["f1", "f2", "f3"], ["f4", "f5", "f6"], ["f7"]], #line),
+            (seven, .count(7), [["f1", "f2", "f3", "f4", "f5", "f6", "f7"]], #line),
+            (seven, .count(50), [["f1", "f2", "f3", "f4", "f5", "f6", "f7"]], #line),
+            (seven, .all, [["f1", "f2", "f3", "f4", "f5", "f6", "f7"]], #line),
+            ([], .count(3), [], #line),
+            ([], .all, [], #line),
+        ]
+        for (files, batch, expected, line) in cases {
+            XCTAssertEqual(Planner.batches(of: files, batch).map { $0.map(\.path) }, expected, "\(batch)", line: line)
+        }
+    }
+
+    // MARK: ids
+
+    func testIdIsThirtyTwoLowercaseHexDigits() {
+        let id = PlannedAssembly(job: "thumbs", instructions: PlanFixtures.resize(width: 200), files: [PlanFixtures.file("a.png")]).id
+        XCTAssertEqual(id.count, 32)
+        XCTAssertTrue(id.allSatisfy { "0123456789abcdef".contains($0) }, id)
+    }
+
+    /// The id is the SHA-256 of `{"files":[[path,size,sha256]],"instructions":...,"job":...}`; pinning
+    /// it catches an accidental change of the canonical form, which would re-run every Assembly.
+    func testIdIsStableAcrossVersions() {
+        let instructions = JSONValue.object(["steps": .object(["thumb": .object(["robot": .string("/image/resize"), "width": .int(200)])])])
+        let assembly = PlannedAssembly(job: "thumbs", instructions: instructions, files: [PlannedFile(path: "a.png", size: 3, sha256: abc)])
+        XCTAssertEqual(assembly.id, "dd25c756083f8bf1ac0524854168d462")
+        XCTAssertEqual(PlannedAssembly.id(job: "thumbs", instructions: instructions, files: assembly.files), assembly.id)
+    }
+
+    func testIdChangesWithEveryInput() {
+        let files = [PlanFixtures.file("a.png"), PlanFixtures.file("b.png")]
+        let base = PlannedAssembly.id(job: "thumbs", instructions: PlanFixtures.resize(width: 200), files: files)
+        XCTAssertEqual(base, PlannedAssembly.id(job: "thumbs", instructions: PlanFixtures.resize(width: 200), files: files))
+
+        var renamed = files
+        renamed[1].path = "c.png"
+        var edited = files
+        edited[1].sha256 = PlanFixtures.file("b.png", "v2").sha256
+        var grown = files
+        grown[0].size += 1
+        let variants = [
+            PlannedAssembly.id(job: "thumbs", instructions: PlanFixtures.resize(width: 320), files: files),
+            PlannedAssembly.id(job: "previews", instructions: PlanFixtures.resize(width: 200), files: files),
+            PlannedAssembly.id(job: "thumbs", instructions: PlanFixtures.resize(width: 200), files: renamed),
+            PlannedAssembly.id(job: "thumbs", instructions: PlanFixtures.resize(width: 200), files: edited),
+            PlannedAssembly.id(job: "thumbs", instructions: PlanFixtures.resize(width: 200), files: grown),
+            PlannedAssembly.id(job: "thumbs", instructions: PlanFixtures.resize(width: 200), files: Array(files.reversed())),
+            PlannedAssembly.id(job: "thumbs", instructions: PlanFixtures.resize(width: 200), files: [files[0]]),
+        ]
+        XCTAssertEqual(Set(variants + [base]).count, variants.count + 1, "\(variants)")
+    }
+
+    // MARK: JSON
+
+    func testJSONShape() {
+        let plan = PlanFixtures.samplePlan()
+        let json = plan.json
+        XCTAssertEqual(json["version"], .int(1))
+        XCTAssertEqual(json["pipeline"], .string("site-images"))
+        XCTAssertEqual(json["manifest"], .string("examples/site/pipeline.yml"))
+        XCTAssertEqual(json["summary"], .object(["jobs": .int(2), "assemblies": .int(3), "files": .int(4), "bytes": .int(30)]))
+        let first = json["assemblies"]?.arrayValue?.first
+        XCTAssertEqual(first?["id"], .string(plan.assemblies[0].id))
+        XCTAssertEqual(first?["job"], .string("thumbs"))
+        XCTAssertEqual(first?["bytes"], .int(20))
+        XCTAssertEqual(first?["files"]?.arrayValue?.first, .object([
+            "path": .string("images/a.png"), "size": .int(10), "sha256": .string(PlanFixtures.file("images/a.png").sha256),
+        ]))
+        XCTAssertEqual(plan.jobs, ["thumbs", "previews"])
+        XCTAssertEqual(plan.fileCount, 4)
+        XCTAssertEqual(plan.byteCount, 30)
+    }
+
+    func testJSONRoundTrip() throws {
+        let plan = PlanFixtures.samplePlan()
+        let text = plan.json.serialized(pretty: true)
+        let decoded = try Plan.decode(Data(text.utf8), file: "plan.json")
+        XCTAssertEqual(decoded, plan)
+        XCTAssertEqual(decoded.json.serialized(pretty: true), text)
+    }
+
+    func testRoundTripOfAnEmptyPlan() throws {
+        let plan = PlanFixtures.plan([])
+        XCTAssertEqual(try Plan.decode(Data(plan.json.serialized().utf8), file: "plan.json"), plan)
+    }
+
+    /// A whole number written as `2.0` in a manifest must survive a save and reload, or
+    /// `pipeline diff` against a saved plan reports a change that is not there.
+    func testRoundTripKeepsWholeDoubles() throws {
+        let instructions = JSONValue.object(["steps": .object(["thumb": .object([
+            "robot": .string("/image/resize"), "width": .int(200), "zoom": .double(2.0),
+        ])])])
+        let plan = PlanFixtures.plan(PlanFixtures.assemblies("thumbs", instructions, [[PlanFixtures.file("a.png")]]))
+        let decoded = try Plan.decode(Data(plan.json.serialized(pretty: true).utf8), file: "plan.json")
+        XCTAssertTrue(PlanDiff(old: decoded, new: plan).isEmpty, "\(PlanDiff(old: decoded, new: plan).jobs.map(\.instructionChanges))")
+    }
+
+    func testMalformedJSONIsReportedAsSuch() {
+        for text in ["", "{", "not json", "{\"version\": 1"] {
+            XCTAssertThrowsError(try Plan.decode(Data(text.utf8), file: "plan.json"), text) { error in
+                XCTAssertEqual((error as? DiagnosticsError)?.diagnostics, [Diagnostic(
+                    id: "plan.invalid-json", message: "'plan.json' is not valid JSON", hint: "write plans with 'pipeline plan --out FILE'")])
+            }
+        }
+    }
+}
