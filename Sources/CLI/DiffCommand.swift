@@ -71,11 +71,11 @@ struct DiffCommand: Command {
     /// The manifest's plan next to its last results: to process, cached, gone.
     private func againstLastRun(_ context: CommandContext, fetchedPolicies: [String: Data]) -> Int32 {
         let planned = load(old, context, fetchedPolicies: fetchedPolicies)
-        guard let plan = planned.value, let last = LastRun.find(old, context: context) else {
+        guard let plan = planned.value, let workspace = LastRun.workspace(old, context: context) else {
             context.report(planned.diagnostics, sources: planned.sources)
             return ExitCode.failure
         }
-        let previous = last.results?.assemblies ?? []
+        let previous = workspace.lastResults()?.assemblies ?? []
         let completed = Set(previous.filter(\.isCompleted).map(\.planID))
         let planIDs = Set(plan.assemblies.map(\.id))
         let process = plan.assemblies.filter { !completed.contains($0.id) }
@@ -92,7 +92,7 @@ struct DiffCommand: Command {
                 context.output.out("+ \(assembly.job) \(assembly.id.prefix(12))  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes)) to process\n")
             }
             for entry in gone { context.output.out("- \(entry.job) \(entry.planID.prefix(12))  no longer in the plan\n") }
-            context.output.out("Since the last run (\(last.resultsPath)): \(process.count) to process, \(cached) cached, \(gone.count) gone.\n")
+            context.output.out("Since the last run (\(workspace.resultsPath)): \(process.count) to process, \(cached) cached, \(gone.count) gone.\n")
         }
         return exitCode && !(process.isEmpty && gone.isEmpty) ? ExitCode.changes : ExitCode.success
     }

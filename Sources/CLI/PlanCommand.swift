@@ -58,7 +58,7 @@ struct PlanCommand: Command {
         if json {
             context.output.out(text)
         } else {
-            let last = RunResults.load(LastRun.resultsPath(for: manifest, environment: context.environment))
+            let last = LastRun.quietWorkspace(manifest, environment: context.environment)?.lastResults()
             let cached = Set((last?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
             context.output.out(PlanSummary.render(plan, cached: cached))
             if let out { context.output.out("Wrote \(out).\n") }

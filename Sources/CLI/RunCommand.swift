@@ -132,10 +132,7 @@ struct RunCommand: Command {
         configuration.timeout = timeout
         configuration.force = arguments.flag("force")
         if let chunkSize { configuration.chunkSize = chunkSize }
-        if let shard {
-            configuration.shard = "\(shard.index)/\(shard.count)"
-            configuration.stateFile = "run-state-\(shard.index)of\(shard.count).json"
-        }
+        configuration.shard = shard
 
         let display = RunDisplay(output: context.output, json: arguments.flag("json"), githubActions: context.environment["GITHUB_ACTIONS"] == "true")
         let runner = Runner(plan: plan, configuration: configuration)
@@ -161,10 +158,10 @@ struct RunCommand: Command {
     private func interrupted(_ results: RunResults?, configuration: RunConfiguration, context: CommandContext) async -> Int32 {
         if arguments.flag("cancel-on-interrupt") {
             let done = Set((results?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
-            let canceled = await InFlight.cancel(stateFile: configuration.stateDirectory + "/" + configuration.stateFile, except: done)
+            let canceled = await InFlight.cancel(configuration.workspace.startedAssemblies(in: [configuration.stateFile]), except: done)
             context.output.error("pipeline: interrupted; canceled \(plural(canceled, "Assembly", "Assemblies")) in flight.\n")
         } else {
-            context.output.error("pipeline: interrupted; state is saved in \(configuration.stateDirectory). Run the same command again to resume.\n")
+            context.output.error("pipeline: interrupted; state is saved in \(configuration.workspace.stateDirectory). Run the same command again to resume.\n")
         }
         return 130
     }

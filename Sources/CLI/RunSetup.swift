@@ -18,14 +18,11 @@ struct RunSetup {
     static func prepare(manifestPath: String, plan: Plan, arguments: ParsedArguments, context: CommandContext) throws(DiagnosticsError) -> RunSetup {
         let loaded = ManifestLoader(environment: context.environment).load(path: manifestPath)
         guard let manifest = loaded.value else { throw DiagnosticsError(loaded.diagnostics) }
-        let base = manifest.directory
-        let state = base + "/.pipeline"
+        let workspace = Workspace(manifest: manifest, resultsOverride: arguments.value("results"))
         let endpointText = arguments.value("endpoint") ?? manifest.endpoint.map {
             if case .url(let url) = $0.value { return url }
             return "local"
         } ?? context.environment["TRANSLOADIT_ENDPOINT"] ?? publicEndpoint
-        let resultsPath = arguments.value("results")
-            ?? manifest.results.map { manifest.path($0.value) } ?? base + "/results.json"
         var downloads: [String: String] = [:]
         for job in manifest.jobs {
             if let folder = arguments.value("download") { downloads[job.name.value] = folder }
@@ -33,14 +30,13 @@ struct RunSetup {
         }
         var configuration = RunConfiguration(
             endpoint: endpointText, authKey: nil, signer: nil,
-            lifetime: manifest.auth.expiresIn?.value ?? AuthSettings.defaultExpiresIn, baseDirectory: base,
-            stateDirectory: state, resultsPath: resultsPath, downloads: downloads)
+            lifetime: manifest.auth.expiresIn?.value ?? AuthSettings.defaultExpiresIn, workspace: workspace, downloads: downloads)
         configuration.endpointKey = Self.withoutCredentials(endpointText)
         configuration.chunkSize = manifest.upload.chunkSize?.value.bytes
         if endpointText == "local" {
             let engine: LocalEngine
             do {
-                engine = try LocalEngine(.init(dataDirectory: state + "/engine"), server: HTTPServer.Configuration(host: "127.0.0.1", port: 0))
+                engine = try LocalEngine(.init(dataDirectory: workspace.engineDirectory), server: HTTPServer.Configuration(host: "127.0.0.1", port: 0))
             } catch {
                 throw DiagnosticsError(.error("run.engine", "the local engine could not start: \(error)"))
             }

@@ -22,12 +22,12 @@ struct StatusCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        guard let last = LastRun.find(manifest, context: context) else { return ExitCode.failure }
-        let entries = last.results?.assemblies ?? []
+        guard let workspace = LastRun.workspace(manifest, context: context) else { return ExitCode.failure }
+        let entries = workspace.lastResults()?.assemblies ?? []
         let finished = Dictionary(entries.map { ($0.planID, $0) }, uniquingKeysWith: { first, _ in first })
         let client = AssemblyClient(http: HTTPClient(), endpoint: "")
         var rows: [JSONValue] = []
-        for (planID, started) in last.state.sorted(by: { $0.key < $1.key }) {
+        for (planID, started) in workspace.startedAssemblies().sorted(by: { $0.key < $1.key }) {
             var status = finished[planID]?.status ?? "STARTED"
             if finished[planID]?.isCompleted != true, let url = started.url, !url.hasPrefix("file://") {
                 do { status = try await client.status(url).ok ?? status } catch { status = error.code }
@@ -35,14 +35,14 @@ struct StatusCommand: Command {
             rows.append(.object(["plan_id": .string(planID), "assembly_id": .string(started.id), "status": .string(status)]))
         }
         if json {
-            context.output.out(JSONValue.object(["results": .string(last.resultsPath), "assemblies": .array(rows)]).serialized(pretty: true) + "\n")
+            context.output.out(JSONValue.object(["results": .string(workspace.resultsPath), "assemblies": .array(rows)]).serialized(pretty: true) + "\n")
         } else if rows.isEmpty {
-            context.output.out("No run recorded for \(manifest) (no \(last.stateDirectory)/run-state.json).\n")
+            context.output.out("No run recorded for \(manifest) (no run state in \(workspace.stateDirectory)).\n")
         } else {
             for row in rows {
                 context.output.out("\(row["plan_id"]?.stringValue?.prefix(12) ?? "")  \(row["assembly_id"]?.stringValue ?? "")  \(row["status"]?.stringValue ?? "")\n")
             }
-            context.output.out("Results: \(last.resultsPath)\n")
+            context.output.out("Results: \(workspace.resultsPath)\n")
         }
         return ExitCode.success
     }
@@ -64,9 +64,9 @@ struct CancelCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        guard let last = LastRun.find(manifest, context: context) else { return ExitCode.failure }
-        let done = Set((last.results?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
-        let canceled = await InFlight.cancel(stateFile: last.stateDirectory + "/run-state.json", except: done) { line in
+        guard let workspace = LastRun.workspace(manifest, context: context) else { return ExitCode.failure }
+        let done = Set((workspace.lastResults()?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
+        let canceled = await InFlight.cancel(workspace.startedAssemblies(), except: done) { line in
             context.output.out(line + "\n")
         }
         context.output.out("Canceled \(plural(canceled, "Assembly", "Assemblies")).\n")
@@ -76,11 +76,11 @@ struct CancelCommand: Command {
 
 /// The Assemblies a run started and has not seen end.
 enum InFlight {
-    /// Cancels every Assembly in `stateFile` whose plan id is not in `except`; returns how many.
-    static func cancel(stateFile: String, except done: Set<String>, report: (String) -> Void = { _ in }) async -> Int {
+    /// Cancels every `started` Assembly whose plan id is not in `except`; returns how many.
+    static func cancel(_ started: [String: StartedAssembly], except done: Set<String>, report: (String) -> Void = { _ in }) async -> Int {
         let client = AssemblyClient(http: HTTPClient(), endpoint: "")
         var canceled = 0
-        for (planID, started) in LastRun.started(stateFile: stateFile).sorted(by: { $0.key < $1.key }) where !done.contains(planID) {
+        for (planID, started) in started.sorted(by: { $0.key < $1.key }) where !done.contains(planID) {
             guard let url = started.url else { continue }
             do {
                 let status = try await client.cancel(url)

@@ -1,5 +1,6 @@
-import Foundation
 import Basics
+import Crypto
+import Foundation
 
 /// A file in an Assembly: an upload or a step's result, with the fields the status reports.
 struct AssemblyFile: Codable, Sendable, Equatable {
@@ -52,6 +53,6 @@ struct AssemblyFile: Codable, Sendable, Equatable {
 
     /// A fresh file id.
     static func newID() -> String {
-        UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        RandomID.hex32()
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPServer
 import Wire
@@ -54,7 +55,7 @@ struct TusEndpoint: Sendable {
         }
         let now = Date()
         let record = TusUploadRecord(
-            id: UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""), length: length, offset: 0, metadata: metadata,
+            id: RandomID.hex32(), length: length, offset: 0, metadata: metadata,
             created: now, expires: now.addingTimeInterval(lifetime))
         do { try store.save(record) } catch { return .respond(answer(500, "the upload could not be created")) }
         onCreated(record)

@@ -177,6 +177,22 @@ final class RunCommandTests: XCTestCase {
         XCTAssertTrue(incomplete.stderr.contains("not all the shards"), incomplete.stderr)
     }
 
+    func testStatusAndCancelSeeEveryShard() async throws {
+        let directory = try project(batch: "1")
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml"
+        for shard in ["1/2", "2/2"] {
+            let part = await CLIHarness.run(["run", manifest, "--shard", shard])
+            XCTAssertEqual(part.status, 0, part.stderr)
+        }
+        let status = await CLIHarness.run(["status", manifest, "--json"])
+        XCTAssertEqual(status.status, 0, status.stderr)
+        let rows = try JSONValue.parse(Data(status.stdout.utf8))["assemblies"]?.arrayValue ?? []
+        XCTAssertEqual(rows.count, 3, "both shards' Assemblies: \(status.stdout)")
+        let cancel = await CLIHarness.run(["cancel", manifest])
+        XCTAssertEqual(cancel.status, 0, cancel.stderr)
+    }
+
     /// Results with the per-run Assembly ids and URLs removed.
     private func withoutIDs(_ results: JSONValue) -> JSONValue {
         guard var object = results.objectValue else { return results }

@@ -1,8 +1,9 @@
-import Wire
+import Basics
+import Crypto
 import Foundation
 import HTTPClient
-import Basics
 import Planning
+import Wire
 
 /// Runs one planned Assembly to its end: find or create it, upload what the server lacks, wait
 /// for it, and trace every result back to its source file.
@@ -61,7 +62,7 @@ struct AssemblyRun: Sendable {
             }
         }
         let id = earlier.flatMap { $0.assemblyURL == nil ? $0.assemblyID : nil }
-            ?? UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            ?? RandomID.hex32()
         try await state.set(.init(assemblyID: id, assemblyURL: nil, endpoint: configuration.endpointKey), for: planned.id)
         let (params, signature) = try await signedParams()
         var status: AssemblyState
@@ -96,10 +97,10 @@ struct AssemblyRun: Sendable {
             .compactMap { $0["fieldname"]?.stringValue }) .union(status.uploads.map(\.field))
         let pending = planned.files.enumerated().filter { !finished.contains(Self.field($0.offset)) }
         for (_, file) in pending {
-            try ChangedFile.check(configuration.baseDirectory + "/" + file.path, planned: file)
+            try ChangedFile.check(configuration.workspace.directory + "/" + file.path, planned: file)
         }
         let files = pending.map { index, file in
-            UploadFile(path: configuration.baseDirectory + "/" + file.path, metadata: [
+            UploadFile(path: configuration.workspace.directory + "/" + file.path, metadata: [
                 "assembly_url": assemblyURL, "fieldname": Self.field(index),
                 "filename": (file.path as NSString).lastPathComponent, "filetype": MediaTypes.guess(file.path),
             ])
@@ -108,13 +109,13 @@ struct AssemblyRun: Sendable {
         progress(done)
         let options = UploadOptions(
             chunkSize: configuration.chunkSize, parallel: configuration.uploadParallel,
-            stateDirectory: configuration.stateDirectory + "/uploads/" + id, bodyLimits: configuration.bodyLimits)
+            stateDirectory: configuration.workspace.uploadsDirectory(assemblyID: id), bodyLimits: configuration.bodyLimits)
         let counter = ByteCounter(base: done, report: progress)
         let results = try await TusUploader(endpoint: tusURL, options: options, http: http).upload(files) { counter.update($0) }
         for result in results { _ = try result.get() }
         // A file written to while it was being sent: the Assembly got bytes that were never planned.
         for (_, file) in pending {
-            try ChangedFile.check(configuration.baseDirectory + "/" + file.path, planned: file)
+            try ChangedFile.check(configuration.workspace.directory + "/" + file.path, planned: file)
         }
     }
 

@@ -13,12 +13,8 @@ public struct RunConfiguration: Sendable {
     public var signer: (any ParamsSigner)?
     /// Signature lifetime.
     public var lifetime: Duration
-    /// The folder holding the manifest; plan paths are relative to it.
-    public var baseDirectory: String
-    /// `.pipeline/` beside the manifest: run state and upload resume state.
-    public var stateDirectory: String
-    /// Where the results JSON is written.
-    public var resultsPath: String
+    /// Where the manifest lives, and everything runs keep beside it.
+    public var workspace: Workspace
     /// Assemblies in flight at once.
     public var concurrency: Int
     /// Files uploaded at once per Assembly.
@@ -33,19 +29,22 @@ public struct RunConfiguration: Sendable {
     public var rewriteURL: (@Sendable (String) -> String)?
     /// The first poll interval (later polls slow down gently).
     public var pollInterval: Duration
-    /// `I/N` when running one shard, recorded in the results.
-    public var shard: String?
-    /// The run state's file name in `stateDirectory` (one per shard, so shards never share it).
-    public var stateFile = "run-state.json"
+    /// Shard `index` of `count` when running one shard.
+    public var shard: (index: Int, count: Int)?
     /// The most bytes per PATCH; `nil` lets the uploader choose.
     public var chunkSize: Int64?
     /// Body sizes proxies let through, learnt from 413 answers by any upload of the run.
     public let bodyLimits = BodySizeMemory()
 
+    /// Where the results JSON is written.
+    public var resultsPath: String { workspace.resultsPath }
+    /// This run's run-state file (one per shard).
+    public var stateFile: String { workspace.runStateFile(shard: shard) }
+
     /// Creates a configuration.
     public init(
-        endpoint: String, authKey: String?, signer: (any ParamsSigner)?, lifetime: Duration, baseDirectory: String,
-        stateDirectory: String, resultsPath: String, concurrency: Int = 4, uploadParallel: Int = 4,
+        endpoint: String, authKey: String?, signer: (any ParamsSigner)?, lifetime: Duration, workspace: Workspace,
+        concurrency: Int = 4, uploadParallel: Int = 4,
         timeout: Duration = .seconds(8 * 3600), force: Bool = false, downloads: [String: String] = [:],
         rewriteURL: (@Sendable (String) -> String)? = nil, pollInterval: Duration = .seconds(1)
     ) {
@@ -54,9 +53,7 @@ public struct RunConfiguration: Sendable {
         self.authKey = authKey
         self.signer = signer
         self.lifetime = lifetime
-        self.baseDirectory = baseDirectory
-        self.stateDirectory = stateDirectory
-        self.resultsPath = resultsPath
+        self.workspace = workspace
         self.concurrency = concurrency
         self.uploadParallel = uploadParallel
         self.timeout = timeout

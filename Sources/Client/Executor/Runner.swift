@@ -38,7 +38,7 @@ public struct Runner: Sendable {
         let pending = plan.assemblies.filter { cached[$0.id] == nil }
         let total = pending.reduce(Int64(0)) { $0 + $1.bytes }
         events(.started(assemblies: plan.assemblies.count, cached: cached.count, files: plan.fileCount, bytes: plan.byteCount))
-        let state = RunState(path: configuration.stateDirectory + "/" + configuration.stateFile)
+        let state = RunState(path: configuration.stateFile)
         let client = AssemblyClient(http: http, endpoint: configuration.endpoint)
         let progress = ProgressTotals(total: total, events: events)
         let collected = ResultsCollector(cached: cached)
@@ -85,7 +85,7 @@ public struct Runner: Sendable {
     private func results(_ collected: ResultsCollector) -> RunResults {
         let entries = collected.entries
         return RunResults(
-            pipeline: plan.pipeline, shard: configuration.shard, endpoint: configuration.endpointKey,
+            pipeline: plan.pipeline, shard: configuration.shard.map { "\($0.index)/\($0.count)" }, endpoint: configuration.endpointKey,
             assemblies: plan.assemblies.compactMap { entries[$0.id] })
     }
 }

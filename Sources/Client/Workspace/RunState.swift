@@ -21,12 +21,13 @@ actor RunState {
 
     init(path: String) {
         self.path = path
-        if let data = FileManager.default.contents(atPath: path),
-           let decoded = try? StateCoding.decode([String: Entry].self, from: data) {
-            entries = decoded
-        } else {
-            entries = [:]
-        }
+        entries = Self.read(path)
+    }
+
+    /// The entries of a run-state file (none when it is missing or unreadable): its one reader.
+    static func read(_ path: String) -> [String: Entry] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+        return (try? StateCoding.decode([String: Entry].self, from: data)) ?? [:]
     }
 
     /// The entry for `planID` made against `endpoint`.
@@ -36,8 +37,8 @@ actor RunState {
 
     func set(_ entry: Entry?, for planID: String) throws {
         entries[planID] = entry
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        let encoder = StateCoding.encoder
+        encoder.outputFormatting.insert(.prettyPrinted)
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try AtomicFile.write(try encoder.encode(entries), to: path)
     }

@@ -1,0 +1,70 @@
+import Basics
+import Foundation
+import Spec
+
+/// Everything a manifest's runs keep on disk, and the one owner of those paths: `.pipeline/`
+/// beside the manifest (run state per shard, with entries per endpoint; upload resume state;
+/// the embedded engine's data) and the results file. Nothing in it holds a secret.
+public struct Workspace: Sendable, Equatable {
+    /// The folder holding the manifest; plan paths are relative to it.
+    public let directory: String
+    /// Where results are written: `--results`, else the manifest's `results:`, else `results.json` beside it.
+    public let resultsPath: String
+
+    /// The workspace of `manifest`, with the results file `override` when given.
+    public init(manifest: Manifest, resultsOverride override: String? = nil) {
+        directory = manifest.directory
+        resultsPath = override ?? manifest.results.map { manifest.path($0.value) } ?? manifest.path("results.json")
+    }
+
+    /// A workspace at `directory`, writing results to `resultsPath`.
+    public init(directory: String, resultsPath: String) {
+        self.directory = directory
+        self.resultsPath = resultsPath
+    }
+
+    /// `.pipeline/` beside the manifest.
+    public var stateDirectory: String { directory + "/.pipeline" }
+
+    /// The embedded engine's data (`endpoint: local`).
+    public var engineDirectory: String { stateDirectory + "/engine" }
+
+    /// Where the uploads of one Assembly remember their URLs.
+    public func uploadsDirectory(assemblyID: String) -> String { stateDirectory + "/uploads/" + assemblyID }
+
+    /// The run state of a whole run, or of shard `index` of `count` (shards never share one).
+    public func runStateFile(shard: (index: Int, count: Int)?) -> String {
+        stateDirectory + "/" + (shard.map { "run-state-\($0.index)of\($0.count).json" } ?? "run-state.json")
+    }
+
+    /// Every run-state file: the whole run's and each shard's.
+    public var runStateFiles: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory)) ?? []
+        return names.filter { $0 == "run-state.json" || ($0.hasPrefix("run-state-") && $0.hasSuffix(".json")) }.sorted()
+            .map { stateDirectory + "/" + $0 }
+    }
+
+    /// The Assemblies that runs started, by plan id, over every shard (or the run-state `files` given).
+    public func startedAssemblies(in files: [String]? = nil) -> [String: StartedAssembly] {
+        var started: [String: StartedAssembly] = [:]
+        for file in files ?? runStateFiles {
+            for (planID, entry) in RunState.read(file) {
+                started[planID] = StartedAssembly(id: entry.assemblyID, url: entry.assemblyURL, endpoint: entry.endpoint)
+            }
+        }
+        return started
+    }
+
+    /// The last results, if any could be read.
+    public func lastResults() -> RunResults? { RunResults.load(resultsPath) }
+}
+
+/// An Assembly a run started: its id, and its URL once the create was answered.
+public struct StartedAssembly: Sendable, Equatable {
+    /// The Assembly id.
+    public var id: String
+    /// Where its status is read.
+    public var url: String?
+    /// The endpoint it was created on, as the user named it.
+    public var endpoint: String?
+}
