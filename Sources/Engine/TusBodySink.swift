@@ -6,7 +6,7 @@ import Wire
 
 /// Writes one PATCH (or creation-with-upload) body into an upload's file at its offset. Bytes
 /// that arrived before a dropped connection are kept, unless a checksum was sent, which only
-/// a complete body can satisfy. On close, the record is saved and the writer lock released.
+/// a complete body can satisfy. On close, the record is saved and the upload's claim dropped.
 final class TusBodySink: BodySink, @unchecked Sendable {
     enum Outcome: Equatable { case pending, stored, checksumMismatch, failed }
 
@@ -20,13 +20,19 @@ final class TusBodySink: BodySink, @unchecked Sendable {
     private let digest: StreamingDigest?
     private let expectedDigest: Data?
     private(set) var outcome: Outcome = .pending
+    /// Held while the body is written; dropped (and the upload free again) on close.
+    private var claim: UploadClaim?
     let onFinished: @Sendable (TusUploadRecord) -> Void
 
     /// Opens the upload's file; `nil` when it cannot be opened.
-    init?(store: UploadStore, record: TusUploadRecord, checksum: (ChecksumAlgorithm, Data)?, onFinished: @escaping @Sendable (TusUploadRecord) -> Void) {
+    init?(
+        store: UploadStore, record: TusUploadRecord, claim: UploadClaim, checksum: (ChecksumAlgorithm, Data)?,
+        onFinished: @escaping @Sendable (TusUploadRecord) -> Void
+    ) {
         let descriptor = open(store.dataPath(record.id), O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         self.store = store
+        self.claim = claim
         self.record = record
         self.descriptor = descriptor
         self.start = record.offset
@@ -71,7 +77,7 @@ final class TusBodySink: BodySink, @unchecked Sendable {
             Foundation.close(descriptor)
             record.offset = start + keep
             if (try? store.save(record)) == nil { outcome = .failed }
-            store.release(record.id)
+            claim = nil
         }
         if record.isFinished { onFinished(record) }
     }

@@ -71,9 +71,8 @@ struct TusEndpoint: Sendable {
         if space.isShort(forBody: head.headers["Content-Length"]) {
             return .respond(answer(507, DiskSpace.fullMessage, extra: Array(common(record).dropFirst()) + [("Location", location)]))
         }
-        guard store.claim(record.id) else { return .respond(answer(423, "another request is writing this upload")) }
-        guard let sink = TusBodySink(store: store, record: record, checksum: nil, onFinished: onFinished) else {
-            store.release(record.id)
+        guard let claim = store.claim(record.id) else { return .respond(answer(423, "another request is writing this upload")) }
+        guard let sink = TusBodySink(store: store, record: record, claim: claim, checksum: nil, onFinished: onFinished) else {
             return .respond(answer(500, "the upload could not be opened"))
         }
         return .stream(into: sink) {
@@ -116,9 +115,8 @@ struct TusEndpoint: Sendable {
         if space.isShort(forBody: head.headers["Content-Length"]) {
             return .respond(answer(507, DiskSpace.fullMessage, extra: Array(common(record).dropFirst())))
         }
-        guard store.claim(id) else { return .respond(answer(423, "another request is writing this upload")) }
-        guard let sink = TusBodySink(store: store, record: record, checksum: checksum, onFinished: onFinished) else {
-            store.release(id)
+        guard let claim = store.claim(id) else { return .respond(answer(423, "another request is writing this upload")) }
+        guard let sink = TusBodySink(store: store, record: record, claim: claim, checksum: checksum, onFinished: onFinished) else {
             return .respond(answer(500, "the upload could not be opened"))
         }
         return .stream(into: sink) {
@@ -132,9 +130,8 @@ struct TusEndpoint: Sendable {
 
     private func terminate(_ id: String) -> ServerResponse {
         guard live(id) != nil else { return gone(id) }
-        guard store.claim(id) else { return answer(423, "another request is writing this upload") }
-        store.delete(id)
-        store.release(id)
+        guard let claim = store.claim(id) else { return answer(423, "another request is writing this upload") }
+        withExtendedLifetime(claim) { store.delete(id) }
         return ServerResponse(status: 204, headers: [("Tus-Resumable", TusProtocol.version)])
     }
 

@@ -51,9 +51,20 @@ final class UploadStore: Sendable {
         records.withLock { _ = $0.removeValue(forKey: id) }
     }
 
-    /// Claims the right to write `id`; `false` when another request holds it.
-    func claim(_ id: String) -> Bool { writers.withLock { $0.insert(id).inserted } }
+    /// The right to write `id`, held until the claim is dropped; `nil` when another request holds it.
+    func claim(_ id: String) -> UploadClaim? {
+        guard writers.withLock({ $0.insert(id).inserted }) else { return nil }
+        return UploadClaim { [self] in writers.withLock { _ = $0.remove(id) } }
+    }
+}
 
-    /// Gives the right to write `id` back.
-    func release(_ id: String) { writers.withLock { _ = $0.remove(id) } }
+/// The right to write one upload: given back when the claim goes away, on every path.
+final class UploadClaim: Sendable {
+    private let release: @Sendable () -> Void
+
+    init(release: @escaping @Sendable () -> Void) {
+        self.release = release
+    }
+
+    deinit { release() }
 }

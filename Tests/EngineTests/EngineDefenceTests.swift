@@ -129,4 +129,23 @@ final class EngineDefenceTests: XCTestCase {
         XCTAssertTrue(message.contains("broken.png"), message)
         XCTAssertFalse(message.contains(server.data.path), "the engine's folders stay private: \(message)")
     }
+
+    func testAnUploadThatCannotBeOpenedIsNotLeftLocked() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let http = HTTPClient()
+        let tus = TusClient(http: http, endpoint: "http://127.0.0.1:\(server.port)/resumable/files/")
+        let upload = try await tus.create(length: 4, metadata: ["filename": "a"])
+        let id = try XCTUnwrap(upload.url.split(separator: "/").last.map(String.init))
+        let data = server.data.path + "/uploads/" + id + ".bin"
+        try FileManager.default.removeItem(atPath: data)
+        let patch = HTTPRequest(method: "PATCH", url: upload.url, headers: [
+            ("Tus-Resumable", "1.0.0"), ("Upload-Offset", "0"), ("Content-Type", "application/offset+octet-stream"),
+        ], body: .data(Data("abcd".utf8)))
+        let failed = try await http.send(patch)
+        XCTAssertEqual(failed.status, 500)
+        FileManager.default.createFile(atPath: data, contents: nil)
+        let retried = try await http.send(patch)
+        XCTAssertEqual(retried.status, 204, "the failed request gave its claim back")
+    }
 }
