@@ -73,15 +73,3 @@ extension RunSetup {
         return String(endpoint[..<schemeEnd.upperBound]) + String(rest[rest.index(after: at)...])
     }
 }
-
-/// The signer a manifest asks for.
-enum SignerFactory {
-    static func make(_ settings: SignerSettings?, environment: [String: String]) throws(SignerError) -> any ParamsSigner {
-        switch settings {
-        case nil: return try SecretSigner(environment: environment)
-        case .secret(let variable)?: return try SecretSigner(environment: environment, variable: variable)
-        case .command(let arguments, let timeout)?: return CommandSigner(arguments: arguments, timeout: timeout ?? .seconds(30))
-        case .url(let url, let token)?: return URLSigner(url: url, token: token, http: HTTPClient())
-        }
-    }
-}

@@ -2,6 +2,7 @@ import Basics
 import Client
 import Foundation
 import HTTPClient
+import Spec
 import Wire
 
 /// `pipeline sign`: signs params with the configured backend and prints both, for debugging and
@@ -97,15 +98,13 @@ struct SignCommand: Command {
     }
 
     private func makeSigner(_ environment: [String: String]) throws(SignerError) -> any ParamsSigner {
+        let settings: SignerSettings
         switch signer {
-        case "command":
-            let words = (arguments.value("command") ?? "").split(separator: " ").map(String.init)
-            return CommandSigner(arguments: words)
-        case "url":
-            return URLSigner(url: arguments.value("url") ?? "", token: try token(environment), http: HTTPClient())
-        default:
-            return try SecretSigner(environment: environment, variable: arguments.value("secret-env") ?? "TRANSLOADIT_SECRET")
+        case "command": settings = .command(arguments: (arguments.value("command") ?? "").split(separator: " ").map(String.init), timeout: nil)
+        case "url": settings = .url(arguments.value("url") ?? "", token: try token(environment))
+        default: settings = .secret(variable: arguments.value("secret-env") ?? "TRANSLOADIT_SECRET")
         }
+        return try SignerFactory.make(settings, environment: environment)
     }
 
     private func token(_ environment: [String: String]) throws(SignerError) -> String? {

@@ -40,14 +40,7 @@ public struct CommandSigner: ParamsSigner {
         return signature
     }
 
-    /// A program that exits without reading its input must not take this process down with SIGPIPE.
-    private static let pipeSignalIgnored: Bool = {
-        signal(SIGPIPE, SIG_IGN)
-        return true
-    }()
-
     private static func run(_ arguments: [String], input: Data, timeout: Duration) async throws -> (status: Int32, stdout: String, stderr: String) {
-        _ = pipeSignalIgnored
         let process = Process()
         process.executableURL = URL(fileURLWithPath: arguments[0].contains("/") ? arguments[0] : "/usr/bin/env")
         process.arguments = arguments[0].contains("/") ? Array(arguments.dropFirst()) : arguments
