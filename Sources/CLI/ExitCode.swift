@@ -8,4 +8,6 @@ public enum ExitCode {
     public static let changes: Int32 = 2
     /// The command line could not be understood.
     public static let usage: Int32 = 64
+    /// `run` interrupted by Ctrl-C: state is saved, the same command resumes.
+    public static let interrupted: Int32 = 130
 }

@@ -32,6 +32,11 @@ public final class Output: @unchecked Sendable {
 
     /// Writes to standard error.
     func error(_ text: String) { writeError(text) }
+
+    /// Reports a failure on standard error: `pipeline: error: <message>`, then `hint: <hint>`.
+    func failure(_ message: String, hint: String? = nil) {
+        writeError("pipeline: error: \(message)\n" + (hint.map { "  hint: \($0)\n" } ?? ""))
+    }
 }
 
 /// Writes whole strings to a file descriptor; after the first failure (EPIPE, a full disk) it

@@ -13,7 +13,7 @@ public enum PipelineCLI {
     public static func run(_ arguments: [String], environment: [String: String], output: Output) async -> Int32 {
         let status = await dispatch(arguments, environment: environment, output: output)
         guard let failure = output.writeFailure else { return status }
-        output.error("pipeline: error: cannot write to standard output: \(String(cString: strerror(failure)))\n")
+        output.failure("cannot write to standard output: \(String(cString: strerror(failure)))")
         return status == ExitCode.success ? ExitCode.failure : status
     }
 
@@ -61,7 +61,7 @@ public enum PipelineCLI {
         } catch let error as UsageError {
             return usage(error, specs: specs, output: output)
         } catch {
-            output.error("pipeline: error: \(error)\n")
+            output.failure("\(error)")
             return ExitCode.failure
         }
     }
@@ -79,7 +79,7 @@ public enum PipelineCLI {
     }
 
     private static func usage(_ error: UsageError, specs: [CommandSpec], output: Output) -> Int32 {
-        output.error("pipeline: error: \(error.message)\n")
+        output.failure("\(error.message)")
         if let name = error.command, let spec = specs.first(where: { $0.name == name }) {
             output.error("Usage: \(spec.usage)\nSee 'pipeline \(name) --help'.\n")
         } else {

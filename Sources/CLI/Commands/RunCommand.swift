@@ -85,15 +85,15 @@ struct RunCommand: Command {
             context.report(error.diagnostics, sources: SourceStore())
             return nil
         } catch {
-            context.output.error("pipeline: error: \(error)\n")
+            context.output.failure("\(error)")
             return nil
         }
         let directory = (manifestPath as NSString).deletingLastPathComponent
         let differences = PlanVerification.differences(reviewed, baseDirectory: directory.isEmpty ? "." : directory)
         guard differences.isEmpty else {
-            context.output.error("pipeline: error: the files changed since '\(path)' was planned; nothing was run:\n"
-                + differences.map { "  \($0)\n" }.joined()
-                + "  hint: review a new plan with 'pipeline plan \(manifestPath) --out \(path)', or run without --plan\n")
+            context.output.failure(
+                "the files changed since '\(path)' was planned; nothing was run:\n" + differences.map { "  \($0)" }.joined(separator: "\n"),
+                hint: "review a new plan with 'pipeline plan \(manifestPath) --out \(path)', or run without --plan")
             return nil
         }
         return reviewed
@@ -149,7 +149,7 @@ struct RunCommand: Command {
             return results.assemblies.allSatisfy(\.isCompleted) ? ExitCode.success : ExitCode.failure
         } catch {
             if work.isCancelled { return await interrupted(nil, configuration: configuration, context: context) }
-            context.output.error("pipeline: error: \(error)\n")
+            context.output.failure("\(error)")
             return ExitCode.failure
         }
     }
@@ -163,6 +163,6 @@ struct RunCommand: Command {
         } else {
             context.output.error("pipeline: interrupted; state is saved in \(configuration.workspace.stateDirectory). Run the same command again to resume.\n")
         }
-        return 130
+        return ExitCode.interrupted
     }
 }

@@ -30,14 +30,14 @@ struct ResultsCommand: Command {
         var shards: [RunResults] = []
         for file in files {
             guard let results = RunResults.load(file) else {
-                context.output.error("pipeline: error: '\(file)' is not a results file written by 'pipeline run'\n")
+                context.output.failure("'\(file)' is not a results file written by 'pipeline run'")
                 return ExitCode.failure
             }
             shards.append(results)
         }
         guard let merged = RunResults.merge(shards) else {
-            context.output.error("pipeline: error: the files are not all the shards 1/N to N/N of one pipeline\n"
-                + "  hint: pass every shard's results, from runs with --shard 1/N ... N/N\n")
+            context.output.failure(
+                "the files are not all the shards 1/N to N/N of one pipeline", hint: "pass every shard's results, from runs with --shard 1/N ... N/N")
             return ExitCode.failure
         }
         if let out {

@@ -67,11 +67,11 @@ struct SignCommand: Command {
         do {
             data = paramsPath == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try FileReading.read(paramsPath)
         } catch {
-            context.output.error("pipeline: error: \(error)\n")
+            context.output.failure("\(error)")
             return ExitCode.failure
         }
         guard let parsed = try? JSONValue.parse(data), parsed.objectValue != nil else {
-            context.output.error("pipeline: error: the params in '\(paramsPath)' are not a JSON object\n  hint: pass params such as {\"steps\": {...}}\n")
+            context.output.failure("the params in '\(paramsPath)' are not a JSON object", hint: "pass params such as {\"steps\": {...}}")
             return ExitCode.failure
         }
         do {
@@ -80,7 +80,7 @@ struct SignCommand: Command {
             context.output.out(JSONValue.object(["params": .string(params), "signature": .string(signature)]).serialized(pretty: true) + "\n")
             return ExitCode.success
         } catch {
-            context.output.error("pipeline: error: \(error.message)\n")
+            context.output.failure("\(error.message)")
             return ExitCode.failure
         }
     }

@@ -77,14 +77,14 @@ struct SignerCommand: Command {
         switch TLSFiles.load(arguments) {
         case .success(let files): tls = files
         case .failure(let error):
-            context.output.error("pipeline: error: \(error.message)\n")
+            context.output.failure("\(error.message)")
             return ExitCode.failure
         }
         let server: HTTPServer
         do {
             server = try HTTPServer(HTTPServer.Configuration(host: host, port: port, tls: tls), handler: service)
         } catch {
-            context.output.error("pipeline: error: \(error)\n  hint: pick another --port, or 0 for a free one\n")
+            context.output.failure("\(error)", hint: "pick another --port, or 0 for a free one")
             return ExitCode.failure
         }
         context.output.out("pipeline signer: listening on \(tls == nil ? "http" : "https")://\(host):\(server.port)\n")
@@ -99,22 +99,22 @@ struct SignerCommand: Command {
         if let file = arguments.value("secret-file") {
             var info = stat()
             guard stat(file, &info) == 0 else {
-                context.output.error("pipeline: error: cannot read the secret file '\(file)'\n")
+                context.output.failure("cannot read the secret file '\(file)'")
                 return nil
             }
             guard info.st_mode & 0o077 == 0 else {
-                context.output.error("pipeline: error: '\(file)' may be read by others\n  hint: chmod 600 '\(file)'\n")
+                context.output.failure("'\(file)' may be read by others", hint: "chmod 600 '\(file)'")
                 return nil
             }
             guard let data = try? FileReading.read(file, limit: 64 << 10) else {
-                context.output.error("pipeline: error: cannot read the secret file '\(file)'\n")
+                context.output.failure("cannot read the secret file '\(file)'")
                 return nil
             }
             return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let variable = arguments.value("secret-env") ?? "TRANSLOADIT_SECRET"
         guard let secret = context.environment[variable], !secret.isEmpty else {
-            context.output.error("pipeline: error: $\(variable) is not set\n  hint: export the Auth Secret there, or pass --secret-file FILE\n")
+            context.output.failure("$\(variable) is not set", hint: "export the Auth Secret there, or pass --secret-file FILE")
             return nil
         }
         return secret

@@ -75,7 +75,7 @@ struct ServeCommand: Command {
         configuration.rateLimit = rateLimit
         if let authKey {
             guard let secret = context.environment[secretVariable], !secret.isEmpty else {
-                context.output.error("pipeline: error: --auth-key needs the Auth Secret in $\(secretVariable)\n")
+                context.output.failure("--auth-key needs the Auth Secret in $\(secretVariable)")
                 return ExitCode.failure
             }
             configuration.credentials = (authKey, secret)
@@ -90,7 +90,7 @@ struct ServeCommand: Command {
         switch TLSFiles.load(arguments) {
         case .success(let files): tls = files
         case .failure(let error):
-            context.output.error("pipeline: error: \(error.message)\n")
+            context.output.failure("\(error.message)")
             return ExitCode.failure
         }
         let log: (@Sendable (String) -> Void)? = quiet ? nil : { @Sendable line in output.error(line + "\n") }
@@ -98,7 +98,7 @@ struct ServeCommand: Command {
         do {
             engine = try LocalEngine(configuration, server: HTTPServer.Configuration(host: host, port: port, tls: tls, origin: origin), log: log)
         } catch {
-            context.output.error("pipeline: error: \(error)\n  hint: pick another --port, or 0 for a free one\n")
+            context.output.failure("\(error)", hint: "pick another --port, or 0 for a free one")
             return ExitCode.failure
         }
         let scheme = tls == nil ? "http" : "https"

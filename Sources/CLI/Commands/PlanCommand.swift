@@ -51,7 +51,7 @@ struct PlanCommand: Command {
             do {
                 try AtomicFile.write(Data(text.utf8), to: out)
             } catch {
-                context.output.error("pipeline: error: \(error)\n  hint: check that the folder of '\(out)' exists and is writable\n")
+                context.output.failure("\(error)", hint: "check that the folder of '\(out)' exists and is writable")
                 return ExitCode.failure
             }
         }

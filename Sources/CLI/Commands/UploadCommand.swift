@@ -106,7 +106,7 @@ struct UploadCommand: Command {
         } catch {
             reporter.finish()
             let unreachable = (error as? TusError)?.kind == .transport
-            context.output.error("pipeline: error: \(error)\n" + (unreachable ? "  hint: check that --endpoint names a running tus server\n" : ""))
+            context.output.failure("\(error)", hint: unreachable ? "check that --endpoint names a running tus server" : nil)
             return ExitCode.failure
         }
         reporter.finish()
@@ -126,7 +126,7 @@ struct UploadCommand: Command {
                 if !json { context.output.out("\(path)\t\(upload.url)\n") }
             case .failure(let error):
                 failed.append(.object(["path": .string(path), "error": .string("\(error)")]))
-                context.output.error("pipeline: error: \(path): \(error)\n")
+                context.output.failure("\(path): \(error)")
             }
         }
         if json {
