@@ -36,11 +36,10 @@ enum VipsLibrary {
     /// Width and height from the image header.
     static func size(of path: String) -> (Int, Int)? {
         guard ready else { return nil }
-        var width: Int32 = 0, height: Int32 = 0
-        guard pipeline_vips_size(path, &width, &height) == 0 else {
+        guard let image = VipsImageRef(path: path, sequential: true) else {
             _ = lastError()
             return nil
         }
-        return (Int(width), Int(height))
+        return (Int(image.width), Int(image.height))
     }
 }

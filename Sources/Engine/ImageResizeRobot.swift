@@ -4,12 +4,11 @@ import Basics
 
 /// `/image/resize` with libvips: width, height, resize_strategy, format, quality, background, zoom.
 struct ImageResizeRobot: Sendable {
-    static let strategies: [String: Int32] = ["fit": 0, "fillcrop": 1, "crop": 2, "pad": 3, "stretch": 4, "min_fit": 5]
     static let formats: Set<String> = ["jpg", "jpeg", "png", "webp", "gif", "tiff", "avif"]
 
     let width: Int32
     let height: Int32
-    let strategy: Int32
+    let strategy: ResizeStrategy
     let format: String?
     let quality: Int?
     let background: (Double, Double, Double)
@@ -27,8 +26,8 @@ struct ImageResizeRobot: Sendable {
         height = try dimension("height")
         guard width > 0 || height > 0 else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "give 'width', 'height' or both") }
         let name = options["resize_strategy"]?.stringValue ?? "fit"
-        guard let strategy = Self.strategies[name] else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "resize_strategy '\(name)' is not one of " + Self.strategies.keys.sorted().joined(separator: ", "))
+        guard let strategy = ResizeStrategy(rawValue: name) else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "resize_strategy '\(name)' is not one of " + ResizeStrategy.allCases.map(\.rawValue).sorted().joined(separator: ", "))
         }
         self.strategy = strategy
         format = options["format"]?.stringValue?.lowercased()
@@ -53,8 +52,8 @@ struct ImageResizeRobot: Sendable {
             throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the result of '\(file.name)'")
         }
         let target = quality.map { path + "[Q=\($0)]" } ?? path
-        let status = pipeline_vips_resize(file.path, target, width, height, strategy, upscale ? 1 : 0, background.0, background.1, background.2)
-        guard status == 0 else {
+        let resized = strategy.resize(file.path, width: width, height: height, upscale: upscale, background: background)
+        guard let resized, pipeline_vips_write(resized.pointer, target) == 0 else {
             // libvips names the files it read and wrote: say the upload's name, never the engine's folders.
             let detail = VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name)
                 .replacingOccurrences(of: target, with: FileNames.safeComponent(name))

@@ -144,7 +144,7 @@ final class EngineDefenceTests: XCTestCase {
         ], body: .data(Data("abcd".utf8)))
         let failed = try await http.send(patch)
         XCTAssertEqual(failed.status, 500)
-        FileManager.default.createFile(atPath: data, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: data, contents: nil))
         let retried = try await http.send(patch)
         XCTAssertEqual(retried.status, 204, "the failed request gave its claim back")
     }

@@ -1,0 +1,74 @@
+import CVips
+import Foundation
+
+/// An image held by libvips, released with it.
+final class VipsImageRef {
+    let pointer: UnsafeMutablePointer<VipsImage>
+
+    init(_ pointer: UnsafeMutablePointer<VipsImage>) {
+        self.pointer = pointer
+    }
+
+    /// Opens `path`; `nil` when libvips cannot read it.
+    convenience init?(path: String, sequential: Bool = false) {
+        guard let pointer = pipeline_vips_open(path, sequential ? 1 : 0) else { return nil }
+        self.init(pointer)
+    }
+
+    deinit { pipeline_vips_release(pointer) }
+
+    var width: Int32 { vips_image_get_width(pointer) }
+    var height: Int32 { vips_image_get_height(pointer) }
+
+    /// The image an operation produced into `out`; `nil` when it failed.
+    static func made(_ operation: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32) -> VipsImageRef? {
+        var out: UnsafeMutablePointer<VipsImage>?
+        guard operation(&out) == 0, let out else { return nil }
+        return VipsImageRef(out)
+    }
+}
+
+/// How `/image/resize` fits an image into width x height.
+enum ResizeStrategy: String, CaseIterable, Sendable {
+    /// Within the box, aspect kept.
+    case fit
+    /// Cover the box, then crop the centre.
+    case fillcrop
+    /// Cut the centre without scaling.
+    case crop
+    /// Fit, then pad to the box with the background.
+    case pad
+    /// Exactly the box, aspect ignored.
+    case stretch
+    /// Cover the box, aspect kept, no crop.
+    case minFit = "min_fit"
+
+    /// The resized image of the file at `path`, `width` x `height` (a missing one, 0, follows
+    /// the aspect); `nil` when libvips fails (see `VipsLibrary.lastError()`).
+    func resize(_ path: String, width: Int32, height: Int32, upscale: Bool, background: (Double, Double, Double)) -> VipsImageRef? {
+        guard let source = VipsImageRef(path: path) else { return nil }
+        let sourceWidth = source.width, sourceHeight = source.height
+        let width = width > 0 ? width : Int32((Double(sourceWidth) * Double(height) / Double(sourceHeight)).rounded(.up))
+        let height = height > 0 ? height : Int32((Double(sourceHeight) * Double(width) / Double(sourceWidth)).rounded(.up))
+        let up: Int32 = upscale ? 1 : 0
+        switch self {
+        case .fit:
+            // From the file, so JPEG and WebP can shrink while loading.
+            return .made { pipeline_vips_thumbnail(path, $0, width, height, 0, 0, up) }
+        case .fillcrop:
+            return .made { pipeline_vips_thumbnail(path, $0, width, height, 1, 0, up) }
+        case .stretch:
+            return .made { pipeline_vips_thumbnail(path, $0, width, height, 0, 1, up) }
+        case .crop:
+            let cutWidth = min(width, sourceWidth), cutHeight = min(height, sourceHeight)
+            return .made { pipeline_vips_extract(source.pointer, $0, (sourceWidth - cutWidth) / 2, (sourceHeight - cutHeight) / 2, cutWidth, cutHeight) }
+        case .minFit:
+            var scale = max(Double(width) / Double(sourceWidth), Double(height) / Double(sourceHeight))
+            if !upscale { scale = min(scale, 1) }
+            return .made { pipeline_vips_scale(source.pointer, $0, scale) }
+        case .pad:
+            guard let fitted = VipsImageRef.made({ pipeline_vips_thumbnail(path, $0, width, height, 0, 0, up) }) else { return nil }
+            return .made { pipeline_vips_pad(fitted.pointer, $0, width, height, background.0, background.1, background.2) }
+        }
+    }
+}
