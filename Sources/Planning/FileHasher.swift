@@ -62,18 +62,17 @@ public struct HashingError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Fixed slots that worker threads fill at distinct indices.
-final class ResultSlots<Value: Sendable>: @unchecked Sendable {
-    private let lock = Mutex(())
-    private var storage: [Value?]
+final class ResultSlots<Value: Sendable>: Sendable {
+    private let storage: Mutex<[Value?]>
 
     init(count: Int) {
-        storage = Array(repeating: nil, count: count)
+        storage = Mutex(Array(repeating: nil, count: count))
     }
 
     subscript(index: Int) -> Value? {
-        get { lock.withLock { _ in storage[index] } }
-        set { lock.withLock { _ in storage[index] = newValue } }
+        get { storage.withLock { $0[index] } }
+        set { storage.withLock { $0[index] = newValue } }
     }
 
-    var values: [Value] { lock.withLock { _ in storage.compactMap { $0 } } }
+    var values: [Value] { storage.withLock { $0.compactMap { $0 } } }
 }

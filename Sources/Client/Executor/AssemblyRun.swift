@@ -110,8 +110,11 @@ struct AssemblyRun: Sendable {
         let options = UploadOptions(
             chunkSize: configuration.chunkSize, parallel: configuration.uploadParallel,
             stateDirectory: configuration.workspace.uploadsDirectory(assemblyID: id), bodyLimits: configuration.bodyLimits)
-        let counter = ByteCounter(base: done, report: progress)
-        let results = try await TusUploader(endpoint: tusURL, options: options, http: http).upload(files) { counter.update($0) }
+        // Per file, the bytes confirmed or on the wire; the Assembly's progress is their sum.
+        let counter = ProgressSum<Int>(base: done)
+        let results = try await TusUploader(endpoint: tusURL, options: options, http: http).upload(files) { file in
+            progress(counter.set(file.index, min(file.total, file.confirmed + file.inFlight)))
+        }
         for result in results { _ = try result.get() }
         // A file written to while it was being sent: the Assembly got bytes that were never planned.
         for (_, file) in pending {
@@ -198,26 +201,5 @@ struct AssemblyRun: Sendable {
 
     static func index(of field: String) -> Int? {
         field.hasPrefix("file_") ? Int(field.dropFirst(5)) : nil
-    }
-}
-
-/// Adds up per-file upload progress (confirmed and in flight) into one number for the Assembly.
-final class ByteCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var files: [Int: Int64] = [:]
-    private let base: Int64
-    private let report: @Sendable (Int64) -> Void
-
-    init(base: Int64, report: @escaping @Sendable (Int64) -> Void) {
-        self.base = base
-        self.report = report
-    }
-
-    func update(_ progress: UploadProgress) {
-        let total: Int64 = lock.withLock {
-            files[progress.index] = min(progress.total, progress.confirmed + progress.inFlight)
-            return base + files.values.reduce(0, +)
-        }
-        report(total)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HTTPClient
 import Planning
 
@@ -40,7 +41,7 @@ public struct Runner: Sendable {
         events(.started(assemblies: plan.assemblies.count, cached: cached.count, files: plan.fileCount, bytes: plan.byteCount))
         let state = RunState(path: configuration.stateFile)
         let client = AssemblyClient(http: http, endpoint: configuration.endpoint)
-        let progress = ProgressTotals(total: total, events: events)
+        let progress = ProgressSum<String>()
         let collected = ResultsCollector(cached: cached)
         let deadline = ContinuousClock.now + configuration.timeout
 
@@ -56,7 +57,7 @@ public struct Runner: Sendable {
                 group.addTask {
                     await AssemblyRun(
                         planned: planned, configuration: configuration, client: client, http: http, state: state, deadline: deadline,
-                        progress: { progress.update(planned.id, $0) }, events: events
+                        progress: { events(.uploaded(bytes: progress.set(planned.id, $0), total: total)) }, events: events
                     ).run()
                 }
             }
@@ -91,35 +92,13 @@ public struct Runner: Sendable {
 }
 
 /// Finished entries by plan id, filled from concurrent tasks.
-final class ResultsCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [String: RunResults.Entry]
+final class ResultsCollector: Sendable {
+    private let stored: Mutex<[String: RunResults.Entry]>
 
     init(cached: [String: RunResults.Entry]) {
-        stored = cached
+        stored = Mutex(cached)
     }
 
-    func add(_ entry: RunResults.Entry) { lock.withLock { stored[entry.planID] = entry } }
-    var entries: [String: RunResults.Entry] { lock.withLock { stored } }
-}
-
-/// Sums upload progress over all Assemblies into one event stream.
-final class ProgressTotals: @unchecked Sendable {
-    private let lock = NSLock()
-    private var perAssembly: [String: Int64] = [:]
-    private let total: Int64
-    private let events: @Sendable (RunEvent) -> Void
-
-    init(total: Int64, events: @escaping @Sendable (RunEvent) -> Void) {
-        self.total = total
-        self.events = events
-    }
-
-    func update(_ planID: String, _ bytes: Int64) {
-        let sum: Int64 = lock.withLock {
-            perAssembly[planID] = bytes
-            return perAssembly.values.reduce(0, +)
-        }
-        events(.uploaded(bytes: sum, total: total))
-    }
+    func add(_ entry: RunResults.Entry) { stored.withLock { $0[entry.planID] = entry } }
+    var entries: [String: RunResults.Entry] { stored.withLock { $0 } }
 }
