@@ -1,5 +1,7 @@
 /// A command line split into positional arguments and options, checked against a `CommandSpec`.
 struct ParsedArguments: Sendable {
+    /// The command the arguments are for (named in usage errors).
+    var command = ""
     var positionals: [String] = []
     private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
@@ -16,6 +18,7 @@ struct ParsedArguments: Sendable {
     /// Parses `arguments` for `spec`; `--name value`, `--name=value` and `--` are understood.
     static func parse(_ arguments: [String], for spec: CommandSpec) throws(UsageError) -> ParsedArguments {
         var parsed = ParsedArguments()
+        parsed.command = spec.name
         var index = 0
         var optionsEnded = false
         while index < arguments.count {

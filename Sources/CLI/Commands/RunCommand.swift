@@ -50,21 +50,10 @@ struct RunCommand: Command {
     init(_ arguments: ParsedArguments) throws(UsageError) {
         manifestPath = arguments.positionals[0]
         self.arguments = arguments
-        concurrency = try Self.count(arguments, "concurrency", default: 4)
-        parallel = try Self.count(arguments, "parallel", default: 4)
-        let text = arguments.value("timeout") ?? "8h"
-        guard let timeout = DurationText.parse(text) else {
-            throw UsageError("--timeout needs a duration such as 30m or 8h, not '\(text)'", command: Self.spec.name)
-        }
-        self.timeout = timeout
-        if let text = arguments.value("chunk-size") {
-            guard let size = ByteSize(parsing: text), size.bytes >= 256 << 10 else {
-                throw UsageError("--chunk-size needs a size of at least 256KiB, such as 5MiB, not '\(text)'", command: Self.spec.name)
-            }
-            chunkSize = size.bytes
-        } else {
-            chunkSize = nil
-        }
+        concurrency = try arguments.integer("concurrency", in: OptionLimits.parallel, default: 4)
+        parallel = try arguments.integer("parallel", in: OptionLimits.parallel, default: 4)
+        timeout = try arguments.duration("timeout", default: .seconds(8 * 3600))
+        chunkSize = try arguments.size("chunk-size", minimum: UploadSettings.smallestChunk)
         if let text = arguments.value("shard") {
             let parts = text.split(separator: "/").compactMap { Int($0) }
             guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
@@ -97,14 +86,6 @@ struct RunCommand: Command {
             return nil
         }
         return reviewed
-    }
-
-    private static func count(_ arguments: ParsedArguments, _ name: String, default value: Int) throws(UsageError) -> Int {
-        guard let text = arguments.value(name) else { return value }
-        guard let number = Int(text), (1...256).contains(number) else {
-            throw UsageError("--\(name) needs a number from 1 to 256, not '\(text)'", command: spec.name)
-        }
-        return number
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {

@@ -61,9 +61,7 @@ struct ServeCommand: Command {
         secretVariable = arguments.value("secret-env") ?? "TRANSLOADIT_SECRET"
         policyPath = arguments.value("policy")
         host = arguments.value("host") ?? "127.0.0.1"
-        let portText = arguments.value("port") ?? "8787"
-        guard let port = UInt16(portText) else { throw UsageError("--port needs a number from 0 to 65535, not '\(portText)'", command: Self.spec.name) }
-        self.port = port
+        port = try arguments.port(default: 8787)
         dataDirectory = arguments.value("data-dir") ?? ".pipeline/engine"
         quiet = arguments.flag("quiet")
     }

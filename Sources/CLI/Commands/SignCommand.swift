@@ -54,11 +54,7 @@ struct SignCommand: Command {
                 throw UsageError("--url must be https (or http on 127.0.0.1 or localhost): a token must not travel in clear text", command: Self.spec.name)
             }
         }
-        let expires = arguments.value("expires-in") ?? "1h"
-        guard let lifetime = DurationText.parse(expires) else {
-            throw UsageError("--expires-in needs a duration such as 15m or 1h, not '\(expires)'", command: Self.spec.name)
-        }
-        self.lifetime = lifetime
+        lifetime = try arguments.duration("expires-in", default: .seconds(3600))
         self.arguments = arguments
     }
 

@@ -49,9 +49,7 @@ struct SignerCommand: Command {
         } else {
             jwks = nil
         }
-        let text = arguments.value("port") ?? "8788"
-        guard let port = UInt16(text) else { throw UsageError("--port needs a number from 0 to 65535, not '\(text)'", command: Self.spec.name) }
-        self.port = port
+        port = try arguments.port(default: 8788)
         self.arguments = arguments
     }
 

@@ -1,6 +1,7 @@
 import Basics
 import Client
 import Foundation
+import Spec
 import HTTPClient
 import Wire
 
@@ -59,18 +60,8 @@ struct UploadCommand: Command {
         }
         self.metadata = metadata
         var options = UploadOptions(stateDirectory: arguments.value("state-dir") ?? ".pipeline/uploads")
-        if let text = arguments.value("chunk-size") {
-            guard let size = ByteSize(parsing: text), size.bytes > 0 else {
-                throw UsageError("--chunk-size needs a size such as 50MB or 8MiB, not '\(text)'", command: name)
-            }
-            options.chunkSize = size.bytes
-        }
-        if let text = arguments.value("parallel") {
-            guard let count = Int(text), (1...64).contains(count) else {
-                throw UsageError("--parallel needs a number from 1 to 64, not '\(text)'", command: name)
-            }
-            options.parallel = count
-        }
+        options.chunkSize = try arguments.size("chunk-size", minimum: UploadSettings.smallestChunk)
+        options.parallel = try arguments.integer("parallel", in: OptionLimits.parallel, default: options.parallel)
         if let text = arguments.value("checksum") {
             switch text {
             case "auto": options.checksum = .automatic

@@ -1,3 +1,4 @@
+import Spec
 import Synchronization
 import Wire
 
@@ -78,7 +79,7 @@ public struct UploadResult: Sendable, Equatable {
 /// shared by every upload that uses the same options (so one refusal teaches the whole run).
 public final class BodySizeMemory: Sendable {
     /// PATCHes never get smaller than this.
-    public static let smallest: Int64 = 256 << 10
+    public static let smallest = UploadSettings.smallestChunk
 
     private let limits = Mutex<[String: Int64]>([:])
 

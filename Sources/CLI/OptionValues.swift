@@ -1,0 +1,43 @@
+import Basics
+import Spec
+
+/// Typed option values, each checked in one place with one message per kind of value.
+extension ParsedArguments {
+    /// A whole number in `range`; `fallback` when the option is absent.
+    func integer(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws(UsageError) -> Int {
+        guard let text = value(name) else { return fallback }
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError("--\(name) needs a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'", command: command)
+        }
+        return number
+    }
+
+    /// A TCP port (0 picks a free one).
+    func port(default fallback: UInt16) throws(UsageError) -> UInt16 {
+        UInt16(try integer("port", in: 0...65535, default: Int(fallback)))
+    }
+
+    /// A duration such as `30m` or `1h30m`; `fallback` when the option is absent.
+    func duration(_ name: String, default fallback: Duration) throws(UsageError) -> Duration {
+        guard let text = value(name) else { return fallback }
+        guard let duration = DurationText.parse(text) else {
+            throw UsageError("--\(name) needs a duration such as 30m or 1h, not '\(text)'", command: command)
+        }
+        return duration
+    }
+
+    /// A size such as `5MiB` of at least `minimum` bytes; `nil` when the option is absent.
+    func size(_ name: String, minimum: Int64) throws(UsageError) -> Int64? {
+        guard let text = value(name) else { return nil }
+        guard let size = ByteSize(parsing: text), size.bytes >= minimum else {
+            throw UsageError("--\(name) needs a size of at least \(ByteSize(bytes: minimum)), such as 5MiB, not '\(text)'", command: command)
+        }
+        return size.bytes
+    }
+}
+
+/// Limits shared by every command that takes the option.
+enum OptionLimits {
+    /// Files uploaded at once (`--parallel`), and Assemblies in flight (`--concurrency`).
+    static let parallel = 1...64
+}
