@@ -1,5 +1,5 @@
-import Planning
 import Basics
+import Planning
 
 /// Renders a `PlanDiff` for review (text) and for machines (JSON).
 enum DiffRendering {

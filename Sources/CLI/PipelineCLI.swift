@@ -1,6 +1,6 @@
+import Basics
 import Foundation
 import HTTPClient
-import Basics
 
 /// The `pipeline` command line: finds the command, parses its arguments and runs it.
 public enum PipelineCLI {

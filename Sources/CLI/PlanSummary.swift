@@ -1,5 +1,5 @@
-import Planning
 import Basics
+import Planning
 
 /// The human summary of a plan: per job its Assemblies, files and bytes.
 enum PlanSummary {

@@ -1,7 +1,7 @@
-import Foundation
 import Basics
-import Synchronization
 import Client
+import Foundation
+import Synchronization
 
 /// Shows upload progress on standard error: a live line on a terminal, a plain line every few
 /// seconds otherwise (CI logs). Counts bytes the server confirmed plus bytes in flight.

@@ -1,6 +1,6 @@
+import Basics
 import Client
 import Foundation
-import Basics
 
 /// Shows a run: a line per Assembly as it ends and a progress line every few seconds (live on a
 /// terminal), or one JSON event per line with `--json`; then a summary with failures first.

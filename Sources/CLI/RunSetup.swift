@@ -1,11 +1,11 @@
-import Engine
+import Basics
 import Client
+import Engine
 import Foundation
 import HTTPClient
 import HTTPServer
-import Spec
 import Planning
-import Basics
+import Spec
 
 /// Turns a manifest and the command line into a run configuration: endpoint (starting the
 /// embedded engine for `endpoint: local`), credentials and signer, paths, downloads.
@@ -15,9 +15,8 @@ struct RunSetup {
 
     static let publicEndpoint = "https://api2.transloadit.com"
 
-    static func prepare(manifestPath: String, plan: Plan, arguments: ParsedArguments, context: CommandContext) throws(DiagnosticsError) -> RunSetup {
-        let loaded = ManifestLoader(environment: context.environment).load(path: manifestPath)
-        guard let manifest = loaded.value else { throw DiagnosticsError(loaded.diagnostics) }
+    static func prepare(manifest: Manifest?, arguments: ParsedArguments, context: CommandContext) throws(DiagnosticsError) -> RunSetup {
+        guard let manifest else { throw DiagnosticsError([]) }
         let workspace = Workspace(manifest: manifest, resultsOverride: arguments.value("results"))
         let endpointText = arguments.value("endpoint") ?? manifest.endpoint.map {
             if case .url(let url) = $0.value { return url }
@@ -47,8 +46,9 @@ struct RunSetup {
         guard endpointText.lowercased().hasPrefix("http://") || endpointText.lowercased().hasPrefix("https://") else {
             throw DiagnosticsError(.error("run.bad-endpoint", "endpoint '\(endpointText)' is not 'local' or an http(s) URL"))
         }
-        let credentials = ManifestLoader(environment: context.environment, requiresCredentials: true).load(path: manifestPath)
-        guard let signed = credentials.value else { throw DiagnosticsError(credentials.diagnostics) }
+        // Credentials naming unset variables were fine for planning; here they are needed.
+        guard manifest.auth.unresolved.isEmpty else { throw DiagnosticsError(manifest.auth.unresolved) }
+        let signed = manifest
         guard let key = signed.auth.key?.value else {
             throw DiagnosticsError(.error("run.no-auth-key", "running against \(endpointText) needs an Auth Key", at: nil,
                                           hint: "set 'auth.key: ${TRANSLOADIT_KEY}' in the manifest and export TRANSLOADIT_KEY"))

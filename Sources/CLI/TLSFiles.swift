@@ -1,5 +1,5 @@
-import Foundation
 import Basics
+import Foundation
 
 /// `--tls-cert` and `--tls-key`: a PEM certificate (chain) and its private key, the key readable
 /// only by its owner.

@@ -20,27 +20,45 @@ public struct PlanningSession: Sendable {
 
     /// Parses the manifest and checks its shape and its instructions against the policy.
     public func validate(manifestPath: String) -> Loaded<Manifest> {
-        let (loaded, policy) = loadManifestAndPolicy(manifestPath)
-        guard let manifest = loaded.value, let policy else { return loaded }
-        var result = loaded
+        validate(load(manifestPath: manifestPath))
+    }
+
+    /// Parses the manifest, expands its globs, hashes the files and checks the plan against the policy.
+    public func plan(manifestPath: String, workers: Int = 2) -> Loaded<Plan> {
+        plan(load(manifestPath: manifestPath), workers: workers)
+    }
+
+    /// The manifest at `manifestPath` and its policy.
+    public func load(manifestPath: String) -> Loaded<Project> {
+        project(ManifestLoader(environment: environment).load(path: manifestPath))
+    }
+
+    /// A loaded manifest with its policy: `policyPath`, else the manifest's `policy:` (a file
+    /// beside it, or a URL already in `fetchedPolicies`).
+    public func project(_ loaded: Loaded<Manifest>) -> Loaded<Project> {
+        let (withPolicy, policy) = addPolicy(to: loaded)
+        return Loaded(value: withPolicy.value.map { Project(manifest: $0, policy: policy) }, diagnostics: withPolicy.diagnostics, sources: withPolicy.sources)
+    }
+
+    /// Checks a project's instructions against its policy.
+    public func validate(_ project: Loaded<Project>) -> Loaded<Manifest> {
+        var result = Loaded(value: project.value?.manifest, diagnostics: project.diagnostics, sources: project.sources)
+        guard let manifest = project.value?.manifest, let policy = project.value?.policy else { return result }
         result.diagnostics += PolicyReview(policy: policy, manifest: manifest, job: nil).findings(for: manifest)
         result.diagnostics = result.diagnostics.uniqued()
         if result.diagnostics.containsErrors { result.value = nil }
         return result
     }
 
-    /// Parses the manifest, expands its globs, hashes the files and checks the plan against the policy.
-    public func plan(manifestPath: String, workers: Int = 2) -> Loaded<Plan> {
-        let (loaded, policy) = loadManifestAndPolicy(manifestPath)
-        guard let manifest = loaded.value else {
-            return Loaded(value: nil, diagnostics: loaded.diagnostics, sources: loaded.sources)
-        }
-        let (plan, diagnostics) = Planner(policy: policy, workers: workers).plan(manifest)
-        return Loaded(value: plan, diagnostics: (loaded.diagnostics + diagnostics).uniqued(), sources: loaded.sources)
+    /// Expands a project's globs, hashes its files and checks the plan against its policy.
+    public func plan(_ project: Loaded<Project>, workers: Int = 2) -> Loaded<Plan> {
+        guard let loaded = project.value else { return Loaded(value: nil, diagnostics: project.diagnostics, sources: project.sources) }
+        let (plan, diagnostics) = Planner(policy: loaded.policy, workers: workers).plan(loaded.manifest)
+        return Loaded(value: plan, diagnostics: (project.diagnostics + diagnostics).uniqued(), sources: project.sources)
     }
 
-    private func loadManifestAndPolicy(_ manifestPath: String) -> (Loaded<Manifest>, Policy?) {
-        var loaded = ManifestLoader(environment: environment).load(path: manifestPath)
+    private func addPolicy(to manifest: Loaded<Manifest>) -> (Loaded<Manifest>, Policy?) {
+        var loaded = manifest
         guard let manifest = loaded.value else { return (loaded, nil) }
         let path: String
         if let policyPath {
@@ -77,5 +95,19 @@ public struct PlanningSession: Sendable {
         if relative.hasPrefix("/") { return relative }
         let folder = (file as NSString).deletingLastPathComponent
         return folder.isEmpty ? relative : folder + "/" + relative
+    }
+}
+
+/// A manifest and the policy it is checked against, loaded once for everything a command does.
+public struct Project: Sendable {
+    /// The manifest.
+    public var manifest: Manifest
+    /// Its policy, if it names one (or one was given).
+    public var policy: Policy?
+
+    /// Creates a project.
+    public init(manifest: Manifest, policy: Policy?) {
+        self.manifest = manifest
+        self.policy = policy
     }
 }

@@ -11,6 +11,9 @@ public final class NodeDecoder {
     public let domain: String
     /// When set, a reference to an unset variable makes the value absent instead of an error.
     public var toleratesUnsetVariables = false
+    /// The errors unset variables would have been while they were tolerated, in order: for a
+    /// caller that needs those values later (credentials at run time).
+    public private(set) var deferred: [Diagnostic] = []
 
     /// The document's text, to point at the exact column of a `${VAR}` inside a value.
     public let sources: SourceStore
@@ -48,12 +51,11 @@ public final class NodeDecoder {
         case .text(let text):
             return text
         case .unset(let name, _):
-            if !toleratesUnsetVariables {
-                report(.error(
-                    "\(domain).unset-variable", "environment variable '\(name)' is not set",
-                    at: location(of: "${" + name, in: node),
-                    hint: "set \(name) in the environment, or give a default with '${\(name):-value}'"))
-            }
+            let problem = Diagnostic.error(
+                "\(domain).unset-variable", "environment variable '\(name)' is not set",
+                at: location(of: "${" + name, in: node),
+                hint: "set \(name) in the environment, or give a default with '${\(name):-value}'")
+            if toleratesUnsetVariables { deferred.append(problem) } else { report(problem) }
             return nil
         case .malformed(let reason, _):
             report(.error(

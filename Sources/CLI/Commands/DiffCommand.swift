@@ -1,6 +1,8 @@
+import Basics
+import Client
 import Foundation
 import Planning
-import Basics
+import Spec
 
 /// `pipeline diff`: how two plans (or manifests, planned on the fly) differ.
 struct DiffCommand: Command {
@@ -44,8 +46,9 @@ struct DiffCommand: Command {
 
     func run(_ context: CommandContext) async -> Int32 {
         let sides = [old] + (new.map { [$0] } ?? [])
-        let fetched = await RemotePolicy.session(for: sides.filter { !$0.hasSuffix(".json") }, policyPath: policy, context: context).fetchedPolicies
-        return compare(context, fetchedPolicies: fetched)
+        let manifests = sides.filter { !$0.hasSuffix(".json") }.compactMap { ManifestLoader(environment: context.environment).load(path: $0).value }
+        let session = await ProjectLoader(environment: context.environment, policyPath: policy).session(for: manifests)
+        return compare(context, fetchedPolicies: session.fetchedPolicies)
     }
 
     private func compare(_ context: CommandContext, fetchedPolicies: [String: Data]) -> Int32 {

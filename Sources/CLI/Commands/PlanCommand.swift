@@ -1,7 +1,8 @@
+import Basics
 import Client
 import Foundation
 import Planning
-import Basics
+import Spec
 
 /// `pipeline plan`: what `run` would do, as a summary and optionally as JSON.
 struct PlanCommand: Command {
@@ -35,8 +36,8 @@ struct PlanCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        let session = await RemotePolicy.session(for: [manifest], policyPath: policy, context: context)
-        let loaded = session.plan(manifestPath: manifest, workers: ProcessInfo.processInfo.activeProcessorCount)
+        let (project, session) = await ProjectLoader(environment: context.environment, policyPath: policy).load(manifest)
+        let loaded = session.plan(project, workers: ProcessInfo.processInfo.activeProcessorCount)
         guard let plan = loaded.value else {
             if json {
                 context.reportJSON(loaded.diagnostics)
@@ -58,7 +59,7 @@ struct PlanCommand: Command {
         if json {
             context.output.out(text)
         } else {
-            let last = LastRun.quietWorkspace(manifest, environment: context.environment)?.lastResults()
+            let last = project.value.map { Workspace(manifest: $0.manifest) }?.lastResults()
             let cached = Set((last?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
             context.output.out(PlanSummary.render(plan, cached: cached))
             if let out { context.output.out("Wrote \(out).\n") }

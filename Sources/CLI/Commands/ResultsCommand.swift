@@ -1,6 +1,6 @@
+import Basics
 import Client
 import Foundation
-import Basics
 
 /// `pipeline results merge`: combines the results files of a sharded run into one.
 struct ResultsCommand: Command {

@@ -1,11 +1,11 @@
-import Engine
+import Basics
 import Client
+import Engine
 import Foundation
 import HTTPClient
 import HTTPServer
-import Spec
 import Planning
-import Basics
+import Spec
 
 /// `pipeline run`: plans the manifest, runs every Assembly and writes the results JSON.
 struct RunCommand: Command {
@@ -90,8 +90,9 @@ struct RunCommand: Command {
 
     func run(_ context: CommandContext) async throws -> Int32 {
         let signals = SignalCenter.waiter()
-        let session = await RemotePolicy.session(for: [manifestPath], policyPath: arguments.value("policy"), context: context)
-        let planned = session.plan(manifestPath: manifestPath, workers: ProcessInfo.processInfo.activeProcessorCount)
+        // The manifest and its policy are read once, for planning and for the run.
+        let (project, session) = await ProjectLoader(environment: context.environment, policyPath: arguments.value("policy")).load(manifestPath)
+        let planned = session.plan(project, workers: ProcessInfo.processInfo.activeProcessorCount)
         context.report(planned.diagnostics, sources: planned.sources)
         guard var plan = planned.value else { return ExitCode.failure }
         if let reviewed = arguments.value("plan") {
@@ -101,7 +102,7 @@ struct RunCommand: Command {
         if let shard { plan = plan.shard(shard.index, of: shard.count) }
         let prepared: RunSetup
         do {
-            prepared = try RunSetup.prepare(manifestPath: manifestPath, plan: plan, arguments: arguments, context: context)
+            prepared = try RunSetup.prepare(manifest: project.value?.manifest, arguments: arguments, context: context)
         } catch {
             context.report(error.diagnostics, sources: planned.sources)
             return ExitCode.failure

@@ -1,8 +1,8 @@
+import Basics
 import Dispatch
 import Engine
 import Foundation
 import HTTPServer
-import Basics
 import Spec
 
 /// `pipeline serve`: the local engine, until SIGINT or SIGTERM.

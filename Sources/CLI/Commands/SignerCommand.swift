@@ -1,8 +1,8 @@
+import Basics
 import Foundation
 import HTTPServer
-import Basics
-import Spec
 import Signer
+import Spec
 
 /// `pipeline signer`: the signing backend that keeps the Auth Secret out of CI.
 struct SignerCommand: Command {

@@ -1,8 +1,8 @@
-import Wire
+import Basics
 import Client
 import Foundation
 import HTTPClient
-import Basics
+import Wire
 
 /// `pipeline status`: the last run's Assemblies, as the results and the service see them.
 struct StatusCommand: Command {

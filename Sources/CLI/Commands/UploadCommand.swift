@@ -1,8 +1,8 @@
 import Basics
 import Client
 import Foundation
-import Spec
 import HTTPClient
+import Spec
 import Wire
 
 /// `pipeline upload`: resumable, parallel uploads to any tus server.

@@ -1,5 +1,6 @@
-import Planning
 import Basics
+import Client
+import Planning
 
 /// `pipeline validate`: parse, shape and policy checks, nothing else.
 struct ValidateCommand: Command {
@@ -26,8 +27,8 @@ struct ValidateCommand: Command {
     }
 
     func run(_ context: CommandContext) async -> Int32 {
-        let session = await RemotePolicy.session(for: [manifest], policyPath: policy, context: context)
-        let loaded = session.validate(manifestPath: manifest)
+        let (project, session) = await ProjectLoader(environment: context.environment, policyPath: policy).load(manifest)
+        let loaded = session.validate(project)
         let valid = loaded.value != nil
         if json {
             context.reportJSON(loaded.diagnostics, extra: ["valid": .bool(valid), "manifest": .string(manifest)])

@@ -21,6 +21,7 @@ struct AuthReader {
         let allowed = Self.keys + (node.pairs ?? []).map(\.keyText).filter { $0.lowercased().contains("secret") }
         guard let fields = decoder.fields(node, what: "'auth'", allowed: allowed) else { return nil }
         var settings = AuthSettings()
+        let deferredBefore = decoder.deferred.count
         if let keyNode = fields["key"] {
             settings.key = credential { decoder.nonEmptyString(keyNode, what: "'auth.key'") }
             if let key = settings.key, Self.looksLikeSecret(key.value), keyNode.scalar?.text == key.value {
@@ -31,12 +32,17 @@ struct AuthReader {
         }
         settings.expiresIn = fields["expires_in"].flatMap { decoder.duration($0, what: "'auth.expires_in'") }
         settings.signer = fields["signer"].flatMap(readSigner)
+        settings.unresolved = unresolved(since: deferredBefore)
         return settings
     }
 
+    /// A credential's value; unset while planning is fine, and what it would cost is kept for run time.
     private func credential<T>(_ body: () -> T?) -> T? {
         requiresCredentials ? body() : decoder.toleratingUnsetVariables(body)
     }
+
+    /// The unset-variable errors of the credentials read so far (see `AuthSettings.unresolved`).
+    private func unresolved(since count: Int) -> [Diagnostic] { Array(decoder.deferred.dropFirst(count)) }
 
     private func readSigner(_ node: Node) -> Located<SignerSettings>? {
         guard let fields = decoder.fields(node, what: "'auth.signer'", allowed: Self.signerKeys) else { return nil }

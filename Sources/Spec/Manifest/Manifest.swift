@@ -59,6 +59,9 @@ public struct AuthSettings: Sendable {
     public var expiresIn: Located<Duration>?
     /// Who signs the params.
     public var signer: Located<SignerSettings>?
+    /// Credentials that name unset variables, as the errors they are once credentials are needed
+    /// (`run` against a remote endpoint); planning does without them.
+    public var unresolved: [Diagnostic] = []
 
     /// The lifetime used when the manifest says nothing.
     public static let defaultExpiresIn: Duration = .seconds(3600)
