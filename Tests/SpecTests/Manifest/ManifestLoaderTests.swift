@@ -80,6 +80,8 @@ final class ManifestLoaderTests: XCTestCase {
         let running = ManifestLoader(environment: [:], requiresCredentials: true).decode(Data(text.utf8), file: "m.yml")
         XCTAssertEqual(running.diagnostics.map(\.id), ["manifest.unset-variable"])
         XCTAssertEqual(running.diagnostics.first?.location, SourceLocation(file: "m.yml", line: 2, column: 14))
+        // Loaded once for planning, the manifest keeps the same error for when a run needs the key.
+        XCTAssertEqual(planning.value?.auth.unresolved, running.diagnostics)
     }
 
     func testDefaultNameComesFromTheFileName() throws {
