@@ -10,8 +10,9 @@ import Wire
 struct AssemblyRun: Sendable {
     let planned: PlannedAssembly
     let configuration: RunConfiguration
-    let client: AssemblyClient
-    let http: HTTPClient
+    let client: any AssemblyService
+    let uploads: any UploadService
+    let clock: any RunClock
     let state: RunState
     /// When the whole run must end (`--timeout`), retries and polling included.
     let deadline: ContinuousClock.Instant
@@ -112,7 +113,7 @@ struct AssemblyRun: Sendable {
             stateDirectory: configuration.workspace.uploadsDirectory(assemblyID: id), bodyLimits: configuration.bodyLimits)
         // Per file, the bytes confirmed or on the wire; the Assembly's progress is their sum.
         let counter = ProgressSum<Int>(base: done)
-        let results = try await TusUploader(endpoint: tusURL, options: options, http: http).upload(files) { file in
+        let results = try await uploads.upload(files, to: tusURL, options: options) { file in
             progress(counter.set(file.index, min(file.total, file.confirmed + file.inFlight)))
         }
         for result in results { _ = try result.get() }
@@ -129,16 +130,16 @@ struct AssemblyRun: Sendable {
         guard let url = status.assemblyURL else { return status }
         // Small Assemblies finish fast: look again soon, then settle at about once a second and slow gently.
         var interval = configuration.pollInterval / 4
-        let uploaded = ContinuousClock.now
+        let uploaded = clock.now
         while status.isBusy {
             // Every file went up: an Assembly still waiting for uploads long after will never start.
-            if status.ok == AssemblyStatusCode.uploading, ContinuousClock.now - uploaded > Self.uploadingGrace {
+            if status.ok == AssemblyStatusCode.uploading, clock.now - uploaded > Self.uploadingGrace {
                 throw AssemblyClient.Failure(
                     code: "ASSEMBLY_UPLOADS_MISSING",
                     message: "the Assembly still waits for uploads after all \(planned.files.count) were sent; run again with --force")
             }
-            guard ContinuousClock.now + interval < deadline else { throw Self.timedOut }
-            try await Task.sleep(for: interval)
+            guard clock.now + interval < deadline else { throw Self.timedOut }
+            try await clock.sleep(for: interval)
             status = try await retrying { try await client.status(url) }
             interval = interval < configuration.pollInterval ? interval * 2 : min(interval * 1.2, .seconds(5))
         }
@@ -157,10 +158,10 @@ struct AssemblyRun: Sendable {
                 let jitter = Double.random(in: 0...0.1) * base
                 let pause = Duration.milliseconds(Int((base + jitter) * 1000))
                 // No retry outlives the run's timeout: say so, with what kept failing.
-                guard ContinuousClock.now + pause < deadline else {
+                guard clock.now + pause < deadline else {
                     throw AssemblyClient.Failure(code: "RUN_TIMEOUT", message: "the run's timeout came while retrying: \(failure)")
                 }
-                try await Task.sleep(for: pause)
+                try await clock.sleep(for: pause)
             }
         }
     }

@@ -10,12 +10,21 @@ public struct Runner: Sendable {
     let plan: Plan
     let configuration: RunConfiguration
     let http: HTTPClient
+    let service: any AssemblyService
+    let uploads: any UploadService
+    let clock: any RunClock
 
-    /// Creates a runner.
-    public init(plan: Plan, configuration: RunConfiguration, http: HTTPClient = HTTPClient()) {
+    /// Creates a runner over HTTP (`service`, `uploads` and `clock` replace the real ones in tests).
+    public init(
+        plan: Plan, configuration: RunConfiguration, http: HTTPClient = HTTPClient(), service: (any AssemblyService)? = nil,
+        uploads: (any UploadService)? = nil, clock: any RunClock = SystemRunClock()
+    ) {
         self.plan = plan
         self.configuration = configuration
         self.http = http
+        self.service = service ?? AssemblyClient(http: http, endpoint: configuration.endpoint)
+        self.uploads = uploads ?? TusUploads(http: http)
+        self.clock = clock
     }
 
     /// The earlier results that can be reused for `plan`: completed entries with the same plan id,
@@ -40,23 +49,23 @@ public struct Runner: Sendable {
         let total = pending.reduce(Int64(0)) { $0 + $1.bytes }
         events(.started(assemblies: plan.assemblies.count, cached: cached.count, files: plan.fileCount, bytes: plan.byteCount))
         let state = RunState(path: configuration.stateFile)
-        let client = AssemblyClient(http: http, endpoint: configuration.endpoint)
         let progress = ProgressSum<String>()
         let collected = ResultsCollector(cached: cached)
-        let deadline = ContinuousClock.now + configuration.timeout
+        let deadline = clock.now + configuration.timeout
 
         try await withThrowingTaskGroup(of: RunResults.Entry.self) { group in
             var next = 0
             // Results are saved as Assemblies end, at most every few seconds (and always at the
             // end): rewriting the whole file per Assembly would grow with the square of their number.
-            var saved = ContinuousClock.now
+            var saved = clock.now
             func startNext() {
                 guard next < pending.count else { return }
                 let planned = pending[next]
                 next += 1
                 group.addTask {
                     await AssemblyRun(
-                        planned: planned, configuration: configuration, client: client, http: http, state: state, deadline: deadline,
+                        planned: planned, configuration: configuration, client: service, uploads: uploads, clock: clock, state: state,
+                        deadline: deadline,
                         progress: { events(.uploaded(bytes: progress.set(planned.id, $0), total: total)) }, events: events
                     ).run()
                 }
@@ -65,9 +74,9 @@ public struct Runner: Sendable {
             while let entry = try await group.next() {
                 collected.add(entry)
                 events(.finished(entry))
-                if ContinuousClock.now - saved >= Self.saveInterval {
+                if clock.now - saved >= Self.saveInterval {
                     try? results(collected).write(to: configuration.resultsPath)
-                    saved = ContinuousClock.now
+                    saved = clock.now
                 }
                 startNext()
             }

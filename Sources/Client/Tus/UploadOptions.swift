@@ -73,6 +73,15 @@ public struct UploadResult: Sendable, Equatable {
     public var size: Int64
     /// The offset the upload resumed from (0 for a fresh upload).
     public var resumedFrom: Int64
+
+    /// Creates a result.
+    public init(index: Int, path: String, url: String, size: Int64, resumedFrom: Int64) {
+        self.index = index
+        self.path = path
+        self.url = url
+        self.size = size
+        self.resumedFrom = resumedFrom
+    }
 }
 
 /// The request body sizes that proxies let through, per endpoint, learnt from 413 answers and

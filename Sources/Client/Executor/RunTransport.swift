@@ -1,0 +1,59 @@
+import Foundation
+import HTTPClient
+import Wire
+
+/// What a run asks of the Assembly API. `AssemblyClient` is the real one; tests drive the
+/// executor's logic through a scripted one, without sockets.
+public protocol AssemblyService: Sendable {
+    /// Creates the Assembly `id` with signed params, announcing `expectedUploads` tus uploads.
+    func create(id: String, params: String, signature: String?, expectedUploads: Int) async throws(AssemblyClient.Failure) -> AssemblyState
+    /// The status at `url`.
+    func status(_ url: String) async throws(AssemblyClient.Failure) -> AssemblyState
+}
+
+extension AssemblyClient: AssemblyService {}
+
+/// Sends an Assembly's files. The real one speaks tus; tests record what would be sent.
+public protocol UploadService: Sendable {
+    /// Uploads `files` to the tus endpoint `url`; results in the order of `files`.
+    func upload(
+        _ files: [UploadFile], to url: String, options: UploadOptions, progress: @escaping @Sendable (UploadProgress) -> Void
+    ) async throws -> [Result<UploadResult, any Error>]
+}
+
+/// Uploads over tus with a shared HTTP client.
+public struct TusUploads: UploadService {
+    let http: HTTPClient
+
+    /// Creates the service.
+    public init(http: HTTPClient) {
+        self.http = http
+    }
+
+    /// Uploads every file with a `TusUploader`.
+    public func upload(
+        _ files: [UploadFile], to url: String, options: UploadOptions, progress: @escaping @Sendable (UploadProgress) -> Void
+    ) async throws -> [Result<UploadResult, any Error>] {
+        try await TusUploader(endpoint: url, options: options, http: http).upload(files, progress: progress)
+    }
+}
+
+/// The time a run sees: now, and waiting. Tests use a clock that only moves when waited on.
+public protocol RunClock: Sendable {
+    /// The current instant.
+    var now: ContinuousClock.Instant { get }
+    /// Waits `duration` (throws when the task is cancelled).
+    func sleep(for duration: Duration) async throws
+}
+
+/// The machine's monotonic clock.
+public struct SystemRunClock: RunClock {
+    /// Creates the clock.
+    public init() {}
+
+    /// `ContinuousClock.now`.
+    public var now: ContinuousClock.Instant { ContinuousClock.now }
+
+    /// `Task.sleep`.
+    public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
+}

@@ -1,0 +1,80 @@
+import Basics
+import Client
+import Foundation
+import Planning
+import Synchronization
+import Wire
+
+/// A clock that only moves when something waits on it, and remembers every wait.
+final class TestClock: RunClock {
+    private let state = Mutex((now: ContinuousClock.now, sleeps: [Duration]()))
+
+    var now: ContinuousClock.Instant { state.withLock { $0.now } }
+    var sleeps: [Duration] { state.withLock { $0.sleeps } }
+
+    func sleep(for duration: Duration) async throws {
+        try Task.checkCancellation()
+        state.withLock {
+            $0.now += duration
+            $0.sleeps.append(duration)
+        }
+    }
+}
+
+/// An Assembly API that answers from a script, one answer per call, and records the calls.
+final class ScriptedService: AssemblyService {
+    enum Answer {
+        case state(JSONValue)
+        case failure(AssemblyClient.Failure)
+    }
+
+    private let script: Mutex<(creates: [Answer], statuses: [Answer], calls: [String])>
+
+    init(creates: [Answer], statuses: [Answer]) {
+        script = Mutex((creates, statuses, []))
+    }
+
+    var calls: [String] { script.withLock { $0.calls } }
+
+    func create(id: String, params: String, signature: String?, expectedUploads: Int) async throws(AssemblyClient.Failure) -> AssemblyState {
+        try next(\.creates, call: "create \(id)")
+    }
+
+    func status(_ url: String) async throws(AssemblyClient.Failure) -> AssemblyState {
+        try next(\.statuses, call: "status \(url)")
+    }
+
+    private func next(_ queue: WritableKeyPath<(creates: [Answer], statuses: [Answer], calls: [String]), [Answer]>, call: String) throws(AssemblyClient.Failure) -> AssemblyState {
+        let answer: Answer? = script.withLock { script in
+            script.calls.append(call)
+            return script[keyPath: queue].isEmpty ? nil : script[keyPath: queue].removeFirst()
+        }
+        switch answer {
+        case .state(let json)?: return AssemblyState(json)
+        case .failure(let failure)?: throw failure
+        case nil: throw AssemblyClient.Failure(code: "SCRIPT_ENDED", message: "no answer left for \(call)")
+        }
+    }
+
+    /// A status as the API sends it.
+    static func status(_ ok: String, id: String = "a1", uploads: Int = 0) -> Answer {
+        .state(.object([
+            "ok": .string(ok), "assembly_id": .string(id), "assembly_ssl_url": .string("https://api.test/assemblies/" + id),
+            "tus_url": .string("https://api.test/resumable/files/"),
+            "uploads": .array((0..<uploads).map { .object(["id": .string("u\($0)"), "name": .string("f"), "field": .string("file_\($0)"), "size": .int(1)]) }),
+        ]))
+    }
+}
+
+/// Uploads that succeed at once and are counted.
+final class CountingUploads: UploadService {
+    private let count = Mutex(0)
+    var files: Int { count.withLock { $0 } }
+
+    func upload(
+        _ files: [UploadFile], to url: String, options: UploadOptions, progress: @escaping @Sendable (UploadProgress) -> Void
+    ) async throws -> [Result<UploadResult, any Error>] {
+        count.withLock { $0 += files.count }
+        return files.enumerated().map { index, file in .success(UploadResult(index: index, path: file.path, url: url + "\(index)", size: 1, resumedFrom: 0)) }
+    }
+}

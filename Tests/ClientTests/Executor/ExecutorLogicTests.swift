@@ -1,0 +1,89 @@
+import Basics
+import Client
+import Foundation
+import Planning
+import TestSupport
+import Wire
+import XCTest
+
+/// The run's logic against a scripted Assembly API and a test clock: no sockets, no real waits.
+final class ExecutorLogicTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws {
+        directory = try TemporaryDirectory(prefix: "executor")
+        try directory.write("a.txt", "a")
+    }
+
+    override func tearDown() { directory.remove() }
+
+    private func run(_ service: ScriptedService, clock: TestClock, timeout: Duration = .seconds(3600)) async throws -> RunResults {
+        let file = try FileHasher.digest(path: directory.path + "/a.txt")
+        let planned = PlannedAssembly(
+            job: "job", instructions: .object(["steps": .object([:])]),
+            files: [PlannedFile(path: "a.txt", size: file.size, sha256: file.sha256, modified: file.modified)])
+        var configuration = RunConfiguration(
+            endpoint: "https://api.test", authKey: nil, signer: nil, lifetime: .seconds(600),
+            workspace: Workspace(directory: directory.path, resultsPath: directory.path + "/results.json"), timeout: timeout)
+        configuration.pollInterval = .seconds(1)
+        let runner = Runner(
+            plan: Plan(pipeline: "p", manifest: "m.yml", assemblies: [planned]), configuration: configuration,
+            service: service, uploads: CountingUploads(), clock: clock)
+        return try await runner.run { _ in }
+    }
+
+    func testALostCreateAnswerFindsTheAssemblyInsteadOfMakingASecond() async throws {
+        let service = ScriptedService(
+            creates: [
+                .failure(AssemblyClient.Failure(code: "NETWORK", message: "connection reset", isTransient: true)),
+                .failure(AssemblyClient.Failure(code: "DO_NOT_REUSE_ASSEMBLY_IDS", message: "exists")),
+            ],
+            statuses: [ScriptedService.status(AssemblyStatusCode.uploading), ScriptedService.status(AssemblyStatusCode.completed, uploads: 1)])
+        let results = try await run(service, clock: TestClock())
+        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed)
+        let creates = service.calls.filter { $0.hasPrefix("create") }
+        XCTAssertEqual(creates.count, 2)
+        XCTAssertEqual(Set(creates).count, 1, "the retry used the same client-chosen id: \(creates)")
+    }
+
+    func testARateLimitWaitsWhatTheServiceSays() async throws {
+        let clock = TestClock()
+        let service = ScriptedService(
+            creates: [
+                .failure(AssemblyClient.Failure(code: "RATE_LIMIT_REACHED", message: "slow down", retryIn: 7, isTransient: true)),
+                ScriptedService.status(AssemblyStatusCode.executing),
+            ],
+            statuses: [ScriptedService.status(AssemblyStatusCode.completed)])
+        let results = try await run(service, clock: clock)
+        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed)
+        let wait = try XCTUnwrap(clock.sleeps.first)
+        XCTAssertGreaterThanOrEqual(wait, .seconds(7))
+        XCTAssertLessThanOrEqual(wait, .milliseconds(7700), "retryIn plus at most 10% jitter")
+    }
+
+    func testPollingStartsSoonThenSlowsGently() async throws {
+        let clock = TestClock()
+        let executing = ScriptedService.status(AssemblyStatusCode.executing)
+        let service = ScriptedService(
+            creates: [executing], statuses: Array(repeating: executing, count: 6) + [ScriptedService.status(AssemblyStatusCode.completed)])
+        _ = try await run(service, clock: clock)
+        XCTAssertEqual(clock.sleeps.prefix(4), [.milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(1200)])
+        XCTAssertEqual(clock.sleeps.count, 7)
+    }
+
+    func testAnAssemblyThatNeverGetsItsUploadsFailsAfterTheGrace() async throws {
+        let clock = TestClock()
+        let uploading = ScriptedService.status(AssemblyStatusCode.uploading)
+        let service = ScriptedService(creates: [uploading], statuses: Array(repeating: uploading, count: 200))
+        let results = try await run(service, clock: clock)
+        XCTAssertEqual(results.assemblies.first?.status, "ASSEMBLY_UPLOADS_MISSING")
+        XCTAssertEqual(results.assemblies.first?.assemblyID, "a1", "the failed Assembly keeps its id")
+    }
+
+    func testTheRunsTimeoutEndsPolling() async throws {
+        let executing = ScriptedService.status(AssemblyStatusCode.executing)
+        let service = ScriptedService(creates: [executing], statuses: Array(repeating: executing, count: 1000))
+        let results = try await run(service, clock: TestClock(), timeout: .seconds(30))
+        XCTAssertEqual(results.assemblies.first?.status, "RUN_TIMEOUT")
+    }
+}
