@@ -68,7 +68,9 @@ final class RunLifecycleTests: XCTestCase {
             let errors = Pipe()
             process.standardError = errors
             try process.run()
-            try await Task.sleep(for: .seconds(1))
+            // Interrupt once the upload is under way (the proxy lets 1 MB through, then holds).
+            let uploading = await eventually { server.largestStoredSize() >= 1_000_000 }
+            XCTAssertTrue(uploading, "the upload started")
             kill(process.processIdentifier, SIGINT)
             process.waitUntilExit()
             let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

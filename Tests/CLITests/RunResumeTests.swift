@@ -101,7 +101,8 @@ final class RunResumeTests: XCTestCase {
         first.standardError = errors
         first.standardOutput = FileHandle.nullDevice
         try first.run()
-        try await Task.sleep(for: .seconds(1))
+        let uploading = await eventually { server.largestStoredSize() >= 1_000_000 }
+        XCTAssertTrue(uploading, "the upload started")
         kill(first.processIdentifier, SIGINT)
         first.waitUntilExit()
         let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

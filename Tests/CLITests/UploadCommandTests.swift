@@ -76,10 +76,15 @@ final class UploadCommandTests: XCTestCase {
     /// With checksums the server keeps only verified chunks, so the upload goes in 32 MiB
     /// chunks and a kill loses at most the chunk in flight.
     func testResumesFromTheLastVerifiedChunkWithChecksums() async throws {
-        try await resumesAfterTheProcessIsKilled(try EngineTestServer(), hangRule: "PATCH:2:hang=5000000", checksum: "auto", kept: 32 << 20)
+        try await resumesAfterTheProcessIsKilled(try EngineTestServer(), hangRule: "PATCH:2:hang=5000000", checksum: "auto", kept: 32 << 20,
+            arrived: (32 << 20) + 5_000_000)
     }
 
-    private func resumesAfterTheProcessIsKilled(_ server: any TusTestServer, hangRule: String, checksum: String, kept: Int) async throws {
+    /// Kills an upload once `arrived` bytes (default `kept`) reached the server behind a proxy
+    /// that holds a request after `hangRule`'s bytes; the server keeps `kept`, the rerun sends the rest.
+    private func resumesAfterTheProcessIsKilled(
+        _ server: any TusTestServer, hangRule: String, checksum: String, kept: Int, arrived: Int? = nil
+    ) async throws {
         defer { server.stop() }
         let (proxy, endpoint) = try server.faulty([hangRule])
         defer { proxy.stop() }
@@ -100,14 +105,11 @@ final class UploadCommandTests: XCTestCase {
         first.standardError = FileHandle.nullDevice
         try first.run()
         // Wait until the server holds what the proxy lets through, then kill the command without warning.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline, server.largestStoredSize() < kept {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        try await Task.sleep(for: .milliseconds(500))
+        await eventually(within: .seconds(30)) { server.largestStoredSize() >= arrived ?? kept }
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
-        try await Task.sleep(for: .milliseconds(500))
+        // The server notices the dropped connection and keeps what it could verify.
+        await eventually { server.largestStoredSize() == kept }
         XCTAssertEqual(server.largestStoredSize(), kept, "the server kept what arrived (and could be verified) before the kill")
 
         let second = try ProcessRunner.run(ProcessRunner.pipelineExecutable, arguments)
