@@ -15,9 +15,7 @@ struct RunSetup {
 
     static let publicEndpoint = "https://api2.transloadit.com"
 
-    static func prepare(manifest: Manifest?, arguments: ParsedArguments, context: CommandContext) throws(DiagnosticsError) -> RunSetup {
-        guard let manifest else { throw DiagnosticsError([]) }
-        let workspace = Workspace(manifest: manifest, resultsOverride: arguments.value("results"))
+    static func prepare(manifest: Manifest, workspace: Workspace, arguments: ParsedArguments, context: CommandContext) throws(DiagnosticsError) -> RunSetup {
         let endpointText = arguments.value("endpoint") ?? manifest.endpoint.map {
             if case .url(let url) = $0.value { return url }
             return "local"

@@ -199,4 +199,31 @@ final class RunHardeningTests: XCTestCase {
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(refused.stderr.contains("':original' must be the /upload/handle step"), refused.stderr)
     }
+
+    func testOneRunAtATimePerRunStateEvenAfterKill9() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let (proxy, endpoint) = try server.faulty(["PATCH:1:hang=100000"])
+        defer { proxy.stop() }
+        let directory = try project(endpoint: String(endpoint.dropLast("/resumable/files/".count)))
+        defer { directory.remove() }
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: ProcessRunner.pipelineExecutable)
+        first.arguments = ["run", directory.path + "/pipeline.yml"]
+        first.environment = ProcessInfo.processInfo.environment.merging(secret) { $1 }
+        first.standardOutput = FileHandle.nullDevice
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        let uploading = await eventually { server.largestStoredSize() >= 100_000 }
+        XCTAssertTrue(uploading)
+        let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: secret)
+        XCTAssertEqual(second.status, 1)
+        XCTAssertTrue(second.stderr.contains("another 'pipeline run' of this manifest"), second.stderr)
+        let shard = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--shard", "1/2"], environment: secret)
+        XCTAssertFalse(shard.stderr.contains("another 'pipeline run'"), "a shard has a run state of its own")
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        let third = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: secret)
+        XCTAssertEqual(third.status, 0, "the kernel dropped the killed run's lock: \(third.stderr)")
+    }
 }

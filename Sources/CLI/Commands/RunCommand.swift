@@ -100,9 +100,18 @@ struct RunCommand: Command {
             plan = chosen
         }
         if let shard { plan = plan.shard(shard.index, of: shard.count) }
+        guard let manifest = project.value?.manifest else { return ExitCode.failure }
+        // One run per run state, taken before anything starts (the embedded engine included).
+        let workspace = Workspace(manifest: manifest, resultsOverride: arguments.value("results"))
+        let lock: RunLock
+        do { lock = try workspace.lockRun(shard: shard) } catch {
+            context.output.failure("\(error)")
+            return ExitCode.failure
+        }
+        defer { withExtendedLifetime(lock) {} }
         let prepared: RunSetup
         do {
-            prepared = try RunSetup.prepare(manifest: project.value?.manifest, arguments: arguments, context: context)
+            prepared = try RunSetup.prepare(manifest: manifest, workspace: workspace, arguments: arguments, context: context)
         } catch {
             context.report(error.diagnostics, sources: planned.sources)
             return ExitCode.failure
