@@ -1,5 +1,4 @@
 import Basics
-import Client
 import Foundation
 import HTTPClient
 import TestSupport
