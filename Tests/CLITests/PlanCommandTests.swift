@@ -78,6 +78,6 @@ final class PlanCommandTests: XCTestCase {
         let project = try ProjectFixture(width: 0)
         let result = await CLIHarness.run(["plan", project.manifest], environment: ["GITHUB_ACTIONS": "true"])
         XCTAssertEqual(result.status, 1)
-        XCTAssertTrue(result.stderr.contains("::error file=\(project.manifest),line=12,col=16::option 'width'"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("::error file=\(project.manifest),line=12,col=16::'width' of step 'thumb' must be at least 1"), result.stderr)
     }
 }

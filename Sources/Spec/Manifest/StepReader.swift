@@ -55,7 +55,38 @@ struct StepReader {
             return nil
         }
         guard let instructions = decoder.json(pair.value, path: path, index: &index, key: pair.key.location) else { return nil }
+        checkAgainstCatalog(step: name, robot: robot, pairs: pairs, instructions: instructions)
         return Step(name: Located(name, at: pair.key.location), robot: robot.value, instructions: instructions)
+    }
+
+    /// The robot and every parameter against the robot catalog: what the service would refuse
+    /// after the upload is an error here, at its line. Values holding Assembly variables
+    /// (`${file.size}`) are left for the service to judge.
+    private func checkAgainstCatalog(step: String, robot: Located<String>, pairs: [Pair], instructions: JSONValue) {
+        let catalog = RobotCatalog.bundled
+        guard let entry = catalog.robots[robot.value] else {
+            let hint = Suggestions.closest(to: robot.value, in: catalog.robots.keys).map { "did you mean '\($0)'?" }
+                ?? "every robot is listed in schemas/robots.json"
+            decoder.report(.error("manifest.unknown-robot", "step '\(step)' names an unknown robot '\(robot.value)'", at: robot.location, hint: hint))
+            return
+        }
+        for pair in pairs where pair.keyText != "robot" {
+            let name = pair.keyText
+            guard let parameter = entry.parameters[name] else {
+                let hint = Suggestions.closest(to: name, in: entry.parameters.keys).map { "did you mean '\($0)'?" }
+                    ?? "the parameters of \(robot.value) are listed in schemas/robots.json"
+                decoder.report(.error(
+                    "manifest.unknown-parameter", "\(robot.value) has no parameter '\(name)' (step '\(step)')", at: pair.key.location, hint: hint))
+                continue
+            }
+            guard let value = instructions[name], !value.serialized().contains("${") else { continue }
+            if let problem = parameter.problem(with: value) {
+                let hint = parameter.allowed == nil ? parameter.description : value.stringValue.flatMap { text in
+                    Suggestions.closest(to: text, in: (parameter.allowed ?? []).compactMap(\.stringValue)).map { "did you mean '\($0)'?" }
+                }
+                decoder.report(.error("manifest.parameter-value", "'\(name)' of step '\(step)' \(problem)", at: pair.value.location, hint: hint))
+            }
+        }
     }
 
     private func checkReferences(in pair: Pair, stepNames: [String]) {
