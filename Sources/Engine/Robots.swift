@@ -1,5 +1,6 @@
 import Foundation
 import Basics
+import Spec
 import Synchronization
 
 /// What a robot gets for one step: its options, where to write, the Assembly's fields.
@@ -19,7 +20,7 @@ struct RobotError: Error, Sendable {
 
 /// The robots that run on the local engine.
 enum Robots {
-    static let available: Set<String> = ["/upload/handle", "/image/resize", "/file/filter", "/file/hash"]
+    static let available = RobotCatalog.local
 
     /// Runs a step's robot over its input files, several files at once.
     static func run(_ context: RobotContext, on inputs: [AssemblyFile]) throws(RobotError) -> [AssemblyFile] {

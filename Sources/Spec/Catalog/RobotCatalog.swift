@@ -37,6 +37,9 @@ public struct RobotCatalog: Sendable {
     /// The robots by name.
     public let robots: [String: Robot]
 
+    /// The robots the local engine (`pipeline serve`, `endpoint: local`) runs.
+    public static let local: Set<String> = ["/upload/handle", "/image/resize", "/file/filter", "/file/hash"]
+
     /// The catalog the tool was built with.
     public static let bundled: RobotCatalog = {
         do {

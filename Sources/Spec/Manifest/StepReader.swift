@@ -19,9 +19,11 @@ struct StepReader {
             if let step = readStep(pair, index: &index) { steps.append(step) }
         }
         let names = entries.map(\.keyText)
+        var uses: [String: [(name: String, node: Node)]] = [:]
         for pair in entries {
-            checkReferences(in: pair, stepNames: names)
+            uses[pair.keyText] = checkReferences(in: pair, stepNames: names)
         }
+        reportCycle(in: uses, order: names)
         return steps
     }
 
@@ -89,13 +91,16 @@ struct StepReader {
         }
     }
 
-    private func checkReferences(in pair: Pair, stepNames: [String]) {
-        guard let use = pair.value.pairs?.first(where: { $0.keyText == "use" })?.value else { return }
+    /// Reports `use` entries that name no step; returns the steps it names, with their nodes.
+    private func checkReferences(in pair: Pair, stepNames: [String]) -> [(name: String, node: Node)] {
+        guard let use = pair.value.pairs?.first(where: { $0.keyText == "use" })?.value else { return [] }
         let step = pair.keyText
+        var named: [(name: String, node: Node)] = []
         for reference in references(in: use) {
             guard let name = decoder.toleratingUnsetVariables({ decoder.string(reference, what: "a step name in 'use'") })?.value else {
                 continue
             }
+            if name != step, stepNames.contains(name) { named.append((name, reference)) }
             if name == step {
                 decoder.report(.error(
                     "manifest.unknown-step", "step '\(step)' uses itself", at: reference.location,
@@ -105,6 +110,33 @@ struct StepReader {
                     "manifest.unknown-step", "step '\(step)' uses '\(name)', which is not a step of this job",
                     at: reference.location, hint: Suggestions.hint(for: name, in: [":original"] + stepNames, kind: "names")))
             }
+        }
+        return named
+    }
+
+    /// A step graph with a cycle cannot run: reported once, at the `use` that closes it.
+    private func reportCycle(in uses: [String: [(name: String, node: Node)]], order: [String]) {
+        var state: [String: Int] = [:]  // 1: on the path, 2: done
+        var path: [String] = []
+        func visit(_ step: String) -> Bool {
+            state[step] = 1
+            path.append(step)
+            for edge in uses[step] ?? [] {
+                if state[edge.name] == 1 {
+                    let loop = path.drop { $0 != edge.name } + [edge.name]
+                    decoder.report(.error(
+                        "manifest.step-cycle", "the steps use each other in a cycle: " + loop.joined(separator: " -> "),
+                        at: edge.node.location, hint: "a step can only use ':original' or steps that do not use it back"))
+                    return true
+                }
+                if state[edge.name] == nil, visit(edge.name) { return true }
+            }
+            path.removeLast()
+            state[step] = 2
+            return false
+        }
+        for step in order where state[step] == nil {
+            if visit(step) { return }
         }
     }
 

@@ -1,0 +1,93 @@
+import Basics
+import Spec
+
+/// `pipeline robots [NAME]`: the robot catalog, listed by category or explained one robot at a time.
+struct RobotsCommand: Command {
+    static let spec = CommandSpec(
+        name: "robots",
+        summary: "List the service's robots, or explain one: its parameters, their types, allowed values and defaults.",
+        discussion: """
+        The catalog comes from the official SDK's parameter schemas (schemas/robots.json); validate, plan and \
+        run check every step against it. Robots marked 'local' also run on the local engine.
+        """,
+        arguments: [.init(name: "NAME", help: "A robot, such as /image/resize.", optional: true)],
+        options: [.init(name: "json", help: "Print the catalog entry as JSON.")],
+        examples: ["pipeline robots", "pipeline robots /image/resize", "pipeline robots /video/encode --json"])
+
+    let name: String?
+    let json: Bool
+
+    init(_ arguments: ParsedArguments) {
+        name = arguments.positionals.first
+        json = arguments.flag("json")
+    }
+
+    func run(_ context: CommandContext) async -> Int32 {
+        let catalog = RobotCatalog.bundled
+        guard let name else {
+            context.output.out(json ? Self.json(catalog.robots.values.sorted { $0.name < $1.name }) : Self.list(catalog))
+            return ExitCode.success
+        }
+        let wanted = name.hasPrefix("/") ? name : "/" + name
+        guard let robot = catalog.robots[wanted] else {
+            let hint = Suggestions.closest(to: wanted, in: catalog.robots.keys).map { "did you mean '\($0)'?" } ?? "'pipeline robots' lists them all"
+            context.output.failure("there is no robot '\(name)'", hint: hint)
+            return ExitCode.failure
+        }
+        context.output.out(json ? Self.json([robot]) : Self.explain(robot))
+        return ExitCode.success
+    }
+
+    private static func list(_ catalog: RobotCatalog) -> String {
+        let byCategory = Dictionary(grouping: catalog.robots.values) { $0.name.split(separator: "/").first.map(String.init) ?? "" }
+        let width = (catalog.robots.keys.map(\.count).max() ?? 0) + 2
+        var text = ""
+        for category in byCategory.keys.sorted() {
+            text += category + "\n"
+            for robot in (byCategory[category] ?? []).sorted(by: { $0.name < $1.name }) {
+                let local = RobotCatalog.local.contains(robot.name) ? " (local)" : ""
+                text += "  " + robot.name.padding(toLength: width, withPad: " ", startingAt: 0) + robot.summary + local + "\n"
+            }
+        }
+        return text + "\(catalog.robots.count) robots, \(RobotCatalog.local.count) of them run on the local engine. 'pipeline robots NAME' explains one.\n"
+    }
+
+    private static func explain(_ robot: RobotCatalog.Robot) -> String {
+        var text = "\(robot.name): \(robot.summary)\n"
+        text += "Local engine: " + (RobotCatalog.local.contains(robot.name) ? "runs it" : "does not run it") + "\n\nParameters:\n"
+        let width = (robot.parameters.keys.map(\.count).max() ?? 0) + 2
+        for (name, parameter) in robot.parameters.sorted(by: { $0.key < $1.key }) {
+            var facts = parameter.types.joined(separator: " or ")
+            if let allowed = parameter.allowed { facts += ": " + allowed.map(show).joined(separator: ", ") }
+            if parameter.minimum != nil || parameter.maximum != nil {
+                facts += ", " + (parameter.minimum.map { show(.double($0)) } ?? "…") + " to " + (parameter.maximum.map { show(.double($0)) } ?? "…")
+            }
+            if let value = parameter.defaultValue, value != .null { facts += " (default \(show(value)))" }
+            text += "  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + facts + "\n"
+            if let description = parameter.description { text += "  " + String(repeating: " ", count: width) + description + "\n" }
+        }
+        return text
+    }
+
+    private static func json(_ robots: [RobotCatalog.Robot]) -> String {
+        JSONValue.array(robots.map { robot in
+            .object([
+                "robot": .string(robot.name), "summary": .string(robot.summary), "local": .bool(RobotCatalog.local.contains(robot.name)),
+                "parameters": .object(robot.parameters.mapValues { parameter in
+                    var object: [String: JSONValue] = ["type": .array(parameter.types.map { .string($0) }), "nullable": .bool(parameter.nullable)]
+                    if let allowed = parameter.allowed { object["enum"] = .array(allowed) }
+                    if let minimum = parameter.minimum { object["minimum"] = .double(minimum) }
+                    if let maximum = parameter.maximum { object["maximum"] = .double(maximum) }
+                    if let value = parameter.defaultValue { object["default"] = value }
+                    if let description = parameter.description { object["description"] = .string(description) }
+                    return .object(object)
+                }),
+            ])
+        }).serialized(pretty: true) + "\n"
+    }
+
+    private static func show(_ value: JSONValue) -> String {
+        if case .string(let text) = value { return text }
+        return value.serialized()
+    }
+}
