@@ -94,10 +94,24 @@ public struct PolicyLoader: Sendable {
             decoder.report(.error("policy.bad-robot", "robot '\(robot)' must start with '/'", at: entry.key.location,
                                   hint: "robots are named like paths, such as '/image/resize'"))
         }
+        // What the service does not know can never be signed usefully: say so at the policy's line.
+        let known = RobotCatalog.bundled.robots[robot]
+        if robot.hasPrefix("/"), known == nil {
+            let hint = Suggestions.closest(to: robot, in: RobotCatalog.bundled.robots.keys).map { "did you mean '\($0)'?" }
+                ?? "'pipeline robots' lists the robots the service has"
+            decoder.report(.warning("policy.unknown-robot", "the policy allows robot \(robot), which the service does not have", at: entry.key.location, hint: hint))
+        }
         if case .scalar = entry.value.kind, decoder.resolve(entry.value) == .null { return Policy.RobotRules() }
         guard let options = decoder.entries(entry.value, what: "robot \(robot)") else { return Policy.RobotRules() }
         var rules = Policy.RobotRules()
         for option in options {
+            if let known, known.parameters[option.keyText] == nil {
+                let hint = Suggestions.closest(to: option.keyText, in: known.parameters.keys).map { "did you mean '\($0)'?" }
+                    ?? "'pipeline robots \(robot)' lists its parameters"
+                decoder.report(.warning(
+                    "policy.unknown-parameter", "the policy allows '\(option.keyText)' for \(robot), which has no such parameter",
+                    at: option.key.location, hint: hint))
+            }
             rules.options[option.keyText] = constraint(option, robot: robot, decoder: decoder)
         }
         return rules

@@ -29,7 +29,7 @@ final class PolicyLoaderTests: XCTestCase {
             quality: {type: number, min: 0.5, max: 100}
             format: {type: string, pattern: "jpe?g|png"}
             background: {}
-            meta:
+            strip:
           /image/optimize:
           /file/filter: ~
         """
@@ -51,7 +51,7 @@ final class PolicyLoaderTests: XCTestCase {
         XCTAssertEqual(Set(policy.robots.keys), ["/image/resize", "/image/optimize", "/file/filter"])
 
         let options = try XCTUnwrap(policy.robots["/image/resize"]).options
-        XCTAssertEqual(Set(options.keys), ["width", "resize_strategy", "result", "quality", "format", "background", "meta"])
+        XCTAssertEqual(Set(options.keys), ["width", "resize_strategy", "result", "quality", "format", "background", "strip"])
         let width = try XCTUnwrap(options["width"])
         XCTAssertEqual(width.type, .integer)
         XCTAssertEqual(width.minimum, 1)
@@ -73,7 +73,7 @@ final class PolicyLoaderTests: XCTestCase {
 
     func testEmptyOrNullConstraintAllowsAnything() throws {
         let options = try XCTUnwrap(decode(fullPolicy, environment: ["TRANSLOADIT_KEY": "k"]).value?.robots["/image/resize"]?.options)
-        for name in ["background", "meta"] {
+        for name in ["background", "strip"] {
             let constraint = try XCTUnwrap(options[name], name)
             XCTAssertNil(constraint.type)
             XCTAssertNil(constraint.allowedValues)
@@ -188,5 +188,21 @@ final class PolicyLoaderTests: XCTestCase {
         XCTAssertEqual(policy.file, path)
         XCTAssertEqual(policy.limits.fileSize, ByteSize(bytes: 20_000_000))
         XCTAssertEqual(policy.robots["/image/resize"]?.options["width"]?.maximum, 4000)
+    }
+
+    func testWhatTheServiceDoesNotKnowIsAWarningAtItsLine() {
+        let loaded = decode("""
+            version: 1
+            robots:
+              /image/resise: {}
+              /image/resize:
+                widht: {type: integer}
+                width: {type: integer}
+            """, environment: [:])
+        XCTAssertNotNil(loaded.value, "warnings do not refuse the policy")
+        XCTAssertEqual(loaded.diagnostics.map(\.id), ["policy.unknown-robot", "policy.unknown-parameter"])
+        XCTAssertEqual(loaded.diagnostics.map(\.severity), [.warning, .warning])
+        XCTAssertEqual(loaded.diagnostics.map { $0.location?.line }, [3, 5])
+        XCTAssertEqual(loaded.diagnostics.map(\.hint), ["did you mean '/image/resize'?", "did you mean 'width'?"])
     }
 }
