@@ -41,4 +41,30 @@ final class SchemaTests: XCTestCase {
             XCTAssertNotEqual(result.status, 0, "\(fixture) must be rejected by the schema too")
         }
     }
+
+    func testTheManifestSchemaKnowsEveryRobotOfTheCatalog() throws {
+        let drift = try ProcessRunner.run("/usr/bin/env", ["python3", PackageRoot.path + "/scripts/robot-catalog/manifest-schema.py", "--check"])
+        XCTAssertEqual(drift.status, 0, "the schema's robot part is generated from schemas/robots.json: " + drift.stderr)
+        let directory = try TemporaryDirectory(prefix: "schema")
+        defer { directory.remove() }
+        let good = try directory.write("good.yml", """
+            version: 1
+            assemblies:
+              a:
+                inputs: [x]
+                steps:
+                  ":original": {robot: /upload/handle}
+                  thumb: {robot: /image/resize, use: ":original", width: "200", resize_strategy: fit, height: "${fields.h}"}
+            """)
+        let accepted = try check(schema: "manifest.schema.json", [good])
+        XCTAssertEqual(accepted.status, 0, accepted.stdout + accepted.stderr)
+        for (name, step) in [
+            ("unknown-robot.yml", "{robot: /image/resise}"), ("unknown-parameter.yml", "{robot: /image/resize, widht: 2}"),
+            ("enum.yml", "{robot: /image/resize, resize_strategy: fitt}"), ("range.yml", "{robot: /image/resize, width: 0}"),
+        ] {
+            let bad = try directory.write(name, "version: 1\nassemblies:\n  a:\n    inputs: [x]\n    steps:\n      s: \(step)\n")
+            let refused = try check(schema: "manifest.schema.json", [bad])
+            XCTAssertNotEqual(refused.status, 0, "\(name) must be refused as you type")
+        }
+    }
 }
