@@ -14,7 +14,8 @@ final class HeaderDeadline: Sendable {
 
     private let seconds: Double
     private let idleSeconds: Double
-    private let waiting = Mutex<[UInt: Waiting]>([:])
+    /// Open connections, and the deadline of those waiting for a request head.
+    private let state = Mutex((open: Set<UInt>(), waiting: [UInt: Waiting]()))
     /// Dispatch sources are safe to use from any thread.
     private nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
 
@@ -36,13 +37,15 @@ final class HeaderDeadline: Sendable {
     }
 
     func connectionStarted(_ connection: OpaquePointer?) {
+        guard let connection else { return }
+        _ = state.withLock { $0.open.insert(Self.key(connection)) }
         wait(for: connection, seconds: seconds)
     }
 
     /// The request's head is in: no deadline until the connection is idle again.
     func headersArrived(_ connection: OpaquePointer?) {
         guard let connection else { return }
-        _ = waiting.withLock { $0.removeValue(forKey: Self.key(connection)) }
+        _ = state.withLock { $0.waiting.removeValue(forKey: Self.key(connection)) }
     }
 
     /// A keep-alive connection waits for its next request head from now on.
@@ -54,20 +57,27 @@ final class HeaderDeadline: Sendable {
         guard let connection else { return }
         let descriptor = pipeline_mhd_connection_fd(connection)
         guard descriptor >= 0 else { return }
-        waiting.withLock { $0[Self.key(connection)] = Waiting(descriptor: descriptor, deadline: .now + .seconds(seconds)) }
+        // Only a connection still open gets a deadline: its descriptor cannot have been reused.
+        state.withLock { state in
+            guard state.open.contains(Self.key(connection)) else { return }
+            state.waiting[Self.key(connection)] = Waiting(descriptor: descriptor, deadline: .now + .seconds(seconds))
+        }
     }
 
     func connectionClosed(_ connection: OpaquePointer?) {
         guard let connection else { return }
-        _ = waiting.withLock { $0.removeValue(forKey: Self.key(connection)) }
+        state.withLock { state in
+            state.open.remove(Self.key(connection))
+            state.waiting.removeValue(forKey: Self.key(connection))
+        }
     }
 
     private func closeLate() {
         let now = ContinuousClock.now
-        waiting.withLock { waiting in
-            for (key, entry) in waiting where now > entry.deadline {
+        state.withLock { state in
+            for (key, entry) in state.waiting where now > entry.deadline {
                 shutdown(entry.descriptor, Int32(SHUT_RDWR))
-                waiting.removeValue(forKey: key)
+                state.waiting.removeValue(forKey: key)
             }
         }
     }
