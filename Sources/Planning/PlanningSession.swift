@@ -10,6 +10,8 @@ public struct PlanningSession: Sendable {
     public var policyPath: String?
     /// Policies fetched from URLs beforehand (`policy: https://signer.example/policy`), by URL.
     public var fetchedPolicies: [String: Data]
+    /// The endpoint a run uses instead of the manifest's (`run --endpoint`): `local` or a URL.
+    public var endpointOverride: String?
 
     /// Creates a session.
     public init(environment: [String: String], policyPath: String? = nil, fetchedPolicies: [String: Data] = [:]) {
@@ -36,7 +38,12 @@ public struct PlanningSession: Sendable {
     /// A loaded manifest with its policy: `policyPath`, else the manifest's `policy:` (a file
     /// beside it, or a URL already in `fetchedPolicies`).
     public func project(_ loaded: Loaded<Manifest>) -> Loaded<Project> {
-        let (withPolicy, policy) = addPolicy(to: loaded)
+        var (withPolicy, policy) = addPolicy(to: loaded)
+        if let manifest = withPolicy.value, endpointOverride.map({ $0 == "local" }) ?? (manifest.endpoint?.value == .local) {
+            let problems = manifest.localEngineProblems
+            withPolicy.diagnostics += problems
+            if !problems.isEmpty { withPolicy.value = nil }
+        }
         return Loaded(value: withPolicy.value.map { Project(manifest: $0, policy: policy) }, diagnostics: withPolicy.diagnostics, sources: withPolicy.sources)
     }
 

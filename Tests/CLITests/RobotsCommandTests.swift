@@ -54,5 +54,10 @@ final class RobotsCommandTests: XCTestCase {
         let diagnostic = try XCTUnwrap(try JSONValue.parse(Data(local.stdout.utf8))["diagnostics"]?.arrayValue?.first)
         XCTAssertEqual(diagnostic["id"], .string("manifest.not-local"))
         XCTAssertEqual(diagnostic["line"], .int(7))
+        // A run sent elsewhere with --endpoint is not held to the local engine's robots.
+        try directory.write("x", "x")
+        let elsewhere = await CLIHarness.run(
+            ["run", directory.path + "/local.yml", "--endpoint", "http://127.0.0.1:9", "--timeout", "1s"], environment: ["TRANSLOADIT_SECRET": "s"])
+        XCTAssertFalse(elsewhere.stderr.contains("manifest.not-local"), elsewhere.stderr)
     }
 }

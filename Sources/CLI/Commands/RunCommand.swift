@@ -91,7 +91,9 @@ struct RunCommand: Command {
     func run(_ context: CommandContext) async throws -> Int32 {
         let signals = SignalCenter.waiter()
         // The manifest and its policy are read once, for planning and for the run.
-        let (project, session) = await ProjectLoader(environment: context.environment, policyPath: arguments.value("policy")).load(manifestPath)
+        let (project, session) = await ProjectLoader(
+            environment: context.environment, policyPath: arguments.value("policy"), endpointOverride: arguments.value("endpoint")
+        ).load(manifestPath)
         let planned = session.plan(project, workers: ProcessInfo.processInfo.activeProcessorCount)
         context.report(planned.diagnostics, sources: planned.sources)
         guard var plan = planned.value else { return ExitCode.failure }

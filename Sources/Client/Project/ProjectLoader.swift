@@ -12,11 +12,14 @@ public struct ProjectLoader: Sendable {
     public var environment: [String: String]
     /// A policy file given on the command line, instead of the manifest's `policy:`.
     public var policyPath: String?
+    /// The endpoint given on the command line, instead of the manifest's.
+    public var endpointOverride: String?
 
     /// Creates a loader.
-    public init(environment: [String: String], policyPath: String? = nil) {
+    public init(environment: [String: String], policyPath: String? = nil, endpointOverride: String? = nil) {
         self.environment = environment
         self.policyPath = policyPath
+        self.endpointOverride = endpointOverride
     }
 
     /// The manifest at `manifestPath` with its policy, and the session that plans it.
@@ -35,6 +38,8 @@ public struct ProjectLoader: Sendable {
                 if let response = try? await HTTPClient().send(request), response.status == 200 { fetched[url] = response.body }
             }
         }
-        return PlanningSession(environment: environment, policyPath: policyPath, fetchedPolicies: fetched)
+        var session = PlanningSession(environment: environment, policyPath: policyPath, fetchedPolicies: fetched)
+        session.endpointOverride = endpointOverride
+        return session
     }
 }

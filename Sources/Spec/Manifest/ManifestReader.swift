@@ -32,7 +32,6 @@ struct ManifestReader {
             jobs = entries.compactMap { JobReader(decoder: decoder, defaults: defaults).read($0) }
         }
         let endpoint = fields["endpoint"].flatMap(readEndpoint)
-        if endpoint?.value == .local { checkLocalRobots(jobs) }
         return Manifest(
             file: file,
             directory: directory,
@@ -45,18 +44,6 @@ struct ManifestReader {
             results: fields["results"].flatMap { decoder.nonEmptyString($0, what: "'results'") },
             upload: fields["upload"].map(readUpload) ?? UploadSettings(),
             jobs: jobs)
-    }
-
-    /// With `endpoint: local`, a step the engine cannot run is an error now, not a failed Assembly later.
-    private func checkLocalRobots(_ jobs: [Job]) {
-        for job in jobs {
-            for step in job.steps where !RobotCatalog.local.contains(step.robot) && RobotCatalog.bundled.robots[step.robot] != nil {
-                decoder.report(.error(
-                    "manifest.not-local", "step '\(step.name.value)' uses \(step.robot), which the local engine does not run",
-                    at: step.name.location,
-                    hint: "the local engine runs " + RobotCatalog.local.sorted().joined(separator: ", ") + "; use another endpoint for this job"))
-            }
-        }
     }
 
     private var defaultName: String {
