@@ -1,4 +1,5 @@
 import Basics
+import Foundation
 
 /// Environment interpolation in scalars: `${VAR}`, `${VAR:-default}` and `$$` for a literal `$`.
 public enum Interpolation {
@@ -57,7 +58,14 @@ public enum Interpolation {
                 continue
             }
             guard isVariableName(name) else {
-                return .malformed(reason: "'\(name)' is not a valid variable name", offset: index)
+                guard fallback == nil, !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+                    return .malformed(reason: "'\(name)' is not a valid variable name", offset: index)
+                }
+                // Not a variable name: one of Transloadit's expressions (`${file.size <= 720}`,
+                // `${Math.max(file.meta.width, 100)}`), evaluated by the service.
+                output += "${" + body + "}"
+                index = close + 1
+                continue
             }
             if let value = environment[name], !(value.isEmpty && fallback != nil) {
                 output += value

@@ -39,13 +39,18 @@ final class InterpolationTests: XCTestCase {
             ("${", .malformed(reason: unclosed, offset: 0)),
             ("ab${A", .malformed(reason: unclosed, offset: 2)),
             ("${A}${B", .malformed(reason: unclosed, offset: 4)),
-            ("${1A}", .malformed(reason: "'1A' is not a valid variable name", offset: 0)),
             ("x${}", .malformed(reason: "'' is not a valid variable name", offset: 1)),
-            ("${A-B}", .malformed(reason: "'A-B' is not a valid variable name", offset: 0)),
             ("${:-d}", .malformed(reason: "'' is not a valid variable name", offset: 0)),
+            ("${1A:-d}", .malformed(reason: "'1A' is not a valid variable name", offset: 0)),
         ]
         for (text, outcome) in cases {
             XCTAssertEqual(Interpolation.expand(text, environment: environment), outcome, "'\(text)'")
+        }
+    }
+
+    func testTransloaditExpressionsAreLeftForTheService() {
+        for text in ["${file.size <= 720}", "${Math.max(file.meta.width, 100)}", "${/image/.test(file.mime)}", "w=${A-B}", "${file.meta['width']}"] {
+            XCTAssertEqual(Interpolation.expand(text, environment: environment), .text(text), text)
         }
     }
 
@@ -78,6 +83,6 @@ final class AssemblyPlaceholderTests: XCTestCase {
     func testTransloaditPlaceholdersAreKeptForTheService() {
         XCTAssertEqual(Interpolation.expand("${file.size} < ${fields.max_size}", environment: [:]), .text("${file.size} < ${fields.max_size}"))
         XCTAssertEqual(Interpolation.expand("${file.meta.width}-${W}", environment: ["W": "3"]), .text("${file.meta.width}-3"))
-        XCTAssertEqual(Interpolation.expand("${.x}", environment: [:]), .malformed(reason: "'.x' is not a valid variable name", offset: 0))
+        XCTAssertEqual(Interpolation.expand("${.x}", environment: [:]), .text("${.x}"), "not a variable name: an expression for the service")
     }
 }

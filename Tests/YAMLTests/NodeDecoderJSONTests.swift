@@ -135,7 +135,7 @@ final class NodeDecoderInterpolationTests: XCTestCase {
     }
 
     func testMalformedReference() throws {
-        let root = try parsedRoot("key: x${1A}\n")
+        let root = try parsedRoot("key: x${1A:-d}\n")
         let decoder = NodeDecoder(environment: [:])
         XCTAssertNil(decoder.string(try XCTUnwrap(root.member("key")), what: "key"))
         XCTAssertEqual(decoder.diagnostics, [.error(

@@ -7,12 +7,14 @@ parameters and those whose form differs from the shared one.
 
 Usage: compact.py FULL.json schemas/robots.json
 """
-import json, sys
+import html
+import json
+import sys
 src = json.load(open(sys.argv[1]))
 KEEP = ("type", "enum", "minimum", "maximum", "default", "nullable")
 
 def one_line(text, limit=160):
-    text = " ".join((text or "").split())
+    text = html.unescape(" ".join((text or "").split()))
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 def compact(param):

@@ -34,6 +34,8 @@ def parameter_schema(parameter):
             options.append(option)
         if "integer" in types or "number" in types:
             options.append(NUMERIC_STRING)
+        if "boolean" in types:
+            options.append({"enum": ["true", "false"]})
         if parameter.get("nullable"):
             options.append({"type": "null"})
         if "enum" in parameter:
@@ -70,7 +72,9 @@ def generate(catalog, schema):
         defs[key(name)] = {
             "description": robot.get("summary", ""),
             "allOf": [{"$ref": "#/$defs/" + key("_shared_" + block)} for block in robot.get("shared", [])],
-            "properties": {"robot": True, "use": True, **{p: parameter_schema(v) for p, v in sorted(robot["parameters"].items())}},
+            # bundle_steps: documented on steps though the SDK moved it into `use` (see RobotCatalog.legacy).
+            "properties": {"robot": True, "use": True, "bundle_steps": parameter_schema({"type": ["boolean"]}),
+                           **{p: parameter_schema(v) for p, v in sorted(robot["parameters"].items())}},
             "unevaluatedProperties": False,
         }
     schema["$defs"] = defs

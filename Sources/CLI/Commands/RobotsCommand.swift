@@ -30,7 +30,10 @@ struct RobotsCommand: Command {
         }
         let wanted = name.hasPrefix("/") ? name : "/" + name
         guard let robot = catalog.robots[wanted] else {
-            let hint = Suggestions.closest(to: wanted, in: catalog.robots.keys).map { "did you mean '\($0)'?" } ?? "'pipeline robots' lists them all"
+            // "resize" finds /image/resize by its last part; "/image/resise" by its whole name.
+            let byLastPart = catalog.robots.keys.filter { $0.split(separator: "/").last.map(String.init) == name }.sorted()
+            let hint = (byLastPart.isEmpty ? Suggestions.closest(to: wanted, in: catalog.robots.keys).map { [$0] } : byLastPart)
+                .map { "did you mean " + $0.map { "'\($0)'" }.joined(separator: " or ") + "?" } ?? "'pipeline robots' lists them all"
             context.output.failure("there is no robot '\(name)'", hint: hint)
             return ExitCode.failure
         }
@@ -57,10 +60,13 @@ struct RobotsCommand: Command {
         text += "Local engine: " + (RobotCatalog.local.contains(robot.name) ? "runs it" : "does not run it") + "\n\nParameters:\n"
         let width = (robot.parameters.keys.map(\.count).max() ?? 0) + 2
         for (name, parameter) in robot.parameters.sorted(by: { $0.key < $1.key }) {
-            var facts = parameter.types.joined(separator: " or ")
+            var facts = (parameter.types + (parameter.nullable ? ["null"] : [])).joined(separator: " or ")
             if let allowed = parameter.allowed { facts += ": " + allowed.map(show).joined(separator: ", ") }
-            if parameter.minimum != nil || parameter.maximum != nil {
-                facts += ", " + (parameter.minimum.map { show(.double($0)) } ?? "…") + " to " + (parameter.maximum.map { show(.double($0)) } ?? "…")
+            switch (parameter.minimum, parameter.maximum) {
+            case (let minimum?, let maximum?): facts += ", \(show(.double(minimum))) to \(show(.double(maximum)))"
+            case (let minimum?, nil): facts += ", at least \(show(.double(minimum)))"
+            case (nil, let maximum?): facts += ", at most \(show(.double(maximum)))"
+            case (nil, nil): break
             }
             if let value = parameter.defaultValue, value != .null { facts += " (default \(show(value)))" }
             text += "  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + facts + "\n"

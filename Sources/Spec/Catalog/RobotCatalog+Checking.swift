@@ -20,7 +20,7 @@ extension RobotCatalog.Parameter {
 
     private func accepts(_ value: JSONValue, number: Double?) -> Bool {
         switch value {
-        case .string: return types.contains("string") || number != nil
+        case .string(let text): return types.contains("string") || number != nil || (types.contains("boolean") && (text == "true" || text == "false"))
         case .int: return types.contains("integer") || types.contains("number")
         case .double(let double): return types.contains("number") || (types.contains("integer") && double.rounded() == double)
         case .bool: return types.contains("boolean")

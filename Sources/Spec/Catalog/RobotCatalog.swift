@@ -37,6 +37,14 @@ public struct RobotCatalog: Sendable {
     /// The robots by name.
     public let robots: [String: Robot]
 
+    /// Parameters the service's documentation still shows on any step though the SDK's schemas
+    /// moved them (`bundle_steps`, now inside `use`): accepted, so documented steps validate.
+    public static let legacy: [String: Parameter] = [
+        "bundle_steps": Parameter(
+            types: ["boolean"], allowed: nil, minimum: nil, maximum: nil, defaultValue: .bool(false), nullable: false, suggestions: [],
+            description: "Give the used steps' files to the robot together (the form inside 'use' is preferred)."),
+    ]
+
     /// The robots the local engine (`pipeline serve`, `endpoint: local`) runs.
     public static let local: Set<String> = ["/upload/handle", "/image/resize", "/file/filter", "/file/hash"]
 

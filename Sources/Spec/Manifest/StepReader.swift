@@ -68,15 +68,15 @@ struct StepReader {
         let catalog = RobotCatalog.bundled
         guard let entry = catalog.robots[robot.value] else {
             let hint = Suggestions.closest(to: robot.value, in: catalog.robots.keys).map { "did you mean '\($0)'?" }
-                ?? "every robot is listed in schemas/robots.json"
+                ?? "'pipeline robots' lists every robot"
             decoder.report(.error("manifest.unknown-robot", "step '\(step)' names an unknown robot '\(robot.value)'", at: robot.location, hint: hint))
             return
         }
         for pair in pairs where pair.keyText != "robot" {
             let name = pair.keyText
-            guard let parameter = entry.parameters[name] else {
+            guard let parameter = entry.parameters[name] ?? RobotCatalog.legacy[name] else {
                 let hint = Suggestions.closest(to: name, in: entry.parameters.keys).map { "did you mean '\($0)'?" }
-                    ?? "the parameters of \(robot.value) are listed in schemas/robots.json"
+                    ?? "'pipeline robots \(robot.value)' lists its parameters"
                 decoder.report(.error(
                     "manifest.unknown-parameter", "\(robot.value) has no parameter '\(name)' (step '\(step)')", at: pair.key.location, hint: hint))
                 continue

@@ -85,4 +85,19 @@ final class RobotCatalogTests: XCTestCase {
         XCTAssertEqual(loaded.diagnostics[1].hint, "did you mean 'width'?")
         XCTAssertEqual(loaded.diagnostics[3].hint, "did you mean 'fit'?")
     }
+
+    func testStepsFromTheServicesDocumentationValidate() {
+        let text = """
+            version: 1
+            assemblies:
+              job:
+                inputs: ["*.txt"]
+                steps:
+                  golden: {use: ":original", robot: /image/resize, width: "${file.meta.height * (1 + Math.sqrt(5))/2}", resize_strategy: fillcrop, strip: "true"}
+                  filtered: {robot: /file/filter, use: ":original", accepts: "${file.size <= 720}"}
+                  marked: {bundle_steps: true, robot: /video/encode, use: {steps: [{name: ":original", fields: the_video, as: video}]}, ffmpeg_stack: v6.0.0}
+            """
+        let loaded = ManifestLoader(environment: [:]).decode(Data(text.utf8), file: "m.yml")
+        XCTAssertEqual(loaded.diagnostics, [])
+    }
 }
