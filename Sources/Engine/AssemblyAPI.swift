@@ -7,6 +7,7 @@ import Spec
 /// `POST /assemblies[/{id}]`, `GET` and `DELETE /assemblies/{id}`, and `GET /results/...`.
 struct AssemblyAPI: Sendable {
     let store: AssemblyStore
+    let templates: TemplateStore
     let executor: AssemblyExecutor
     let auth: AssemblyAuth?
     let policy: Policy?
@@ -35,6 +36,13 @@ struct AssemblyAPI: Sendable {
             return .form(directory: temporary, limit: maxUploadSize, admit: admit) { form in
                 create(id: id, form: form, origin: head.origin, client: head.headers["Transloadit-Client"] ?? head.headers["User-Agent"])
             }
+        case ("GET", 1):
+            // The listing the SDKs call: newest first, `page` and `pagesize` as in the Templates API.
+            let all = store.all.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
+            let size = min(5000, max(1, Int(head.query["pagesize"] ?? "") ?? 50))
+            let page = max(1, Int(head.query["page"] ?? "") ?? 1)
+            let items = all.dropFirst((page - 1) * size).prefix(size).map { AssemblyStatus.json($0, tusPath: LocalEngine.tusPath) }
+            return .respond(.json(200, JSONValue.object(["items": .array(Array(items)), "count": .int(all.count)]).serialized()))
         case ("GET", 2):
             guard let record = store.get(parts[1]) else { return .respond(notFound(parts[1])) }
             return .respond(status(record))
@@ -66,39 +74,27 @@ struct AssemblyAPI: Sendable {
 
     /// Reads and authenticates the params before any file part is stored; `nil` admits the request.
     private func admit(_ form: FormData) -> ServerResponse? {
-        let params: JSONValue
-        do { params = try readParams(form) } catch { return error.response }
-        guard let auth else { return nil }
-        do { try auth.check(params: form.field("params") ?? "", parsed: params, signature: form.field("signature")) } catch {
-            return failure(error.code, error.message, error.status)
+        do {
+            _ = try SignedParams.read(form.field("params"), signature: form.field("signature"), auth: auth, missing: Self.noParams)
+            return nil
+        } catch {
+            return error.response
         }
-        return nil
     }
 
-    /// The `params` field as a JSON object; sent before any file part (as every official SDK does).
-    private func readParams(_ form: FormData) throws(SinkError) -> JSONValue {
-        guard let raw = form.field("params") else {
-            throw SinkError(failure(
-                "NO_PARAMS_FIELD", "the request has no 'params' field before its files; send params (and signature) first", 400))
-        }
-        let params: JSONValue
-        do { params = try JSONValue.parse(Data(raw.utf8)) } catch {
-            if case .duplicateKey(let key) = error.kind {
-                throw SinkError(failure(error.code, "'params' has the key '\(key)' twice in one object (\(error)); send each key once", 400))
-            }
-            throw SinkError(failure("INVALID_PARAMS_FIELD", "'params' is not valid JSON: \(error)", 400))
-        }
-        guard params.objectValue != nil else { throw SinkError(failure("INVALID_PARAMS_FIELD", "'params' is not a JSON object", 400)) }
-        return params
-    }
+    static let noParams = "the request has no 'params' field before its files; send params (and signature) first"
 
     /// Creates the Assembly of an admitted form.
     private func create(id: String, form: FormData, origin: String, client: String?) -> ServerResponse {
-        let params: JSONValue
-        do { params = try readParams(form) } catch { return error.response }
+        var params: JSONValue
+        // Authenticated when admitted: parse only (a second check would count as a reused signature).
+        do { params = try SignedParams.read(form.field("params"), signature: nil, auth: nil, missing: Self.noParams) } catch { return error.response }
         let raw = form.field("params") ?? ""
-        if params["template_id"] != nil {
-            return failure("TEMPLATE_NOT_FOUND", "the local engine has no templates; send 'steps' instead", 404)
+        if let templateID = params["template_id"].map({ $0.stringValue ?? $0.serialized() }) {
+            switch templates.instructions(templateID, runtime: params) {
+            case .success(let merged): params = merged
+            case .failure(let refusal): return refusal.response
+            }
         }
         guard let steps = params["steps"], steps.objectValue?.isEmpty == false else {
             return failure("ASSEMBLY_INVALID_STEPS", "params have no 'steps'", 400)

@@ -5,10 +5,12 @@ import HTTPServer
 final class EngineHandler: HTTPServerHandler {
     let tus: TusEndpoint
     let assemblies: AssemblyAPI
+    let templates: TemplateAPI
 
-    init(tus: TusEndpoint, assemblies: AssemblyAPI) {
+    init(tus: TusEndpoint, assemblies: AssemblyAPI, templates: TemplateAPI) {
         self.tus = tus
         self.assemblies = assemblies
+        self.templates = templates
     }
 
     func plan(_ head: RequestHead) -> RequestPlan {
@@ -20,6 +22,9 @@ final class EngineHandler: HTTPServerHandler {
         }
         if head.path == "/assemblies" || head.path.hasPrefix("/assemblies/") {
             return assemblies.plan(head)
+        }
+        if head.path == "/templates" || head.path.hasPrefix("/templates/") {
+            return templates.plan(head)
         }
         if head.path.hasPrefix("/results/") {
             return .respond(assemblies.serveFile(head))

@@ -59,14 +59,16 @@ public final class LocalEngine: Sendable {
         let tus = TusEndpoint(
             store: uploads, basePath: Self.tusPath, maxSize: configuration.maxUploadSize, lifetime: configuration.uploadLifetime, space: space,
             onCreated: { links.created($0) }, onFinished: { links.finished($0) })
+        let auth = configuration.credentials.map { AssemblyAuth(key: $0.key, secret: $0.secret, ledger: SignatureLedger(path: data + "/signatures.log")) }
+        let templateStore = try TemplateStore(directory: data + "/templates")
         let api = AssemblyAPI(
-            store: assemblies, executor: executor,
-            auth: configuration.credentials.map { AssemblyAuth(key: $0.key, secret: $0.secret, ledger: SignatureLedger(path: data + "/signatures.log")) },
+            store: assemblies, templates: templateStore, executor: executor, auth: auth,
             policy: configuration.policy, rateLimiter: configuration.rateLimit.map { RateLimiter(limit: $0.count, window: $0.window) },
             dataDirectory: data, maxUploadSize: configuration.maxUploadSize, space: space)
         var settings = settings
         settings.origin = settings.origin ?? PublicOrigin()
-        server = try HTTPServer(settings, handler: EngineHandler(tus: tus, assemblies: api), log: log)
+        let templates = TemplateAPI(store: templateStore, auth: auth, dataDirectory: data)
+        server = try HTTPServer(settings, handler: EngineHandler(tus: tus, assemblies: api, templates: templates), log: log)
         executor.resumeInterrupted()
     }
 

@@ -1,0 +1,134 @@
+import Basics
+import Crypto
+import Foundation
+import HTTPServer
+
+/// The Templates API: `POST /templates`, `GET /templates` (`page`, `pagesize`), and `GET`, `PUT`,
+/// `DELETE /templates/{id}`, signed like Assemblies (the params in the form, or in the query of
+/// a request without a body).
+struct TemplateAPI: Sendable {
+    let store: TemplateStore
+    let auth: AssemblyAuth?
+    let dataDirectory: String
+
+    func plan(_ head: RequestHead) -> RequestPlan {
+        let parts = head.path.split(separator: "/").map(String.init)
+        let id = parts.count == 2 ? parts[1] : nil
+        switch (head.method, id) {
+        case ("POST", nil):
+            return form(head) { params in create(params) }
+        case ("PUT", let id?):
+            return form(head) { params in update(id, params) }
+        case ("GET", nil):
+            return .respond(queried(head) { _ in list(head.query) })
+        case ("GET", let id?):
+            return .respond(queried(head) { _ in store.get(id).map { answer("TEMPLATE_FOUND", $0) } ?? notFound(id) })
+        case ("DELETE", let id?):
+            return .respond(queried(head) { _ in
+                store.delete(id) ? .json(200, JSONValue.object(["ok": .string("TEMPLATE_DELETED"), "id": .string(id)]).serialized()) : notFound(id)
+            })
+        default:
+            return .respond(SignedParams.answer("NOT_FOUND", "no such endpoint: \(head.method) \(head.path)", 404))
+        }
+    }
+
+    /// A form request: its signed params, then `then`.
+    private func form(_ head: RequestHead, then: @escaping @Sendable (JSONValue) -> ServerResponse) -> RequestPlan {
+        let auth = self.auth
+        return .form(directory: dataDirectory + "/incoming/" + RandomID.hex32(), limit: 1 << 20, admit: { _ in nil }) { form in
+            let params: JSONValue
+            do throws(SinkError) {
+                params = try SignedParams.read(form.field("params"), signature: form.field("signature"), auth: auth, missing: "send 'params'")
+            } catch {
+                return error.response
+            }
+            return then(params)
+        }
+    }
+
+    /// A request without a body: signed params in the query when the engine checks signatures.
+    private func queried(_ head: RequestHead, then: (JSONValue) -> ServerResponse) -> ServerResponse {
+        guard auth != nil || head.query["params"] != nil else { return then(.object([:])) }
+        do {
+            return then(try SignedParams.read(head.query["params"], signature: head.query["signature"], auth: auth, missing: "send 'params' in the query"))
+        } catch {
+            return error.response
+        }
+    }
+
+    private func create(_ params: JSONValue) -> ServerResponse {
+        let fields: (name: String, content: JSONValue, requireSignature: Bool)
+        do { fields = try Self.fields(params, existing: nil) } catch { return error.response }
+        guard let record = store.create(name: fields.name, content: fields.content, requireSignatureAuth: fields.requireSignature) else {
+            return SignedParams.answer("TEMPLATE_NAME_TAKEN", "a Template named '\(fields.name)' exists; update it instead", 409)
+        }
+        return answer("TEMPLATE_CREATED", record)
+    }
+
+    private func update(_ id: String, _ params: JSONValue) -> ServerResponse {
+        guard let existing = store.get(id) else { return notFound(id) }
+        let fields: (name: String, content: JSONValue, requireSignature: Bool)
+        do { fields = try Self.fields(params, existing: existing) } catch { return error.response }
+        switch store.update(id, { record in
+            record.name = fields.name
+            record.content = fields.content
+            record.requireSignatureAuth = fields.requireSignature
+        }) {
+        case .success(let record): return answer("TEMPLATE_UPDATED", record)
+        case .failure(.nameTaken): return SignedParams.answer("TEMPLATE_NAME_TAKEN", "a Template named '\(fields.name)' exists", 409)
+        case .failure(.notFound): return notFound(id)
+        }
+    }
+
+    /// `name`, `template` (an object, or JSON text as the docs have it) and `require_signature_auth`;
+    /// an update keeps what it does not send.
+    private static func fields(_ params: JSONValue, existing: TemplateRecord?) throws(SinkError) -> (name: String, content: JSONValue, requireSignature: Bool) {
+        let name = params["name"]?.stringValue ?? existing?.name ?? ""
+        guard TemplateRecord.isValidName(name) else {
+            throw SinkError(SignedParams.answer("INVALID_TEMPLATE_NAME", "a Template's name is 5 to 40 lowercase letters and dashes, not '\(name)'", 400))
+        }
+        var content = existing?.content ?? .object([:])
+        if let template = params["template"] {
+            switch template {
+            case .object: content = template
+            case .string(let text):
+                guard let parsed = try? JSONValue.parse(Data(text.utf8)), parsed.objectValue != nil else {
+                    throw SinkError(SignedParams.answer("INVALID_TEMPLATE", "'template' is not a JSON object", 400))
+                }
+                content = parsed
+            default:
+                throw SinkError(SignedParams.answer("INVALID_TEMPLATE", "'template' must be an object with 'steps'", 400))
+            }
+        }
+        guard content["steps"]?.objectValue != nil else {
+            throw SinkError(SignedParams.answer("INVALID_TEMPLATE", "a Template needs 'steps' (an object of steps)", 400))
+        }
+        let flag = params["require_signature_auth"]
+        let requireSignature = flag.map { $0.boolValue ?? ($0.intValue == 1) } ?? existing?.requireSignatureAuth ?? false
+        return (name, content, requireSignature)
+    }
+
+    private func list(_ query: [String: String]) -> ServerResponse {
+        let all = store.all
+        let size = min(5000, max(1, Int(query["pagesize"] ?? "") ?? 50))
+        let page = max(1, Int(query["page"] ?? "") ?? 1)
+        let items = all.dropFirst((page - 1) * size).prefix(size).map(Self.json)
+        return .json(200, JSONValue.object(["items": .array(Array(items)), "count": .int(all.count)]).serialized())
+    }
+
+    private func answer(_ ok: String, _ record: TemplateRecord) -> ServerResponse {
+        var object = Self.json(record).objectValue ?? [:]
+        object["ok"] = .string(ok)
+        return .json(200, JSONValue.object(object).serialized())
+    }
+
+    private static func json(_ record: TemplateRecord) -> JSONValue {
+        .object([
+            "id": .string(record.id), "name": .string(record.name), "content": record.content,
+            "require_signature_auth": .int(record.requireSignatureAuth ? 1 : 0),
+            "created": .string(AuthTime.format(record.created)), "modified": .string(AuthTime.format(record.modified)),
+        ])
+    }
+
+    private func notFound(_ id: String) -> ServerResponse { SignedParams.answer("TEMPLATE_NOT_FOUND", "no Template with id \(id)", 404) }
+}

@@ -1,0 +1,117 @@
+import Basics
+import Crypto
+import Foundation
+import HTTPServer
+import Synchronization
+
+/// A Template: named Assembly Instructions kept by the engine, as the Templates API describes.
+struct TemplateRecord: Codable, Sendable, Equatable {
+    var id: String
+    var name: String
+    /// `steps`, `allow_steps_override`, `notify_url`: what Assemblies with this `template_id` run.
+    var content: JSONValue
+    var requireSignatureAuth: Bool
+    var created: Date
+    var modified: Date
+
+    /// Whether Assemblies may send `steps` next to this Template's id.
+    var allowsStepsOverride: Bool { content["allow_steps_override"]?.boolValue ?? true }
+
+    /// A Template's name: 5 to 40 lowercase latin letters and dashes.
+    static func isValidName(_ name: String) -> Bool {
+        (5...40).contains(name.count) && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || $0 == "-" }
+    }
+}
+
+/// The engine's Templates, in memory and as JSON files in the data folder.
+final class TemplateStore: Sendable {
+    let directory: String
+    private let records: Mutex<[String: TemplateRecord]>
+
+    init(directory: String) throws {
+        self.directory = directory
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var loaded: [String: TemplateRecord] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".json") {
+            if let data = FileManager.default.contents(atPath: directory + "/" + name),
+               let record = try? StateCoding.decode(TemplateRecord.self, from: data) {
+                loaded[record.id] = record
+            }
+        }
+        records = Mutex(loaded)
+    }
+
+    func get(_ id: String) -> TemplateRecord? { records.withLock { $0[id] } }
+
+    /// Every Template, oldest first.
+    var all: [TemplateRecord] { records.withLock { $0.values.sorted { ($0.created, $0.id) < ($1.created, $1.id) } } }
+
+    /// Creates a Template; `nil` when another one has the name.
+    func create(name: String, content: JSONValue, requireSignatureAuth: Bool, now: Date = Date()) -> TemplateRecord? {
+        let record = TemplateRecord(
+            id: RandomID.hex32(), name: name, content: content, requireSignatureAuth: requireSignatureAuth, created: now, modified: now)
+        let created = records.withLock { records -> Bool in
+            guard !records.values.contains(where: { $0.name == name }) else { return false }
+            records[record.id] = record
+            return true
+        }
+        guard created else { return nil }
+        persist(record)
+        return record
+    }
+
+    /// Changes a Template; `.failure` names why it could not (unknown id, or a name another one has).
+    func update(_ id: String, _ change: (inout TemplateRecord) -> Void) -> Result<TemplateRecord, TemplateStoreError> {
+        let outcome = records.withLock { records -> Result<TemplateRecord, TemplateStoreError> in
+            guard var record = records[id] else { return .failure(.notFound) }
+            change(&record)
+            if records.values.contains(where: { $0.id != id && $0.name == record.name }) { return .failure(.nameTaken) }
+            record.modified = Date()
+            records[id] = record
+            return .success(record)
+        }
+        if case .success(let record) = outcome { persist(record) }
+        return outcome
+    }
+
+    /// Deletes a Template; `false` when there was none.
+    func delete(_ id: String) -> Bool {
+        let removed = records.withLock { $0.removeValue(forKey: id) != nil }
+        if removed, UploadStore.isValidID(id) { unlink(directory + "/" + id + ".json") }
+        return removed
+    }
+
+    private func persist(_ record: TemplateRecord) {
+        guard let data = try? StateCoding.encoder.encode(record) else { return }
+        try? AtomicFile.write(data, to: directory + "/" + record.id + ".json")
+    }
+}
+
+/// Why a Template could not be changed.
+enum TemplateStoreError: Error {
+    case notFound
+    case nameTaken
+}
+
+extension TemplateStore {
+    /// An Assembly's params with its Template's instructions merged in: the Template's steps,
+    /// with the runtime `steps` over them (refused when the Template forbids it), and its
+    /// `notify_url` unless the params give one.
+    func instructions(_ id: String, runtime params: JSONValue) -> Result<JSONValue, SinkError> {
+        guard let template = get(id) else {
+            return .failure(SinkError(SignedParams.answer("TEMPLATE_NOT_FOUND", "no Template with id \(id)", 404)))
+        }
+        var merged = params.objectValue ?? [:]
+        var steps = template.content["steps"]?.objectValue ?? [:]
+        if let runtime = params["steps"]?.objectValue, !runtime.isEmpty {
+            guard template.allowsStepsOverride else {
+                return .failure(SinkError(SignedParams.answer(
+                    "TEMPLATE_DENIES_STEPS_OVERRIDE", "Template \(template.name) does not allow 'steps' next to its id", 400)))
+            }
+            steps.merge(runtime) { _, runtime in runtime }
+        }
+        merged["steps"] = .object(steps)
+        if merged["notify_url"] == nil, let notify = template.content["notify_url"] { merged["notify_url"] = notify }
+        return .success(.object(merged))
+    }
+}
