@@ -10,8 +10,9 @@ APT_PACKAGES=(pkgconf libyaml-dev libssl-dev libcurl4-openssl-dev libmicrohttpd-
 # Transloadit Python SDK.
 PYTHON_PEERS=(check-jsonschema==0.39.0 tuspy==1.1.0 pytransloadit==1.0.4)
 VENV=".venv"
-# A third-party tus server for the tus client's integration tests; it needs Python >= 3.13.
-TUS_SERVER_PEERS=("litestar-tus[server]==1.3.0" "uvicorn==0.38.0")
+# A third-party tus server for the tus client's integration tests, and the newest official
+# Python SDK (Templates API); both need Python >= 3.12, so they share the 3.13 environment.
+TUS_SERVER_PEERS=("litestar-tus[server]==1.3.0" "uvicorn==0.38.0" "pytransloadit==2.0.0")
 TUS_VENV=".venv-tus"
 
 missing=()

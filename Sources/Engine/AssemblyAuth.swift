@@ -22,7 +22,9 @@ final class AssemblyAuth: Sendable {
         self.ledger = ledger
     }
 
-    func check(params raw: String, parsed: JSONValue, signature: String?, now: Date = Date()) throws(Refusal) {
+    /// `remember`: record the signature against reuse (requests that change something); reads
+    /// are not, since SDKs may sign two identical reads within one second.
+    func check(params raw: String, parsed: JSONValue, signature: String?, remember: Bool = true, now: Date = Date()) throws(Refusal) {
         guard let signature, !signature.isEmpty else {
             throw Refusal(code: "NO_SIGNATURE_FIELD", message: "the request has no signature field; sign the params with the Auth Secret", status: 400)
         }
@@ -41,7 +43,7 @@ final class AssemblyAuth: Sendable {
         guard expires > now else {
             throw Refusal(code: "AUTH_EXPIRED", message: "the signature expired at \(expiresText)", status: 403)
         }
-        guard ledger.insert(signature, expires: expires) else {
+        guard !remember || ledger.insert(signature, expires: expires) else {
             throw Refusal(code: "SIGNATURE_REUSE_DETECTED", message: "this signature was used before; add auth.nonce so each request is unique", status: 403)
         }
     }

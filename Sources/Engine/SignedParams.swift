@@ -6,7 +6,7 @@ import HTTPServer
 /// strictly and, when the engine has credentials, authenticated. Shared by every API route.
 enum SignedParams {
     /// The params as a JSON object, or the answer that refuses the request.
-    static func read(_ raw: String?, signature: String?, auth: AssemblyAuth?, missing: String) throws(SinkError) -> JSONValue {
+    static func read(_ raw: String?, signature: String?, auth: AssemblyAuth?, missing: String, remember: Bool = true) throws(SinkError) -> JSONValue {
         guard let raw else { throw SinkError(answer("NO_PARAMS_FIELD", missing, 400)) }
         let params: JSONValue
         do { params = try JSONValue.parse(Data(raw.utf8)) } catch {
@@ -17,7 +17,7 @@ enum SignedParams {
         }
         guard params.objectValue != nil else { throw SinkError(answer("INVALID_PARAMS_FIELD", "'params' is not a JSON object", 400)) }
         if let auth {
-            do { try auth.check(params: raw, parsed: params, signature: signature) } catch {
+            do { try auth.check(params: raw, parsed: params, signature: signature, remember: remember) } catch {
                 throw SinkError(answer(error.code, error.message, error.status))
             }
         }

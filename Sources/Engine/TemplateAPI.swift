@@ -24,9 +24,12 @@ struct TemplateAPI: Sendable {
         case ("GET", let id?):
             return .respond(queried(head) { _ in store.get(id).map { answer("TEMPLATE_FOUND", $0) } ?? notFound(id) })
         case ("DELETE", let id?):
-            return .respond(queried(head) { _ in
+            // The SDKs send a DELETE's signed params as a form body, or in the query.
+            let delete: @Sendable (JSONValue) -> ServerResponse = { _ in
                 store.delete(id) ? .json(200, JSONValue.object(["ok": .string("TEMPLATE_DELETED"), "id": .string(id)]).serialized()) : notFound(id)
-            })
+            }
+            return head.query["params"] == nil && (Int(head.headers["Content-Length"] ?? "0") ?? 0) > 0
+                ? form(head, then: delete) : .respond(queried(head, then: delete))
         default:
             return .respond(SignedParams.answer("NOT_FOUND", "no such endpoint: \(head.method) \(head.path)", 404))
         }
@@ -50,7 +53,10 @@ struct TemplateAPI: Sendable {
     private func queried(_ head: RequestHead, then: (JSONValue) -> ServerResponse) -> ServerResponse {
         guard auth != nil || head.query["params"] != nil else { return then(.object([:])) }
         do {
-            return then(try SignedParams.read(head.query["params"], signature: head.query["signature"], auth: auth, missing: "send 'params' in the query"))
+            // Reads are not recorded against reuse; a DELETE is.
+            return then(try SignedParams.read(
+                head.query["params"], signature: head.query["signature"], auth: auth, missing: "send 'params' in the query",
+                remember: head.method != "GET"))
         } catch {
             return error.response
         }

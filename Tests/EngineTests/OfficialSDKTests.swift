@@ -1,6 +1,7 @@
 import Foundation
 import Basics
 import TestSupport
+import Wire
 import XCTest
 
 /// `pipeline serve` as a separate process, driven by the official Transloadit Python SDK.
@@ -70,5 +71,28 @@ final class OfficialSDKTests: XCTestCase {
         XCTAssertEqual(wrong["error"], .string("INVALID_SIGNATURE"))
         let expired = try runSDK(server.url(""), secret: secret, image: image, downloads: files.path, duration: -60, mode: "multipart")
         XCTAssertEqual(expired["error"], .string("AUTH_EXPIRED"))
+    }
+
+    func testTheNewestSDKDrivesTemplatesAndATemplateAssembly() throws {
+        let data = try TemporaryDirectory(prefix: "serve-data")
+        defer { data.remove() }
+        let files = try TemporaryDirectory()
+        defer { files.remove() }
+        let server = try startServe(data)
+        defer { server.stop() }
+        let file = try files.write("a.txt", "hashed through a Template")
+        // pytransloadit 2.x needs Python >= 3.12: it lives in the 3.13 environment beside litestar-tus.
+        let result = try ProcessRunner.run(PackageRoot.path + "/.venv-tus/bin/python", [
+            PackageRoot.path + "/Tests/EngineTests/Fixtures/sdk2_templates.py", server.url(""), key, secret, file,
+        ])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let report = try JSONValue.parse(Data(result.stdout.utf8))
+        XCTAssertEqual(report["created"], .object(["ok": .string("TEMPLATE_CREATED"), "name": .string("sdk-template")]), report.serialized())
+        XCTAssertEqual(report["fetched"], .string("sha1"))
+        XCTAssertEqual(report["listed"], .array([.string("sdk-template")]))
+        XCTAssertEqual(report["updated"], .string("TEMPLATE_UPDATED"))
+        XCTAssertEqual(report["assembly"]?["ok"], .string(AssemblyStatusCode.completed), report.serialized())
+        XCTAssertEqual(report["assembly"]?["algorithm"], .string("sha256"), "the Assembly ran the updated Template")
+        XCTAssertEqual(report["deleted"], .string("TEMPLATE_DELETED"))
     }
 }
