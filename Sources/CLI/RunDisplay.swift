@@ -52,6 +52,8 @@ final class RunDisplay: @unchecked Sendable {
             let line = "\(ByteSize(bytes: bytes)) of \(ByteSize(bytes: all)) uploaded (\(ByteSize(bytes: Int64(rate)))/s\(eta)); "
                 + "\(finished) of \(assemblies) Assemblies done, \(running) in flight"
             output.error(interactive ? "\r\u{1B}[K" + line : line + "\n")
+        case .template(let name, let id, let action):
+            output.error("template \(name): \(action.rawValue) (\(id))\n")
         case .finished(let entry):
             let count: (Int, Int) = lock.withLock { done += 1; inFlight = max(0, inFlight - 1); return (done, total) }
             let clear = interactive ? "\r\u{1B}[K" : ""
@@ -118,6 +120,8 @@ final class RunDisplay: @unchecked Sendable {
             .object(["event": .string(resumed ? "resumed" : "created"), "job": .string(job), "plan_id": .string(planID), "assembly_id": .string(assemblyID)])
         case .uploaded(let bytes, let total):
             .object(["event": .string("uploaded"), "bytes": .int(Int(bytes)), "total": .int(Int(total))])
+        case .template(let name, let id, let action):
+            .object(["event": .string("template"), "name": .string(name), "id": .string(id), "action": .string(action.rawValue)])
         case .finished(let entry):
             .object(["event": .string("finished"), "job": .string(entry.job), "plan_id": .string(entry.planID),
                      "status": .string(entry.status), "assembly_id": entry.assemblyID.map { .string($0) } ?? .null])

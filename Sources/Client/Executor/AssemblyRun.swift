@@ -16,6 +16,8 @@ struct AssemblyRun: Sendable {
     let state: RunState
     /// When the whole run must end (`--timeout`), retries and polling included.
     let deadline: ContinuousClock.Instant
+    /// The ids of the manifest's Templates on the service, by name.
+    let templateIDs: [String: String]
     let progress: @Sendable (Int64) -> Void
     let events: @Sendable (RunEvent) -> Void
 
@@ -81,11 +83,20 @@ struct AssemblyRun: Sendable {
         return status
     }
 
+    /// The instructions as the service takes them: a manifest Template becomes its `template_id`.
+    private var instructions: JSONValue {
+        guard var object = planned.instructions.objectValue, let name = object.removeValue(forKey: "template")?["name"]?.stringValue else {
+            return planned.instructions
+        }
+        if let id = templateIDs[name] { object["template_id"] = .string(id) }
+        return .object(object)
+    }
+
     private func signedParams() async throws -> (String, String?) {
         guard let key = configuration.authKey, let signer = configuration.signer else {
-            return (planned.instructions.serialized(), nil)
+            return (instructions.serialized(), nil)
         }
-        let params = AuthParams.prepare(planned.instructions, key: key, lifetime: configuration.lifetime).serialized()
+        let params = AuthParams.prepare(instructions, key: key, lifetime: configuration.lifetime).serialized()
         return (params, try await signer.sign(params))
     }
 

@@ -74,4 +74,6 @@ public enum RunEvent: Sendable {
     case uploaded(bytes: Int64, total: Int64)
     /// An Assembly reached its end.
     case finished(RunResults.Entry)
+    /// A Template of the manifest was brought in line before the Assemblies that use it.
+    case template(name: String, id: String, action: TemplateSync.Action)
 }

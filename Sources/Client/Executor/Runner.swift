@@ -52,6 +52,18 @@ public struct Runner: Sendable {
         let progress = ProgressSum<String>()
         let collected = ResultsCollector(cached: cached)
         let deadline = clock.now + configuration.timeout
+        // The manifest's Templates first: the Assemblies that use them need their ids.
+        var templateIDs: [String: String] = [:]
+        if !pending.isEmpty {
+            let client = TemplateClient(
+                http: http, endpoint: configuration.endpoint, authKey: configuration.authKey, signer: configuration.signer, lifetime: configuration.lifetime)
+            for (name, applied) in try await TemplateSync.apply(Plan(pipeline: plan.pipeline, manifest: plan.manifest, assemblies: pending), client: client)
+                .sorted(by: { $0.key < $1.key }) {
+                templateIDs[name] = applied.id
+                events(.template(name: name, id: applied.id, action: applied.action))
+            }
+        }
+        let templates = templateIDs
 
         try await withThrowingTaskGroup(of: RunResults.Entry.self) { group in
             var next = 0
@@ -65,7 +77,7 @@ public struct Runner: Sendable {
                 group.addTask {
                     await AssemblyRun(
                         planned: planned, configuration: configuration, client: service, uploads: uploads, clock: clock, state: state,
-                        deadline: deadline,
+                        deadline: deadline, templateIDs: templates,
                         progress: { events(.uploaded(bytes: progress.set(planned.id, $0), total: total)) }, events: events
                     ).run()
                 }

@@ -4,11 +4,12 @@ import YAML
 /// Decodes one job under `assemblies:`.
 struct JobReader {
     static let keys = [
-        "inputs", "batch", "steps", "template_id", "fields", "notify_url", "allow_empty", "allow_outside", "download",
+        "inputs", "batch", "steps", "template", "template_id", "fields", "notify_url", "allow_empty", "allow_outside", "download",
     ]
 
     let decoder: NodeDecoder
     let defaults: JobDefaults
+    let templates: [TemplateSpec]
 
     func read(_ pair: Pair) -> Job? {
         let name = Located(pair.keyText, at: pair.key.location)
@@ -26,10 +27,11 @@ struct JobReader {
         let inputs = fields["inputs"].flatMap { readInputs($0, what: what) } ?? []
         let steps = fields["steps"].flatMap { StepReader(decoder: decoder).read($0, job: name.value, index: &locations) } ?? []
         let templateID = fields["template_id"].flatMap(readTemplateID)
-        if fields["steps"] == nil, templateID == nil {
+        let template = fields["template"].flatMap { readTemplate($0, what: what, hasSteps: fields["steps"] != nil, hasID: templateID != nil) }
+        if fields["steps"] == nil, templateID == nil, fields["template"] == nil {
             decoder.report(.error(
                 "manifest.no-steps", "\(what) has neither 'steps' nor 'template_id'", at: name.location,
-                hint: "add 'steps:' with at least one step, or 'template_id:' naming a template"))
+                hint: "add 'steps:' with at least one step, 'template:' naming a Template of this manifest, or 'template_id:'"))
         }
         var jobFields = defaults.fields
         if let node = fields["fields"], let value = Self.readFields(node, decoder: decoder, index: &locations) {
@@ -44,12 +46,36 @@ struct JobReader {
             batch: fields["batch"].flatMap { Self.readBatch($0, decoder: decoder) } ?? defaults.batch,
             steps: steps,
             templateID: templateID,
+            template: template,
             fields: jobFields,
             notifyURL: notifyURL,
             allowEmpty: fields["allow_empty"].flatMap { decoder.bool($0, what: "'allow_empty'") } ?? defaults.allowEmpty,
             allowOutside: fields["allow_outside"].flatMap { decoder.bool($0, what: "'allow_outside'") } ?? defaults.allowOutside,
             download: fields["download"].flatMap { decoder.nonEmptyString($0, what: "'download'") },
             locations: locations)
+    }
+
+    /// `template: NAME`: one of the manifest's Templates, not combined with `template_id`, and
+    /// with `steps` only when the Template allows overriding them.
+    private func readTemplate(_ node: Node, what: String, hasSteps: Bool, hasID: Bool) -> TemplateSpec? {
+        guard let name = decoder.nonEmptyString(node, what: "'template'") else { return nil }
+        guard let template = templates.first(where: { $0.name.value == name.value }) else {
+            decoder.report(.error(
+                "manifest.unknown-template", "\(what) names Template '\(name.value)', which 'templates:' does not define", at: name.location,
+                hint: Suggestions.closest(to: name.value, in: templates.map(\.name.value)).map { "did you mean '\($0)'?" }
+                    ?? "define it under 'templates:', or use 'template_id:' for a Template this manifest does not manage"))
+            return nil
+        }
+        if hasID {
+            decoder.report(.error("manifest.template-and-id", "\(what) has both 'template' and 'template_id'", at: name.location,
+                                  hint: "keep one: 'template' for a Template of this manifest, 'template_id' for another"))
+        }
+        if hasSteps, !template.allowsStepsOverride {
+            decoder.report(.error(
+                "manifest.template-denies-steps", "\(what) has 'steps', but Template '\(name.value)' says allow_steps_override: false",
+                at: name.location, hint: "move the steps into the Template, or allow overriding them"))
+        }
+        return template
     }
 
     private func readTemplateID(_ node: Node) -> Located<String>? {

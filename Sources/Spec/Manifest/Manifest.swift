@@ -20,6 +20,8 @@ public struct Manifest: Sendable {
     public var results: Located<String>?
     /// How files are uploaded.
     public var upload: UploadSettings
+    /// The Templates this manifest owns, by name.
+    public var templates: [TemplateSpec]
     /// The jobs, in the order written.
     public var jobs: [Job]
 
@@ -105,6 +107,8 @@ public struct Job: Sendable {
     public var steps: [Step]
     /// A template to run instead of (or under) the steps.
     public var templateID: Located<String>?
+    /// A Template of this manifest that the job runs (`template: NAME`), with its content.
+    public var template: TemplateSpec?
     /// Assembly fields (variables).
     public var fields: [String: JSONValue]
     /// A URL notified when Assemblies finish.
@@ -126,6 +130,12 @@ public struct Job: Sendable {
             object["steps"] = .object(Dictionary(uniqueKeysWithValues: steps.map { ($0.name.value, $0.instructions) }))
         }
         if let templateID { object["template_id"] = .string(templateID.value) }
+        // A manifest Template by name and content: its id is known only on the service, and a
+        // changed Template changes the plan ids of the jobs that use it.
+        if let template {
+            object["template"] = .object(["name": .string(template.name.value), "content": template.content,
+                                          "require_signature_auth": .bool(template.requireSignatureAuth)])
+        }
         if !fields.isEmpty { object["fields"] = .object(fields) }
         if let notifyURL { object["notify_url"] = .string(notifyURL.value) }
         return .object(object)

@@ -3,7 +3,7 @@ import YAML
 
 /// Decodes the manifest's top level; jobs and auth are read in their own files.
 struct ManifestReader {
-    static let topLevelKeys = ["version", "name", "endpoint", "auth", "policy", "results", "upload", "defaults", "assemblies"]
+    static let topLevelKeys = ["version", "name", "endpoint", "auth", "policy", "results", "upload", "templates", "defaults", "assemblies"]
     static let supportedVersion = 1
 
     let decoder: NodeDecoder
@@ -22,6 +22,7 @@ struct ManifestReader {
         }
         let name = fields["name"].flatMap { decoder.nonEmptyString($0, what: "'name'")?.value } ?? defaultName
         let defaults = fields["defaults"].flatMap { JobDefaults.read($0, decoder: decoder) } ?? JobDefaults()
+        let templates = fields["templates"].map { TemplateReader(decoder: decoder).read($0) } ?? []
         var jobs: [Job] = []
         if let node = fields["assemblies"], let entries = decoder.entries(node, what: "'assemblies'") {
             if entries.isEmpty {
@@ -29,7 +30,7 @@ struct ManifestReader {
                     "manifest.no-jobs", "'assemblies' has no jobs", at: node.location,
                     hint: "add a job: a name with 'inputs' and 'steps' or 'template_id'"))
             }
-            jobs = entries.compactMap { JobReader(decoder: decoder, defaults: defaults).read($0) }
+            jobs = entries.compactMap { JobReader(decoder: decoder, defaults: defaults, templates: templates).read($0) }
         }
         let endpoint = fields["endpoint"].flatMap(readEndpoint)
         return Manifest(
@@ -43,6 +44,7 @@ struct ManifestReader {
             policy: fields["policy"].flatMap { decoder.nonEmptyString($0, what: "'policy'") },
             results: fields["results"].flatMap { decoder.nonEmptyString($0, what: "'results'") },
             upload: fields["upload"].map(readUpload) ?? UploadSettings(),
+            templates: templates,
             jobs: jobs)
     }
 

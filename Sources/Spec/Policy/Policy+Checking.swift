@@ -9,10 +9,16 @@ extension Policy {
     /// Every way `request` breaks this policy; empty when it is allowed. The same function serves
     /// `pipeline plan`, the signer and the local engine.
     public func check(_ request: AssemblyRequest) -> [PolicyFinding] {
-        guard let params = request.params.objectValue else {
+        guard var params = request.params.objectValue else {
             return [PolicyFinding(id: "policy.bad-params", message: "params must be a JSON object", path: [])]
         }
         var findings: [PolicyFinding] = []
+        // A manifest Template (planned, not yet sent): checked as the template_id it becomes, by
+        // name, and its steps under the robot rules.
+        if let template = params.removeValue(forKey: "template") {
+            params["template_id"] = template["name"] ?? .null
+            if let steps = template["content"]?["steps"] { findings += checkSteps(steps) }
+        }
         for key in params.keys.sorted() where !Self.knownParams.contains(key) {
             findings.append(PolicyFinding(
                 id: "policy.unknown-param", message: "'\(key)' is not allowed in params",

@@ -1,0 +1,105 @@
+import Basics
+import Foundation
+import HTTPClient
+import Wire
+
+/// A Template as the service keeps it.
+public struct RemoteTemplate: Sendable, Equatable {
+    /// Its id.
+    public var id: String
+    /// Its name.
+    public var name: String
+    /// `steps` and settings such as `allow_steps_override`.
+    public var content: JSONValue
+    /// Whether it runs only for signed requests.
+    public var requireSignatureAuth: Bool
+}
+
+/// The Templates API: list (every page), create and update, signed like Assemblies.
+public struct TemplateClient: Sendable {
+    let http: HTTPClient
+    let endpoint: String
+    let authKey: String?
+    let signer: (any ParamsSigner)?
+    let lifetime: Duration
+
+    /// Creates a client; without an Auth Key requests go unsigned (the local engine).
+    public init(http: HTTPClient, endpoint: String, authKey: String?, signer: (any ParamsSigner)?, lifetime: Duration) {
+        self.http = http
+        self.endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
+        self.authKey = authKey
+        self.signer = signer
+        self.lifetime = lifetime
+    }
+
+    /// Every Template, following the pages until a short one.
+    public func list() async throws -> [RemoteTemplate] {
+        var all: [RemoteTemplate] = []
+        var page = 1
+        while true {
+            let answer = try await send("GET", "/templates", ["page": .int(page), "pagesize": .int(Self.pageSize)])
+            let items = answer["items"]?.arrayValue ?? []
+            all += items.compactMap(Self.template)
+            if items.count < Self.pageSize { return all }
+            page += 1
+        }
+    }
+
+    /// Creates a Template; returns its id.
+    public func create(name: String, content: JSONValue, requireSignatureAuth: Bool) async throws -> String {
+        let answer = try await send("POST", "/templates", Self.body(name, content, requireSignatureAuth))
+        guard let id = answer["id"]?.stringValue else { throw AssemblyClient.Failure(code: "NO_TEMPLATE_ID", message: "the service answered without an id") }
+        return id
+    }
+
+    /// Replaces a Template's content and settings.
+    public func update(id: String, name: String, content: JSONValue, requireSignatureAuth: Bool) async throws {
+        _ = try await send("PUT", "/templates/" + id, Self.body(name, content, requireSignatureAuth))
+    }
+
+    static let pageSize = 50
+
+    private static func body(_ name: String, _ content: JSONValue, _ requireSignature: Bool) -> [String: JSONValue] {
+        ["name": .string(name), "template": content, "require_signature_auth": .int(requireSignature ? 1 : 0)]
+    }
+
+    private static func template(_ json: JSONValue) -> RemoteTemplate? {
+        guard let id = json["id"]?.stringValue, let name = json["name"]?.stringValue else { return nil }
+        let flag = json["require_signature_auth"]
+        return RemoteTemplate(id: id, name: name, content: json["content"] ?? .object([:]),
+                              requireSignatureAuth: flag?.boolValue ?? (flag?.intValue == 1))
+    }
+
+    /// One signed request: the params in a form, or in the query for GET.
+    private func send(_ method: String, _ path: String, _ params: [String: JSONValue]) async throws -> JSONValue {
+        var fields: [(String, String)]
+        if let authKey, let signer {
+            let text = AuthParams.prepare(.object(params), key: authKey, lifetime: lifetime).serialized()
+            fields = [("params", text), ("signature", try await signer.sign(text))]
+        } else {
+            fields = [("params", JSONValue.object(params).serialized())]
+        }
+        let encoded = fields.map { Self.escape($0.0) + "=" + Self.escape($0.1) }.joined(separator: "&")
+        let request = method == "GET"
+            ? HTTPRequest(method: method, url: endpoint + path + "?" + encoded, timeouts: HTTPTimeouts(total: .seconds(60)))
+            : HTTPRequest(method: method, url: endpoint + path, headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                          body: .data(Data(encoded.utf8)), timeouts: HTTPTimeouts(total: .seconds(60)))
+        let response = try await http.send(request)
+        guard let json = try? JSONValue.parse(response.body) else {
+            throw AssemblyClient.Failure(code: "HTTP_\(response.status)", message: "\(request.summary) answered: \(response.bodyText())")
+        }
+        if let error = json["error"]?.stringValue {
+            throw AssemblyClient.Failure(code: error, message: json["message"]?.stringValue ?? "")
+        }
+        guard (200..<300).contains(response.status) else {
+            throw AssemblyClient.Failure(code: "HTTP_\(response.status)", message: json["message"]?.stringValue ?? "")
+        }
+        return json
+    }
+
+    private static func escape(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}

@@ -1,0 +1,45 @@
+import Basics
+import Planning
+
+/// Brings the service's Templates in line with a plan's: each one the plan's Assemblies use is
+/// created, or (found by name, so never duplicated) updated when its content differs; an
+/// unchanged Template costs no write.
+public enum TemplateSync {
+    /// What was done to one Template.
+    public enum Action: String, Sendable {
+        case created, updated, unchanged
+    }
+
+    /// The Templates the plan's Assemblies use (`instructions.template`), by name.
+    static func wanted(in plan: Plan) -> [String: (content: JSONValue, requireSignatureAuth: Bool)] {
+        var wanted: [String: (content: JSONValue, requireSignatureAuth: Bool)] = [:]
+        for assembly in plan.assemblies {
+            guard let template = assembly.instructions["template"], let name = template["name"]?.stringValue else { continue }
+            wanted[name] = (template["content"] ?? .object([:]), template["require_signature_auth"]?.boolValue ?? false)
+        }
+        return wanted
+    }
+
+    /// Applies the plan's Templates; returns each one's id and what was done, by name.
+    public static func apply(_ plan: Plan, client: TemplateClient) async throws -> [String: (id: String, action: Action)] {
+        let wanted = wanted(in: plan)
+        guard !wanted.isEmpty else { return [:] }
+        let remote = Dictionary(try await client.list().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var applied: [String: (id: String, action: Action)] = [:]
+        for (name, template) in wanted.sorted(by: { $0.key < $1.key }) {
+            if let existing = remote[name] {
+                let same = existing.content["steps"] == template.content["steps"]
+                    && existing.content["allow_steps_override"]?.boolValue ?? true == template.content["allow_steps_override"]?.boolValue ?? true
+                    && existing.requireSignatureAuth == template.requireSignatureAuth
+                if !same {
+                    try await client.update(id: existing.id, name: name, content: template.content, requireSignatureAuth: template.requireSignatureAuth)
+                }
+                applied[name] = (existing.id, same ? .unchanged : .updated)
+            } else {
+                let id = try await client.create(name: name, content: template.content, requireSignatureAuth: template.requireSignatureAuth)
+                applied[name] = (id, .created)
+            }
+        }
+        return applied
+    }
+}

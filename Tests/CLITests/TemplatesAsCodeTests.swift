@@ -1,0 +1,75 @@
+import Basics
+import Foundation
+import TestSupport
+import XCTest
+
+/// Templates declared in the manifest: checked, planned by content, and brought in line on the
+/// service by `pipeline run` before the Assemblies that use them.
+final class TemplatesAsCodeTests: XCTestCase {
+    private func manifest(_ algorithm: String, extra: String = "") -> String {
+        """
+        version: 1
+        endpoint: local
+        templates:
+          file-hashes:
+            allow_steps_override: false
+            steps:
+              hash: {robot: /file/hash, use: ":original", algorithm: \(algorithm), result: true}
+        assemblies:
+          hashes:
+            inputs: [files/*.txt]
+            template: file-hashes
+        \(extra)
+        """
+    }
+
+    func testRunCreatesThenUpdatesTheTemplateInPlaceAndReprocesses() async throws {
+        let directory = try TemporaryDirectory(prefix: "templates")
+        defer { directory.remove() }
+        try directory.write("files/a.txt", "hello")
+        try directory.write("pipeline.yml", manifest("sha1"))
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertTrue(first.stderr.contains("template file-hashes: created"), first.stderr)
+        let templates = directory.path + "/.pipeline/engine/templates"
+        XCTAssertEqual(fileNames(in: templates).count, 1)
+
+        try directory.write("pipeline.yml", manifest("sha256"))
+        let diff = await CLIHarness.run(["diff", directory.path + "/pipeline.yml", "--exit-code"])
+        XCTAssertEqual(diff.status, 2, "a changed Template re-processes the jobs that use it: \(diff.stdout)")
+        let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--json"])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        let events = second.stdout.split(separator: "\n").compactMap { try? JSONValue.parse(Data($0.utf8)) }
+        let template = try XCTUnwrap(events.first { $0["event"] == .string("template") })
+        XCTAssertEqual(template["action"], .string("updated"))
+        XCTAssertEqual(fileNames(in: templates).count, 1, "updated in place, never duplicated")
+        let results = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")))
+        XCTAssertEqual(results["assemblies"]?.arrayValue?.first?["results"]?["hash"]?.arrayValue?.first?["meta"]?["hash_algorithm"], .string("sha256"))
+
+        try directory.write("files/b.txt", "more")
+        let third = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--json"])
+        let unchanged = third.stdout.split(separator: "\n").compactMap { try? JSONValue.parse(Data($0.utf8)) }.first { $0["event"] == .string("template") }
+        XCTAssertEqual(unchanged?["action"], .string("unchanged"), "an unchanged Template costs no write")
+    }
+
+    func testTemplateMistakesAreCaughtAtTheirLines() async throws {
+        let directory = try TemporaryDirectory(prefix: "templates")
+        defer { directory.remove() }
+        try directory.write("pipeline.yml", """
+            version: 1
+            templates:
+              Bad_Name:
+                steps: {h: {robot: /file/hash, use: ":original"}}
+              closed-one:
+                allow_steps_override: false
+                steps: {h: {robot: /file/hash, use: ":original", algoritm: md5}}
+            assemblies:
+              a: {inputs: [x], template: closed-on}
+              b: {inputs: [x], template: closed-one, steps: {s: {robot: /file/hash, use: ":original"}}}
+            """)
+        let result = await CLIHarness.run(["validate", directory.path + "/pipeline.yml", "--json"])
+        XCTAssertEqual(result.status, 1)
+        let ids = (try JSONValue.parse(Data(result.stdout.utf8))["diagnostics"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+        XCTAssertEqual(Set(ids), ["manifest.bad-template-name", "manifest.unknown-parameter", "manifest.unknown-template", "manifest.template-denies-steps"])
+    }
+}
