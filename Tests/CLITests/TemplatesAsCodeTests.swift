@@ -72,4 +72,29 @@ final class TemplatesAsCodeTests: XCTestCase {
         let ids = (try JSONValue.parse(Data(result.stdout.utf8))["diagnostics"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
         XCTAssertEqual(Set(ids), ["manifest.bad-template-name", "manifest.unknown-parameter", "manifest.unknown-template", "manifest.template-denies-steps"])
     }
+
+    func testListPullSyncAndPrune() async throws {
+        let directory = try TemporaryDirectory(prefix: "templates")
+        defer { directory.remove() }
+        try directory.write("pipeline.yml", manifest("sha1"))
+        let path = directory.path + "/pipeline.yml"
+        let before = await CLIHarness.run(["templates", "list", path])
+        XCTAssertEqual(before.stdout, "+ file-hashes\n", before.stderr)
+        let synced = await CLIHarness.run(["templates", "sync", path])
+        XCTAssertTrue(synced.stdout.hasPrefix("created file-hashes  "), synced.stdout + synced.stderr)
+        let same = await CLIHarness.run(["templates", "list", path])
+        XCTAssertTrue(same.stdout.hasPrefix("= file-hashes  "), same.stdout)
+        let pulled = await CLIHarness.run(["templates", "pull", path, "file-hashes"])
+        XCTAssertTrue(pulled.stdout.contains("allow_steps_override: false") && pulled.stdout.contains(#""algorithm":"sha1""#), pulled.stdout)
+        // What pull prints is manifest YAML: pasted into a manifest, it is the same Template.
+        try directory.write("pasted.yml", "version: 1\nendpoint: local\n" + pulled.stdout + "assemblies:\n  a: {inputs: [x], allow_empty: true, template: file-hashes}\n")
+        let pasted = await CLIHarness.run(["templates", "list", directory.path + "/pasted.yml"])
+        XCTAssertTrue(pasted.stdout.hasPrefix("= file-hashes"), pasted.stdout + pasted.stderr)
+
+        try directory.write("pipeline.yml", manifest("sha1").replacingOccurrences(of: "file-hashes", with: "new-hashes"))
+        let pruned = await CLIHarness.run(["templates", "sync", path, "--prune"])
+        XCTAssertTrue(pruned.stdout.contains("created new-hashes") && pruned.stdout.contains("deleted file-hashes"), pruned.stdout)
+        let after = await CLIHarness.run(["templates", "list", path])
+        XCTAssertTrue(after.stdout.hasPrefix("= new-hashes") && !after.stdout.contains("file-hashes"), after.stdout)
+    }
 }

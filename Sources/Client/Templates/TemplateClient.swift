@@ -57,6 +57,11 @@ public struct TemplateClient: Sendable {
         _ = try await send("PUT", "/templates/" + id, Self.body(name, content, requireSignatureAuth))
     }
 
+    /// Deletes a Template.
+    public func delete(id: String) async throws {
+        _ = try await send("DELETE", "/templates/" + id, [:])
+    }
+
     static let pageSize = 50
 
     private static func body(_ name: String, _ content: JSONValue, _ requireSignature: Bool) -> [String: JSONValue] {
@@ -80,7 +85,7 @@ public struct TemplateClient: Sendable {
             fields = [("params", JSONValue.object(params).serialized())]
         }
         let encoded = fields.map { Self.escape($0.0) + "=" + Self.escape($0.1) }.joined(separator: "&")
-        let request = method == "GET"
+        let request = method == "GET" || method == "DELETE"
             ? HTTPRequest(method: method, url: endpoint + path + "?" + encoded, timeouts: HTTPTimeouts(total: .seconds(60)))
             : HTTPRequest(method: method, url: endpoint + path, headers: [("Content-Type", "application/x-www-form-urlencoded")],
                           body: .data(Data(encoded.utf8)), timeouts: HTTPTimeouts(total: .seconds(60)))

@@ -1,5 +1,6 @@
 import Basics
 import Planning
+import Spec
 
 /// Brings the service's Templates in line with a plan's: each one the plan's Assemblies use is
 /// created, or (found by name, so never duplicated) updated when its content differs; an
@@ -22,15 +23,31 @@ public enum TemplateSync {
 
     /// Applies the plan's Templates; returns each one's id and what was done, by name.
     public static func apply(_ plan: Plan, client: TemplateClient) async throws -> [String: (id: String, action: Action)] {
-        let wanted = wanted(in: plan)
+        try await apply(wanted(in: plan), client: client)
+    }
+
+    /// The manifest's Templates, by name.
+    public static func wanted(in manifest: Manifest) -> [String: (content: JSONValue, requireSignatureAuth: Bool)] {
+        Dictionary(manifest.templates.map { ($0.name.value, ($0.content, $0.requireSignatureAuth)) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Whether the service's Template already says what the manifest's does.
+    public static func matches(_ remote: RemoteTemplate, _ template: (content: JSONValue, requireSignatureAuth: Bool)) -> Bool {
+        remote.content["steps"] == template.content["steps"]
+            && remote.content["allow_steps_override"]?.boolValue ?? true == template.content["allow_steps_override"]?.boolValue ?? true
+            && remote.requireSignatureAuth == template.requireSignatureAuth
+    }
+
+    /// Applies `wanted` Templates by name; returns each one's id and what was done.
+    public static func apply(
+        _ wanted: [String: (content: JSONValue, requireSignatureAuth: Bool)], client: TemplateClient
+    ) async throws -> [String: (id: String, action: Action)] {
         guard !wanted.isEmpty else { return [:] }
         let remote = Dictionary(try await client.list().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var applied: [String: (id: String, action: Action)] = [:]
         for (name, template) in wanted.sorted(by: { $0.key < $1.key }) {
             if let existing = remote[name] {
-                let same = existing.content["steps"] == template.content["steps"]
-                    && existing.content["allow_steps_override"]?.boolValue ?? true == template.content["allow_steps_override"]?.boolValue ?? true
-                    && existing.requireSignatureAuth == template.requireSignatureAuth
+                let same = matches(existing, template)
                 if !same {
                     try await client.update(id: existing.id, name: name, content: template.content, requireSignatureAuth: template.requireSignatureAuth)
                 }

@@ -1,0 +1,117 @@
+import Basics
+import Client
+import Foundation
+import HTTPClient
+import Spec
+
+/// `pipeline templates list|pull|sync MANIFEST`: the manifest's Templates next to the service's.
+struct TemplatesCommand: Command {
+    static let spec = CommandSpec(
+        name: "templates",
+        summary: "Compare, pull or sync the Templates a manifest declares with those on its endpoint.",
+        discussion: """
+        'list' shows every Template of the endpoint (all pages) against the manifest: '=' the same, '~' \\
+        different, '+' only in the manifest, '-' only on the service. 'pull NAME' prints one Template of the \\
+        service as manifest YAML, ready to paste under 'templates:'. 'sync' creates or updates the manifest's \\
+        Templates (by name, never a duplicate) without running Assemblies; with --prune it also deletes the \\
+        Templates the manifest does not declare.
+        """,
+        arguments: [
+            .init(name: "ACTION", help: "list, pull or sync."),
+            .init(name: "MANIFEST", help: "The manifest, such as pipeline.yml."),
+            .init(name: "NAME", help: "For pull: the Template's name.", optional: true),
+        ],
+        options: [
+            .init(name: "endpoint", valueName: "URL", help: "The Assembly API to use instead of the manifest's (or 'local')."),
+            .init(name: "prune", help: "With sync: delete the endpoint's Templates the manifest does not declare."),
+            CommandSpec.caCertOption,
+        ],
+        examples: ["pipeline templates list pipeline.yml", "pipeline templates pull pipeline.yml site-thumbs", "pipeline templates sync pipeline.yml"])
+
+    let action: String
+    let manifestPath: String
+    let name: String?
+    let arguments: ParsedArguments
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        action = arguments.positionals[0]
+        guard ["list", "pull", "sync"].contains(action) else {
+            throw UsageError("ACTION must be list, pull or sync, not '\(action)'", command: Self.spec.name)
+        }
+        guard arguments.positionals.count > 1 else { throw UsageError("missing MANIFEST", command: Self.spec.name) }
+        manifestPath = arguments.positionals[1]
+        name = arguments.positionals.count > 2 ? arguments.positionals[2] : nil
+        if action == "pull", name == nil { throw UsageError("pull needs the Template's NAME", command: Self.spec.name) }
+        if arguments.flag("prune"), action != "sync" { throw UsageError("--prune goes with sync", command: Self.spec.name) }
+        self.arguments = arguments
+    }
+
+    func run(_ context: CommandContext) async throws -> Int32 {
+        let loaded = ManifestLoader(environment: context.environment).load(path: manifestPath)
+        context.report(loaded.diagnostics, sources: loaded.sources)
+        guard let manifest = loaded.value else { return ExitCode.failure }
+        let prepared: RunSetup
+        do {
+            prepared = try RunSetup.prepare(manifest: manifest, workspace: Workspace(manifest: manifest), arguments: arguments, context: context)
+        } catch {
+            context.report(error.diagnostics, sources: loaded.sources)
+            return ExitCode.failure
+        }
+        defer { prepared.engine?.stop() }
+        let configuration = prepared.configuration
+        let client = TemplateClient(
+            http: HTTPClient(), endpoint: configuration.endpoint, authKey: configuration.authKey, signer: configuration.signer,
+            lifetime: configuration.lifetime)
+        let wanted = TemplateSync.wanted(in: manifest)
+        do {
+            switch action {
+            case "list": try await list(client, wanted: wanted, context: context)
+            case "pull": return try await pull(client, context: context)
+            default: try await sync(client, wanted: wanted, context: context)
+            }
+        } catch {
+            context.output.failure("\(error)")
+            return ExitCode.failure
+        }
+        return ExitCode.success
+    }
+
+    private func list(_ client: TemplateClient, wanted: [String: (content: JSONValue, requireSignatureAuth: Bool)], context: CommandContext) async throws {
+        let remote = try await client.list()
+        for template in remote.sorted(by: { $0.name < $1.name }) {
+            let mark = wanted[template.name].map { TemplateSync.matches(template, $0) ? "=" : "~" } ?? "-"
+            context.output.out("\(mark) \(template.name)  \(template.id)\n")
+        }
+        for name in wanted.keys.sorted() where !remote.contains(where: { $0.name == name }) {
+            context.output.out("+ \(name)\n")
+        }
+    }
+
+    private func pull(_ client: TemplateClient, context: CommandContext) async throws -> Int32 {
+        guard let template = try await client.list().first(where: { $0.name == name }) else {
+            context.output.failure("the endpoint has no Template named '\(name ?? "")'", hint: "'pipeline templates list \(manifestPath)' shows them")
+            return ExitCode.failure
+        }
+        // JSON is YAML: each step as one flow mapping, ready to paste under 'templates:'.
+        var text = "templates:\n  \(template.name):\n"
+        if template.requireSignatureAuth { text += "    require_signature_auth: true\n" }
+        if let allow = template.content["allow_steps_override"]?.boolValue { text += "    allow_steps_override: \(allow)\n" }
+        text += "    steps:\n"
+        for (step, instructions) in (template.content["steps"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+            text += "      \(JSONValue.string(step).serialized()): \(instructions.serialized())\n"
+        }
+        context.output.out(text)
+        return ExitCode.success
+    }
+
+    private func sync(_ client: TemplateClient, wanted: [String: (content: JSONValue, requireSignatureAuth: Bool)], context: CommandContext) async throws {
+        for (name, applied) in try await TemplateSync.apply(wanted, client: client).sorted(by: { $0.key < $1.key }) {
+            context.output.out("\(applied.action.rawValue) \(name)  \(applied.id)\n")
+        }
+        guard arguments.flag("prune") else { return }
+        for template in try await client.list() where wanted[template.name] == nil {
+            try await client.delete(id: template.id)
+            context.output.out("deleted \(template.name)  \(template.id)\n")
+        }
+    }
+}
