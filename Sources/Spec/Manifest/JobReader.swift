@@ -30,7 +30,7 @@ struct JobReader {
         let template = fields["template"].flatMap { readTemplate($0, what: what, hasSteps: fields["steps"] != nil, hasID: templateID != nil) }
         if fields["steps"] == nil, templateID == nil, fields["template"] == nil {
             decoder.report(.error(
-                "manifest.no-steps", "\(what) has neither 'steps' nor 'template_id'", at: name.location,
+                "manifest.no-steps", "\(what) has neither 'steps' nor a Template", at: name.location,
                 hint: "add 'steps:' with at least one step, 'template:' naming a Template of this manifest, or 'template_id:'"))
         }
         var jobFields = defaults.fields
