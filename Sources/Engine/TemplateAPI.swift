@@ -2,6 +2,7 @@ import Basics
 import Crypto
 import Foundation
 import HTTPServer
+import Spec
 
 /// The Templates API: `POST /templates`, `GET /templates` (`page`, `pagesize`), and `GET`, `PUT`,
 /// `DELETE /templates/{id}`, signed like Assemblies (the params in the form, or in the query of
@@ -90,7 +91,7 @@ struct TemplateAPI: Sendable {
     /// an update keeps what it does not send.
     private static func fields(_ params: JSONValue, existing: TemplateRecord?) throws(SinkError) -> (name: String, content: JSONValue, requireSignature: Bool) {
         let name = params["name"]?.stringValue ?? existing?.name ?? ""
-        guard TemplateRecord.isValidName(name) else {
+        guard TemplateSpec.isValidName(name) else {
             throw SinkError(SignedParams.answer("INVALID_TEMPLATE_NAME", "a Template's name is 5 to 40 lowercase letters and dashes, not '\(name)'", 400))
         }
         var content = existing?.content ?? .object([:])

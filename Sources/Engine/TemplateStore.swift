@@ -16,11 +16,6 @@ struct TemplateRecord: Codable, Sendable, Equatable {
 
     /// Whether Assemblies may send `steps` next to this Template's id.
     var allowsStepsOverride: Bool { content["allow_steps_override"]?.boolValue ?? true }
-
-    /// A Template's name: 5 to 40 lowercase latin letters and dashes.
-    static func isValidName(_ name: String) -> Bool {
-        (5...40).contains(name.count) && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || $0 == "-" }
-    }
 }
 
 /// The engine's Templates, in memory and as JSON files in the data folder.

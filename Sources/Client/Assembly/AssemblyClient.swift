@@ -90,7 +90,8 @@ public struct AssemblyClient: Sendable {
         response.headers["Retry-After"].flatMap(Double.init)
     }
 
-    private static func escape(_ text: String) -> String {
+    /// Percent-encoding for `application/x-www-form-urlencoded` bodies and query strings.
+    static func escape(_ text: String) -> String {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text

@@ -84,7 +84,7 @@ public struct TemplateClient: Sendable {
         } else {
             fields = [("params", JSONValue.object(params).serialized())]
         }
-        let encoded = fields.map { Self.escape($0.0) + "=" + Self.escape($0.1) }.joined(separator: "&")
+        let encoded = fields.map { AssemblyClient.escape($0.0) + "=" + AssemblyClient.escape($0.1) }.joined(separator: "&")
         let request = method == "GET" || method == "DELETE"
             ? HTTPRequest(method: method, url: endpoint + path + "?" + encoded, timeouts: HTTPTimeouts(total: .seconds(60)))
             : HTTPRequest(method: method, url: endpoint + path, headers: [("Content-Type", "application/x-www-form-urlencoded")],
@@ -100,11 +100,5 @@ public struct TemplateClient: Sendable {
             throw AssemblyClient.Failure(code: "HTTP_\(response.status)", message: json["message"]?.stringValue ?? "")
         }
         return json
-    }
-
-    private static func escape(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 }

@@ -13,6 +13,11 @@ public struct TemplateSpec: Sendable {
 
     /// Whether Assemblies may send `steps` next to it (the service's default: yes).
     public var allowsStepsOverride: Bool { content["allow_steps_override"]?.boolValue ?? true }
+
+    /// A Template's name on the service: 5 to 40 lowercase latin letters and dashes.
+    public static func isValidName(_ name: String) -> Bool {
+        (5...40).contains(name.count) && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || $0 == "-" }
+    }
 }
 
 /// Decodes `templates:`; each Template's steps get the checks of a job's steps.
@@ -26,14 +31,9 @@ struct TemplateReader {
         return entries.compactMap(readTemplate)
     }
 
-    /// A Template's name on the service: 5 to 40 lowercase latin letters and dashes.
-    static func isValidName(_ name: String) -> Bool {
-        (5...40).contains(name.count) && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || $0 == "-" }
-    }
-
     private func readTemplate(_ pair: Pair) -> TemplateSpec? {
         let name = Located(pair.keyText, at: pair.key.location)
-        guard Self.isValidName(name.value) else {
+        guard TemplateSpec.isValidName(name.value) else {
             decoder.report(.error(
                 "manifest.bad-template-name", "Template name '\(name.value)' is not allowed", at: name.location,
                 hint: "the service takes 5 to 40 lowercase letters and dashes, such as 'site-thumbs'"))
