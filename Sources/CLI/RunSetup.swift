@@ -15,11 +15,16 @@ struct RunSetup {
 
     static let publicEndpoint = "https://api2.transloadit.com"
 
-    static func prepare(manifest: Manifest, workspace: Workspace, arguments: ParsedArguments, context: CommandContext) throws(DiagnosticsError) -> RunSetup {
-        let endpointText = arguments.value("endpoint") ?? manifest.endpoint.map {
+    /// The endpoint as the user names it: `--endpoint`, the manifest's, `$TRANSLOADIT_ENDPOINT`, else the public API.
+    static func endpointName(_ manifest: Manifest, override: String?, environment: [String: String]) -> String {
+        override ?? manifest.endpoint.map {
             if case .url(let url) = $0.value { return url }
             return "local"
-        } ?? context.environment["TRANSLOADIT_ENDPOINT"] ?? publicEndpoint
+        } ?? environment["TRANSLOADIT_ENDPOINT"] ?? publicEndpoint
+    }
+
+    static func prepare(manifest: Manifest, workspace: Workspace, arguments: ParsedArguments, context: CommandContext) throws(DiagnosticsError) -> RunSetup {
+        let endpointText = endpointName(manifest, override: arguments.value("endpoint"), environment: context.environment)
         var downloads: [String: String] = [:]
         for job in manifest.jobs {
             if let folder = arguments.value("download") { downloads[job.name.value] = folder }

@@ -28,13 +28,21 @@ final class TemplatesAsCodeTests: XCTestCase {
         defer { directory.remove() }
         try directory.write("files/a.txt", "hello")
         try directory.write("pipeline.yml", manifest("sha1"))
+        let fresh = await CLIHarness.run(["plan", directory.path + "/pipeline.yml"])
+        XCTAssertTrue(fresh.stdout.contains("+ template file-hashes  to create"), fresh.stdout)
         let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
         XCTAssertEqual(first.status, 0, first.stderr)
         XCTAssertTrue(first.stderr.contains("template file-hashes: created"), first.stderr)
         let templates = directory.path + "/.pipeline/engine/templates"
         XCTAssertEqual(fileNames(in: templates).count, 1)
 
+        let synced = await CLIHarness.run(["plan", directory.path + "/pipeline.yml"])
+        XCTAssertTrue(synced.stdout.contains("= template file-hashes  unchanged ("), synced.stdout)
+        let recorded = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/.pipeline/templates.json")))
+        XCTAssertEqual(recorded["local"]?["file-hashes"]?["id"]?.stringValue?.count, 32, "the Template's id is recorded in the workspace")
         try directory.write("pipeline.yml", manifest("sha256"))
+        let changed = await CLIHarness.run(["plan", directory.path + "/pipeline.yml"])
+        XCTAssertTrue(changed.stdout.contains("~ template file-hashes  to update ("), changed.stdout)
         let diff = await CLIHarness.run(["diff", directory.path + "/pipeline.yml", "--exit-code"])
         XCTAssertEqual(diff.status, 2, "a changed Template re-processes the jobs that use it: \(diff.stdout)")
         let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--json"])

@@ -62,8 +62,28 @@ struct PlanCommand: Command {
             let last = project.value.map { Workspace(manifest: $0.manifest) }?.lastResults()
             let cached = Set((last?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
             context.output.out(PlanSummary.render(plan, cached: cached))
+            if let manifest = project.value?.manifest, !manifest.templates.isEmpty {
+                context.output.out(Self.templates(manifest, environment: context.environment))
+            }
             if let out { context.output.out("Wrote \(out).\n") }
         }
         return ExitCode.success
+    }
+
+    /// The manifest's Templates against what the last run or sync left on the endpoint:
+    /// '+' never synced there, '~' changed since, '=' the same.
+    private static func templates(_ manifest: Manifest, environment: [String: String]) -> String {
+        let endpoint = RunSetup.withoutCredentials(RunSetup.endpointName(manifest, override: nil, environment: environment))
+        let synced = Workspace(manifest: manifest).syncedTemplates(endpoint: endpoint)
+        var text = "\nTemplates (against the last sync to \(endpoint)):\n"
+        for template in manifest.templates.sorted(by: { $0.name.value < $1.name.value }) {
+            let digest = SyncedTemplate.digest(content: template.content, requireSignatureAuth: template.requireSignatureAuth)
+            switch synced[template.name.value] {
+            case nil: text += "  + template \(template.name.value)  to create\n"
+            case let last? where last.contentSHA256 != digest: text += "  ~ template \(template.name.value)  to update (\(last.id))\n"
+            case let last?: text += "  = template \(template.name.value)  unchanged (\(last.id))\n"
+            }
+        }
+        return text
     }
 }

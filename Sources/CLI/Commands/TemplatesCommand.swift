@@ -67,7 +67,7 @@ struct TemplatesCommand: Command {
             switch action {
             case "list": try await list(client, wanted: wanted, context: context)
             case "pull": return try await pull(client, context: context)
-            default: try await sync(client, wanted: wanted, context: context)
+            default: try await sync(client, wanted: wanted, configuration: configuration, context: context)
             }
         } catch {
             context.output.failure("\(error)")
@@ -104,10 +104,18 @@ struct TemplatesCommand: Command {
         return ExitCode.success
     }
 
-    private func sync(_ client: TemplateClient, wanted: [String: (content: JSONValue, requireSignatureAuth: Bool)], context: CommandContext) async throws {
+    private func sync(
+        _ client: TemplateClient, wanted: [String: (content: JSONValue, requireSignatureAuth: Bool)], configuration: RunConfiguration,
+        context: CommandContext
+    ) async throws {
+        var synced: [String: SyncedTemplate] = [:]
         for (name, applied) in try await TemplateSync.apply(wanted, client: client).sorted(by: { $0.key < $1.key }) {
             context.output.out("\(applied.action.rawValue) \(name)  \(applied.id)\n")
+            if let template = wanted[name] {
+                synced[name] = SyncedTemplate(id: applied.id, contentSHA256: SyncedTemplate.digest(content: template.content, requireSignatureAuth: template.requireSignatureAuth))
+            }
         }
+        try configuration.workspace.recordTemplates(synced, endpoint: configuration.endpointKey)
         guard arguments.flag("prune") else { return }
         for template in try await client.list() where wanted[template.name] == nil {
             try await client.delete(id: template.id)

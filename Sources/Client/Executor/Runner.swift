@@ -57,11 +57,18 @@ public struct Runner: Sendable {
         if !pending.isEmpty {
             let client = TemplateClient(
                 http: http, endpoint: configuration.endpoint, authKey: configuration.authKey, signer: configuration.signer, lifetime: configuration.lifetime)
-            for (name, applied) in try await TemplateSync.apply(Plan(pipeline: plan.pipeline, manifest: plan.manifest, assemblies: pending), client: client)
-                .sorted(by: { $0.key < $1.key }) {
+            let pendingPlan = Plan(pipeline: plan.pipeline, manifest: plan.manifest, assemblies: pending)
+            let wanted = TemplateSync.wanted(in: pendingPlan)
+            var synced: [String: SyncedTemplate] = [:]
+            for (name, applied) in try await TemplateSync.apply(wanted, client: client).sorted(by: { $0.key < $1.key }) {
                 templateIDs[name] = applied.id
+                if let template = wanted[name] {
+                    synced[name] = SyncedTemplate(
+                        id: applied.id, contentSHA256: SyncedTemplate.digest(content: template.content, requireSignatureAuth: template.requireSignatureAuth))
+                }
                 events(.template(name: name, id: applied.id, action: applied.action))
             }
+            if !synced.isEmpty { try? configuration.workspace.recordTemplates(synced, endpoint: configuration.endpointKey) }
         }
         let templates = templateIDs
 

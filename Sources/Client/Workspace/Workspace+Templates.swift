@@ -1,0 +1,51 @@
+import Basics
+import Crypto
+import Foundation
+
+/// A Template as the last run (or `templates sync`) left it on an endpoint.
+public struct SyncedTemplate: Codable, Sendable, Equatable {
+    /// Its id on the service.
+    public var id: String
+    /// SHA-256 of its content and settings, as sent.
+    public var contentSHA256: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, contentSHA256 = "content_sha256"
+    }
+
+    /// Creates a record.
+    public init(id: String, contentSHA256: String) {
+        self.id = id
+        self.contentSHA256 = contentSHA256
+    }
+
+    /// The digest `contentSHA256` holds for a Template's content and settings.
+    public static func digest(content: JSONValue, requireSignatureAuth: Bool) -> String {
+        SHA256.hex(JSONValue.object(["content": content, "require_signature_auth": .bool(requireSignatureAuth)]).serialized())
+    }
+}
+
+extension Workspace {
+    /// `.pipeline/templates.json`: per endpoint, the manifest's Templates as last synced.
+    var templatesFile: String { stateDirectory + "/templates.json" }
+
+    /// The Templates last synced to `endpoint` (as the user names it), by name.
+    public func syncedTemplates(endpoint: String) -> [String: SyncedTemplate] {
+        guard let data = FileManager.default.contents(atPath: templatesFile),
+              let all = try? StateCoding.decode([String: [String: SyncedTemplate]].self, from: data) else { return [:] }
+        return all[endpoint] ?? [:]
+    }
+
+    /// Records what a sync left on `endpoint`.
+    public func recordTemplates(_ templates: [String: SyncedTemplate], endpoint: String) throws {
+        var all: [String: [String: SyncedTemplate]] = [:]
+        if let data = FileManager.default.contents(atPath: templatesFile) {
+            all = (try? StateCoding.decode([String: [String: SyncedTemplate]].self, from: data)) ?? [:]
+        }
+        all[endpoint, default: [:]].merge(templates) { _, new in new }
+        try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
+        let encoder = StateCoding.encoder
+        encoder.outputFormatting.insert(.prettyPrinted)
+        try AtomicFile.write(try encoder.encode(all), to: templatesFile)
+    }
+}
