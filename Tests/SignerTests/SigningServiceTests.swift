@@ -126,4 +126,23 @@ final class SigningServiceTests: XCTestCase {
         XCTAssertEqual(answer["error"], .string("DUPLICATE_KEY"))
         XCTAssertTrue(answer["message"]?.stringValue?.contains("'params'") == true, answer.serialized())
     }
+
+    func testTemplateWritesAreCheckedAgainstThePolicy() async throws {
+        let fixture = try SignerFixture()
+        let steps: JSONValue = .object(["thumb": .object(["robot": .string("/image/resize"), "use": .string(":original"), "width": .int(200)])])
+        let cases: [([String: JSONValue], Int, String?)] = [
+            (["name": .string("tpl-ok"), "template": .object(["steps": steps])], 200, nil),
+            (["name": .string("other-name"), "template": .object(["steps": steps])], 403, "policy.template-not-allowed"),
+            (["name": .string("tpl-ok"), "template": .object(["steps": .object(["v": .object(["robot": .string("/video/encode")])])])], 403, "policy.robot-not-allowed"),
+        ]
+        for (params, status, violation) in cases {
+            let text = AuthParams.prepare(.object(params), key: "test-key", lifetime: .seconds(600)).serialized()
+            let answer = try await fixture.sign(text, bearer: SignerFixture.token)
+            XCTAssertEqual(answer.status, status, answer.body.serialized())
+            if let violation {
+                let ids = (answer.body["violations"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+                XCTAssertTrue(ids.contains(violation), "\(violation): \(answer.body.serialized())")
+            }
+        }
+    }
 }

@@ -13,6 +13,11 @@ extension Policy {
             return [PolicyFinding(id: "policy.bad-params", message: "params must be a JSON object", path: [])]
         }
         var findings: [PolicyFinding] = []
+        // A Template write (create or update: `name` and `template`): its name under the policy's
+        // `templates` rules, its steps under the robot rules.
+        if params["name"] != nil, let template = params["template"], template["name"] == nil {
+            return checkTemplateWrite(params, template: template, lifetime: request.lifetime)
+        }
         // A manifest Template (planned, not yet sent): checked as the template_id it becomes, by
         // name, and its steps under the robot rules.
         if let template = params.removeValue(forKey: "template") {
@@ -30,6 +35,34 @@ extension Policy {
         if let fields = params["fields"] { findings += checkFields(fields) }
         if let notifyURL = params["notify_url"] { findings += checkNotifyURL(notifyURL) }
         if let sizes = request.fileSizes { findings += checkLimits(sizes) }
+        return findings
+    }
+
+    /// The params keys of a Template write.
+    public static let templateWriteParams = ["auth", "name", "template", "require_signature_auth"]
+
+    private func checkTemplateWrite(_ params: [String: JSONValue], template: JSONValue, lifetime: Duration?) -> [PolicyFinding] {
+        var findings: [PolicyFinding] = []
+        for key in params.keys.sorted() where !Self.templateWriteParams.contains(key) {
+            findings.append(PolicyFinding(
+                id: "policy.unknown-param", message: "'\(key)' is not allowed in a Template write",
+                hint: "allowed: " + Self.templateWriteParams.joined(separator: ", "), path: [key], concernsKey: true))
+        }
+        findings += checkAuth(params["auth"], lifetime: lifetime)
+        let name = params["name"]?.stringValue ?? ""
+        if let templates {
+            if !templates.allowed.contains(name) {
+                findings.append(PolicyFinding(
+                    id: "policy.template-not-allowed", message: "Template '\(name)' is not allowed",
+                    hint: templates.allowed.isEmpty ? nil : "allowed templates: " + templates.allowed.sorted().joined(separator: ", "),
+                    path: ["name"]))
+            }
+        } else {
+            findings.append(PolicyFinding(
+                id: "policy.template-not-allowed", message: "templates are not allowed by this policy",
+                hint: "ask the policy owners to allow Template '\(name)'", path: ["name"]))
+        }
+        if let steps = template["steps"] { findings += checkSteps(steps) }
         return findings
     }
 
