@@ -100,8 +100,14 @@ final class TemplatesAsCodeTests: XCTestCase {
         XCTAssertTrue(pasted.stdout.hasPrefix("= file-hashes"), pasted.stdout + pasted.stderr)
 
         try directory.write("pipeline.yml", manifest("sha1").replacingOccurrences(of: "file-hashes", with: "new-hashes"))
+        try directory.write("files/a.txt", "hello")
+        let renamed = await CLIHarness.run(["plan", path])
+        XCTAssertTrue(renamed.stdout.contains("+ template new-hashes  to create"), renamed.stdout)
+        XCTAssertTrue(renamed.stdout.contains("- template file-hashes  no longer declared"), renamed.stdout)
         let pruned = await CLIHarness.run(["templates", "sync", path, "--prune"])
         XCTAssertTrue(pruned.stdout.contains("created new-hashes") && pruned.stdout.contains("deleted file-hashes"), pruned.stdout)
+        let prunedPlan = await CLIHarness.run(["plan", path])
+        XCTAssertFalse(prunedPlan.stdout.contains("file-hashes"), "a pruned Template leaves the record: \(prunedPlan.stdout)")
         let after = await CLIHarness.run(["templates", "list", path])
         XCTAssertTrue(after.stdout.hasPrefix("= new-hashes") && !after.stdout.contains("file-hashes"), after.stdout)
     }

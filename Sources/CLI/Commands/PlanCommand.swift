@@ -62,8 +62,8 @@ struct PlanCommand: Command {
             let last = project.value.map { Workspace(manifest: $0.manifest) }?.lastResults()
             let cached = Set((last?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
             context.output.out(PlanSummary.render(plan, cached: cached))
-            if let manifest = project.value?.manifest, !manifest.templates.isEmpty {
-                context.output.out(Self.templates(manifest, environment: context.environment))
+            if let manifest = project.value?.manifest, let templates = Self.templates(manifest, environment: context.environment) {
+                context.output.out(templates)
             }
             if let out { context.output.out("Wrote \(out).\n") }
         }
@@ -71,10 +71,12 @@ struct PlanCommand: Command {
     }
 
     /// The manifest's Templates against what the last run or sync left on the endpoint:
-    /// '+' never synced there, '~' changed since, '=' the same.
-    private static func templates(_ manifest: Manifest, environment: [String: String]) -> String {
+    /// '+' never synced there, '~' changed since, '=' the same, '-' synced but no longer declared.
+    /// Nil when there is neither a declared nor a synced Template.
+    private static func templates(_ manifest: Manifest, environment: [String: String]) -> String? {
         let endpoint = RunSetup.withoutCredentials(RunSetup.endpointName(manifest, override: nil, environment: environment))
         let synced = Workspace(manifest: manifest).syncedTemplates(endpoint: endpoint)
+        guard !manifest.templates.isEmpty || !synced.isEmpty else { return nil }
         var text = "\nTemplates (against the last sync to \(endpoint)):\n"
         for template in manifest.templates.sorted(by: { $0.name.value < $1.name.value }) {
             let digest = SyncedTemplate.digest(content: template.content, requireSignatureAuth: template.requireSignatureAuth)
@@ -83,6 +85,10 @@ struct PlanCommand: Command {
             case let last? where last.contentSHA256 != digest: text += "  ~ template \(template.name.value)  to update (\(last.id))\n"
             case let last?: text += "  = template \(template.name.value)  unchanged (\(last.id))\n"
             }
+        }
+        let declared = Set(manifest.templates.map(\.name.value))
+        for (name, last) in synced.sorted(by: { $0.key < $1.key }) where !declared.contains(name) {
+            text += "  - template \(name)  no longer declared; still on the endpoint (\(last.id)) until `pipeline templates sync --prune`\n"
         }
         return text
     }

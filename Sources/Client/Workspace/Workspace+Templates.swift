@@ -36,13 +36,14 @@ extension Workspace {
         return all[endpoint] ?? [:]
     }
 
-    /// Records what a sync left on `endpoint`.
-    public func recordTemplates(_ templates: [String: SyncedTemplate], endpoint: String) throws {
+    /// Records what a sync left on `endpoint`, forgetting the Templates named in `removed`.
+    public func recordTemplates(_ templates: [String: SyncedTemplate], endpoint: String, removed: Set<String> = []) throws {
         var all: [String: [String: SyncedTemplate]] = [:]
         if let data = FileManager.default.contents(atPath: templatesFile) {
             all = (try? StateCoding.decode([String: [String: SyncedTemplate]].self, from: data)) ?? [:]
         }
         all[endpoint, default: [:]].merge(templates) { _, new in new }
+        for name in removed { all[endpoint]?[name] = nil }
         try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
         let encoder = StateCoding.encoder
         encoder.outputFormatting.insert(.prettyPrinted)
