@@ -115,14 +115,14 @@ struct TemplatesCommand: Command {
                 synced[name] = SyncedTemplate(id: applied.id, contentSHA256: SyncedTemplate.digest(content: template.content, requireSignatureAuth: template.requireSignatureAuth))
             }
         }
-        var deleted: Set<String> = []
-        if arguments.flag("prune") {
-            for template in try await client.list() where wanted[template.name] == nil {
-                try await client.delete(id: template.id)
-                deleted.insert(template.name)
-                context.output.out("deleted \(template.name)  \(template.id)\n")
-            }
+        try configuration.workspace.recordTemplates(synced, endpoint: configuration.endpointKey)
+        guard arguments.flag("prune") else { return }
+        for template in try await client.list() where wanted[template.name] == nil {
+            try await client.delete(id: template.id)
+            context.output.out("deleted \(template.name)  \(template.id)\n")
         }
-        try configuration.workspace.recordTemplates(synced, endpoint: configuration.endpointKey, removed: deleted)
+        // After a prune the endpoint holds no undeclared Template, including any deleted elsewhere.
+        let undeclared = Set(configuration.workspace.syncedTemplates(endpoint: configuration.endpointKey).keys).subtracting(wanted.keys)
+        try configuration.workspace.recordTemplates([:], endpoint: configuration.endpointKey, removed: undeclared)
     }
 }
