@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Wire"]),
         .target(name: "Client", dependencies: ["HTTPClient", "Wire", "Crypto", "Planning", "Spec", "Basics"]),
         .target(name: "Engine", dependencies: ["HTTPServer", "Wire", "Crypto", "Spec", "Basics", "CVips"]),
-        .target(name: "Signer", dependencies: ["HTTPServer", "Wire", "Crypto", "Spec", "YAML", "Basics"]),
+        .target(name: "Signer", dependencies: ["Client", "HTTPClient", "HTTPServer", "Wire", "Crypto", "Spec", "YAML", "Basics"]),
         .target(name: "CLI", dependencies: ["Spec", "Planning", "Basics", "HTTPClient", "Client", "Engine", "HTTPServer", "Signer", "Wire"]),
         .executableTarget(name: "pipeline", dependencies: ["CLI"]),
         .target(name: "FuzzTargets", dependencies: ["Spec", "Basics", "Wire", "HTTPClient", "HTTPServer"]),

@@ -49,6 +49,7 @@ public struct Planner: Sendable {
             }
             assemblies += planned
         }
+        if let policy { diagnostics += PolicyReview(policy: policy, manifest: manifest, job: nil).manifestFindings() }
         guard !diagnostics.containsErrors else { return (nil, diagnostics) }
         return (Plan(pipeline: manifest.name, manifest: manifest.file, assemblies: assemblies), diagnostics)
     }

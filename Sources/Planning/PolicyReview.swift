@@ -9,7 +9,18 @@ struct PolicyReview {
 
     /// Instruction findings for every job of the manifest, without files (for `validate`).
     func findings(for manifest: Manifest) -> [Diagnostic] {
-        manifest.jobs.flatMap { PolicyReview(policy: policy, manifest: manifest, job: $0).findings(for: []) }
+        manifest.jobs.flatMap { PolicyReview(policy: policy, manifest: manifest, job: $0).findings(for: []) } + manifestFindings()
+    }
+
+    /// What the policy says about the manifest as a whole: a signer whose policy allows Templates
+    /// but not listing them refuses the listing `run` needs to find the manifest's Templates by name.
+    func manifestFindings() -> [Diagnostic] {
+        guard let first = manifest.templates.first, manifest.auth.signer != nil, let rules = policy.templates, !rules.allowListing else { return [] }
+        var warning = Diagnostic.warning(
+            "policy.template-listing", "'pipeline run' lists the account's Templates through the signer to find them by name, and this policy does not allow that",
+            at: first.name.location, hint: "ask the policy owners to add 'allow_listing: true' under 'templates:'")
+        warning.notes.append(.init("policy: \(policy.file)"))
+        return [warning]
     }
 
     func findings(for assemblies: [PlannedAssembly]) -> [Diagnostic] {

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import HTTPClient
 import HTTPServer
 import Spec
 import Wire
@@ -23,10 +24,15 @@ public final class SigningService: HTTPServerHandler, Sendable {
         public var secret: String
         /// Where decisions are logged.
         public var auditLog: String?
+        /// The Assembly API whose Templates a `template_id` is looked up at, when the policy lists it
+        /// by name rather than by id; nil checks ids only.
+        public var templatesEndpoint: String?
+        /// The HTTP client for those lookups (its trust: `--ca-cert`).
+        public var http: HTTPClient
 
         /// Creates a configuration.
         public init(policy: Policy, policyText: String, callersPath: String, jwks: (path: String, issuer: String, audience: String)?,
-                    authKey: String?, secret: String, auditLog: String?) {
+                    authKey: String?, secret: String, auditLog: String?, templatesEndpoint: String? = nil, http: HTTPClient = HTTPClient()) {
             self.policy = policy
             self.policyText = policyText
             self.callersPath = callersPath
@@ -34,6 +40,8 @@ public final class SigningService: HTTPServerHandler, Sendable {
             self.authKey = authKey
             self.secret = secret
             self.auditLog = auditLog
+            self.templatesEndpoint = templatesEndpoint
+            self.http = http
         }
     }
 
@@ -42,6 +50,7 @@ public final class SigningService: HTTPServerHandler, Sendable {
     private let verifier: JWTVerifier?
     private let quotas = Quotas()
     private let audit: AuditLog
+    private let templates: TemplateDirectory?
 
     /// Loads callers and keys; diagnostics say what is wrong with either file.
     public init(_ configuration: Configuration, environment: [String: String]) throws(DiagnosticsError) {
@@ -57,6 +66,7 @@ public final class SigningService: HTTPServerHandler, Sendable {
         } else {
             verifier = nil
         }
+        templates = configuration.templatesEndpoint.map { TemplateDirectory(endpoint: $0, http: configuration.http, secret: configuration.secret) }
         do { audit = try AuditLog(path: configuration.auditLog) } catch { throw DiagnosticsError(.error("signer.audit-log", "\(error)")) }
     }
 
@@ -124,7 +134,7 @@ public final class SigningService: HTTPServerHandler, Sendable {
 
     /// Every way `text` is not signable for `caller`; throws 400 for non-params and 403 for violations.
     private func check(_ text: String, for caller: Callers.Caller, now: Date = Date()) throws(Refusal) {
-        let params: JSONValue
+        var params: JSONValue
         do { params = try JSONValue.parse(Data(text.utf8)) } catch { throw Refusal.unreadable(error, what: "params") }
         guard params.objectValue != nil else {
             throw Refusal(status: 400, code: "INVALID_PARAMS", message: "params must be a JSON object of Assembly Instructions")
@@ -144,11 +154,25 @@ public final class SigningService: HTTPServerHandler, Sendable {
         }
         var policy = caller.policy
         policy.authKey = nil
+        if violations.isEmpty, let key = params["auth"]?["key"]?.stringValue {
+            params = try resolveTemplate(params, policy: policy, authKey: key)
+        }
         for finding in policy.check(AssemblyRequest(params: params, lifetime: lifetime)) {
             violation(finding.id, finding.message, finding.path)
         }
         guard violations.isEmpty else {
             throw Refusal(status: 403, code: "POLICY_VIOLATION", message: "the policy does not allow these params", violations: violations)
         }
+    }
+
+    /// A `template_id` the policy does not list as an id, looked up on the service: the policy then
+    /// checks the Template's name and its steps, as it does for a manifest's Template at plan time.
+    private func resolveTemplate(_ params: JSONValue, policy: Policy, authKey: String) throws(Refusal) -> JSONValue {
+        guard let templates, let id = params["template_id"]?.stringValue, let rules = policy.templates, !rules.allowed.contains(id),
+              var object = params.objectValue else { return params }
+        let template = try templates.template(id: id, authKey: authKey)
+        object["template_id"] = nil
+        object["template"] = .object(["name": .string(template.name), "content": template.content])
+        return .object(object)
     }
 }

@@ -57,6 +57,33 @@ final class PlanningSessionPolicyTests: XCTestCase {
         XCTAssertEqual(loaded.sources.line(4, in: "\(site.path)/policy.yml"), "    width: {type: integer, min: 1, max: 4000}")
     }
 
+    func testASignerPolicyWithoutTemplateListingIsWarnedAboutAtTheTemplate() throws {
+        let site = try makeSite(policy: "version: 1\ntemplates: {allowed: [site-thumbs]}\nrobots:\n  /image/resize: {use: {}, width: {}}\n")
+        defer { site.remove() }
+        func manifest(signer: Bool) -> String {
+            """
+            version: 1
+            policy: policy.yml
+            auth:
+              key: k
+              \(signer ? "signer: {url: 'https://signer.example/sign', token: t}" : "")
+            templates:
+              site-thumbs:
+                steps:
+                  thumb: {robot: /image/resize, use: ":original", width: 10}
+            assemblies:
+              thumbs: {inputs: [images/*.png], template: site-thumbs}
+            """
+        }
+        let (signed, path) = try planManifest(manifest(signer: true), in: site)
+        XCTAssertNotNil(signed.value, "a warning, not an error")
+        let warning = try XCTUnwrap(signed.diagnostics.first { $0.id == "policy.template-listing" })
+        XCTAssertEqual(warning.location, SourceLocation(file: path, line: 7, column: 3))
+        XCTAssertEqual(warning.hint, "ask the policy owners to add 'allow_listing: true' under 'templates:'")
+        let (secret, _) = try planManifest(manifest(signer: false), in: site)
+        XCTAssertFalse(secret.diagnostics.contains { $0.id == "policy.template-listing" }, "signing with the secret needs no permission")
+    }
+
     func testFileLimitsPointAtTheJob() throws {
         let site = try makeSite(policy: "version: 1\nlimits: {files_per_assembly: 1}\nrobots: {/file/filter: ~}\n")
         defer { site.remove() }

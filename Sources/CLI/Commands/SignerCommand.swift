@@ -13,7 +13,9 @@ struct SignerCommand: Command {
         POST /sign takes {"params": "<exact string>"} with 'Authorization: Bearer <token>' and answers \
         {"params", "signature"} or a refusal listing every violation. Callers are static tokens (stored as \
         SHA-256) or identity tokens (JWTs, RS256 or ES256, checked against --jwks). GET /policy serves the \
-        policy in force; GET /healthz answers when it runs. With --tls-cert and --tls-key it speaks HTTPS; \
+        policy in force; GET /healthz answers when it runs. A 'template_id' that the policy's templates.allowed \
+        does not list as an id is looked up at --endpoint with the Auth Key and Secret, and allowed when the \
+        Template's name is listed and its steps pass the policy (answers are kept for 60 s). With --tls-cert and --tls-key it speaks HTTPS; \
         otherwise keep it on 127.0.0.1 or behind a TLS proxy (see the README).
         """,
         options: [
@@ -28,12 +30,15 @@ struct SignerCommand: Command {
             .init(name: "host", valueName: "ADDRESS", help: "The IPv4 address to listen on (default 127.0.0.1)."),
             .init(name: "port", valueName: "N", help: "The port (default 8788; 0 picks a free one)."),
             .init(name: "audit-log", valueName: "FILE", help: "Append one JSON line per decision to FILE."),
+            .init(name: "endpoint", valueName: "URL", help: "Where a template_id the policy lists by name is looked up (default \(RunSetup.publicEndpoint); 'none' accepts only ids the policy lists)."),
+            CommandSpec.caCertOption,
         ] + TLSFiles.options,
         examples: ["pipeline signer --policy policy.yml --tokens callers.yml --audit-log audit.jsonl"])
 
     let arguments: ParsedArguments
     let port: UInt16
     let jwks: (path: String, issuer: String, audience: String)?
+    let templatesEndpoint: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         for required in ["policy", "tokens"] where arguments.value(required) == nil {
@@ -50,6 +55,11 @@ struct SignerCommand: Command {
             jwks = nil
         }
         port = try arguments.port(default: 8788)
+        switch arguments.value("endpoint") ?? RunSetup.publicEndpoint {
+        case "none": templatesEndpoint = nil
+        case let url where url.hasPrefix("https://") || url.hasPrefix("http://"): templatesEndpoint = url
+        case let other: throw UsageError("--endpoint must be an http(s) URL or 'none', not '\(other)'", command: Self.spec.name)
+        }
         self.arguments = arguments
     }
 
@@ -64,7 +74,8 @@ struct SignerCommand: Command {
         do {
             service = try SigningService(.init(
                 policy: policy, policyText: String(decoding: policyData, as: UTF8.self), callersPath: arguments.value("tokens") ?? "",
-                jwks: jwks, authKey: arguments.value("auth-key"), secret: secret, auditLog: arguments.value("audit-log")),
+                jwks: jwks, authKey: arguments.value("auth-key"), secret: secret, auditLog: arguments.value("audit-log"),
+                templatesEndpoint: templatesEndpoint),
                 environment: context.environment)
         } catch {
             context.report(error.diagnostics, sources: SourceStore())

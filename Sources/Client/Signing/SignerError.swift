@@ -31,6 +31,11 @@ public struct SecretSigner: ParamsSigner {
         self.secret = secret
     }
 
+    /// Creates a signer with a secret the caller already holds.
+    public init(secret: String) {
+        self.secret = secret
+    }
+
     /// HMAC-SHA384 of `params` with the secret.
     public func sign(_ params: String) async throws(SignerError) -> String {
         Signature.sign(params, secret: secret)

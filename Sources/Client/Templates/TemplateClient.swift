@@ -45,6 +45,23 @@ public struct TemplateClient: Sendable {
         }
     }
 
+    /// One Template by id; an id that is not letters, digits, '-' and '_' is refused before any request.
+    public func get(id: String) async throws -> RemoteTemplate {
+        guard Self.isPlainID(id) else {
+            throw AssemblyClient.Failure(code: "INVALID_TEMPLATE_ID", message: "'\(id)' is not a Template id (letters, digits, '-' and '_')")
+        }
+        let answer = try await send("GET", "/templates/" + id, [:])
+        guard let template = Self.template(answer), template.id == id else {
+            throw AssemblyClient.Failure(code: "NO_TEMPLATE", message: "the service did not answer with Template \(id)")
+        }
+        return template
+    }
+
+    /// Whether `id` can go into a URL path as it is.
+    static func isPlainID(_ id: String) -> Bool {
+        !id.isEmpty && id.count <= 128 && id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }
+    }
+
     /// Creates a Template; returns its id.
     public func create(name: String, content: JSONValue, requireSignatureAuth: Bool) async throws -> String {
         let answer = try await send("POST", "/templates", Self.body(name, content, requireSignatureAuth))

@@ -18,6 +18,10 @@ extension Policy {
         if params["name"] != nil, let template = params["template"], template["name"] == nil {
             return checkTemplateWrite(params, template: template, lifetime: request.lifetime)
         }
+        // A listing of Templates: `auth` and paging only.
+        if params["page"] != nil || params["pagesize"] != nil {
+            return checkListing(params, lifetime: request.lifetime)
+        }
         // A manifest Template (planned, not yet sent): checked as the template_id it becomes, by
         // name, and its steps under the robot rules.
         if let template = params.removeValue(forKey: "template") {
@@ -63,6 +67,26 @@ extension Policy {
                 hint: "ask the policy owners to allow Template '\(name)'", path: ["name"]))
         }
         if let steps = template["steps"] { findings += checkSteps(steps) }
+        return findings
+    }
+
+    /// The params keys of a Templates listing.
+    public static let listingParams = ["auth", "page", "pagesize"]
+
+    private func checkListing(_ params: [String: JSONValue], lifetime: Duration?) -> [PolicyFinding] {
+        var findings: [PolicyFinding] = []
+        for key in params.keys.sorted() where !Self.listingParams.contains(key) {
+            findings.append(PolicyFinding(
+                id: "policy.unknown-param", message: "'\(key)' is not allowed in a Templates listing",
+                hint: "allowed: " + Self.listingParams.joined(separator: ", "), path: [key], concernsKey: true))
+        }
+        findings += checkAuth(params["auth"], lifetime: lifetime)
+        if templates?.allowListing != true {
+            findings.append(PolicyFinding(
+                id: "policy.template-listing", message: "listing the account's Templates is not allowed by this policy",
+                hint: "'pipeline run' and 'pipeline templates' list Templates to find them by name: the policy owners can allow it with 'templates: {allow_listing: true}'",
+                path: ["page"]))
+        }
         return findings
     }
 

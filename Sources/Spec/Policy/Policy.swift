@@ -55,15 +55,20 @@ public struct Policy: Sendable {
 
     /// Which templates may be used and whether steps may be sent along with them.
     public struct TemplateRules: Sendable {
-        /// The allowed template ids.
+        /// The allowed Templates, by id or by name.
         public var allowed: Set<String>
         /// Whether `steps` may override a template's steps.
         public var allowStepsOverride: Bool
+        /// Whether a listing of the account's Templates may be signed (which `run` and `templates`
+        /// need to find a Template by name). The API signs params, not the method, so the same
+        /// signature could also read or delete one Template.
+        public var allowListing: Bool
 
         /// Creates template rules.
-        public init(allowed: Set<String>, allowStepsOverride: Bool = false) {
+        public init(allowed: Set<String>, allowStepsOverride: Bool = false, allowListing: Bool = false) {
             self.allowed = allowed
             self.allowStepsOverride = allowStepsOverride
+            self.allowListing = allowListing
         }
     }
 

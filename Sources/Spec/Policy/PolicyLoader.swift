@@ -61,10 +61,11 @@ public struct PolicyLoader: Sendable {
             policy.limits.fileSize = limits["file_size"].flatMap { decoder.size($0, what: "'file_size'")?.value }
             policy.limits.assemblySize = limits["assembly_size"].flatMap { decoder.size($0, what: "'assembly_size'")?.value }
         }
-        if let node = fields["templates"], let templates = decoder.fields(node, what: "'templates'", allowed: ["allowed", "allow_steps_override"]) {
+        if let node = fields["templates"], let templates = decoder.fields(node, what: "'templates'", allowed: ["allowed", "allow_steps_override", "allow_listing"]) {
             let allowed = templates["allowed"].flatMap { allowedList($0, what: "'templates.allowed'", decoder: decoder) } ?? []
             let override = templates["allow_steps_override"].flatMap { decoder.bool($0, what: "'allow_steps_override'") } ?? false
-            policy.templates = Policy.TemplateRules(allowed: allowed, allowStepsOverride: override)
+            let listing = templates["allow_listing"].flatMap { decoder.bool($0, what: "'allow_listing'") } ?? false
+            policy.templates = Policy.TemplateRules(allowed: allowed, allowStepsOverride: override, allowListing: listing)
         }
         if let node = fields["fields"], let rules = decoder.fields(node, what: "'fields'", allowed: ["allowed"]) {
             policy.allowedFields = rules["allowed"].flatMap { allowedList($0, what: "'fields.allowed'", decoder: decoder) } ?? []

@@ -98,6 +98,17 @@ final class PolicyCheckTests: XCTestCase {
         XCTAssertEqual(check(policy(templates: Policy.TemplateRules(allowed: ["t1"], allowStepsOverride: true)), params), [])
     }
 
+    func testTemplateListingNeedsItsOwnPermission() {
+        let listing = #"{"page": 1, "pagesize": 50}"#
+        XCTAssertEqual(check(policy(templates: Policy.TemplateRules(allowed: ["t1"])), listing).map(\.id), ["policy.template-listing"])
+        XCTAssertEqual(check(policy(), listing).map(\.id), ["policy.template-listing"], "no templates section: no listing")
+        let allowed = policy(templates: Policy.TemplateRules(allowed: ["t1"], allowListing: true))
+        XCTAssertEqual(check(allowed, listing), [])
+        // A listing carries nothing else: steps or a Template id in it are refused, not ignored.
+        XCTAssertEqual(check(allowed, #"{"page": 1, "steps": {}}"#).map(\.id), ["policy.unknown-param"])
+        XCTAssertEqual(check(allowed, #"{"pagesize": 50, "template_id": "t9"}"#).map(\.id), ["policy.unknown-param"])
+    }
+
     func testRobotNotAllowed() {
         XCTAssertEqual(check(policy(), #"{"steps": {"video": {"robot": "/video/encode", "use": ":original"}}}"#), [
             PolicyFinding(id: "policy.robot-not-allowed", message: "robot /video/encode is not allowed (step 'video')",
