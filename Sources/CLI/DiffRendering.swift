@@ -44,7 +44,7 @@ enum DiffRendering {
         return text
     }
 
-    private static func describe(_ change: ValueChange) -> String {
+    static func describe(_ change: ValueChange) -> String {
         let path = change.path.joined(separator: ".")
         switch (change.old, change.new) {
         case (nil, let new?): return "\(path): added \(new.serialized())"

@@ -30,6 +30,7 @@ final class TemplatesAsCodeTests: XCTestCase {
         try directory.write("pipeline.yml", manifest("sha1"))
         let fresh = await CLIHarness.run(["plan", directory.path + "/pipeline.yml"])
         XCTAssertTrue(fresh.stdout.contains("+ template file-hashes  to create"), fresh.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path + "/.pipeline"), "planning leaves no engine behind")
         let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
         XCTAssertEqual(first.status, 0, first.stderr)
         XCTAssertTrue(first.stderr.contains("template file-hashes: created"), first.stderr)
@@ -43,6 +44,10 @@ final class TemplatesAsCodeTests: XCTestCase {
         try directory.write("pipeline.yml", manifest("sha256"))
         let changed = await CLIHarness.run(["plan", directory.path + "/pipeline.yml"])
         XCTAssertTrue(changed.stdout.contains("~ template file-hashes  to update ("), changed.stdout)
+        XCTAssertTrue(changed.stdout.contains("      steps.hash.algorithm: \"sha1\" -> \"sha256\"\n"), "field by field, live: \(changed.stdout)")
+        let offline = await CLIHarness.run(["plan", directory.path + "/pipeline.yml", "--offline"])
+        XCTAssertTrue(offline.stdout.contains("Templates (against the last sync to local, not the endpoint itself: --offline)"), offline.stdout)
+        XCTAssertTrue(offline.stdout.contains("~ template file-hashes  to update ("), offline.stdout)
         let diff = await CLIHarness.run(["diff", directory.path + "/pipeline.yml", "--exit-code"])
         XCTAssertEqual(diff.status, 2, "a changed Template re-processes the jobs that use it: \(diff.stdout)")
         let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--json"])
@@ -81,6 +86,21 @@ final class TemplatesAsCodeTests: XCTestCase {
         XCTAssertEqual(Set(ids), ["manifest.bad-template-name", "manifest.unknown-parameter", "manifest.unknown-template", "manifest.template-denies-steps"])
     }
 
+    func testPlanFallsBackToTheLastSyncWhenTheEndpointCannotBeAsked() async throws {
+        let directory = try TemporaryDirectory(prefix: "templates")
+        defer { directory.remove() }
+        try directory.write("files/a.txt", "hello")
+        let unreachable = manifest("sha1").replacingOccurrences(of: "endpoint: local", with: "endpoint: http://127.0.0.1:9\nauth: {key: k}")
+        try directory.write("pipeline.yml", unreachable)
+        for (environment, reason) in [([String: String](), "TRANSLOADIT_SECRET is not set"), (["TRANSLOADIT_SECRET": "s"], "127.0.0.1:9")] {
+            let plan = await CLIHarness.run(["plan", directory.path + "/pipeline.yml"], environment: environment)
+            XCTAssertEqual(plan.status, 0, "the Assemblies are planned all the same: \(plan.stderr)")
+            XCTAssertTrue(plan.stdout.contains("Templates (against the last sync to http://127.0.0.1:9, not the endpoint itself: "), plan.stdout)
+            XCTAssertTrue(plan.stdout.contains("+ template file-hashes  to create"), plan.stdout)
+            XCTAssertTrue(plan.stderr.contains("warning: Templates not compared with http://127.0.0.1:9: ") && plan.stderr.contains(reason), plan.stderr)
+        }
+    }
+
     func testListPullSyncAndPrune() async throws {
         let directory = try TemporaryDirectory(prefix: "templates")
         defer { directory.remove() }
@@ -103,7 +123,9 @@ final class TemplatesAsCodeTests: XCTestCase {
         try directory.write("files/a.txt", "hello")
         let renamed = await CLIHarness.run(["plan", path])
         XCTAssertTrue(renamed.stdout.contains("+ template new-hashes  to create"), renamed.stdout)
-        XCTAssertTrue(renamed.stdout.contains("- template file-hashes  no longer declared"), renamed.stdout)
+        XCTAssertTrue(renamed.stdout.contains("1 more Template not declared here: `pipeline plan --prune`"), renamed.stdout)
+        let prunable = await CLIHarness.run(["plan", path, "--prune"])
+        XCTAssertTrue(prunable.stdout.contains("- template file-hashes  not declared: `pipeline templates sync --prune` deletes it ("), prunable.stdout)
         let pruned = await CLIHarness.run(["templates", "sync", path, "--prune"])
         XCTAssertTrue(pruned.stdout.contains("created new-hashes") && pruned.stdout.contains("deleted file-hashes"), pruned.stdout)
         let prunedPlan = await CLIHarness.run(["plan", path])

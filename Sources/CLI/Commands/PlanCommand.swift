@@ -1,6 +1,7 @@
 import Basics
 import Client
 import Foundation
+import HTTPClient
 import Planning
 import Spec
 
@@ -11,7 +12,8 @@ struct PlanCommand: Command {
         summary: "Show which Assemblies a manifest would create, with every file's size and SHA-256.",
         discussion: """
         Expands the inputs, hashes each file, batches files into Assemblies and checks them against the \
-        policy. The plan is deterministic: planning unchanged input gives byte-identical JSON, so it can be \
+        policy. Templates the manifest declares are compared with the endpoint's, field by field ('+' to \
+        create, '~' to update, '=' unchanged; '-' not declared, with --prune). The plan is deterministic: planning unchanged input gives byte-identical JSON, so it can be \
         committed, reviewed and compared with 'pipeline diff'.
         """,
         arguments: [.init(name: "MANIFEST", help: "The manifest to plan, such as pipeline.yml.")],
@@ -19,6 +21,8 @@ struct PlanCommand: Command {
             .init(name: "out", valueName: "FILE", help: "Write the plan as JSON to FILE."),
             .init(name: "json", help: "Print the plan as JSON on standard output instead of the summary."),
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
+            .init(name: "offline", help: "Compare Templates with the last sync recorded in .pipeline/ instead of asking the endpoint."),
+            .init(name: "prune", help: "List the endpoint's Templates the manifest does not declare, which 'templates sync --prune' deletes."),
             CommandSpec.caCertOption,
         ],
         examples: ["pipeline plan pipeline.yml", "pipeline plan pipeline.yml --out plan.json"])
@@ -27,12 +31,18 @@ struct PlanCommand: Command {
     let out: String?
     let json: Bool
     let policy: String?
+    let offline: Bool
+    let prune: Bool
+    let arguments: ParsedArguments
 
     init(_ arguments: ParsedArguments) {
         manifest = arguments.positionals[0]
         out = arguments.value("out")
         json = arguments.flag("json")
         policy = arguments.value("policy")
+        offline = arguments.flag("offline")
+        prune = arguments.flag("prune")
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
@@ -62,7 +72,7 @@ struct PlanCommand: Command {
             let last = project.value.map { Workspace(manifest: $0.manifest) }?.lastResults()
             let cached = Set((last?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
             context.output.out(PlanSummary.render(plan, cached: cached))
-            if let manifest = project.value?.manifest, let templates = Self.templates(manifest, environment: context.environment) {
+            if let manifest = project.value?.manifest, let templates = await templates(manifest, context: context) {
                 context.output.out(templates)
             }
             if let out { context.output.out("Wrote \(out).\n") }
@@ -70,26 +80,40 @@ struct PlanCommand: Command {
         return ExitCode.success
     }
 
-    /// The manifest's Templates against what the last run or sync left on the endpoint:
-    /// '+' never synced there, '~' changed since, '=' the same, '-' synced but no longer declared.
-    /// Nil when there is neither a declared nor a synced Template.
-    private static func templates(_ manifest: Manifest, environment: [String: String]) -> String? {
-        let endpoint = RunSetup.withoutCredentials(RunSetup.endpointName(manifest, override: nil, environment: environment))
+    /// The manifest's Templates against the endpoint's (every page), or against the last sync the
+    /// workspace recorded when `--offline` or the endpoint cannot be asked. Nil when the manifest
+    /// declares no Template and none was synced from it, so such a plan never contacts the endpoint.
+    private func templates(_ manifest: Manifest, context: CommandContext) async -> String? {
+        let declared = TemplateSync.wanted(in: manifest)
+        let endpoint = RunSetup.withoutCredentials(RunSetup.endpointName(manifest, override: nil, environment: context.environment))
         let synced = Workspace(manifest: manifest).syncedTemplates(endpoint: endpoint)
-        guard !manifest.templates.isEmpty || !synced.isEmpty else { return nil }
-        var text = "\nTemplates (against the last sync to \(endpoint)):\n"
-        for template in manifest.templates.sorted(by: { $0.name.value < $1.name.value }) {
-            let digest = SyncedTemplate.digest(content: template.content, requireSignatureAuth: template.requireSignatureAuth)
-            switch synced[template.name.value] {
-            case nil: text += "  + template \(template.name.value)  to create\n"
-            case let last? where last.contentSHA256 != digest: text += "  ~ template \(template.name.value)  to update (\(last.id))\n"
-            case let last?: text += "  = template \(template.name.value)  unchanged (\(last.id))\n"
+        guard !declared.isEmpty || !synced.isEmpty else { return nil }
+        var reason = "--offline"
+        if !offline {
+            do {
+                let remote = try await remoteTemplates(manifest, context: context)
+                return TemplateRendering.plan(TemplateComparison.compare(declared, remote: remote), against: endpoint, prune: prune)
+            } catch {
+                reason = (error as? DiagnosticsError)?.diagnostics.first?.message ?? "\(error)"
+                context.output.error("pipeline: warning: Templates not compared with \(endpoint): \(reason)\n")
             }
         }
-        let declared = Set(manifest.templates.map(\.name.value))
-        for (name, last) in synced.sorted(by: { $0.key < $1.key }) where !declared.contains(name) {
-            text += "  - template \(name)  no longer declared; still on the endpoint (\(last.id)) until `pipeline templates sync --prune`\n"
-        }
-        return text
+        let comparisons = TemplateComparison.compare(declared, synced: synced)
+        return TemplateRendering.plan(comparisons, against: "the last sync to \(endpoint), not the endpoint itself: \(reason)", prune: prune)
+    }
+
+    /// Every Template of the manifest's endpoint, signed as `run` signs (the embedded engine for 'local').
+    private func remoteTemplates(_ manifest: Manifest, context: CommandContext) async throws -> [RemoteTemplate] {
+        let workspace = Workspace(manifest: manifest)
+        // An embedded engine that never ran holds no Template; planning does not create one.
+        if RunSetup.endpointName(manifest, override: nil, environment: context.environment) == "local",
+           !FileManager.default.fileExists(atPath: workspace.engineDirectory) { return [] }
+        let prepared = try RunSetup.prepare(manifest: manifest, workspace: workspace, arguments: arguments, context: context)
+        defer { prepared.engine?.stop() }
+        let configuration = prepared.configuration
+        return try await TemplateClient(
+            http: HTTPClient(), endpoint: configuration.endpoint, authKey: configuration.authKey, signer: configuration.signer,
+            lifetime: configuration.lifetime
+        ).list()
     }
 }

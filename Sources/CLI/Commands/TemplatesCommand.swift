@@ -76,15 +76,8 @@ struct TemplatesCommand: Command {
         return ExitCode.success
     }
 
-    private func list(_ client: TemplateClient, wanted: [String: (content: JSONValue, requireSignatureAuth: Bool)], context: CommandContext) async throws {
-        let remote = try await client.list()
-        for template in remote.sorted(by: { $0.name < $1.name }) {
-            let mark = wanted[template.name].map { TemplateSync.matches(template, $0) ? "=" : "~" } ?? "-"
-            context.output.out("\(mark) \(template.name)  \(template.id)\n")
-        }
-        for name in wanted.keys.sorted() where !remote.contains(where: { $0.name == name }) {
-            context.output.out("+ \(name)\n")
-        }
+    private func list(_ client: TemplateClient, wanted: [String: DeclaredTemplate], context: CommandContext) async throws {
+        context.output.out(TemplateRendering.list(TemplateComparison.compare(wanted, remote: try await client.list())))
     }
 
     private func pull(_ client: TemplateClient, context: CommandContext) async throws -> Int32 {
@@ -105,7 +98,7 @@ struct TemplatesCommand: Command {
     }
 
     private func sync(
-        _ client: TemplateClient, wanted: [String: (content: JSONValue, requireSignatureAuth: Bool)], configuration: RunConfiguration,
+        _ client: TemplateClient, wanted: [String: DeclaredTemplate], configuration: RunConfiguration,
         context: CommandContext
     ) async throws {
         var synced: [String: SyncedTemplate] = [:]

@@ -12,8 +12,8 @@ public enum TemplateSync {
     }
 
     /// The Templates the plan's Assemblies use (`instructions.template`), by name.
-    static func wanted(in plan: Plan) -> [String: (content: JSONValue, requireSignatureAuth: Bool)] {
-        var wanted: [String: (content: JSONValue, requireSignatureAuth: Bool)] = [:]
+    static func wanted(in plan: Plan) -> [String: DeclaredTemplate] {
+        var wanted: [String: DeclaredTemplate] = [:]
         for assembly in plan.assemblies {
             guard let template = assembly.instructions["template"], let name = template["name"]?.stringValue else { continue }
             wanted[name] = (template["content"] ?? .object([:]), template["require_signature_auth"]?.boolValue ?? false)
@@ -27,27 +27,20 @@ public enum TemplateSync {
     }
 
     /// The manifest's Templates, by name.
-    public static func wanted(in manifest: Manifest) -> [String: (content: JSONValue, requireSignatureAuth: Bool)] {
+    public static func wanted(in manifest: Manifest) -> [String: DeclaredTemplate] {
         Dictionary(manifest.templates.map { ($0.name.value, ($0.content, $0.requireSignatureAuth)) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    /// Whether the service's Template already says what the manifest's does.
-    public static func matches(_ remote: RemoteTemplate, _ template: (content: JSONValue, requireSignatureAuth: Bool)) -> Bool {
-        remote.content["steps"] == template.content["steps"]
-            && remote.content["allow_steps_override"]?.boolValue ?? true == template.content["allow_steps_override"]?.boolValue ?? true
-            && remote.requireSignatureAuth == template.requireSignatureAuth
     }
 
     /// Applies `wanted` Templates by name; returns each one's id and what was done.
     public static func apply(
-        _ wanted: [String: (content: JSONValue, requireSignatureAuth: Bool)], client: TemplateClient
+        _ wanted: [String: DeclaredTemplate], client: TemplateClient
     ) async throws -> [String: (id: String, action: Action)] {
         guard !wanted.isEmpty else { return [:] }
         let remote = Dictionary(try await client.list().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var applied: [String: (id: String, action: Action)] = [:]
         for (name, template) in wanted.sorted(by: { $0.key < $1.key }) {
             if let existing = remote[name] {
-                let same = matches(existing, template)
+                let same = TemplateComparison.changes(from: existing, to: template).isEmpty
                 if !same {
                     try await client.update(id: existing.id, name: name, content: template.content, requireSignatureAuth: template.requireSignatureAuth)
                 }

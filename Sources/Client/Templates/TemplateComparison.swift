@@ -1,0 +1,64 @@
+import Basics
+import Planning
+
+/// A Template as a manifest declares it.
+public typealias DeclaredTemplate = (content: JSONValue, requireSignatureAuth: Bool)
+
+/// One Template of a manifest next to the endpoint's: what a sync would do to it and, compared
+/// live, which fields it would change.
+public struct TemplateComparison: Sendable, Equatable {
+    /// What a sync does to the Template.
+    public enum State: String, Sendable {
+        case create = "+", update = "~", unchanged = "=", undeclared = "-"
+    }
+
+    /// The Template's name.
+    public var name: String
+    /// What a sync does.
+    public var state: State
+    /// Its id on the endpoint, when it has one.
+    public var id: String?
+    /// Field-level changes from the endpoint's Template to the manifest's (live comparisons only).
+    public var changes: [ValueChange] = []
+
+    /// The manifest's Templates against the endpoint's, by name, sorted: every declared one, then the
+    /// endpoint's undeclared ones.
+    public static func compare(_ declared: [String: DeclaredTemplate], remote: [RemoteTemplate]) -> [TemplateComparison] {
+        let byName = Dictionary(remote.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let known = declared.keys.sorted().map { name -> TemplateComparison in
+            guard let existing = byName[name], let template = declared[name] else { return TemplateComparison(name: name, state: .create) }
+            let changes = Self.changes(from: existing, to: template)
+            return TemplateComparison(name: name, state: changes.isEmpty ? .unchanged : .update, id: existing.id, changes: changes)
+        }
+        let others = byName.keys.sorted().filter { declared[$0] == nil }.map { TemplateComparison(name: $0, state: .undeclared, id: byName[$0]?.id) }
+        return known + others
+    }
+
+    /// The manifest's Templates against the workspace's record of the last sync to an endpoint,
+    /// by content digest (no field-level changes: the record keeps no content).
+    public static func compare(_ declared: [String: DeclaredTemplate], synced: [String: SyncedTemplate]) -> [TemplateComparison] {
+        let known = declared.keys.sorted().map { name -> TemplateComparison in
+            guard let last = synced[name], let template = declared[name] else { return TemplateComparison(name: name, state: .create) }
+            let same = last.contentSHA256 == SyncedTemplate.digest(content: template.content, requireSignatureAuth: template.requireSignatureAuth)
+            return TemplateComparison(name: name, state: same ? .unchanged : .update, id: last.id)
+        }
+        let others = synced.keys.sorted().filter { declared[$0] == nil }.map { TemplateComparison(name: $0, state: .undeclared, id: synced[$0]?.id) }
+        return known + others
+    }
+
+    /// What an update of `remote` to `declared` changes: its steps, `allow_steps_override` and
+    /// `require_signature_auth` (the fields a manifest owns), leaf by leaf.
+    public static func changes(from remote: RemoteTemplate, to declared: DeclaredTemplate) -> [ValueChange] {
+        ValueChange.changes(
+            from: owned(remote.content, requireSignatureAuth: remote.requireSignatureAuth),
+            to: owned(declared.content, requireSignatureAuth: declared.requireSignatureAuth))
+    }
+
+    private static func owned(_ content: JSONValue, requireSignatureAuth: Bool) -> JSONValue {
+        .object([
+            "steps": content["steps"] ?? .object([:]),
+            "allow_steps_override": .bool(content["allow_steps_override"]?.boolValue ?? true),
+            "require_signature_auth": .bool(requireSignatureAuth),
+        ])
+    }
+}
