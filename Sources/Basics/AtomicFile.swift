@@ -6,12 +6,18 @@ public enum AtomicFile {
     /// A `path` that exists and is not a regular file (`/dev/stdout`, a pipe, a device) is written
     /// in place instead: renaming over it would replace the device with a file.
     public static func write(_ data: Data, to path: String) throws {
+        try write(to: path) { emit in emit(data) }
+    }
+
+    /// Writes what `produce` emits, piece by piece, with the same guarantees as `write(_:to:)`:
+    /// a large file is never held in memory whole.
+    public static func write(to path: String, _ produce: (_ emit: (Data) -> Void) -> Void) throws {
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
             let descriptor = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
             guard descriptor >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
             defer { close(descriptor) }
-            if let failure = writeAll(data, to: descriptor) { throw FileError(path: path, operation: "write", code: failure) }
+            if let failure = writeAll(produce, to: descriptor) { throw FileError(path: path, operation: "write", code: failure) }
             return
         }
         let directory = (path as NSString).deletingLastPathComponent
@@ -20,7 +26,7 @@ public enum AtomicFile {
         let temporary = folder + "/.\((path as NSString).lastPathComponent).\(unique).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileError(path: path, operation: "create", code: errno) }
-        var failure = writeAll(data, to: descriptor)
+        var failure = writeAll(produce, to: descriptor)
         if failure == nil, fsync(descriptor) != 0 { failure = errno }
         close(descriptor)
         if let failure {
@@ -38,6 +44,15 @@ public enum AtomicFile {
             fsync(folderDescriptor)
             close(folderDescriptor)
         }
+    }
+
+    /// Writes every piece `produce` emits; the `errno` of the first failure, after which the rest is dropped.
+    private static func writeAll(_ produce: (_ emit: (Data) -> Void) -> Void, to descriptor: Int32) -> Int32? {
+        var failure: Int32?
+        produce { data in
+            if failure == nil { failure = writeAll(data, to: descriptor) }
+        }
+        return failure
     }
 
     /// Writes every byte; the `errno` of the first failure, if any.

@@ -8,7 +8,8 @@ extension JSONValue {
         return String(decoding: output, as: UTF8.self)
     }
 
-    private func write(to output: inout [UInt8], pretty: Bool, depth: Int) {
+    /// Appends the value's text to `output`, as `serialized` writes it, nested `depth` levels deep.
+    public func write(to output: inout [UInt8], pretty: Bool, depth: Int) {
         switch self {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
@@ -41,7 +42,8 @@ extension JSONValue {
         }
     }
 
-    private static func newline(_ output: inout [UInt8], pretty: Bool, depth: Int) {
+    /// Appends a line break and the indentation of `depth` when `pretty`.
+    public static func newline(_ output: inout [UInt8], pretty: Bool, depth: Int) {
         guard pretty else { return }
         output.append(UInt8(ascii: "\n"))
         output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * 2))
@@ -57,7 +59,8 @@ extension JSONValue {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    private static func writeString(_ value: String, to output: inout [UInt8]) {
+    /// Appends `value` as a JSON string literal.
+    public static func writeString(_ value: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
             output.append(contentsOf: value.utf8)

@@ -5,13 +5,16 @@ public enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
     /// The bytes as lowercase hex.
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        var output: [UInt8] = []
-        for byte in bytes {
-            output.append(digits[Int(byte >> 4)])
-            output.append(digits[Int(byte & 0x0F)])
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { output in
+            var index = 0
+            for byte in bytes {
+                output[index] = digits[Int(byte >> 4)]
+                output[index + 1] = digits[Int(byte & 0x0F)]
+                index += 2
+            }
+            return index
         }
-        return String(decoding: output, as: UTF8.self)
     }
 }
 

@@ -50,10 +50,15 @@ public final class StreamingDigest: @unchecked Sendable {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FileDigestError(path: path, code: errno) }
         defer { close(descriptor) }
-        _ = posix_fadvise(descriptor, off_t(offset), off_t(length ?? 0), POSIX_FADV_SEQUENTIAL)
         // The time of the version read: taken before the first byte, so any later write changes it.
         var info = stat()
-        let modified = fstat(descriptor, &info) == 0 ? Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec) : nil
+        let known = fstat(descriptor, &info) == 0
+        let modified = known ? Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec) : nil
+        // A regular file's short read is its end: small files cost one read, not two.
+        let regular = known && info.st_mode & S_IFMT == S_IFREG
+        if !regular || Int64(info.st_size) - offset > Int64(buffer.count) {
+            _ = posix_fadvise(descriptor, off_t(offset), off_t(length ?? 0), POSIX_FADV_SEQUENTIAL)
+        }
         let digest = StreamingDigest(algorithm)
         var position = offset
         var remaining = length ?? Int64.max
@@ -71,6 +76,7 @@ public final class StreamingDigest: @unchecked Sendable {
             buffer.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             position += Int64(count)
             remaining -= Int64(count)
+            if regular, length == nil, count < wanted { break }
         }
         return (digest.finish(), position - offset, modified)
     }

@@ -11,6 +11,8 @@ public struct FileDigest: Sendable, Hashable {
     public var sha256: String
     /// The modification time (nanoseconds since 1970) before the first byte was read.
     public var modified: Int64?
+    /// The file's identity when it was stat'ed before reading and did not change while read.
+    var identity: FileIdentity?
 }
 
 /// Streams files through OpenSSL's SHA-256 in large blocks, several files at once.
@@ -24,8 +26,11 @@ public enum FileHasher {
         return try digest(path: path, buffer: &buffer)
     }
 
-    /// The digests of many files, in the same order, using up to `workers` threads.
-    public static func digests(paths: [String], workers: Int = ProcessInfo.processInfo.activeProcessorCount) -> [Result<FileDigest, HashingError>] {
+    /// The digests of many files, in the same order, using up to `workers` threads. A file whose
+    /// `remembered` digest was made from the version it still is (same identity) is only stat'ed.
+    static func digests(
+        paths: [String], remembered: [RememberedDigest?]? = nil, workers: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) -> [Result<FileDigest, HashingError>] {
         let results = ResultSlots<Result<FileDigest, HashingError>>(count: paths.count)
         let next = Atomic<Int>(0)
         let threads = max(1, min(workers, paths.count))
@@ -34,10 +39,30 @@ public enum FileHasher {
             while true {
                 let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard index < paths.count else { return }
-                results[index] = Result { () throws(HashingError) in try digest(path: paths[index], buffer: &buffer) }
+                guard let remembered else {
+                    results[index] = Result { () throws(HashingError) in try digest(path: paths[index], buffer: &buffer) }
+                    continue
+                }
+                let identity = FileIdentity(path: paths[index])
+                if let identity, let known = remembered[index], known.identity == identity {
+                    results[index] = .success(FileDigest(size: identity.size, sha256: known.sha256, modified: identity.modified, identity: identity))
+                    continue
+                }
+                var result = Result { () throws(HashingError) in try digest(path: paths[index], buffer: &buffer) }
+                // Worth remembering only when the version read is the one stat'ed before.
+                if let identity, case .success(var digest) = result, digest.modified == identity.modified, digest.size == identity.size {
+                    digest.identity = identity
+                    result = .success(digest)
+                }
+                results[index] = result
             }
         }
         return results.values
+    }
+
+    /// The digests of many files, in the same order, using up to `workers` threads.
+    public static func digests(paths: [String], workers: Int = ProcessInfo.processInfo.activeProcessorCount) -> [Result<FileDigest, HashingError>] {
+        digests(paths: paths, remembered: nil, workers: workers)
     }
 
     private static func digest(path: String, buffer: inout [UInt8]) throws(HashingError) -> FileDigest {

@@ -5,7 +5,7 @@ import Basics
 /// nothing is an error unless the job allows it.
 enum InputSelection {
     static func select(job: Job, walker: inout GlobWalker, diagnostics: inout [Diagnostic]) -> [String] {
-        var included: Set<String> = []
+        var included: [String] = []
         var exclusions: [GlobPattern] = []
         for input in job.inputs {
             let negated = input.value.hasPrefix("!")
@@ -33,9 +33,10 @@ enum InputSelection {
                     "plan.no-match", "pattern '\(text)' matches no files", at: input.location,
                     hint: "patterns are relative to the manifest's folder (\(walker.base)); set 'allow_empty: true' on job '\(job.name.value)' if that is expected"))
             }
-            included.formUnion(files)
+            included += files
         }
-        guard !exclusions.isEmpty else { return included.sorted(by: ByteOrder.precedes) }
+        included = Self.sortedUnique(included)
+        guard !exclusions.isEmpty else { return included }
         let kept = included.filter { path in
             let segments = path.split(separator: "/")
             return !exclusions.contains { $0.matches(segments) }
@@ -45,6 +46,18 @@ enum InputSelection {
                 "plan.no-match", "the '!' patterns of job '\(job.name.value)' exclude every file", at: job.name.location,
                 hint: "narrow the '!' patterns, or set 'allow_empty: true' if that is expected"))
         }
-        return kept.sorted(by: ByteOrder.precedes)
+        return kept
+    }
+
+    /// `paths` in byte order, each once.
+    static func sortedUnique(_ paths: [String]) -> [String] {
+        var sorted = paths.sorted(by: ByteOrder.precedes)
+        var write = 0
+        for read in sorted.indices where write == 0 || sorted[read] != sorted[write - 1] {
+            sorted.swapAt(write, read)
+            write += 1
+        }
+        sorted.removeSubrange(write...)
+        return sorted
     }
 }

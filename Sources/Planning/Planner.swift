@@ -8,11 +8,14 @@ public struct Planner: Sendable {
     public var policy: Policy?
     /// How many files are hashed at once.
     public var workers: Int
+    /// Digests remembered from earlier plans, if any.
+    public var cache: DigestCache?
 
     /// Creates a planner.
-    public init(policy: Policy? = nil, workers: Int = 2) {
+    public init(policy: Policy? = nil, workers: Int = 2, cache: DigestCache? = nil) {
         self.policy = policy
         self.workers = workers
+        self.cache = cache
     }
 
     /// The plan for `manifest`, or `nil` with diagnostics saying why not. Policy findings are
@@ -27,20 +30,24 @@ public struct Planner: Sendable {
 
         let uniquePaths = selections.count == 1 ? selections[0] : Array(Set(selections.joined())).sorted(by: ByteOrder.precedes)
         let absolutePaths = uniquePaths.map { $0.hasPrefix("/") ? $0 : manifest.directory + "/" + $0 }
-        var digests: [String: FileDigest] = [:]
-        for (path, result) in zip(uniquePaths, FileHasher.digests(paths: absolutePaths, workers: workers)) {
+        let hashed = FileHasher.digests(paths: absolutePaths, remembered: cache?.candidates(for: uniquePaths), workers: workers)
+        cache?.save(keys: uniquePaths, digests: hashed.map { try? $0.get() })
+        var planned: [PlannedFile?] = []
+        planned.reserveCapacity(uniquePaths.count)
+        for (path, result) in zip(uniquePaths, hashed) {
             switch result {
-            case .success(let digest): digests[path] = digest
+            case .success(let digest): planned.append(PlannedFile(path: path, size: digest.size, sha256: digest.sha256, modified: digest.modified))
             case .failure(let error):
+                planned.append(nil)
                 diagnostics.append(.error("plan.unreadable-file", error.description, hint: "check the file's permissions"))
             }
         }
+        // One job (the common case) lists exactly the unique paths; several look theirs up.
+        let byPath = selections.count == 1 ? [:] : Dictionary(zip(uniquePaths, planned), uniquingKeysWith: { first, _ in first })
 
         var assemblies: [PlannedAssembly] = []
         for (job, paths) in zip(manifest.jobs, selections) {
-            let files = paths.compactMap { path in
-                digests[path].map { PlannedFile(path: path, size: $0.size, sha256: $0.sha256, modified: $0.modified) }
-            }
+            let files = selections.count == 1 ? planned.compactMap { $0 } : paths.compactMap { byPath[$0] ?? nil }
             let planned = Self.batches(of: files, job.batch).map {
                 PlannedAssembly(job: job.name.value, instructions: job.instructions, files: $0)
             }

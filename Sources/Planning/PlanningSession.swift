@@ -12,6 +12,8 @@ public struct PlanningSession: Sendable {
     public var fetchedPolicies: [String: Data]
     /// The endpoint a run uses instead of the manifest's (`run --endpoint`): `local` or a URL.
     public var endpointOverride: String?
+    /// Where a manifest's file digests are remembered between plans; nil hashes every file every time.
+    public var digestCache: (@Sendable (Manifest) -> DigestCache)?
 
     /// Creates a session.
     public init(environment: [String: String], policyPath: String? = nil, fetchedPolicies: [String: Data] = [:]) {
@@ -60,7 +62,8 @@ public struct PlanningSession: Sendable {
     /// Expands a project's globs, hashes its files and checks the plan against its policy.
     public func plan(_ project: Loaded<Project>, workers: Int = 2) -> Loaded<Plan> {
         guard let loaded = project.value else { return Loaded(value: nil, diagnostics: project.diagnostics, sources: project.sources) }
-        let (plan, diagnostics) = Planner(policy: loaded.policy, workers: workers).plan(loaded.manifest)
+        let cache = digestCache?(loaded.manifest)
+        let (plan, diagnostics) = Planner(policy: loaded.policy, workers: workers, cache: cache).plan(loaded.manifest)
         return Loaded(value: plan, diagnostics: (project.diagnostics + diagnostics).uniqued(), sources: project.sources)
     }
 

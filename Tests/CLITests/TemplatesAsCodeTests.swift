@@ -30,7 +30,7 @@ final class TemplatesAsCodeTests: XCTestCase {
         try directory.write("pipeline.yml", manifest("sha1"))
         let fresh = await CLIHarness.run(["plan", directory.path + "/pipeline.yml"])
         XCTAssertTrue(fresh.stdout.contains("+ template file-hashes  to create"), fresh.stdout)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path + "/.pipeline"), "planning leaves no engine behind")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path + "/.pipeline/engine"), "planning leaves no engine behind")
         let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
         XCTAssertEqual(first.status, 0, first.stderr)
         XCTAssertTrue(first.stderr.contains("template file-hashes: created"), first.stderr)

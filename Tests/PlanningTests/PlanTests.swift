@@ -86,6 +86,27 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(plan.byteCount, 30)
     }
 
+    func testStreamedJSONIsByteForByteTheSerializedPlan() {
+        let odd = PlannedFile(path: "dir/\u{e9}t\u{e9} \"quoted\"\\back\nline.png", size: 12, sha256: String(repeating: "ab", count: 32))
+        let plans = [
+            Plan(pipeline: "p", manifest: "m.yml", assemblies: []),
+            Plan(pipeline: "site \u{1F600}", manifest: "dir/pipeline.yml", assemblies: [
+                PlannedAssembly(job: "thumbs", instructions: PlanFixtures.resize(width: 200), files: [PlanFixtures.file("a.png"), odd]),
+                PlannedAssembly(job: "empty", instructions: .object([:]), files: []),
+                PlannedAssembly(job: "more", instructions: .object(["template_id": .string("t"), "fields": .object(["k": .array([])])]),
+                                files: (0..<50).map { PlanFixtures.file("f\($0).png") }),
+            ]),
+        ]
+        for plan in plans {
+            for pieceSize in [1, 100, 1 << 20] {
+                var pieces: [Data] = []
+                plan.writeJSON(pieceSize: pieceSize) { pieces.append($0) }
+                XCTAssertEqual(String(decoding: pieces.reduce(Data(), +), as: UTF8.self), plan.json.serialized(pretty: true) + "\n")
+                if pieceSize == 1, !plan.assemblies.isEmpty { XCTAssertGreaterThan(pieces.count, 50, "written in pieces") }
+            }
+        }
+    }
+
     func testJSONRoundTrip() throws {
         let plan = PlanFixtures.samplePlan()
         let text = plan.json.serialized(pretty: true)

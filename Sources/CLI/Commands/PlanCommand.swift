@@ -57,17 +57,16 @@ struct PlanCommand: Command {
             return ExitCode.failure
         }
         context.report(loaded.diagnostics, sources: loaded.sources)
-        let text = plan.json.serialized(pretty: true) + "\n"
         if let out {
             do {
-                try AtomicFile.write(Data(text.utf8), to: out)
+                try AtomicFile.write(to: out) { emit in plan.writeJSON(emit) }
             } catch {
                 context.output.failure("\(error)", hint: "check that the folder of '\(out)' exists and is writable")
                 return ExitCode.failure
             }
         }
         if json {
-            context.output.out(text)
+            plan.writeJSON { context.output.out(String(decoding: $0, as: UTF8.self)) }
         } else {
             let last = project.value.map { Workspace(manifest: $0.manifest) }?.lastResults()
             let cached = Set((last?.assemblies ?? []).filter(\.isCompleted).map(\.planID))

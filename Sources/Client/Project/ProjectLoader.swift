@@ -40,6 +40,7 @@ public struct ProjectLoader: Sendable {
         }
         var session = PlanningSession(environment: environment, policyPath: policyPath, fetchedPolicies: fetched)
         session.endpointOverride = endpointOverride
+        session.digestCache = { DigestCache(file: Workspace(manifest: $0).digestCacheFile) }
         return session
     }
 }

@@ -26,6 +26,9 @@ public struct Workspace: Sendable, Equatable {
     /// `.pipeline/` beside the manifest.
     public var stateDirectory: String { directory + "/.pipeline" }
 
+    /// File digests remembered between plans, by path and `stat` identity.
+    public var digestCacheFile: String { stateDirectory + "/digests" }
+
     /// The embedded engine's data (`endpoint: local`).
     public var engineDirectory: String { stateDirectory + "/engine" }
 

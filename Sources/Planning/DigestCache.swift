@@ -1,0 +1,145 @@
+import Basics
+import Foundation
+import Synchronization
+
+/// What `stat` says about a file: enough to tell that it has not changed since it was hashed.
+struct FileIdentity: Sendable, Hashable {
+    var size: Int64
+    var modified: Int64
+    var changed: Int64
+    var inode: UInt64
+    var device: UInt64
+
+    /// The identity of the file at `path`, following symbolic links; nil when it cannot be had.
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        size = Int64(info.st_size)
+        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+        inode = UInt64(info.st_ino)
+        device = UInt64(info.st_dev)
+    }
+
+    init(size: Int64, modified: Int64, changed: Int64, inode: UInt64, device: UInt64) {
+        (self.size, self.modified, self.changed, self.inode, self.device) = (size, modified, changed, inode, device)
+    }
+}
+
+/// A digest an earlier plan made, with the identity of the file version it was made from.
+struct RememberedDigest: Sendable {
+    var identity: FileIdentity
+    var sha256: String
+}
+
+/// File digests remembered by file identity (size, mtime, ctime, inode, device), the way git's
+/// index does, so planning an unchanged tree again only stats it. An entry is trusted only when
+/// its file's times are older than the cache's own writing by more than `slack`: a file changed
+/// in the same clock tick as it was hashed (same size, same second) is hashed again.
+public struct DigestCache: Sendable {
+    private let file: String
+    private let slack: Int64
+    private let written: Int64
+    /// Entries in the byte order of their paths, as plans list files.
+    private let paths: [String]
+    private let entries: [RememberedDigest]
+
+    /// The cache kept in `file` (missing or unreadable: empty).
+    public init(file: String, slack: Duration = .seconds(2)) {
+        self.file = file
+        self.slack = slack.components.seconds * 1_000_000_000 + slack.components.attoseconds / 1_000_000_000
+        let parsed = FileManager.default.contents(atPath: file).flatMap(Self.parse)
+        written = parsed?.written ?? 0
+        paths = parsed?.paths ?? []
+        entries = parsed?.entries ?? []
+    }
+
+    /// For each of `keys` (in byte order), the remembered digest that may be trusted if the file's
+    /// identity still matches: a merge of two sorted lists, no lookup table.
+    func candidates(for keys: [String]) -> [RememberedDigest?] {
+        var result = [RememberedDigest?](repeating: nil, count: keys.count)
+        var cursor = 0
+        for (index, key) in keys.enumerated() {
+            while cursor < paths.count, ByteOrder.precedes(paths[cursor], key) { cursor += 1 }
+            guard cursor < paths.count, paths[cursor] == key else { continue }
+            let entry = entries[cursor]
+            if max(entry.identity.modified, entry.identity.changed) < written - slack { result[index] = entry }
+        }
+        return result
+    }
+
+    /// Writes the digests of this plan's files (others are forgotten), unless nothing changed.
+    func save(keys: [String], digests: [FileDigest?], now: Date = Date()) {
+        let unchanged = keys == paths && zip(digests, entries).allSatisfy { $0?.identity == $1.identity && $0?.sha256 == $1.sha256 }
+        guard !unchanged || hasRacyEntries else { return }
+        let stamp = Int64(now.timeIntervalSince1970 * 1_000_000_000)
+        try? FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try? AtomicFile.write(to: file) { emit in
+            var output = Array("\(Self.magic) \(stamp)\n".utf8)
+            for (key, digest) in zip(keys, digests) {
+                guard let digest, let identity = digest.identity else { continue }
+                output += "\(identity.size) \(identity.modified) \(identity.changed) \(identity.inode) \(identity.device) \(digest.sha256) ".utf8
+                output += key.utf8
+                output.append(0)
+                if output.count > 1 << 20 {
+                    emit(Data(output))
+                    output.removeAll(keepingCapacity: true)
+                }
+            }
+            emit(Data(output))
+        }
+    }
+
+    /// Whether some entry was too new to trust when the cache was written: writing it again
+    /// later lets the next plan trust it.
+    private var hasRacyEntries: Bool {
+        entries.contains { max($0.identity.modified, $0.identity.changed) >= written - slack }
+    }
+
+    private static let magic = "pipeline-digests 1"
+
+    /// The header's time and the records: five numbers and a digest separated by spaces, then the
+    /// path, ended by a NUL (which no path contains). Anything malformed discards the whole file.
+    private static func parse(_ data: Data) -> (written: Int64, paths: [String], entries: [RememberedDigest])? {
+        data.withUnsafeBytes { parse(bytes: $0.bindMemory(to: UInt8.self)) }
+    }
+
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> (written: Int64, paths: [String], entries: [RememberedDigest])? {
+        guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        let header = String(decoding: bytes[..<newline], as: UTF8.self).split(separator: " ")
+        guard header.count == 3, header[0] + " " + header[1] == magic, let written = Int64(header[2]) else { return nil }
+        var paths: [String] = []
+        var entries: [RememberedDigest] = []
+        var position = newline + 1
+        func number() -> Int64? {
+            var value: Int64 = 0
+            let negative = position < bytes.count && bytes[position] == UInt8(ascii: "-")
+            if negative { position += 1 }
+            let start = position
+            while position < bytes.count, bytes[position] >= 48, bytes[position] <= 57 {
+                let (product, overflow) = value.multipliedReportingOverflow(by: 10)
+                guard !overflow else { return nil }
+                value = product + Int64(bytes[position] - 48)
+                position += 1
+            }
+            guard position > start, position < bytes.count, bytes[position] == UInt8(ascii: " ") else { return nil }
+            position += 1
+            return negative ? -value : value
+        }
+        while position < bytes.count {
+            guard let size = number(), let modified = number(), let changed = number(), let inode = number(), let device = number(),
+                  position + 65 < bytes.count, bytes[position + 64] == UInt8(ascii: " ") else { return nil }
+            let sha256 = String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<position + 64]), as: UTF8.self)
+            position += 65
+            guard let end = bytes[position...].firstIndex(of: 0) else { return nil }
+            let path = String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<end]), as: UTF8.self)
+            guard paths.last.map({ ByteOrder.precedes($0, path) }) ?? true else { return nil }
+            position = end + 1
+            paths.append(path)
+            entries.append(RememberedDigest(
+                identity: FileIdentity(size: size, modified: modified, changed: changed, inode: UInt64(inode), device: UInt64(device)),
+                sha256: sha256))
+        }
+        return (written, paths, entries)
+    }
+}

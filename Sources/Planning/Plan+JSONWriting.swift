@@ -1,0 +1,90 @@
+import Basics
+import Foundation
+
+extension Plan {
+    /// The plan's JSON text followed by a newline, byte for byte what `json.serialized(pretty: true)`
+    /// gives, emitted in pieces of about `pieceSize` bytes without building the JSON tree, so a plan
+    /// of a million files is written in little memory.
+    public func writeJSON(pieceSize: Int = 1 << 20, _ emit: (Data) -> Void) {
+        var output: [UInt8] = []
+        output.reserveCapacity(pieceSize + (64 << 10))
+        // Keys in byte order, as the serializer sorts them: assemblies, manifest, pipeline, summary, version.
+        output.append(contentsOf: "{\n  \"assemblies\": ".utf8)
+        if assemblies.isEmpty {
+            output.append(contentsOf: "[]".utf8)
+        } else {
+            output.append(UInt8(ascii: "["))
+            for (index, assembly) in assemblies.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                JSONValue.newline(&output, pretty: true, depth: 2)
+                assembly.writeJSON(to: &output, depth: 2, pieceSize: pieceSize, emit: emit)
+            }
+            JSONValue.newline(&output, pretty: true, depth: 1)
+            output.append(UInt8(ascii: "]"))
+        }
+        output.append(contentsOf: ",\n  \"manifest\": ".utf8)
+        JSONValue.writeString(manifest, to: &output)
+        output.append(contentsOf: ",\n  \"pipeline\": ".utf8)
+        JSONValue.writeString(pipeline, to: &output)
+        output.append(contentsOf: ",\n  \"summary\": ".utf8)
+        JSONValue.object([
+            "jobs": .int(jobs.count), "assemblies": .int(assemblies.count), "files": .int(fileCount), "bytes": .int(Int(byteCount)),
+        ]).write(to: &output, pretty: true, depth: 1)
+        output.append(contentsOf: ",\n  \"version\": \(Self.formatVersion)\n}\n".utf8)
+        emit(Data(output))
+    }
+}
+
+extension PlannedAssembly {
+    /// Keys in byte order: bytes, files, id, instructions, job; files' keys: path, sha256, size.
+    fileprivate func writeJSON(to output: inout [UInt8], depth: Int, pieceSize: Int, emit: (Data) -> Void) {
+        let inner = depth + 1
+        output.append(UInt8(ascii: "{"))
+        JSONValue.newline(&output, pretty: true, depth: inner)
+        output.append(contentsOf: "\"bytes\": \(bytes),".utf8)
+        JSONValue.newline(&output, pretty: true, depth: inner)
+        output.append(contentsOf: "\"files\": ".utf8)
+        if files.isEmpty {
+            output.append(contentsOf: "[]".utf8)
+        } else {
+            output.append(UInt8(ascii: "["))
+            for (index, file) in files.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                JSONValue.newline(&output, pretty: true, depth: inner + 1)
+                output.append(UInt8(ascii: "{"))
+                JSONValue.newline(&output, pretty: true, depth: inner + 2)
+                output.append(contentsOf: "\"path\": ".utf8)
+                JSONValue.writeString(file.path, to: &output)
+                output.append(UInt8(ascii: ","))
+                JSONValue.newline(&output, pretty: true, depth: inner + 2)
+                output.append(contentsOf: "\"sha256\": ".utf8)
+                JSONValue.writeString(file.sha256, to: &output)
+                output.append(UInt8(ascii: ","))
+                JSONValue.newline(&output, pretty: true, depth: inner + 2)
+                output.append(contentsOf: "\"size\": \(file.size)".utf8)
+                JSONValue.newline(&output, pretty: true, depth: inner + 1)
+                output.append(UInt8(ascii: "}"))
+                if output.count >= pieceSize {
+                    emit(Data(output))
+                    output.removeAll(keepingCapacity: true)
+                }
+            }
+            JSONValue.newline(&output, pretty: true, depth: inner)
+            output.append(UInt8(ascii: "]"))
+        }
+        output.append(UInt8(ascii: ","))
+        JSONValue.newline(&output, pretty: true, depth: inner)
+        output.append(contentsOf: "\"id\": ".utf8)
+        JSONValue.writeString(id, to: &output)
+        output.append(UInt8(ascii: ","))
+        JSONValue.newline(&output, pretty: true, depth: inner)
+        output.append(contentsOf: "\"instructions\": ".utf8)
+        instructions.write(to: &output, pretty: true, depth: inner)
+        output.append(UInt8(ascii: ","))
+        JSONValue.newline(&output, pretty: true, depth: inner)
+        output.append(contentsOf: "\"job\": ".utf8)
+        JSONValue.writeString(job, to: &output)
+        JSONValue.newline(&output, pretty: true, depth: depth)
+        output.append(UInt8(ascii: "}"))
+    }
+}
