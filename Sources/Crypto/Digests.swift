@@ -16,6 +16,27 @@ public enum Hex {
             return index
         }
     }
+
+    /// The bytes of lowercase or uppercase hex text; nil for anything else.
+    public static func decode(_ text: String) -> [UInt8]? {
+        let characters = Array(text.utf8)
+        guard characters.count % 2 == 0 else { return nil }
+        func value(_ character: UInt8) -> UInt8? {
+            switch character {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(characters.count / 2)
+        for index in stride(from: 0, to: characters.count, by: 2) {
+            guard let high = value(characters[index]), let low = value(characters[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
 }
 
 /// SHA-256 of bytes in memory, for ids, keys and token hashes.

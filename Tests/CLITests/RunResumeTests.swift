@@ -64,7 +64,7 @@ final class RunResumeTests: XCTestCase {
     func testKilledRunResumesWithoutDuplicates() async throws {
         let server = try EngineTestServer()
         defer { server.stop() }
-        // Checksummed uploads go in 32 MiB chunks: hang in the second one.
+        // Checksummed uploads go in 8 MiB chunks: hang in the second one.
         let (proxy, endpoint) = try server.faulty(["PATCH:2:hang=5000000"])
         defer { proxy.stop() }
         let content = randomData(48_000_000)
@@ -72,7 +72,7 @@ final class RunResumeTests: XCTestCase {
         defer { directory.remove() }
 
         let first = try startRun(directory)
-        try await waitForStored(server, atLeast: 32 << 20)
+        try await waitForStored(server, atLeast: 8 << 20)
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
 

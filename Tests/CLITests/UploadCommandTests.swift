@@ -73,11 +73,11 @@ final class UploadCommandTests: XCTestCase {
         try await resumesAfterTheProcessIsKilled(try EngineTestServer(), hangRule: "PATCH:1:hang=20000000", checksum: "off", kept: 20_000_000)
     }
 
-    /// With checksums the server keeps only verified chunks, so the upload goes in 32 MiB
+    /// With checksums the server keeps only verified chunks, so the upload goes in 8 MiB
     /// chunks and a kill loses at most the chunk in flight.
     func testResumesFromTheLastVerifiedChunkWithChecksums() async throws {
-        try await resumesAfterTheProcessIsKilled(try EngineTestServer(), hangRule: "PATCH:2:hang=5000000", checksum: "auto", kept: 32 << 20,
-            arrived: (32 << 20) + 5_000_000)
+        try await resumesAfterTheProcessIsKilled(try EngineTestServer(), hangRule: "PATCH:2:hang=5000000", checksum: "auto", kept: 8 << 20,
+            arrived: (8 << 20) + 5_000_000)
     }
 
     /// Kills an upload once `arrived` bytes (default `kept`) reached the server behind a proxy

@@ -16,7 +16,7 @@ struct UploadCommand: Command {
         offset; an interrupted command run again with the same files resumes from the bytes the server \
         kept (upload URLs are kept in --state-dir until each upload completes). With checksums a server \
         drops a request it could not verify whole, so an interruption re-sends at most the chunk in flight \
-        (32 MiB; --chunk-size for less). A 413 from a proxy halves the request size.
+        (8 MiB; --chunk-size for less). A 413 from a proxy halves the request size.
         """,
         arguments: [.init(name: "FILE", help: "The files to upload.", variadic: true)],
         options: [

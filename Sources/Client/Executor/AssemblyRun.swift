@@ -115,7 +115,7 @@ struct AssemblyRun: Sendable {
             UploadFile(path: configuration.workspace.directory + "/" + file.path, metadata: [
                 "assembly_url": assemblyURL, "fieldname": Self.field(index),
                 "filename": (file.path as NSString).lastPathComponent, "filetype": MediaTypes.guess(file.path),
-            ])
+            ], known: file.modified.map { (file.sha256, $0) })
         }
         let done = planned.files.enumerated().filter { finished.contains(Self.field($0.offset)) }.reduce(Int64(0)) { $0 + $1.element.size }
         progress(done)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPClient
 import Wire
@@ -13,7 +14,8 @@ struct FileUploader: Sendable {
     let store: ResumeStore?
 
     func upload(
-        index: Int, path: String, metadata: [String: String], progress: @escaping @Sendable (UploadProgress) -> Void
+        index: Int, path: String, metadata: [String: String], known: (sha256: String, modified: Int64)? = nil,
+        progress: @escaping @Sendable (UploadProgress) -> Void
     ) async throws -> UploadResult {
         let file = try LocalFile.identify(path)
         if let maxSize = capabilities.maxSize, file.size > maxSize {
@@ -21,6 +23,11 @@ struct FileUploader: Sendable {
         }
         let key = ResumeStore.key(endpoint: client.endpoint, file: file)
         let checksum = try checksumAlgorithm()
+        let ahead = checksum.map { ChecksumAhead(algorithm: $0, path: file.path) }
+        // The plan's digest is the checksum of a whole-file request, if the file is the version it hashed.
+        var knownHeader = known.flatMap { known in
+            checksum == .sha256 && known.modified == file.modified ? Hex.decode(known.sha256).map { "sha256 " + Data($0).base64EncodedString() } : nil
+        }
         var url = store?.load(key)?.uploadURL
         var offset: Int64 = 0
         var resumedFrom: Int64 = 0
@@ -57,7 +64,11 @@ struct FileUploader: Sendable {
                     let chunkSize = options.bodyLimits.limit(for: client.endpoint)
                         ?? options.chunkSize ?? (checksum == nil ? Int64.max : UploadOptions.checksumChunkSize)
                     let length = min(chunkSize, file.size - offset)
-                    let header = try checksum.map { try $0.headerValue(path: file.path, offset: offset, length: length) }
+                    let whole = offset == 0 && length == file.size
+                    let header = try await whole && knownHeader != nil ? knownHeader : ahead?.value(offset: offset, length: length)
+                    if let ahead, offset + length < file.size {
+                        ahead.prepare(offset: offset + length, length: min(chunkSize, file.size - offset - length))
+                    }
                     let start = offset
                     guard let status = try await append(to: current, file: file, offset: start, length: length, checksum: header, progress: { sent in
                         progress(UploadProgress(index: index, confirmed: start, inFlight: sent, total: file.size))
@@ -92,6 +103,8 @@ struct FileUploader: Sendable {
                 try await Task.sleep(for: options.retryDelays[attempt])
                 attempt += 1
                 needsStatus = url != nil && error.kind != .checksumMismatch
+                // A mismatch with the plan's digest: the file changed within the same clock tick; hash it.
+                if error.kind == .checksumMismatch { knownHeader = nil }
                 createdHere = false
             }
         }

@@ -8,11 +8,15 @@ public struct UploadFile: Sendable {
     public var path: String
     /// `Upload-Metadata` pairs (such as `filename`, `filetype`).
     public var metadata: [String: String]
+    /// The file's SHA-256 (hex) as a plan measured it, with the modification time of the version
+    /// hashed: a file sent in one request then needs no hashing of its own.
+    public var known: (sha256: String, modified: Int64)?
 
     /// Creates an upload description.
-    public init(path: String, metadata: [String: String]) {
+    public init(path: String, metadata: [String: String], known: (sha256: String, modified: Int64)? = nil) {
         self.path = path
         self.metadata = metadata
+        self.known = known
     }
 }
 
@@ -48,7 +52,7 @@ public struct TusUploader: Sendable {
                 group.addTask {
                     do {
                         return (index, .success(try await uploader.upload(
-                            index: index, path: files[index].path, metadata: files[index].metadata, progress: progress)))
+                            index: index, path: files[index].path, metadata: files[index].metadata, known: files[index].known, progress: progress)))
                     } catch is CancellationError {
                         throw CancellationError()
                     } catch {

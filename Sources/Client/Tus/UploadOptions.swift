@@ -19,7 +19,7 @@ public struct UploadOptions: Sendable {
     public var chunkSize: Int64?
     /// The PATCH size when checksums are sent and no chunk size is set. A server must discard
     /// an interrupted body it cannot verify, so a dropped connection loses at most one chunk.
-    public static let checksumChunkSize: Int64 = 32 << 20
+    public static let checksumChunkSize: Int64 = 8 << 20
     /// Delays before each retry; the attempt counter resets whenever the offset moves forward.
     public var retryDelays: [Duration]
     /// Checksums per PATCH.
