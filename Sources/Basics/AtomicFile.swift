@@ -4,14 +4,16 @@ import Foundation
 public enum AtomicFile {
     /// Writes `data` to a temporary file beside `path`, flushes it to disk and renames it over `path`.
     /// A `path` that exists and is not a regular file (`/dev/stdout`, a pipe, a device) is written
-    /// in place instead: renaming over it would replace the device with a file.
-    public static func write(_ data: Data, to path: String) throws {
-        try write(to: path) { emit in emit(data) }
+    /// in place instead: renaming over it would replace the device with a file. Without `durable`
+    /// nothing is flushed: a reader still sees the old or the new content whole, and a killed process
+    /// loses nothing, but a power cut may lose the write (for state that is rewritten often).
+    public static func write(_ data: Data, to path: String, durable: Bool = true) throws {
+        try write(to: path, durable: durable) { emit in emit(data) }
     }
 
     /// Writes what `produce` emits, piece by piece, with the same guarantees as `write(_:to:)`:
     /// a large file is never held in memory whole.
-    public static func write(to path: String, _ produce: (_ emit: (Data) -> Void) -> Void) throws {
+    public static func write(to path: String, durable: Bool = true, _ produce: (_ emit: (Data) -> Void) -> Void) throws {
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
             let descriptor = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
@@ -27,7 +29,7 @@ public enum AtomicFile {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileError(path: path, operation: "create", code: errno) }
         var failure = writeAll(produce, to: descriptor)
-        if failure == nil, fsync(descriptor) != 0 { failure = errno }
+        if failure == nil, durable, fsync(descriptor) != 0 { failure = errno }
         close(descriptor)
         if let failure {
             unlink(temporary)
@@ -39,6 +41,7 @@ public enum AtomicFile {
             throw FileError(path: path, operation: "rename into place", code: code)
         }
         // Make the rename itself durable.
+        guard durable else { return }
         let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderDescriptor >= 0 {
             fsync(folderDescriptor)

@@ -7,8 +7,14 @@
    resize strategies themselves are Swift (Engine/ImageResizer.swift). Functions returning int
    give 0 on success and -1 on failure, with the reason in pipeline_vips_error(). */
 
+/* The engine runs files in parallel on every core itself, so each image runs on one thread
+   (libvips' own pool costs more than it gains on small images), and no image is kept in the
+   operation cache (every file is new). */
 static inline int pipeline_vips_init(void) {
-    return VIPS_INIT("pipeline");
+    if (VIPS_INIT("pipeline") != 0) return -1;
+    vips_concurrency_set(1);
+    vips_cache_set_max(0);
+    return 0;
 }
 
 /* The last error, cleared after reading. The copy is owned by the caller's buffer. */

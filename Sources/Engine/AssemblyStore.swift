@@ -2,11 +2,17 @@ import Foundation
 import Basics
 import Synchronization
 
-/// The engine's Assemblies, in memory and as JSON files in the data folder (written
-/// atomically after every change), so they survive a restart.
+/// The engine's Assemblies, in memory and as JSON files in the data folder, so they survive a
+/// restart. Changes are written behind, atomically and in the order made: each changed Assembly
+/// once per `writeDelay`, however many uploads changed it meanwhile (an Assembly of n files
+/// would otherwise be encoded n times over), without flushing to disk.
 final class AssemblyStore: Sendable {
     let directory: String
     private let records: Mutex<[String: AssemblyRecord]>
+    /// Assemblies changed since they were last written.
+    private let unwritten = Mutex<Set<String>>([])
+    private let writer = DispatchQueue(label: "assembly-store.writer")
+    static let writeDelay = DispatchTimeInterval.milliseconds(20)
 
     init(directory: String) throws {
         self.directory = directory
@@ -31,7 +37,7 @@ final class AssemblyStore: Sendable {
             records[record.id] = record
             return true
         }
-        if inserted { persist(record) }
+        if inserted { scheduleWrite(record.id) }
         return inserted
     }
 
@@ -49,12 +55,25 @@ final class AssemblyStore: Sendable {
             records[id] = record
             return record
         }
-        if let updated { persist(updated) }
+        if updated != nil { scheduleWrite(id) }
         return updated
     }
 
-    private func persist(_ record: AssemblyRecord) {
-        guard let data = try? StateCoding.encoder.encode(record) else { return }
-        try? AtomicFile.write(data, to: directory + "/" + record.id + ".json")
+    /// Writes every changed Assembly now (when the engine stops).
+    func flush() {
+        writer.sync { writeChanged() }
+    }
+
+    private func scheduleWrite(_ id: String) {
+        let first = unwritten.withLock { $0.insert(id).inserted && $0.count == 1 }
+        if first { writer.asyncAfter(deadline: .now() + Self.writeDelay) { [self] in writeChanged() } }
+    }
+
+    /// Runs on `writer` only, so writes never overtake each other; each takes the latest state.
+    private func writeChanged() {
+        for id in unwritten.withLock({ ids in defer { ids.removeAll() }; return ids }).sorted() {
+            guard let record = get(id), let data = try? StateCoding.encoder.encode(record) else { continue }
+            try? AtomicFile.write(data, to: directory + "/" + id + ".json", durable: false)
+        }
     }
 }

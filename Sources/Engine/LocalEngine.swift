@@ -92,5 +92,8 @@ public final class LocalEngine: Sendable {
     }
 
     /// Stops serving.
-    public func stop() { server.stop() }
+    public func stop() {
+        server.stop()
+        executor.store.flush()
+    }
 }

@@ -32,14 +32,14 @@ final class UploadStore: Sendable {
         return record
     }
 
-    /// Saves a record (atomically) and creates the data file if needed.
+    /// Saves a record (atomically; not flushed, like the Assemblies) and creates the data file if needed.
     func save(_ record: TusUploadRecord) throws {
         if !FileManager.default.fileExists(atPath: dataPath(record.id)) {
             guard FileManager.default.createFile(atPath: dataPath(record.id), contents: nil) else {
                 throw FileError(path: dataPath(record.id), operation: "create", code: errno)
             }
         }
-        try AtomicFile.write(try StateCoding.encoder.encode(record), to: recordPath(record.id))
+        try AtomicFile.write(try StateCoding.encoder.encode(record), to: recordPath(record.id), durable: false)
         records.withLock { $0[record.id] = record }
     }
 

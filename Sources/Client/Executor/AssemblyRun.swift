@@ -139,8 +139,9 @@ struct AssemblyRun: Sendable {
     private func wait(_ initial: AssemblyState) async throws -> AssemblyState {
         var status = initial
         guard let url = status.assemblyURL else { return status }
-        // Small Assemblies finish fast: look again soon, then settle at about once a second and slow gently.
-        var interval = configuration.pollInterval / 4
+        // Small Assemblies finish fast: look again after a tenth of the interval and widen by a
+        // quarter each time (about ten polls in the first two seconds), then slow gently.
+        var interval = configuration.pollInterval / 10
         let uploaded = clock.now
         while status.isBusy {
             // Every file went up: an Assembly still waiting for uploads long after will never start.
@@ -152,7 +153,7 @@ struct AssemblyRun: Sendable {
             guard clock.now + interval < deadline else { throw Self.timedOut }
             try await clock.sleep(for: interval)
             status = try await retrying { try await client.status(url) }
-            interval = interval < configuration.pollInterval ? interval * 2 : min(interval * 1.2, .seconds(5))
+            interval = interval < configuration.pollInterval ? min(interval * 1.25, configuration.pollInterval) : min(interval * 1.2, .seconds(5))
         }
         return status
     }

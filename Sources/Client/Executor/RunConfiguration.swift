@@ -27,7 +27,7 @@ public struct RunConfiguration: Sendable {
     public var downloads: [String: String]
     /// Turns result URLs into ones that outlive the run (the embedded engine's `file://` URLs).
     public var rewriteURL: (@Sendable (String) -> String)?
-    /// The first poll interval (later polls slow down gently).
+    /// The settled poll interval: the first poll comes after a tenth of it, later ones widen up to it, then slow gently.
     public var pollInterval: Duration
     /// Shard `index` of `count` when running one shard.
     public var shard: (index: Int, count: Int)?
