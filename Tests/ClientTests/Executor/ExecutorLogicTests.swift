@@ -65,10 +65,15 @@ final class ExecutorLogicTests: XCTestCase {
         let clock = TestClock()
         let executing = ScriptedService.status(AssemblyStatusCode.executing)
         let service = ScriptedService(
-            creates: [executing], statuses: Array(repeating: executing, count: 6) + [ScriptedService.status(AssemblyStatusCode.completed)])
+            creates: [executing], statuses: Array(repeating: executing, count: 14) + [ScriptedService.status(AssemblyStatusCode.completed)])
         _ = try await run(service, clock: clock)
-        XCTAssertEqual(clock.sleeps.prefix(4), [.milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(1200)])
-        XCTAssertEqual(clock.sleeps.count, 7)
+        let seconds = clock.sleeps.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        XCTAssertEqual(seconds.count, 15)
+        for (index, value) in seconds.prefix(11).enumerated() {
+            XCTAssertEqual(value, 0.1 * pow(1.25, Double(index)), accuracy: 0.001, "a tenth of the interval, widening by a quarter")
+        }
+        XCTAssertEqual(seconds[11], 1.0, accuracy: 0.001, "up to the interval")
+        XCTAssertEqual(seconds[12], 1.2, accuracy: 0.001, "then slowing gently")
     }
 
     func testAnAssemblyThatNeverGetsItsUploadsFailsAfterTheGrace() async throws {
