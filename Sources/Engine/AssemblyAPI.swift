@@ -37,11 +37,11 @@ struct AssemblyAPI: Sendable {
                 create(id: id, form: form, origin: head.origin, client: head.headers["Transloadit-Client"] ?? head.headers["User-Agent"])
             }
         case ("GET", 1):
-            // The listing the SDKs call: newest first, `page` and `pagesize` as in the Templates API.
+            // The listing the SDKs call, signed like the Templates API's: newest first, `page` and `pagesize`.
+            do { _ = try SignedParams.fromQuery(head, auth: auth) } catch { return .respond(error.response) }
             let all = store.all.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
-            let size = min(5000, max(1, Int(head.query["pagesize"] ?? "") ?? 50))
-            let page = max(1, Int(head.query["page"] ?? "") ?? 1)
-            let items = all.dropFirst((page - 1) * size).prefix(size).map { AssemblyStatus.json($0, tusPath: LocalEngine.tusPath) }
+            let page = SignedParams.page(head.query)
+            let items = all.dropFirst(page.offset).prefix(page.size).map { AssemblyStatus.json($0, tusPath: LocalEngine.tusPath) }
             return .respond(.json(200, JSONValue.object(["items": .array(Array(items)), "count": .int(all.count)]).serialized()))
         case ("GET", 2):
             guard let record = store.get(parts[1]) else { return .respond(notFound(parts[1])) }

@@ -25,6 +25,22 @@ enum SignedParams {
     }
 
     /// An error answer in the shape the SDKs expect.
+    /// The signed params of a request without a body, from its query: required when the engine
+    /// checks signatures, else read if given. Reads are not recorded against reuse; other methods are.
+    static func fromQuery(_ head: RequestHead, auth: AssemblyAuth?) throws(SinkError) -> JSONValue {
+        guard auth != nil || head.query["params"] != nil else { return .object([:]) }
+        return try read(head.query["params"], signature: head.query["signature"], auth: auth, missing: "send 'params' in the query",
+                        remember: head.method != "GET")
+    }
+
+    /// A listing's `page` (from 1) and `pagesize` (1 to 5,000, default 50) as an offset and a size;
+    /// numbers too large to multiply simply give an empty page.
+    static func page(_ query: [String: String]) -> (offset: Int, size: Int) {
+        let size = min(5000, max(1, Int(query["pagesize"] ?? "") ?? 50))
+        let page = min(1 << 40, max(1, Int(query["page"] ?? "") ?? 1))
+        return ((page - 1) * size, size)
+    }
+
     static func answer(_ code: String, _ message: String, _ status: Int) -> ServerResponse {
         .json(status, AssemblyStatus.error(code, message, status: status))
     }

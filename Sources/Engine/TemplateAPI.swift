@@ -14,6 +14,7 @@ struct TemplateAPI: Sendable {
 
     func plan(_ head: RequestHead) -> RequestPlan {
         let parts = head.path.split(separator: "/").map(String.init)
+        guard parts.count <= 2 else { return .respond(SignedParams.answer("NOT_FOUND", "no such endpoint: \(head.method) \(head.path)", 404)) }
         let id = parts.count == 2 ? parts[1] : nil
         switch (head.method, id) {
         case ("POST", nil):
@@ -52,15 +53,7 @@ struct TemplateAPI: Sendable {
 
     /// A request without a body: signed params in the query when the engine checks signatures.
     private func queried(_ head: RequestHead, then: (JSONValue) -> ServerResponse) -> ServerResponse {
-        guard auth != nil || head.query["params"] != nil else { return then(.object([:])) }
-        do {
-            // Reads are not recorded against reuse; a DELETE is.
-            return then(try SignedParams.read(
-                head.query["params"], signature: head.query["signature"], auth: auth, missing: "send 'params' in the query",
-                remember: head.method != "GET"))
-        } catch {
-            return error.response
-        }
+        do { return then(try SignedParams.fromQuery(head, auth: auth)) } catch { return error.response }
     }
 
     private func create(_ params: JSONValue) -> ServerResponse {
@@ -117,9 +110,8 @@ struct TemplateAPI: Sendable {
 
     private func list(_ query: [String: String]) -> ServerResponse {
         let all = store.all
-        let size = min(5000, max(1, Int(query["pagesize"] ?? "") ?? 50))
-        let page = max(1, Int(query["page"] ?? "") ?? 1)
-        let items = all.dropFirst((page - 1) * size).prefix(size).map(Self.json)
+        let page = SignedParams.page(query)
+        let items = all.dropFirst(page.offset).prefix(page.size).map(Self.json)
         return .json(200, JSONValue.object(["items": .array(Array(items)), "count": .int(all.count)]).serialized())
     }
 

@@ -50,8 +50,12 @@ public struct HTTPRequest: Sendable {
         self.maxResponseBytes = maxResponseBytes
     }
 
-    /// `PATCH http://host/files/abc`, for messages (never includes headers, which may carry tokens).
-    public var summary: String { "\(method) \(url)" }
+    /// `PATCH http://host/files/abc`, for messages: never the headers, which may carry tokens, nor the
+    /// query, which may carry signed params and their signature.
+    public var summary: String {
+        guard let query = url.firstIndex(of: "?") else { return "\(method) \(url)" }
+        return "\(method) \(url[..<query])?…"
+    }
 }
 
 /// Time limits for one request. A transfer slower than `stallBytesPerSecond` for `stallTime`

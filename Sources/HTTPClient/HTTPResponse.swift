@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Wire
 
@@ -28,7 +29,7 @@ public struct HTTPResponse: Sendable {
             let plain = text.contains("<") && text.contains(">") ? Self.stripTags(text) : text
             line = plain.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty } ?? ""
         }
-        line = line.filter { !$0.isNewline && $0 != "\t" }
+        line = TerminalText.printable(line)
         return line.count > limit ? String(line.prefix(limit)) + "…" : line
     }
 

@@ -46,7 +46,7 @@ final class TemplateDirectory: Sendable {
                 status: 403, code: "POLICY_VIOLATION", message: "the policy does not allow these params",
                 violations: [.object([
                     "id": .string("signer.template-unknown"), "path": .string("template_id"),
-                    "message": .string("the service has no Template '\(id)' for this Auth Key (\(failure.code): \(failure.message))"),
+                    "message": .string("the service has no Template '\(id)' for this Auth Key (\(failure.code))"),
                 ])])
         case .failure(let error):
             // The transport error alone: the request's URL carries the signed params.

@@ -107,5 +107,23 @@ final class TemplateAPITests: XCTestCase {
         XCTAssertEqual(unsignedList.body["error"], .string("NO_PARAMS_FIELD"))
         let list = try await send(server, "GET", "/templates", [:], credentials: credentials)
         XCTAssertEqual(list.body["count"], .int(1), list.body.serialized())
+        // The Assemblies listing holds every Assembly's params and results: signed too.
+        let unsignedAssemblies = try await send(server, "GET", "/assemblies")
+        XCTAssertEqual(unsignedAssemblies.body["error"], .string("NO_PARAMS_FIELD"), unsignedAssemblies.body.serialized())
+        let assemblies = try await send(server, "GET", "/assemblies", [:], credentials: credentials)
+        XCTAssertEqual(assemblies.body["count"], .int(0), assemblies.body.serialized())
+    }
+
+    func testListingsTakeAnyPageNumberAndOnlyTheirOwnPaths() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        for path in ["/templates?page=9223372036854775807&pagesize=5000", "/assemblies?page=9223372036854775807&pagesize=2",
+                     "/templates?page=-5", "/assemblies?pagesize=99999999999999999999"] {
+            let answer = try await send(server, "GET", path)
+            XCTAssertEqual(answer.status, 200, path)
+            XCTAssertEqual(answer.body["items"], .array([]), path)
+        }
+        let nested = try await send(server, "GET", "/templates/a/b")
+        XCTAssertEqual(nested.status, 404, "not the listing")
     }
 }

@@ -18,10 +18,10 @@ public struct AssemblyClient: Sendable {
         /// `CODE: message`.
         public var description: String { "\(code): \(message)" }
 
-        /// Creates a failure.
+        /// Creates a failure; `code` and `message` (often a server's words) are made printable.
         public init(code: String, message: String, retryIn: Double? = nil, isTransient: Bool = false) {
-            self.code = code
-            self.message = message
+            self.code = TerminalText.printable(code)
+            self.message = TerminalText.printable(message)
             self.retryIn = retryIn
             self.isTransient = isTransient
         }

@@ -1,4 +1,5 @@
 import Basics
+import Foundation
 
 extension Policy {
     /// The params keys a policy can reason about; anything else is refused.
@@ -26,7 +27,7 @@ extension Policy {
         // name, and its steps under the robot rules.
         if let template = params.removeValue(forKey: "template") {
             params["template_id"] = template["name"] ?? .null
-            if let steps = template["content"]?["steps"] { findings += checkSteps(steps) }
+            findings += checkTemplateContent(template["content"] ?? .object([:]))
         }
         for key in params.keys.sorted() where !Self.knownParams.contains(key) {
             findings.append(PolicyFinding(
@@ -66,7 +67,35 @@ extension Policy {
                 id: "policy.template-not-allowed", message: "templates are not allowed by this policy",
                 hint: "ask the policy owners to allow Template '\(name)'", path: ["name"]))
         }
-        if let steps = template["steps"] { findings += checkSteps(steps) }
+        findings += checkTemplateContent(template)
+        return findings
+    }
+
+    /// The keys a Template's content may hold under a policy.
+    public static let templateContentKeys = ["steps", "allow_steps_override", "notify_url", "auth"]
+
+    /// A Template's content: the object itself or, as the API also takes it, its JSON text; its
+    /// steps under the robot rules and its `notify_url` under the notify rules (an Assembly that
+    /// names the Template gets both).
+    private func checkTemplateContent(_ content: JSONValue) -> [PolicyFinding] {
+        var content = content
+        if let text = content.stringValue {
+            guard let parsed = try? JSONValue.parse(Data(text.utf8)) else {
+                return [PolicyFinding(id: "policy.bad-params", message: "the Template's content is not valid JSON", path: ["template"])]
+            }
+            content = parsed
+        }
+        guard let object = content.objectValue else {
+            return [PolicyFinding(id: "policy.bad-params", message: "the Template's content must be a JSON object", path: ["template"])]
+        }
+        var findings: [PolicyFinding] = []
+        for key in object.keys.sorted() where !Self.templateContentKeys.contains(key) {
+            findings.append(PolicyFinding(
+                id: "policy.unknown-param", message: "'\(key)' is not allowed in a Template",
+                hint: "allowed: " + Self.templateContentKeys.joined(separator: ", "), path: ["template", key], concernsKey: true))
+        }
+        if let steps = object["steps"] { findings += checkSteps(steps) }
+        if let notifyURL = object["notify_url"] { findings += checkNotifyURL(notifyURL) }
         return findings
     }
 

@@ -98,6 +98,23 @@ final class PolicyCheckTests: XCTestCase {
         XCTAssertEqual(check(policy(templates: Policy.TemplateRules(allowed: ["t1"], allowStepsOverride: true)), params), [])
     }
 
+    func testATemplateWriteIsCheckedWhateverFormItsContentTakes() {
+        let rules = policy(templates: Policy.TemplateRules(allowed: ["site-thumbs"]))
+        let wide = #"{\"steps\":{\"t\":{\"robot\":\"/image/resize\",\"width\":9000}}}"#
+        // The API takes the content as JSON text too: it is parsed and checked like an object.
+        XCTAssertEqual(check(rules, #"{"name": "site-thumbs", "template": "\#(wide)"}"#).map(\.id), ["policy.option-value"])
+        XCTAssertEqual(check(rules, #"{"name": "site-thumbs", "template": "{not json"}"#).map(\.id), ["policy.bad-params"])
+        XCTAssertEqual(check(rules, #"{"name": "site-thumbs", "template": 7}"#).map(\.id), ["policy.bad-params"])
+        // A Template's notify_url reaches every Assembly that uses it: the notify rules apply.
+        XCTAssertEqual(check(rules, #"{"name": "site-thumbs", "template": {"steps": {}, "notify_url": "http://127.0.0.1:9/x"}}"#).map(\.id),
+                       ["policy.notify-url-not-allowed"])
+        XCTAssertEqual(check(rules, #"{"name": "site-thumbs", "template": {"steps": {}, "notify_url": "https://hooks.example.com/transloadit"}}"#), [])
+        XCTAssertEqual(check(rules, #"{"name": "site-thumbs", "template": {"steps": {}, "fields": {}}}"#).map(\.id), ["policy.unknown-param"])
+        // The same for a Template looked up by the signer (the `template` form with its name).
+        XCTAssertEqual(check(rules, #"{"template": {"name": "site-thumbs", "content": {"notify_url": "http://evil.example"}}}"#).map(\.id),
+                       ["policy.notify-url-not-allowed"])
+    }
+
     func testTemplateListingNeedsItsOwnPermission() {
         let listing = #"{"page": 1, "pagesize": 50}"#
         XCTAssertEqual(check(policy(templates: Policy.TemplateRules(allowed: ["t1"])), listing).map(\.id), ["policy.template-listing"])

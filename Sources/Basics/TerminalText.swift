@@ -1,0 +1,21 @@
+/// Text from a server or a file made safe to print: a message may not move the cursor, recolour
+/// the terminal, set its title or break into several lines.
+public enum TerminalText {
+    /// `text` with line breaks and tabs as spaces and every other control character as U+FFFD.
+    public static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n", "\r", "\t": result.append(" ")
+            case _ where isControl(scalar): result.append("\u{FFFD}")
+            default: result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+}
