@@ -40,7 +40,7 @@ let package = Package(
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport", "Basics"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport", "Wire"], exclude: ["Fixtures"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient", "TestSupport"]),
-        .testTarget(name: "ClientTests", dependencies: ["Client", "HTTPClient", "Wire", "TestSupport", "EngineTestSupport", "Basics", "Planning"],
+        .testTarget(name: "ClientTests", dependencies: ["Client", "HTTPClient", "HTTPServer", "Wire", "TestSupport", "EngineTestSupport", "Basics", "Planning"],
                     exclude: ["Tus/Fixtures", "Signing/Fixtures"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "HTTPClient", "Client", "Wire", "TestSupport", "EngineTestSupport", "Basics"], exclude: ["Fixtures"]),
         .testTarget(name: "SignerTests", dependencies: ["Signer", "HTTPServer", "HTTPClient", "Wire", "Spec", "TestSupport", "Basics"]),

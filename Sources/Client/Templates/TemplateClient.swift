@@ -32,17 +32,20 @@ public struct TemplateClient: Sendable {
         self.lifetime = lifetime
     }
 
-    /// Every Template, following the pages until a short one.
+    /// Every Template, following the pages until a short one, one that brings nothing new, or
+    /// the `count` the service gave; a service that never stops paging is an error, not a hang.
     public func list() async throws -> [RemoteTemplate] {
         var all: [RemoteTemplate] = []
-        var page = 1
-        while true {
+        var seen: Set<String> = []
+        for page in 1...Self.maxPages {
             let answer = try await send("GET", "/templates", ["page": .int(page), "pagesize": .int(Self.pageSize)])
-            let items = answer["items"]?.arrayValue ?? []
-            all += items.compactMap(Self.template)
-            if items.count < Self.pageSize { return all }
-            page += 1
+            let items = (answer["items"]?.arrayValue ?? []).compactMap(Self.template)
+            let fresh = items.filter { seen.insert($0.id).inserted }
+            all += fresh
+            if items.count < Self.pageSize || fresh.isEmpty || answer["count"]?.intValue.map({ all.count >= $0 }) == true { return all }
         }
+        throw AssemblyClient.Failure(
+            code: "TOO_MANY_TEMPLATES", message: "the service listed more than \(Self.maxPages * Self.pageSize) Templates; stopped there")
     }
 
     /// One Template by id; an id that is not letters, digits, '-' and '_' is refused before any request.
@@ -79,7 +82,8 @@ public struct TemplateClient: Sendable {
         _ = try await send("DELETE", "/templates/" + id, [:])
     }
 
-    static let pageSize = 50
+    static let pageSize = 500
+    static let maxPages = 200
 
     private static func body(_ name: String, _ content: JSONValue, _ requireSignature: Bool) -> [String: JSONValue] {
         ["name": .string(name), "template": content, "require_signature_auth": .int(requireSignature ? 1 : 0)]

@@ -1,0 +1,52 @@
+import Basics
+import Client
+import Foundation
+import HTTPClient
+import HTTPServer
+import Synchronization
+import XCTest
+
+/// The Templates listing against services that page wrongly: it always ends.
+final class TemplateClientTests: XCTestCase {
+    /// Answers every `GET /templates` with a full page: the same one, or always new Templates.
+    private final class EndlessPages: HTTPServerHandler {
+        let repeatsItself: Bool
+        let requests = Atomic<Int>(0)
+
+        init(repeatsItself: Bool) { self.repeatsItself = repeatsItself }
+
+        func plan(_ head: RequestHead) -> RequestPlan {
+            let page = requests.wrappingAdd(1, ordering: .relaxed).newValue
+            let first = repeatsItself ? 0 : (page - 1) * 500
+            let items = (first..<first + 500).map { index in
+                JSONValue.object(["id": .string(String(format: "%032x", index)), "name": .string("template-\(index)"), "content": .object([:])])
+            }
+            return .respond(.json(200, JSONValue.object(["items": .array(items)]).serialized()))
+        }
+    }
+
+    private func list(_ handler: EndlessPages) async throws -> [RemoteTemplate] {
+        let server = try HTTPServer(HTTPServer.Configuration(port: 0), handler: handler)
+        defer { server.stop() }
+        let client = TemplateClient(http: HTTPClient(), endpoint: "http://127.0.0.1:\(server.port)", authKey: nil, signer: nil, lifetime: .seconds(60))
+        return try await client.list()
+    }
+
+    func testAPageThatBringsNothingNewEndsTheListing() async throws {
+        let handler = EndlessPages(repeatsItself: true)
+        let all = try await list(handler)
+        XCTAssertEqual(all.count, 500)
+        XCTAssertEqual(handler.requests.load(ordering: .relaxed), 2)
+    }
+
+    func testAServiceThatNeverStopsPagingIsAnError() async throws {
+        let handler = EndlessPages(repeatsItself: false)
+        do {
+            _ = try await list(handler)
+            XCTFail("an endless listing must end")
+        } catch {
+            XCTAssertTrue("\(error)".contains("TOO_MANY_TEMPLATES"), "\(error)")
+        }
+        XCTAssertEqual(handler.requests.load(ordering: .relaxed), 200)
+    }
+}
