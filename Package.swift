@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "FuzzTargets", dependencies: ["Spec", "Basics", "Wire", "HTTPClient", "HTTPServer"]),
 
         .target(name: "TestSupport", dependencies: ["Basics"], path: "Tests/TestSupport"),
-        .target(name: "EngineTestSupport", dependencies: ["TestSupport", "Engine", "HTTPServer"], path: "Tests/EngineTestSupport"),
+        .target(name: "EngineTestSupport", dependencies: ["TestSupport", "Engine", "HTTPServer", "Spec"], path: "Tests/EngineTestSupport"),
         .testTarget(name: "BasicsTests", dependencies: ["Basics", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "YAMLTests", dependencies: ["YAML", "TestSupport", "Basics"]),
@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient", "TestSupport"]),
         .testTarget(name: "ClientTests", dependencies: ["Client", "HTTPClient", "HTTPServer", "Wire", "TestSupport", "EngineTestSupport", "Basics", "Planning"],
                     exclude: ["Tus/Fixtures", "Signing/Fixtures"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "HTTPClient", "Client", "Wire", "TestSupport", "EngineTestSupport", "Basics"], exclude: ["Fixtures"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "HTTPClient", "Client", "Wire", "TestSupport", "EngineTestSupport", "Basics", "Spec"], exclude: ["Fixtures"]),
         .testTarget(name: "SignerTests", dependencies: ["Signer", "HTTPServer", "HTTPClient", "Wire", "Spec", "TestSupport", "Basics"]),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "CLITests", dependencies: ["CLI", "pipeline", "TestSupport", "EngineTestSupport", "Basics", "Client", "Wire"], exclude: ["Fixtures"]),

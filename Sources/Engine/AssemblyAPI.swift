@@ -90,6 +90,15 @@ struct AssemblyAPI: Sendable {
         // Authenticated when admitted: parse only (a second check would count as a reused signature).
         do { params = try SignedParams.read(form.field("params"), signature: nil, auth: nil, missing: Self.noParams) } catch { return error.response }
         let raw = form.field("params") ?? ""
+        if let policy {
+            // Checked as sent, before the Template's steps are merged in; a Template the policy does
+            // not list by id is checked by its name and its content, as the signer does.
+            let sent = policy.resolvingTemplate(params) { id in templates.get(id).map { ($0.name, $0.content) } }
+            let findings = policy.check(AssemblyRequest(params: sent, fileSizes: form.files.map(\.size)))
+            if !findings.isEmpty {
+                return failure("POLICY_VIOLATION", findings.map(\.message).joined(separator: "; "), 403)
+            }
+        }
         if let templateID = params["template_id"].map({ $0.stringValue ?? $0.serialized() }) {
             switch templates.instructions(templateID, runtime: params) {
             case .success(let merged): params = merged
@@ -101,12 +110,6 @@ struct AssemblyAPI: Sendable {
         }
         if let problem = StepGraph.problem(in: steps) {
             return failure("ASSEMBLY_INVALID_STEPS", problem, 400)
-        }
-        if let policy {
-            let findings = policy.check(AssemblyRequest(params: params, fileSizes: form.files.map(\.size)))
-            if !findings.isEmpty {
-                return failure("POLICY_VIOLATION", findings.map(\.message).joined(separator: "; "), 403)
-            }
         }
         let expectedText = form.field("tus_num_expected_upload_files") ?? form.field("num_expected_upload_files") ?? "0"
         guard let expected = Int(expectedText), expected >= 0 else {

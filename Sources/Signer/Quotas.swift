@@ -8,12 +8,21 @@ final class Quotas: Sendable {
 
     /// `nil` when `caller` may have one more signature now (and it is counted); else seconds to wait.
     func admit(_ caller: String, quota: (count: Int, window: TimeInterval)?, now: Date = Date()) -> Int? {
+        take(caller, quota: quota, now: now, counting: true)
+    }
+
+    /// What `admit` would answer, without counting: checked before work a refused caller should not cause.
+    func wait(_ caller: String, quota: (count: Int, window: TimeInterval)?, now: Date = Date()) -> Int? {
+        take(caller, quota: quota, now: now, counting: false)
+    }
+
+    private func take(_ caller: String, quota: (count: Int, window: TimeInterval)?, now: Date, counting: Bool) -> Int? {
         guard let quota else { return nil }
         return recent.withLock { all -> Int? in
             var times = (all[caller] ?? []).filter { now.timeIntervalSince($0) < quota.window }
             defer { all[caller] = times }
             guard times.count >= quota.count, let oldest = times.first else {
-                times.append(now)
+                if counting { times.append(now) }
                 return nil
             }
             return max(1, Int((quota.window - now.timeIntervalSince(oldest)).rounded(.up)))

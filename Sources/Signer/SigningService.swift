@@ -97,6 +97,10 @@ public final class SigningService: HTTPServerHandler, Sendable {
             }
             params = text
             guard let who = caller else { throw Refusal.unauthorized("NO_TOKEN", "no caller") }
+            // A caller out of quota causes no work (such as a Template lookup) before it is told so.
+            if let wait = quotas.wait(who.name, quota: who.quota) {
+                throw Refusal(status: 429, code: "QUOTA_EXCEEDED", message: "\(who.name) has used its quota; retry in \(wait) s", retryIn: wait)
+            }
             try check(text, for: who)
             if let wait = quotas.admit(who.name, quota: who.quota) {
                 throw Refusal(status: 429, code: "QUOTA_EXCEEDED", message: "\(who.name) has used its quota; retry in \(wait) s", retryIn: wait)
@@ -154,8 +158,13 @@ public final class SigningService: HTTPServerHandler, Sendable {
         }
         var policy = caller.policy
         policy.authKey = nil
-        if violations.isEmpty, let key = params["auth"]?["key"]?.stringValue {
-            params = try resolveTemplate(params, policy: policy, authKey: key)
+        // A template_id the policy lists by name: looked up on the service, then checked by the
+        // Template's name and content, as plan checks a manifest's Template.
+        if violations.isEmpty, let templates, let key = params["auth"]?["key"]?.stringValue {
+            params = try policy.resolvingTemplate(params) { id throws(Refusal) in
+                let template = try templates.template(id: id, authKey: key)
+                return (template.name, template.content)
+            }
         }
         for finding in policy.check(AssemblyRequest(params: params, lifetime: lifetime)) {
             violation(finding.id, finding.message, finding.path)
@@ -163,16 +172,5 @@ public final class SigningService: HTTPServerHandler, Sendable {
         guard violations.isEmpty else {
             throw Refusal(status: 403, code: "POLICY_VIOLATION", message: "the policy does not allow these params", violations: violations)
         }
-    }
-
-    /// A `template_id` the policy does not list as an id, looked up on the service: the policy then
-    /// checks the Template's name and its steps, as it does for a manifest's Template at plan time.
-    private func resolveTemplate(_ params: JSONValue, policy: Policy, authKey: String) throws(Refusal) -> JSONValue {
-        guard let templates, let id = params["template_id"]?.stringValue, let rules = policy.templates, !rules.allowed.contains(id),
-              var object = params.objectValue else { return params }
-        let template = try templates.template(id: id, authKey: authKey)
-        object["template_id"] = nil
-        object["template"] = .object(["name": .string(template.name), "content": template.content])
-        return .object(object)
     }
 }

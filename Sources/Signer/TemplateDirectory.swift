@@ -13,7 +13,9 @@ final class TemplateDirectory: Sendable {
     private let secret: String
     private let freshFor: Duration
     private let capacity: Int
-    private let cache = Mutex<[String: (template: RemoteTemplate, fetched: ContinuousClock.Instant)]>([:])
+    /// Answers by account and id: a Template, or the refusal of an id the service does not have
+    /// (kept too, so unknown ids cannot make the signer ask again and again).
+    private let cache = Mutex<[String: (answer: Result<RemoteTemplate, Refusal>, fetched: ContinuousClock.Instant)]>([:])
 
     /// Looks Templates up at `endpoint`; answers are reused for `freshFor`, at most `capacity` of them.
     init(endpoint: String, http: HTTPClient, secret: String, freshFor: Duration = .seconds(60), capacity: Int = 1_000) {
@@ -28,29 +30,34 @@ final class TemplateDirectory: Sendable {
     /// 403 when the service has no such Template for that key, 502 when it cannot be asked.
     func template(id: String, authKey: String) throws(Refusal) -> RemoteTemplate {
         let now = ContinuousClock.now
-        if let cached = cache.withLock({ $0[authKey + "/" + id] }), now - cached.fetched < freshFor { return cached.template }
+        if let cached = cache.withLock({ $0[authKey + "/" + id] }), now - cached.fetched < freshFor { return try cached.answer.get() }
         let client = TemplateClient(http: http, endpoint: endpoint, authKey: authKey, signer: SecretSigner(secret: secret), lifetime: .seconds(300))
         let answer = Answer()
         Task {
             do { answer.set(.success(try await client.get(id: id))) } catch { answer.set(.failure(error)) }
         }
-        switch answer.wait() {
-        case .success(let template):
+        func remember(_ answer: Result<RemoteTemplate, Refusal>) {
             cache.withLock { cache in
                 if cache.count >= capacity { cache.removeAll() }
-                cache[authKey + "/" + id] = (template, now)
+                cache[authKey + "/" + id] = (answer, now)
             }
+        }
+        switch answer.wait() {
+        case .success(let template):
+            remember(.success(template))
             return template
-        case .failure(let failure as AssemblyClient.Failure):
-            throw Refusal(
+        case .failure(let failure as AssemblyClient.Failure) where !failure.code.hasPrefix("HTTP_5"):
+            let refusal = Refusal(
                 status: 403, code: "POLICY_VIOLATION", message: "the policy does not allow these params",
                 violations: [.object([
                     "id": .string("signer.template-unknown"), "path": .string("template_id"),
                     "message": .string("the service has no Template '\(id)' for this Auth Key (\(failure.code))"),
                 ])])
+            remember(.failure(refusal))
+            throw refusal
         case .failure(let error):
-            // The transport error alone: the request's URL carries the signed params.
-            let reason = (error as? HTTPError)?.message ?? "\(error)"
+            // Not the service's "no": a transport error (alone: its URL carries signed params) or a 5xx.
+            let reason = (error as? HTTPError)?.message ?? (error as? AssemblyClient.Failure)?.code ?? "\(error)"
             throw Refusal(status: 502, code: "TEMPLATE_LOOKUP_FAILED", message: "could not look up Template '\(id)' at \(endpoint): \(reason)")
         }
     }

@@ -2,6 +2,7 @@ import Engine
 import TestSupport
 import Foundation
 import HTTPServer
+import Spec
 
 /// The engine of `pipeline serve`, started in-process on an ephemeral port for a test.
 public final class EngineTestServer: TusTestServer, @unchecked Sendable {
@@ -13,10 +14,10 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
     /// Starts an engine with a fresh data folder (or `data`, to restart on old state).
     public init(
         data: TemporaryDirectory? = nil, credentials: (key: String, secret: String)? = nil, rateLimit: (count: Int, window: TimeInterval)? = nil,
-        port: UInt16 = 0, reservedSpace: Int64? = nil, perClientLimit: Int? = nil
+        port: UInt16 = 0, reservedSpace: Int64? = nil, perClientLimit: Int? = nil, policy: Policy? = nil
     ) throws {
         self.data = try data ?? TemporaryDirectory(prefix: "engine")
-        var configuration = LocalEngine.Configuration(dataDirectory: self.data.path, credentials: credentials)
+        var configuration = LocalEngine.Configuration(dataDirectory: self.data.path, credentials: credentials, policy: policy)
         configuration.rateLimit = rateLimit
         if let reservedSpace { configuration.reservedSpace = reservedSpace }
         // Trusts X-Forwarded-Host, as set by the fault-injecting proxy some tests put in front.

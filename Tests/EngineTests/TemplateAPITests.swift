@@ -4,6 +4,7 @@ import Foundation
 import HTTPClient
 import TestSupport
 import Wire
+import Spec
 import XCTest
 
 /// The engine's Templates API and Assemblies that run a Template.
@@ -92,6 +93,32 @@ final class TemplateAPITests: XCTestCase {
         XCTAssertEqual(missing.body["error"], .string("TEMPLATE_NOT_FOUND"))
         let listing = try await send(server, "GET", "/assemblies")
         XCTAssertEqual(listing.body["count"], .int(1))
+    }
+
+    func testAnEnginePolicyJudgesATemplateByTheNameItListsAndTheStepsItHolds() async throws {
+        let folder = try TemporaryDirectory(prefix: "policy")
+        defer { folder.remove() }
+        try folder.write("policy.yml", "version: 1\ntemplates: {allowed: [site-hashes]}\nrobots:\n  /file/hash: {use: {}}\n")
+        let policy = try XCTUnwrap(PolicyLoader(environment: [:]).load(path: folder.path + "/policy.yml").value)
+        let server = try EngineTestServer(policy: policy)
+        defer { server.stop() }
+        let resize: JSONValue = .object(["robot": .string("/image/resize"), "use": .string(":original"), "width": .int(10)])
+        var ids: [String: String] = [:]
+        for (name, step) in [("site-hashes", hash), ("other-hashes", hash)] {
+            let created = try await send(server, "POST", "/templates", ["name": .string(name), "template": .object(["steps": .object(["s": step])])])
+            ids[name] = try XCTUnwrap(created.body["id"]?.stringValue)
+        }
+        let client = EngineClient(server: server)
+        let files = [("file", "a.txt", Data("abc".utf8))]
+        let allowed = try await client.create(steps: .object([:]), files: files, params: JSONValue.object(["template_id": .string(ids["site-hashes"] ?? "")]).serialized())
+        XCTAssertNil(allowed.body["error"], "listed by name, steps allowed: \(allowed.body.serialized())")
+        let other = try await client.create(steps: .object([:]), files: files, params: JSONValue.object(["template_id": .string(ids["other-hashes"] ?? "")]).serialized())
+        XCTAssertEqual(other.body["error"], .string("POLICY_VIOLATION"), other.body.serialized())
+        // The same name with steps the policy does not allow: refused for what the Template holds.
+        _ = try await send(server, "PUT", "/templates/" + (ids["site-hashes"] ?? ""), ["name": .string("site-hashes"), "template": .object(["steps": .object(["s": resize])])])
+        let changed = try await client.create(steps: .object([:]), files: files, params: JSONValue.object(["template_id": .string(ids["site-hashes"] ?? "")]).serialized())
+        XCTAssertEqual(changed.body["error"], .string("POLICY_VIOLATION"))
+        XCTAssertTrue(changed.body["message"]?.stringValue?.contains("/image/resize") == true, changed.body.serialized())
     }
 
     func testTemplateRequestsAreSignedLikeAssemblies() async throws {

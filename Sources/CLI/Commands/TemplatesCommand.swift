@@ -10,11 +10,11 @@ struct TemplatesCommand: Command {
         name: "templates",
         summary: "Compare, pull or sync the Templates a manifest declares with those on its endpoint.",
         discussion: """
-        'list' shows every Template of the endpoint (all pages) against the manifest: '=' the same, '~' \\
-        different, '+' only in the manifest, '-' only on the service. 'pull NAME' prints one Template of the \\
-        service as manifest YAML, ready to paste under 'templates:'. 'sync' creates or updates the manifest's \\
-        Templates (by name, never a duplicate) without running Assemblies; with --prune it also deletes the \\
-        Templates the manifest does not declare.
+        'list' shows every Template of the endpoint (all pages) against the manifest: '=' the same, '~' \
+        different (with each changed field), '+' only in the manifest, '-' only on the service. 'pull NAME' \
+        prints one Template of the service as manifest YAML, ready to paste under 'templates:'. 'sync' creates \
+        or updates the manifest's Templates (by name, never a duplicate) without running Assemblies; with \
+        --prune it also deletes the Templates the manifest does not declare.
         """,
         arguments: [
             .init(name: "ACTION", help: "list, pull or sync."),
@@ -42,6 +42,8 @@ struct TemplatesCommand: Command {
         manifestPath = arguments.positionals[1]
         name = arguments.positionals.count > 2 ? arguments.positionals[2] : nil
         if action == "pull", name == nil { throw UsageError("pull needs the Template's NAME", command: Self.spec.name) }
+        if action != "pull", let extra = name { throw UsageError("\(action) takes only MANIFEST, not '\(extra)'", command: Self.spec.name) }
+        if arguments.positionals.count > 3 { throw UsageError("too many arguments: '\(arguments.positionals[3])'", command: Self.spec.name) }
         if arguments.flag("prune"), action != "sync" { throw UsageError("--prune goes with sync", command: Self.spec.name) }
         self.arguments = arguments
     }
@@ -85,13 +87,18 @@ struct TemplatesCommand: Command {
             context.output.failure("the endpoint has no Template named '\(name ?? "")'", hint: "'pipeline templates list \(manifestPath)' shows them")
             return ExitCode.failure
         }
-        // JSON is YAML: each step as one flow mapping, ready to paste under 'templates:'.
+        // JSON is YAML: each step as one flow mapping, ready to paste under 'templates:'. A '$' is
+        // written '$$', so that the manifest's interpolation gives back the service's text.
         var text = "templates:\n  \(template.name):\n"
         if template.requireSignatureAuth { text += "    require_signature_auth: true\n" }
         if let allow = template.content["allow_steps_override"]?.boolValue { text += "    allow_steps_override: \(allow)\n" }
+        let undeclarable = (template.content.objectValue ?? [:]).filter { !["steps", "allow_steps_override", "auth"].contains($0.key) }
+        for (key, value) in undeclarable.sorted(by: { $0.key < $1.key }) {
+            text += "    # on the service, not declarable in a manifest (a sync removes it): \(key): \(value.serialized())\n"
+        }
         text += "    steps:\n"
         for (step, instructions) in (template.content["steps"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
-            text += "      \(JSONValue.string(step).serialized()): \(instructions.serialized())\n"
+            text += "      \(JSONValue.string(step).serialized()): \(instructions.serialized().replacingOccurrences(of: "$", with: "$$"))\n"
         }
         context.output.out(text)
         return ExitCode.success

@@ -46,8 +46,9 @@ public struct TemplateComparison: Sendable, Equatable {
         return known + others
     }
 
-    /// What an update of `remote` to `declared` changes: its steps, `allow_steps_override` and
-    /// `require_signature_auth` (the fields a manifest owns), leaf by leaf.
+    /// What an update of `remote` to `declared` changes, leaf by leaf: every field of the content
+    /// (a `notify_url` set on the service, which manifests cannot declare, shows as removed) but the
+    /// service's own `auth`, with `allow_steps_override` defaulting to true, and `require_signature_auth`.
     public static func changes(from remote: RemoteTemplate, to declared: DeclaredTemplate) -> [ValueChange] {
         ValueChange.changes(
             from: owned(remote.content, requireSignatureAuth: remote.requireSignatureAuth),
@@ -55,10 +56,11 @@ public struct TemplateComparison: Sendable, Equatable {
     }
 
     private static func owned(_ content: JSONValue, requireSignatureAuth: Bool) -> JSONValue {
-        .object([
-            "steps": content["steps"] ?? .object([:]),
-            "allow_steps_override": .bool(content["allow_steps_override"]?.boolValue ?? true),
-            "require_signature_auth": .bool(requireSignatureAuth),
-        ])
+        var fields = content.objectValue ?? [:]
+        fields["auth"] = nil
+        fields["steps"] = fields["steps"] ?? .object([:])
+        fields["allow_steps_override"] = .bool(fields["allow_steps_override"]?.boolValue ?? true)
+        fields["require_signature_auth"] = .bool(requireSignatureAuth)
+        return .object(fields)
     }
 }

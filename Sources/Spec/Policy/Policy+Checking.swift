@@ -43,6 +43,19 @@ extension Policy {
         return findings
     }
 
+    /// `params` with a `template_id` this policy does not list as an id replaced by the Template
+    /// `lookup` finds (its name and content), so that `check` judges it by name and content, as it
+    /// judges a manifest's Template. Unchanged when the id is listed, or `lookup` finds nothing.
+    public func resolvingTemplate<E: Error>(
+        _ params: JSONValue, lookup: (String) throws(E) -> (name: String, content: JSONValue)?
+    ) throws(E) -> JSONValue {
+        guard let id = params["template_id"]?.stringValue, let rules = templates, !rules.allowed.contains(id),
+              var object = params.objectValue, let template = try lookup(id) else { return params }
+        object["template_id"] = nil
+        object["template"] = .object(["name": .string(template.name), "content": template.content])
+        return .object(object)
+    }
+
     /// The params keys of a Template write.
     public static let templateWriteParams = ["auth", "name", "template", "require_signature_auth"]
 
