@@ -38,7 +38,12 @@ struct RunSetup {
         if endpointText == "local" {
             let engine: LocalEngine
             do {
-                engine = try LocalEngine(.init(dataDirectory: workspace.engineDirectory), server: HTTPServer.Configuration(host: "127.0.0.1", port: 0))
+                var settings = LocalEngine.Configuration(dataDirectory: workspace.engineDirectory)
+                let output = context.output
+                settings.whileWaitingForTheFolder = {
+                    output.error("pipeline: waiting for another pipeline command using \(workspace.engineDirectory) to finish\n")
+                }
+                engine = try LocalEngine(settings, server: HTTPServer.Configuration(host: "127.0.0.1", port: 0))
             } catch {
                 throw DiagnosticsError(.error("run.engine", "the local engine could not start: \(error)"))
             }

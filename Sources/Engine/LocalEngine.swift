@@ -21,6 +21,9 @@ public final class LocalEngine: Sendable {
         public var rateLimit: (count: Int, window: TimeInterval)?
         /// Writes that would leave less than this many bytes free in the data folder get 507.
         public var reservedSpace: Int64 = 16 << 20
+        /// When another engine uses the data folder: nil fails at once; otherwise this is called and
+        /// the engine waits its turn (commands sharing a project's embedded engine).
+        public var whileWaitingForTheFolder: (@Sendable () -> Void)?
 
         /// Creates a configuration.
         public init(
@@ -41,6 +44,7 @@ public final class LocalEngine: Sendable {
     private let server: HTTPServer
     private let executor: AssemblyExecutor
     private let assembliesDirectory: String
+    private let lock: DataFolderLock
 
     /// The port the engine listens on.
     public var port: UInt16 { server.port }
@@ -48,6 +52,7 @@ public final class LocalEngine: Sendable {
     /// Starts the engine on `server` settings; `log` receives one line per request.
     public init(_ configuration: Configuration, server settings: HTTPServer.Configuration, log: (@Sendable (String) -> Void)? = nil) throws {
         let data = configuration.dataDirectory
+        lock = try DataFolderLock(folder: data, wait: configuration.whileWaitingForTheFolder != nil) { configuration.whileWaitingForTheFolder?() }
         assembliesDirectory = data + "/assemblies"
         try Self.sweepIncoming(data + "/incoming")
         let space = DiskSpace(directory: data, reserve: configuration.reservedSpace)
@@ -95,5 +100,6 @@ public final class LocalEngine: Sendable {
     public func stop() {
         server.stop()
         executor.store.flush()
+        lock.release()
     }
 }

@@ -1,0 +1,36 @@
+import Foundation
+
+/// One engine per data folder: an exclusive `flock` on `<data>/engine.lock`, held while the engine
+/// runs and released by the kernel if its process dies. Two engines on one folder would each keep
+/// their own view of its Assemblies and Templates (and create duplicates).
+final class DataFolderLock: Sendable {
+    private let descriptor: Int32
+
+    /// Takes the lock; when another engine holds it, calls `waiting` and waits for it if `wait`,
+    /// else throws a message naming the folder.
+    init(folder: String, wait: Bool, waiting: () -> Void) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let descriptor = open(folder + "/engine.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw LockError(message: "cannot open '\(folder)/engine.lock': \(String(cString: strerror(errno)))") }
+        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard wait else {
+                close(descriptor)
+                throw LockError(message: "another engine is using the data folder '\(folder)'; stop it, or give this one another --data-dir")
+            }
+            waiting()
+            while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    /// Lets the next engine in (the descriptor is closed with the lock).
+    func release() { flock(descriptor, LOCK_UN) }
+
+    /// Why the lock could not be taken.
+    struct LockError: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+}
