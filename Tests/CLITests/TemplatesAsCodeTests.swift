@@ -86,6 +86,29 @@ final class TemplatesAsCodeTests: XCTestCase {
         XCTAssertEqual(Set(ids), ["manifest.bad-template-name", "manifest.unknown-parameter", "manifest.unknown-template", "manifest.template-denies-steps"])
     }
 
+    func testRunBringsEveryDeclaredTemplateInLineEvenWhenNothingElseRuns() async throws {
+        let directory = try TemporaryDirectory(prefix: "templates")
+        defer { directory.remove() }
+        try directory.write("files/a.txt", "hello")
+        let spare = "  spare-hashes:\n    steps:\n      h: {robot: /file/hash, use: \":original\", algorithm: md5}\n"
+        try directory.write("pipeline.yml", manifest("sha1").replacingOccurrences(of: "templates:\n", with: "templates:\n" + spare))
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertTrue(first.stderr.contains("template spare-hashes: created"), "declared, used by no job: \(first.stderr)")
+        // Changed on the service behind the manifest's back; the next run has nothing to process.
+        try directory.write("admin/pipeline.yml", manifest("sha512"))
+        let engine = directory.path + "/.pipeline/engine"
+        try FileManager.default.createDirectory(atPath: directory.path + "/admin/.pipeline", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/admin/.pipeline/engine", withDestinationPath: engine)
+        let drifted = await CLIHarness.run(["templates", "sync", directory.path + "/admin/pipeline.yml"])
+        XCTAssertTrue(drifted.stdout.contains("updated file-hashes"), drifted.stdout + drifted.stderr)
+        let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertTrue(second.stderr.contains("template file-hashes: updated"), "drift repaired with every Assembly cached: \(second.stderr)")
+        let plan = await CLIHarness.run(["plan", directory.path + "/pipeline.yml"])
+        XCTAssertTrue(plan.stdout.contains("= template file-hashes") && plan.stdout.contains("= template spare-hashes"), plan.stdout)
+    }
+
     func testPlanFallsBackToTheLastSyncWhenTheEndpointCannotBeAsked() async throws {
         let directory = try TemporaryDirectory(prefix: "templates")
         defer { directory.remove() }

@@ -126,6 +126,7 @@ struct RunCommand: Command {
         configuration.force = arguments.flag("force")
         if let chunkSize { configuration.chunkSize = chunkSize }
         configuration.shard = shard
+        configuration.declaredTemplates = TemplateSync.wanted(in: manifest)
 
         let display = RunDisplay(output: context.output, json: arguments.flag("json"), githubActions: context.environment["GITHUB_ACTIONS"] == "true")
         let runner = Runner(plan: plan, configuration: configuration)

@@ -33,6 +33,9 @@ public struct RunConfiguration: Sendable {
     public var shard: (index: Int, count: Int)?
     /// The most bytes per PATCH; `nil` lets the uploader choose.
     public var chunkSize: Int64?
+    /// The manifest's Templates, brought in line before anything runs (even when every Assembly
+    /// is cached); the plan's Templates are synced in any case.
+    public var declaredTemplates: [String: DeclaredTemplate] = [:]
     /// Body sizes proxies let through, learnt from 413 answers by any upload of the run.
     public let bodyLimits = BodySizeMemory()
 

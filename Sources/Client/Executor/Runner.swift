@@ -52,13 +52,14 @@ public struct Runner: Sendable {
         let progress = ProgressSum<String>()
         let collected = ResultsCollector(cached: cached)
         let deadline = clock.now + configuration.timeout
-        // The manifest's Templates first: the Assemblies that use them need their ids.
+        // The manifest's Templates first: the Assemblies that use them need their ids, and a
+        // Template changed on the service is brought back even when every Assembly is cached.
         var templateIDs: [String: String] = [:]
-        if !pending.isEmpty {
+        // A reviewed plan's Templates are the ones reviewed; the manifest adds those no Assembly uses.
+        let wanted = TemplateSync.wanted(in: plan).merging(configuration.declaredTemplates) { planned, _ in planned }
+        if !wanted.isEmpty {
             let client = TemplateClient(
                 http: http, endpoint: configuration.endpoint, authKey: configuration.authKey, signer: configuration.signer, lifetime: configuration.lifetime)
-            let pendingPlan = Plan(pipeline: plan.pipeline, manifest: plan.manifest, assemblies: pending)
-            let wanted = TemplateSync.wanted(in: pendingPlan)
             var synced: [String: SyncedTemplate] = [:]
             for (name, applied) in try await TemplateSync.apply(wanted, client: client).sorted(by: { $0.key < $1.key }) {
                 templateIDs[name] = applied.id

@@ -46,8 +46,18 @@ public enum TemplateSync {
                 }
                 applied[name] = (existing.id, same ? .unchanged : .updated)
             } else {
-                let id = try await client.create(name: name, content: template.content, requireSignatureAuth: template.requireSignatureAuth)
-                applied[name] = (id, .created)
+                do {
+                    let id = try await client.create(name: name, content: template.content, requireSignatureAuth: template.requireSignatureAuth)
+                    applied[name] = (id, .created)
+                } catch {
+                    // Another run (a shard, say) created it meanwhile: adopt that one.
+                    guard let raced = try await client.list().first(where: { $0.name == name }) else { throw error }
+                    let same = TemplateComparison.changes(from: raced, to: template).isEmpty
+                    if !same {
+                        try await client.update(id: raced.id, name: name, content: template.content, requireSignatureAuth: template.requireSignatureAuth)
+                    }
+                    applied[name] = (raced.id, same ? .unchanged : .updated)
+                }
             }
         }
         return applied
