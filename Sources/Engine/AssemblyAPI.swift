@@ -41,11 +41,11 @@ struct AssemblyAPI: Sendable {
             do { _ = try SignedParams.fromQuery(head, auth: auth) } catch { return .respond(error.response) }
             let all = store.all.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
             let page = SignedParams.page(head.query)
-            let items = all.dropFirst(page.offset).prefix(page.size).map { AssemblyStatus.json($0, tusPath: LocalEngine.tusPath) }
+            let items = all.dropFirst(page.offset).prefix(page.size).map { AssemblyStatus.json($0, tusPath: LocalEngine.tusPath, origin: head.origin) }
             return .respond(.json(200, JSONValue.object(["items": .array(Array(items)), "count": .int(all.count)]).serialized()))
         case ("GET", 2):
             guard let record = store.get(parts[1]) else { return .respond(notFound(parts[1])) }
-            return .respond(status(record))
+            return .respond(status(record, origin: head.origin))
         case ("DELETE", 2):
             guard store.get(parts[1]) != nil else { return .respond(notFound(parts[1])) }
             let record = store.update(parts[1]) { record in
@@ -54,7 +54,7 @@ struct AssemblyAPI: Sendable {
                 record.message = "The Assembly was canceled."
                 record.finished = Date()
             }
-            return .respond(record.map(status) ?? notFound(parts[1]))
+            return .respond(record.map { status($0, origin: head.origin) } ?? notFound(parts[1]))
         default:
             return .respond(failure("NOT_FOUND", "no such endpoint: \(head.method) \(head.path)", 404))
         }
@@ -139,11 +139,11 @@ struct AssemblyAPI: Sendable {
             return failure("DO_NOT_REUSE_ASSEMBLY_IDS", "Assembly \(id) exists already; use a new id", 409, id: id)
         }
         if expected == 0 { executor.start(id) }
-        return status(record)
+        return status(record, origin: origin)
     }
 
-    private func status(_ record: AssemblyRecord) -> ServerResponse {
-        .json(200, AssemblyStatus.json(record, tusPath: LocalEngine.tusPath).serialized())
+    private func status(_ record: AssemblyRecord, origin: String) -> ServerResponse {
+        .json(200, AssemblyStatus.json(record, tusPath: LocalEngine.tusPath, origin: origin).serialized())
     }
 
     private func notFound(_ id: String) -> ServerResponse {

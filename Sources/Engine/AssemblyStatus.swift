@@ -3,7 +3,11 @@ import Basics
 
 /// The status JSON of an Assembly, with the fields and codes the official SDKs read.
 enum AssemblyStatus {
-    static func json(_ record: AssemblyRecord, tusPath: String) -> JSONValue {
+    /// Its URLs use `origin`, the address the client used for this request, when given: an engine
+    /// restarted on another port (the embedded one gets a new port each run) still names itself.
+    static func json(_ record: AssemblyRecord, tusPath: String, origin: String? = nil) -> JSONValue {
+        var record = record
+        if let origin { record.origin = origin }
         let assemblyURL = record.origin + "/assemblies/" + record.id
         var object: [String: JSONValue] = [
             "assembly_id": .string(record.id),

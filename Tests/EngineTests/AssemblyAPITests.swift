@@ -117,6 +117,9 @@ final class AssemblyAPITests: XCTestCase {
         let client = EngineClient(server: server)
         let status = try await client.status(id)
         XCTAssertEqual(status["ok"], .string("ASSEMBLY_UPLOADING"))
+        // Restarted on another port, as the embedded engine is for every run: its URLs follow.
+        XCTAssertEqual(status["tus_url"], .string(client.base + "/resumable/files/"), status.serialized())
+        XCTAssertEqual(status["assembly_url"], .string(client.base + "/assemblies/" + id))
         let tus = TusClient(http: client.http, endpoint: client.base + "/resumable/files/")
         let upload = try await tus.create(length: 0, metadata: ["assembly_id": id, "filename": "empty.txt"])
         XCTAssertFalse(upload.url.isEmpty)
