@@ -84,6 +84,37 @@ final class TemplatesAsCodeTests: XCTestCase {
         XCTAssertEqual(result.status, 1)
         let ids = (try JSONValue.parse(Data(result.stdout.utf8))["diagnostics"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
         XCTAssertEqual(Set(ids), ["manifest.bad-template-name", "manifest.unknown-parameter", "manifest.unknown-template", "manifest.template-denies-steps"])
+
+        // A job's own steps may use its Template's steps (the service merges them), and any step of
+        // a Template the manifest does not manage; nothing else.
+        try directory.write("uses.yml", """
+            version: 1
+            templates:
+              site-thumbs:
+                steps: {thumb: {robot: /image/resize, use: ":original", width: 10}}
+            assemblies:
+              a: {inputs: [x], allow_empty: true, template: site-thumbs, steps: {h: {robot: /file/hash, use: thumb}}}
+              b: {inputs: [x], allow_empty: true, template_id: abc123, steps: {h: {robot: /file/hash, use: remote-step}}}
+              c: {inputs: [x], allow_empty: true, template: site-thumbs, steps: {h: {robot: /file/hash, use: thumbs}}}
+            """)
+        let uses = await CLIHarness.run(["validate", directory.path + "/uses.yml"])
+        XCTAssertEqual(uses.stderr.components(separatedBy: "error:").count - 1, 1, uses.stderr)
+        XCTAssertTrue(uses.stderr.contains("uses.yml:8:98: error: step 'h' uses 'thumbs', which is not a step of this job or its Template"), uses.stderr)
+
+        // The local engine runs few robots: a Template's steps are held to them like a job's.
+        try directory.write("local.yml", """
+            version: 1
+            endpoint: local
+            templates:
+              video-clips:
+                steps:
+                  clip: {robot: /video/encode, use: ":original", preset: iphone}
+            assemblies:
+              a: {inputs: [x], allow_empty: true, template: video-clips}
+            """)
+        let local = await CLIHarness.run(["validate", directory.path + "/local.yml"])
+        XCTAssertEqual(local.status, 1)
+        XCTAssertTrue(local.stderr.contains("local.yml:6:7: error: step 'clip' uses /video/encode, which the local engine does not run"), local.stderr)
     }
 
     func testRunBringsEveryDeclaredTemplateInLineEvenWhenNothingElseRuns() async throws {

@@ -25,9 +25,12 @@ struct JobReader {
         }
         var locations = defaults.fieldLocations
         let inputs = fields["inputs"].flatMap { readInputs($0, what: what) } ?? []
-        let steps = fields["steps"].flatMap { StepReader(decoder: decoder).read($0, job: name.value, index: &locations) } ?? []
         let templateID = fields["template_id"].flatMap(readTemplateID)
         let template = fields["template"].flatMap { readTemplate($0, what: what, hasSteps: fields["steps"] != nil, hasID: templateID != nil) }
+        let steps = fields["steps"].flatMap {
+            StepReader(decoder: decoder).read(
+                $0, owner: what, index: &locations, inherited: template?.steps.map(\.name.value) ?? [], othersUnknown: templateID != nil)
+        } ?? []
         if fields["steps"] == nil, templateID == nil, fields["template"] == nil {
             decoder.report(.error(
                 "manifest.no-steps", "\(what) has neither 'steps' nor a Template", at: name.location,

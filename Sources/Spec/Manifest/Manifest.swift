@@ -28,7 +28,7 @@ public struct Manifest: Sendable {
     /// With the local engine as the endpoint, every step it cannot run, as an error at the step:
     /// said before anything runs, not as a failed Assembly later.
     public var localEngineProblems: [Diagnostic] {
-        jobs.flatMap(\.steps).filter { !RobotCatalog.local.contains($0.robot) && RobotCatalog.bundled.robots[$0.robot] != nil }.map { step in
+        (jobs.flatMap(\.steps) + templates.flatMap(\.steps)).filter { !RobotCatalog.local.contains($0.robot) && RobotCatalog.bundled.robots[$0.robot] != nil }.map { step in
             .error(
                 "manifest.not-local", "step '\(step.name.value)' uses \(step.robot), which the local engine does not run", at: step.name.location,
                 hint: "the local engine runs " + RobotCatalog.local.sorted().joined(separator: ", ") + "; use another endpoint for this job")

@@ -2,15 +2,18 @@ import Basics
 import YAML
 
 /// Decodes `steps:` in the exact shape of Transloadit Assembly Instructions and checks that
-/// every `use:` names `:original` or another step of the same job.
+/// every `use:` names `:original`, another step of the same owner, or a step it inherits.
 struct StepReader {
     let decoder: NodeDecoder
 
-    func read(_ node: Node, job: String, index: inout LocationIndex) -> [Step]? {
-        guard let entries = decoder.entries(node, what: "'steps' of job '\(job)'") else { return nil }
+    /// The steps of `owner` (such as "job 'thumbs'" or "Template 'site-thumbs'"). A `use:` may also
+    /// name `inherited` steps (those of the job's Template, which the service merges in), or any
+    /// step at all when `othersUnknown` (a Template this manifest does not manage).
+    func read(_ node: Node, owner: String, index: inout LocationIndex, inherited: [String] = [], othersUnknown: Bool = false) -> [Step]? {
+        guard let entries = decoder.entries(node, what: "'steps' of \(owner)") else { return nil }
         if entries.isEmpty {
             decoder.report(.error(
-                "manifest.no-steps", "'steps' of job '\(job)' is empty", at: node.location,
+                "manifest.no-steps", "'steps' of \(owner) is empty", at: node.location,
                 hint: "add a step such as 'thumb: {robot: /image/resize, use: :original, width: 200}'"))
         }
         index.record(["steps"], key: nil, value: node.location)
@@ -21,7 +24,7 @@ struct StepReader {
         let names = entries.map(\.keyText)
         var uses: [String: [(name: String, node: Node)]] = [:]
         for pair in entries {
-            uses[pair.keyText] = checkReferences(in: pair, stepNames: names)
+            uses[pair.keyText] = checkReferences(in: pair, stepNames: names, inherited: inherited, othersUnknown: othersUnknown)
         }
         reportCycle(in: uses, order: names)
         return steps
@@ -92,7 +95,7 @@ struct StepReader {
     }
 
     /// Reports `use` entries that name no step; returns the steps it names, with their nodes.
-    private func checkReferences(in pair: Pair, stepNames: [String]) -> [(name: String, node: Node)] {
+    private func checkReferences(in pair: Pair, stepNames: [String], inherited: [String], othersUnknown: Bool) -> [(name: String, node: Node)] {
         guard let use = pair.value.pairs?.first(where: { $0.keyText == "use" })?.value else { return [] }
         let step = pair.keyText
         var named: [(name: String, node: Node)] = []
@@ -105,10 +108,10 @@ struct StepReader {
                 decoder.report(.error(
                     "manifest.unknown-step", "step '\(step)' uses itself", at: reference.location,
                     hint: "use ':original' or an earlier step"))
-            } else if name != ":original", !stepNames.contains(name) {
+            } else if name != ":original", !stepNames.contains(name), !inherited.contains(name), !othersUnknown {
                 decoder.report(.error(
-                    "manifest.unknown-step", "step '\(step)' uses '\(name)', which is not a step of this job",
-                    at: reference.location, hint: Suggestions.hint(for: name, in: [":original"] + stepNames, kind: "names")))
+                    "manifest.unknown-step", "step '\(step)' uses '\(name)', which is not a step of this job" + (inherited.isEmpty ? "" : " or its Template"),
+                    at: reference.location, hint: Suggestions.hint(for: name, in: [":original"] + stepNames + inherited, kind: "names")))
             }
         }
         return named

@@ -10,6 +10,8 @@ public struct TemplateSpec: Sendable {
     public var requireSignatureAuth: Bool
     /// What the service keeps: `steps`, and `allow_steps_override` when given.
     public var content: JSONValue
+    /// The steps as written, with their locations.
+    public var steps: [Step] = []
 
     /// Whether Assemblies may send `steps` next to it (the service's default: yes).
     public var allowsStepsOverride: Bool { content["allow_steps_override"]?.boolValue ?? true }
@@ -42,12 +44,12 @@ struct TemplateReader {
         guard let fields = decoder.fields(pair.value, what: "Template '\(name.value)'", allowed: Self.keys, required: ["steps"], owner: name.location),
               let stepsNode = fields["steps"] else { return nil }
         var index = LocationIndex()
-        let steps = StepReader(decoder: decoder).read(stepsNode, job: "Template " + name.value, index: &index) ?? []
+        let steps = StepReader(decoder: decoder).read(stepsNode, owner: "Template '\(name.value)'", index: &index) ?? []
         var content: [String: JSONValue] = ["steps": .object(Dictionary(uniqueKeysWithValues: steps.map { ($0.name.value, $0.instructions) }))]
         if let allow = fields["allow_steps_override"].flatMap({ decoder.bool($0, what: "'allow_steps_override'") }) {
             content["allow_steps_override"] = .bool(allow)
         }
         let requireSignature = fields["require_signature_auth"].flatMap { decoder.bool($0, what: "'require_signature_auth'") } ?? false
-        return TemplateSpec(name: name, requireSignatureAuth: requireSignature, content: .object(content))
+        return TemplateSpec(name: name, requireSignatureAuth: requireSignature, content: .object(content), steps: steps)
     }
 }
