@@ -40,6 +40,7 @@ enum PlanSummary {
             parts.append("steps: " + names.joined(separator: ", "))
         }
         if let template = instructions["template_id"]?.stringValue { parts.append("template: \(template)") }
+        if let template = instructions["template"]?["name"]?.stringValue { parts.append("template: \(template)") }
         return parts.joined(separator: "; ")
     }
 

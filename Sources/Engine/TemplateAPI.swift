@@ -100,11 +100,15 @@ struct TemplateAPI: Sendable {
                 throw SinkError(SignedParams.answer("INVALID_TEMPLATE", "'template' must be an object with 'steps'", 400))
             }
         }
-        guard content["steps"]?.objectValue != nil else {
+        guard let steps = content["steps"]?.objectValue else {
             throw SinkError(SignedParams.answer("INVALID_TEMPLATE", "a Template needs 'steps' (an object of steps)", 400))
         }
+        if let problem = StepGraph.problem(in: .object(steps)) {
+            throw SinkError(SignedParams.answer("INVALID_TEMPLATE", problem, 400))
+        }
         let flag = params["require_signature_auth"]
-        let requireSignature = flag.map { $0.boolValue ?? ($0.intValue == 1) } ?? existing?.requireSignatureAuth ?? false
+        let requireSignature = flag.map { $0.boolValue ?? ($0.intValue == 1 || $0.stringValue == "1" || $0.stringValue == "true") }
+            ?? existing?.requireSignatureAuth ?? false
         return (name, content, requireSignature)
     }
 

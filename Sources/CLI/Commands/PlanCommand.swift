@@ -21,6 +21,7 @@ struct PlanCommand: Command {
             .init(name: "out", valueName: "FILE", help: "Write the plan as JSON to FILE."),
             .init(name: "json", help: "Print the plan as JSON on standard output instead of the summary."),
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
+            .init(name: "endpoint", valueName: "URL", help: "Compare Templates with this Assembly API instead of the manifest's (or 'local')."),
             .init(name: "offline", help: "Compare Templates with the last sync recorded in .pipeline/ instead of asking the endpoint."),
             .init(name: "prune", help: "List the endpoint's Templates the manifest does not declare, which 'templates sync --prune' deletes."),
             CommandSpec.caCertOption,
@@ -84,7 +85,7 @@ struct PlanCommand: Command {
     /// declares no Template and none was synced from it, so such a plan never contacts the endpoint.
     private func templates(_ manifest: Manifest, context: CommandContext) async -> String? {
         let declared = TemplateSync.wanted(in: manifest)
-        let endpoint = RunSetup.withoutCredentials(RunSetup.endpointName(manifest, override: nil, environment: context.environment))
+        let endpoint = RunSetup.withoutCredentials(RunSetup.endpointName(manifest, override: arguments.value("endpoint"), environment: context.environment))
         let synced = Workspace(manifest: manifest).syncedTemplates(endpoint: endpoint)
         guard !declared.isEmpty || !synced.isEmpty else { return nil }
         var reason = "--offline"
@@ -105,7 +106,7 @@ struct PlanCommand: Command {
     private func remoteTemplates(_ manifest: Manifest, context: CommandContext) async throws -> [RemoteTemplate] {
         let workspace = Workspace(manifest: manifest)
         // An embedded engine that never ran holds no Template; planning does not create one.
-        if RunSetup.endpointName(manifest, override: nil, environment: context.environment) == "local",
+        if RunSetup.endpointName(manifest, override: arguments.value("endpoint"), environment: context.environment) == "local",
            !FileManager.default.fileExists(atPath: workspace.engineDirectory) { return [] }
         let prepared = try RunSetup.prepare(manifest: manifest, workspace: workspace, arguments: arguments, context: context)
         defer { prepared.engine?.stop() }
