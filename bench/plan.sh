@@ -117,10 +117,14 @@ echo
 echo "== measuring ($RUNS runs each; name, seconds, peak MB)"
 for ((run = 1; run <= RUNS; run++)); do
     if ((FILES > 0)); then
+        # A first plan (no digest cache), then the same files again (the cache in .pipeline/).
+        rm -rf .pipeline
         measure_once small-pipeline -- "$bin" plan small.yml --out "$out/small-plan.json"
+        measure_once small-replan -- "$bin" plan small.yml --out "$out/small-plan-again.json"
         measure_once small-baseline -- bash -c "$small_baseline"
     fi
     if ((BIG_MIB > 0)); then
+        rm -rf .pipeline
         measure_once big-pipeline -- "$bin" plan big.yml --out "$out/big-plan.json"
         measure_once big-baseline -- "${sha[@]}" big/big.bin
     fi
@@ -136,6 +140,7 @@ wrong() {
 if ((FILES > 0)); then
     "${measure[@]}" verify "$out/small-plan.json" --root "$data" --count "$FILES" --sample 200 ||
         wrong "the $FILES-file"
+    cmp -s "$out/small-plan.json" "$out/small-plan-again.json" || wrong "the cached $FILES-file (it differs from the first)"
 fi
 if ((BIG_MIB > 0)); then
     expected=$("${sha[@]}" big/big.bin | cut -d' ' -f1)

@@ -15,7 +15,7 @@
 #                     runs and .build/release/pipeline is used
 #   SWIFT=swift       Swift driver used for that build
 #   KEEP=1            keep the data folder instead of removing it
-#   STRICT=1          exit 3 when a target is missed (no targets are set yet)
+#   STRICT=1          exit 3 when a target is missed
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)

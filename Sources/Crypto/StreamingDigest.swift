@@ -43,10 +43,11 @@ public final class StreamingDigest: @unchecked Sendable {
     }
 
     /// The digest of `length` bytes of the file at `path` from `offset` (to its end when `nil`),
-    /// read in blocks of `buffer`'s size; the error is the `errno` of a failed read.
+    /// read in blocks of `buffer`'s size, with what `fstat` said before the first byte was read;
+    /// the error is the `errno` of a failed read.
     public static func file(
         _ path: String, algorithm: DigestAlgorithm, offset: Int64 = 0, length: Int64? = nil, buffer: inout [UInt8]
-    ) throws(FileDigestError) -> (digest: [UInt8], size: Int64, modified: Int64?) {
+    ) throws(FileDigestError) -> (digest: [UInt8], size: Int64, modified: Int64?, status: stat?) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FileDigestError(path: path, code: errno) }
         defer { close(descriptor) }
@@ -78,7 +79,7 @@ public final class StreamingDigest: @unchecked Sendable {
             remaining -= Int64(count)
             if regular, length == nil, count < wanted { break }
         }
-        return (digest.finish(), position - offset, modified)
+        return (digest.finish(), position - offset, modified, known ? info : nil)
     }
 }
 

@@ -13,7 +13,13 @@ struct FileIdentity: Sendable, Hashable {
     /// The identity of the file at `path`, following symbolic links; nil when it cannot be had.
     init?(path: String) {
         var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    /// The identity `stat` describes; nil for anything but a regular file.
+    init?(_ info: stat) {
+        guard info.st_mode & S_IFMT == S_IFREG else { return nil }
         size = Int64(info.st_size)
         modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)

@@ -43,18 +43,12 @@ public enum FileHasher {
                     results[index] = Result { () throws(HashingError) in try digest(path: paths[index], buffer: &buffer) }
                     continue
                 }
-                let identity = FileIdentity(path: paths[index])
-                if let identity, let known = remembered[index], known.identity == identity {
+                // Only a file with a remembered digest is stat'ed first; the others are opened at once.
+                if let known = remembered[index], let identity = FileIdentity(path: paths[index]), known.identity == identity {
                     results[index] = .success(FileDigest(size: identity.size, sha256: known.sha256, modified: identity.modified, identity: identity))
                     continue
                 }
-                var result = Result { () throws(HashingError) in try digest(path: paths[index], buffer: &buffer) }
-                // Worth remembering only when the version read is the one stat'ed before.
-                if let identity, case .success(var digest) = result, digest.modified == identity.modified, digest.size == identity.size {
-                    digest.identity = identity
-                    result = .success(digest)
-                }
-                results[index] = result
+                results[index] = Result { () throws(HashingError) in try digest(path: paths[index], buffer: &buffer) }
             }
         }
         return results.values
@@ -68,7 +62,9 @@ public enum FileHasher {
     private static func digest(path: String, buffer: inout [UInt8]) throws(HashingError) -> FileDigest {
         do {
             let read = try StreamingDigest.file(path, algorithm: .sha256, buffer: &buffer)
-            return FileDigest(size: read.size, sha256: Hex.encode(read.digest), modified: read.modified)
+            // Worth remembering only when the whole version stat'ed before the first byte was read.
+            let identity = read.status.flatMap(FileIdentity.init).flatMap { $0.size == read.size ? $0 : nil }
+            return FileDigest(size: read.size, sha256: Hex.encode(read.digest), modified: read.modified, identity: identity)
         } catch {
             throw HashingError(path: path, code: error.code)
         }

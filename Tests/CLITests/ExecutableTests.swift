@@ -54,9 +54,13 @@ final class ServeProcessTests: XCTestCase {
         defer { data.remove() }
         let first = try ServerProcess(ProcessRunner.pipelineExecutable, ["serve", "--port", "0", "--data-dir", data.path, "--quiet"])
         defer { first.stop() }
-        let second = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["serve", "--port", String(first.port), "--data-dir", data.path])
+        let second = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["serve", "--port", String(first.port), "--data-dir", data.path + "/other"])
         XCTAssertEqual(second.status, 1)
         XCTAssertTrue(second.stderr.contains("cannot listen on 127.0.0.1:\(first.port)"), second.stderr)
         XCTAssertTrue(second.stderr.contains("hint: pick another --port"), second.stderr)
+        // One engine per data folder: a second one on the same folder is refused, whatever its port.
+        let shared = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["serve", "--port", "0", "--data-dir", data.path])
+        XCTAssertEqual(shared.status, 1)
+        XCTAssertTrue(shared.stderr.contains("another engine is using the data folder '\(data.path)'"), shared.stderr)
     }
 }

@@ -16,10 +16,10 @@ final class TemplateComparisonTests: XCTestCase {
             "new-one": (steps(width: .int(1)), false),
         ]
         let remote = [
-            // The service may send numbers as floats and settings the manifest does not own.
+            // The service may send numbers as floats, and its own `auth`.
             RemoteTemplate(id: "id-1", name: "same-one", content: .object([
                 "steps": .object(["thumb": .object(["robot": .string("/image/resize"), "width": .double(200)])]),
-                "notify_url": .string("https://example.com/hook"),
+                "auth": .object(["key": .string("account-key")]),
             ]), requireSignatureAuth: false),
             RemoteTemplate(id: "id-2", name: "changed-one", content: steps(width: .int(200)), requireSignatureAuth: false),
             RemoteTemplate(id: "id-3", name: "someone-elses", content: .object([:]), requireSignatureAuth: false),
@@ -33,6 +33,15 @@ final class TemplateComparisonTests: XCTestCase {
             TemplateComparison(name: "same-one", state: .unchanged, id: "id-1"),
             TemplateComparison(name: "someone-elses", state: .undeclared, id: "id-3"),
         ])
+    }
+
+    func testFieldsAManifestCannotDeclareShowAsRemoved() {
+        let declared: [String: DeclaredTemplate] = ["hooked-one": (steps(width: .int(1)), false)]
+        var content = steps(width: .int(1)).objectValue ?? [:]
+        content["notify_url"] = .string("https://example.com/hook")
+        let remote = [RemoteTemplate(id: "h", name: "hooked-one", content: .object(content), requireSignatureAuth: false)]
+        XCTAssertEqual(TemplateComparison.compare(declared, remote: remote).first?.changes,
+                       [ValueChange(path: ["notify_url"], old: .string("https://example.com/hook"), new: nil)], "a sync removes it")
     }
 
     func testAllowStepsOverrideDefaultsToTrueOnBothSides() {
