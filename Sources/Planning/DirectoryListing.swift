@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// One entry of a folder, with symbolic links already resolved to what they point at.
@@ -32,7 +33,9 @@ enum DirectoryListing {
             }
             entries.append(DirectoryEntry(name: name, kind: kind))
         }
-        return entries
+        // In the byte order of the paths they lead to (a folder's name as if followed by '/'), so a
+        // walk lists files nearly in plan order and sorting them afterwards costs little.
+        return entries.sorted { ByteOrder.precedes($0.kind == .directory ? $0.name + "/" : $0.name, $1.kind == .directory ? $1.name + "/" : $1.name) }
     }
 
     /// What a path is once symbolic links are followed.
