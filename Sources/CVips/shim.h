@@ -8,12 +8,14 @@
    give 0 on success and -1 on failure, with the reason in pipeline_vips_error(). */
 
 /* The engine runs files in parallel on every core itself, so each image runs on one thread
-   (libvips' own pool costs more than it gains on small images), and no image is kept in the
-   operation cache (every file is new). */
+   (libvips' own pool costs more than it gains on small images), no image is kept in the
+   operation cache (every file is new), and no vector code is compiled at run time (ORC: its
+   compilation, once per operation, costs more than it saves on the images people upload). */
 static inline int pipeline_vips_init(void) {
     if (VIPS_INIT("pipeline") != 0) return -1;
     vips_concurrency_set(1);
     vips_cache_set_max(0);
+    vips_vector_set_enabled(0);
     return 0;
 }
 
