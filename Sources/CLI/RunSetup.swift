@@ -23,7 +23,11 @@ struct RunSetup {
         } ?? environment["TRANSLOADIT_ENDPOINT"] ?? publicEndpoint
     }
 
-    static func prepare(manifest: Manifest, workspace: Workspace, arguments: ParsedArguments, context: CommandContext) throws(DiagnosticsError) -> RunSetup {
+    /// The configuration of a command that talks to the manifest's endpoint; for 'local', the
+    /// embedded engine, started here (waiting for another command using it, unless `waitForEngine` is false).
+    static func prepare(
+        manifest: Manifest, workspace: Workspace, arguments: ParsedArguments, context: CommandContext, waitForEngine: Bool = true
+    ) throws(DiagnosticsError) -> RunSetup {
         let endpointText = endpointName(manifest, override: arguments.value("endpoint"), environment: context.environment)
         var downloads: [String: String] = [:]
         for job in manifest.jobs {
@@ -40,8 +44,10 @@ struct RunSetup {
             do {
                 var settings = LocalEngine.Configuration(dataDirectory: workspace.engineDirectory)
                 let output = context.output
-                settings.whileWaitingForTheFolder = {
-                    output.error("pipeline: waiting for another pipeline command using \(workspace.engineDirectory) to finish\n")
+                if waitForEngine {
+                    settings.whileWaitingForTheFolder = {
+                        output.error("pipeline: waiting for another pipeline command using \(workspace.engineDirectory) to finish\n")
+                    }
                 }
                 engine = try LocalEngine(settings, server: HTTPServer.Configuration(host: "127.0.0.1", port: 0))
             } catch {

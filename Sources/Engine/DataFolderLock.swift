@@ -15,7 +15,7 @@ final class DataFolderLock: Sendable {
         if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard wait else {
                 close(descriptor)
-                throw LockError(message: "another engine is using the data folder '\(folder)'; stop it, or give this one another --data-dir")
+                throw LockError(message: "another engine is using the data folder '\(folder)' (a pipeline serve, or another command's embedded engine)")
             }
             waiting()
             while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}

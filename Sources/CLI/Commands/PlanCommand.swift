@@ -108,7 +108,8 @@ struct PlanCommand: Command {
         // An embedded engine that never ran holds no Template; planning does not create one.
         if RunSetup.endpointName(manifest, override: arguments.value("endpoint"), environment: context.environment) == "local",
            !FileManager.default.fileExists(atPath: workspace.engineDirectory) { return [] }
-        let prepared = try RunSetup.prepare(manifest: manifest, workspace: workspace, arguments: arguments, context: context)
+        // A plan does not wait for a run using the embedded engine: it compares offline instead.
+        let prepared = try RunSetup.prepare(manifest: manifest, workspace: workspace, arguments: arguments, context: context, waitForEngine: false)
         defer { prepared.engine?.stop() }
         let configuration = prepared.configuration
         return try await TemplateClient(
