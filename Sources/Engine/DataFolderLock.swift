@@ -15,7 +15,7 @@ final class DataFolderLock: Sendable {
         if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard wait else {
                 close(descriptor)
-                throw LockError(message: "another engine is using the data folder '\(folder)' (a pipeline serve, or another command's embedded engine)")
+                throw DataFolderInUse(folder: folder)
             }
             waiting()
             while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
@@ -28,9 +28,18 @@ final class DataFolderLock: Sendable {
     /// Lets the next engine in (the descriptor is closed with the lock).
     func release() { flock(descriptor, LOCK_UN) }
 
-    /// Why the lock could not be taken.
+    /// Why the lock file could not be opened.
     struct LockError: Error, CustomStringConvertible {
         var message: String
         var description: String { message }
     }
+}
+
+/// Another engine holds the data folder.
+public struct DataFolderInUse: Error, CustomStringConvertible {
+    /// The folder.
+    public var folder: String
+
+    /// What is wrong.
+    public var description: String { "another engine is using the data folder '\(folder)' (a pipeline serve, or another command's embedded engine)" }
 }

@@ -95,6 +95,9 @@ struct ServeCommand: Command {
         let engine: LocalEngine
         do {
             engine = try LocalEngine(configuration, server: HTTPServer.Configuration(host: host, port: port, tls: tls, origin: origin), log: log)
+        } catch let busy as DataFolderInUse {
+            context.output.failure("\(busy)", hint: "stop that engine, or give this one another --data-dir")
+            return ExitCode.failure
         } catch {
             context.output.failure("\(error)", hint: "pick another --port, or 0 for a free one")
             return ExitCode.failure
