@@ -12,6 +12,16 @@ extension ParsedArguments {
         return number
     }
 
+    /// `--shard I/N` as (I, N) with 1 <= I <= N; `nil` when the option is absent.
+    func shard() throws(UsageError) -> (index: Int, count: Int)? {
+        guard let text = value("shard") else { return nil }
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 2, let index = parts[0], let count = parts[1], count >= 1, (1...count).contains(index) else {
+            throw UsageError("--shard needs I/N with 1 <= I <= N, such as 2/4, not '\(text)'", command: command)
+        }
+        return (index, count)
+    }
+
     /// A TCP port (0 picks a free one).
     func port(default fallback: UInt16) throws(UsageError) -> UInt16 {
         UInt16(try integer("port", in: 0...65535, default: Int(fallback)))

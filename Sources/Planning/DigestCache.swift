@@ -74,8 +74,13 @@ public struct DigestCache: Sendable {
         return result
     }
 
-    /// Writes the digests of this plan's files (others are forgotten), unless nothing changed.
-    func save(keys: [String], digests: [FileDigest?], now: Date = Date()) {
+    /// Writes the digests of this plan's files, unless nothing changed; the other files' entries
+    /// are forgotten, or kept when `keepingOthers` (a shard's plan sees only its share).
+    func save(keys: [String], digests: [FileDigest?], keepingOthers: Bool = false, now: Date = Date()) {
+        var keys = keys, digests = digests
+        if keepingOthers {
+            (keys, digests) = mergingOthers(keys: keys, digests: digests)
+        }
         let unchanged = keys == paths && zip(digests, entries).allSatisfy { $0?.identity == $1.identity && $0?.sha256 == $1.sha256 }
         guard !unchanged || hasRacyEntries else { return }
         let stamp = Int64(now.timeIntervalSince1970 * 1_000_000_000)
@@ -94,6 +99,27 @@ public struct DigestCache: Sendable {
             }
             emit(Data(output))
         }
+    }
+
+    /// `keys` and their digests merged, in byte order, with the remembered entries of other paths.
+    private func mergingOthers(keys: [String], digests: [FileDigest?]) -> ([String], [FileDigest?]) {
+        var mergedKeys: [String] = [], mergedDigests: [FileDigest?] = []
+        var old = 0
+        for (key, digest) in zip(keys, digests) {
+            while old < paths.count, ByteOrder.precedes(paths[old], key) {
+                mergedKeys.append(paths[old])
+                mergedDigests.append(FileDigest(size: entries[old].identity.size, sha256: entries[old].sha256, identity: entries[old].identity))
+                old += 1
+            }
+            if old < paths.count, paths[old] == key { old += 1 }
+            mergedKeys.append(key)
+            mergedDigests.append(digest)
+        }
+        for index in old..<paths.count {
+            mergedKeys.append(paths[index])
+            mergedDigests.append(FileDigest(size: entries[index].identity.size, sha256: entries[index].sha256, identity: entries[index].identity))
+        }
+        return (mergedKeys, mergedDigests)
     }
 
     /// Whether some entry was too new to trust when the cache was written: writing it again

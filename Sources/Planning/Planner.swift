@@ -10,12 +10,16 @@ public struct Planner: Sendable {
     public var workers: Int
     /// Digests remembered from earlier plans, if any.
     public var cache: DigestCache?
+    /// Plan only shard `index` (1-based) of `count`: its share is decided from the sorted paths
+    /// and the jobs' batching, before any file is read, so each shard hashes only its own files.
+    public var shard: (index: Int, count: Int)?
 
     /// Creates a planner.
-    public init(policy: Policy? = nil, workers: Int = 2, cache: DigestCache? = nil) {
+    public init(policy: Policy? = nil, workers: Int = 2, cache: DigestCache? = nil, shard: (index: Int, count: Int)? = nil) {
         self.policy = policy
         self.workers = workers
         self.cache = cache
+        self.shard = shard
     }
 
     /// The plan for `manifest`, or `nil` with diagnostics saying why not. Policy findings are
@@ -28,28 +32,41 @@ public struct Planner: Sendable {
         }
         diagnostics += walker.collectedWarnings.map { .warning($0.id, $0.message) }
 
-        let uniquePaths = selections.count == 1 ? selections[0] : Array(Set(selections.joined())).sorted(by: ByteOrder.precedes)
-        let absolutePaths = uniquePaths.map { $0.hasPrefix("/") ? $0 : manifest.directory + "/" + $0 }
-        let hashed = FileHasher.digests(paths: absolutePaths, remembered: cache?.candidates(for: uniquePaths), workers: workers)
-        cache?.save(keys: uniquePaths, digests: hashed.map { try? $0.get() })
-        var planned: [PlannedFile?] = []
-        planned.reserveCapacity(uniquePaths.count)
-        for (path, result) in zip(uniquePaths, hashed) {
+        // Every Assembly as its job and its files' paths: batching needs nothing but the sorted paths.
+        var batches: [(job: Int, paths: ArraySlice<String>)] = []
+        for (index, (job, paths)) in zip(manifest.jobs, selections).enumerated() {
+            batches += Self.batches(of: paths.count, job.batch).map { (index, paths[$0]) }
+        }
+        if let shard { batches = Array(batches[Plan.shardRange(shard.index, of: shard.count, total: batches.count)]) }
+
+        let wanted = InputSelection.sortedUnique(batches.flatMap(\.paths))
+        let absolutePaths = wanted.map { $0.hasPrefix("/") ? $0 : manifest.directory + "/" + $0 }
+        let hashed = FileHasher.digests(paths: absolutePaths, remembered: cache?.candidates(for: wanted), workers: workers)
+        cache?.save(keys: wanted, digests: hashed.map { try? $0.get() }, keepingOthers: shard != nil)
+        var files: [PlannedFile?] = []
+        files.reserveCapacity(wanted.count)
+        for (path, result) in zip(wanted, hashed) {
             switch result {
-            case .success(let digest): planned.append(PlannedFile(path: path, size: digest.size, sha256: digest.sha256, modified: digest.modified))
+            case .success(let digest): files.append(PlannedFile(path: path, size: digest.size, sha256: digest.sha256, modified: digest.modified))
             case .failure(let error):
-                planned.append(nil)
+                files.append(nil)
                 diagnostics.append(.error("plan.unreadable-file", error.description, hint: "check the file's permissions"))
             }
         }
-        // One job (the common case) lists exactly the unique paths; several look theirs up.
-        let byPath = selections.count == 1 ? [:] : Dictionary(zip(uniquePaths, planned), uniquingKeysWith: { first, _ in first })
+        // `wanted` is sorted: a file is found by bisection, without a table of every path.
+        func file(_ path: String) -> PlannedFile? {
+            var low = 0, high = wanted.count
+            while low < high {
+                let middle = (low + high) / 2
+                if ByteOrder.precedes(wanted[middle], path) { low = middle + 1 } else { high = middle }
+            }
+            return low < wanted.count && wanted[low] == path ? files[low] : nil
+        }
 
         var assemblies: [PlannedAssembly] = []
-        for (job, paths) in zip(manifest.jobs, selections) {
-            let files = selections.count == 1 ? planned.compactMap { $0 } : paths.compactMap { byPath[$0] ?? nil }
-            let planned = Self.batches(of: files, job.batch).map {
-                PlannedAssembly(job: job.name.value, instructions: job.instructions, files: $0)
+        for (index, job) in manifest.jobs.enumerated() {
+            let planned = batches.filter { $0.job == index }.map { batch in
+                PlannedAssembly(job: job.name.value, instructions: job.instructions, files: batch.paths.compactMap(file))
             }
             if let policy {
                 diagnostics += PolicyReview(policy: policy, manifest: manifest, job: job).findings(for: planned)
@@ -61,14 +78,14 @@ public struct Planner: Sendable {
         return (Plan(pipeline: manifest.name, manifest: manifest.file, assemblies: assemblies), diagnostics)
     }
 
-    /// Files split into Assemblies of `batch` files each, in path order.
-    static func batches(of files: [PlannedFile], _ batch: Job.Batch) -> [[PlannedFile]] {
-        guard !files.isEmpty else { return [] }
+    /// The index ranges of `count` sorted files that make up Assemblies of `batch` files each.
+    static func batches(of count: Int, _ batch: Job.Batch) -> [Range<Int>] {
+        guard count > 0 else { return [] }
         switch batch {
         case .all:
-            return [files]
+            return [0..<count]
         case .count(let size):
-            return stride(from: 0, to: files.count, by: size).map { Array(files[$0..<min($0 + size, files.count)]) }
+            return stride(from: 0, to: count, by: size).map { $0..<min($0 + size, count) }
         }
     }
 }

@@ -59,11 +59,12 @@ public struct PlanningSession: Sendable {
         return result
     }
 
-    /// Expands a project's globs, hashes its files and checks the plan against its policy.
-    public func plan(_ project: Loaded<Project>, workers: Int = 2) -> Loaded<Plan> {
+    /// Expands a project's globs, hashes its files and checks the plan against its policy; with
+    /// `shard`, only that shard's share is planned (and its files hashed).
+    public func plan(_ project: Loaded<Project>, workers: Int = 2, shard: (index: Int, count: Int)? = nil) -> Loaded<Plan> {
         guard let loaded = project.value else { return Loaded(value: nil, diagnostics: project.diagnostics, sources: project.sources) }
         let cache = digestCache?(loaded.manifest)
-        let (plan, diagnostics) = Planner(policy: loaded.policy, workers: workers, cache: cache).plan(loaded.manifest)
+        let (plan, diagnostics) = Planner(policy: loaded.policy, workers: workers, cache: cache, shard: shard).plan(loaded.manifest)
         return Loaded(value: plan, diagnostics: (project.diagnostics + diagnostics).uniqued(), sources: project.sources)
     }
 

@@ -177,6 +177,35 @@ final class RunCommandTests: XCTestCase {
         XCTAssertTrue(incomplete.stderr.contains("not all the shards"), incomplete.stderr)
     }
 
+    func testPlanShardIsItsShareOfTheWholePlanAndAReviewedPlanShards() async throws {
+        let directory = try project(batch: "1")
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml"
+        let whole = await CLIHarness.run(["plan", manifest, "--json"])
+        let assemblies = try JSONValue.parse(Data(whole.stdout.utf8))["assemblies"]?.arrayValue ?? []
+        var shared: [JSONValue] = []
+        for shard in ["1/2", "2/2"] {
+            let part = await CLIHarness.run(["plan", manifest, "--json", "--shard", shard])
+            XCTAssertEqual(part.status, 0, part.stderr)
+            shared += try JSONValue.parse(Data(part.stdout.utf8))["assemblies"]?.arrayValue ?? []
+        }
+        XCTAssertEqual(shared, assemblies)
+        XCTAssertEqual(assemblies.count, 3)
+
+        // A reviewed plan of the whole is run shard by shard, each checking only its own files.
+        let reviewed = directory.path + "/plan.json"
+        _ = await CLIHarness.run(["plan", manifest, "--out", reviewed])
+        for shard in ["1/2", "2/2"] {
+            let part = await CLIHarness.run(["run", manifest, "--plan", reviewed, "--shard", shard, "--json"])
+            XCTAssertEqual(part.status, 0, part.stderr)
+        }
+        for wrong in ["0/2", "3/2", "1/0", "a/b", "1/2/3", "/2"] {
+            let refused = await CLIHarness.run(["plan", manifest, "--shard", wrong])
+            XCTAssertEqual(refused.status, 64, wrong)
+            XCTAssertTrue(refused.stderr.contains("--shard needs I/N"), refused.stderr)
+        }
+    }
+
     func testStatusAndCancelSeeEveryShard() async throws {
         let directory = try project(batch: "1")
         defer { directory.remove() }

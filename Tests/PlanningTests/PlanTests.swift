@@ -21,7 +21,7 @@ final class PlanTests: XCTestCase {
             ([], .all, [], #line),
         ]
         for (files, batch, expected, line) in cases {
-            XCTAssertEqual(Planner.batches(of: files, batch).map { $0.map(\.path) }, expected, "\(batch)", line: line)
+            XCTAssertEqual(Planner.batches(of: files.count, batch).map { files[$0].map(\.path) }, expected, "\(batch)", line: line)
         }
     }
 

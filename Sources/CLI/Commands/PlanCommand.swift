@@ -21,6 +21,7 @@ struct PlanCommand: Command {
             .init(name: "out", valueName: "FILE", help: "Write the plan as JSON to FILE."),
             .init(name: "json", help: "Print the plan as JSON on standard output instead of the summary."),
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
+            .init(name: "shard", valueName: "I/N", help: "Plan only shard I of N, as 'run --shard I/N' runs it (only its files are hashed)."),
             .init(name: "endpoint", valueName: "URL", help: "Compare Templates with this Assembly API instead of the manifest's (or 'local')."),
             .init(name: "offline", help: "Compare Templates with the last sync recorded in .pipeline/ instead of asking the endpoint."),
             .init(name: "prune", help: "List the endpoint's Templates the manifest does not declare, which 'templates sync --prune' deletes."),
@@ -35,20 +36,22 @@ struct PlanCommand: Command {
     let offline: Bool
     let prune: Bool
     let arguments: ParsedArguments
+    let shard: (index: Int, count: Int)?
 
-    init(_ arguments: ParsedArguments) {
+    init(_ arguments: ParsedArguments) throws(UsageError) {
         manifest = arguments.positionals[0]
         out = arguments.value("out")
         json = arguments.flag("json")
         policy = arguments.value("policy")
         offline = arguments.flag("offline")
         prune = arguments.flag("prune")
+        shard = try arguments.shard()
         self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
         let (project, session) = await ProjectLoader(environment: context.environment, policyPath: policy).load(manifest)
-        let loaded = session.plan(project, workers: ProcessInfo.processInfo.activeProcessorCount)
+        let loaded = session.plan(project, workers: ProcessInfo.processInfo.activeProcessorCount, shard: shard)
         guard let plan = loaded.value else {
             if json {
                 context.reportJSON(loaded.diagnostics)

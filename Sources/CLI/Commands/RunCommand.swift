@@ -32,7 +32,7 @@ struct RunCommand: Command {
             .init(name: "force", help: "Run every Assembly, even those completed in the previous results."),
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
             .init(name: "plan", valueName: "FILE", help: "Run exactly this reviewed plan; refuse if any of its files changed."),
-            .init(name: "shard", valueName: "I/N", help: "Run shard I of N (a contiguous share of the Assemblies), for CI matrices."),
+            .init(name: "shard", valueName: "I/N", help: "Run shard I of N (a contiguous share of the Assemblies, planned alone), for CI matrices."),
             .init(name: "cancel-on-interrupt", help: "On Ctrl-C, cancel the Assemblies in flight instead of leaving them to finish."),
             .init(name: "json", help: "Print one JSON event per line instead of progress and a summary."),
             CommandSpec.caCertOption,
@@ -54,20 +54,12 @@ struct RunCommand: Command {
         parallel = try arguments.integer("parallel", in: OptionLimits.parallel, default: 4)
         timeout = try arguments.duration("timeout", default: .seconds(8 * 3600))
         chunkSize = try arguments.size("chunk-size", minimum: UploadSettings.smallestChunk)
-        if let text = arguments.value("shard") {
-            let parts = text.split(separator: "/").compactMap { Int($0) }
-            guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
-                throw UsageError("--shard needs I/N with 1 <= I <= N, such as 2/4, not '\(text)'", command: Self.spec.name)
-            }
-            shard = (parts[0], parts[1])
-        } else {
-            shard = nil
-        }
+        shard = try arguments.shard()
     }
 
     /// The reviewed plan, if every one of its files is unchanged; otherwise the differences are reported.
-    private func verifiedPlan(_ path: String, base: Plan, context: CommandContext) -> Plan? {
-        let reviewed: Plan
+    private func verifiedPlan(_ path: String, context: CommandContext) -> Plan? {
+        var reviewed: Plan
         do {
             reviewed = try Plan.decode(try FileReading.read(path, limit: 1 << 30), file: path)
         } catch let error as DiagnosticsError {
@@ -77,6 +69,8 @@ struct RunCommand: Command {
             context.output.failure("\(error)")
             return nil
         }
+        // A shard runs, and so checks, only its share of the reviewed plan.
+        if let shard { reviewed = reviewed.shard(shard.index, of: shard.count) }
         let directory = (manifestPath as NSString).deletingLastPathComponent
         let differences = PlanVerification.differences(reviewed, baseDirectory: directory.isEmpty ? "." : directory)
         guard differences.isEmpty else {
@@ -94,14 +88,14 @@ struct RunCommand: Command {
         let (project, session) = await ProjectLoader(
             environment: context.environment, policyPath: arguments.value("policy"), endpointOverride: arguments.value("endpoint")
         ).load(manifestPath)
-        let planned = session.plan(project, workers: ProcessInfo.processInfo.activeProcessorCount)
+        // A shard plans (and hashes) only its own share.
+        let planned = session.plan(project, workers: ProcessInfo.processInfo.activeProcessorCount, shard: shard)
         context.report(planned.diagnostics, sources: planned.sources)
         guard var plan = planned.value else { return ExitCode.failure }
         if let reviewed = arguments.value("plan") {
-            guard let chosen = verifiedPlan(reviewed, base: plan, context: context) else { return ExitCode.failure }
+            guard let chosen = verifiedPlan(reviewed, context: context) else { return ExitCode.failure }
             plan = chosen
         }
-        if let shard { plan = plan.shard(shard.index, of: shard.count) }
         guard let manifest = project.value?.manifest else { return ExitCode.failure }
         // One run per run state, taken before anything starts (the embedded engine included).
         let workspace = Workspace(manifest: manifest, resultsOverride: arguments.value("results"))
