@@ -33,6 +33,7 @@ struct RunCommand: Command {
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
             .init(name: "plan", valueName: "FILE", help: "Run exactly this reviewed plan; refuse if any of its files changed."),
             .init(name: "shard", valueName: "I/N", help: "Run shard I of N (a contiguous share of the Assemblies, planned alone), for CI matrices."),
+            .init(name: "max-assemblies-per-minute", valueName: "N", help: "Create at most N Assemblies a minute (default \(Int(Self.accountBudget)) against a service, divided among N shards; none for 'local')."),
             .init(name: "cancel-on-interrupt", help: "On Ctrl-C, cancel the Assemblies in flight instead of leaving them to finish."),
             .init(name: "json", help: "Print one JSON event per line instead of progress and a summary."),
             CommandSpec.caCertOption,
@@ -46,6 +47,10 @@ struct RunCommand: Command {
     let timeout: Duration
     let shard: (index: Int, count: Int)?
     let chunkSize: Int64?
+    let perMinute: Int?
+
+    /// Assembly creations a minute one account can rely on (the hosted service allows about 250).
+    static let accountBudget = 240.0
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         manifestPath = arguments.positionals[0]
@@ -55,6 +60,7 @@ struct RunCommand: Command {
         timeout = try arguments.duration("timeout", default: .seconds(8 * 3600))
         chunkSize = try arguments.size("chunk-size", minimum: UploadSettings.smallestChunk)
         shard = try arguments.shard()
+        perMinute = arguments.value("max-assemblies-per-minute") == nil ? nil : try arguments.integer("max-assemblies-per-minute", in: 1...100_000, default: 1)
     }
 
     /// The reviewed plan, if every one of its files is unchanged; otherwise the differences are reported.
@@ -121,6 +127,9 @@ struct RunCommand: Command {
         if let chunkSize { configuration.chunkSize = chunkSize }
         configuration.shard = shard
         configuration.declaredTemplates = TemplateSync.wanted(in: manifest)
+        // N shards share one account's budget; the embedded engine has none.
+        configuration.maxAssembliesPerMinute = perMinute.map(Double.init)
+            ?? (prepared.engine == nil ? Self.accountBudget / Double(shard?.count ?? 1) : nil)
 
         let display = RunDisplay(output: context.output, json: arguments.flag("json"), githubActions: context.environment["GITHUB_ACTIONS"] == "true")
         let runner = Runner(plan: plan, configuration: configuration)

@@ -13,6 +13,8 @@ struct AssemblyRun: Sendable {
     let client: any AssemblyService
     let uploads: any UploadService
     let clock: any RunClock
+    /// Paces creations and holds every request after a rate limit, for the whole run.
+    let pacer: CreationPacer
     let state: RunState
     /// When the whole run must end (`--timeout`), retries and polling included.
     let deadline: ContinuousClock.Instant
@@ -70,7 +72,10 @@ struct AssemblyRun: Sendable {
         let (params, signature) = try await signedParams()
         var status: AssemblyState
         do {
-            status = try await retrying { try await client.create(id: id, params: params, signature: signature, expectedUploads: planned.files.count) }
+            status = try await retrying {
+                try await pacer.admit()
+                return try await client.create(id: id, params: params, signature: signature, expectedUploads: planned.files.count)
+            }
         } catch let failure as AssemblyClient.Failure {
             // The create went through before (its answer was lost): the Assembly exists.
             guard failure.code == "DO_NOT_REUSE_ASSEMBLY_IDS" else { throw failure }
@@ -163,6 +168,7 @@ struct AssemblyRun: Sendable {
         var attempt = 0
         while true {
             do {
+                try await pacer.waitOutPause()
                 return try await call()
             } catch let failure as AssemblyClient.Failure where failure.isTransient && attempt < 8 {
                 attempt += 1
@@ -173,6 +179,8 @@ struct AssemblyRun: Sendable {
                 guard clock.now + pause < deadline else {
                     throw AssemblyClient.Failure(code: "RUN_TIMEOUT", message: "the run's timeout came while retrying: \(failure)")
                 }
+                // A rate limit holds every request of the run, not only this one.
+                if failure.retryIn != nil { await pacer.pause(for: pause) }
                 try await clock.sleep(for: pause)
             }
         }

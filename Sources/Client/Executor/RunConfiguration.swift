@@ -33,6 +33,8 @@ public struct RunConfiguration: Sendable {
     public var shard: (index: Int, count: Int)?
     /// The most bytes per PATCH; `nil` lets the uploader choose.
     public var chunkSize: Int64?
+    /// At most this many Assembly creations a minute (nil: as fast as the service answers).
+    public var maxAssembliesPerMinute: Double?
     /// The manifest's Templates, brought in line before anything runs (even when every Assembly
     /// is cached); the plan's Templates are synced in any case.
     public var declaredTemplates: [String: DeclaredTemplate] = [:]

@@ -52,6 +52,7 @@ public struct Runner: Sendable {
         let progress = ProgressSum<String>()
         let collected = ResultsCollector(cached: cached)
         let deadline = clock.now + configuration.timeout
+        let pacer = CreationPacer(perMinute: configuration.maxAssembliesPerMinute, clock: clock)
         // The manifest's Templates first: the Assemblies that use them need their ids, and a
         // Template changed on the service is brought back even when every Assembly is cached.
         var templateIDs: [String: String] = [:]
@@ -84,7 +85,7 @@ public struct Runner: Sendable {
                 next += 1
                 group.addTask {
                     await AssemblyRun(
-                        planned: planned, configuration: configuration, client: service, uploads: uploads, clock: clock, state: state,
+                        planned: planned, configuration: configuration, client: service, uploads: uploads, clock: clock, pacer: pacer, state: state,
                         deadline: deadline, templateIDs: templates,
                         progress: { events(.uploaded(bytes: progress.set(planned.id, $0), total: total)) }, events: events
                     ).run()
