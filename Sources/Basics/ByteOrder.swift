@@ -16,4 +16,10 @@ public enum ByteOrder {
         if let result = fast ?? nil { return result }
         return lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
     }
+
+    /// Whether two strings have the same UTF-8 bytes. Swift's `==` equates canonically equivalent
+    /// strings ("café" composed and decomposed), which name two different files.
+    public static func same(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.elementsEqual(rhs.utf8)
+    }
 }

@@ -45,7 +45,7 @@ enum PlanSummary {
     }
 
     private static func fileList(_ assembly: PlannedAssembly) -> String {
-        let names = assembly.files.prefix(3).map(\.path).joined(separator: ", ")
+        let names = assembly.files.prefix(3).map { TerminalText.printable($0.path) }.joined(separator: ", ")
         let more = assembly.files.count > 3 ? ", +\(assembly.files.count - 3) more" : ""
         return "\(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes)): \(names)\(more)"
     }

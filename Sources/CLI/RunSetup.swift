@@ -26,7 +26,8 @@ struct RunSetup {
     /// The configuration of a command that talks to the manifest's endpoint; for 'local', the
     /// embedded engine, started here (waiting for another command using it, unless `waitForEngine` is false).
     static func prepare(
-        manifest: Manifest, workspace: Workspace, arguments: ParsedArguments, context: CommandContext, waitForEngine: Bool = true
+        manifest: Manifest, workspace: Workspace, arguments: ParsedArguments, context: CommandContext, waitForEngine: Bool = true,
+        interrupted: @escaping @Sendable () -> Bool = { false }
     ) throws(DiagnosticsError) -> RunSetup {
         let endpointText = endpointName(manifest, override: arguments.value("endpoint"), environment: context.environment)
         var downloads: [String: String] = [:]
@@ -44,9 +45,10 @@ struct RunSetup {
             do {
                 var settings = LocalEngine.Configuration(dataDirectory: workspace.engineDirectory)
                 let output = context.output
+                settings.stopWaiting = interrupted
                 if waitForEngine {
                     settings.whileWaitingForTheFolder = {
-                        output.error("pipeline: waiting for another pipeline command using \(workspace.engineDirectory) to finish\n")
+                        output.error("pipeline: waiting for \(workspace.engineDirectory), in use by another pipeline command or a pipeline serve (Ctrl-C gives up)\n")
                     }
                 }
                 engine = try LocalEngine(settings, server: HTTPServer.Configuration(host: "127.0.0.1", port: 0))

@@ -74,6 +74,9 @@ final class SignalWaiter: @unchecked Sendable {
         }
     }
 
+    /// Whether a signal came (for code that polls rather than waits).
+    var hasReceived: Bool { lock.withLock { received != nil } }
+
     /// Takes the first signal; `false` for any later one.
     func deliver(_ number: Int32) -> Bool {
         let (taken, waiting): (Bool, CheckedContinuation<Int32, Never>?) = lock.withLock {

@@ -6,9 +6,9 @@ import Foundation
 final class DataFolderLock: Sendable {
     private let descriptor: Int32
 
-    /// Takes the lock; when another engine holds it, calls `waiting` and waits for it if `wait`,
-    /// else throws a message naming the folder.
-    init(folder: String, wait: Bool, waiting: () -> Void) throws {
+    /// Takes the lock; when another engine holds it, calls `waiting` and waits for it if `wait`
+    /// (until `stop` says to give up: then `WaitInterrupted`), else throws `DataFolderInUse`.
+    init(folder: String, wait: Bool, waiting: () -> Void, stop: () -> Bool = { false }) throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let descriptor = open(folder + "/engine.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw LockError(message: "cannot open '\(folder)/engine.lock': \(String(cString: strerror(errno)))") }
@@ -18,7 +18,14 @@ final class DataFolderLock: Sendable {
                 throw DataFolderInUse(folder: folder)
             }
             waiting()
-            while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
+            // Polled, not blocked on: a Ctrl-C meanwhile must end the wait at once.
+            while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+                if stop() {
+                    close(descriptor)
+                    throw WaitInterrupted()
+                }
+                usleep(100_000)
+            }
         }
         self.descriptor = descriptor
     }
@@ -33,6 +40,12 @@ final class DataFolderLock: Sendable {
         var message: String
         var description: String { message }
     }
+}
+
+/// Waiting for the data folder was given up.
+public struct WaitInterrupted: Error, CustomStringConvertible {
+    /// What happened.
+    public var description: String { "interrupted while waiting for the data folder" }
 }
 
 /// Another engine holds the data folder.

@@ -24,6 +24,8 @@ public final class LocalEngine: Sendable {
         /// When another engine uses the data folder: nil fails at once; otherwise this is called and
         /// the engine waits its turn (commands sharing a project's embedded engine).
         public var whileWaitingForTheFolder: (@Sendable () -> Void)?
+        /// Polled while waiting for the folder: true gives up (`WaitInterrupted`).
+        public var stopWaiting: (@Sendable () -> Bool)?
 
         /// Creates a configuration.
         public init(
@@ -52,7 +54,9 @@ public final class LocalEngine: Sendable {
     /// Starts the engine on `server` settings; `log` receives one line per request.
     public init(_ configuration: Configuration, server settings: HTTPServer.Configuration, log: (@Sendable (String) -> Void)? = nil) throws {
         let data = configuration.dataDirectory
-        lock = try DataFolderLock(folder: data, wait: configuration.whileWaitingForTheFolder != nil) { configuration.whileWaitingForTheFolder?() }
+        lock = try DataFolderLock(
+            folder: data, wait: configuration.whileWaitingForTheFolder != nil, waiting: { configuration.whileWaitingForTheFolder?() },
+            stop: { configuration.stopWaiting?() ?? false })
         assembliesDirectory = data + "/assemblies"
         try Self.sweepIncoming(data + "/incoming")
         let space = DiskSpace(directory: data, reserve: configuration.reservedSpace)

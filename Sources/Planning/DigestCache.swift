@@ -46,15 +46,20 @@ public struct DigestCache: Sendable {
     private let file: String
     private let slack: Int64
     private let written: Int64
+    /// When this plan began (the cache is opened before any file is read): the time the entries
+    /// it writes were made at the earliest, so a file changed just after it was hashed stays racy.
+    private let opened: Date
     /// Entries in the byte order of their paths, as plans list files.
     private let paths: [String]
     private let entries: [RememberedDigest]
 
-    /// The cache kept in `file` (missing or unreadable: empty).
-    public init(file: String, slack: Duration = .seconds(2)) {
+    /// The cache kept in `file` (missing or unreadable: empty); with `rehashing`, nothing in it is
+    /// trusted, every file is hashed and the cache written anew.
+    public init(file: String, slack: Duration = .seconds(2), rehashing: Bool = false) {
         self.file = file
         self.slack = slack.components.seconds * 1_000_000_000 + slack.components.attoseconds / 1_000_000_000
-        let parsed = FileManager.default.contents(atPath: file).flatMap(Self.parse)
+        opened = Date()
+        let parsed = rehashing ? nil : Self.readRegularFile(file).flatMap(Self.parse)
         written = parsed?.written ?? 0
         paths = parsed?.paths ?? []
         entries = parsed?.entries ?? []
@@ -67,7 +72,7 @@ public struct DigestCache: Sendable {
         var cursor = 0
         for (index, key) in keys.enumerated() {
             while cursor < paths.count, ByteOrder.precedes(paths[cursor], key) { cursor += 1 }
-            guard cursor < paths.count, paths[cursor] == key else { continue }
+            guard cursor < paths.count, ByteOrder.same(paths[cursor], key) else { continue }
             let entry = entries[cursor]
             if max(entry.identity.modified, entry.identity.changed) < written - slack { result[index] = entry }
         }
@@ -76,15 +81,15 @@ public struct DigestCache: Sendable {
 
     /// Writes the digests of this plan's files, unless nothing changed; the other files' entries
     /// are forgotten, or kept when `keepingOthers` (a shard's plan sees only its share).
-    func save(keys: [String], digests: [FileDigest?], keepingOthers: Bool = false, now: Date = Date()) {
+    func save(keys: [String], digests: [FileDigest?], keepingOthers: Bool = false) {
         var keys = keys, digests = digests
         if keepingOthers {
             (keys, digests) = mergingOthers(keys: keys, digests: digests)
         }
-        let unchanged = keys == paths && zip(digests, entries).allSatisfy { $0?.identity == $1.identity && $0?.sha256 == $1.sha256 }
-        guard !unchanged || hasRacyEntries else { return }
-        let stamp = Int64(now.timeIntervalSince1970 * 1_000_000_000)
-        try? FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let unchanged = keys.elementsEqual(paths, by: ByteOrder.same)
+            && zip(digests, entries).allSatisfy { $0?.identity == $1.identity && $0?.sha256 == $1.sha256 }
+        guard !unchanged || hasRacyEntries, Self.mayWrite(file) else { return }
+        let stamp = Int64(opened.timeIntervalSince1970 * 1_000_000_000)
         try? AtomicFile.write(to: file) { emit in
             var output = Array("\(Self.magic) \(stamp)\n".utf8)
             for (key, digest) in zip(keys, digests) {
@@ -111,7 +116,7 @@ public struct DigestCache: Sendable {
                 mergedDigests.append(FileDigest(size: entries[old].identity.size, sha256: entries[old].sha256, identity: entries[old].identity))
                 old += 1
             }
-            if old < paths.count, paths[old] == key { old += 1 }
+            if old < paths.count, ByteOrder.same(paths[old], key) { old += 1 }
             mergedKeys.append(key)
             mergedDigests.append(digest)
         }
@@ -129,6 +134,29 @@ public struct DigestCache: Sendable {
     }
 
     private static let magic = "pipeline-digests 1"
+
+    /// The file's bytes if it is a regular file (not a link, a device or a pipe, which a checkout
+    /// could plant to make planning block, or read or write elsewhere).
+    private static func readRegularFile(_ path: String) -> Data? {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size < 1 << 30 else { return nil }
+        return try? FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readToEnd()
+    }
+
+    /// Whether the cache may be written at `path`: inside a real folder (created if missing), and
+    /// over nothing but a regular file. Anything else leaves the cache unwritten.
+    private static func mayWrite(_ path: String) -> Bool {
+        let folder = (path as NSString).deletingLastPathComponent
+        var info = stat()
+        if lstat(folder, &info) != 0 {
+            guard mkdir(folder, 0o755) == 0, lstat(folder, &info) == 0 else { return false }
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return false }
+        return lstat(path, &info) != 0 ? errno == ENOENT : info.st_mode & S_IFMT == S_IFREG
+    }
 
     /// The header's time and the records: five numbers and a digest separated by spaces, then the
     /// path, ended by a NUL (which no path contains). Anything malformed discards the whole file.
@@ -161,7 +189,10 @@ public struct DigestCache: Sendable {
         while position < bytes.count {
             guard let size = number(), let modified = number(), let changed = number(), let inode = number(), let device = number(),
                   position + 65 < bytes.count, bytes[position + 64] == UInt8(ascii: " ") else { return nil }
-            let sha256 = String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<position + 64]), as: UTF8.self)
+            let digest = UnsafeBufferPointer(rebasing: bytes[position..<position + 64])
+            guard digest.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
+                  let inode = UInt64(exactly: inode), let device = UInt64(exactly: device), size >= 0 else { return nil }
+            let sha256 = String(decoding: digest, as: UTF8.self)
             position += 65
             guard let end = bytes[position...].firstIndex(of: 0) else { return nil }
             let path = String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<end]), as: UTF8.self)
@@ -169,7 +200,7 @@ public struct DigestCache: Sendable {
             position = end + 1
             paths.append(path)
             entries.append(RememberedDigest(
-                identity: FileIdentity(size: size, modified: modified, changed: changed, inode: UInt64(inode), device: UInt64(device)),
+                identity: FileIdentity(size: size, modified: modified, changed: changed, inode: inode, device: device),
                 sha256: sha256))
         }
         return (written, paths, entries)

@@ -14,8 +14,9 @@ public struct GlobWalker {
     /// The absolute folder relative patterns start from.
     public let base: String
     private(set) var warnings: [Warning] = []
-    private var listings: [String: [DirectoryEntry]] = [:]
-    private var visited: Set<String> = []
+    // Keyed by bytes: String keys would merge folders whose names are only canonically equivalent.
+    private var listings: [[UInt8]: [DirectoryEntry]] = [:]
+    private var visited: Set<[UInt8]> = []
 
     /// Creates a walker rooted at `base` (an absolute path).
     public init(base: String) {
@@ -44,7 +45,7 @@ public struct GlobWalker {
     ) {
         guard let segment = segments.first else { return }
         let key = "\(segments.startIndex)\u{0}\(directory)"
-        guard visited.insert(key).inserted else { return }
+        guard visited.insert(Array(key.utf8)).inserted else { return }
         let rest = segments.dropFirst()
         switch segment {
         case .literal(let name):
@@ -89,7 +90,7 @@ public struct GlobWalker {
 
     private mutating func list(_ directory: String, relative: String) -> [DirectoryEntry] {
         let path = directory.isEmpty ? "/" : directory
-        if let cached = listings[path] { return cached }
+        if let cached = listings[Array(path.utf8)] { return cached }
         let entries: [DirectoryEntry]
         do {
             entries = try DirectoryListing.list(path)
@@ -101,7 +102,7 @@ public struct GlobWalker {
         for entry in entries where entry.kind == .brokenLink {
             warn("plan.broken-symlink", "'\(relative)\(entry.name)' is a symbolic link to nothing; skipped")
         }
-        listings[path] = entries
+        listings[Array(path.utf8)] = entries
         return entries
     }
 

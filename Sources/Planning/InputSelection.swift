@@ -49,11 +49,11 @@ enum InputSelection {
         return kept
     }
 
-    /// `paths` in byte order, each once.
+    /// `paths` in byte order, each once (by bytes: names that only look alike are two files).
     static func sortedUnique(_ paths: [String]) -> [String] {
         var sorted = paths.sorted(by: ByteOrder.precedes)
         var write = 0
-        for read in sorted.indices where write == 0 || sorted[read] != sorted[write - 1] {
+        for read in sorted.indices where write == 0 || !ByteOrder.same(sorted[read], sorted[write - 1]) {
             sorted.swapAt(write, read)
             write += 1
         }

@@ -5,8 +5,8 @@ public enum PlanVerification {
     /// One line per file that is missing or whose size or content changed; empty when all match.
     public static func differences(_ plan: Plan, baseDirectory: String, workers: Int = 2) -> [String] {
         let files = plan.assemblies.flatMap(\.files)
-        var seen: Set<String> = []
-        let unique = files.filter { seen.insert($0.path).inserted }
+        var seen: Set<[UInt8]> = []
+        let unique = files.filter { seen.insert(Array($0.path.utf8)).inserted }
         let digests = FileHasher.digests(paths: unique.map { $0.path.hasPrefix("/") ? $0.path : baseDirectory + "/" + $0.path }, workers: workers)
         var differences: [String] = []
         for (file, digest) in zip(unique, digests) {

@@ -60,7 +60,7 @@ public struct Planner: Sendable {
                 let middle = (low + high) / 2
                 if ByteOrder.precedes(wanted[middle], path) { low = middle + 1 } else { high = middle }
             }
-            return low < wanted.count && wanted[low] == path ? files[low] : nil
+            return low < wanted.count && ByteOrder.same(wanted[low], path) ? files[low] : nil
         }
 
         var assemblies: [PlannedAssembly] = []

@@ -89,6 +89,32 @@ final class RunLifecycleTests: XCTestCase {
         XCTAssertEqual(canceled.filter { $0.contains("ASSEMBLY_CANCELED") }.count, 2)
     }
 
+    /// A run whose embedded engine's folder is in use waits, says so, and gives up at Ctrl-C.
+    func testARunWaitingForTheEngineFolderStopsAtCtrlC() async throws {
+        let directory = try TemporaryDirectory(prefix: "engine-wait")
+        defer { directory.remove() }
+        try directory.write("files/a.txt", "a")
+        try directory.write("pipeline.yml", "version: 1\nendpoint: local\nassemblies:\n  a: {inputs: [files/a.txt], steps: {h: {robot: /file/hash, use: ':original'}}}\n")
+        let serve = try ServerProcess(ProcessRunner.pipelineExecutable, ["serve", "--port", "0", "--data-dir", directory.path + "/.pipeline/engine", "--quiet"])
+        defer { serve.stop() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ProcessRunner.pipelineExecutable)
+        process.arguments = ["run", directory.path + "/pipeline.yml"]
+        try directory.write("stderr", "")
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.path + "/stderr"))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let waiting = await eventually(within: .seconds(20)) {
+            ((try? String(contentsOfFile: directory.path + "/stderr", encoding: .utf8)) ?? "").contains("in use by another pipeline command or a pipeline serve")
+        }
+        XCTAssertTrue(waiting, (try? String(contentsOfFile: directory.path + "/stderr", encoding: .utf8)) ?? "")
+        let interrupted = ContinuousClock.now
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertLessThan(ContinuousClock.now - interrupted, .seconds(3), "one Ctrl-C ends the wait")
+    }
+
     func testEngineRestartMidRun() async throws {
         var server = try EngineTestServer()
         let port = UInt16(server.port)

@@ -86,3 +86,89 @@ final class DigestCacheTests: XCTestCase {
         }
     }
 }
+
+/// A cache file is data from the checkout: damaged, planted or linked elsewhere, it is not trusted.
+final class DigestCacheFileTests: XCTestCase {
+    private func site() throws -> TemporaryDirectory {
+        let site = try TemporaryDirectory()
+        try site.write("pipeline.yml", "version: 1\nassemblies:\n  all:\n    inputs: [files/*.txt]\n    steps: {h: {robot: /file/hash, use: ':original'}}\n")
+        try site.write("files/a.txt", "alpha")
+        return site
+    }
+
+    private func plan(_ site: TemporaryDirectory, rehashing: Bool = false) throws -> [String: String] {
+        var session = PlanningSession(environment: [:])
+        session.digestCache = { _ in DigestCache(file: site.path + "/.pipeline/digests", slack: .zero, rehashing: rehashing) }
+        let loaded = session.plan(manifestPath: site.path + "/pipeline.yml")
+        let plan = try XCTUnwrap(loaded.value, "\(loaded.diagnostics)")
+        return Dictionary(uniqueKeysWithValues: plan.assemblies.flatMap(\.files).map { ($0.path, $0.sha256) })
+    }
+
+    /// A record for files/a.txt with its real identity and `digest`, written `stamp` ns after 1970.
+    private func plant(_ site: TemporaryDirectory, digest: String, inode: String? = nil, stamp: Int64 = Int64.max / 2) throws {
+        var info = stat()
+        XCTAssertEqual(stat(site.path + "/files/a.txt", &info), 0)
+        let times = "\(Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)) \(Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec))"
+        try site.write(".pipeline/digests", "pipeline-digests 1 \(stamp)\n\(info.st_size) \(times) \(inode ?? String(info.st_ino)) \(info.st_dev) \(digest) files/a.txt\u{0}")
+    }
+
+    func testAPlantedDigestIsUsedUntilRehashAndDamagedOnesAreNot() throws {
+        let site = try site()
+        defer { site.remove() }
+        let planted = String(repeating: "0", count: 64)
+        try plant(site, digest: planted)
+        XCTAssertEqual(try plan(site)["files/a.txt"], planted, "a well-formed entry is trusted: the file is not read")
+        try plant(site, digest: planted)
+        XCTAssertEqual(try plan(site, rehashing: true)["files/a.txt"], SHA256.hex("alpha"), "--rehash trusts nothing")
+        for (digest, inode) in [(String(repeating: "Z", count: 64), nil), ("\"\\" + String(repeating: "0", count: 62), nil), (planted, "-5")] {
+            try plant(site, digest: digest, inode: inode)
+            XCTAssertEqual(try plan(site)["files/a.txt"], SHA256.hex("alpha"), "a damaged cache is ignored whole: \(digest) \(inode ?? "")")
+        }
+    }
+
+    func testTheCacheIsNeverReadOrWrittenThroughALinkOrAPipe() throws {
+        let site = try site()
+        defer { site.remove() }
+        let outside = try TemporaryDirectory()
+        defer { outside.remove() }
+        try outside.write("target", "keep me")
+        try FileManager.default.createDirectory(atPath: site.path + "/.pipeline", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: site.path + "/.pipeline/digests", withDestinationPath: outside.path + "/target")
+        XCTAssertEqual(try plan(site)["files/a.txt"], SHA256.hex("alpha"))
+        XCTAssertEqual(try String(contentsOfFile: outside.path + "/target", encoding: .utf8), "keep me", "not written through the link")
+
+        try FileManager.default.removeItem(atPath: site.path + "/.pipeline")
+        try FileManager.default.createSymbolicLink(atPath: site.path + "/.pipeline", withDestinationPath: outside.path)
+        XCTAssertEqual(try plan(site)["files/a.txt"], SHA256.hex("alpha"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: outside.path + "/digests"), "not written into a linked folder")
+
+        try FileManager.default.removeItem(atPath: site.path + "/.pipeline")
+        try FileManager.default.createDirectory(atPath: site.path + "/.pipeline", withIntermediateDirectories: true)
+        XCTAssertEqual(mkfifo(site.path + "/.pipeline/digests", 0o644), 0)
+        XCTAssertEqual(try plan(site)["files/a.txt"], SHA256.hex("alpha"), "a pipe neither blocks nor is used")
+    }
+
+    func testTheCacheIsStampedWhenPlanningBegins() throws {
+        let site = try site()
+        defer { site.remove() }
+        let before = Date()
+        let cache = DigestCache(file: site.path + "/.pipeline/digests")
+        Thread.sleep(forTimeInterval: 0.3)
+        var session = PlanningSession(environment: [:])
+        session.digestCache = { _ in cache }
+        XCTAssertNotNil(session.plan(manifestPath: site.path + "/pipeline.yml").value)
+        let header = try String(contentsOfFile: site.path + "/.pipeline/digests", encoding: .utf8).prefix { $0 != "\n" }
+        let stamp = try XCTUnwrap(Double(header.split(separator: " ").last ?? "")) / 1e9
+        XCTAssertLessThan(stamp, before.timeIntervalSince1970 + 0.2, "a file changed while others were hashed stays racy")
+    }
+
+    func testNamesThatOnlyLookAlikeAreTwoFiles() throws {
+        let site = try site()
+        defer { site.remove() }
+        try site.write("files/caf\u{E9}.txt", "composed")
+        try site.write("files/cafe\u{301}.txt", "decomposed, longer")
+        let files = try XCTUnwrap(PlanningSession(environment: [:]).plan(manifestPath: site.path + "/pipeline.yml").value).assemblies.flatMap(\.files)
+        XCTAssertEqual(files.map(\.size).sorted(), [5, 8, 18])
+        XCTAssertEqual(Set(files.map(\.sha256)), [SHA256.hex("alpha"), SHA256.hex("composed"), SHA256.hex("decomposed, longer")])
+    }
+}

@@ -21,6 +21,7 @@ struct PlanCommand: Command {
             .init(name: "out", valueName: "FILE", help: "Write the plan as JSON to FILE."),
             .init(name: "json", help: "Print the plan as JSON on standard output instead of the summary."),
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
+            .init(name: "rehash", help: "Hash every file, trusting none of the digests remembered in .pipeline/digests."),
             .init(name: "shard", valueName: "I/N", help: "Plan only shard I of N, as 'run --shard I/N' runs it (only its files are hashed)."),
             .init(name: "endpoint", valueName: "URL", help: "Compare Templates with this Assembly API instead of the manifest's (or 'local')."),
             .init(name: "offline", help: "Compare Templates with the last sync recorded in .pipeline/ instead of asking the endpoint."),
@@ -50,7 +51,9 @@ struct PlanCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        let (project, session) = await ProjectLoader(environment: context.environment, policyPath: policy).load(manifest)
+        var loader = ProjectLoader(environment: context.environment, policyPath: policy)
+        loader.rehash = arguments.flag("rehash")
+        let (project, session) = await loader.load(manifest)
         let loaded = session.plan(project, workers: ProcessInfo.processInfo.activeProcessorCount, shard: shard)
         guard let plan = loaded.value else {
             if json {

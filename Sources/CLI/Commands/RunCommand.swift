@@ -32,6 +32,7 @@ struct RunCommand: Command {
             .init(name: "force", help: "Run every Assembly, even those completed in the previous results."),
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
             .init(name: "plan", valueName: "FILE", help: "Run exactly this reviewed plan; refuse if any of its files changed."),
+            .init(name: "rehash", help: "Hash every file, trusting none of the digests remembered in .pipeline/digests."),
             .init(name: "shard", valueName: "I/N", help: "Run shard I of N (a contiguous share of the Assemblies, planned alone), for CI matrices."),
             .init(name: "max-assemblies-per-minute", valueName: "N", help: "Create at most N Assemblies a minute (default \(Int(Self.accountBudget)) against a service, divided among N shards; none for 'local')."),
             .init(name: "cancel-on-interrupt", help: "On Ctrl-C, cancel the Assemblies in flight instead of leaving them to finish."),
@@ -91,9 +92,9 @@ struct RunCommand: Command {
     func run(_ context: CommandContext) async throws -> Int32 {
         let signals = SignalCenter.waiter()
         // The manifest and its policy are read once, for planning and for the run.
-        let (project, session) = await ProjectLoader(
-            environment: context.environment, policyPath: arguments.value("policy"), endpointOverride: arguments.value("endpoint")
-        ).load(manifestPath)
+        var loader = ProjectLoader(environment: context.environment, policyPath: arguments.value("policy"), endpointOverride: arguments.value("endpoint"))
+        loader.rehash = arguments.flag("rehash")
+        let (project, session) = await loader.load(manifestPath)
         // A shard plans (and hashes) only its own share.
         let planned = session.plan(project, workers: ProcessInfo.processInfo.activeProcessorCount, shard: shard)
         context.report(planned.diagnostics, sources: planned.sources)
@@ -113,8 +114,11 @@ struct RunCommand: Command {
         defer { withExtendedLifetime(lock) {} }
         let prepared: RunSetup
         do {
-            prepared = try RunSetup.prepare(manifest: manifest, workspace: workspace, arguments: arguments, context: context)
+            prepared = try RunSetup.prepare(
+                manifest: manifest, workspace: workspace, arguments: arguments, context: context, interrupted: { signals.hasReceived })
         } catch {
+            // Ctrl-C while waiting for another command's embedded engine: nothing started.
+            if signals.hasReceived { return ExitCode.interrupted }
             context.report(error.diagnostics, sources: planned.sources)
             return ExitCode.failure
         }

@@ -14,6 +14,8 @@ public struct ProjectLoader: Sendable {
     public var policyPath: String?
     /// The endpoint given on the command line, instead of the manifest's.
     public var endpointOverride: String?
+    /// Hash every file, trusting no remembered digest (`--rehash`).
+    public var rehash = false
 
     /// Creates a loader.
     public init(environment: [String: String], policyPath: String? = nil, endpointOverride: String? = nil) {
@@ -40,7 +42,8 @@ public struct ProjectLoader: Sendable {
         }
         var session = PlanningSession(environment: environment, policyPath: policyPath, fetchedPolicies: fetched)
         session.endpointOverride = endpointOverride
-        session.digestCache = { DigestCache(file: Workspace(manifest: $0).digestCacheFile) }
+        let rehash = self.rehash
+        session.digestCache = { DigestCache(file: Workspace(manifest: $0).digestCacheFile, rehashing: rehash) }
         return session
     }
 }
