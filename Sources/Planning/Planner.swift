@@ -39,7 +39,10 @@ public struct Planner: Sendable {
         }
         if let shard { batches = Array(batches[Plan.shardRange(shard.index, of: shard.count, total: batches.count)]) }
 
-        let wanted = InputSelection.sortedUnique(batches.flatMap(\.paths))
+        // One job (the common case): its batches are consecutive slices of its sorted, unique paths.
+        let single = manifest.jobs.count == 1
+        let base = batches.first?.paths.startIndex ?? 0
+        let wanted = single ? Array(selections[0][base..<(batches.last?.paths.endIndex ?? base)]) : InputSelection.sortedUnique(batches.flatMap(\.paths))
         let absolutePaths = wanted.map { $0.hasPrefix("/") ? $0 : manifest.directory + "/" + $0 }
         let hashed = FileHasher.digests(paths: absolutePaths, remembered: cache?.candidates(for: wanted), workers: workers)
         cache?.save(keys: wanted, digests: hashed.map { try? $0.get() }, keepingOthers: shard != nil)
@@ -66,7 +69,8 @@ public struct Planner: Sendable {
         var assemblies: [PlannedAssembly] = []
         for (index, job) in manifest.jobs.enumerated() {
             let planned = batches.filter { $0.job == index }.map { batch in
-                PlannedAssembly(job: job.name.value, instructions: job.instructions, files: batch.paths.compactMap(file))
+                let chosen = single ? files[(batch.paths.startIndex - base)..<(batch.paths.endIndex - base)].compactMap { $0 } : batch.paths.compactMap(file)
+                return PlannedAssembly(job: job.name.value, instructions: job.instructions, files: chosen)
             }
             if let policy {
                 diagnostics += PolicyReview(policy: policy, manifest: manifest, job: job).findings(for: planned)
