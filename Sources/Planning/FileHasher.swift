@@ -31,7 +31,7 @@ public enum FileHasher {
     static func digests(
         paths: [String], remembered: [RememberedDigest?]? = nil, workers: Int = ProcessInfo.processInfo.activeProcessorCount
     ) -> [Result<FileDigest, HashingError>] {
-        let results = ResultSlots<Result<FileDigest, HashingError>>(count: paths.count)
+        let results = ResultSlots<Result<FileDigest, HashingError>>(count: paths.count, placeholder: .failure(HashingError(path: "", code: EIO)))
         let next = Atomic<Int>(0)
         let threads = max(1, min(workers, paths.count))
         DispatchQueue.concurrentPerform(iterations: threads) { _ in
@@ -51,7 +51,7 @@ public enum FileHasher {
                 results[index] = Result { () throws(HashingError) in try digest(path: paths[index], buffer: &buffer) }
             }
         }
-        return results.values
+        return results.take()
     }
 
     /// The digests of many files, in the same order, using up to `workers` threads.
@@ -82,18 +82,24 @@ public struct HashingError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { "cannot read '\(path)': \(String(cString: strerror(code)))" }
 }
 
-/// Fixed slots that worker threads fill at distinct indices.
+/// Fixed slots that worker threads fill at distinct indices, each holding `placeholder` until then.
 final class ResultSlots<Value: Sendable>: Sendable {
-    private let storage: Mutex<[Value?]>
+    private let storage: Mutex<[Value]>
 
-    init(count: Int) {
-        storage = Mutex(Array(repeating: nil, count: count))
+    init(count: Int, placeholder: Value) {
+        storage = Mutex(Array(repeating: placeholder, count: count))
     }
 
-    subscript(index: Int) -> Value? {
+    subscript(index: Int) -> Value {
         get { storage.withLock { $0[index] } }
         set { storage.withLock { $0[index] = newValue } }
     }
 
-    var values: [Value] { storage.withLock { $0.compactMap { $0 } } }
+    /// The values, moved out (not copied: a plan's digests are a large array); the slots are empty afterwards.
+    func take() -> [Value] {
+        storage.withLock { slots in
+            defer { slots = [] }
+            return slots
+        }
+    }
 }

@@ -44,17 +44,19 @@ public struct Planner: Sendable {
         let base = batches.first?.paths.startIndex ?? 0
         let wanted = single ? Array(selections[0][base..<(batches.last?.paths.endIndex ?? base)]) : InputSelection.sortedUnique(batches.flatMap(\.paths))
         let absolutePaths = wanted.map { $0.hasPrefix("/") ? $0 : manifest.directory + "/" + $0 }
-        let hashed = FileHasher.digests(paths: absolutePaths, remembered: cache?.candidates(for: wanted), workers: workers)
-        cache?.save(keys: wanted, digests: hashed.map { try? $0.get() }, keepingOthers: shard != nil)
-        var files: [PlannedFile?] = []
-        files.reserveCapacity(wanted.count)
-        for (path, result) in zip(wanted, hashed) {
+        var digests: [FileDigest?] = []
+        digests.reserveCapacity(wanted.count)
+        for result in FileHasher.digests(paths: absolutePaths, remembered: cache?.candidates(for: wanted), workers: workers) {
             switch result {
-            case .success(let digest): files.append(PlannedFile(path: path, size: digest.size, sha256: digest.sha256, modified: digest.modified))
+            case .success(let digest): digests.append(digest)
             case .failure(let error):
-                files.append(nil)
+                digests.append(nil)
                 diagnostics.append(.error("plan.unreadable-file", error.description, hint: "check the file's permissions"))
             }
+        }
+        cache?.save(keys: wanted, digests: digests, keepingOthers: shard != nil)
+        let files = zip(wanted, digests).map { path, digest in
+            digest.map { PlannedFile(path: path, size: $0.size, sha256: $0.sha256, modified: $0.modified) }
         }
         // `wanted` is sorted: a file is found by bisection, without a table of every path.
         func file(_ path: String) -> PlannedFile? {
