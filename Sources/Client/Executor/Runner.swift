@@ -104,6 +104,7 @@ public struct Runner: Sendable {
         }
         let final = results(collected)
         try final.write(to: configuration.resultsPath)
+        try? await state.fold()
         for entry in final.assemblies where entry.isCompleted {
             if let folder = configuration.downloads[entry.job] { try await Downloader(http: http).download(entry, into: folder) }
         }

@@ -4,6 +4,11 @@ import Basics
 /// What a run remembers between invocations (`.pipeline/run-state.json`): for each planned
 /// Assembly, the id it was given (recorded before the create request, so a retried create can
 /// never make a second Assembly) and its URL once known. No secret is ever stored.
+///
+/// Each change is one line appended to a journal beside the file (`run-state.json.journal`),
+/// so a run of n Assemblies writes O(n) bytes rather than rewriting the whole state 2n times;
+/// a single `write` of a line is whole after a killed process. The journal is folded into the
+/// file when a run starts and when it ends.
 actor RunState {
     struct Entry: Codable, Sendable, Equatable {
         var assemblyID: String
@@ -22,12 +27,25 @@ actor RunState {
     init(path: String) {
         self.path = path
         entries = Self.read(path)
+        try? Self.fold(entries, into: path)
     }
 
-    /// The entries of a run-state file (none when it is missing or unreadable): its one reader.
+    /// The journal of `path`.
+    static func journal(of path: String) -> String { path + ".journal" }
+
+    /// The entries of a run-state file and its journal (none when missing or unreadable): its one reader.
     static func read(_ path: String) -> [String: Entry] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
-        return (try? StateCoding.decode([String: Entry].self, from: data)) ?? [:]
+        var entries: [String: Entry] = [:]
+        if let data = FileManager.default.contents(atPath: path) {
+            entries = (try? StateCoding.decode([String: Entry].self, from: data)) ?? [:]
+        }
+        guard let journal = FileManager.default.contents(atPath: journal(of: path)) else { return entries }
+        // Each line is one change; a line that does not read (never written whole) is skipped.
+        for line in journal.split(separator: UInt8(ascii: "\n")) {
+            guard let change = try? StateCoding.decode(Change.self, from: Data(line)) else { continue }
+            entries[change.planID] = change.entry
+        }
+        return entries
     }
 
     /// The entry for `planID` made against `endpoint`.
@@ -35,11 +53,40 @@ actor RunState {
         entries[planID].flatMap { $0.endpoint == endpoint ? $0 : nil }
     }
 
+    /// Records `entry` for `planID` (nil forgets it): one line appended to the journal.
     func set(_ entry: Entry?, for planID: String) throws {
         entries[planID] = entry
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        var line = try StateCoding.encoder.encode(Change(planID: planID, entry: entry))
+        line.append(UInt8(ascii: "\n"))
+        let descriptor = open(Self.journal(of: path), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw FileError(path: Self.journal(of: path), operation: "open", code: errno) }
+        defer { close(descriptor) }
+        let written = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written == line.count else { throw FileError(path: Self.journal(of: path), operation: "write", code: written < 0 ? errno : EIO) }
+    }
+
+    /// Folds the journal into the file (at the end of a run).
+    func fold() throws {
+        try Self.fold(entries, into: path)
+    }
+
+    /// Writes `entries` to `path` atomically, then removes the journal they include.
+    private static func fold(_ entries: [String: Entry], into path: String) throws {
+        guard FileManager.default.fileExists(atPath: journal(of: path)) else { return }
         let encoder = StateCoding.encoder
         encoder.outputFormatting.insert(.prettyPrinted)
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try AtomicFile.write(try encoder.encode(entries), to: path)
+        unlink(journal(of: path))
+    }
+
+    /// One journal line.
+    private struct Change: Codable {
+        var planID: String
+        var entry: Entry?
+
+        enum CodingKeys: String, CodingKey {
+            case planID = "plan_id", entry
+        }
     }
 }

@@ -1,0 +1,43 @@
+import Basics
+@testable import Client
+import Foundation
+import TestSupport
+import XCTest
+
+/// Run state is kept as a journal of changes: every change survives a killed process, a run
+/// writes each change once, and readers see the journal before it is folded in.
+final class RunStateTests: XCTestCase {
+    func testChangesAreJournaledReadBackAndFolded() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let path = folder.path + "/run-state.json"
+        let state = RunState(path: path)
+        for index in 0..<200 {
+            try await state.set(.init(assemblyID: "id-\(index)", assemblyURL: nil, endpoint: "local"), for: "plan-\(index)")
+        }
+        try await state.set(.init(assemblyID: "id-7", assemblyURL: "http://x/7", endpoint: "local"), for: "plan-7")
+        try await state.set(nil, for: "plan-8")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path), "nothing rewritten while the run goes on")
+        let journal = try String(contentsOfFile: RunState.journal(of: path), encoding: .utf8)
+        XCTAssertEqual(journal.split(separator: "\n").count, 202, "one line per change")
+
+        // A process killed in the middle of a line leaves a line that does not read: skipped.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: RunState.journal(of: path)))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"plan_id":"plan-9","entry":{"assembly_"#.utf8))
+        try handle.close()
+
+        let read = RunState.read(path)
+        XCTAssertEqual(read.count, 199)
+        XCTAssertEqual(read["plan-7"]?.assemblyURL, "http://x/7")
+        XCTAssertNil(read["plan-8"])
+        XCTAssertEqual(read["plan-9"]?.assemblyID, "id-9", "the torn line changed nothing")
+
+        // The next run folds the journal into the file, which then reads the same.
+        let next = RunState(path: path)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: RunState.journal(of: path)))
+        XCTAssertEqual(RunState.read(path), read)
+        let entry = await next.entry("plan-7", endpoint: "local")
+        XCTAssertEqual(entry?.assemblyURL, "http://x/7")
+    }
+}
