@@ -16,6 +16,9 @@ struct StatusCommand: Command {
     let manifest: String
     let json: Bool
 
+    /// Status requests in flight at once.
+    static let parallelQueries = 16
+
     init(_ arguments: ParsedArguments) {
         manifest = arguments.positionals[0]
         json = arguments.flag("json")
@@ -26,13 +29,31 @@ struct StatusCommand: Command {
         let entries = workspace.lastResults()?.assemblies ?? []
         let finished = Dictionary(entries.map { ($0.planID, $0) }, uniquingKeysWith: { first, _ in first })
         let client = AssemblyClient(http: HTTPClient(), endpoint: "")
-        var rows: [JSONValue] = []
-        for (planID, started) in workspace.startedAssemblies().sorted(by: { $0.key < $1.key }) {
-            var status = finished[planID]?.status ?? "STARTED"
-            if finished[planID]?.isCompleted != true, let url = started.url, !url.hasPrefix("file://") {
-                do { status = try await client.status(url).ok ?? status } catch { status = error.code }
+        let started = workspace.startedAssemblies().sorted(by: { $0.key < $1.key })
+        // The service is asked about the Assemblies not known to be completed, a few at a time,
+        // so a run of thousands of Assemblies answers in seconds.
+        var statuses = started.map { finished[$0.key]?.status ?? "STARTED" }
+        await withTaskGroup(of: (Int, String?).self) { group in
+            var next = 0
+            func askNext() {
+                while next < started.count {
+                    let index = next
+                    next += 1
+                    guard finished[started[index].key]?.isCompleted != true, let url = started[index].value.url, !url.hasPrefix("file://") else { continue }
+                    group.addTask {
+                        do throws(AssemblyClient.Failure) { return (index, try await client.status(url).ok) } catch { return (index, error.code) }
+                    }
+                    return
+                }
             }
-            rows.append(.object(["plan_id": .string(planID), "assembly_id": .string(started.id), "status": .string(status)]))
+            for _ in 0..<Self.parallelQueries { askNext() }
+            while let (index, status) = await group.next() {
+                if let status { statuses[index] = status }
+                askNext()
+            }
+        }
+        let rows: [JSONValue] = zip(started, statuses).map { entry, status in
+            .object(["plan_id": .string(entry.key), "assembly_id": .string(entry.value.id), "status": .string(status)])
         }
         if json {
             context.output.out(JSONValue.object(["results": .string(workspace.resultsPath), "assemblies": .array(rows)]).serialized(pretty: true) + "\n")
