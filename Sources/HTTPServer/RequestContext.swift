@@ -82,10 +82,14 @@ final class RequestContext: @unchecked Sendable {
             return then()
         case .form(_, _, _, let then):
             guard let form else { return .text(400, "the form could not be parsed") }
+            let response: ServerResponse
             switch form.finish() {
-            case .success(let data): return then(data)
-            case .failure(let refusal): return refusal.response
+            case .success(let data): response = then(data)
+            case .failure(let refusal): response = refusal.response
             }
+            // The handler has moved the files it keeps; the others are gone before the answer leaves.
+            form.cleanUp()
+            return response
         }
     }
 
