@@ -2,7 +2,8 @@ import Basics
 import Client
 import Foundation
 
-/// Shows a run: a line per Assembly as it ends and a progress line every few seconds (live on a
+/// Shows a run: a line per Assembly as it starts and ends (for a run of more than
+/// `listedAssemblies`, only the failures) and a progress line every few seconds (live on a
 /// terminal), or one JSON event per line with `--json`; then a summary with failures first.
 final class RunDisplay: @unchecked Sendable {
     private let output: Output
@@ -17,6 +18,12 @@ final class RunDisplay: @unchecked Sendable {
     private var inFlight = 0
     private var lastJSONBytes: Int64 = -1
     private var lastJSON = ContinuousClock.now - .seconds(60)
+    private var uploaded: (bytes: Int64, total: Int64) = (0, 0)
+    private var lists = true
+    private var cachedAtStart = 0
+
+    /// Runs with more Assemblies to process than this list only their failures, one by one.
+    static let listedAssemblies = 200
 
     init(output: Output, json: Bool, githubActions: Bool) {
         self.output = output
@@ -32,30 +39,21 @@ final class RunDisplay: @unchecked Sendable {
         }
         switch event {
         case .started(let assemblies, let cached, let files, let bytes):
-            lock.withLock { total = assemblies; done = cached }
+            lock.withLock { total = assemblies; done = cached; cachedAtStart = cached; lists = assemblies - cached <= Self.listedAssemblies }
             output.error("run: \(plural(assemblies, "Assembly", "Assemblies")) (\(cached) cached), \(plural(files, "file")), \(ByteSize(bytes: bytes))\n")
         case .created(let job, let planID, let assemblyID, let resumed):
-            lock.withLock { inFlight += 1 }
+            let listed = lock.withLock { inFlight += 1; return lists }
+            guard listed else { return }
             let clear = interactive ? "\r\u{1B}[K" : ""
             output.error("\(clear)\(resumed ? "resumed" : "created") \(job) \(planID.prefix(12)) as Assembly \(assemblyID)\n")
         case .uploaded(let bytes, let all):
-            let now = ContinuousClock.now
-            let state: (Int, Int, Int)? = lock.withLock {
-                guard now - lastProgress >= (interactive ? .milliseconds(200) : .seconds(5)) else { return nil }
-                lastProgress = now
-                return (done, total, inFlight)
-            }
-            guard let (finished, assemblies, running) = state else { return }
-            let elapsed = max(0.001, Double((now - started).components.seconds) + Double((now - started).components.attoseconds) / 1e18)
-            let rate = Double(bytes) / elapsed
-            let eta = rate > 0 && all > bytes ? " ETA \(DurationText.format(.seconds(Int64((Double(all - bytes) / rate).rounded(.up)))))" : ""
-            let line = "\(ByteSize(bytes: bytes)) of \(ByteSize(bytes: all)) uploaded (\(ByteSize(bytes: Int64(rate)))/s\(eta)); "
-                + "\(finished) of \(assemblies) Assemblies done, \(running) in flight"
-            output.error(interactive ? "\r\u{1B}[K" + line : line + "\n")
+            lock.withLock { uploaded = (bytes, all) }
+            showProgress()
         case .template(let name, let id, let action):
             output.error("template \(name): \(action.rawValue) (\(id))\n")
         case .finished(let entry):
-            let count: (Int, Int) = lock.withLock { done += 1; inFlight = max(0, inFlight - 1); return (done, total) }
+            let count: (Int, Int, Bool) = lock.withLock { done += 1; inFlight = max(0, inFlight - 1); return (done, total, lists) }
+            guard count.2 || !entry.isCompleted else { return showProgress() }
             let clear = interactive ? "\r\u{1B}[K" : ""
             let outcome = entry.isCompleted ? "completed, \(plural(entry.results.values.reduce(0) { $0 + $1.count }, "result"))"
                 : "FAILED \(entry.status): \(entry.message ?? "")"
@@ -64,6 +62,27 @@ final class RunDisplay: @unchecked Sendable {
                 output.error("::error title=Assembly failed::\(entry.job) \(entry.planID): \(entry.status) \(entry.message ?? "")\n")
             }
         }
+    }
+
+    /// The progress line, at most every 200 ms on a terminal and every 5 s in a log: bytes
+    /// uploaded with their rate and ETA, and Assemblies done with theirs.
+    private func showProgress() {
+        let now = ContinuousClock.now
+        let state: (Int, Int, Int, Int64, Int64, Int)? = lock.withLock {
+            guard now - lastProgress >= (interactive ? .milliseconds(200) : .seconds(5)) else { return nil }
+            lastProgress = now
+            return (done, total, inFlight, uploaded.bytes, uploaded.total, cachedAtStart)
+        }
+        guard let (finished, assemblies, running, bytes, all, cached) = state else { return }
+        let elapsed = max(0.001, Double((now - started).components.seconds) + Double((now - started).components.attoseconds) / 1e18)
+        func eta(_ left: Double, _ rate: Double) -> String {
+            rate > 0 && left > 0 ? " ETA \(DurationText.format(.seconds(Int64((left / rate).rounded(.up)))))" : ""
+        }
+        let byteRate = Double(bytes) / elapsed
+        let assemblyRate = Double(finished - cached) / elapsed
+        let line = "\(ByteSize(bytes: bytes)) of \(ByteSize(bytes: all)) uploaded (\(ByteSize(bytes: Int64(byteRate)))/s\(eta(Double(all - bytes), byteRate))); "
+            + "\(finished) of \(assemblies) Assemblies done (\(String(format: "%.1f", assemblyRate))/s\(eta(Double(assemblies - finished), assemblyRate))), \(running) in flight"
+        output.error(interactive ? "\r\u{1B}[K" + line : line + "\n")
     }
 
     /// At most ten `uploaded` events a second, never the same count twice; the last one always.

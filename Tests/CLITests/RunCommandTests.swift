@@ -177,6 +177,19 @@ final class RunCommandTests: XCTestCase {
         XCTAssertTrue(incomplete.stderr.contains("not all the shards"), incomplete.stderr)
     }
 
+    func testALargeRunListsOnlyItsFailuresAndAProgressLine() async throws {
+        let directory = try TemporaryDirectory(prefix: "large-run")
+        defer { directory.remove() }
+        for index in 0..<210 { try directory.write(String(format: "files/%03d.txt", index), "file \(index)") }
+        try directory.write("pipeline.yml", "version: 1\nendpoint: local\nassemblies:\n  each:\n    inputs: [files/*.txt]\n    batch: 1\n    steps: {h: {robot: /file/hash, use: ':original'}}\n")
+        let run = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--concurrency", "16"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertFalse(run.stderr.contains("created each"), "210 Assemblies are not listed one by one: \(run.stderr.prefix(500))")
+        XCTAssertFalse(run.stderr.contains("] each "), run.stderr.prefix(500) + "")
+        XCTAssertTrue(run.stderr.contains("Assemblies done ("), run.stderr)
+        XCTAssertTrue(run.stdout.contains("Run: 210 completed"), run.stdout)
+    }
+
     func testPlanShardIsItsShareOfTheWholePlanAndAReviewedPlanShards() async throws {
         let directory = try project(batch: "1")
         defer { directory.remove() }
