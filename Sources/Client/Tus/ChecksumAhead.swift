@@ -31,7 +31,11 @@ final class ChecksumAhead: Sendable {
     /// Starts computing the chunk a later `value` call will most likely ask for.
     func prepare(offset: Int64, length: Int64) {
         let task = start(offset: offset, length: length)
-        pending.withLock { $0 = (offset, length, task) }
+        let replaced = pending.withLock { state in
+            defer { state = (offset, length, task) }
+            return state?.task
+        }
+        replaced?.cancel()
     }
 
     private func start(offset: Int64, length: Int64) -> Task<String, any Error> {
