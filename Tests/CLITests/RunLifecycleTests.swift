@@ -84,9 +84,13 @@ final class RunLifecycleTests: XCTestCase {
                 XCTAssertTrue(log.contains("canceled 1 Assembly in flight"), log)
             }
         }
-        let canceled = try FileManager.default.contentsOfDirectory(atPath: server.data.path + "/assemblies").filter { $0.hasSuffix(".json") }
-            .map { try String(contentsOfFile: server.data.path + "/assemblies/" + $0, encoding: .utf8) }
-        XCTAssertEqual(canceled.filter { $0.contains("ASSEMBLY_CANCELED") }.count, 2)
+        // The engine writes its records behind, within milliseconds.
+        let bothCanceled = await eventually(within: .seconds(5)) {
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: server.data.path + "/assemblies")) ?? []).filter { $0.hasSuffix(".json") }
+            let records = names.compactMap { try? String(contentsOfFile: server.data.path + "/assemblies/" + $0, encoding: .utf8) }
+            return records.filter { $0.contains("ASSEMBLY_CANCELED") }.count == 2
+        }
+        XCTAssertTrue(bothCanceled, "both Assemblies are canceled on the engine")
     }
 
     /// A run whose embedded engine's folder is in use waits, says so, and gives up at Ctrl-C.
