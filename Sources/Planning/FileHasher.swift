@@ -28,8 +28,9 @@ public enum FileHasher {
 
     /// The digests of many files, in the same order, using up to `workers` threads. A file whose
     /// `remembered` digest was made from the version it still is (same identity) is only stat'ed.
+    /// Relative paths are taken from `base` (joined one at a time, not held as a second list).
     static func digests(
-        paths: [String], remembered: [RememberedDigest?]? = nil, workers: Int = ProcessInfo.processInfo.activeProcessorCount
+        paths: [String], base: String? = nil, remembered: [RememberedDigest?]? = nil, workers: Int = ProcessInfo.processInfo.activeProcessorCount
     ) -> [Result<FileDigest, HashingError>] {
         let results = ResultSlots<Result<FileDigest, HashingError>>(count: paths.count, placeholder: .failure(HashingError(path: "", code: EIO)))
         let next = Atomic<Int>(0)
@@ -39,16 +40,13 @@ public enum FileHasher {
             while true {
                 let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard index < paths.count else { return }
-                guard let remembered else {
-                    results[index] = Result { () throws(HashingError) in try digest(path: paths[index], buffer: &buffer) }
-                    continue
-                }
+                let path = base.map { paths[index].hasPrefix("/") ? paths[index] : $0 + "/" + paths[index] } ?? paths[index]
                 // Only a file with a remembered digest is stat'ed first; the others are opened at once.
-                if let known = remembered[index], let identity = FileIdentity(path: paths[index]), known.identity == identity {
+                if let known = remembered?[index], let identity = FileIdentity(path: path), known.identity == identity {
                     results[index] = .success(FileDigest(size: identity.size, sha256: known.sha256, modified: identity.modified, identity: identity))
                     continue
                 }
-                results[index] = Result { () throws(HashingError) in try digest(path: paths[index], buffer: &buffer) }
+                results[index] = Result { () throws(HashingError) in try digest(path: path, buffer: &buffer) }
             }
         }
         return results.take()

@@ -43,10 +43,9 @@ public struct Planner: Sendable {
         let single = manifest.jobs.count == 1
         let base = batches.first?.paths.startIndex ?? 0
         let wanted = single ? Array(selections[0][base..<(batches.last?.paths.endIndex ?? base)]) : InputSelection.sortedUnique(batches.flatMap(\.paths))
-        let absolutePaths = wanted.map { $0.hasPrefix("/") ? $0 : manifest.directory + "/" + $0 }
         var digests: [FileDigest?] = []
         digests.reserveCapacity(wanted.count)
-        for result in FileHasher.digests(paths: absolutePaths, remembered: cache?.candidates(for: wanted), workers: workers) {
+        for result in FileHasher.digests(paths: wanted, base: manifest.directory, remembered: cache?.candidates(for: wanted), workers: workers) {
             switch result {
             case .success(let digest): digests.append(digest)
             case .failure(let error):
