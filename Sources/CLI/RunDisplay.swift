@@ -97,6 +97,7 @@ final class RunDisplay: @unchecked Sendable {
     }
 
     func summary(_ results: RunResults, resultsPath: String) {
+        if interactive { output.error("\r\u{1B}[K") }
         let failed = results.assemblies.filter { !$0.isCompleted }
         let cached = results.assemblies.filter(\.cached).count
         let completed = results.assemblies.count - failed.count - cached

@@ -29,10 +29,13 @@ final class AssemblyExecutor: Sendable {
         queue.async { self.run(id) }
     }
 
-    /// Resumes Assemblies that were executing when the engine stopped.
+    /// Resumes Assemblies that were executing when the engine stopped, and starts those whose
+    /// last upload arrived just before it stopped (their start may not have been written).
     func resumeInterrupted() {
-        for record in store.all where record.ok == AssemblyStatusCode.executing && record.error == nil {
-            start(record.id)
+        for record in store.all where record.error == nil {
+            let uploaded = record.ok == AssemblyStatusCode.uploading && record.expectedTusUploads > 0
+                && record.finishedTusUploads >= record.expectedTusUploads
+            if record.ok == AssemblyStatusCode.executing || uploaded { start(record.id) }
         }
     }
 

@@ -127,6 +127,30 @@ final class AssemblyAPITests: XCTestCase {
         XCTAssertEqual(done["ok"], .string("ASSEMBLY_COMPLETED"), done.serialized())
     }
 
+    /// Killed between "the last upload arrived" and "the Assembly started": a restart starts it.
+    func testAnAssemblyWhoseUploadsAllArrivedIsStartedAfterARestart() async throws {
+        let data = try TemporaryDirectory(prefix: "engine-window")
+        defer { data.remove() }
+        var server = try EngineTestServer(data: data)
+        let client = EngineClient(server: server)
+        let created = try await client.create(steps: hashStep, expectedUploads: 1)
+        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
+        let tus = TusClient(http: client.http, endpoint: client.base + "/resumable/files/")
+        _ = try await tus.create(length: 0, metadata: ["assembly_id": id, "filename": "empty.txt"])
+        let done = try await client.wait(id)
+        XCTAssertEqual(done["ok"], .string("ASSEMBLY_COMPLETED"))
+        server.stop(keepData: true)
+        // As written in the window: every upload finished, the start not yet recorded.
+        let path = data.path + "/assemblies/" + id + ".json"
+        let record = try String(contentsOfFile: path, encoding: .utf8)
+        try record.replacingOccurrences(of: AssemblyStatusCode.completed, with: AssemblyStatusCode.uploading)
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        server = try EngineTestServer(data: data)
+        defer { server.stop(keepData: true) }
+        let again = try await EngineClient(server: server).wait(id)
+        XCTAssertEqual(again["ok"], .string("ASSEMBLY_COMPLETED"), again.serialized())
+    }
+
     private func sha256(_ data: Data) -> String { FileHashing.sha256(data) }
 }
 

@@ -40,11 +40,13 @@ public struct Workspace: Sendable, Equatable {
         stateDirectory + "/" + (shard.map { "run-state-\($0.index)of\($0.count).json" } ?? "run-state.json")
     }
 
-    /// Every run-state file: the whole run's and each shard's.
+    /// Every run-state file: the whole run's and each shard's, including those a run in progress
+    /// (or a killed one) has so far only journaled.
     public var runStateFiles: [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory)) ?? []
-        return names.filter { $0 == "run-state.json" || ($0.hasPrefix("run-state-") && $0.hasSuffix(".json")) }.sorted()
-            .map { stateDirectory + "/" + $0 }
+        let files = names.map { $0.hasSuffix(".journal") ? String($0.dropLast(".journal".count)) : $0 }
+            .filter { $0 == "run-state.json" || ($0.hasPrefix("run-state-") && $0.hasSuffix(".json")) }
+        return Set(files).sorted().map { stateDirectory + "/" + $0 }
     }
 
     /// The Assemblies that runs started, by plan id, over every shard (or the run-state `files` given).

@@ -40,4 +40,15 @@ final class RunStateTests: XCTestCase {
         let entry = await next.entry("plan-7", endpoint: "local")
         XCTAssertEqual(entry?.assemblyURL, "http://x/7")
     }
+
+    func testStatusAndCancelSeeARunThatHasOnlyJournaledSoFar() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let workspace = Workspace(directory: folder.path, resultsPath: folder.path + "/results.json")
+        let state = RunState(path: workspace.runStateFile(shard: (2, 3)))
+        try await state.set(.init(assemblyID: "abc", assemblyURL: "http://x/abc", endpoint: "local"), for: "plan-1")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.runStateFile(shard: (2, 3))), "only the journal so far")
+        XCTAssertEqual(workspace.runStateFiles, [workspace.runStateFile(shard: (2, 3))])
+        XCTAssertEqual(workspace.startedAssemblies()["plan-1"]?.id, "abc")
+    }
 }
