@@ -97,7 +97,7 @@ struct PlanCommand: Command {
         var reason = "--offline"
         if !offline {
             do {
-                let remote = try await remoteTemplates(manifest, context: context)
+                let remote = try await remoteTemplates(manifest, endpoint: endpoint, context: context)
                 return TemplateRendering.plan(TemplateComparison.compare(declared, remote: remote), against: endpoint, prune: prune)
             } catch {
                 reason = (error as? DiagnosticsError)?.diagnostics.first?.message ?? "\(error)"
@@ -109,18 +109,13 @@ struct PlanCommand: Command {
     }
 
     /// Every Template of the manifest's endpoint, signed as `run` signs (the embedded engine for 'local').
-    private func remoteTemplates(_ manifest: Manifest, context: CommandContext) async throws -> [RemoteTemplate] {
+    private func remoteTemplates(_ manifest: Manifest, endpoint: String, context: CommandContext) async throws -> [RemoteTemplate] {
         let workspace = Workspace(manifest: manifest)
         // An embedded engine that never ran holds no Template; planning does not create one.
-        if RunSetup.endpointName(manifest, override: arguments.value("endpoint"), environment: context.environment) == "local",
-           !FileManager.default.fileExists(atPath: workspace.engineDirectory) { return [] }
+        if endpoint == "local", !FileManager.default.fileExists(atPath: workspace.engineDirectory) { return [] }
         // A plan does not wait for a run using the embedded engine: it compares offline instead.
         let prepared = try RunSetup.prepare(manifest: manifest, workspace: workspace, arguments: arguments, context: context, waitForEngine: false)
         defer { prepared.engine?.stop() }
-        let configuration = prepared.configuration
-        return try await TemplateClient(
-            http: HTTPClient(), endpoint: configuration.endpoint, authKey: configuration.authKey, signer: configuration.signer,
-            lifetime: configuration.lifetime
-        ).list()
+        return try await TemplateClient(configuration: prepared.configuration, http: HTTPClient()).list()
     }
 }

@@ -61,9 +61,7 @@ struct TemplatesCommand: Command {
         }
         defer { prepared.engine?.stop() }
         let configuration = prepared.configuration
-        let client = TemplateClient(
-            http: HTTPClient(), endpoint: configuration.endpoint, authKey: configuration.authKey, signer: configuration.signer,
-            lifetime: configuration.lifetime)
+        let client = TemplateClient(configuration: configuration, http: HTTPClient())
         let wanted = TemplateSync.wanted(in: manifest)
         do {
             switch action {
@@ -108,14 +106,11 @@ struct TemplatesCommand: Command {
         _ client: TemplateClient, wanted: [String: DeclaredTemplate], configuration: RunConfiguration,
         context: CommandContext
     ) async throws {
-        var synced: [String: SyncedTemplate] = [:]
-        for (name, applied) in try await TemplateSync.apply(wanted, client: client).sorted(by: { $0.key < $1.key }) {
-            context.output.out("\(applied.action.rawValue) \(name)  \(applied.id)\n")
-            if let template = wanted[name] {
-                synced[name] = SyncedTemplate(id: applied.id, contentSHA256: SyncedTemplate.digest(content: template.content, requireSignatureAuth: template.requireSignatureAuth))
-            }
+        let applied = try await TemplateSync.apply(wanted, client: client)
+        for (name, result) in applied.sorted(by: { $0.key < $1.key }) {
+            context.output.out("\(result.action.rawValue) \(name)  \(result.id)\n")
         }
-        try configuration.workspace.recordTemplates(synced, endpoint: configuration.endpointKey)
+        try configuration.workspace.recordTemplates(TemplateSync.records(of: applied, wanted: wanted), endpoint: configuration.endpointKey)
         guard arguments.flag("prune") else { return }
         for template in try await client.list() where wanted[template.name] == nil {
             try await client.delete(id: template.id)

@@ -59,17 +59,12 @@ public struct Runner: Sendable {
         // A reviewed plan's Templates are the ones reviewed; the manifest adds those no Assembly uses.
         let wanted = TemplateSync.wanted(in: plan).merging(configuration.declaredTemplates) { planned, _ in planned }
         if !wanted.isEmpty {
-            let client = TemplateClient(
-                http: http, endpoint: configuration.endpoint, authKey: configuration.authKey, signer: configuration.signer, lifetime: configuration.lifetime)
-            var synced: [String: SyncedTemplate] = [:]
-            for (name, applied) in try await TemplateSync.apply(wanted, client: client).sorted(by: { $0.key < $1.key }) {
-                templateIDs[name] = applied.id
-                if let template = wanted[name] {
-                    synced[name] = SyncedTemplate(
-                        id: applied.id, contentSHA256: SyncedTemplate.digest(content: template.content, requireSignatureAuth: template.requireSignatureAuth))
-                }
-                events(.template(name: name, id: applied.id, action: applied.action))
+            let applied = try await TemplateSync.apply(wanted, client: TemplateClient(configuration: configuration, http: http))
+            for (name, result) in applied.sorted(by: { $0.key < $1.key }) {
+                templateIDs[name] = result.id
+                events(.template(name: name, id: result.id, action: result.action))
             }
+            let synced = TemplateSync.records(of: applied, wanted: wanted)
             if !synced.isEmpty { try? configuration.workspace.recordTemplates(synced, endpoint: configuration.endpointKey) }
         }
         let templates = templateIDs

@@ -32,6 +32,11 @@ public struct TemplateClient: Sendable {
         self.lifetime = lifetime
     }
 
+    /// A client for the run's endpoint, signed as the run signs.
+    public init(configuration: RunConfiguration, http: HTTPClient) {
+        self.init(http: http, endpoint: configuration.endpoint, authKey: configuration.authKey, signer: configuration.signer, lifetime: configuration.lifetime)
+    }
+
     /// Every Template, following the pages until a short one, one that brings nothing new, or
     /// the `count` the service gave; a service that never stops paging is an error, not a hang.
     public func list() async throws -> [RemoteTemplate] {

@@ -39,7 +39,7 @@ public struct TemplateComparison: Sendable, Equatable {
     public static func compare(_ declared: [String: DeclaredTemplate], synced: [String: SyncedTemplate]) -> [TemplateComparison] {
         let known = declared.keys.sorted().map { name -> TemplateComparison in
             guard let last = synced[name], let template = declared[name] else { return TemplateComparison(name: name, state: .create) }
-            let same = last.contentSHA256 == SyncedTemplate.digest(content: template.content, requireSignatureAuth: template.requireSignatureAuth)
+            let same = last.contentSHA256 == SyncedTemplate(id: last.id, declared: template).contentSHA256
             return TemplateComparison(name: name, state: same ? .unchanged : .update, id: last.id)
         }
         let others = synced.keys.sorted().filter { declared[$0] == nil }.map { TemplateComparison(name: $0, state: .undeclared, id: synced[$0]?.id) }

@@ -40,11 +40,7 @@ public enum TemplateSync {
         var applied: [String: (id: String, action: Action)] = [:]
         for (name, template) in wanted.sorted(by: { $0.key < $1.key }) {
             if let existing = remote[name] {
-                let same = TemplateComparison.changes(from: existing, to: template).isEmpty
-                if !same {
-                    try await client.update(id: existing.id, name: name, content: template.content, requireSignatureAuth: template.requireSignatureAuth)
-                }
-                applied[name] = (existing.id, same ? .unchanged : .updated)
+                applied[name] = try await adopt(existing, as: template, client: client)
             } else {
                 do {
                     let id = try await client.create(name: name, content: template.content, requireSignatureAuth: template.requireSignatureAuth)
@@ -52,14 +48,26 @@ public enum TemplateSync {
                 } catch {
                     // Another run (a shard, say) created it meanwhile: adopt that one.
                     guard let raced = try await client.list().first(where: { $0.name == name }) else { throw error }
-                    let same = TemplateComparison.changes(from: raced, to: template).isEmpty
-                    if !same {
-                        try await client.update(id: raced.id, name: name, content: template.content, requireSignatureAuth: template.requireSignatureAuth)
-                    }
-                    applied[name] = (raced.id, same ? .unchanged : .updated)
+                    applied[name] = try await adopt(raced, as: template, client: client)
                 }
             }
         }
         return applied
+    }
+
+    /// The workspace records of what `apply` did to the `wanted` Templates.
+    public static func records(
+        of applied: [String: (id: String, action: Action)], wanted: [String: DeclaredTemplate]
+    ) -> [String: SyncedTemplate] {
+        applied.reduce(into: [:]) { records, entry in
+            if let template = wanted[entry.key] { records[entry.key] = SyncedTemplate(id: entry.value.id, declared: template) }
+        }
+    }
+
+    /// The service's Template updated in place when it differs from `template`.
+    private static func adopt(_ existing: RemoteTemplate, as template: DeclaredTemplate, client: TemplateClient) async throws -> (id: String, action: Action) {
+        guard !TemplateComparison.changes(from: existing, to: template).isEmpty else { return (existing.id, .unchanged) }
+        try await client.update(id: existing.id, name: existing.name, content: template.content, requireSignatureAuth: template.requireSignatureAuth)
+        return (existing.id, .updated)
     }
 }

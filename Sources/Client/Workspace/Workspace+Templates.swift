@@ -19,6 +19,11 @@ public struct SyncedTemplate: Codable, Sendable, Equatable {
         self.contentSHA256 = contentSHA256
     }
 
+    /// The record of `declared` synced as `id`.
+    public init(id: String, declared: DeclaredTemplate) {
+        self.init(id: id, contentSHA256: Self.digest(content: declared.content, requireSignatureAuth: declared.requireSignatureAuth))
+    }
+
     /// The digest `contentSHA256` holds for a Template's content and settings.
     public static func digest(content: JSONValue, requireSignatureAuth: Bool) -> String {
         SHA256.hex(JSONValue.object(["content": content, "require_signature_auth": .bool(requireSignatureAuth)]).serialized())
