@@ -13,10 +13,11 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         .target(name: "Basics"),
-        .target(name: "Crypto", dependencies: ["Basics", "COpenSSL"]),
+        .target(name: "Crypto", dependencies: ["Basics", "COpenSSL", "CZlib"]),
         .target(name: "YAML", dependencies: ["CYAML", "Basics"]),
         .target(name: "Spec", dependencies: ["YAML", "Basics"]),
         .target(name: "Planning", dependencies: ["Spec", "Basics", "Crypto"]),

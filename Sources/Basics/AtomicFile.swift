@@ -22,57 +22,18 @@ public enum AtomicFile {
             if let failure = writeAll(produce, to: descriptor) { throw FileError(path: path, operation: "write", code: failure) }
             return
         }
-        let directory = (path as NSString).deletingLastPathComponent
-        let folder = directory.isEmpty ? "." : directory
-        let unique = "\(getpid()).\(UInt64.random(in: 0...UInt64.max))"
-        let temporary = folder + "/.\((path as NSString).lastPathComponent).\(unique).tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw FileError(path: path, operation: "create", code: errno) }
-        var failure = writeAll(produce, to: descriptor)
-        if failure == nil, durable, fsync(descriptor) != 0 { failure = errno }
-        close(descriptor)
-        if let failure {
-            unlink(temporary)
-            throw FileError(path: path, operation: "write", code: failure)
-        }
-        guard rename(temporary, path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw FileError(path: path, operation: "rename into place", code: code)
-        }
-        // Make the rename itself durable.
-        guard durable else { return }
-        let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folderDescriptor >= 0 {
-            fsync(folderDescriptor)
-            close(folderDescriptor)
-        }
+        let writer = try AtomicFileWriter(path: path)
+        produce { writer.write($0) }
+        try writer.commit(durable: durable)
     }
 
     /// Writes every piece `produce` emits; the `errno` of the first failure, after which the rest is dropped.
     private static func writeAll(_ produce: (_ emit: (Data) -> Void) -> Void, to descriptor: Int32) -> Int32? {
         var failure: Int32?
         produce { data in
-            if failure == nil { failure = writeAll(data, to: descriptor) }
+            if failure == nil { failure = data.withUnsafeBytes { AtomicFileWriter.writeAll($0, to: descriptor) } }
         }
         return failure
-    }
-
-    /// Writes every byte; the `errno` of the first failure, if any.
-    private static func writeAll(_ data: Data, to descriptor: Int32) -> Int32? {
-        data.withUnsafeBytes { buffer -> Int32? in
-            guard let base = buffer.baseAddress else { return nil }
-            var offset = 0
-            while offset < buffer.count {
-                let written = Foundation.write(descriptor, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return nil
-        }
     }
 }
 

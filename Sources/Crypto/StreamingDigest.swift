@@ -1,12 +1,15 @@
 import COpenSSL
+import CZlib
 import Foundation
 
-/// The digest algorithms the project uses (checksums, `/file/hash`, plan hashes).
+/// The digest algorithms the project uses (checksums, `/file/hash`, plan hashes). CRC-32 is
+/// zlib's, four bytes big-endian: a fast check against corruption in transit, not a hash.
 public enum DigestAlgorithm: String, Sendable, CaseIterable {
-    case md5, sha1, sha256, sha384, sha512
+    case crc32, md5, sha1, sha256, sha384, sha512
 
     var evp: OpaquePointer? {
         switch self {
+        case .crc32: nil
         case .md5: EVP_md5()
         case .sha1: EVP_sha1()
         case .sha256: EVP_sha256()
@@ -16,26 +19,37 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable {
     }
 }
 
-/// A digest fed piece by piece (OpenSSL EVP); its context is freed with it.
+/// A digest fed piece by piece (OpenSSL EVP, or zlib for CRC-32); its context is freed with it.
 public final class StreamingDigest: @unchecked Sendable {
     private let context: OpaquePointer?
+    private var crc: UInt = 0
 
     /// Starts a digest.
     public init(_ algorithm: DigestAlgorithm) {
-        context = EVP_MD_CTX_new()
-        EVP_DigestInit_ex(context, algorithm.evp, nil)
+        if let evp = algorithm.evp {
+            context = EVP_MD_CTX_new()
+            EVP_DigestInit_ex(context, evp, nil)
+        } else {
+            context = nil
+            crc = crc32_z(0, nil, 0)
+        }
     }
 
     deinit { EVP_MD_CTX_free(context) }
 
     /// Adds `bytes`.
     public func update(_ bytes: UnsafeRawBufferPointer) {
-        guard bytes.count > 0 else { return }
-        EVP_DigestUpdate(context, bytes.baseAddress, bytes.count)
+        guard bytes.count > 0, let base = bytes.baseAddress else { return }
+        if let context {
+            EVP_DigestUpdate(context, base, bytes.count)
+        } else {
+            crc = crc32_z(crc, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        }
     }
 
     /// The digest of everything added; call once.
     public func finish() -> [UInt8] {
+        guard let context else { return (0..<4).map { UInt8(truncatingIfNeeded: crc >> (24 - 8 * $0)) } }
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &output, &length)

@@ -7,7 +7,7 @@ import Wire
 /// expiration and checksums. Upload ids, names and metadata are never used as paths.
 struct TusEndpoint: Sendable {
     static let extensions = "creation,creation-with-upload,creation-defer-length,termination,expiration,checksum"
-    static let checksumAlgorithms = "sha1,sha256,md5"
+    static let checksumAlgorithms = "crc32,sha1,sha256,md5"
 
     let store: UploadStore
     /// The path uploads are created at, such as `/resumable/files/`.

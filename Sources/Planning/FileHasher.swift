@@ -7,12 +7,15 @@ import Synchronization
 public struct FileDigest: Sendable, Hashable {
     /// The number of bytes read.
     public var size: Int64
-    /// The lowercase hexadecimal SHA-256 of those bytes.
-    public var sha256: String
+    /// The SHA-256 of those bytes.
+    public var digest: SHA256Digest
     /// The modification time (nanoseconds since 1970) before the first byte was read.
     public var modified: Int64?
     /// The file's identity when it was stat'ed before reading and did not change while read.
     var identity: FileIdentity?
+
+    /// The lowercase hexadecimal SHA-256.
+    public var sha256: String { digest.hex }
 }
 
 /// Streams files through OpenSSL's SHA-256 in large blocks, several files at once.
@@ -43,7 +46,7 @@ public enum FileHasher {
                 let path = base.map { paths[index].hasPrefix("/") ? paths[index] : $0 + "/" + paths[index] } ?? paths[index]
                 // Only a file with a remembered digest is stat'ed first; the others are opened at once.
                 if let known = remembered?[index], let identity = FileIdentity(path: path), known.identity == identity {
-                    results[index] = .success(FileDigest(size: identity.size, sha256: known.sha256, modified: identity.modified, identity: identity))
+                    results[index] = .success(FileDigest(size: identity.size, digest: known.digest, modified: identity.modified, identity: identity))
                     continue
                 }
                 results[index] = Result { () throws(HashingError) in try digest(path: path, buffer: &buffer) }
@@ -58,14 +61,16 @@ public enum FileHasher {
     }
 
     private static func digest(path: String, buffer: inout [UInt8]) throws(HashingError) -> FileDigest {
+        let read: (digest: [UInt8], size: Int64, modified: Int64?, status: stat?)
         do {
-            let read = try StreamingDigest.file(path, algorithm: .sha256, buffer: &buffer)
-            // Worth remembering only when the whole version stat'ed before the first byte was read.
-            let identity = read.status.flatMap(FileIdentity.init).flatMap { $0.size == read.size ? $0 : nil }
-            return FileDigest(size: read.size, sha256: Hex.encode(read.digest), modified: read.modified, identity: identity)
+            read = try StreamingDigest.file(path, algorithm: .sha256, buffer: &buffer)
         } catch {
             throw HashingError(path: path, code: error.code)
         }
+        guard let digest = SHA256Digest(bytes: read.digest) else { throw HashingError(path: path, code: EIO) }
+        // Worth remembering only when the whole version stat'ed before the first byte was read.
+        let identity = read.status.flatMap(FileIdentity.init).flatMap { $0.size == read.size ? $0 : nil }
+        return FileDigest(size: read.size, digest: digest, modified: read.modified, identity: identity)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Basics
+import Crypto
 
 extension Plan {
     /// The plan as JSON (`schemas/plan.schema.json`).
@@ -83,11 +84,15 @@ private struct PlanReader {
         let planned = files.enumerated().compactMap { offset, file -> PlannedFile? in
             let at = "\(path).files[\(offset)]"
             guard let name = string(file, "path", at: at), let sha = string(file, "sha256", at: at) else { return nil }
+            guard let digest = SHA256Digest(hex: sha) else {
+                problems.append("\(at).sha256 must be 64 lowercase hexadecimal digits")
+                return nil
+            }
             guard let size = file["size"]?.intValue, size >= 0 else {
                 problems.append("\(at).size must be a non-negative integer")
                 return nil
             }
-            return PlannedFile(path: name, size: Int64(size), sha256: sha)
+            return PlannedFile(path: name, size: Int64(size), digest: digest)
         }
         return PlannedAssembly(id: id, job: job, instructions: instructions, files: planned)
     }

@@ -1,4 +1,5 @@
 import Basics
+import Crypto
 import Foundation
 
 extension Plan {
@@ -58,7 +59,9 @@ extension PlannedAssembly {
                 output.append(UInt8(ascii: ","))
                 JSONValue.newline(&output, pretty: true, depth: inner + 2)
                 output.append(contentsOf: "\"sha256\": ".utf8)
-                JSONValue.writeString(file.sha256, to: &output)
+                output.append(UInt8(ascii: "\""))
+                file.digest.appendHex(to: &output)
+                output.append(UInt8(ascii: "\""))
                 output.append(UInt8(ascii: ","))
                 JSONValue.newline(&output, pretty: true, depth: inner + 2)
                 output.append(contentsOf: "\"size\": \(file.size)".utf8)

@@ -81,29 +81,32 @@ public struct PlannedFile: Sendable, Hashable {
     public var path: String
     /// The size in bytes.
     public var size: Int64
-    /// The lowercase hex SHA-256.
-    public var sha256: String
+    /// The SHA-256 of its content.
+    public var digest: SHA256Digest
     /// The modification time (nanoseconds since 1970) when it was hashed; known only to the
     /// process that hashed it (never in plan JSON), so a run can tell a file changed since.
     public var modified: Int64?
 
     /// Creates a planned file.
-    public init(path: String, size: Int64, sha256: String, modified: Int64? = nil) {
+    public init(path: String, size: Int64, digest: SHA256Digest, modified: Int64? = nil) {
         self.path = path
         self.size = size
-        self.sha256 = sha256
+        self.digest = digest
         self.modified = modified
     }
 
+    /// The lowercase hex SHA-256.
+    public var sha256: String { digest.hex }
+
     /// Files are the same when path and content are; when they were seen does not matter.
     public static func == (lhs: PlannedFile, rhs: PlannedFile) -> Bool {
-        lhs.path == rhs.path && lhs.size == rhs.size && lhs.sha256 == rhs.sha256
+        lhs.path == rhs.path && lhs.size == rhs.size && lhs.digest == rhs.digest
     }
 
     /// Hashes path and content, like `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(path)
         hasher.combine(size)
-        hasher.combine(sha256)
+        hasher.combine(digest)
     }
 }

@@ -15,7 +15,7 @@ public enum PlanVerification {
                 differences.append("\(file.path): \(error.description)")
             case .success(let actual) where actual.size != file.size:
                 differences.append("\(file.path): size \(file.size) in the plan, \(actual.size) now")
-            case .success(let actual) where actual.sha256 != file.sha256:
+            case .success(let actual) where actual.digest != file.digest:
                 differences.append("\(file.path): content changed (sha256 \(file.sha256.prefix(12))… in the plan, \(actual.sha256.prefix(12))… now)")
             default:
                 break

@@ -13,6 +13,8 @@ public struct Planner: Sendable {
     /// Plan only shard `index` (1-based) of `count`: its share is decided from the sorted paths
     /// and the jobs' batching, before any file is read, so each shard hashes only its own files.
     public var shard: (index: Int, count: Int)?
+    /// How many files are hashed between two visits to the digest cache.
+    var pieceSize = 16_384
 
     /// Creates a planner.
     public init(policy: Policy? = nil, workers: Int = 2, cache: DigestCache? = nil, shard: (index: Int, count: Int)? = nil) {
@@ -23,14 +25,12 @@ public struct Planner: Sendable {
     }
 
     /// The plan for `manifest`, or `nil` with diagnostics saying why not. Policy findings are
-    /// errors located at the manifest values that caused them.
+    /// errors located at the manifest values that caused them. Files are hashed, and the digest
+    /// cache read and written, a piece at a time in path order; with one job its Assemblies are
+    /// made as their files arrive, so what is held per file is its path and its planned record.
     public func plan(_ manifest: Manifest) -> (plan: Plan?, diagnostics: [Diagnostic]) {
-        var walker = GlobWalker(base: manifest.directory)
         var diagnostics: [Diagnostic] = []
-        let selections = manifest.jobs.map { job in
-            InputSelection.select(job: job, walker: &walker, diagnostics: &diagnostics)
-        }
-        diagnostics += walker.collectedWarnings.map { .warning($0.id, $0.message) }
+        let selections = Self.select(manifest, diagnostics: &diagnostics)
 
         // Every Assembly as its job and its files' paths: batching needs nothing but the sorted paths.
         var batches: [(job: Int, paths: ArraySlice<String>)] = []
@@ -39,24 +39,65 @@ public struct Planner: Sendable {
         }
         if let shard { batches = Array(batches[Plan.shardRange(shard.index, of: shard.count, total: batches.count)]) }
 
-        // One job (the common case): its batches are consecutive slices of its sorted, unique paths.
-        let single = manifest.jobs.count == 1
-        let base = batches.first?.paths.startIndex ?? 0
-        let wanted = single ? Array(selections[0][base..<(batches.last?.paths.endIndex ?? base)]) : InputSelection.sortedUnique(batches.flatMap(\.paths))
-        var digests: [FileDigest?] = []
-        digests.reserveCapacity(wanted.count)
-        for result in FileHasher.digests(paths: wanted, base: manifest.directory, remembered: cache?.candidates(for: wanted), workers: workers) {
-            switch result {
-            case .success(let digest): digests.append(digest)
-            case .failure(let error):
-                digests.append(nil)
-                diagnostics.append(.error("plan.unreadable-file", error.description, hint: "check the file's permissions"))
+        let update = cache?.update(keepingOthers: shard != nil)
+        let assemblies = manifest.jobs.count == 1
+            ? assembliesOfOneJob(manifest, paths: selections[0], batches: batches, update: update, diagnostics: &diagnostics)
+            : assembliesOfJobs(manifest, batches: batches, update: update, diagnostics: &diagnostics)
+        update?.finish()
+
+        if let policy {
+            for job in manifest.jobs {
+                let review = PolicyReview(policy: policy, manifest: manifest, job: job)
+                diagnostics += review.findings(for: assemblies.filter { $0.job == job.name.value })
             }
+            diagnostics += PolicyReview(policy: policy, manifest: manifest, job: nil).manifestFindings()
         }
-        cache?.save(keys: wanted, digests: digests, keepingOthers: shard != nil)
-        let files = zip(wanted, digests).map { path, digest in
-            digest.map { PlannedFile(path: path, size: $0.size, sha256: $0.sha256, modified: $0.modified) }
+        guard !diagnostics.containsErrors else { return (nil, diagnostics) }
+        return (Plan(pipeline: manifest.name, manifest: manifest.file, assemblies: assemblies), diagnostics)
+    }
+
+    /// Each job's files: sorted, unique paths relative to the manifest's folder. The walker and
+    /// its folder listings are gone once this returns.
+    private static func select(_ manifest: Manifest, diagnostics: inout [Diagnostic]) -> [[String]] {
+        var walker = GlobWalker(base: manifest.directory)
+        let selections = manifest.jobs.map { job in
+            InputSelection.select(job: job, walker: &walker, diagnostics: &diagnostics)
         }
+        diagnostics += walker.collectedWarnings.map { .warning($0.id, $0.message) }
+        return selections
+    }
+
+    /// One job: its batches are consecutive slices of its sorted paths, so each Assembly is made
+    /// as soon as its last file is hashed, and no other record of the files is kept.
+    private func assembliesOfOneJob(
+        _ manifest: Manifest, paths: [String], batches: [(job: Int, paths: ArraySlice<String>)], update: DigestCacheUpdate?,
+        diagnostics: inout [Diagnostic]
+    ) -> [PlannedAssembly] {
+        guard let first = batches.first, let last = batches.last, let job = manifest.jobs.first else { return [] }
+        var assemblies: [PlannedAssembly] = []
+        assemblies.reserveCapacity(batches.count)
+        var next = 0
+        var current: [PlannedFile] = []
+        hashPieces(paths[first.paths.startIndex..<last.paths.endIndex], base: manifest.directory, update: update, diagnostics: &diagnostics) { position, file in
+            if let file { current.append(file) }
+            guard position + 1 == batches[next].paths.endIndex else { return }
+            assemblies.append(PlannedAssembly(job: job.name.value, instructions: job.instructions, files: current))
+            next += 1
+            current = []
+            if next < batches.count { current.reserveCapacity(batches[next].paths.count) }
+        }
+        return assemblies
+    }
+
+    /// Several jobs, which may share files: every file is hashed once, in path order, into an
+    /// index of all of them, from which each job's Assemblies are made.
+    private func assembliesOfJobs(
+        _ manifest: Manifest, batches: [(job: Int, paths: ArraySlice<String>)], update: DigestCacheUpdate?, diagnostics: inout [Diagnostic]
+    ) -> [PlannedAssembly] {
+        let wanted = InputSelection.sortedUnique(batches.flatMap(\.paths))
+        var files: [PlannedFile?] = []
+        files.reserveCapacity(wanted.count)
+        hashPieces(wanted[...], base: manifest.directory, update: update, diagnostics: &diagnostics) { _, file in files.append(file) }
         // `wanted` is sorted: a file is found by bisection, without a table of every path.
         func file(_ path: String) -> PlannedFile? {
             var low = 0, high = wanted.count
@@ -66,22 +107,41 @@ public struct Planner: Sendable {
             }
             return low < wanted.count && ByteOrder.same(wanted[low], path) ? files[low] : nil
         }
-
-        var assemblies: [PlannedAssembly] = []
-        for (index, job) in manifest.jobs.enumerated() {
-            let planned = batches.filter { $0.job == index }.map { batch in
-                let chosen = single ? files[(batch.paths.startIndex - base)..<(batch.paths.endIndex - base)].compactMap { $0 } : batch.paths.compactMap(file)
-                return PlannedAssembly(job: job.name.value, instructions: job.instructions, files: chosen)
-            }
-            if let policy {
-                diagnostics += PolicyReview(policy: policy, manifest: manifest, job: job).findings(for: planned)
-            }
-            assemblies += planned
+        return batches.map { batch in
+            let job = manifest.jobs[batch.job]
+            return PlannedAssembly(job: job.name.value, instructions: job.instructions, files: batch.paths.compactMap(file))
         }
-        if let policy { diagnostics += PolicyReview(policy: policy, manifest: manifest, job: nil).manifestFindings() }
-        guard !diagnostics.containsErrors else { return (nil, diagnostics) }
-        return (Plan(pipeline: manifest.name, manifest: manifest.file, assemblies: assemblies), diagnostics)
     }
+
+    /// Hashes `paths` (sorted) a piece at a time, reading and writing the digest cache alongside,
+    /// and hands each file to `consume` in order with its index in `paths` (nil when unreadable,
+    /// with an error added to `diagnostics`).
+    private func hashPieces(
+        _ paths: ArraySlice<String>, base: String, update: DigestCacheUpdate?, diagnostics: inout [Diagnostic],
+        _ consume: (Int, PlannedFile?) -> Void
+    ) {
+        var start = paths.startIndex
+        while start < paths.endIndex {
+            let keys = Array(paths[start..<min(start + pieceSize, paths.endIndex)])
+            let results = FileHasher.digests(paths: keys, base: base, remembered: update?.remembered(for: keys), workers: workers)
+            var digests: [FileDigest?] = []
+            digests.reserveCapacity(keys.count)
+            for (offset, (path, result)) in zip(keys, results).enumerated() {
+                switch result {
+                case .success(let digest):
+                    digests.append(digest)
+                    consume(start + offset, PlannedFile(path: path, size: digest.size, digest: digest.digest, modified: digest.modified))
+                case .failure(let error):
+                    digests.append(nil)
+                    consume(start + offset, nil)
+                    diagnostics.append(.error("plan.unreadable-file", error.description, hint: "check the file's permissions"))
+                }
+            }
+            update?.record(keys, digests)
+            start += keys.count
+        }
+    }
+
 
     /// The index ranges of `count` sorted files that make up Assemblies of `batch` files each.
     static func batches(of count: Int, _ batch: Job.Batch) -> [Range<Int>] {

@@ -8,6 +8,7 @@ import XCTest
 final class CryptoTests: XCTestCase {
     func testDigestsMatchKnownVectors() throws {
         let cases: [(DigestAlgorithm, String)] = [
+            (.crc32, "352441c2"),
             (.md5, "900150983cd24fb0d6963f7d28e17f72"),
             (.sha1, "a9993e364706816aba3e25717850c26c9cd0d89d"),
             (.sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
@@ -26,7 +27,7 @@ final class CryptoTests: XCTestCase {
             XCTAssertEqual(Hex.encode(range.digest), expected, "a file range, read in small blocks")
             XCTAssertEqual(range.size, 3)
         }
-        XCTAssertEqual(SHA256.hex("abc"), cases[2].1)
+        XCTAssertEqual(SHA256.hex("abc"), cases[3].1)
         XCTAssertThrowsError(try StreamingDigest.file(path, algorithm: .sha256, offset: 5, length: 10, buffer: &buffer), "the file ends before the range")
         XCTAssertThrowsError(try StreamingDigest.file(directory.path + "/missing", algorithm: .sha256, buffer: &buffer))
     }
@@ -104,5 +105,29 @@ final class CryptoTests: XCTestCase {
     private func bytes(_ hex: String) -> [UInt8] {
         let characters = Array(hex)
         return stride(from: 0, to: characters.count - 1, by: 2).compactMap { UInt8(String(characters[$0...$0 + 1]), radix: 16) }
+    }
+}
+
+/// A digest held in 32 bytes reads and writes the same hex as the string form, and nothing else.
+final class SHA256DigestTests: XCTestCase {
+    func testHexAndBytesRoundTrip() throws {
+        let text = SHA256.hex("abc")
+        let digest = try XCTUnwrap(SHA256Digest(hex: text))
+        XCTAssertEqual(digest.hex, text)
+        XCTAssertEqual(digest, SHA256.digest("abc"))
+        XCTAssertEqual(SHA256Digest(bytes: digest.bytes), digest)
+        XCTAssertEqual(Hex.encode(digest.bytes), text)
+        var appended = Array("x".utf8)
+        digest.appendHex(to: &appended)
+        XCTAssertEqual(String(decoding: appended, as: UTF8.self), "x" + text)
+        XCTAssertNotEqual(SHA256.digest("abd"), digest)
+    }
+
+    func testOnlySixtyFourLowercaseDigitsAreADigest() {
+        let text = SHA256.hex("abc")
+        for bad in [text.uppercased(), String(text.dropLast()), text + "0", "g" + text.dropFirst(), "", String(repeating: " ", count: 64)] {
+            XCTAssertNil(SHA256Digest(hex: bad), bad)
+        }
+        XCTAssertNil(SHA256Digest(bytes: [UInt8](repeating: 1, count: 31)))
     }
 }

@@ -30,7 +30,7 @@ final class TusServerTests: XCTestCase {
         let response = try await send("OPTIONS", server.endpoint)
         XCTAssertEqual(response.status, 204)
         XCTAssertEqual(response.headers["Tus-Extension"], "creation,creation-with-upload,creation-defer-length,termination,expiration,checksum")
-        XCTAssertEqual(response.headers["Tus-Checksum-Algorithm"], "sha1,sha256,md5")
+        XCTAssertEqual(response.headers["Tus-Checksum-Algorithm"], "crc32,sha1,sha256,md5")
         XCTAssertNotNil(response.headers["Tus-Max-Size"])
     }
 
@@ -48,7 +48,7 @@ final class TusServerTests: XCTestCase {
             ("PATCH", url, tus + [("Upload-Offset", "0"), ("Content-Type", "text/plain")], Data("abc".utf8), 415),
             ("PATCH", url, tus + [("Upload-Offset", "3"), octets], Data("abc".utf8), 409),
             ("PATCH", url, tus + [("Upload-Offset", "0"), octets], Data("abcdefghijklmnop".utf8), 413),
-            ("PATCH", url, tus + [("Upload-Offset", "0"), octets, ("Upload-Checksum", "crc32 AAAA")], Data("abc".utf8), 400),
+            ("PATCH", url, tus + [("Upload-Offset", "0"), octets, ("Upload-Checksum", "blake3 AAAA")], Data("abc".utf8), 400),
             ("PATCH", url, tus + [("Upload-Offset", "0"), octets, ("Upload-Checksum", "sha1 " + Data(repeating: 0, count: 20).base64EncodedString())], Data("abc".utf8), 460),
             ("HEAD", server.endpoint + "00000000000000000000000000000000", tus, nil, 404),
             ("HEAD", server.endpoint + "..%2F..%2Fetc%2Fpasswd", tus, nil, 404),
@@ -73,7 +73,9 @@ final class TusServerTests: XCTestCase {
         XCTAssertEqual(first.status, 204)
         XCTAssertEqual(first.headers["Upload-Offset"], "3")
         XCTAssertNotNil(first.headers["Upload-Expires"])
-        let second = try await send("PATCH", url, tus + [("Upload-Offset", "3"), octets], body: Data("def".utf8))
+        let wrong = try await send("PATCH", url, tus + [("Upload-Offset", "3"), octets, ("Upload-Checksum", "crc32 AAAAAA==")], body: Data("def".utf8))
+        XCTAssertEqual(wrong.status, 460, "a CRC-32 that does not match")
+        let second = try await send("PATCH", url, tus + [("Upload-Offset", "3"), octets, ("Upload-Checksum", "crc32 DMThYQ==")], body: Data("def".utf8))
         XCTAssertEqual(second.headers["Upload-Offset"], "6")
         XCTAssertEqual(try server.storedBytes(of: url), Data("abcdef".utf8))
         let deleted = try await send("DELETE", url, tus)

@@ -56,9 +56,9 @@ final class DigestCacheTests: XCTestCase {
         let path = site.path + "/files/a.txt"
         let identity = try XCTUnwrap(FileIdentity(path: path))
         // A remembered digest with the file's identity is taken as it is: proof that nothing was read.
-        let planted = String(repeating: "0", count: 64)
-        let results = FileHasher.digests(paths: [path, site.path + "/files/b.txt"], remembered: [RememberedDigest(identity: identity, sha256: planted), nil])
-        XCTAssertEqual(try results[0].get().sha256, planted)
+        let planted = SHA256.digest("planted")
+        let results = FileHasher.digests(paths: [path, site.path + "/files/b.txt"], remembered: [RememberedDigest(identity: identity, digest: planted), nil])
+        XCTAssertEqual(try results[0].get().digest, planted)
         XCTAssertEqual(try results[1].get().sha256, sha256("bravo"))
         XCTAssertEqual(try results[1].get().identity, FileIdentity(path: site.path + "/files/b.txt"), "read whole and unchanged: worth remembering")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Basics
+import Crypto
 import Planning
 import TestSupport
 import XCTest
@@ -8,7 +9,7 @@ import XCTest
 enum PlanFixtures {
     /// A file whose fake digest is derived from `content`, so equal content gives an equal digest.
     static func file(_ path: String, _ content: String = "v1", size: Int64 = 10) -> PlannedFile {
-        PlannedFile(path: path, size: size, sha256: String(repeating: content, count: 64).prefix(64).description)
+        PlannedFile(path: path, size: size, digest: SHA256.digest(content))
     }
 
     /// `{"steps": {"thumb": {"robot": "/image/resize", "use": ":original", "width": <width>}}}`.
@@ -41,5 +42,13 @@ enum PlanFixtures {
         return Plan(
             pipeline: "site-images", manifest: "examples/site/pipeline.yml",
             assemblies: assemblies("thumbs", thumbs, thumbGroups) + assemblies("previews", previews, [[file("images/a.png")]]))
+    }
+}
+
+extension PlannedFile {
+    /// A planned file from the hex digest a test spells out.
+    init(path: String, size: Int64, sha256: String) {
+        guard let digest = SHA256Digest(hex: sha256) else { preconditionFailure("not a SHA-256: \(sha256)") }
+        self.init(path: path, size: size, digest: digest)
     }
 }

@@ -50,7 +50,7 @@ final class PlanTests: XCTestCase {
         var renamed = files
         renamed[1].path = "c.png"
         var edited = files
-        edited[1].sha256 = PlanFixtures.file("b.png", "v2").sha256
+        edited[1].digest = PlanFixtures.file("b.png", "v2").digest
         var grown = files
         grown[0].size += 1
         let variants = [

@@ -1,4 +1,5 @@
 import Basics
+import Crypto
 import Foundation
 @testable import Planning
 import TestSupport
@@ -7,7 +8,7 @@ import XCTest
 /// A shard plans only its share, decided before any file is read: the shards together are the
 /// whole plan, each Assembly once, with the same ids.
 final class ShardPlanningTests: XCTestCase {
-    private func makeSite() throws -> TemporaryDirectory {
+    static func makeSite() throws -> TemporaryDirectory {
         let site = try TemporaryDirectory()
         for index in 0..<23 { try site.write(String(format: "images/%02d.png", index), "image \(index)") }
         for index in 0..<7 { try site.write("docs/d\(index).txt", "doc \(index)") }
@@ -34,7 +35,7 @@ final class ShardPlanningTests: XCTestCase {
     }
 
     func testTheShardsTogetherAreTheWholePlan() throws {
-        let site = try makeSite()
+        let site = try Self.makeSite()
         defer { site.remove() }
         let whole = try plan(site)
         XCTAssertEqual(whole.assemblies.count, 7)
@@ -48,7 +49,7 @@ final class ShardPlanningTests: XCTestCase {
     }
 
     func testAShardHashesOnlyItsOwnFiles() throws {
-        let site = try makeSite()
+        let site = try Self.makeSite()
         defer { site.remove() }
         let cacheFile = site.path + "/.pipeline/digests"
         let first = try plan(site, shard: (1, 3), cache: DigestCache(file: cacheFile, slack: .zero))
@@ -59,5 +60,84 @@ final class ShardPlanningTests: XCTestCase {
         let second = try plan(site, shard: (2, 3), cache: DigestCache(file: cacheFile, slack: .zero))
         let both = Set((first.assemblies + second.assemblies).flatMap(\.files).map(\.path)).count
         XCTAssertEqual(try String(contentsOfFile: cacheFile, encoding: .utf8).split(separator: "\u{0}").count, both)
+    }
+}
+
+/// The digest cache is read and written a piece of files at a time, in path order: however the
+/// files are cut into pieces, and whichever shard plans, the cache lists every file once, in order,
+/// with its current digest.
+final class DigestCachePiecesTests: XCTestCase {
+    private func plan(_ site: TemporaryDirectory, pieceSize: Int, shard: (index: Int, count: Int)? = nil) throws -> Plan {
+        let loaded = PlanningSession(environment: [:]).load(manifestPath: site.path + "/pipeline.yml")
+        let manifest = try XCTUnwrap(loaded.value?.manifest)
+        var planner = Planner(cache: DigestCache(file: site.path + "/.pipeline/digests", slack: .zero), shard: shard)
+        planner.pieceSize = pieceSize
+        let planned = planner.plan(manifest)
+        return try XCTUnwrap(planned.plan, "\(planned.diagnostics)")
+    }
+
+    /// The cache's records, checked to ascend strictly and to hold the real digest of each file
+    /// whose identity they still match; the paths whose identity matches are `current`.
+    private func cachedPaths(_ site: TemporaryDirectory, file: StaticString = #filePath, line: UInt = #line) throws -> (all: [String], current: Set<String>) {
+        let reader = try XCTUnwrap(DigestCacheReader(file: site.path + "/.pipeline/digests"), file: file, line: line)
+        var paths: [String] = []
+        var current: Set<String> = []
+        while let record = reader.next() {
+            paths.append(record.path)
+            guard FileIdentity(path: site.path + "/" + record.path) == record.entry.identity else { continue }
+            let content = try XCTUnwrap(FileManager.default.contents(atPath: site.path + "/" + record.path), record.path, file: file, line: line)
+            XCTAssertEqual(record.entry.digest, SHA256.digest([UInt8](content)), record.path, file: file, line: line)
+            current.insert(record.path)
+        }
+        XCTAssertFalse(reader.damaged, file: file, line: line)
+        XCTAssertEqual(paths, paths.sorted(by: ByteOrder.precedes), file: file, line: line)
+        XCTAssertEqual(Set(paths).count, paths.count, file: file, line: line)
+        return (paths, current)
+    }
+
+    func testAnyCutIntoPiecesGivesTheSamePlanAndCache() throws {
+        let site = try ShardPlanningTests.makeSite()
+        defer { site.remove() }
+        let whole = try plan(site, pieceSize: 1000)
+        let cache = try String(contentsOfFile: site.path + "/.pipeline/digests", encoding: .utf8).drop { $0 != "\n" }
+        XCTAssertEqual(try cachedPaths(site).current.count, 30)
+        for size in [1, 2, 7] {
+            try FileManager.default.removeItem(atPath: site.path + "/.pipeline")
+            XCTAssertEqual(try plan(site, pieceSize: size).json, whole.json, "pieces of \(size)")
+            XCTAssertEqual(try String(contentsOfFile: site.path + "/.pipeline/digests", encoding: .utf8).drop { $0 != "\n" }, cache)
+            XCTAssertEqual(try plan(site, pieceSize: size).json, whole.json, "pieces of \(size), from the cache")
+        }
+    }
+
+    func testAShardKeepsTheOthersEntriesInOrderAroundItsOwn() throws {
+        let site = try ShardPlanningTests.makeSite()
+        defer { site.remove() }
+        _ = try plan(site, pieceSize: 1000)
+        for count in 2...4 {
+            for index in 1...count {
+                // A changed file inside the shard and one outside it: the first is hashed again, the other's entry kept.
+                let shard = try plan(site, pieceSize: 3, shard: (index, count))
+                let own = try XCTUnwrap(shard.assemblies.first?.files.first?.path)
+                try site.write(own, "changed in shard \(index) of \(count)")
+                try site.write("images/22.png", "changed outside \(index) of \(count)")
+                _ = try plan(site, pieceSize: 3, shard: (index, count))
+                let cached = try cachedPaths(site)
+                XCTAssertEqual(cached.all.count, 30, "the other shards' entries are kept")
+                XCTAssertTrue(cached.current.contains(own), "shard \(index) of \(count) hashed its changed file again")
+            }
+        }
+    }
+
+    func testADamagedRecordEndsTheCacheThereAndIsRewritten() throws {
+        let site = try ShardPlanningTests.makeSite()
+        defer { site.remove() }
+        _ = try plan(site, pieceSize: 1000)
+        let file = site.path + "/.pipeline/digests"
+        var text = try String(contentsOfFile: file, encoding: .utf8)
+        let range = try XCTUnwrap(text.range(of: " images/10.png\u{0}"))
+        text.replaceSubrange(range, with: " images/10.png")  // the record runs into the next one
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        _ = try plan(site, pieceSize: 4)
+        XCTAssertEqual(try cachedPaths(site).current.count, 30, "rewritten whole")
     }
 }

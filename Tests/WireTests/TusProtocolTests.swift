@@ -22,7 +22,7 @@ final class TusProtocolTests: XCTestCase {
         XCTAssertEqual(TusProtocol.resolve(location: "https://cdn.example/u/1", against: endpoint), "https://cdn.example/u/1")
     }
 
-    func testCapabilitiesChooseTheStrongestCommonChecksum() {
+    func testCapabilitiesChooseTheFastestCommonChecksum() {
         let headers = HTTPHeaders([
             ("Tus-Extension", "creation,creation-with-upload,checksum"), ("tus-checksum-algorithm", "md5,SHA1,sha256"),
             ("Tus-Max-Size", "1073741824"),
@@ -31,6 +31,8 @@ final class TusProtocolTests: XCTestCase {
         XCTAssertTrue(capabilities.supportsCreationWithUpload)
         XCTAssertEqual(capabilities.checksumAlgorithm, .sha256)
         XCTAssertEqual(capabilities.maxSize, 1 << 30)
+        let withCRC = HTTPHeaders([("Tus-Extension", "checksum"), ("Tus-Checksum-Algorithm", "sha1,sha256,crc32")])
+        XCTAssertEqual(TusCapabilities(headers: withCRC).checksumAlgorithm, .crc32, "CRC-32 where offered: it costs neither end a core")
         XCTAssertNil(TusCapabilities(headers: HTTPHeaders([("Tus-Checksum-Algorithm", "sha1")])).checksumAlgorithm,
                      "algorithms without the checksum extension are not used")
     }

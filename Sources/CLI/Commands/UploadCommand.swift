@@ -24,7 +24,7 @@ struct UploadCommand: Command {
             .init(name: "metadata", valueName: "KEY=VALUE", help: "Upload-Metadata for every file (filename and filetype are set by default).", repeatable: true),
             .init(name: "chunk-size", valueName: "SIZE", help: "Send at most SIZE bytes per request (for proxies that limit bodies), such as 50MB."),
             .init(name: "parallel", valueName: "N", help: "Upload N files at once (default 4)."),
-            .init(name: "checksum", valueName: "MODE", help: "auto (default: if the server offers one), off, sha256, sha1 or md5."),
+            .init(name: "checksum", valueName: "MODE", help: "auto (default: the first the server offers of crc32, sha256, sha1, md5), off, or one of those."),
             .init(name: "retry-delays", valueName: "LIST", help: "Waits before retries, such as 0s,1s,3s,5s (the default)."),
             .init(name: "state-dir", valueName: "DIR", help: "Where upload URLs are kept for resuming (default .pipeline/uploads)."),
             .init(name: "json", help: "Print the results as JSON."),
@@ -68,7 +68,7 @@ struct UploadCommand: Command {
             case "off": options.checksum = .off
             default:
                 guard let algorithm = ChecksumAlgorithm(rawValue: text) else {
-                    throw UsageError("--checksum must be auto, off, sha256, sha1 or md5, not '\(text)'", command: name)
+                    throw UsageError("--checksum must be auto, off, crc32, sha256, sha1 or md5, not '\(text)'", command: name)
                 }
                 options.checksum = .algorithm(algorithm)
             }

@@ -2,6 +2,7 @@ import Wire
 import Foundation
 import Basics
 import Planning
+import Crypto
 
 /// The results of a run (`schemas/results.schema.json`): per planned Assembly its outcome, its
 /// source files and, per step, the result files traced back to their source. Deterministic:
@@ -114,8 +115,9 @@ public struct RunResults: Sendable, Equatable {
         let entries = items.compactMap { item -> Entry? in
             guard let job = item["job"]?.stringValue, let planID = item["plan_id"]?.stringValue, let status = item["status"]?.stringValue else { return nil }
             let files = (item["files"]?.arrayValue ?? []).compactMap { file -> PlannedFile? in
-                guard let path = file["path"]?.stringValue, let size = file["size"]?.intValue, let sha = file["sha256"]?.stringValue else { return nil }
-                return PlannedFile(path: path, size: Int64(size), sha256: sha)
+                guard let path = file["path"]?.stringValue, let size = file["size"]?.intValue,
+                      let digest = (file["sha256"]?.stringValue).flatMap(SHA256Digest.init(hex:)) else { return nil }
+                return PlannedFile(path: path, size: Int64(size), digest: digest)
             }
             let results = (item["results"]?.objectValue ?? [:]).mapValues { list in
                 (list.arrayValue ?? []).map { value in

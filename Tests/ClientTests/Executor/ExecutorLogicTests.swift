@@ -21,7 +21,7 @@ final class ExecutorLogicTests: XCTestCase {
         let file = try FileHasher.digest(path: directory.path + "/a.txt")
         let planned = PlannedAssembly(
             job: "job", instructions: .object(["steps": .object([:])]),
-            files: [PlannedFile(path: "a.txt", size: file.size, sha256: file.sha256, modified: file.modified)])
+            files: [PlannedFile(path: "a.txt", size: file.size, digest: file.digest, modified: file.modified)])
         var configuration = RunConfiguration(
             endpoint: "https://api.test", authKey: nil, signer: nil, lifetime: .seconds(600),
             workspace: Workspace(directory: directory.path, resultsPath: directory.path + "/results.json"), timeout: timeout)

@@ -1,0 +1,82 @@
+import Foundation
+
+/// A file written piece by piece into a temporary file beside `path` and renamed over it by
+/// `commit`, so readers see the old content or the complete new content, never a part. A writer
+/// that is neither committed nor abandoned removes its temporary file when it goes away.
+public final class AtomicFileWriter {
+    /// The file the content is for.
+    public let path: String
+    private let temporary: String
+    private var descriptor: Int32
+    private var failure: Int32?
+
+    /// Creates the temporary file beside `path`.
+    public init(path: String) throws(FileError) {
+        self.path = path
+        let directory = (path as NSString).deletingLastPathComponent
+        let unique = "\(getpid()).\(UInt64.random(in: 0...UInt64.max))"
+        temporary = (directory.isEmpty ? "." : directory) + "/.\((path as NSString).lastPathComponent).\(unique).tmp"
+        descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw FileError(path: path, operation: "create", code: errno) }
+    }
+
+    deinit { abandon() }
+
+    /// Appends `bytes`; after a failed write the rest is dropped and `commit` reports the failure.
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        guard failure == nil, descriptor >= 0 else { return }
+        failure = Self.writeAll(bytes, to: descriptor)
+    }
+
+    /// Appends `data`.
+    public func write(_ data: Data) {
+        data.withUnsafeBytes { write($0) }
+    }
+
+    /// Renames the content into place; with `durable` it is flushed to disk first, and the rename too.
+    public func commit(durable: Bool = true) throws(FileError) {
+        guard descriptor >= 0 else { throw FileError(path: path, operation: "write", code: EBADF) }
+        if failure == nil, durable, fsync(descriptor) != 0 { failure = errno }
+        close(descriptor)
+        descriptor = -1
+        if let failure {
+            unlink(temporary)
+            throw FileError(path: path, operation: "write", code: failure)
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw FileError(path: path, operation: "rename into place", code: code)
+        }
+        guard durable else { return }
+        let folder = (path as NSString).deletingLastPathComponent
+        let folderDescriptor = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folderDescriptor >= 0 {
+            fsync(folderDescriptor)
+            close(folderDescriptor)
+        }
+    }
+
+    /// Removes the temporary file and leaves `path` as it was.
+    public func abandon() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+        unlink(temporary)
+    }
+
+    /// Writes every byte; the `errno` of the first failure, if any.
+    static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
+        guard let base = buffer.baseAddress else { return nil }
+        var offset = 0
+        while offset < buffer.count {
+            let written = Foundation.write(descriptor, base + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += written
+        }
+        return nil
+    }
+}

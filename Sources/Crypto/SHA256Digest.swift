@@ -1,0 +1,100 @@
+/// A SHA-256 digest in 32 bytes held inline (no allocation): a plan keeps one per file, so a
+/// million files cost 32 MB of digests rather than four times that as hex strings.
+public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
+    // Big-endian words: the first byte of the digest is the top byte of `words.0`.
+    private var first: UInt64 = 0, second: UInt64 = 0, third: UInt64 = 0, fourth: UInt64 = 0
+
+    /// The digest made of exactly 32 bytes; nil for any other count.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 32 else { return nil }
+        for (index, byte) in bytes.enumerated() {
+            self[index / 8] |= UInt64(byte) << UInt64(56 - 8 * (index % 8))
+        }
+    }
+
+    /// The digest written as exactly 64 lowercase hexadecimal digits; nil for anything else.
+    public init?(hex: String) {
+        var text = hex
+        guard let digest = text.withUTF8({ SHA256Digest(hexDigits: $0) }) else { return nil }
+        self = digest
+    }
+
+    /// The digest from the UTF-8 bytes of 64 lowercase hexadecimal digits; nil for anything else.
+    public init?(hexDigits digits: UnsafeBufferPointer<UInt8>) {
+        guard digits.count == 64 else { return nil }
+        for index in 0..<64 {
+            let digit = digits[index]
+            let value: UInt64
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt64(digit &- UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = UInt64(digit &- UInt8(ascii: "a") &+ 10)
+            default: return nil
+            }
+            self[index / 16] |= value << UInt64(60 - 4 * (index % 16))
+        }
+    }
+
+    /// The 32 bytes.
+    public var bytes: [UInt8] {
+        (0..<32).map { UInt8(truncatingIfNeeded: self[$0 / 8] >> UInt64(56 - 8 * ($0 % 8))) }
+    }
+
+    /// The 64 lowercase hexadecimal digits.
+    public var hex: String {
+        var output: [UInt8] = []
+        appendHex(to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends the 64 lowercase hexadecimal digits to `output`, without making a string.
+    public func appendHex(to output: inout [UInt8]) {
+        output.reserveCapacity(output.count + 64)
+        for index in 0..<4 {
+            let word = self[index]
+            for shift in stride(from: 60, through: 0, by: -4) {
+                let nibble = UInt8(truncatingIfNeeded: (word >> UInt64(shift)) & 0xF)
+                output.append(nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "a") &+ nibble &- 10)
+            }
+        }
+    }
+
+    /// The hexadecimal digits.
+    public var description: String { hex }
+
+    private subscript(word: Int) -> UInt64 {
+        get {
+            switch word {
+            case 0: first
+            case 1: second
+            case 2: third
+            default: fourth
+            }
+        }
+        set {
+            switch word {
+            case 0: first = newValue
+            case 1: second = newValue
+            case 2: third = newValue
+            default: fourth = newValue
+            }
+        }
+    }
+}
+
+extension SHA256 {
+    /// The SHA-256 of `bytes`.
+    public static func digest(_ bytes: [UInt8]) -> SHA256Digest {
+        let digest = StreamingDigest(.sha256)
+        bytes.withUnsafeBytes { digest.update($0) }
+        // OpenSSL's SHA-256 output is 32 bytes.
+        return SHA256Digest(bytes: digest.finish()) ?? SHA256Digest()
+    }
+
+    /// The SHA-256 of the UTF-8 bytes of `text`.
+    public static func digest(_ text: String) -> SHA256Digest { digest(Array(text.utf8)) }
+}
+
+extension SHA256Digest {
+    /// The digest of 32 zero bytes.
+    init() {}
+}
