@@ -22,16 +22,24 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     /// The digest from the UTF-8 bytes of 64 lowercase hexadecimal digits; nil for anything else.
     public init?(hexDigits digits: UnsafeBufferPointer<UInt8>) {
         guard digits.count == 64 else { return nil }
-        for index in 0..<64 {
-            let digit = digits[index]
-            let value: UInt64
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt64(digit &- UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = UInt64(digit &- UInt8(ascii: "a") &+ 10)
-            default: return nil
+        func word(_ start: Int) -> UInt64? {
+            var value: UInt64 = 0
+            for index in start..<start + 16 {
+                let digit = digits[index]
+                let nibble: UInt8
+                if digit &- UInt8(ascii: "0") < 10 {
+                    nibble = digit &- UInt8(ascii: "0")
+                } else if digit &- UInt8(ascii: "a") < 6 {
+                    nibble = digit &- UInt8(ascii: "a") &+ 10
+                } else {
+                    return nil
+                }
+                value = value << 4 | UInt64(nibble)
             }
-            self[index / 16] |= value << UInt64(60 - 4 * (index % 16))
+            return value
         }
+        guard let first = word(0), let second = word(16), let third = word(32), let fourth = word(48) else { return nil }
+        (self.first, self.second, self.third, self.fourth) = (first, second, third, fourth)
     }
 
     /// The 32 bytes.

@@ -37,6 +37,7 @@ struct FileUploader: Sendable {
         // An upload this call created that the server then forgets is retried with backoff like
         // any failure, so a server that loses every upload cannot make an endless create loop.
         var createdHere = false
+        var expirySaved = ContinuousClock.now
         progress(UploadProgress(index: index, confirmed: 0, inFlight: 0, total: file.size))
 
         while true {
@@ -78,9 +79,12 @@ struct FileUploader: Sendable {
                     }
                     offset = status.offset
                     progress(UploadProgress(index: index, confirmed: offset, inFlight: 0, total: file.size))
-                    if let expires = status.expires {
+                    // The server moves the expiry with every PATCH; a flushed write per chunk would cost
+                    // more than the chunk, so the record follows it every few seconds (it keeps a minute's margin).
+                    if let expires = status.expires, ContinuousClock.now - expirySaved >= .seconds(5) {
                         try? store?.save(.init(uploadURL: current, endpoint: client.endpoint, path: file.path, size: file.size,
                                                expires: expires), for: key)
+                        expirySaved = .now
                     }
                 }
                 store?.remove(key)
