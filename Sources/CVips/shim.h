@@ -1,73 +1,149 @@
 #ifndef PIPELINE_CVIPS_SHIM_H
 #define PIPELINE_CVIPS_SHIM_H
+#include <dlfcn.h>
+#include <stddef.h>
 #include <string.h>
-#include <vips/vips.h>
 
-/* libvips' API is variadic: one typed wrapper per call the engine makes, and nothing else. The
-   resize strategies themselves are Swift (Engine/ImageResizer.swift). Functions returning int
-   give 0 on success and -1 on failure, with the reason in pipeline_vips_error(). */
+/* libvips is loaded when the local engine first needs it, not linked: it brings about a hundred
+   shared libraries that every command would otherwise map at start (13 MB and 20 ms), while only
+   the engine reads images. What the engine uses of libvips 8's stable ABI (soname 42) is
+   declared here: an opaque image type, the enum values passed as options, and one typed wrapper
+   per call, each finding its function by name in the loaded library. libvips' API is variadic;
+   the resize strategies themselves are Swift (Engine/ImageResizer.swift). Functions returning
+   int give 0 on success and -1 on failure, with the reason in pipeline_vips_error(). */
 
-/* The engine runs files in parallel on every core itself, so each image runs on one thread
+typedef struct _VipsImage VipsImage;
+
+enum {
+    PIPELINE_VIPS_ACCESS_SEQUENTIAL = 1,     /* VipsAccess */
+    PIPELINE_VIPS_SIZE_BOTH = 0,             /* VipsSize */
+    PIPELINE_VIPS_SIZE_DOWN = 2,
+    PIPELINE_VIPS_SIZE_FORCE = 3,
+    PIPELINE_VIPS_INTERESTING_CENTRE = 1,    /* VipsInteresting */
+    PIPELINE_VIPS_COMPASS_CENTRE = 0,        /* VipsCompassDirection */
+    PIPELINE_VIPS_EXTEND_BACKGROUND = 5,     /* VipsExtend */
+};
+
+#define PIPELINE_VIPS_LIBRARY "libvips.so.42"
+
+/* A function of the loaded library (or of a library it loaded, such as GObject); NULL when
+   libvips is not loaded. RTLD_NOLOAD never loads anything: it finds the loaded copy. */
+static inline void *pipeline_vips_symbol(const char *name) {
+    void *library = dlopen(PIPELINE_VIPS_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
+    if (library == NULL) return NULL;
+    void *symbol = dlsym(library, name);
+    dlclose(library);
+    return symbol;
+}
+
+#define PIPELINE_VIPS_CALL(type, name) ((type)pipeline_vips_symbol(name))
+
+/* Loads and starts libvips; -1 with the loader's reason in `buffer` when it cannot.
+   The engine runs files in parallel on every core itself, so each image runs on one thread
    (libvips' own pool costs more than it gains on small images), no image is kept in the
    operation cache (every file is new), and no vector code is compiled at run time (ORC: its
    compilation, once per operation, costs more than it saves on the images people upload). */
-static inline int pipeline_vips_init(void) {
-    if (VIPS_INIT("pipeline") != 0) return -1;
-    vips_concurrency_set(1);
-    vips_cache_set_max(0);
-    vips_vector_set_enabled(0);
+static inline int pipeline_vips_init(char *buffer, size_t size) {
+    if (dlopen(PIPELINE_VIPS_LIBRARY, RTLD_NOW | RTLD_GLOBAL) == NULL) {
+        const char *reason = dlerror();
+        if (size > 0) {
+            strncpy(buffer, reason ? reason : "cannot load " PIPELINE_VIPS_LIBRARY, size - 1);
+            buffer[size - 1] = 0;
+        }
+        return -1;
+    }
+    int (*init)(const char *) = PIPELINE_VIPS_CALL(int (*)(const char *), "vips_init");
+    void (*concurrency)(int) = PIPELINE_VIPS_CALL(void (*)(int), "vips_concurrency_set");
+    void (*cache)(int) = PIPELINE_VIPS_CALL(void (*)(int), "vips_cache_set_max");
+    void (*vector)(int) = PIPELINE_VIPS_CALL(void (*)(int), "vips_vector_set_enabled");
+    if (init == NULL || concurrency == NULL || cache == NULL || vector == NULL || init("pipeline") != 0) {
+        if (size > 0) {
+            strncpy(buffer, "libvips started with an error", size - 1);
+            buffer[size - 1] = 0;
+        }
+        return -1;
+    }
+    concurrency(1);
+    cache(0);
+    vector(0);
     return 0;
 }
 
 /* The last error, cleared after reading. The copy is owned by the caller's buffer. */
 static inline void pipeline_vips_error(char *buffer, size_t size) {
-    const char *message = vips_error_buffer();
+    const char *(*read)(void) = PIPELINE_VIPS_CALL(const char *(*)(void), "vips_error_buffer");
+    void (*clear)(void) = PIPELINE_VIPS_CALL(void (*)(void), "vips_error_clear");
+    const char *message = read ? read() : "libvips is not loaded";
     if (size > 0) {
         strncpy(buffer, message ? message : "", size - 1);
         buffer[size - 1] = 0;
     }
-    vips_error_clear();
+    if (clear) clear();
 }
 
 /* Opens an image lazily (only the header is read until pixels are needed); NULL on failure. */
 static inline VipsImage *pipeline_vips_open(const char *path, int sequential) {
-    return sequential ? vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, NULL)
-                      : vips_image_new_from_file(path, NULL);
+    VipsImage *(*open)(const char *, ...) = PIPELINE_VIPS_CALL(VipsImage *(*)(const char *, ...), "vips_image_new_from_file");
+    if (open == NULL) return NULL;
+    return sequential ? open(path, "access", PIPELINE_VIPS_ACCESS_SEQUENTIAL, NULL) : open(path, NULL);
+}
+
+static inline int pipeline_vips_width(const VipsImage *image) {
+    int (*width)(const VipsImage *) = PIPELINE_VIPS_CALL(int (*)(const VipsImage *), "vips_image_get_width");
+    return width ? width(image) : 0;
+}
+
+static inline int pipeline_vips_height(const VipsImage *image) {
+    int (*height)(const VipsImage *) = PIPELINE_VIPS_CALL(int (*)(const VipsImage *), "vips_image_get_height");
+    return height ? height(image) : 0;
 }
 
 /* Thumbnails the file at `path` into width x height: `crop` covers the box and cuts its centre,
    `force` ignores the aspect, `upscale` allows growing. */
 static inline int pipeline_vips_thumbnail(const char *path, VipsImage **out, int width, int height, int crop, int force, int upscale) {
-    VipsSize size = force ? VIPS_SIZE_FORCE : (upscale ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN);
-    return crop ? vips_thumbnail(path, out, width, "height", height, "crop", VIPS_INTERESTING_CENTRE, "size", size, NULL)
-                : vips_thumbnail(path, out, width, "height", height, "size", size, NULL);
+    int (*thumbnail)(const char *, VipsImage **, int, ...) = PIPELINE_VIPS_CALL(int (*)(const char *, VipsImage **, int, ...), "vips_thumbnail");
+    if (thumbnail == NULL) return -1;
+    int size = force ? PIPELINE_VIPS_SIZE_FORCE : (upscale ? PIPELINE_VIPS_SIZE_BOTH : PIPELINE_VIPS_SIZE_DOWN);
+    return crop ? thumbnail(path, out, width, "height", height, "crop", PIPELINE_VIPS_INTERESTING_CENTRE, "size", size, NULL)
+                : thumbnail(path, out, width, "height", height, "size", size, NULL);
 }
 
 static inline int pipeline_vips_extract(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
-    return vips_extract_area(in, out, left, top, width, height, NULL);
+    int (*extract)(VipsImage *, VipsImage **, int, int, int, int, ...) =
+        PIPELINE_VIPS_CALL(int (*)(VipsImage *, VipsImage **, int, int, int, int, ...), "vips_extract_area");
+    return extract ? extract(in, out, left, top, width, height, NULL) : -1;
 }
 
 static inline int pipeline_vips_scale(VipsImage *in, VipsImage **out, double scale) {
-    return vips_resize(in, out, scale, NULL);
+    int (*resize)(VipsImage *, VipsImage **, double, ...) = PIPELINE_VIPS_CALL(int (*)(VipsImage *, VipsImage **, double, ...), "vips_resize");
+    return resize ? resize(in, out, scale, NULL) : -1;
 }
 
 /* Centres `in` on a width x height canvas of the background colour. */
 static inline int pipeline_vips_pad(VipsImage *in, VipsImage **out, int width, int height, double red, double green, double blue) {
+    int (*bands)(const VipsImage *) = PIPELINE_VIPS_CALL(int (*)(const VipsImage *), "vips_image_get_bands");
+    void *(*array)(const double *, int) = PIPELINE_VIPS_CALL(void *(*)(const double *, int), "vips_array_double_new");
+    void (*unref)(void *) = PIPELINE_VIPS_CALL(void (*)(void *), "vips_area_unref");
+    int (*gravity)(VipsImage *, VipsImage **, int, int, int, ...) =
+        PIPELINE_VIPS_CALL(int (*)(VipsImage *, VipsImage **, int, int, int, ...), "vips_gravity");
+    if (bands == NULL || array == NULL || unref == NULL || gravity == NULL) return -1;
     double background[4] = {red, green, blue, 255};
-    int bands = vips_image_get_bands(in);
-    VipsArrayDouble *color = vips_array_double_new(background, bands < 4 ? bands : 4);
-    int status = vips_gravity(in, out, VIPS_COMPASS_DIRECTION_CENTRE, width, height,
-                              "extend", VIPS_EXTEND_BACKGROUND, "background", color, NULL);
-    vips_area_unref(VIPS_AREA(color));
+    int count = bands(in);
+    void *color = array(background, count < 4 ? count : 4);
+    int status = gravity(in, out, PIPELINE_VIPS_COMPASS_CENTRE, width, height,
+                         "extend", PIPELINE_VIPS_EXTEND_BACKGROUND, "background", color, NULL);
+    unref(color);
     return status;
 }
 
 /* Writes an image; the format comes from the extension, options such as "[Q=80]" allowed. */
 static inline int pipeline_vips_write(VipsImage *image, const char *path) {
-    return vips_image_write_to_file(image, path, NULL);
+    int (*write)(VipsImage *, const char *, ...) = PIPELINE_VIPS_CALL(int (*)(VipsImage *, const char *, ...), "vips_image_write_to_file");
+    return write ? write(image, path, NULL) : -1;
 }
 
 static inline void pipeline_vips_release(VipsImage *image) {
-    g_object_unref(image);
+    void (*unref)(void *) = PIPELINE_VIPS_CALL(void (*)(void *), "g_object_unref");
+    if (unref) unref(image);
 }
 #endif

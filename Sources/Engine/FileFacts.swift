@@ -21,9 +21,17 @@ enum FileFacts {
     }
 }
 
-/// libvips, started once per process.
+/// libvips, loaded and started once per process, when the engine first reads an image.
 enum VipsLibrary {
-    static let ready: Bool = pipeline_vips_init() == 0
+    /// Why libvips could not be loaded or started; nil once it runs.
+    static let failure: String? = {
+        var buffer = [CChar](repeating: 0, count: 512)
+        guard pipeline_vips_init(&buffer, buffer.count) != 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
+
+    /// Whether libvips runs.
+    static var ready: Bool { failure == nil }
 
     /// The last libvips error.
     static func lastError() -> String {

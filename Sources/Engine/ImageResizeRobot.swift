@@ -40,7 +40,9 @@ struct ImageResizeRobot: Sendable {
     }
 
     func resize(_ file: AssemblyFile, into folder: String) throws(RobotError) -> AssemblyFile {
-        guard VipsLibrary.ready else { throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "libvips could not start") }
+        if let failure = VipsLibrary.failure {
+            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "libvips could not start (\(failure)); install it: apt-get install libvips42")
+        }
         let id = AssemblyFile.newID()
         let ext = format ?? (Self.formats.contains(file.ext) ? file.ext : "png")
         let name = file.basename + "." + ext

@@ -3,9 +3,9 @@ import Foundation
 
 /// An image held by libvips, released with it.
 final class VipsImageRef {
-    let pointer: UnsafeMutablePointer<VipsImage>
+    let pointer: OpaquePointer
 
-    init(_ pointer: UnsafeMutablePointer<VipsImage>) {
+    init(_ pointer: OpaquePointer) {
         self.pointer = pointer
     }
 
@@ -17,12 +17,12 @@ final class VipsImageRef {
 
     deinit { pipeline_vips_release(pointer) }
 
-    var width: Int32 { vips_image_get_width(pointer) }
-    var height: Int32 { vips_image_get_height(pointer) }
+    var width: Int32 { pipeline_vips_width(pointer) }
+    var height: Int32 { pipeline_vips_height(pointer) }
 
     /// The image an operation produced into `out`; `nil` when it failed.
-    static func made(_ operation: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32) -> VipsImageRef? {
-        var out: UnsafeMutablePointer<VipsImage>?
+    static func made(_ operation: (UnsafeMutablePointer<OpaquePointer?>) -> Int32) -> VipsImageRef? {
+        var out: OpaquePointer?
         guard operation(&out) == 0, let out else { return nil }
         return VipsImageRef(out)
     }
