@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark: planning at scale and many Assemblies. Plans FILES small files whole
-# (cold, then again with the digest cache) and as shard 1 of 4 (cold), and runs
+# (cold, then again with the digest cache) and as shard 1 of 4 (cold), merges
+# four shards' results files listing FILES files in all (`pipeline results merge`), and runs
 # ASSEMBLIES one-file Assemblies against one `pipeline serve` on 127.0.0.1,
 # printing times, peak memory of the runner and of the engine, and creations/s.
 # See bench/README.md.
@@ -73,6 +74,38 @@ YAML
     cd "$repo"
 fi
 
+# ------------------------------------------------------------ results merge
+if ((FILES > 0)); then
+    echo
+    echo "== generating 4 shards' results files listing $FILES files, 100 per Assembly"
+    python3 - "$work/merge" "$FILES" <<'PY'
+import hashlib, json, os, sys
+folder, files = sys.argv[1], int(sys.argv[2])
+os.makedirs(folder, exist_ok=True)
+per_shard = (files + 3) // 4
+for shard in range(4):
+    first, last = shard * per_shard, min(files, (shard + 1) * per_shard)
+    with open(f"{folder}/shard-{shard + 1}.json", "w") as out:
+        out.write('{"assemblies": [')
+        for start in range(first, last, 100):
+            names = [f"files/d{n // 1000:04d}/f{n:07d}.txt" for n in range(start, min(start + 100, last))]
+            entry = {"job": "small", "plan_id": hashlib.sha256(names[0].encode()).hexdigest()[:32], "status": "ASSEMBLY_COMPLETED",
+                     "assembly_id": f"a{start}", "assembly_url": f"http://127.0.0.1:1/assemblies/a{start}",
+                     "files": [{"path": n, "size": 100, "sha256": hashlib.sha256(n.encode()).hexdigest()} for n in names],
+                     "results": {"hash": [{"source": n, "name": n.rsplit("/", 1)[1], "url": f"http://127.0.0.1:1/results/{n}",
+                                           "size": 100, "mime": "text/plain", "meta": {"hash": "0" * 64}} for n in names]}}
+            out.write(("," if start > first else "") + json.dumps(entry))
+        out.write(f'], "endpoint": "local", "pipeline": "scale", "shard": "{shard + 1}/4", "version": 1}}\n')
+PY
+    echo "shards: $(du -csm "$work/merge"/shard-*.json | tail -1 | cut -f1) MB"
+    echo
+    echo "== merging (name, seconds, peak MB, floor)"
+    measure_once merge -- "$bin" results merge "$work/merge"/shard-{4,3,2,1}.json --out "$work/merge/merged.json"
+    merged=$(python3 -c 'import json,sys; print(sum(len(a["files"]) for a in json.load(open(sys.argv[1]))["assemblies"]))' "$work/merge/merged.json")
+    [[ $merged == "$FILES" ]] || { echo "scale.sh: FAIL: the merged results list $merged of $FILES files" >&2; exit 1; }
+    rm -rf "$work/merge"
+fi
+
 # ---------------------------------------------------------------------- run
 engine_peak=-
 if ((ASSEMBLIES > 0)); then
@@ -117,7 +150,8 @@ for line in open(sys.argv[1]):
 files, assemblies, engine_peak = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 print(f"{'case':<44} {'seconds':>8} {'peak MB':>8}")
 labels = {"plan-cold": f"plan {files} files, no cache", "plan-cached": f"plan {files} files again (digest cache)",
-          "plan-shard-cold": f"plan shard 1/4 of {files} files, no cache", "run": f"run {assemblies} one-file Assemblies"}
+          "plan-shard-cold": f"plan shard 1/4 of {files} files, no cache", "merge": f"results merge of 4 shards, {files} files",
+          "run": f"run {assemblies} one-file Assemblies"}
 for key, label in labels.items():
     if key in rows:
         print(f"{label:<44} {rows[key][0]:>8.3f} {rows[key][1]:>8.1f}")
@@ -132,6 +166,8 @@ note = "" if files == 1_000_000 else f" (target is for 1000000 files; ran {files
 if "plan-cached" in rows:
     seconds, peak = rows["plan-cached"]
     verdict(peak < 256 and seconds < 10, f"plan with the cache under 256 MB and 10 s: {peak:.0f} MB, {seconds:.2f} s{note}")
+if "merge" in rows:
+    verdict(rows["merge"][1] < 256, f"results merge under 256 MB: {rows['merge'][1]:.0f} MB, {rows['merge'][0]:.2f} s{note}")
 if "plan-cold" in rows and "plan-shard-cold" in rows:
     print(f"INFO  shard 1/4 against the whole plan: {rows['plan-shard-cold'][0] / rows['plan-cold'][0]:.2f}x the time, "
           f"{rows['plan-shard-cold'][1] / rows['plan-cold'][1]:.2f}x the memory")

@@ -171,6 +171,9 @@ final class RunCommandTests: XCTestCase {
         let expected = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/all.json")))
         XCTAssertEqual(withoutIDs(try JSONValue.parse(Data(merged.stdout.utf8))), withoutIDs(expected))
         XCTAssertEqual(expected["assemblies"]?.arrayValue?.count, 3)
+        let written = await CLIHarness.run(["results", "merge", directory.path + "/shard-1.json", directory.path + "/shard-2.json", "--out", directory.path + "/merged.json"])
+        XCTAssertEqual(written.status, 0, written.stderr)
+        XCTAssertEqual(try String(contentsOfFile: directory.path + "/merged.json", encoding: .utf8), merged.stdout)
 
         let incomplete = await CLIHarness.run(["results", "merge", directory.path + "/shard-1.json"])
         XCTAssertEqual(incomplete.status, 1)

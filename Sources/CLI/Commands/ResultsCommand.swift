@@ -27,24 +27,22 @@ struct ResultsCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        var shards: [RunResults] = []
-        for file in files {
-            guard let results = RunResults.load(file) else {
-                context.output.failure("'\(file)' is not a results file written by 'pipeline run'")
-                return ExitCode.failure
+        let completed: Bool
+        do {
+            if let out {
+                let writer = try AtomicFileWriter(path: out)
+                completed = try ResultsMerge.merge(files) { writer.write($0) }
+                try writer.commit()
+            } else {
+                completed = try ResultsMerge.merge(files) { context.output.out(String(decoding: $0, as: UTF8.self)) }
             }
-            shards.append(results)
-        }
-        guard let merged = RunResults.merge(shards) else {
-            context.output.failure(
-                "the files are not all the shards 1/N to N/N of one pipeline", hint: "pass every shard's results, from runs with --shard 1/N ... N/N")
+        } catch let failure as ResultsMerge.Failure {
+            context.output.failure(failure.description, hint: failure.hint)
+            return ExitCode.failure
+        } catch {
+            context.output.failure("\(error)", hint: "check that the folder of '\(out ?? "")' exists and is writable")
             return ExitCode.failure
         }
-        if let out {
-            try merged.write(to: out)
-        } else {
-            context.output.out(merged.json.serialized(pretty: true) + "\n")
-        }
-        return merged.assemblies.allSatisfy(\.isCompleted) ? ExitCode.success : ExitCode.failure
+        return completed ? ExitCode.success : ExitCode.failure
     }
 }

@@ -69,72 +69,61 @@ public struct RunResults: Sendable, Equatable {
 
     /// The results as JSON.
     public var json: JSONValue {
-        var top: [String: JSONValue] = [
-            "version": .int(1),
-            "pipeline": .string(pipeline),
-            "assemblies": .array(assemblies.map { entry in
-                var object: [String: JSONValue] = [
-                    "job": .string(entry.job), "plan_id": .string(entry.planID), "status": .string(entry.status),
-                    "files": .array(entry.files.map { .object(["path": .string($0.path), "size": .int(Int($0.size)), "sha256": .string($0.sha256)]) }),
-                    "results": .object(entry.results.mapValues { files in .array(files.map(Self.json)) }),
-                ]
-                if let id = entry.assemblyID { object["assembly_id"] = .string(id) }
-                if let url = entry.assemblyURL { object["assembly_url"] = .string(url) }
-                if let message = entry.message, !entry.isCompleted { object["message"] = .string(message) }
-                return .object(object)
-            }),
-        ]
+        var top: [String: JSONValue] = ["version": .int(1), "pipeline": .string(pipeline), "assemblies": .array(assemblies.map(\.json))]
         if let shard { top["shard"] = .string(shard) }
         if let endpoint { top["endpoint"] = .string(endpoint) }
         return .object(top)
-    }
-
-    /// The shards' results as one, in shard order; `nil` when they are not shards of one run.
-    public static func merge(_ shards: [RunResults]) -> RunResults? {
-        guard let first = shards.first, shards.allSatisfy({ $0.pipeline == first.pipeline && $0.shard != nil }) else { return nil }
-        func index(_ results: RunResults) -> Int { Int(results.shard?.split(separator: "/").first ?? "") ?? 0 }
-        let ordered = shards.sorted { index($0) < index($1) }
-        let counts = Set(ordered.compactMap { $0.shard?.split(separator: "/").last })
-        guard counts.count == 1, ordered.map(index) == Array(1...ordered.count), Int(counts.first ?? "") == ordered.count else { return nil }
-        let endpoints = Set(ordered.map(\.endpoint))
-        return RunResults(pipeline: first.pipeline, endpoint: endpoints.count == 1 ? first.endpoint : nil, assemblies: ordered.flatMap(\.assemblies))
-    }
-
-    private static func json(_ file: ResultFile) -> JSONValue {
-        var object: [String: JSONValue] = ["name": .string(file.name), "size": .int(Int(file.size)), "meta": file.meta]
-        object["source"] = file.source.map { .string($0) } ?? .null
-        if let url = file.url { object["url"] = .string(url) }
-        if let mime = file.mime { object["mime"] = .string(mime) }
-        return .object(object)
     }
 
     /// Reads a results file; `nil` when missing or unreadable (then nothing is cached).
     public static func load(_ path: String) -> RunResults? {
         guard let data = FileManager.default.contents(atPath: path), let json = try? JSONValue.parse(data),
               let pipeline = json["pipeline"]?.stringValue, let items = json["assemblies"]?.arrayValue else { return nil }
-        let entries = items.compactMap { item -> Entry? in
-            guard let job = item["job"]?.stringValue, let planID = item["plan_id"]?.stringValue, let status = item["status"]?.stringValue else { return nil }
-            let files = (item["files"]?.arrayValue ?? []).compactMap { file -> PlannedFile? in
-                guard let path = file["path"]?.stringValue, let size = file["size"]?.intValue,
-                      let digest = (file["sha256"]?.stringValue).flatMap(SHA256Digest.init(hex:)) else { return nil }
-                return PlannedFile(path: path, size: Int64(size), digest: digest)
-            }
-            let results = (item["results"]?.objectValue ?? [:]).mapValues { list in
-                (list.arrayValue ?? []).map { value in
-                    ResultFile(source: value["source"]?.stringValue, name: value["name"]?.stringValue ?? "", url: value["url"]?.stringValue,
-                               size: Int64(value["size"]?.intValue ?? 0), mime: value["mime"]?.stringValue, meta: value["meta"] ?? .object([:]))
-                }
-            }
-            return Entry(job: job, planID: planID, assemblyID: item["assembly_id"]?.stringValue, assemblyURL: item["assembly_url"]?.stringValue,
-                         status: status, message: item["message"]?.stringValue, cached: false, files: files, results: results)
-        }
-        return RunResults(pipeline: pipeline, shard: json["shard"]?.stringValue, endpoint: json["endpoint"]?.stringValue, assemblies: entries)
+        return RunResults(pipeline: pipeline, shard: json["shard"]?.stringValue, endpoint: json["endpoint"]?.stringValue,
+                          assemblies: items.compactMap(Entry.init(json:)))
+    }
+}
+
+extension RunResults.Entry {
+    /// The entry as it appears in a results file.
+    var json: JSONValue {
+        var object: [String: JSONValue] = [
+            "job": .string(job), "plan_id": .string(planID), "status": .string(status),
+            "files": .array(files.map { .object(["path": .string($0.path), "size": .int(Int($0.size)), "sha256": .string($0.sha256)]) }),
+            "results": .object(results.mapValues { files in .array(files.map(\.json)) }),
+        ]
+        if let assemblyID { object["assembly_id"] = .string(assemblyID) }
+        if let assemblyURL { object["assembly_url"] = .string(assemblyURL) }
+        if let message, !isCompleted { object["message"] = .string(message) }
+        return .object(object)
     }
 
-    /// Writes the results atomically.
-    public func write(to path: String) throws {
-        let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-        try AtomicFile.write(Data((json.serialized(pretty: true) + "\n").utf8), to: path)
+    /// An entry read from a results file; nil when a required field is missing.
+    init?(json item: JSONValue) {
+        guard let job = item["job"]?.stringValue, let planID = item["plan_id"]?.stringValue, let status = item["status"]?.stringValue else { return nil }
+        let files = (item["files"]?.arrayValue ?? []).compactMap { file -> PlannedFile? in
+            guard let path = file["path"]?.stringValue, let size = file["size"]?.intValue,
+                  let digest = (file["sha256"]?.stringValue).flatMap(SHA256Digest.init(hex:)) else { return nil }
+            return PlannedFile(path: path, size: Int64(size), digest: digest)
+        }
+        let results = (item["results"]?.objectValue ?? [:]).mapValues { list in
+            (list.arrayValue ?? []).map { value in
+                RunResults.ResultFile(
+                    source: value["source"]?.stringValue, name: value["name"]?.stringValue ?? "", url: value["url"]?.stringValue,
+                    size: Int64(value["size"]?.intValue ?? 0), mime: value["mime"]?.stringValue, meta: value["meta"] ?? .object([:]))
+            }
+        }
+        self.init(job: job, planID: planID, assemblyID: item["assembly_id"]?.stringValue, assemblyURL: item["assembly_url"]?.stringValue,
+                  status: status, message: item["message"]?.stringValue, cached: false, files: files, results: results)
+    }
+}
+
+extension RunResults.ResultFile {
+    var json: JSONValue {
+        var object: [String: JSONValue] = ["name": .string(name), "size": .int(Int(size)), "meta": meta]
+        object["source"] = source.map { .string($0) } ?? .null
+        if let url { object["url"] = .string(url) }
+        if let mime { object["mime"] = .string(mime) }
+        return .object(object)
     }
 }

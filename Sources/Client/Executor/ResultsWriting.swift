@@ -1,0 +1,52 @@
+import Basics
+import Foundation
+
+extension RunResults {
+    /// Writes the results atomically, an Assembly at a time (never the whole file's JSON tree).
+    public func write(to path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        try AtomicFile.write(to: path) { emit in writeJSON(emit) }
+    }
+
+    /// The results' JSON text and a newline, byte for byte `json.serialized(pretty: true)`, in pieces.
+    public func writeJSON(_ emit: (Data) -> Void) {
+        var writer = ResultsJSONWriter()
+        for entry in assemblies { writer.add(entry.json, emit) }
+        writer.finish(pipeline: pipeline, shard: shard, endpoint: endpoint, emit)
+    }
+}
+
+/// Writes a results file's JSON from its entries' JSON one at a time: the top-level keys in the
+/// serializer's order (`assemblies`, `endpoint`, `pipeline`, `shard`, `version`), so streamed
+/// and whole files are the same bytes.
+struct ResultsJSONWriter {
+    private var output: [UInt8] = Array("{\n  \"assemblies\": [".utf8)
+    private var count = 0
+
+    /// Appends one entry; full pieces go to `emit`.
+    mutating func add(_ entry: JSONValue, _ emit: (Data) -> Void) {
+        if count > 0 { output.append(UInt8(ascii: ",")) }
+        JSONValue.newline(&output, pretty: true, depth: 2)
+        entry.write(to: &output, pretty: true, depth: 2)
+        count += 1
+        if output.count >= 1 << 20 {
+            emit(Data(output))
+            output.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Closes the array and writes the other members.
+    mutating func finish(pipeline: String, shard: String?, endpoint: String?, _ emit: (Data) -> Void) {
+        if count > 0 { JSONValue.newline(&output, pretty: true, depth: 1) }
+        output.append(UInt8(ascii: "]"))
+        let members: [(key: String, value: String?)] = [("endpoint", endpoint), ("pipeline", pipeline), ("shard", shard)]
+        for (key, value) in members {
+            guard let value else { continue }
+            output += ",\n  \"\(key)\": ".utf8
+            JSONValue.writeString(value, to: &output)
+        }
+        output += ",\n  \"version\": 1\n}\n".utf8
+        emit(Data(output))
+    }
+}
