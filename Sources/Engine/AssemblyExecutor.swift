@@ -50,7 +50,8 @@ final class AssemblyExecutor: Sendable {
             if store.get(id)?.isTerminal == true { return }
             let inputs = step.uses.flatMap { outputs[$0] ?? [] }
             let folder = resultsDirectory + "/" + id
-            let context = RobotContext(step: step, folder: folder, fields: record.fields)
+            let store = store
+            let context = RobotContext(step: step, folder: folder, fields: record.fields) { store.get(id)?.isTerminal ?? true }
             do {
                 let produced = try Robots.run(context, on: inputs)
                 outputs[step.name] = produced

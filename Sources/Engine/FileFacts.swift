@@ -3,7 +3,7 @@ import Foundation
 import Basics
 
 /// Describes a stored file: its media type and, for images, its dimensions (read from the
-/// header with libvips, without decoding the pixels).
+/// header with libvips, without decoding the pixels); for audio and video, what ffprobe reports.
 enum FileFacts {
     static func describe(
         id: String, name: String, field: String, path: String, size: Int64, mime: String?, isTus: Bool,
@@ -14,6 +14,8 @@ enum FileFacts {
         if type.hasPrefix("image/"), let (width, height) = VipsLibrary.size(of: path) {
             meta["width"] = .int(width)
             meta["height"] = .int(height)
+        } else if type.hasPrefix("video/") || type.hasPrefix("audio/"), let facts = try? MediaFacts(path: path, name: name) {
+            meta = facts.meta
         }
         return AssemblyFile(
             id: id, name: name, field: field, originalID: original?.id ?? id, originalName: original?.name ?? name, path: path,

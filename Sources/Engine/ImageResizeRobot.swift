@@ -43,28 +43,17 @@ struct ImageResizeRobot: Sendable {
         if let failure = VipsLibrary.failure {
             throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "libvips could not start (\(failure)); install it: apt-get install libvips42")
         }
-        let id = AssemblyFile.newID()
         let ext = format ?? (Self.formats.contains(file.ext) ? file.ext : "png")
-        let name = file.basename + "." + ext
-        let directory = folder + "/" + id
-        let path = directory + "/" + FileNames.safeComponent(name)
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the result of '\(file.name)'")
-        }
-        let target = quality.map { path + "[Q=\($0)]" } ?? path
+        let slot = try ResultSlot(name: file.basename + "." + ext, in: folder)
+        let target = quality.map { slot.path + "[Q=\($0)]" } ?? slot.path
         let resized = strategy.resize(file.path, width: width, height: height, upscale: upscale, background: background)
         guard let resized, pipeline_vips_write(resized.pointer, target) == 0 else {
             // libvips names the files it read and wrote: say the upload's name, never the engine's folders.
             let detail = VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name)
-                .replacingOccurrences(of: target, with: FileNames.safeComponent(name))
+                .replacingOccurrences(of: target, with: slot.name)
             throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot resize '\(file.name)': \(detail)")
         }
-        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
-        return FileFacts.describe(
-            id: id, name: FileNames.safeComponent(name), field: file.field, path: path, size: size, mime: nil, isTus: false,
-            original: (file.originalID, file.originalName))
+        return slot.file(from: file)
     }
 
     /// `#rrggbb` (or `rrggbb`) as 0-255 channels; white when unreadable.

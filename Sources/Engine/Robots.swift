@@ -8,6 +8,8 @@ struct RobotContext: Sendable {
     var step: StepGraph.Step
     var folder: String
     var fields: [String: JSONValue]
+    /// Whether the Assembly was canceled (or failed) meanwhile: long work stops when it says yes.
+    var isCanceled: @Sendable () -> Bool = { false }
 
     var options: [String: JSONValue] { step.options }
 }
@@ -35,24 +37,35 @@ enum Robots {
         case "/file/hash":
             let robot = try FileHashRobot(options: context.options)
             return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.hash(file) }
+        case "/video/encode":
+            let robot = try VideoEncodeRobot(options: context.options)
+            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.encode(file, context: context) }
+        case "/video/thumbs":
+            let robot = try VideoThumbsRobot(options: context.options)
+            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> [AssemblyFile] in try robot.thumbnails(of: file, context: context) }.flatMap { $0 }
+        case "/audio/encode":
+            let robot = try AudioEncodeRobot(options: context.options)
+            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.encode(file, context: context) }
         default:
             throw RobotError(code: "ASSEMBLY_INVALID_STEPS", message: "\(context.step.robot) does not run locally")
         }
     }
 
     /// `work` on every input, on all cores, keeping the input order; the first error wins.
-    static func parallel(_ inputs: [AssemblyFile], _ work: @Sendable (AssemblyFile) throws(RobotError) -> AssemblyFile) throws(RobotError) -> [AssemblyFile] {
-        let outputs = Mutex<[Int: Result<AssemblyFile, RobotError>]>([:])
+    static func parallel<Output: Sendable>(
+        _ inputs: [AssemblyFile], _ work: @Sendable (AssemblyFile) throws(RobotError) -> Output
+    ) throws(RobotError) -> [Output] {
+        let outputs = Mutex<[Int: Result<Output, RobotError>]>([:])
         DispatchQueue.concurrentPerform(iterations: inputs.count) { index in
-            let result = Result { () throws(RobotError) -> AssemblyFile in try work(inputs[index]) }
+            let result = Result { () throws(RobotError) -> Output in try work(inputs[index]) }
             outputs.withLock { $0[index] = result }
         }
         let collected = outputs.withLock { $0 }
-        var files: [AssemblyFile] = []
+        var results: [Output] = []
         for index in inputs.indices {
             guard let result = collected[index] else { continue }
-            files.append(try result.get())
+            results.append(try result.get())
         }
-        return files
+        return results
     }
 }

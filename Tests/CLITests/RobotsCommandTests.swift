@@ -17,8 +17,10 @@ final class RobotsCommandTests: XCTestCase {
         XCTAssertTrue(one.stdout.contains("resize_strategy"), one.stdout)
         let json = await CLIHarness.run(["robots", "/video/encode", "--json"])
         let entry = try XCTUnwrap(try JSONValue.parse(Data(json.stdout.utf8)).arrayValue?.first)
-        XCTAssertEqual(entry["local"], .bool(false))
+        XCTAssertEqual(entry["local"], .bool(true))
         XCTAssertNotNil(entry["parameters"]?["preset"])
+        let merge = await CLIHarness.run(["robots", "/video/merge", "--json"])
+        XCTAssertEqual(try JSONValue.parse(Data(merge.stdout.utf8)).arrayValue?.first?["local"], .bool(false))
         let unknown = await CLIHarness.run(["robots", "/image/resise"])
         XCTAssertEqual(unknown.status, 1)
         XCTAssertTrue(unknown.stderr.contains("did you mean '/image/resize'?"), unknown.stderr)
@@ -47,7 +49,7 @@ final class RobotsCommandTests: XCTestCase {
               v:
                 inputs: [x]
                 steps:
-                  encoded: {robot: /video/encode, use: ":original", preset: ipad-high}
+                  merged: {robot: /video/merge, use: ":original"}
             """)
         let local = await CLIHarness.run(["validate", directory.path + "/local.yml", "--json"])
         XCTAssertEqual(local.status, 1)

@@ -46,7 +46,9 @@ public struct RobotCatalog: Sendable {
     ]
 
     /// The robots the local engine (`pipeline serve`, `endpoint: local`) runs.
-    public static let local: Set<String> = ["/upload/handle", "/image/resize", "/file/filter", "/file/hash"]
+    public static let local: Set<String> = [
+        "/upload/handle", "/image/resize", "/file/filter", "/file/hash", "/video/encode", "/video/thumbs", "/audio/encode",
+    ]
 
     /// The catalog the tool was built with.
     public static let bundled: RobotCatalog = {

@@ -1,0 +1,46 @@
+import Basics
+import Foundation
+
+/// `/audio/encode` with ffmpeg: presets mp3, aac, ogg, opus and flac, `bitrate` and `sample_rate`.
+struct AudioEncodeRobot: Sendable {
+    static let presets: [String: (ext: String, codec: [String])] = [
+        "mp3": ("mp3", ["-c:a", "libmp3lame"]),
+        "aac": ("m4a", ["-c:a", "aac"]),
+        "ogg": ("ogg", ["-c:a", "libvorbis"]),
+        "opus": ("opus", ["-c:a", "libopus"]),
+        "flac": ("flac", ["-c:a", "flac"]),
+    ]
+
+    let ext: String
+    let codec: [String]
+    let bitrate: Int?
+    let sampleRate: Int?
+
+    init(options: [String: JSONValue]) throws(RobotError) {
+        let name = options["preset"]?.stringValue ?? "mp3"
+        guard let preset = Self.presets[name] else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "preset '\(name)' does not run locally; it runs " + Self.presets.keys.sorted().joined(separator: ", "))
+        }
+        (ext, codec) = preset
+        func positive(_ key: String, _ range: ClosedRange<Int>) throws(RobotError) -> Int? {
+            guard let value = options[key] else { return nil }
+            guard let number = value.intValue, range.contains(number) else {
+                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
+        }
+        bitrate = try positive("bitrate", 8_000...640_000)
+        sampleRate = try positive("sample_rate", 8_000...192_000)
+    }
+
+    func encode(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
+        try MediaFacts(path: file.path, name: file.name, context: context).checkDuration(of: file.name)
+        let slot = try ResultSlot(name: file.basename + "." + ext, in: context.folder)
+        var arguments = FFmpeg.input(file.path) + ["-vn"] + codec
+        if let bitrate, ext != "flac" { arguments += ["-b:a", String(bitrate)] }
+        // Opus runs at 48 kHz whatever it is given; the others take the rate asked for.
+        if let sampleRate, ext != "opus" { arguments += ["-ar", String(sampleRate)] }
+        try FFmpeg.run(arguments + [slot.path], for: file, context: context, code: "AUDIO_ENCODE_VALIDATION")
+        return try slot.mediaFile(from: file, context: context)
+    }
+}

@@ -1,0 +1,68 @@
+import Basics
+import Foundation
+
+/// Runs ffmpeg and ffprobe for the media robots: argument arrays, never a shell; inputs only
+/// through the demuxers of ordinary media files (no playlists or concat lists, which could make
+/// ffmpeg read other files or fetch URLs) and the `file` protocol; a time limit per run; killed
+/// as soon as the Assembly is canceled.
+enum FFmpeg {
+    /// How long one ffmpeg run may take.
+    static let timeLimit: Duration = .seconds(15 * 60)
+    /// The longest media the engine takes (the hosted service bills by duration; this keeps one
+    /// upload from occupying the engine for hours).
+    static let maximumDuration: Double = 4 * 3600
+
+    /// The demuxers inputs may be read with.
+    static let formats = [
+        "mov", "matroska", "webm", "avi", "mpegts", "flv", "ogg", "wav", "mp3", "flac", "aac", "asf", "mpeg", "m4v", "h264",
+        "hevc", "gif", "aiff", "amr", "ac3", "w64", "caf", "mxf", "dv", "ivf", "png_pipe", "jpeg_pipe", "webp_pipe",
+    ].joined(separator: ",")
+
+    /// The input options that pin a file to those demuxers and to the file protocol.
+    static func input(_ path: String) -> [String] {
+        ["-format_whitelist", formats, "-protocol_whitelist", "file", "-i", "file:" + path]
+    }
+
+    /// Runs `ffmpeg` with `arguments` for `file`; a failure becomes `code` with ffmpeg's first lines.
+    static func run(_ arguments: [String], for file: AssemblyFile, context: RobotContext, code: String) throws(RobotError) {
+        _ = try execute(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y"] + arguments, for: file, context: context, code: code)
+    }
+
+    /// What ffprobe reports of `file`'s container and streams (JSON).
+    static func probe(_ path: String, name: String, context: RobotContext? = nil) throws(RobotError) -> JSONValue {
+        let file = AssemblyFile(id: "", name: name, field: "", originalID: "", originalName: name, path: path, size: 0, mime: "", meta: [:], isTusFile: false)
+        let output = try execute(
+            ["ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams", "-format_whitelist", formats,
+             "-protocol_whitelist", "file", "file:" + path],
+            for: file, context: context, code: "FILE_META_DATA_ERROR")
+        guard let json = try? JSONValue.parse(Data(output.utf8)) else {
+            throw RobotError(code: "FILE_META_DATA_ERROR", message: "cannot read the media facts of '\(name)'")
+        }
+        return json
+    }
+
+    private static func execute(_ command: [String], for file: AssemblyFile, context: RobotContext?, code: String) throws(RobotError) -> String {
+        let outcome: ChildProcess.Outcome
+        var isCanceled: @Sendable () -> Bool = { false }
+        if let context { isCanceled = context.isCanceled }
+        do {
+            outcome = try ChildProcess.runBlocking(command, timeout: timeLimit, isCanceled: isCanceled)
+        } catch is ChildProcess.TimedOut {
+            throw RobotError(code: code, message: "'\(file.name)' took longer than \(timeLimit.components.seconds / 60) minutes")
+        } catch is ChildProcess.Canceled {
+            throw RobotError(code: "ASSEMBLY_CANCELED", message: "the Assembly was canceled")
+        } catch {
+            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot start \(command[0]): \(error)")
+        }
+        if outcome.status == 127 {
+            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "\(command[0]) is not installed; install it: apt-get install ffmpeg")
+        }
+        guard outcome.status == 0 else {
+            // ffmpeg names the files it read and wrote: say the upload's name, never the engine's folders.
+            let lines = outcome.stderr.split(separator: "\n").prefix(3).joined(separator: "; ")
+            let detail = TerminalText.printable(String(lines.replacingOccurrences(of: file.path, with: file.name).prefix(400)))
+            throw RobotError(code: code, message: "cannot process '\(file.name)': \(detail.isEmpty ? "\(command[0]) failed" : detail)")
+        }
+        return outcome.stdout
+    }
+}

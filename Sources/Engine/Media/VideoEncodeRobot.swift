@@ -1,0 +1,99 @@
+import Basics
+import Foundation
+
+/// `/video/encode` with ffmpeg: the common presets, `width`/`height`/`resize_strategy`,
+/// `format` (mp4 or gif) and a few `ffmpeg` options (bit rates, quality, frame rate).
+struct VideoEncodeRobot: Sendable {
+    /// A preset: the container's extension and the codec arguments; `box` is the frame size it
+    /// fits into unless the step gives `width` or `height`.
+    struct Preset: Sendable {
+        var ext: String
+        var video: [String]
+        var audio: [String]
+        var box: (width: Int, height: Int)?
+    }
+
+    static let h264 = ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-preset", "veryfast"]
+    static let presets: [String: Preset] = [
+        "empty": Preset(ext: "mp4", video: h264 + ["-crf", "23"], audio: ["-c:a", "aac", "-b:a", "128k"]),
+        "ipad-high": Preset(ext: "mp4", video: h264 + ["-profile:v", "high", "-b:v", "2000k", "-maxrate", "2500k", "-bufsize", "5000k"],
+                            audio: ["-c:a", "aac", "-b:a", "160k"], box: (1024, 768)),
+        "ipad": Preset(ext: "mp4", video: h264 + ["-profile:v", "main", "-b:v", "1200k"], audio: ["-c:a", "aac", "-b:a", "128k"], box: (1024, 768)),
+        "iphone-high": Preset(ext: "mp4", video: h264 + ["-profile:v", "main", "-b:v", "1500k"], audio: ["-c:a", "aac", "-b:a", "128k"], box: (960, 640)),
+        "iphone": Preset(ext: "mp4", video: h264 + ["-profile:v", "baseline", "-b:v", "800k"], audio: ["-c:a", "aac", "-b:a", "96k"], box: (480, 320)),
+        "android": Preset(ext: "mp4", video: h264 + ["-profile:v", "baseline", "-b:v", "800k"], audio: ["-c:a", "aac", "-b:a", "96k"], box: (480, 320)),
+        "web/mp4/720p": Preset(ext: "mp4", video: h264 + ["-crf", "23"], audio: ["-c:a", "aac", "-b:a", "128k"], box: (1280, 720)),
+        "web/mp4/1080p": Preset(ext: "mp4", video: h264 + ["-crf", "23"], audio: ["-c:a", "aac", "-b:a", "160k"], box: (1920, 1080)),
+        "webm": Preset(ext: "webm", video: ["-c:v", "libvpx", "-b:v", "1000k", "-deadline", "realtime", "-cpu-used", "8"],
+                       audio: ["-c:a", "libvorbis", "-b:a", "128k"]),
+        "web/webm/720p": Preset(ext: "webm", video: ["-c:v", "libvpx", "-b:v", "1500k", "-deadline", "realtime", "-cpu-used", "8"],
+                                audio: ["-c:a", "libvorbis", "-b:a", "128k"], box: (1280, 720)),
+    ]
+    /// The `ffmpeg` options a step may set, with the values they accept.
+    static let overrides: [String: String] = ["b:v": "bitrate", "b:a": "bitrate", "crf": "number", "r": "number", "ar": "number", "ac": "number"]
+
+    let preset: Preset
+    let gif: Bool
+    let width: Int?
+    let height: Int?
+    let strategy: String
+    let extra: [String]
+
+    init(options: [String: JSONValue]) throws(RobotError) {
+        let name = options["preset"]?.stringValue ?? "empty"
+        guard let preset = Self.presets[name] else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "preset '\(name)' does not run locally; it runs " + Self.presets.keys.sorted().joined(separator: ", "))
+        }
+        self.preset = preset
+        let format = options["format"]?.stringValue
+        guard format == nil || format == "mp4" || format == "gif" else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "format '\(format ?? "")' is not mp4 or gif")
+        }
+        gif = format == "gif"
+        width = try VideoGeometry.dimension("width", in: options, limit: 7680) ?? (options["height"] == nil ? preset.box?.width : nil)
+        height = try VideoGeometry.dimension("height", in: options, limit: 4320) ?? (options["width"] == nil ? preset.box?.height : nil)
+        strategy = try VideoGeometry.strategy(in: options, default: "pad")
+        extra = try Self.ffmpegOptions(options["ffmpeg"])
+    }
+
+    /// The allowed `ffmpeg` options as arguments: `{"b:v": "800k", "r": 25}`.
+    static func ffmpegOptions(_ value: JSONValue?) throws(RobotError) -> [String] {
+        guard let value else { return [] }
+        guard let object = value.objectValue else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'ffmpeg' must be an object") }
+        var arguments: [String] = []
+        for (key, option) in object.sorted(by: { $0.key < $1.key }) {
+            guard let kind = overrides[key] else {
+                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "ffmpeg option '\(key)' is not allowed locally; allowed: " + overrides.keys.sorted().joined(separator: ", "))
+            }
+            let text = option.stringValue ?? option.intValue.map(String.init) ?? option.doubleValue.map { String($0) } ?? ""
+            let pattern = kind == "bitrate" ? #"^[0-9]+(\.[0-9]+)?[kKmM]?$"# : #"^[0-9]+(\.[0-9]+)?$"#
+            guard text.range(of: pattern, options: .regularExpression) != nil else {
+                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "ffmpeg option '\(key)' must be a \(kind == "bitrate" ? "bit rate such as 800k" : "number"), not '\(text)'")
+            }
+            arguments += ["-" + key, text]
+        }
+        return arguments
+    }
+
+    func encode(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
+        try MediaFacts(path: file.path, name: file.name, context: context).checkDuration(of: file.name)
+        let slot = try ResultSlot(name: file.basename + "." + (gif ? "gif" : preset.ext), in: context.folder)
+        var arguments = FFmpeg.input(file.path)
+        let geometry = VideoGeometry.filter(width: width, height: height, strategy: strategy)
+        if gif {
+            arguments += ["-vf", (geometry.map { $0 + "," } ?? "") + "fps=10", "-an", "-f", "gif"]
+        } else {
+            arguments += (geometry.map { ["-vf", $0] } ?? []) + preset.video + preset.audio + extra
+            if preset.ext == "mp4" { arguments += ["-movflags", "+faststart"] }
+        }
+        try FFmpeg.run(arguments + [slot.path], for: file, context: context, code: "VIDEO_ENCODE_VALIDATION")
+        return try slot.mediaFile(from: file, context: context)
+    }
+}
+
+extension ResultSlot {
+    /// The written media result, with the facts ffprobe reports of it.
+    func mediaFile(from source: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
+        file(from: source, meta: try MediaFacts(path: path, name: name, context: context).meta)
+    }
+}

@@ -1,0 +1,51 @@
+import Basics
+
+/// The ffmpeg filter that fits video frames into `width` x `height` the way a resize strategy
+/// says (the hosted service's names), with even dimensions, as H.264 needs.
+enum VideoGeometry {
+    static let strategies = ["crop", "fillcrop", "fit", "min_fit", "pad", "stretch"]
+
+    /// The `-vf` value; nil when neither dimension is given (frames keep their size).
+    static func filter(width: Int?, height: Int?, strategy: String) -> String? {
+        let even = "scale=trunc(iw/2)*2:trunc(ih/2)*2"
+        switch (width, height) {
+        case (nil, nil):
+            return even
+        case (let width?, nil):
+            return "scale=\(width):-2"
+        case (nil, let height?):
+            return "scale=-2:\(height)"
+        case (let width?, let height?):
+            switch strategy {
+            case "stretch":
+                return "scale=\(width):\(height),setsar=1,\(even)"
+            case "crop", "fillcrop":
+                return "scale=\(width):\(height):force_original_aspect_ratio=increase,crop=\(width):\(height),setsar=1,\(even)"
+            case "pad":
+                return "scale=\(width):\(height):force_original_aspect_ratio=decrease,pad=\(width):\(height):(ow-iw)/2:(oh-ih)/2:black,setsar=1,\(even)"
+            case "min_fit":
+                return "scale=\(width):\(height):force_original_aspect_ratio=increase,setsar=1,\(even)"
+            default:
+                return "scale=\(width):\(height):force_original_aspect_ratio=decrease,setsar=1,\(even)"
+            }
+        }
+    }
+
+    /// A whole number of pixels from 1 to `limit` under `key`, if given.
+    static func dimension(_ key: String, in options: [String: JSONValue], limit: Int) throws(RobotError) -> Int? {
+        guard let value = options[key] else { return nil }
+        guard let number = value.intValue ?? value.doubleValue.flatMap({ $0 == $0.rounded() ? Int(exactly: $0) : nil }), (1...limit).contains(number) else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a whole number from 1 to \(limit)")
+        }
+        return number
+    }
+
+    /// The `resize_strategy` option, checked.
+    static func strategy(in options: [String: JSONValue], default fallback: String) throws(RobotError) -> String {
+        let name = options["resize_strategy"]?.stringValue ?? fallback
+        guard strategies.contains(name) else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "resize_strategy '\(name)' is not one of " + strategies.joined(separator: ", "))
+        }
+        return name
+    }
+}
