@@ -15,6 +15,7 @@ let package = Package(
         // Declarations only: libvips is loaded by the local engine when first needed (see its shim).
         .systemLibrary(name: "CVips"),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         .target(name: "Basics"),
@@ -26,7 +27,7 @@ let package = Package(
         .target(name: "HTTPClient", dependencies: ["CCurl", "Wire", "Basics"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Wire"]),
         .target(name: "Client", dependencies: ["HTTPClient", "Wire", "Crypto", "Planning", "Spec", "Basics"]),
-        .target(name: "Engine", dependencies: ["HTTPServer", "Wire", "Crypto", "Spec", "Basics", "CVips"]),
+        .target(name: "Engine", dependencies: ["HTTPServer", "Wire", "Crypto", "Spec", "Basics", "CVips", "CArchive"]),
         .target(name: "Signer", dependencies: ["Client", "HTTPClient", "HTTPServer", "Wire", "Crypto", "Spec", "YAML", "Basics"]),
         .target(name: "CLI", dependencies: ["Spec", "Planning", "Basics", "HTTPClient", "Client", "Engine", "HTTPServer", "Signer", "Wire"]),
         .executableTarget(name: "pipeline", dependencies: ["CLI"]),

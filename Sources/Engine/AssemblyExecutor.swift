@@ -72,6 +72,8 @@ final class AssemblyExecutor: Sendable {
 
     private func fail(_ id: String, _ code: String, _ message: String) {
         store.update(id) { record in
+            // Canceled meanwhile: the robot stopped because of it, which is no failure.
+            guard !record.isTerminal else { return }
             record.error = code
             record.message = message
             record.finished = Date()

@@ -30,6 +30,9 @@ struct AssemblyFile: Codable, Sendable, Equatable {
         return String(name[..<dot])
     }
 
+    /// The name of the upload it derives from, without its extension.
+    var originalBasename: String { (originalName as NSString).deletingPathExtension }
+
     var ext: String {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
         return String(name[name.index(after: dot)...]).lowercased()
@@ -41,7 +44,7 @@ struct AssemblyFile: Codable, Sendable, Equatable {
             "id": .string(id), "name": .string(name), "basename": .string(basename), "ext": .string(ext),
             "size": .int(Int(size)), "mime": .string(mime), "type": .string(mime.split(separator: "/").first.map(String.init) ?? ""),
             "field": .string(field), "original_id": .string(originalID), "original_name": .string(originalName),
-            "original_basename": .string((originalName as NSString).deletingPathExtension), "is_tus_file": .bool(isTusFile),
+            "original_basename": .string(originalBasename), "is_tus_file": .bool(isTusFile),
             "meta": .object(meta),
         ]
         if let url {

@@ -43,6 +43,11 @@ enum Robots {
         case "/video/thumbs":
             let robot = try VideoThumbsRobot(options: context.options)
             return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> [AssemblyFile] in try robot.thumbnails(of: file, context: context) }.flatMap { $0 }
+        case "/file/compress":
+            return try FileCompressRobot(options: context.options).compress(inputs, context: context)
+        case "/file/decompress":
+            let robot = FileDecompressRobot(options: context.options)
+            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> [AssemblyFile] in try robot.decompress(file, context: context) }.flatMap { $0 }
         case "/audio/encode":
             let robot = try AudioEncodeRobot(options: context.options)
             return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.encode(file, context: context) }

@@ -108,13 +108,13 @@ final class TemplatesAsCodeTests: XCTestCase {
             templates:
               video-clips:
                 steps:
-                  clip: {robot: /video/encode, use: ":original", preset: iphone}
+                  clip: {robot: /video/merge, use: ":original"}
             assemblies:
               a: {inputs: [x], allow_empty: true, template: video-clips}
             """)
         let local = await CLIHarness.run(["validate", directory.path + "/local.yml"])
         XCTAssertEqual(local.status, 1)
-        XCTAssertTrue(local.stderr.contains("local.yml:6:7: error: step 'clip' uses /video/encode, which the local engine does not run"), local.stderr)
+        XCTAssertTrue(local.stderr.contains("local.yml:6:7: error: step 'clip' uses /video/merge, which the local engine does not run"), local.stderr)
     }
 
     func testRunBringsEveryDeclaredTemplateInLineEvenWhenNothingElseRuns() async throws {

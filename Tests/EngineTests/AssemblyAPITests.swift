@@ -24,7 +24,7 @@ final class AssemblyAPITests: XCTestCase {
             ("INVALID_SIGNATURE", try await client.create(steps: hashStep, signature: "sha384:" + String(repeating: "0", count: 96))),
             ("DO_NOT_REUSE_ASSEMBLY_IDS", try await client.create(steps: hashStep, id: id)),
             ("INVALID_ASSEMBLY_ID", try await client.create(steps: hashStep, id: "not-hex")),
-            ("ASSEMBLY_INVALID_STEPS", try await client.create(steps: .object(["v": .object(["robot": .string("/video/encode")])]))),
+            ("ASSEMBLY_INVALID_STEPS", try await client.create(steps: .object(["v": .object(["robot": .string("/video/merge")])]))),
             ("ASSEMBLY_INVALID_STEPS", try await client.create(steps: .object(["a": .object(["robot": .string("/file/hash"), "use": .string("b")])]))),
             ("INVALID_PARAMS_FIELD", try await unsignedWithKey(server).create(steps: hashStep, params: "not json")),
             ("DUPLICATE_KEY", try await unsignedWithKey(server).create(steps: hashStep, params: #"{"steps":{},"st\u0065ps":{}}"#)),
@@ -34,8 +34,8 @@ final class AssemblyAPITests: XCTestCase {
             XCTAssertGreaterThanOrEqual(answer.status, 400)
             XCTAssertEqual(answer.body["http_code"], .int(answer.status))
         }
-        let robots = try await client.create(steps: .object(["v": .object(["robot": .string("/video/encode")])]))
-        XCTAssertTrue(robots.body["message"]?.stringValue?.contains("/file/filter, /file/hash, /image/resize, /upload/handle") == true)
+        let robots = try await client.create(steps: .object(["v": .object(["robot": .string("/video/merge")])]))
+        XCTAssertTrue(robots.body["message"]?.stringValue?.contains("/audio/encode, /file/compress, /file/decompress, /file/filter, /file/hash, /image/resize, /upload/handle, /video/encode, /video/thumbs") == true)
 
         let params = JSONValue.object(["auth": .object(["key": .string("other"), "expires": .string("2099-01-01T00:00:00.000Z")]), "steps": hashStep]).serialized()
         let wrongKey = try await client.create(steps: hashStep, signature: Signature.sign(params, secret: "s"), params: params)

@@ -36,7 +36,7 @@ final class EngineDefenceTests: XCTestCase {
         let filesFirst = try await client.create(steps: hashStep, files: file, filesFirst: true)
         XCTAssertEqual(filesFirst.status, 400)
         XCTAssertEqual(filesFirst.body["error"], .string("NO_PARAMS_FIELD"))
-        let invalidSteps = try await client.create(steps: .object(["v": .object(["robot": .string("/video/encode")])]), files: file)
+        let invalidSteps = try await client.create(steps: .object(["v": .object(["robot": .string("/video/merge")])]), files: file)
         XCTAssertEqual(invalidSteps.body["error"], .string("ASSEMBLY_INVALID_STEPS"))
         XCTAssertEqual(storedFiles(server), [], "refused requests left files behind")
 

@@ -48,6 +48,7 @@ public struct RobotCatalog: Sendable {
     /// The robots the local engine (`pipeline serve`, `endpoint: local`) runs.
     public static let local: Set<String> = [
         "/upload/handle", "/image/resize", "/file/filter", "/file/hash", "/video/encode", "/video/thumbs", "/audio/encode",
+        "/file/compress", "/file/decompress",
     ]
 
     /// The catalog the tool was built with.

@@ -1,0 +1,60 @@
+import Basics
+import Foundation
+
+/// `/file/compress`: all of a step's input files in one archive: `format` tar (with `gzip`) or
+/// zip, `archive_name`, `compression_level` (-0 to -9) and `file_layout`: `simple` puts every
+/// file at the top, `advanced` (the default) and `relative-path` in a folder per original upload.
+struct FileCompressRobot: Sendable {
+    let format: ArchiveWriter.Format
+    let name: String
+    let level: Int
+    let flat: Bool
+
+    init(options: [String: JSONValue]) throws(RobotError) {
+        let format = options["format"]?.stringValue ?? "tar"
+        guard format == "tar" || format == "zip" else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "format '\(format)' is not tar or zip")
+        }
+        let gzip = options["gzip"]?.boolValue ?? false
+        self.format = format == "zip" ? .zip : (gzip ? .tarGzip : .tar)
+        name = (options["archive_name"]?.stringValue ?? "archive") + (format == "zip" ? ".zip" : gzip ? ".tar.gz" : ".tar")
+        let level = options["compression_level"]?.intValue ?? -6
+        guard (-9...0).contains(level) else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'compression_level' must be from -9 to 0") }
+        self.level = -level
+        let layout = options["file_layout"]?.stringValue ?? "advanced"
+        guard ["advanced", "simple", "relative-path"].contains(layout) else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "file_layout '\(layout)' is not one of advanced, simple, relative-path")
+        }
+        flat = layout == "simple"
+        if options["password"].map({ $0 != .null }) ?? false {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "the local engine does not encrypt archives; remove 'password' or use another endpoint")
+        }
+    }
+
+    func compress(_ inputs: [AssemblyFile], context: RobotContext) throws(RobotError) -> [AssemblyFile] {
+        guard let first = inputs.first else { return [] }
+        let slot = try ResultSlot(name: name, in: context.folder)
+        let writer = try ArchiveWriter(path: slot.path, name: slot.name, format: format, level: level)
+        var used: Set<String> = []
+        for file in inputs {
+            guard !context.isCanceled() else { throw RobotError(code: "ASSEMBLY_CANCELED", message: "the Assembly was canceled") }
+            let folder = flat ? "" : FileNames.safeComponent(file.originalBasename) + "/"
+            try writer.add(file.path, as: Self.unique(folder + FileNames.safeComponent(file.name), in: &used))
+        }
+        try writer.close()
+        return [slot.file(from: first)]
+    }
+
+    /// `path`, or `path` with -2, -3, ... before its extension when an earlier file took it.
+    static func unique(_ path: String, in used: inout Set<String>) -> String {
+        var candidate = path
+        var number = 2
+        while !used.insert(candidate).inserted {
+            let ext = (path as NSString).pathExtension
+            let stem = ext.isEmpty ? path : String(path.dropLast(ext.count + 1))
+            candidate = stem + "-\(number)" + (ext.isEmpty ? "" : "." + ext)
+            number += 1
+        }
+        return candidate
+    }
+}
