@@ -51,7 +51,8 @@ final class AssemblyExecutor: Sendable {
             let inputs = step.uses.flatMap { outputs[$0] ?? [] }
             let folder = resultsDirectory + "/" + id
             let store = store
-            let context = RobotContext(step: step, folder: folder, fields: record.fields) { store.get(id)?.isTerminal ?? true }
+            let exports = (resultsDirectory as NSString).deletingLastPathComponent + "/exports"
+            let context = RobotContext(step: step, folder: folder, fields: record.fields, assembly: id, exports: exports) { store.get(id)?.isTerminal ?? true }
             do {
                 let produced = try Robots.run(context, on: inputs)
                 outputs[step.name] = produced

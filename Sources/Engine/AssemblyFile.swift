@@ -24,6 +24,8 @@ struct AssemblyFile: Codable, Sendable, Equatable {
     var meta: [String: JSONValue]
     /// Whether it came in over tus.
     var isTusFile: Bool
+    /// Where an export step put it (a `file://` URL on the local engine), reported as its URL.
+    var exportURL: String?
 
     var basename: String {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
@@ -47,7 +49,7 @@ struct AssemblyFile: Codable, Sendable, Equatable {
             "original_basename": .string(originalBasename), "is_tus_file": .bool(isTusFile),
             "meta": .object(meta),
         ]
-        if let url {
+        if let url = exportURL ?? url {
             object["url"] = .string(url)
             object["ssl_url"] = .string(url)
         }

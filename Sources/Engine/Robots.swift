@@ -8,6 +8,10 @@ struct RobotContext: Sendable {
     var step: StepGraph.Step
     var folder: String
     var fields: [String: JSONValue]
+    /// The Assembly's id.
+    var assembly: String = ""
+    /// Where export robots copy files to.
+    var exports: String = ""
     /// Whether the Assembly was canceled (or failed) meanwhile: long work stops when it says yes.
     var isCanceled: @Sendable () -> Bool = { false }
 
@@ -43,6 +47,11 @@ enum Robots {
         case "/video/thumbs":
             let robot = try VideoThumbsRobot(options: context.options)
             return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> [AssemblyFile] in try robot.thumbnails(of: file, context: context) }.flatMap { $0 }
+        case let robot where RobotCatalog.localExports.contains(robot):
+            let exporter = try ExportRobot(robot: robot, options: context.options)
+            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in
+                try exporter.export(file, into: context.exports, context: context, assembly: context.assembly)
+            }
         case "/file/compress":
             return try FileCompressRobot(options: context.options).compress(inputs, context: context)
         case "/file/decompress":

@@ -1,4 +1,5 @@
 import Basics
+import Spec
 
 /// The steps of an Assembly as a graph: which steps each one uses, in an order that runs every
 /// step after the steps it uses.
@@ -31,7 +32,7 @@ struct StepGraph: Sendable {
             guard let robot = step["robot"]?.stringValue else { return "step '\(name)' has no robot" }
             guard Robots.available.contains(robot) else {
                 return "robot \(robot) (step '\(name)') does not run on the local engine; robots that do: "
-                    + Robots.available.sorted().joined(separator: ", ")
+                    + RobotCatalog.localProcessing.sorted().joined(separator: ", ") + ", and every /.../store robot (emulated)"
             }
             for used in uses(step["use"]) where used != ":original" && object[used] == nil {
                 return "step '\(name)' uses '\(used)', which is not a step"

@@ -44,7 +44,7 @@ public struct PlanningSession: Sendable {
         if let manifest = withPolicy.value, endpointOverride.map({ $0 == "local" }) ?? (manifest.endpoint?.value == .local) {
             let problems = manifest.localEngineProblems
             withPolicy.diagnostics += problems
-            if !problems.isEmpty { withPolicy.value = nil }
+            if problems.containsErrors { withPolicy.value = nil }
         }
         return Loaded(value: withPolicy.value.map { Project(manifest: $0, policy: policy) }, diagnostics: withPolicy.diagnostics, sources: withPolicy.sources)
     }

@@ -156,6 +156,28 @@ final class RunCommandTests: XCTestCase {
         XCTAssertEqual(accepted.status, 0, accepted.stderr)
     }
 
+    func testExportStepsRunLocallyAsCopiesAndPlanSaysSo() async throws {
+        let directory = try project(steps: """
+                  thumb: {robot: /image/resize, use: ":original", width: 50}
+                  stored: {robot: /s3/store, use: thumb, credentials: site-bucket, path: "thumbs/${file.name}"}
+            """)
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml"
+        let plan = await CLIHarness.run(["plan", manifest])
+        XCTAssertEqual(plan.status, 0, plan.stderr)
+        XCTAssertTrue(plan.stderr.contains("warning: step 'stored' uses /s3/store; the local engine copies its files into .pipeline/engine/exports/"), plan.stderr)
+        let run = await CLIHarness.run(["run", manifest])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let results = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/out/results.json")))
+        let urls = (results["assemblies"]?.arrayValue ?? []).flatMap { $0["results"]?["stored"]?.arrayValue ?? [] }.compactMap { $0["url"]?.stringValue }
+        XCTAssertEqual(urls.count, 3)
+        for url in urls {
+            let path = try XCTUnwrap(URL(string: url)?.path)
+            XCTAssertTrue(path.hasPrefix(directory.path + "/.pipeline/engine/exports/site-bucket/thumbs/"), path)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: path), path)
+        }
+    }
+
     func testShardsMergeIntoTheUnshardedResults() async throws {
         let directory = try project(batch: "1")
         defer { directory.remove() }

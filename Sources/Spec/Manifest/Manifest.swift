@@ -26,12 +26,20 @@ public struct Manifest: Sendable {
     public var jobs: [Job]
 
     /// With the local engine as the endpoint, every step it cannot run, as an error at the step:
-    /// said before anything runs, not as a failed Assembly later.
+    /// said before anything runs, not as a failed Assembly later; and every export step, as a
+    /// warning that the engine only copies the files into its own folder.
     public var localEngineProblems: [Diagnostic] {
-        (jobs.flatMap(\.steps) + templates.flatMap(\.steps)).filter { !RobotCatalog.local.contains($0.robot) && RobotCatalog.bundled.robots[$0.robot] != nil }.map { step in
-            .error(
+        (jobs.flatMap(\.steps) + templates.flatMap(\.steps)).compactMap { step in
+            if RobotCatalog.localExports.contains(step.robot) {
+                return .warning(
+                    "manifest.local-export", "step '\(step.name.value)' uses \(step.robot); the local engine copies its files into .pipeline/engine/exports/ instead",
+                    at: step.name.location, hint: "run with another endpoint to store the files where the step says")
+            }
+            guard !RobotCatalog.local.contains(step.robot), RobotCatalog.bundled.robots[step.robot] != nil else { return nil }
+            return .error(
                 "manifest.not-local", "step '\(step.name.value)' uses \(step.robot), which the local engine does not run", at: step.name.location,
-                hint: "the local engine runs " + RobotCatalog.local.sorted().joined(separator: ", ") + "; use another endpoint for this job")
+                hint: "the local engine runs " + RobotCatalog.localProcessing.sorted().joined(separator: ", ")
+                    + " and copies the files of export robots (/s3/store, ...) into its folder; use another endpoint for this job")
         }
     }
 

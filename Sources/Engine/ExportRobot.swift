@@ -1,0 +1,82 @@
+import Basics
+import Crypto
+import Foundation
+
+/// The export robots (`/s3/store` and every other `/…/store`), emulated: each file is copied to
+/// `exports/<credentials>/<path>` in the engine's data folder and reported with a `file://` URL.
+/// `path` takes the service's variables (default `${unique_prefix}/${file.url_name}`).
+struct ExportRobot: Sendable {
+    static let defaultPath = "${unique_prefix}/${file.url_name}"
+
+    let robot: String
+    let account: String
+    let path: String
+
+    init(robot: String, options: [String: JSONValue]) throws(RobotError) {
+        self.robot = robot
+        // Named credentials get their own folder; keys given inline do not name themselves.
+        account = FileNames.safeComponent(options["credentials"]?.stringValue ?? "default")
+        path = options["path"]?.stringValue ?? Self.defaultPath
+        guard !path.isEmpty else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'path' is empty") }
+    }
+
+    /// Copies `file` below `exports` and returns it with its new URL.
+    func export(_ file: AssemblyFile, into exports: String, context: RobotContext, assembly: String) throws(RobotError) -> AssemblyFile {
+        let relative = try expand(path, for: file, context: context, assembly: assembly)
+        let destination = exports + "/" + account + "/" + relative
+        do {
+            try FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            if FileManager.default.fileExists(atPath: destination) { try FileManager.default.removeItem(atPath: destination) }
+            try FileManager.default.copyItem(atPath: file.path, toPath: destination)
+        } catch {
+            throw RobotError(code: "STORE_ERROR", message: "cannot export '\(file.name)' to '\(relative)'")
+        }
+        var exported = file
+        exported.id = AssemblyFile.newID()
+        exported.path = destination
+        exported.exportURL = URL(fileURLWithPath: destination).absoluteString
+        return exported
+    }
+
+    /// `template` with its variables replaced, as a relative path whose parts are all safe names:
+    /// no part is empty, `.` or `..`, so nothing lands outside the account's folder.
+    func expand(_ template: String, for file: AssemblyFile, context: RobotContext, assembly: String) throws(RobotError) -> String {
+        let unique = RandomID.hex32()
+        let values: [String: String] = [
+            "unique_prefix": String(unique.prefix(2)) + "/" + String(unique.dropFirst(2)),
+            "unique_original_prefix": String(file.originalID.prefix(2)) + "/" + String(file.originalID.dropFirst(2)),
+            "assembly.id": assembly, "previous_step.name": context.step.uses.first ?? ":original",
+            "file.id": file.id, "file.name": file.name, "file.url_name": Self.urlName(file.name), "file.basename": file.basename,
+            "file.ext": file.ext, "file.original_name": file.originalName, "file.original_basename": file.originalBasename,
+            "file.original_id": file.originalID,
+        ]
+        var output = ""
+        var rest = Substring(template)
+        while let start = rest.range(of: "${") {
+            output += rest[..<start.lowerBound]
+            guard let end = rest[start.upperBound...].firstIndex(of: "}") else {
+                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'path' has a '${' without its '}'")
+            }
+            let name = String(rest[start.upperBound..<end])
+            if let value = values[name] {
+                output += value
+            } else if name.hasPrefix("fields."), let field = context.fields[String(name.dropFirst(7))] {
+                output += field.stringValue ?? field.serialized()
+            } else {
+                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'path' uses ${\(name)}, which the local engine does not know")
+            }
+            rest = rest[rest.index(after: end)...]
+        }
+        output += rest
+        let parts = output.split(separator: "/", omittingEmptySubsequences: true).map { FileNames.safeComponent(String($0)) }
+        guard !parts.isEmpty else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'path' names no file") }
+        return parts.joined(separator: "/")
+    }
+
+    /// A name safe in URLs: letters, digits, `-`, `_` and `.`, everything else `_`.
+    static func urlName(_ name: String) -> String {
+        String(name.unicodeScalars.map { scalar in
+            CharacterSet.alphanumerics.contains(scalar) && scalar.isASCII || "-_.".unicodeScalars.contains(scalar) ? Character(scalar) : "_"
+        })
+    }
+}
