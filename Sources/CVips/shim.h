@@ -98,6 +98,12 @@ static inline int pipeline_vips_height(const VipsImage *image) {
     return height ? height(image) : 0;
 }
 
+/* The number of pages (or frames) of a document or animation; 1 for other images. */
+static inline int pipeline_vips_pages(VipsImage *image) {
+    int (*pages)(VipsImage *) = PIPELINE_VIPS_CALL(int (*)(VipsImage *), "vips_image_get_n_pages");
+    return pages ? pages(image) : 1;
+}
+
 /* Thumbnails the file at `path` into width x height: `crop` covers the box and cuts its centre,
    `force` ignores the aspect, `upscale` allows growing. */
 static inline int pipeline_vips_thumbnail(const char *path, VipsImage **out, int width, int height, int crop, int force, int upscale) {

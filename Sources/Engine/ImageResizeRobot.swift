@@ -43,6 +43,11 @@ struct ImageResizeRobot: Sendable {
         if let failure = VipsLibrary.failure {
             throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "libvips could not start (\(failure)); install it: apt-get install libvips42")
         }
+        if let header = VipsImageRef(path: file.path, sequential: true) {
+            try ImageLimits.check(width: header.width, height: header.height, of: file)
+        } else {
+            _ = VipsLibrary.lastError()  // the resize below says why
+        }
         let ext = format ?? (Self.formats.contains(file.ext) ? file.ext : "png")
         let slot = try ResultSlot(name: file.basename + "." + ext, in: folder)
         let target = quality.map { slot.path + "[Q=\($0)]" } ?? slot.path

@@ -18,6 +18,7 @@ final class VipsImageRef {
     deinit { pipeline_vips_release(pointer) }
 
     var width: Int32 { pipeline_vips_width(pointer) }
+    var pages: Int { Int(pipeline_vips_pages(pointer)) }
     var height: Int32 { pipeline_vips_height(pointer) }
 
     /// The image an operation produced into `out`; `nil` when it failed.

@@ -52,6 +52,9 @@ enum Robots {
             return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in
                 try exporter.export(file, into: context.exports, context: context, assembly: context.assembly)
             }
+        case "/document/thumbs":
+            let robot = try DocumentThumbsRobot(options: context.options)
+            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> [AssemblyFile] in try robot.thumbnails(of: file, context: context) }.flatMap { $0 }
         case "/file/compress":
             return try FileCompressRobot(options: context.options).compress(inputs, context: context)
         case "/file/decompress":

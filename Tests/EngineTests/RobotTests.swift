@@ -110,4 +110,19 @@ final class RobotTests: XCTestCase {
         XCTAssertEqual(status["error"], .string("IMAGE_RESIZE_ERROR"))
         XCTAssertTrue(status["message"]?.stringValue?.hasPrefix("step 'r' (/image/resize): cannot resize 'notes.txt'") == true, status.serialized())
     }
+
+    func testAnImageDeclaringAHugeCanvasIsRefusedBeforeDecoding() async throws {
+        // A PNG of a few dozen bytes whose header says 30000 x 30000 pixels (a decompression bomb).
+        let script = "import struct, sys, zlib\nihdr = struct.pack('>IIBBBBB', 30000, 30000, 8, 2, 0, 0, 0)\n"
+            + "chunk = lambda kind, data: struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))\n"
+            + "open(sys.argv[1], 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', ihdr) + chunk(b'IDAT', zlib.compress(b'\\0' * 100)) + chunk(b'IEND', b''))"
+        let directory = try TemporaryDirectory(prefix: "bomb")
+        defer { directory.remove() }
+        let made = try ChildProcess.runBlocking(["python3", "-c", script, directory.path + "/bomb.png"], timeout: .seconds(30))
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let status = try await run(.object(["r": step("/image/resize", ["use": .string(":original"), "width": .int(10)])]),
+                                   files: [("f", "bomb.png", try Data(contentsOf: URL(fileURLWithPath: directory.path + "/bomb.png")))])
+        XCTAssertEqual(status["error"], .string("IMAGE_TOO_LARGE"), status.serialized())
+        XCTAssertEqual(status["message"], .string("step 'r' (/image/resize): 'bomb.png' is 30000x30000 pixels; the local engine takes at most 100 million"))
+    }
 }

@@ -1,0 +1,87 @@
+import CVips
+import Basics
+import Foundation
+
+/// `/document/thumbs` with libvips' PDF loader (poppler): one image per page, or only `page`,
+/// as png (the default), jpg or gif, sized by `width`/`height`/`resize_strategy` (the page's
+/// size at 72 dpi when neither is given). Each image's `meta` has its `page_number`.
+struct DocumentThumbsRobot: Sendable {
+    static let maximumPages = 1000
+
+    let page: Int?
+    let width: Int32
+    let height: Int32
+    let strategy: ResizeStrategy
+    let ext: String
+
+    init(options: [String: JSONValue]) throws(RobotError) {
+        if let value = options["page"], value != .null {
+            guard let number = value.intValue, number >= 1 else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'page' must be a page number from 1") }
+            page = number
+        } else {
+            page = nil
+        }
+        width = Int32(try VideoGeometry.dimension("width", in: options, limit: 5000) ?? 0)
+        height = Int32(try VideoGeometry.dimension("height", in: options, limit: 5000) ?? 0)
+        let name = options["resize_strategy"]?.stringValue ?? "pad"
+        guard let strategy = ResizeStrategy(rawValue: name) else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "resize_strategy '\(name)' is not one of " + ResizeStrategy.allCases.map(\.rawValue).sorted().joined(separator: ", "))
+        }
+        self.strategy = strategy
+        let format = options["format"]?.stringValue ?? "png"
+        guard ["png", "jpg", "jpeg", "gif"].contains(format) else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "format '\(format)' is not one of gif, jpeg, jpg, png")
+        }
+        ext = format == "jpeg" ? "jpg" : format
+    }
+
+    func thumbnails(of file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
+        if let failure = VipsLibrary.failure {
+            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "libvips could not start (\(failure)); install it: apt-get install libvips42")
+        }
+        guard file.ext == "pdf" || file.mime == "application/pdf", let document = VipsImageRef(path: file.path, sequential: true) else {
+            _ = VipsLibrary.lastError()
+            throw RobotError(code: "DOCUMENT_THUMBS_ERROR", message: "'\(file.name)' is not a PDF document")
+        }
+        let pages = document.pages
+        try ImageLimits.check(width: document.width, height: document.height, of: file)
+        let wanted: [Int]
+        if let page {
+            guard page <= pages else { throw RobotError(code: "DOCUMENT_THUMBS_ERROR", message: "'\(file.name)' has \(pages) pages, not \(page)") }
+            wanted = [page]
+        } else {
+            guard pages <= Self.maximumPages else {
+                throw RobotError(code: "DOCUMENT_THUMBS_ERROR", message: "'\(file.name)' has \(pages) pages; the local engine renders at most \(Self.maximumPages)")
+            }
+            wanted = Array(1...max(pages, 1))
+        }
+        var images: [AssemblyFile] = []
+        for number in wanted {
+            guard !context.isCanceled() else { throw RobotError(code: "ASSEMBLY_CANCELED", message: "the Assembly was canceled") }
+            // libvips reads loader options after the name: page numbers start at 0 there.
+            let source = file.path + "[page=\(number - 1)]"
+            let rendered = width == 0 && height == 0
+                ? VipsImageRef(path: source)
+                : strategy.resize(source, width: width, height: height, upscale: true, background: (255, 255, 255))
+            let slot = try ResultSlot(name: "\(file.basename)_\(number).\(ext)", in: context.folder)
+            guard let rendered, pipeline_vips_write(rendered.pointer, slot.path) == 0 else {
+                let detail = VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name).replacingOccurrences(of: slot.path, with: slot.name)
+                throw RobotError(code: "DOCUMENT_THUMBS_ERROR", message: "cannot render page \(number) of '\(file.name)': \(detail)")
+            }
+            images.append(slot.file(from: file, meta: ["page_number": .int(number)]))
+        }
+        return images
+    }
+}
+
+/// The largest images the engine decodes: a small file can declare a huge canvas (a
+/// decompression bomb), which would take gigabytes to decode.
+enum ImageLimits {
+    static let maximumPixels = 100_000_000
+
+    static func check(width: Int32, height: Int32, of file: AssemblyFile) throws(RobotError) {
+        guard Int(width) * Int(height) <= maximumPixels else {
+            throw RobotError(code: "IMAGE_TOO_LARGE", message: "'\(file.name)' is \(width)x\(height) pixels; the local engine takes at most \(maximumPixels / 1_000_000) million")
+        }
+    }
+}
