@@ -7,11 +7,13 @@ import Basics
 final class AssemblyExecutor: Sendable {
     let store: AssemblyStore
     let resultsDirectory: String
+    let limits: RobotLimits
     private let queue = DispatchQueue(label: "pipeline.engine.assemblies", attributes: .concurrent)
 
-    init(store: AssemblyStore, resultsDirectory: String) {
+    init(store: AssemblyStore, resultsDirectory: String, limits: RobotLimits = RobotLimits()) {
         self.store = store
         self.resultsDirectory = resultsDirectory
+        self.limits = limits
     }
 
     /// The file on disk behind a result URL path `/results/{assembly}/{file}/{name}`, if any.
@@ -52,7 +54,7 @@ final class AssemblyExecutor: Sendable {
             let folder = resultsDirectory + "/" + id
             let store = store
             let exports = (resultsDirectory as NSString).deletingLastPathComponent + "/exports"
-            let context = RobotContext(step: step, folder: folder, fields: record.fields, assembly: id, exports: exports) { store.get(id)?.isTerminal ?? true }
+            let context = RobotContext(step: step, folder: folder, fields: record.fields, assembly: id, exports: exports, limits: limits) { store.get(id)?.isTerminal ?? true }
             do {
                 let produced = try Robots.run(context, on: inputs)
                 outputs[step.name] = produced

@@ -44,7 +44,7 @@ struct DocumentThumbsRobot: Sendable {
             throw RobotError(code: "DOCUMENT_THUMBS_ERROR", message: "'\(file.name)' is not a PDF document")
         }
         let pages = document.pages
-        try ImageLimits.check(width: document.width, height: document.height, of: file)
+        try ImageLimits.check(width: document.width, height: document.height, of: file, limit: context.limits.imagePixels)
         let wanted: [Int]
         if let page {
             guard page <= pages else { throw RobotError(code: "DOCUMENT_THUMBS_ERROR", message: "'\(file.name)' has \(pages) pages, not \(page)") }
@@ -74,14 +74,11 @@ struct DocumentThumbsRobot: Sendable {
     }
 }
 
-/// The largest images the engine decodes: a small file can declare a huge canvas (a
-/// decompression bomb), which would take gigabytes to decode.
+/// The largest images the engine decodes (`RobotLimits.imagePixels`).
 enum ImageLimits {
-    static let maximumPixels = 100_000_000
-
-    static func check(width: Int32, height: Int32, of file: AssemblyFile) throws(RobotError) {
-        guard Int(width) * Int(height) <= maximumPixels else {
-            throw RobotError(code: "IMAGE_TOO_LARGE", message: "'\(file.name)' is \(width)x\(height) pixels; the local engine takes at most \(maximumPixels / 1_000_000) million")
+    static func check(width: Int32, height: Int32, of file: AssemblyFile, limit: Int) throws(RobotError) {
+        guard Int(width) * Int(height) <= limit else {
+            throw RobotError(code: "IMAGE_TOO_LARGE", message: "'\(file.name)' is \(width)x\(height) pixels; the local engine takes at most \(limit) pixels")
         }
     }
 }

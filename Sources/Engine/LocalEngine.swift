@@ -21,6 +21,8 @@ public final class LocalEngine: Sendable {
         public var rateLimit: (count: Int, window: TimeInterval)?
         /// Writes that would leave less than this many bytes free in the data folder get 507.
         public var reservedSpace: Int64 = 16 << 20
+        /// What robots take: media duration and image size.
+        public var robotLimits = RobotLimits()
         /// When another engine uses the data folder: nil fails at once; otherwise this is called and
         /// the engine waits its turn (commands sharing a project's embedded engine).
         public var whileWaitingForTheFolder: (@Sendable () -> Void)?
@@ -62,7 +64,7 @@ public final class LocalEngine: Sendable {
         let space = DiskSpace(directory: data, reserve: configuration.reservedSpace)
         let uploads = try UploadStore(directory: data + "/uploads")
         let assemblies = try AssemblyStore(directory: data + "/assemblies")
-        executor = AssemblyExecutor(store: assemblies, resultsDirectory: data + "/results")
+        executor = AssemblyExecutor(store: assemblies, resultsDirectory: data + "/results", limits: configuration.robotLimits)
         let links = AssemblyUploads(assemblies: assemblies, uploads: uploads, executor: executor)
         let executor = self.executor
         let tus = TusEndpoint(

@@ -12,6 +12,8 @@ struct RobotContext: Sendable {
     var assembly: String = ""
     /// Where export robots copy files to.
     var exports: String = ""
+    /// What inputs robots take.
+    var limits = RobotLimits()
     /// Whether the Assembly was canceled (or failed) meanwhile: long work stops when it says yes.
     var isCanceled: @Sendable () -> Bool = { false }
 
@@ -37,7 +39,7 @@ enum Robots {
             return try FileFilterRobot(options: context.options).filter(inputs)
         case "/image/resize":
             let robot = try ImageResizeRobot(options: context.options)
-            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.resize(file, into: context.folder) }
+            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.resize(file, into: context.folder, limits: context.limits) }
         case "/file/hash":
             let robot = try FileHashRobot(options: context.options)
             return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.hash(file) }

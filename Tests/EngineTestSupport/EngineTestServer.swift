@@ -14,11 +14,13 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
     /// Starts an engine with a fresh data folder (or `data`, to restart on old state).
     public init(
         data: TemporaryDirectory? = nil, credentials: (key: String, secret: String)? = nil, rateLimit: (count: Int, window: TimeInterval)? = nil,
-        port: UInt16 = 0, reservedSpace: Int64? = nil, perClientLimit: Int? = nil, policy: Policy? = nil
+        port: UInt16 = 0, reservedSpace: Int64? = nil, perClientLimit: Int? = nil, policy: Policy? = nil,
+        robotLimits: RobotLimits = RobotLimits()
     ) throws {
         self.data = try data ?? TemporaryDirectory(prefix: "engine")
         var configuration = LocalEngine.Configuration(dataDirectory: self.data.path, credentials: credentials, policy: policy)
         configuration.rateLimit = rateLimit
+        configuration.robotLimits = robotLimits
         if let reservedSpace { configuration.reservedSpace = reservedSpace }
         // Trusts X-Forwarded-Host, as set by the fault-injecting proxy some tests put in front.
         var server = HTTPServer.Configuration(port: port, origin: PublicOrigin(trustProxy: true))

@@ -1,4 +1,5 @@
 import Basics
+import Engine
 import EngineTestSupport
 import Foundation
 import HTTPClient
@@ -41,8 +42,10 @@ final class MediaRobotTests: XCTestCase {
         return (streams.first { $0["codec_type"] == .string("video") }, streams.first { $0["codec_type"] == .string("audio") }, json["format"])
     }
 
-    private func run(_ steps: [String: JSONValue], files: [(String, String, Data)], timeout: Duration = .seconds(120)) async throws -> (JSONValue, EngineClient, EngineTestServer) {
-        let server = try EngineTestServer()
+    private func run(
+        _ steps: [String: JSONValue], files: [(String, String, Data)], limits: RobotLimits = RobotLimits(), timeout: Duration = .seconds(120)
+    ) async throws -> (JSONValue, EngineClient, EngineTestServer) {
+        let server = try EngineTestServer(robotLimits: limits)
         let client = EngineClient(server: server)
         let created = try await client.create(steps: .object(steps), files: files)
         XCTAssertEqual(created.status, 200, created.body.serialized())
@@ -154,6 +157,16 @@ final class MediaRobotTests: XCTestCase {
                                                 files: [("file", "clip.mp4", try clip())])
         server.stop()
         XCTAssertEqual(status["error"], .string("INVALID_STEP_PARAMETER"), status.serialized())
+    }
+
+    func testMediaLongerThanTheEngineTakesIsRefused() async throws {
+        let clip = try clip()
+        for (name, step) in [("mp3", step("/audio/encode", [:])), ("thumbs", step("/video/thumbs", ["count": .int(1)]))] {
+            let (status, _, server) = try await run([name: step], files: [("file", "clip.mp4", clip)], limits: RobotLimits(mediaDuration: 1.5))
+            server.stop()
+            XCTAssertEqual(status["error"], .string("FILE_TOO_LONG"), status.serialized())
+            XCTAssertTrue(status["message"]?.stringValue?.contains("'clip.mp4' lasts 2 s; the local engine takes at most 1 s") == true, status.serialized())
+        }
     }
 
     func testCancelingStopsTheEncoderAtOnce() async throws {

@@ -26,6 +26,8 @@ struct ServeCommand: Command {
             .init(name: "rate-limit", valueName: "N/DURATION", help: "Answer 429 RATE_LIMIT_REACHED past N Assemblies per DURATION, such as 250/1m."),
             .init(name: "public-url", valueName: "URL", help: "The URL clients reach the engine at (behind a proxy); result and upload URLs use it."),
             .init(name: "trust-proxy", help: "Build URLs from the Forwarded or X-Forwarded-Host/-Proto headers a proxy in front sets."),
+            .init(name: "max-media-duration", valueName: "DURATION", help: "Refuse audio and video longer than this (default 4h)."),
+            .init(name: "max-image-pixels", valueName: "N", help: "Refuse images and document pages over N pixels (default 100000000)."),
             .init(name: "quiet", help: "Do not log requests."),
         ] + TLSFiles.options,
         examples: ["pipeline serve", "pipeline serve --port 0 --data-dir /tmp/engine"])
@@ -38,6 +40,7 @@ struct ServeCommand: Command {
     let secretVariable: String
     let policyPath: String?
     let rateLimit: (count: Int, window: TimeInterval)?
+    let robotLimits: RobotLimits
     let origin: PublicOrigin
 
     let arguments: ParsedArguments
@@ -64,6 +67,12 @@ struct ServeCommand: Command {
         port = try arguments.port(default: 8787)
         dataDirectory = arguments.value("data-dir") ?? ".pipeline/engine"
         quiet = arguments.flag("quiet")
+        let duration = try arguments.duration("max-media-duration", default: .seconds(4 * 3600))
+        let pixels = arguments.value("max-image-pixels")
+        guard pixels.map({ Int($0).map { $0 > 0 } ?? false }) ?? true else {
+            throw UsageError("--max-image-pixels needs a whole number above 0, not '\(pixels ?? "")'", command: Self.spec.name)
+        }
+        robotLimits = RobotLimits(mediaDuration: Double(duration.components.seconds), imagePixels: pixels.flatMap { Int($0) } ?? 100_000_000)
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
@@ -71,6 +80,7 @@ struct ServeCommand: Command {
         let output = context.output
         var configuration = LocalEngine.Configuration(dataDirectory: dataDirectory)
         configuration.rateLimit = rateLimit
+        configuration.robotLimits = robotLimits
         if let authKey {
             guard let secret = context.environment[secretVariable], !secret.isEmpty else {
                 context.output.failure("--auth-key needs the Auth Secret in $\(secretVariable)")

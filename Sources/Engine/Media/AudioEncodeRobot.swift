@@ -34,7 +34,7 @@ struct AudioEncodeRobot: Sendable {
     }
 
     func encode(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
-        try MediaFacts(path: file.path, name: file.name, context: context).checkDuration(of: file.name)
+        try MediaFacts.checkDuration(of: file, context: context)
         let slot = try ResultSlot(name: file.basename + "." + ext, in: context.folder)
         var arguments = FFmpeg.input(file.path) + ["-vn"] + codec
         if let bitrate, ext != "flac" { arguments += ["-b:a", String(bitrate)] }

@@ -8,9 +8,6 @@ import Foundation
 enum FFmpeg {
     /// How long one ffmpeg run may take.
     static let timeLimit: Duration = .seconds(15 * 60)
-    /// The longest media the engine takes (the hosted service bills by duration; this keeps one
-    /// upload from occupying the engine for hours).
-    static let maximumDuration: Double = 4 * 3600
 
     /// The demuxers inputs may be read with.
     static let formats = [

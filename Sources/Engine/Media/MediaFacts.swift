@@ -44,10 +44,20 @@ struct MediaFacts: Sendable {
         self.meta = meta
     }
 
-    /// Refuses media longer than the engine takes.
-    func checkDuration(of name: String) throws(RobotError) {
-        if let duration, duration > FFmpeg.maximumDuration {
-            throw RobotError(code: "FILE_TOO_LONG", message: "'\(name)' lasts \(Int(duration)) s; the local engine takes at most \(Int(FFmpeg.maximumDuration)) s")
+    /// Refuses media longer than the engine takes, from the duration `file` already reports
+    /// (uploads and results carry it), else from ffprobe.
+    static func checkDuration(of file: AssemblyFile, context: RobotContext) throws(RobotError) {
+        if let known = file.meta["duration"]?.doubleValue {
+            try check(duration: known, of: file.name, limit: context.limits.mediaDuration)
+        } else {
+            try check(duration: try MediaFacts(path: file.path, name: file.name, context: context).duration, of: file.name, limit: context.limits.mediaDuration)
+        }
+    }
+
+    /// Refuses media longer than `limit` seconds.
+    static func check(duration: Double?, of name: String, limit: Double) throws(RobotError) {
+        if let duration, duration > limit {
+            throw RobotError(code: "FILE_TOO_LONG", message: "'\(name)' lasts \(Int(duration)) s; the local engine takes at most \(Int(limit)) s")
         }
     }
 

@@ -76,7 +76,7 @@ struct VideoEncodeRobot: Sendable {
     }
 
     func encode(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
-        try MediaFacts(path: file.path, name: file.name, context: context).checkDuration(of: file.name)
+        try MediaFacts.checkDuration(of: file, context: context)
         let slot = try ResultSlot(name: file.basename + "." + (gif ? "gif" : preset.ext), in: context.folder)
         var arguments = FFmpeg.input(file.path)
         let geometry = VideoGeometry.filter(width: width, height: height, strategy: strategy)

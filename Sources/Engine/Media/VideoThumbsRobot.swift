@@ -41,7 +41,7 @@ struct VideoThumbsRobot: Sendable {
 
     func thumbnails(of file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
         let facts = try MediaFacts(path: file.path, name: file.name, context: context)
-        try facts.checkDuration(of: file.name)
+        try MediaFacts.check(duration: facts.duration, of: file.name, limit: context.limits.mediaDuration)
         guard facts.width != nil else { throw RobotError(code: "VIDEO_THUMBS_ERROR", message: "'\(file.name)' has no video stream") }
         let duration = facts.duration ?? 0
         // Frames strictly inside the video: the very end has no frame to show.
