@@ -54,6 +54,12 @@ enum Robots {
             return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in
                 try exporter.export(file, into: context.exports, context: context, assembly: context.assembly)
             }
+        case "/audio/waveform":
+            let robot = try AudioWaveformRobot(options: context.options)
+            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.waveform(of: file, context: context) }
+        case "/image/optimize":
+            let robot = ImageOptimizeRobot(options: context.options)
+            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.optimize(file, context: context) }
         case "/document/thumbs":
             let robot = try DocumentThumbsRobot(options: context.options)
             return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> [AssemblyFile] in try robot.thumbnails(of: file, context: context) }.flatMap { $0 }

@@ -141,6 +141,30 @@ final class MediaRobotTests: XCTestCase {
         XCTAssertEqual(Double(mp3["meta"]?["audio_bitrate"]?.intValue ?? 0), 64000, accuracy: 1000)
     }
 
+    func testWaveformsAsImageAndAsPeaks() async throws {
+        let tone = try make("tone.wav", ["-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-ar", "8000"])
+        let (status, client, server) = try await run([
+            "image": step("/audio/waveform", ["width": .int(300), "height": .int(80)]),
+            "peaks": step("/audio/waveform", ["format": .string("json"), "width": .int(100)]),
+        ], files: [("file", "tone.wav", tone)])
+        defer { server.stop() }
+        XCTAssertEqual(status["ok"], .string("ASSEMBLY_COMPLETED"), status.serialized())
+        let image = try XCTUnwrap(status["results"]?["image"]?.arrayValue?.first)
+        let probed = try probe(try await client.download(try XCTUnwrap(image["ssl_url"]?.stringValue)).body, "tone.png")
+        XCTAssertEqual(probed.video?["codec_name"], .string("png"))
+        XCTAssertEqual(probed.video?["width"], .int(300))
+        XCTAssertEqual(probed.video?["height"], .int(80))
+        let peaks = try XCTUnwrap(status["results"]?["peaks"]?.arrayValue?.first)
+        let document = try JSONValue.parse(try await client.download(try XCTUnwrap(peaks["ssl_url"]?.stringValue)).body)
+        XCTAssertEqual(document["length"], .int(100))
+        XCTAssertEqual(document["samples_per_pixel"], .int(80), "8000 samples over 100 columns")
+        let values = document["data"]?.arrayValue?.compactMap(\.intValue) ?? []
+        XCTAssertEqual(values.count, 200)
+        // ffmpeg's sine source peaks at an eighth of full scale: about 4096.
+        XCTAssertEqual(Double(values.max() ?? 0), 4096, accuracy: 200)
+        XCTAssertEqual(Double(values.min() ?? 0), -4096, accuracy: 200)
+    }
+
     func testWhatIsNotMediaOrReachesElsewhereFailsTheStepByName() async throws {
         // A playlist would make ffmpeg read another file (or fetch a URL): only media demuxers read inputs.
         let secret = try directory.write("secret.wav", data: try make("secret-source.wav", ["-f", "lavfi", "-i", "sine=duration=1"]))

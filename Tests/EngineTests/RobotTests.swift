@@ -125,4 +125,32 @@ final class RobotTests: XCTestCase {
         XCTAssertEqual(status["error"], .string("IMAGE_TOO_LARGE"), status.serialized())
         XCTAssertEqual(status["message"], .string("step 'r' (/image/resize): 'bomb.png' is 30000x30000 pixels; the local engine takes at most 100000000 pixels"))
     }
+
+    func testOptimizeNeverGrowsAFileAndKeepsItsPixels() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        let png = TestImages.png(width: 120, height: 80)
+        let steps = JSONValue.object([
+            "jpg": step("/image/resize", ["use": .string(":original"), "width": .int(120), "format": .string("jpg"), "quality": .int(95)]),
+            "small": step("/image/optimize", ["use": .array([.string(":original"), .string("jpg")]), "preserve_meta_data": .bool(false), "result": .bool(true)]),
+        ])
+        let created = try await client.create(steps: steps, files: [("file", "art.png", png)])
+        let status = try await client.wait(try XCTUnwrap(created.body["assembly_id"]?.stringValue))
+        XCTAssertEqual(status["ok"], .string("ASSEMBLY_COMPLETED"), status.serialized())
+        let results = try XCTUnwrap(status["results"]?["small"]?.arrayValue)
+        XCTAssertEqual(results.map { $0["name"] }, [.string("art.png"), .string("art.jpg")])
+        for result in results {
+            let original = try XCTUnwrap(result["meta"]?["original_size"]?.intValue)
+            XCTAssertLessThanOrEqual(try XCTUnwrap(result["size"]?.intValue), original, "\(result["name"] ?? .null)")
+        }
+        XCTAssertEqual(results[0]["meta"]?["width"], .int(120), "the same pixels")
+        XCTAssertLessThan(try XCTUnwrap(results[1]["size"]?.intValue), try XCTUnwrap(results[1]["meta"]?["original_size"]?.intValue), "jpegtran shrinks a Q95 JPEG")
+
+        let text = try await client.create(steps: .object(["small": step("/image/optimize", ["use": .string(":original")])]),
+                                           files: [("note", "notes.txt", Data("not an image".utf8))])
+        let passed = try await client.wait(try XCTUnwrap(text.body["assembly_id"]?.stringValue))
+        let body = try await client.download(try XCTUnwrap(passed["results"]?["small"]?.arrayValue?.first?["ssl_url"]?.stringValue)).body
+        XCTAssertEqual(String(decoding: body, as: UTF8.self), "not an image", "other files pass through")
+    }
 }

@@ -1,0 +1,78 @@
+import Basics
+import Foundation
+
+/// `/audio/waveform` with ffmpeg: a PNG of the waveform (`format: image`, `width` x `height`,
+/// `outer_color`), or its peaks as JSON (`format: json`, in audiowaveform's version 2 layout:
+/// a minimum and a maximum 16-bit sample per pixel column).
+struct AudioWaveformRobot: Sendable {
+    let json: Bool
+    let width: Int
+    let height: Int
+    let color: String
+
+    init(options: [String: JSONValue]) throws(RobotError) {
+        let format = options["format"]?.stringValue ?? "image"
+        guard format == "image" || format == "json" else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "format '\(format)' is not image or json")
+        }
+        json = format == "json"
+        width = try VideoGeometry.dimension("width", in: options, limit: 10_000) ?? 256
+        height = try VideoGeometry.dimension("height", in: options, limit: 10_000) ?? 64
+        let text = options["outer_color"]?.stringValue ?? "000000ff"
+        let hex = text.hasPrefix("#") ? String(text.dropFirst()) : text
+        guard [6, 8].contains(hex.count), hex.allSatisfy(\.isHexDigit) else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "outer_color '\(text)' is not a color such as #000000ff")
+        }
+        color = "0x" + hex
+    }
+
+    func waveform(of file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
+        try MediaFacts.checkDuration(of: file, context: context)
+        if json { return try peaks(of: file, context: context) }
+        let slot = try ResultSlot(name: file.basename + ".png", in: context.folder)
+        let filter = "aformat=channel_layouts=mono,showwavespic=s=\(width)x\(height):colors=\(color)"
+        try FFmpeg.run(FFmpeg.input(file.path) + ["-filter_complex", filter, "-frames:v", "1", slot.path],
+                       for: file, context: context, code: "AUDIO_WAVEFORM_ERROR")
+        return slot.file(from: file)
+    }
+
+    /// The peaks: the audio decoded to 8 kHz mono 16-bit samples, cut into `width` columns.
+    private func peaks(of file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
+        let slot = try ResultSlot(name: file.basename + ".json", in: context.folder)
+        let raw = slot.path + ".raw"
+        defer { unlink(raw) }
+        try FFmpeg.run(FFmpeg.input(file.path) + ["-vn", "-ac", "1", "-ar", "8000", "-f", "s16le", raw],
+                       for: file, context: context, code: "AUDIO_WAVEFORM_ERROR")
+        // Read a piece at a time: four hours of samples are 230 MB.
+        guard let input = FileHandle(forReadingAtPath: raw), let size = try? input.seekToEnd(), (try? input.seek(toOffset: 0)) != nil else {
+            throw RobotError(code: "AUDIO_WAVEFORM_ERROR", message: "cannot read the samples of '\(file.name)'")
+        }
+        defer { try? input.close() }
+        let perColumn = max(1, (Int(size / 2) + width - 1) / width)
+        var peaks: [JSONValue] = []
+        var low = Int16.max, high = Int16.min, inColumn = 0
+        while let piece = try? input.read(upToCount: 1 << 20), !piece.isEmpty {
+            piece.withUnsafeBytes { bytes in
+                for index in stride(from: 0, to: bytes.count - 1, by: 2) {
+                    let sample = Int16(bitPattern: UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8)
+                    low = min(low, sample)
+                    high = max(high, sample)
+                    inColumn += 1
+                    if inColumn == perColumn {
+                        peaks += [.int(Int(low)), .int(Int(high))]
+                        (low, high, inColumn) = (Int16.max, Int16.min, 0)
+                    }
+                }
+            }
+        }
+        if inColumn > 0 { peaks += [.int(Int(low)), .int(Int(high))] }
+        let document = JSONValue.object([
+            "version": .int(2), "channels": .int(1), "sample_rate": .int(8000), "samples_per_pixel": .int(perColumn),
+            "bits": .int(16), "length": .int(peaks.count / 2), "data": .array(peaks),
+        ])
+        guard FileManager.default.createFile(atPath: slot.path, contents: Data(document.serialized().utf8)) else {
+            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the waveform of '\(file.name)'")
+        }
+        return slot.file(from: file)
+    }
+}
