@@ -12,25 +12,26 @@ public enum AtomicFile {
     }
 
     /// Writes what `produce` emits, piece by piece, with the same guarantees as `write(_:to:)`:
-    /// a large file is never held in memory whole.
-    public static func write(to path: String, durable: Bool = true, _ produce: (_ emit: (Data) -> Void) -> Void) throws {
+    /// a large file is never held in memory whole. When `produce` throws, nothing replaces the
+    /// file (a non-regular target, written in place, keeps what was emitted).
+    public static func write(to path: String, durable: Bool = true, _ produce: (_ emit: (Data) -> Void) throws -> Void) throws {
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
             let descriptor = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
             guard descriptor >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
             defer { close(descriptor) }
-            if let failure = writeAll(produce, to: descriptor) { throw FileError(path: path, operation: "write", code: failure) }
+            if let failure = try writeAll(produce, to: descriptor) { throw FileError(path: path, operation: "write", code: failure) }
             return
         }
         let writer = try AtomicFileWriter(path: path)
-        produce { writer.write($0) }
+        try produce { writer.write($0) }
         try writer.commit(durable: durable)
     }
 
     /// Writes every piece `produce` emits; the `errno` of the first failure, after which the rest is dropped.
-    private static func writeAll(_ produce: (_ emit: (Data) -> Void) -> Void, to descriptor: Int32) -> Int32? {
+    private static func writeAll(_ produce: (_ emit: (Data) -> Void) throws -> Void, to descriptor: Int32) throws -> Int32? {
         var failure: Int32?
-        produce { data in
+        try produce { data in
             if failure == nil { failure = data.withUnsafeBytes { AtomicFileWriter.writeAll($0, to: descriptor) } }
         }
         return failure

@@ -1,3 +1,4 @@
+import Basics
 import COpenSSL
 import CZlib
 import Foundation
@@ -68,7 +69,7 @@ public final class StreamingDigest: @unchecked Sendable {
         // The time of the version read: taken before the first byte, so any later write changes it.
         var info = stat()
         let known = fstat(descriptor, &info) == 0
-        let modified = known ? Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec) : nil
+        let modified = known ? FileTime.nanoseconds(info.st_mtim) : nil
         // A regular file's short read is its end: small files cost one read, not two.
         let regular = known && info.st_mode & S_IFMT == S_IFREG
         if !regular || Int64(info.st_size) - offset > Int64(buffer.count) {

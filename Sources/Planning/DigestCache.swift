@@ -36,9 +36,10 @@ public struct DigestCache: Sendable {
     /// Starts one plan's pass over the cache; the other files' entries are forgotten, or kept when
     /// `keepingOthers` (a shard's plan sees only its share).
     func update(keepingOthers: Bool) -> DigestCacheUpdate {
+        // Rehashing a shard still reads the cache: the other shards' entries are kept.
         DigestCacheUpdate(
-            reading: rehashing ? nil : DigestCacheReader(file: file), writing: Self.mayWrite(file) ? file : nil,
-            stamp: Int64(opened.timeIntervalSince1970 * 1_000_000_000), slack: slack, keepingOthers: keepingOthers)
+            reading: rehashing && !keepingOthers ? nil : DigestCacheReader(file: file), writing: Self.mayWrite(file) ? file : nil,
+            stamp: Int64(opened.timeIntervalSince1970 * 1_000_000_000), slack: slack, keepingOthers: keepingOthers, rehashing: rehashing)
     }
 
     static let magic = "pipeline-digests 1"

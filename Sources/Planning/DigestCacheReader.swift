@@ -96,8 +96,8 @@ final class DigestCacheReader {
 
     private static func stamp(_ header: ArraySlice<UInt8>) -> Int64? {
         let words = String(decoding: header, as: UTF8.self).split(separator: " ")
-        guard words.count == 3, words[0] + " " + words[1] == DigestCache.magic else { return nil }
-        return Int64(words[2])
+        guard words.count == 3, words[0] + " " + words[1] == DigestCache.magic, let stamp = Int64(words[2]), stamp >= 0 else { return nil }
+        return stamp
     }
 
     private static func parse(_ record: ArraySlice<UInt8>) -> (path: ArraySlice<UInt8>, entry: RememberedDigest)? {

@@ -12,6 +12,7 @@ final class DigestCacheUpdate {
     private var writer: AtomicFileWriter?
     private let trustedBefore: Int64
     private let keepingOthers: Bool
+    private let rehashing: Bool
     private var lookahead: (path: String, entry: RememberedDigest)?
     private var output: [UInt8] = []
     /// Whether the new content differs from the old, or the old had entries too new to trust
@@ -21,10 +22,14 @@ final class DigestCacheUpdate {
     private var matched: [RememberedDigest?] = []
     private var othersBefore: [Int: [(path: String, entry: RememberedDigest)]] = [:]
 
-    init(reading reader: DigestCacheReader?, writing file: String?, stamp: Int64, slack: Int64, keepingOthers: Bool) {
+    /// With `rehashing`, no entry is offered for this plan's files; other files' entries are kept
+    /// (when `keepingOthers`) as far as they were trusted.
+    init(reading reader: DigestCacheReader?, writing file: String?, stamp: Int64, slack: Int64, keepingOthers: Bool, rehashing: Bool = false) {
         self.reader = reader
         self.keepingOthers = keepingOthers
-        trustedBefore = (reader?.written ?? 0) - slack
+        self.rehashing = rehashing
+        let (earlier, overflow) = (reader?.written ?? 0).subtractingReportingOverflow(slack)
+        trustedBefore = overflow ? Int64.min : earlier
         writer = file.flatMap { try? AtomicFileWriter(path: $0) }
         output.reserveCapacity(Self.pieceSize + 8192)
         output += "\(DigestCache.magic) \(stamp)\n".utf8
@@ -44,7 +49,9 @@ final class DigestCacheUpdate {
         for (index, key) in keys.enumerated() {
             while let old = lookahead, ByteOrder.precedes(old.path, key) {
                 advance()
-                if !keepingOthers {
+                // Another shard's entry is kept only if it was trusted: rewritten under this plan's
+                // newer stamp, an entry made in its file's last clock tick would become trusted.
+                if !keepingOthers || !isTrusted(old.entry) {
                     needsWriting = true
                 } else if index == 0 {
                     write(old.path, old.entry)
@@ -55,7 +62,7 @@ final class DigestCacheUpdate {
             if let old = lookahead, ByteOrder.same(old.path, key) {
                 advance()
                 matched.append(old.entry)
-                trusted.append(isTrusted(old.entry) ? old.entry : nil)
+                trusted.append(!rehashing && isTrusted(old.entry) ? old.entry : nil)
             } else {
                 matched.append(nil)
                 trusted.append(nil)
@@ -79,7 +86,7 @@ final class DigestCacheUpdate {
     func finish() {
         while let old = lookahead {
             advance()
-            if keepingOthers { write(old.path, old.entry) } else { needsWriting = true }
+            if keepingOthers && isTrusted(old.entry) { write(old.path, old.entry) } else { needsWriting = true }
         }
         if reader?.damaged ?? false { needsWriting = true }
         guard let writer else { return }

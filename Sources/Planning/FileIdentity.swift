@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// What `stat` says about a file: enough to tell that it has not changed since it was hashed.
@@ -19,8 +20,8 @@ struct FileIdentity: Sendable, Hashable {
     init?(_ info: stat) {
         guard info.st_mode & S_IFMT == S_IFREG else { return nil }
         size = Int64(info.st_size)
-        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+        modified = FileTime.nanoseconds(info.st_mtim)
+        changed = FileTime.nanoseconds(info.st_ctim)
         inode = UInt64(info.st_ino)
         device = UInt64(info.st_dev)
     }

@@ -63,6 +63,18 @@ final class DigestCacheTests: XCTestCase {
         XCTAssertEqual(try results[1].get().identity, FileIdentity(path: site.path + "/files/b.txt"), "read whole and unchanged: worth remembering")
     }
 
+    func testFilesDatedBeyond2262AreHashedAndCachedLikeAnyOther() throws {
+        let site = try makeSite()
+        defer { site.remove() }
+        let far = [timespec(tv_sec: 10_413_792_000, tv_nsec: 0), timespec(tv_sec: 10_413_792_000, tv_nsec: 0)]  // 2300-01-01
+        XCTAssertEqual(utimensat(AT_FDCWD, site.path + "/files/a.txt", far, 0), 0)
+        XCTAssertEqual(digests(try plan(site, slack: .zero))["files/a.txt"], sha256("alpha"))
+        XCTAssertEqual(digests(try plan(site, slack: .zero))["files/a.txt"], sha256("alpha"), "again, from the cache")
+        XCTAssertEqual(FileTime.nanoseconds(timespec(tv_sec: Int.max, tv_nsec: 0)), Int64.max)
+        XCTAssertEqual(FileTime.nanoseconds(timespec(tv_sec: Int.min, tv_nsec: 0)), Int64.min)
+        XCTAssertEqual(FileTime.nanoseconds(timespec(tv_sec: 2, tv_nsec: 5)), 2_000_000_005)
+    }
+
     func testTheCacheIsUsedAndKeptOnlyWhileNothingChanges() throws {
         let site = try makeSite()
         defer { site.remove() }

@@ -140,4 +140,25 @@ final class DigestCachePiecesTests: XCTestCase {
         _ = try plan(site, pieceSize: 4)
         XCTAssertEqual(try cachedPaths(site).current.count, 30, "rewritten whole")
     }
+
+    func testAShardDropsOtherEntriesTooRecentToTrustAndRehashKeepsTheRest() throws {
+        let site = try TemporaryDirectory(prefix: "racy")
+        defer { site.remove() }
+        let file = site.path + "/.pipeline/digests"
+        // Written at 100 s: "a" was changed at 99.5 s (in the cache's last two seconds, racy); "c" long before.
+        func record(_ path: String, modified: Int64) -> String {
+            "5 \(modified) \(modified) 1 1 \(SHA256.digest(path).hex) \(path)\u{0}"
+        }
+        try site.write(".pipeline/digests", "pipeline-digests 1 100000000000\n" + record("a", modified: 99_500_000_000) + record("c", modified: 1_000_000_000))
+        for rehashing in [false, true] {
+            let update = DigestCache(file: file, slack: .seconds(2), rehashing: rehashing).update(keepingOthers: true)
+            XCTAssertEqual(update.remembered(for: ["b"]).count, 1)
+            update.record(["b"], [nil])
+            update.finish()
+            let reader = try XCTUnwrap(DigestCacheReader(file: file))
+            var paths: [String] = []
+            while let entry = reader.next() { paths.append(entry.path) }
+            XCTAssertEqual(paths, ["c"], "rehashing \(rehashing): the racy entry is not made trusted by a newer stamp; the trusted one is kept")
+        }
+    }
 }

@@ -30,9 +30,9 @@ struct ResultsCommand: Command {
         let completed: Bool
         do {
             if let out {
-                let writer = try AtomicFileWriter(path: out)
-                completed = try ResultsMerge.merge(files) { writer.write($0) }
-                try writer.commit()
+                var merged = false
+                try AtomicFile.write(to: out) { emit in merged = try ResultsMerge.merge(files, emit: emit) }
+                completed = merged
             } else {
                 completed = try ResultsMerge.merge(files) { context.output.out(String(decoding: $0, as: UTF8.self)) }
             }

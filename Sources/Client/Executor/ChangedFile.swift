@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Planning
 
@@ -18,7 +19,7 @@ struct ChangedFile: Error, CustomStringConvertible {
         guard Int64(info.st_size) == planned.size else {
             throw ChangedFile(path: planned.path, reason: "\(planned.size) bytes were planned, it has \(info.st_size)")
         }
-        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        let modified = FileTime.nanoseconds(info.st_mtim)
         if let expected = planned.modified, modified != expected {
             throw ChangedFile(path: planned.path, reason: "it was modified after it was hashed")
         }

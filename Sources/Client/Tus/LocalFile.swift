@@ -24,7 +24,7 @@ public struct LocalFile: Sendable, Hashable {
         guard fstat(descriptor, &info) == 0 else { throw LocalFileError(path: path, code: errno) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw LocalFileError(path: path, code: EISDIR) }
         let size = Int64(info.st_size)
-        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        let modified = FileTime.nanoseconds(info.st_mtim)
         let window = 64 << 10
         var bytes = [UInt8](repeating: 0, count: Int(min(size, Int64(window * 2))))
         let head = min(bytes.count, window)

@@ -45,15 +45,24 @@ final class ResultsFileTests: XCTestCase {
 
         try results(shard: nil, jobs: ["a"]).write(to: directory.path + "/whole.json")
         try directory.write("broken.json", #"{"assemblies": [{"job": "a"}"#)
+        try directory.write("junk.json", #"{"assemblies": [1], "pipeline": "site", "shard": "1/2", "version": 1}"#)
+        try directory.write("future.json", #"{"assemblies": [], "pipeline": "site", "shard": "1/2", "version": 99}"#)
+        try directory.write("zero.json", #"{"assemblies": [], "pipeline": "site", "shard": "1/0", "version": 1}"#)
+        try results(shard: "2/2", jobs: ["a"]).write(to: directory.path + "/again.json")
         let cases: [([String], String)] = [
-            (["one.json"], "not all the shards"),
-            (["one.json", "one.json"], "not all the shards"),
+            (["one.json"], "not all the shards 1/N to N/N of one pipeline: missing 2/2"),
+            (["one.json", "one.json"], "missing 2/2; given twice 1/2"),
+            (["junk.json", "two.json"], "'\(directory.path)/junk.json' is not a results file written by 'pipeline run': assemblies[0] is not an Assembly's entry"),
+            (["future.json", "two.json"], "its 'version' is 99, not 1"),
+            (["zero.json"], "its 'shard' is '1/0', not I/N"),
+            (["one.json", "again.json"], "lists Assembly plan-a-0 again"),
+            (["two.json", directory.path], "it is a folder"),
             (["whole.json", "two.json"], "'\(directory.path)/whole.json' holds the results of a whole run"),
             (["broken.json", "two.json"], "'\(directory.path)/broken.json' is not a results file written by 'pipeline run': byte"),
             (["missing.json"], "'\(directory.path)/missing.json' is not a results file"),
         ]
         for (files, message) in cases {
-            XCTAssertThrowsError(try ResultsMerge.merge(files.map { directory.path + "/" + $0 }) { _ in }, "\(files)") { error in
+            XCTAssertThrowsError(try ResultsMerge.merge(files.map { $0.hasPrefix("/") ? $0 : directory.path + "/" + $0 }) { _ in }, "\(files)") { error in
                 XCTAssertTrue("\(error)".contains(message), "\(files): \(error)")
             }
         }
