@@ -12,6 +12,15 @@ public enum MediaTypes {
         "srt": "application/x-subrip", "vtt": "text/vtt",
     ]
 
+    /// The tus `Upload-Metadata` most servers expect for a file: `filename` (its last path part,
+    /// control characters such as a newline replaced by `_`, which servers may refuse in metadata)
+    /// and `filetype`.
+    public static func uploadMetadata(for path: String) -> [String: String] {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let printable = String(String.UnicodeScalarView(name.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "_" : $0 }))
+        return ["filename": printable, "filetype": guess(path)]
+    }
+
     /// The media type for a file name or path, `application/octet-stream` when unknown.
     public static func guess(_ path: String) -> String {
         let name = path.split(separator: "/").last.map(String.init) ?? path

@@ -1,6 +1,7 @@
 #ifndef PIPELINE_CVIPS_SHIM_H
 #define PIPELINE_CVIPS_SHIM_H
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@ typedef struct _VipsImage VipsImage;
 
 enum {
     PIPELINE_VIPS_ACCESS_SEQUENTIAL = 1,     /* VipsAccess */
+    PIPELINE_VIPS_FAIL_ON_ERROR = 2,         /* VipsFailOn: truncated or damaged images fail */
     PIPELINE_VIPS_SIZE_BOTH = 0,             /* VipsSize */
     PIPELINE_VIPS_SIZE_DOWN = 2,
     PIPELINE_VIPS_SIZE_FORCE = 3,
@@ -44,6 +46,9 @@ static inline void *pipeline_vips_symbol(const char *name) {
    operation cache (every file is new), and no vector code is compiled at run time (ORC: its
    compilation, once per operation, costs more than it saves on the images people upload). */
 static inline int pipeline_vips_init(char *buffer, size_t size) {
+    /* Damaged inputs fail their step with libvips' message; its warnings would only be noise on
+       the command's standard error. */
+    setenv("VIPS_WARNING", "0", 0);
     if (dlopen(PIPELINE_VIPS_LIBRARY, RTLD_NOW | RTLD_GLOBAL) == NULL) {
         const char *reason = dlerror();
         if (size > 0) {
@@ -85,7 +90,8 @@ static inline void pipeline_vips_error(char *buffer, size_t size) {
 static inline VipsImage *pipeline_vips_open(const char *path, int sequential) {
     VipsImage *(*open)(const char *, ...) = PIPELINE_VIPS_CALL(VipsImage *(*)(const char *, ...), "vips_image_new_from_file");
     if (open == NULL) return NULL;
-    return sequential ? open(path, "access", PIPELINE_VIPS_ACCESS_SEQUENTIAL, NULL) : open(path, NULL);
+    return sequential ? open(path, "access", PIPELINE_VIPS_ACCESS_SEQUENTIAL, "fail_on", PIPELINE_VIPS_FAIL_ON_ERROR, NULL)
+                      : open(path, "fail_on", PIPELINE_VIPS_FAIL_ON_ERROR, NULL);
 }
 
 static inline int pipeline_vips_width(const VipsImage *image) {
@@ -110,8 +116,9 @@ static inline int pipeline_vips_thumbnail(const char *path, VipsImage **out, int
     int (*thumbnail)(const char *, VipsImage **, int, ...) = PIPELINE_VIPS_CALL(int (*)(const char *, VipsImage **, int, ...), "vips_thumbnail");
     if (thumbnail == NULL) return -1;
     int size = force ? PIPELINE_VIPS_SIZE_FORCE : (upscale ? PIPELINE_VIPS_SIZE_BOTH : PIPELINE_VIPS_SIZE_DOWN);
-    return crop ? thumbnail(path, out, width, "height", height, "crop", PIPELINE_VIPS_INTERESTING_CENTRE, "size", size, NULL)
-                : thumbnail(path, out, width, "height", height, "size", size, NULL);
+    return crop ? thumbnail(path, out, width, "height", height, "crop", PIPELINE_VIPS_INTERESTING_CENTRE, "size", size,
+                            "fail_on", PIPELINE_VIPS_FAIL_ON_ERROR, NULL)
+                : thumbnail(path, out, width, "height", height, "size", size, "fail_on", PIPELINE_VIPS_FAIL_ON_ERROR, NULL);
 }
 
 static inline int pipeline_vips_extract(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {

@@ -3,7 +3,9 @@ import Foundation
 
 /// One entry of a folder, with symbolic links already resolved to what they point at.
 struct DirectoryEntry: Sendable {
-    enum Kind: Sendable { case file, directory, other, brokenLink }
+    /// `unreadableName`: the name is not UTF-8, so it cannot be written in a plan or sent as a
+    /// file name without changing it; `name` then shows its bytes, escaped.
+    enum Kind: Sendable { case file, directory, other, brokenLink, unreadableName }
     var name: String
     var kind: Kind
 }
@@ -20,8 +22,13 @@ enum DirectoryListing {
         defer { closedir(directory) }
         var entries: [DirectoryEntry] = []
         while let entry = readdir(directory) {
-            let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            let bytes = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: UInt8.self, capacity: 256) { Array(UnsafeBufferPointer(start: $0, count: strlen(UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)))) }
+            }
+            guard let name = String(validating: bytes, as: UTF8.self) else {
+                let shown = bytes.map { $0 < 0x80 && $0 >= 0x20 ? String(UnicodeScalar($0)) : String(format: "\\x%02x", $0) }.joined()
+                entries.append(DirectoryEntry(name: shown, kind: .unreadableName))
+                continue
             }
             if name == "." || name == ".." { continue }
             let kind: DirectoryEntry.Kind

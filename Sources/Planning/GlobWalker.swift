@@ -102,6 +102,9 @@ public struct GlobWalker {
         for entry in entries where entry.kind == .brokenLink {
             warn("plan.broken-symlink", "'\(relative)\(entry.name)' is a symbolic link to nothing; skipped")
         }
+        for entry in entries where entry.kind == .unreadableName {
+            warn("plan.unreadable-name", "'\(relative)\(entry.name)' has a name that is not UTF-8; skipped (rename it to plan it)")
+        }
         listings[Array(path.utf8)] = entries
         return entries
     }

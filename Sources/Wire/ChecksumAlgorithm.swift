@@ -10,6 +10,16 @@ public enum ChecksumAlgorithm: String, Sendable, CaseIterable {
     /// at several GB/s where SHA-256 costs both ends a core for every 2 GB.
     public static let preferred: [ChecksumAlgorithm] = [.crc32, .sha256, .sha1, .md5]
 
+    /// The digest's length in bytes.
+    public var digestLength: Int {
+        switch self {
+        case .crc32: 4
+        case .sha256: 32
+        case .sha1: 20
+        case .md5: 16
+        }
+    }
+
     /// The digest that computes it.
     public var digest: DigestAlgorithm {
         switch self {

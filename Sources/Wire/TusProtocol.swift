@@ -49,11 +49,12 @@ public enum TusProtocol {
         return metadata
     }
 
-    /// `Upload-Checksum: <algorithm> <base64 digest>`; `nil` for an unknown algorithm or bad base64.
+    /// `Upload-Checksum: <algorithm> <base64 digest>`; `nil` for an unknown algorithm, bad base64
+    /// or a digest of the wrong length for its algorithm.
     public static func parseChecksum(_ header: String) -> (ChecksumAlgorithm, Data)? {
         let parts = header.split(separator: " ")
         guard parts.count == 2, let algorithm = ChecksumAlgorithm(rawValue: String(parts[0])),
-              let digest = Data(base64Encoded: String(parts[1])) else { return nil }
+              let digest = Data(base64Encoded: String(parts[1])), digest.count == algorithm.digestLength else { return nil }
         return (algorithm, digest)
     }
 

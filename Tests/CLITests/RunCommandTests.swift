@@ -178,6 +178,17 @@ final class RunCommandTests: XCTestCase {
         }
     }
 
+    func testAFileNamedWithANewlineRunsUnderAPrintableName() async throws {
+        let directory = try project()
+        defer { directory.remove() }
+        try directory.write("images/new\nline.png", data: TestImages.png(width: 50, height: 50))
+        let run = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let results = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/out/results.json")))
+        let names = (results["assemblies"]?.arrayValue ?? []).flatMap { $0["results"]?["thumb"]?.arrayValue ?? [] }.compactMap { $0["name"]?.stringValue }
+        XCTAssertTrue(names.contains("new_line.png"), "\(names)")
+    }
+
     func testShardsMergeIntoTheUnshardedResults() async throws {
         let directory = try project(batch: "1")
         defer { directory.remove() }

@@ -153,4 +153,12 @@ final class RobotTests: XCTestCase {
         let body = try await client.download(try XCTUnwrap(passed["results"]?["small"]?.arrayValue?.first?["ssl_url"]?.stringValue)).body
         XCTAssertEqual(String(decoding: body, as: UTF8.self), "not an image", "other files pass through")
     }
+
+    func testATruncatedImageFailsInsteadOfGivingABlankResult() async throws {
+        let png = TestImages.png(width: 200, height: 150)
+        let status = try await run(.object(["r": step("/image/resize", ["use": .string(":original"), "width": .int(64)])]),
+                                   files: [("f", "cut.png", png.prefix(png.count / 2))])
+        XCTAssertEqual(status["error"], .string("IMAGE_RESIZE_ERROR"), status.serialized())
+        XCTAssertTrue(status["message"]?.stringValue?.hasPrefix("step 'r' (/image/resize): cannot resize 'cut.png'") == true, status.serialized())
+    }
 }

@@ -49,6 +49,7 @@ final class TusServerTests: XCTestCase {
             ("PATCH", url, tus + [("Upload-Offset", "3"), octets], Data("abc".utf8), 409),
             ("PATCH", url, tus + [("Upload-Offset", "0"), octets], Data("abcdefghijklmnop".utf8), 413),
             ("PATCH", url, tus + [("Upload-Offset", "0"), octets, ("Upload-Checksum", "blake3 AAAA")], Data("abc".utf8), 400),
+            ("PATCH", url, tus + [("Upload-Offset", "0"), octets, ("Upload-Checksum", "crc32 AAAAAAAA")], Data("abc".utf8), 400),
             ("PATCH", url, tus + [("Upload-Offset", "0"), octets, ("Upload-Checksum", "sha1 " + Data(repeating: 0, count: 20).base64EncodedString())], Data("abc".utf8), 460),
             ("HEAD", server.endpoint + "00000000000000000000000000000000", tus, nil, 404),
             ("HEAD", server.endpoint + "..%2F..%2Fetc%2Fpasswd", tus, nil, 404),

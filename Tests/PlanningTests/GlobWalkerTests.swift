@@ -69,6 +69,19 @@ final class GlobWalkerTests: XCTestCase {
         XCTAssertEqual(walker.collectedWarnings, [])
     }
 
+    func testANameThatIsNotUTF8IsSkippedWithAWarning() throws {
+        let tree = try makeTree()
+        defer { tree.remove() }
+        // "sub/\xff.txt": a name Swift strings cannot hold without changing it.
+        let path = Array((tree.path + "/sub/").utf8) + [0xFF] + Array(".txt".utf8) + [0]
+        let descriptor = path.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644) }
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        close(descriptor)
+        var walker = GlobWalker(base: tree.path)
+        XCTAssertEqual(walker.files(matching: try GlobPattern("sub/*.txt")), ["sub/d.txt"])
+        XCTAssertEqual(walker.collectedWarnings.map(\.message), ["'sub/\\xff.txt' has a name that is not UTF-8; skipped (rename it to plan it)"])
+    }
+
     func testAbsolutePatternGivesAbsolutePaths() throws {
         let tree = try makeTree()
         defer { tree.remove() }

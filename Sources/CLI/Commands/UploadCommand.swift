@@ -87,7 +87,7 @@ struct UploadCommand: Command {
 
     func run(_ context: CommandContext) async throws -> Int32 {
         let uploads = files.map { path in
-            UploadFile(path: path, metadata: MediaType.defaultMetadata(for: path).merging(metadata) { _, given in given })
+            UploadFile(path: path, metadata: MediaTypes.uploadMetadata(for: path).merging(metadata) { _, given in given })
         }
         let reporter = ProgressReporter(output: context.output, enabled: !quiet, totalFiles: files.count)
         let uploader = TusUploader(endpoint: endpoint, options: options, http: HTTPClient())

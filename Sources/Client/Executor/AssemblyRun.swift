@@ -117,10 +117,10 @@ struct AssemblyRun: Sendable {
             try ChangedFile.check(configuration.workspace.directory + "/" + file.path, planned: file)
         }
         let files = pending.map { index, file in
-            UploadFile(path: configuration.workspace.directory + "/" + file.path, metadata: [
-                "assembly_url": assemblyURL, "fieldname": Self.field(index),
-                "filename": (file.path as NSString).lastPathComponent, "filetype": MediaTypes.guess(file.path),
-            ], known: file.modified.map { (file.sha256, $0) })
+            UploadFile(
+                path: configuration.workspace.directory + "/" + file.path,
+                metadata: MediaTypes.uploadMetadata(for: file.path).merging(["assembly_url": assemblyURL, "fieldname": Self.field(index)]) { $1 },
+                known: file.modified.map { (file.sha256, $0) })
         }
         let done = planned.files.enumerated().filter { finished.contains(Self.field($0.offset)) }.reduce(Int64(0)) { $0 + $1.element.size }
         progress(done)
