@@ -149,6 +149,12 @@ static inline int pipeline_vips_pad(VipsImage *in, VipsImage **out, int width, i
     return status;
 }
 
+/* Turns an image by `quarters` quarter turns clockwise (VipsAngle: 1 is 90 degrees). */
+static inline int pipeline_vips_rotate(VipsImage *in, VipsImage **out, int quarters) {
+    int (*rot)(VipsImage *, VipsImage **, int, ...) = PIPELINE_VIPS_CALL(int (*)(VipsImage *, VipsImage **, int, ...), "vips_rot");
+    return rot ? rot(in, out, quarters, NULL) : -1;
+}
+
 /* Writes an image; the format comes from the extension, options such as "[Q=80]" allowed. */
 static inline int pipeline_vips_write(VipsImage *image, const char *path) {
     int (*write)(VipsImage *, const char *, ...) = PIPELINE_VIPS_CALL(int (*)(VipsImage *, const char *, ...), "vips_image_write_to_file");

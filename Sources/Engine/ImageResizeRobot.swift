@@ -2,7 +2,8 @@ import CVips
 import Foundation
 import Basics
 
-/// `/image/resize` with libvips: width, height, resize_strategy, format, quality, background, zoom.
+/// `/image/resize` with libvips: width, height, resize_strategy, format, quality, background, zoom,
+/// strip, progressive and rotation (quarter turns; the image's own orientation is always applied).
 struct ImageResizeRobot: Sendable {
     static let formats: Set<String> = ["jpg", "jpeg", "png", "webp", "gif", "tiff", "avif"]
 
@@ -13,6 +14,9 @@ struct ImageResizeRobot: Sendable {
     let quality: Int?
     let background: (Double, Double, Double)
     let upscale: Bool
+    let strip: Bool
+    let progressive: Bool
+    let quarterTurns: Int32
 
     init(options: [String: JSONValue]) throws(RobotError) {
         func dimension(_ key: String) throws(RobotError) -> Int32 {
@@ -37,6 +41,17 @@ struct ImageResizeRobot: Sendable {
         quality = options["quality"]?.intValue
         background = Self.color(options["background"]?.stringValue ?? "#ffffff")
         upscale = options["zoom"]?.boolValue ?? true
+        strip = options["strip"]?.boolValue ?? false
+        progressive = options["progressive"]?.boolValue ?? false
+        switch options["rotation"] {
+        case nil, .bool, .string("auto"):
+            quarterTurns = 0
+        case .some(let value):
+            guard let degrees = value.intValue, degrees % 90 == 0 else {
+                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "rotation \(value.serialized()) does not run locally; give true, \"auto\" or a multiple of 90")
+            }
+            quarterTurns = Int32(((degrees / 90) % 4 + 4) % 4)
+        }
     }
 
     func resize(_ file: AssemblyFile, into folder: String, limits: RobotLimits = RobotLimits()) throws(RobotError) -> AssemblyFile {
@@ -50,8 +65,12 @@ struct ImageResizeRobot: Sendable {
         }
         let ext = format ?? (Self.formats.contains(file.ext) ? file.ext : "png")
         let slot = try ResultSlot(name: file.basename + "." + ext, in: folder)
-        let target = quality.map { slot.path + "[Q=\($0)]" } ?? slot.path
-        let resized = strategy.resize(file.path, width: width, height: height, upscale: upscale, background: background)
+        let saving = (quality.map { ["Q=\($0)"] } ?? []) + (strip ? ["strip"] : []) + (progressive && ["jpg", "jpeg", "png"].contains(ext) ? ["interlace"] : [])
+        let target = saving.isEmpty ? slot.path : slot.path + "[" + saving.joined(separator: ",") + "]"
+        var resized = strategy.resize(file.path, width: width, height: height, upscale: upscale, background: background)
+        if quarterTurns != 0, let image = resized {
+            resized = VipsImageRef.made { pipeline_vips_rotate(image.pointer, $0, quarterTurns) }
+        }
         guard let resized, pipeline_vips_write(resized.pointer, target) == 0 else {
             // libvips names the files it read and wrote: say the upload's name, never the engine's folders.
             let detail = VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name)

@@ -161,4 +161,27 @@ final class RobotTests: XCTestCase {
         XCTAssertEqual(status["error"], .string("IMAGE_RESIZE_ERROR"), status.serialized())
         XCTAssertTrue(status["message"]?.stringValue?.hasPrefix("step 'r' (/image/resize): cannot resize 'cut.png'") == true, status.serialized())
     }
+
+    func testRotationStripAndProgressive() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        let steps = JSONValue.object([
+            "turned": step("/image/resize", ["use": .string(":original"), "width": .int(200), "rotation": .int(90), "result": .bool(true)]),
+            "web": step("/image/resize", ["use": .string(":original"), "width": .int(200), "format": .string("jpg"), "progressive": .bool(true),
+                                          "strip": .bool(true), "result": .bool(true)]),
+        ])
+        let created = try await client.create(steps: steps, files: [("file", "photo.png", TestImages.png(width: 640, height: 480))])
+        let status = try await client.wait(try XCTUnwrap(created.body["assembly_id"]?.stringValue))
+        XCTAssertEqual(status["ok"], .string("ASSEMBLY_COMPLETED"), status.serialized())
+        XCTAssertEqual(status["results"]?["turned"]?.arrayValue?.first?["meta"], .object(["width": .int(150), "height": .int(200)]))
+        let jpeg = try await client.download(try XCTUnwrap(status["results"]?["web"]?.arrayValue?.first?["ssl_url"]?.stringValue)).body
+        let bytes = [UInt8](jpeg)
+        let progressive = zip(bytes, bytes.dropFirst()).contains { $0 == 0xFF && $1 == 0xC2 }
+        XCTAssertTrue(progressive, "a progressive JPEG has an SOF2 marker")
+        let odd = try await client.create(steps: .object(["r": step("/image/resize", ["use": .string(":original"), "width": .int(10), "rotation": .int(45)])]),
+                                          files: [("file", "photo.png", TestImages.png(width: 64, height: 48))])
+        let refused = try await client.wait(try XCTUnwrap(odd.body["assembly_id"]?.stringValue))
+        XCTAssertEqual(refused["error"], .string("INVALID_STEP_PARAMETER"))
+    }
 }
