@@ -75,12 +75,21 @@ public struct RunResults: Sendable, Equatable {
         return .object(top)
     }
 
-    /// Reads a results file; `nil` when missing or unreadable (then nothing is cached).
-    public static func load(_ path: String) -> RunResults? {
-        guard let data = FileManager.default.contents(atPath: path), let json = try? JSONValue.parse(data),
-              let pipeline = json["pipeline"]?.stringValue, let items = json["assemblies"]?.arrayValue else { return nil }
-        return RunResults(pipeline: pipeline, shard: json["shard"]?.stringValue, endpoint: json["endpoint"]?.stringValue,
-                          assemblies: items.compactMap(Entry.init(json:)))
+    /// Reads a results file, an Assembly at a time (never the whole file's JSON at once), keeping
+    /// the entries `keep` accepts; `nil` when missing or unreadable (then nothing is cached).
+    public static func load(_ path: String, keep: (Entry) -> Bool = { _ in true }) -> RunResults? {
+        guard let stream = JSONObjectStream(path: path) else { return nil }
+        var members: [String: JSONValue] = [:]
+        var entries: [Entry] = []
+        do {
+            try stream.read(streaming: "assemblies", element: { item in
+                if let entry = Entry(json: item), keep(entry) { entries.append(entry) }
+            }, member: { members[$0] = $1 })
+        } catch {
+            return nil
+        }
+        guard let pipeline = members["pipeline"]?.stringValue else { return nil }
+        return RunResults(pipeline: pipeline, shard: members["shard"]?.stringValue, endpoint: members["endpoint"]?.stringValue, assemblies: entries)
     }
 }
 

@@ -30,9 +30,11 @@ public struct Runner: Sendable {
     /// The earlier results that can be reused for `plan`: completed entries with the same plan id,
     /// from a run on the same endpoint (results that do not name theirs predate the check).
     public static func cachedEntries(for plan: Plan, resultsPath: String, endpoint: String) -> [String: RunResults.Entry] {
-        guard let last = RunResults.load(resultsPath), last.endpoint == nil || last.endpoint == endpoint else { return [:] }
-        let previous = last.assemblies
         let wanted = Set(plan.assemblies.map(\.id))
+        // Only what can be reused is kept while the file is read: a million files' results are large.
+        guard let last = RunResults.load(resultsPath, keep: { $0.isCompleted && wanted.contains($0.planID) }),
+              last.endpoint == nil || last.endpoint == endpoint else { return [:] }
+        let previous = last.assemblies
         var cached: [String: RunResults.Entry] = [:]
         for entry in previous where entry.isCompleted && wanted.contains(entry.planID) {
             var reused = entry

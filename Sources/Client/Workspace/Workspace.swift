@@ -60,8 +60,8 @@ public struct Workspace: Sendable, Equatable {
         return started
     }
 
-    /// The last results, if any could be read.
-    public func lastResults() -> RunResults? { RunResults.load(resultsPath) }
+    /// The last results (the entries `keep` accepts), if any could be read.
+    public func lastResults(keep: (RunResults.Entry) -> Bool = { _ in true }) -> RunResults? { RunResults.load(resultsPath, keep: keep) }
 }
 
 /// An Assembly a run started: its id, and its URL once the create was answered.
