@@ -68,7 +68,10 @@ final class FormCollector: @unchecked Sendable {
         data.fields = fieldOrder.map { ($0, String(decoding: fieldBuffers[$0] ?? Data(), as: UTF8.self)) }
     }
 
-    fileprivate func take(key: String, filename: String?, contentType: String?, bytes: UnsafeRawBufferPointer) -> Bool {
+    /// Takes the piece of a part's value at `offset`: offset 0 starts a new part, so two parts of
+    /// the same name (two files `file` both called `a.png`) stay two, and a repeated field keeps
+    /// its last value.
+    fileprivate func take(key: String, filename: String?, contentType: String?, offset: UInt64, bytes: UnsafeRawBufferPointer) -> Bool {
         guard let filename else {
             fieldBytes += bytes.count + (fieldBuffers[key] == nil ? key.utf8.count : 0)
             guard fieldBytes <= Self.fieldLimit else {
@@ -76,6 +79,7 @@ final class FormCollector: @unchecked Sendable {
                 return false
             }
             if fieldBuffers[key] == nil { fieldOrder.append(key) }
+            if offset == 0 { fieldBuffers[key] = Data() }
             fieldBuffers[key, default: Data()].append(contentsOf: bytes)
             return true
         }
@@ -87,7 +91,7 @@ final class FormCollector: @unchecked Sendable {
             }
             admitted = true
         }
-        if openFile?.key != key || openFile?.filename != filename {
+        if offset == 0 || openFile?.key != key || openFile?.filename != filename {
             closeFile()
             mkdir(directory, 0o700)
             let path = directory + "/part-\(data.files.count)-\(UUID().uuidString.lowercased())"
@@ -122,12 +126,12 @@ final class FormCollector: @unchecked Sendable {
     }
 }
 
-private let formIterator: MHD_PostDataIterator = { context, _, key, filename, contentType, _, data, _, size in
+private let formIterator: MHD_PostDataIterator = { context, _, key, filename, contentType, _, data, offset, size in
     guard let context else { return .NO }
     let collector = Unmanaged<FormCollector>.fromOpaque(context).takeUnretainedValue()
     let bytes = UnsafeRawBufferPointer(start: data.map { UnsafeRawPointer($0) }, count: size)
     let ok = collector.take(
         key: key.map { String(cString: $0) } ?? "", filename: filename.map { String(cString: $0) },
-        contentType: contentType.map { String(cString: $0) }, bytes: bytes)
+        contentType: contentType.map { String(cString: $0) }, offset: offset, bytes: bytes)
     return ok ? MHD_Result.YES : MHD_Result.NO
 }

@@ -34,7 +34,8 @@ final class ArchiveRobotTests: XCTestCase {
     }
 
     func testCompressedArchivesHoldEveryFileByLayout() async throws {
-        let files = [("a", "notes.txt", Data("alpha".utf8)), ("b", "notes.txt", Data("bravo".utf8)), ("c", "data.bin", Data(repeating: 7, count: 100_000))]
+        let files = [("a", "notes.txt", Data("alpha".utf8)), ("b", "notes.txt", Data("bravo".utf8)), ("c", "data.bin", Data(repeating: 7, count: 100_000)),
+                     ("d", "caf\u{e9} \u{65e5}.txt", Data("unicode".utf8))]
         let (status, client, server) = try await run([
             "zip": step("/file/compress", ["format": .string("zip"), "archive_name": .string("bundle"), "file_layout": .string("simple")]),
             "tgz": step("/file/compress", ["format": .string("tar"), "gzip": .bool(true), "compression_level": .int(-9)]),
@@ -47,14 +48,15 @@ final class ArchiveRobotTests: XCTestCase {
         let zipPath = directory.path + "/bundle.zip"
         try await client.download(try XCTUnwrap(zip["ssl_url"]?.stringValue)).body.write(to: URL(fileURLWithPath: zipPath))
         let listed = try python("import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nfor n in sorted(z.namelist()): print(n, len(z.read(n)), z.read(n)[:5])", [zipPath])
-        XCTAssertEqual(listed, "data.bin 100000 b'\\x07\\x07\\x07\\x07\\x07'\nnotes-2.txt 5 b'bravo'\nnotes.txt 5 b'alpha'\n")
+        XCTAssertEqual(listed, "caf\u{e9} \u{65e5}.txt 7 b'unico'\ndata.bin 100000 b'\\x07\\x07\\x07\\x07\\x07'\nnotes-2.txt 5 b'bravo'\nnotes.txt 5 b'alpha'\n")
 
         let tgz = try XCTUnwrap(status["results"]?["tgz"]?.arrayValue?.first)
         XCTAssertEqual(tgz["name"], .string("archive.tar.gz"))
         let tgzPath = directory.path + "/archive.tar.gz"
         try await client.download(try XCTUnwrap(tgz["ssl_url"]?.stringValue)).body.write(to: URL(fileURLWithPath: tgzPath))
         let members = try python("import sys, tarfile\nt = tarfile.open(sys.argv[1], 'r:gz')\nfor m in sorted(t.getmembers(), key=lambda m: m.name): print(m.name, m.size)", [tgzPath])
-        XCTAssertEqual(members, "data/data.bin 100000\nnotes/notes-2.txt 5\nnotes/notes.txt 5\n", "advanced: a folder per original upload")
+        XCTAssertEqual(members, "caf\u{e9} \u{65e5}/caf\u{e9} \u{65e5}.txt 7\ndata/data.bin 100000\nnotes/notes-2.txt 5\nnotes/notes.txt 5\n",
+                       "advanced: a folder per original upload")
     }
 
     func testDecompressTakesOnlyRegularFilesInsideTheArchive() async throws {

@@ -11,6 +11,16 @@ import XCTest
 final class AssemblyAPITests: XCTestCase {
     private let hashStep: JSONValue = .object(["hash": .object(["robot": .string("/file/hash"), "use": .string(":original")])])
 
+    func testTwoFilePartsWithTheSameNameStayTwoUploads() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        let steps = JSONValue.object(["h": .object(["robot": .string("/file/hash"), "use": .string(":original")])])
+        let created = try await client.create(steps: steps, files: [("file", "pic.png", Data("first".utf8)), ("file", "pic.png", Data("second!".utf8))])
+        let status = try await client.wait(try XCTUnwrap(created.body["assembly_id"]?.stringValue))
+        XCTAssertEqual(status["uploads"]?.arrayValue?.compactMap { $0["size"]?.intValue }, [5, 7], status.serialized())
+    }
+
     func testErrorsCarryTheCodesTheSDKsExpect() async throws {
         let server = try EngineTestServer(credentials: ("k", "s"))
         defer { server.stop() }
