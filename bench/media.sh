@@ -71,7 +71,7 @@ YAML
 
 # The arguments the engine gives ffmpeg for this preset (Engine/Media/VideoEncodeRobot.swift).
 baseline=(ffmpeg -nostdin -hide_banner -loglevel error -y -i "$work/clips/clip.mp4"
-    -vf "scale=1280:720:force_original_aspect_ratio=decrease,pad=1280:720:(ow-iw)/2:(oh-ih)/2:black,setsar=1,scale=trunc(iw/2)*2:trunc(ih/2)*2"
+    -vf "scale=1280:720:force_original_aspect_ratio=decrease,pad=1280:720:(ow-iw)/2:(oh-ih)/2:black,scale=trunc(iw/2)*2:trunc(ih/2)*2,setsar=1"
     -c:v libx264 -pix_fmt yuv420p -preset veryfast -crf 23 -c:a aac -b:a 128k -movflags +faststart "$work/baseline.mp4")
 
 echo

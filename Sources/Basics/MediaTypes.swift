@@ -7,7 +7,7 @@ public enum MediaTypes {
         "avi": "video/x-msvideo", "m4v": "video/mp4", "ts": "video/mp2t",
         "mp3": "audio/mpeg", "wav": "audio/wav", "ogg": "audio/ogg", "flac": "audio/flac", "m4a": "audio/mp4", "aac": "audio/aac",
         "opus": "audio/opus",
-        "pdf": "application/pdf", "zip": "application/zip", "json": "application/json", "txt": "text/plain",
+        "pdf": "application/pdf", "zip": "application/zip", "tar": "application/x-tar", "gz": "application/gzip", "tgz": "application/gzip", "json": "application/json", "txt": "text/plain",
         "csv": "text/csv", "html": "text/html", "css": "text/css", "js": "text/javascript",
         "srt": "application/x-subrip", "vtt": "text/vtt",
     ]

@@ -48,10 +48,12 @@ final class AssemblyExecutor: Sendable {
         }
         var outputs: [String: [AssemblyFile]] = [":original": record.uploads]
         var results: [String: [AssemblyFile]] = [:]
+        let folder = resultsDirectory + "/" + id
+        // A failed or canceled Assembly reports no results: what its steps wrote only fills the disk.
+        func discard() { try? FileManager.default.removeItem(atPath: folder) }
         for step in graph.ordered {
-            if store.get(id)?.isTerminal == true { return }
+            if store.get(id)?.isTerminal == true { return discard() }
             let inputs = step.uses.flatMap { outputs[$0] ?? [] }
-            let folder = resultsDirectory + "/" + id
             let store = store
             let exports = (resultsDirectory as NSString).deletingLastPathComponent + "/exports"
             let context = RobotContext(step: step, folder: folder, fields: record.fields, assembly: id, exports: exports, limits: limits) { store.get(id)?.isTerminal ?? true }
@@ -60,8 +62,9 @@ final class AssemblyExecutor: Sendable {
                 outputs[step.name] = produced
                 if graph.isResult(step) { results[step.name] = produced }
             } catch {
-                fail(id, error.code, "step '\(step.name)' (\(step.robot)): \(error.message)")
-                return
+                // Removed before the failure shows: a client that sees it finds no partial files.
+                discard()
+                return fail(id, error.code, "step '\(step.name)' (\(step.robot)): \(error.message)")
             }
         }
         store.update(id) { record in

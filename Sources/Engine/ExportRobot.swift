@@ -15,7 +15,11 @@ struct ExportRobot: Sendable {
     init(robot: String, options: [String: JSONValue]) throws(RobotError) {
         self.robot = robot
         // Named credentials get their own folder; keys given inline do not name themselves.
-        account = FileNames.safeComponent(options["credentials"]?.stringValue ?? "default")
+        let credentials = options["credentials"]?.stringValue ?? "default"
+        guard credentials.range(of: #"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"#, options: .regularExpression) != nil else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "credentials '\(credentials)' must be a name of letters, digits, '.', '-' and '_'")
+        }
+        account = credentials
         path = options["path"]?.stringValue ?? Self.defaultPath
         guard !path.isEmpty else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'path' is empty") }
     }
@@ -68,9 +72,13 @@ struct ExportRobot: Sendable {
             rest = rest[rest.index(after: end)...]
         }
         output += rest
-        let parts = output.split(separator: "/", omittingEmptySubsequences: true).map { FileNames.safeComponent(String($0)) }
+        let parts = output.split(separator: "/", omittingEmptySubsequences: true)
         guard !parts.isEmpty else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'path' names no file") }
-        return parts.joined(separator: "/")
+        // Nothing may climb out of the account's folder, or make two paths name one file.
+        if let bad = parts.first(where: { $0 == "." || $0 == ".." }) {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'path' becomes '\(output)', whose part '\(bad)' would leave its folder")
+        }
+        return parts.map { FileNames.safeComponent(String($0)) }.joined(separator: "/")
     }
 
     /// A name safe in URLs: letters, digits, `-`, `_` and `.`, everything else `_`.

@@ -9,16 +9,21 @@ struct ImageOptimizeRobot: Sendable {
     let progressive: Bool
     let keepMetadata: Bool
 
-    init(options: [String: JSONValue]) {
-        progressive = options["progressive"]?.boolValue ?? false
-        keepMetadata = options["preserve_meta_data"]?.boolValue ?? true
+    init(options: [String: JSONValue]) throws(RobotError) {
+        let strict = StepOptions(options: options)
+        progressive = try strict.bool("progressive", default: false)
+        keepMetadata = try strict.bool("preserve_meta_data", default: true)
     }
 
     func optimize(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
+        let kind = Self.kind(of: file.path)
+        if kind != nil, let header = VipsImageRef(path: file.path, sequential: true) {
+            try ImageLimits.check(width: header.width, height: header.height, of: file, limit: context.limits.imagePixels)
+        }
         let slot = try ResultSlot(name: file.name, in: context.folder)
         let command: [String]
-        switch file.ext {
-        case "jpg", "jpeg":
+        switch kind {
+        case "jpeg":
             command = ["jpegtran", "-copy", keepMetadata ? "all" : "none", "-optimize"] + (progressive ? ["-progressive"] : [])
                 + ["-outfile", slot.path, file.path]
         case "png":
@@ -38,7 +43,8 @@ struct ImageOptimizeRobot: Sendable {
                 throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "\(command[0]) is not installed; install it: apt-get install libjpeg-turbo-progs optipng")
             }
             guard outcome.status == 0 else {
-                let detail = TerminalText.printable(String(outcome.stderr.replacingOccurrences(of: file.path, with: file.name).prefix(300)))
+                let said = outcome.stderr.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: file.path, with: file.name)
+                let detail = said.isEmpty ? "\(command[0]) failed (exit status \(outcome.status))" : TerminalText.printable(String(said.prefix(300)))
                 throw RobotError(code: "IMAGE_OPTIMIZE_ERROR", message: "cannot optimize '\(file.name)': \(detail)")
             }
             optimized = Self.size(slot.path) < file.size
@@ -52,6 +58,16 @@ struct ImageOptimizeRobot: Sendable {
             }
         }
         return slot.file(from: file, meta: ["original_size": .int(Int(file.size))])
+    }
+
+    /// "jpeg" or "png" by the file's first bytes (its name may say otherwise), else nil.
+    static func kind(of path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 8)) ?? Data())
+        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return "jpeg" }
+        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "png" }
+        return nil
     }
 
     private static func size(_ path: String) -> Int64 {

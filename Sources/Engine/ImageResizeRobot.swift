@@ -41,8 +41,8 @@ struct ImageResizeRobot: Sendable {
         quality = options["quality"]?.intValue
         background = Self.color(options["background"]?.stringValue ?? "#ffffff")
         upscale = options["zoom"]?.boolValue ?? true
-        strip = options["strip"]?.boolValue ?? false
-        progressive = options["progressive"]?.boolValue ?? false
+        strip = try StepOptions(options: options).bool("strip", default: false)
+        progressive = try StepOptions(options: options).bool("progressive", default: false)
         switch options["rotation"] {
         case nil, .bool, .string("auto"):
             quarterTurns = 0

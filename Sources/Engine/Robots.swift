@@ -58,7 +58,7 @@ enum Robots {
             let robot = try AudioWaveformRobot(options: context.options)
             return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.waveform(of: file, context: context) }
         case "/image/optimize":
-            let robot = ImageOptimizeRobot(options: context.options)
+            let robot = try ImageOptimizeRobot(options: context.options)
             return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.optimize(file, context: context) }
         case "/document/thumbs":
             let robot = try DocumentThumbsRobot(options: context.options)

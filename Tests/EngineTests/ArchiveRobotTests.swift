@@ -105,6 +105,8 @@ final class ArchiveRobotTests: XCTestCase {
         ]
         for (name, data, message) in cases {
             let (status, _, server) = try await run(["out": step("/file/decompress", [:])], files: [("f", name, data)])
+            let id = try XCTUnwrap(status["assembly_id"]?.stringValue)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: server.data.path + "/results/" + id), "\(name): what the failed step wrote is gone")
             server.stop()
             XCTAssertEqual(status["error"], .string("FILE_DECOMPRESS_ERROR"), "\(name): \(status.serialized())")
             let text = status["message"]?.stringValue ?? ""

@@ -177,10 +177,18 @@ final class MediaRobotTests: XCTestCase {
             XCTAssertTrue(message.contains("step 'mp3' (/audio/encode)") && message.contains(name), message)
             XCTAssertFalse(message.contains(directory.path), "no engine paths in messages: \(message)")
         }
-        let (status, _, server) = try await run(["bad": step("/video/encode", ["ffmpeg": .object(["i": .string("/etc/passwd")])])],
-                                                files: [("file", "clip.mp4", try clip())])
-        server.stop()
-        XCTAssertEqual(status["error"], .string("INVALID_STEP_PARAMETER"), status.serialized())
+        let invalid: [JSONValue] = [
+            step("/video/encode", ["ffmpeg": .object(["i": .string("/etc/passwd")])]),
+            step("/video/encode", ["ffmpeg": .object(["r": .int(100_000)])]),
+            step("/video/encode", ["preset": .string("webm"), "format": .string("mp4")]),
+            step("/video/thumbs", ["count": .string("3")]),
+        ]
+        let video = try clip()
+        for bad in invalid {
+            let (status, _, server) = try await run(["bad": bad], files: [("file", "clip.mp4", video)])
+            server.stop()
+            XCTAssertEqual(status["error"], .string("INVALID_STEP_PARAMETER"), status.serialized())
+        }
     }
 
     func testMediaLongerThanTheEngineTakesIsRefused() async throws {

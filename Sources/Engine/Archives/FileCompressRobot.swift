@@ -15,12 +15,11 @@ struct FileCompressRobot: Sendable {
         guard format == "tar" || format == "zip" else {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "format '\(format)' is not tar or zip")
         }
-        let gzip = options["gzip"]?.boolValue ?? false
+        let strict = StepOptions(options: options)
+        let gzip = try strict.bool("gzip", default: false)
         self.format = format == "zip" ? .zip : (gzip ? .tarGzip : .tar)
-        name = (options["archive_name"]?.stringValue ?? "archive") + (format == "zip" ? ".zip" : gzip ? ".tar.gz" : ".tar")
-        let level = options["compression_level"]?.intValue ?? -6
-        guard (-9...0).contains(level) else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'compression_level' must be from -9 to 0") }
-        self.level = -level
+        name = try strict.string("archive_name", default: "archive") + (format == "zip" ? ".zip" : gzip ? ".tar.gz" : ".tar")
+        level = -(try strict.integer("compression_level", in: -9...0, default: -6))
         let layout = options["file_layout"]?.stringValue ?? "advanced"
         guard ["advanced", "simple", "relative-path"].contains(layout) else {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "file_layout '\(layout)' is not one of advanced, simple, relative-path")

@@ -57,7 +57,10 @@ enum FFmpeg {
         guard outcome.status == 0 else {
             // ffmpeg names the files it read and wrote: say the upload's name, never the engine's folders.
             let lines = outcome.stderr.split(separator: "\n").prefix(3).joined(separator: "; ")
-            let detail = TerminalText.printable(String(lines.replacingOccurrences(of: file.path, with: file.name).prefix(400)))
+            // Its component tags carry memory addresses ("[mov @ 0x55d...]"): of no use to the caller.
+            let named = lines.replacingOccurrences(of: file.path, with: file.name)
+                .replacingOccurrences(of: #" @ 0x[0-9a-f]+"#, with: "", options: .regularExpression)
+            let detail = TerminalText.printable(String(named.prefix(400)))
             throw RobotError(code: code, message: "cannot process '\(file.name)': \(detail.isEmpty ? "\(command[0]) failed" : detail)")
         }
         return outcome.stdout

@@ -29,8 +29,11 @@ struct VideoEncodeRobot: Sendable {
         "web/webm/720p": Preset(ext: "webm", video: ["-c:v", "libvpx", "-b:v", "1500k", "-deadline", "realtime", "-cpu-used", "8"],
                                 audio: ["-c:a", "libvorbis", "-b:a", "128k"], box: (1280, 720)),
     ]
-    /// The `ffmpeg` options a step may set, with the values they accept.
-    static let overrides: [String: String] = ["b:v": "bitrate", "b:a": "bitrate", "crf": "number", "r": "number", "ar": "number", "ac": "number"]
+    /// The `ffmpeg` options a step may set, with the values they accept (bit rates in bits per
+    /// second, `k` and `M` allowed): bounded, so an option cannot multiply the work of a file.
+    static let overrides: [String: ClosedRange<Double>] = [
+        "b:v": 1_000...100_000_000, "b:a": 1_000...1_000_000, "crf": 0...63, "r": 1...240, "ar": 8_000...192_000, "ac": 1...8,
+    ]
 
     let preset: Preset
     let gif: Bool
@@ -50,6 +53,9 @@ struct VideoEncodeRobot: Sendable {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "format '\(format ?? "")' is not mp4 or gif")
         }
         gif = format == "gif"
+        if format == "mp4", preset.ext != "mp4" {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "preset '\(name)' makes \(preset.ext), not mp4; drop 'format' or choose an mp4 preset")
+        }
         width = try VideoGeometry.dimension("width", in: options, limit: 7680) ?? (options["height"] == nil ? preset.box?.width : nil)
         height = try VideoGeometry.dimension("height", in: options, limit: 4320) ?? (options["width"] == nil ? preset.box?.height : nil)
         strategy = try VideoGeometry.strategy(in: options, default: "pad")
@@ -62,13 +68,17 @@ struct VideoEncodeRobot: Sendable {
         guard let object = value.objectValue else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'ffmpeg' must be an object") }
         var arguments: [String] = []
         for (key, option) in object.sorted(by: { $0.key < $1.key }) {
-            guard let kind = overrides[key] else {
+            guard let range = overrides[key] else {
                 throw RobotError(code: "INVALID_STEP_PARAMETER", message: "ffmpeg option '\(key)' is not allowed locally; allowed: " + overrides.keys.sorted().joined(separator: ", "))
             }
             let text = option.stringValue ?? option.intValue.map(String.init) ?? option.doubleValue.map { String($0) } ?? ""
-            let pattern = kind == "bitrate" ? #"^[0-9]+(\.[0-9]+)?[kKmM]?$"# : #"^[0-9]+(\.[0-9]+)?$"#
-            guard text.range(of: pattern, options: .regularExpression) != nil else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "ffmpeg option '\(key)' must be a \(kind == "bitrate" ? "bit rate such as 800k" : "number"), not '\(text)'")
+            let bitrate = key.hasPrefix("b:")
+            let scale: Double = !bitrate ? 1 : text.hasSuffix("k") || text.hasSuffix("K") ? 1_000 : text.hasSuffix("M") || text.hasSuffix("m") ? 1_000_000 : 1
+            let digits = scale == 1 ? text : String(text.dropLast())
+            guard let number = Double(digits), number.isFinite, range.contains(number * scale),
+                  text.range(of: bitrate ? #"^[0-9]+(\.[0-9]+)?[kKmM]?$"# : #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil else {
+                let bounds = "\(Int(range.lowerBound)) to \(Int(range.upperBound))"
+                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "ffmpeg option '\(key)' must be \(bitrate ? "a bit rate from " + bounds + " (800k)" : "a number from " + bounds), not '\(text)'")
             }
             arguments += ["-" + key, text]
         }

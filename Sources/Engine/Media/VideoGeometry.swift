@@ -18,15 +18,15 @@ enum VideoGeometry {
         case (let width?, let height?):
             switch strategy {
             case "stretch":
-                return "scale=\(width):\(height),setsar=1,\(even)"
+                return "scale=\(width):\(height),\(even),setsar=1"
             case "crop", "fillcrop":
-                return "scale=\(width):\(height):force_original_aspect_ratio=increase,crop=\(width):\(height),setsar=1,\(even)"
+                return "scale=\(width):\(height):force_original_aspect_ratio=increase,crop=\(width):\(height),\(even),setsar=1"
             case "pad":
-                return "scale=\(width):\(height):force_original_aspect_ratio=decrease,pad=\(width):\(height):(ow-iw)/2:(oh-ih)/2:black,setsar=1,\(even)"
+                return "scale=\(width):\(height):force_original_aspect_ratio=decrease,pad=\(width):\(height):(ow-iw)/2:(oh-ih)/2:black,\(even),setsar=1"
             case "min_fit":
-                return "scale=\(width):\(height):force_original_aspect_ratio=increase,setsar=1,\(even)"
+                return "scale=\(width):\(height):force_original_aspect_ratio=increase,\(even),setsar=1"
             default:
-                return "scale=\(width):\(height):force_original_aspect_ratio=decrease,setsar=1,\(even)"
+                return "scale=\(width):\(height):force_original_aspect_ratio=decrease,\(even),setsar=1"
             }
         }
     }

@@ -15,8 +15,10 @@ struct VideoThumbsRobot: Sendable {
     let strategy: String
 
     init(options: [String: JSONValue]) throws(RobotError) {
-        count = options["count"]?.intValue ?? 8
-        guard (1...999).contains(count) else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'count' must be a whole number from 1 to 999") }
+        count = try StepOptions(options: options).integer("count", in: 1...999, default: 8)
+        if let given = options["offsets"], given != .null, given.arrayValue == nil {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'offsets' must be an array such as [2, \"50%\"], not \(given.serialized())")
+        }
         var offsets: [Offset] = []
         for value in options["offsets"]?.arrayValue ?? [] {
             if let seconds = value.doubleValue, seconds >= 0 {

@@ -1,0 +1,34 @@
+import Basics
+
+/// A step's options read strictly: a value of the wrong type is an error naming the option, never
+/// silently replaced by the default.
+struct StepOptions: Sendable {
+    let options: [String: JSONValue]
+
+    /// The whole number under `key` within `range`, or `fallback` when the step does not set it.
+    func integer(_ key: String, in range: ClosedRange<Int>, default fallback: Int) throws(RobotError) -> Int {
+        guard let value = options[key], value != .null else { return fallback }
+        guard let number = value.intValue, range.contains(number) else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(value.serialized())")
+        }
+        return number
+    }
+
+    /// The boolean under `key`, or `fallback` when the step does not set it.
+    func bool(_ key: String, default fallback: Bool) throws(RobotError) -> Bool {
+        guard let value = options[key], value != .null else { return fallback }
+        guard let flag = value.boolValue else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be true or false, not \(value.serialized())")
+        }
+        return flag
+    }
+
+    /// The non-empty string under `key`, or `fallback` when the step does not set it.
+    func string(_ key: String, default fallback: String) throws(RobotError) -> String {
+        guard let value = options[key], value != .null else { return fallback }
+        guard let text = value.stringValue, !text.isEmpty else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a non-empty string, not \(value.serialized())")
+        }
+        return text
+    }
+}
