@@ -1,5 +1,6 @@
 import Wire
 import Foundation
+import Synchronization
 import Basics
 
 /// Runs Assemblies: the steps in dependency order, each step's files in parallel on all cores,
@@ -46,27 +47,38 @@ final class AssemblyExecutor: Sendable {
             fail(id, "ASSEMBLY_INVALID_STEPS", "the steps cannot be run")
             return
         }
-        var outputs: [String: [AssemblyFile]] = [":original": record.uploads]
-        var results: [String: [AssemblyFile]] = [:]
         let folder = resultsDirectory + "/" + id
         // A failed or canceled Assembly reports no results: what its steps wrote only fills the disk.
         func discard() { try? FileManager.default.removeItem(atPath: folder) }
-        for step in graph.ordered {
+        let outputs = Mutex<[String: [AssemblyFile]]>([":original": record.uploads])
+        let store = store, limits = limits
+        let exports = (resultsDirectory as NSString).deletingLastPathComponent + "/exports"
+        // Steps that do not use each other run at once (each also spreads its files over the cores).
+        for wave in graph.waves {
             if store.get(id)?.isTerminal == true { return discard() }
-            let inputs = step.uses.flatMap { outputs[$0] ?? [] }
-            let store = store
-            let exports = (resultsDirectory as NSString).deletingLastPathComponent + "/exports"
-            let context = RobotContext(step: step, folder: folder, fields: record.fields, assembly: id, exports: exports, limits: limits) { store.get(id)?.isTerminal ?? true }
-            do {
-                let produced = try Robots.run(context, on: inputs)
-                outputs[step.name] = produced
-                if graph.isResult(step) { results[step.name] = produced }
-            } catch {
+            let failures = Mutex<[Int: RobotError]>([:])
+            DispatchQueue.concurrentPerform(iterations: wave.count) { index in
+                let step = wave[index]
+                let inputs = outputs.withLock { produced in step.uses.flatMap { produced[$0] ?? [] } }
+                let context = RobotContext(step: step, folder: folder, fields: record.fields, assembly: id, exports: exports, limits: limits) {
+                    store.get(id)?.isTerminal ?? true
+                }
+                do throws(RobotError) {
+                    let produced = try Robots.run(context, on: inputs)
+                    outputs.withLock { $0[step.name] = produced }
+                } catch {
+                    failures.withLock { $0[index] = error }
+                }
+            }
+            // The first failing step in the Assembly's order names the failure.
+            if let (index, error) = failures.withLock({ $0 }).min(by: { $0.key < $1.key }) {
                 // Removed before the failure shows: a client that sees it finds no partial files.
                 discard()
-                return fail(id, error.code, "step '\(step.name)' (\(step.robot)): \(error.message)")
+                return fail(id, error.code, "step '\(wave[index].name)' (\(wave[index].robot)): \(error.message)")
             }
         }
+        let produced = outputs.withLock { $0 }
+        let results = Dictionary(uniqueKeysWithValues: graph.ordered.filter(graph.isResult).map { ($0.name, produced[$0.name] ?? []) })
         store.update(id) { record in
             guard !record.isTerminal else { return }
             record.results = results

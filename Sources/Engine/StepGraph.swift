@@ -15,6 +15,16 @@ struct StepGraph: Sendable {
     /// The steps in an order where each comes after what it uses.
     let ordered: [Step]
 
+    /// The steps in waves: each wave uses only the uploads and earlier waves, so the steps of one
+    /// wave can run at the same time.
+    var waves: [[Step]] {
+        var wave: [String: Int] = [:]
+        for step in ordered {
+            wave[step.name] = (step.uses.compactMap { wave[$0] }.max() ?? -1) + 1
+        }
+        return Dictionary(grouping: ordered) { wave[$0.name] ?? 0 }.sorted { $0.key < $1.key }.map(\.value)
+    }
+
     /// Builds the graph; `nil` when `problem(in:)` would report something.
     init?(_ steps: JSONValue) {
         guard Self.problem(in: steps) == nil, let object = steps.objectValue else { return nil }

@@ -1,0 +1,18 @@
+import Basics
+@testable import Engine
+import XCTest
+
+/// Steps run in waves: a step comes after every step it uses, and steps that do not use each
+/// other share a wave, so they run at once.
+final class StepGraphTests: XCTestCase {
+    func testStepsThatDoNotUseEachOtherShareAWave() throws {
+        func step(_ robot: String, _ use: JSONValue) -> JSONValue { .object(["robot": .string(robot), "use": use]) }
+        let graph = try XCTUnwrap(StepGraph(.object([
+            "thumb": step("/image/resize", .string(":original")),
+            "hash": step("/file/hash", .string(":original")),
+            "small": step("/image/resize", .string("thumb")),
+            "both": step("/file/compress", .array([.string("small"), .string("hash")])),
+        ])))
+        XCTAssertEqual(graph.waves.map { Set($0.map(\.name)) }, [["thumb", "hash"], ["small"], ["both"]])
+    }
+}
