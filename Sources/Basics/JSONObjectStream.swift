@@ -156,11 +156,6 @@ public final class JSONObjectStream {
         return buffer[start]
     }
 
-    private func nextByte() throws -> UInt8? {
-        guard let byte = try peekRaw() else { return nil }
-        advance()
-        return byte
-    }
 
     private func advance() {
         start += 1

@@ -1,7 +1,6 @@
 #ifndef PIPELINE_CVIPS_SHIM_H
 #define PIPELINE_CVIPS_SHIM_H
 #include <dlfcn.h>
-#include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -46,9 +45,6 @@ static inline void *pipeline_vips_symbol(const char *name) {
    operation cache (every file is new), and no vector code is compiled at run time (ORC: its
    compilation, once per operation, costs more than it saves on the images people upload). */
 static inline int pipeline_vips_init(char *buffer, size_t size) {
-    /* Damaged inputs fail their step with libvips' message; its warnings would only be noise on
-       the command's standard error. */
-    setenv("VIPS_WARNING", "0", 0);
     if (dlopen(PIPELINE_VIPS_LIBRARY, RTLD_NOW | RTLD_GLOBAL) == NULL) {
         const char *reason = dlerror();
         if (size > 0) {

@@ -1,7 +1,7 @@
 /// A SHA-256 digest in 32 bytes held inline (no allocation): a plan keeps one per file, so a
 /// million files cost 32 MB of digests rather than four times that as hex strings.
 public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
-    // Big-endian words: the first byte of the digest is the top byte of `words.0`.
+    // Big-endian words: the first byte of the digest is the top byte of `first`.
     private var first: UInt64 = 0, second: UInt64 = 0, third: UInt64 = 0, fourth: UInt64 = 0
 
     /// The digest made of exactly 32 bytes; nil for any other count.

@@ -44,7 +44,6 @@ struct DocumentThumbsRobot: Sendable {
             throw RobotError(code: "DOCUMENT_THUMBS_ERROR", message: "'\(file.name)' is not a PDF document")
         }
         let pages = document.pages
-        try ImageLimits.check(width: document.width, height: document.height, of: file, limit: context.limits.imagePixels)
         let wanted: [Int]
         if let page {
             guard page <= pages else { throw RobotError(code: "DOCUMENT_THUMBS_ERROR", message: "'\(file.name)' has \(pages) pages, not \(page)") }
@@ -57,9 +56,10 @@ struct DocumentThumbsRobot: Sendable {
         }
         var images: [AssemblyFile] = []
         for number in wanted {
-            guard !context.isCanceled() else { throw RobotError(code: "ASSEMBLY_CANCELED", message: "the Assembly was canceled") }
+            guard !context.isCanceled() else { throw RobotError.canceled }
             // libvips reads loader options after the name: page numbers start at 0 there.
             let source = file.path + "[page=\(number - 1)]"
+            try ImageLimits.check(source, of: file, limit: context.limits.imagePixels)
             let rendered = width == 0 && height == 0
                 ? VipsImageRef(path: source)
                 : strategy.resize(source, width: width, height: height, upscale: true, background: (255, 255, 255))
@@ -71,14 +71,5 @@ struct DocumentThumbsRobot: Sendable {
             images.append(slot.file(from: file, meta: ["page_number": .int(number)]))
         }
         return images
-    }
-}
-
-/// The largest images the engine decodes (`RobotLimits.imagePixels`).
-enum ImageLimits {
-    static func check(width: Int32, height: Int32, of file: AssemblyFile, limit: Int) throws(RobotError) {
-        guard Int(width) * Int(height) <= limit else {
-            throw RobotError(code: "IMAGE_TOO_LARGE", message: "'\(file.name)' is \(width)x\(height) pixels; the local engine takes at most \(limit) pixels")
-        }
     }
 }

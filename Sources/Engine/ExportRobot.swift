@@ -28,12 +28,19 @@ struct ExportRobot: Sendable {
     func export(_ file: AssemblyFile, into exports: String, context: RobotContext, assembly: String) throws(RobotError) -> AssemblyFile {
         let relative = try expand(path, for: file, context: context, assembly: assembly)
         let destination = exports + "/" + account + "/" + relative
+        // Copied beside the destination and renamed over it: files exported to one path at once
+        // (a fixed `path`) replace each other whole, as on a bucket, instead of failing.
+        let temporary = destination + ".\(AssemblyFile.newID()).partial"
         do {
             try FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            if FileManager.default.fileExists(atPath: destination) { try FileManager.default.removeItem(atPath: destination) }
-            try FileManager.default.copyItem(atPath: file.path, toPath: destination)
+            try FileManager.default.copyItem(atPath: file.path, toPath: temporary)
+            guard rename(temporary, destination) == 0 else { throw FileError(path: relative, operation: "rename into place", code: errno) }
         } catch {
-            throw RobotError(code: "STORE_ERROR", message: "cannot export '\(file.name)' to '\(relative)'")
+            unlink(temporary)
+            // Foundation's own messages name the engine's folders: only the system's reason is said.
+            let code = (error as? FileError).map { Int($0.code) } ?? ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code
+            let reason = code.map { String(cString: strerror(Int32($0))) } ?? "the copy failed"
+            throw RobotError(code: "STORE_ERROR", message: "cannot export '\(file.name)' to '\(relative)': \(reason)")
         }
         var exported = file
         exported.id = AssemblyFile.newID()

@@ -17,9 +17,7 @@ struct ImageOptimizeRobot: Sendable {
 
     func optimize(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
         let kind = Self.kind(of: file.path)
-        if kind != nil, let header = VipsImageRef(path: file.path, sequential: true) {
-            try ImageLimits.check(width: header.width, height: header.height, of: file, limit: context.limits.imagePixels)
-        }
+        if kind != nil { try ImageLimits.check(file.path, of: file, limit: context.limits.imagePixels) }
         let slot = try ResultSlot(name: file.name, in: context.folder)
         let command: [String]
         switch kind {

@@ -54,14 +54,14 @@ struct ImageResizeRobot: Sendable {
         }
     }
 
-    func resize(_ file: AssemblyFile, into folder: String, limits: RobotLimits = RobotLimits()) throws(RobotError) -> AssemblyFile {
+    func resize(_ file: AssemblyFile, into folder: String, limits: RobotLimits) throws(RobotError) -> AssemblyFile {
         if let failure = VipsLibrary.failure {
             throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "libvips could not start (\(failure)); install it: apt-get install libvips42")
         }
         if let header = VipsImageRef(path: file.path, sequential: true) {
             try ImageLimits.check(width: header.width, height: header.height, of: file, limit: limits.imagePixels)
         } else {
-            _ = VipsLibrary.lastError()  // the resize below says why
+            _ = VipsLibrary.lastError()  // the resize below fails and says why
         }
         let ext = format ?? (Self.formats.contains(file.ext) ? file.ext : "png")
         let slot = try ResultSlot(name: file.basename + "." + ext, in: folder)

@@ -55,6 +55,7 @@ public final class LocalEngine: Sendable {
 
     /// Starts the engine on `server` settings; `log` receives one line per request.
     public init(_ configuration: Configuration, server settings: HTTPServer.Configuration, log: (@Sendable (String) -> Void)? = nil) throws {
+        Self.prepareProcess()
         let data = configuration.dataDirectory
         lock = try DataFolderLock(
             folder: data, wait: configuration.whileWaitingForTheFolder != nil, waiting: { configuration.whileWaitingForTheFolder?() },
@@ -108,4 +109,15 @@ public final class LocalEngine: Sendable {
         executor.store.flush()
         lock.release()
     }
+
+    /// Process-wide settings the robots' libraries read, made once before any robot runs (not
+    /// from robot threads, where they would race): libarchive names files in UTF-8 only under a
+    /// UTF-8 character type, and libvips' warnings stay off standard error (a damaged input fails
+    /// its step with libvips' message instead).
+    private static let processPrepared: Void = {
+        setlocale(LC_CTYPE, "C.UTF-8")
+        setenv("VIPS_WARNING", "0", 0)
+    }()
+
+    private static func prepareProcess() { _ = processPrepared }
 }

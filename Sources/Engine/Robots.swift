@@ -9,11 +9,11 @@ struct RobotContext: Sendable {
     var folder: String
     var fields: [String: JSONValue]
     /// The Assembly's id.
-    var assembly: String = ""
+    var assembly: String
     /// Where export robots copy files to.
-    var exports: String = ""
+    var exports: String
     /// What inputs robots take.
-    var limits = RobotLimits()
+    var limits: RobotLimits
     /// Whether the Assembly was canceled (or failed) meanwhile: long work stops when it says yes.
     var isCanceled: @Sendable () -> Bool = { false }
 
@@ -24,6 +24,9 @@ struct RobotContext: Sendable {
 struct RobotError: Error, Sendable {
     var code: String
     var message: String
+
+    /// The step stopped because its Assembly was canceled (which is no failure of the step).
+    static let canceled = RobotError(code: "ASSEMBLY_CANCELED", message: "the Assembly was canceled")
 }
 
 /// The robots that run on the local engine.

@@ -165,7 +165,7 @@ final class RunCommandTests: XCTestCase {
         let manifest = directory.path + "/pipeline.yml"
         let plan = await CLIHarness.run(["plan", manifest])
         XCTAssertEqual(plan.status, 0, plan.stderr)
-        XCTAssertTrue(plan.stderr.contains("warning: step 'stored' uses /s3/store; the local engine copies its files into .pipeline/engine/exports/"), plan.stderr)
+        XCTAssertTrue(plan.stderr.contains("warning: step 'stored' uses /s3/store; the local engine copies its files into its data folder's exports/ instead"), plan.stderr)
         let run = await CLIHarness.run(["run", manifest])
         XCTAssertEqual(run.status, 0, run.stderr)
         let results = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/out/results.json")))

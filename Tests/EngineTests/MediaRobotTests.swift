@@ -97,10 +97,15 @@ final class MediaRobotTests: XCTestCase {
         let (status, client, server) = try await run([
             "three": step("/video/thumbs", ["count": .int(3), "width": .int(160), "height": .int(120)]),
             "at": step("/video/thumbs", ["offsets": .array([.double(0.5), .string("50%"), .int(99)]), "format": .string("png")]),
-        ], files: [("file", "clip.mp4", try clip())])
+            "percent": step("/video/thumbs", ["count": .int(1)]),
+        ], files: [("file", "clip.mp4", try clip()), ("other", "100%d.mp4", try clip())])
         defer { server.stop() }
         XCTAssertEqual(status["ok"], .string("ASSEMBLY_COMPLETED"), status.serialized())
-        let three = try XCTUnwrap(status["results"]?["three"]?.arrayValue)
+        let named = try XCTUnwrap(status["results"]?["percent"]?.arrayValue?.last)
+        XCTAssertEqual(named["name"], .string("100%d_1.jpg"), "'%d' in a name is no frame number")
+        let fetched = try await client.download(try XCTUnwrap(named["ssl_url"]?.stringValue))
+        XCTAssertEqual(fetched.status, 200)
+        let three = try XCTUnwrap(status["results"]?["three"]?.arrayValue).filter { $0["original_name"] == .string("clip.mp4") }
         XCTAssertEqual(three.map { $0["name"] }, ["clip_1.jpg", "clip_2.jpg", "clip_3.jpg"].map { .string($0) })
         XCTAssertEqual(three.compactMap { $0["meta"]?["thumb_offset"]?.doubleValue }, [0.5, 1, 1.5])
         for thumb in three {
@@ -109,7 +114,7 @@ final class MediaRobotTests: XCTestCase {
             XCTAssertEqual(probed.video?["width"], .int(160))
             XCTAssertEqual(probed.video?["height"], .int(120))
         }
-        let at = try XCTUnwrap(status["results"]?["at"]?.arrayValue)
+        let at = try XCTUnwrap(status["results"]?["at"]?.arrayValue).filter { $0["original_name"] == .string("clip.mp4") }
         XCTAssertEqual(at.count, 3)
         XCTAssertEqual(at.first?["meta"]?["width"], .int(320), "no size given: the video's")
         XCTAssertEqual(at.first?["mime"], .string("image/png"))

@@ -2,7 +2,7 @@ import Basics
 import Foundation
 
 /// Merges the results files of a sharded run into one, reading each file an Assembly at a time:
-/// memory does not grow with the size of the files.
+/// what stays in memory is one Assembly's entry and the ids of the Assemblies seen.
 public enum ResultsMerge {
     /// Why the files cannot be merged.
     public struct Failure: Error, Sendable, CustomStringConvertible {
@@ -36,6 +36,11 @@ public enum ResultsMerge {
                           hint: "merge the shards of one run")
         }
         let present = headers.map(\.shard.index)
+        // A count far beyond the files given is not spelled out shard by shard.
+        guard first.shard.count <= max(headers.count, 10_000) else {
+            throw Failure(description: "the files are not all the shards 1/N to N/N of one pipeline: \(headers.count) given of \(first.shard.count)",
+                          hint: "pass every shard's results, from runs with --shard 1/N ... N/N")
+        }
         if present != Array(1...first.shard.count) {
             let missing = Set(1...first.shard.count).subtracting(present).sorted().map { "\($0)/\(first.shard.count)" }
             let twice = Dictionary(grouping: present, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted().map { "\($0)/\(first.shard.count)" }

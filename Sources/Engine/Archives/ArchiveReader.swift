@@ -44,14 +44,14 @@ struct ArchiveReader {
             let status = archive_read_next_header(archive, &entry)
             if status == ARCHIVE_EOF { break }
             guard status == ARCHIVE_OK || status == ARCHIVE_WARN else { throw failure(archive, "cannot read '\(file.name)'", file) }
-            guard !isCanceled() else { throw RobotError(code: "ASSEMBLY_CANCELED", message: "the Assembly was canceled") }
+            guard !isCanceled() else { throw RobotError.canceled }
             // Regular files only (AE_IFREG): links could point anywhere, devices are not files.
             guard archive_entry_filetype(entry) == 0o100000, let path = Self.safePath(entry) else { continue }
             guard extracted.count < limits.entries else {
                 throw RobotError(code: "FILE_DECOMPRESS_ERROR", message: "'\(file.name)' holds more than \(limits.entries) files")
             }
             let slot = try ResultSlot(name: String(path.split(separator: "/").last ?? "file"), in: folder)
-            guard let output = FileHandle(forWritingAtPath: slot.path) ?? Self.create(slot.path) else {
+            guard let output = Self.create(slot.path) else {
                 throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store '\(path)' from '\(file.name)'")
             }
             defer { try? output.close() }

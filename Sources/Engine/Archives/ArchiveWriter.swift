@@ -24,13 +24,8 @@ final class ArchiveWriter {
             archive_write_add_filter_gzip(archive)
             archive_write_set_options(archive, "gzip:compression-level=\(max(1, level))")
         }
-        // Names are UTF-8: in the "C" locale, libarchive cannot convert a name outside ASCII.
-        _ = Self.utf8Names
         guard archive_write_open_filename(archive, path) == ARCHIVE_OK else { throw failure("cannot create") }
     }
-
-    /// libarchive converts names through the C library's character type: make it UTF-8, once.
-    private static let utf8Names: Bool = setlocale(LC_CTYPE, "C.UTF-8") != nil
 
     deinit {
         if !closed { archive_write_close(archive) }

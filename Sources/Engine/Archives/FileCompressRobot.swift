@@ -36,7 +36,7 @@ struct FileCompressRobot: Sendable {
         let writer = try ArchiveWriter(path: slot.path, name: slot.name, format: format, level: level)
         var used: Set<String> = []
         for file in inputs {
-            guard !context.isCanceled() else { throw RobotError(code: "ASSEMBLY_CANCELED", message: "the Assembly was canceled") }
+            guard !context.isCanceled() else { throw RobotError.canceled }
             let folder = flat ? "" : FileNames.safeComponent(file.originalBasename) + "/"
             try writer.add(file.path, as: Self.unique(folder + FileNames.safeComponent(file.name), in: &used))
         }

@@ -41,6 +41,6 @@ struct AudioEncodeRobot: Sendable {
         // Opus runs at 48 kHz whatever it is given; the others take the rate asked for.
         if let sampleRate, ext != "opus" { arguments += ["-ar", String(sampleRate)] }
         try FFmpeg.run(arguments + [slot.path], for: file, context: context, code: "AUDIO_ENCODE_VALIDATION")
-        return try slot.mediaFile(from: file, context: context)
+        return slot.file(from: file)
     }
 }

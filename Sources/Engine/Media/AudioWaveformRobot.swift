@@ -31,7 +31,7 @@ struct AudioWaveformRobot: Sendable {
         if json { return try peaks(of: file, context: context) }
         let slot = try ResultSlot(name: file.basename + ".png", in: context.folder)
         let filter = "aformat=channel_layouts=mono,showwavespic=s=\(width)x\(height):colors=\(color)"
-        try FFmpeg.run(FFmpeg.input(file.path) + ["-filter_complex", filter, "-frames:v", "1", slot.path],
+        try FFmpeg.run(FFmpeg.input(file.path) + ["-filter_complex", filter, "-frames:v", "1", "-update", "1", slot.path],
                        for: file, context: context, code: "AUDIO_WAVEFORM_ERROR")
         return slot.file(from: file)
     }

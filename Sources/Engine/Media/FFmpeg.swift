@@ -8,6 +8,8 @@ import Foundation
 enum FFmpeg {
     /// How long one ffmpeg run may take.
     static let timeLimit: Duration = .seconds(15 * 60)
+    /// How long reading a file's facts may take (it reads headers, not the whole file).
+    static let probeTimeLimit: Duration = .seconds(60)
 
     /// The demuxers inputs may be read with.
     static let formats = [
@@ -22,7 +24,7 @@ enum FFmpeg {
 
     /// Runs `ffmpeg` with `arguments` for `file`; a failure becomes `code` with ffmpeg's first lines.
     static func run(_ arguments: [String], for file: AssemblyFile, context: RobotContext, code: String) throws(RobotError) {
-        _ = try execute(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y"] + arguments, for: file, context: context, code: code)
+        _ = try execute(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y"] + arguments, for: file, context: context, code: code, timeout: timeLimit)
     }
 
     /// What ffprobe reports of `file`'s container and streams (JSON).
@@ -31,23 +33,23 @@ enum FFmpeg {
         let output = try execute(
             ["ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams", "-format_whitelist", formats,
              "-protocol_whitelist", "file", "file:" + path],
-            for: file, context: context, code: "FILE_META_DATA_ERROR")
+            for: file, context: context, code: "FILE_META_DATA_ERROR", timeout: probeTimeLimit)
         guard let json = try? JSONValue.parse(Data(output.utf8)) else {
             throw RobotError(code: "FILE_META_DATA_ERROR", message: "cannot read the media facts of '\(name)'")
         }
         return json
     }
 
-    private static func execute(_ command: [String], for file: AssemblyFile, context: RobotContext?, code: String) throws(RobotError) -> String {
+    private static func execute(_ command: [String], for file: AssemblyFile, context: RobotContext?, code: String, timeout: Duration) throws(RobotError) -> String {
         let outcome: ChildProcess.Outcome
         var isCanceled: @Sendable () -> Bool = { false }
         if let context { isCanceled = context.isCanceled }
         do {
-            outcome = try ChildProcess.runBlocking(command, timeout: timeLimit, isCanceled: isCanceled)
+            outcome = try ChildProcess.runBlocking(command, timeout: timeout, isCanceled: isCanceled)
         } catch is ChildProcess.TimedOut {
-            throw RobotError(code: code, message: "'\(file.name)' took longer than \(timeLimit.components.seconds / 60) minutes")
+            throw RobotError(code: code, message: "'\(file.name)' took longer than \(timeout.components.seconds) seconds")
         } catch is ChildProcess.Canceled {
-            throw RobotError(code: "ASSEMBLY_CANCELED", message: "the Assembly was canceled")
+            throw RobotError.canceled
         } catch {
             throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot start \(command[0]): \(error)")
         }

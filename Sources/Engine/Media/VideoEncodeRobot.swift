@@ -91,19 +91,12 @@ struct VideoEncodeRobot: Sendable {
         var arguments = FFmpeg.input(file.path)
         let geometry = VideoGeometry.filter(width: width, height: height, strategy: strategy)
         if gif {
-            arguments += ["-vf", (geometry.map { $0 + "," } ?? "") + "fps=10", "-an", "-f", "gif"]
+            arguments += ["-vf", geometry + ",fps=10", "-an", "-f", "gif"]
         } else {
-            arguments += (geometry.map { ["-vf", $0] } ?? []) + preset.video + preset.audio + extra
+            arguments += ["-vf", geometry] + preset.video + preset.audio + extra
             if preset.ext == "mp4" { arguments += ["-movflags", "+faststart"] }
         }
         try FFmpeg.run(arguments + [slot.path], for: file, context: context, code: "VIDEO_ENCODE_VALIDATION")
-        return try slot.mediaFile(from: file, context: context)
-    }
-}
-
-extension ResultSlot {
-    /// The written media result, with the facts ffprobe reports of it.
-    func mediaFile(from source: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
-        file(from: source, meta: try MediaFacts(path: path, name: name, context: context).meta)
+        return slot.file(from: file)
     }
 }

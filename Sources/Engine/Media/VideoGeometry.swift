@@ -5,16 +5,16 @@ import Basics
 enum VideoGeometry {
     static let strategies = ["crop", "fillcrop", "fit", "min_fit", "pad", "stretch"]
 
-    /// The `-vf` value; nil when neither dimension is given (frames keep their size).
-    static func filter(width: Int?, height: Int?, strategy: String) -> String? {
+    /// The `-vf` value (frames keep their size, made even, when neither dimension is given).
+    static func filter(width: Int?, height: Int?, strategy: String) -> String {
         let even = "scale=trunc(iw/2)*2:trunc(ih/2)*2"
         switch (width, height) {
         case (nil, nil):
             return even
         case (let width?, nil):
-            return "scale=\(width):-2"
+            return "scale=\(width):-2,\(even)"
         case (nil, let height?):
-            return "scale=-2:\(height)"
+            return "scale=-2:\(height),\(even)"
         case (let width?, let height?):
             switch strategy {
             case "stretch":

@@ -59,8 +59,9 @@ struct VideoThumbsRobot: Sendable {
         var thumbnails: [AssemblyFile] = []
         for (index, time) in times.enumerated() {
             let slot = try ResultSlot(name: "\(file.basename)_\(index + 1).\(ext)", in: context.folder)
-            var arguments = ["-ss", String(format: "%.3f", time)] + FFmpeg.input(file.path) + ["-frames:v", "1", "-an"]
-            if let filter = VideoGeometry.filter(width: width, height: height, strategy: strategy) { arguments += ["-vf", filter] }
+            // One image, named as given (without -update, "%d" in a name would be a frame number).
+            var arguments = ["-ss", String(format: "%.3f", time)] + FFmpeg.input(file.path) + ["-frames:v", "1", "-update", "1", "-an"]
+            if width != nil || height != nil { arguments += ["-vf", VideoGeometry.filter(width: width, height: height, strategy: strategy)] }
             if ext == "jpg" { arguments += ["-q:v", "3"] }
             try FFmpeg.run(arguments + [slot.path], for: file, context: context, code: "VIDEO_THUMBS_ERROR")
             thumbnails.append(slot.file(from: file, meta: ["thumb_index": .int(index + 1), "thumb_offset": .double((time * 1000).rounded() / 1000)]))

@@ -32,7 +32,7 @@ public struct Manifest: Sendable {
         (jobs.flatMap(\.steps) + templates.flatMap(\.steps)).compactMap { step in
             if RobotCatalog.localExports.contains(step.robot) {
                 return .warning(
-                    "manifest.local-export", "step '\(step.name.value)' uses \(step.robot); the local engine copies its files into .pipeline/engine/exports/ instead",
+                    "manifest.local-export", "step '\(step.name.value)' uses \(step.robot); the local engine copies its files into its data folder's exports/ instead",
                     at: step.name.location, hint: "run with another endpoint to store the files where the step says")
             }
             guard !RobotCatalog.local.contains(step.robot), RobotCatalog.bundled.robots[step.robot] != nil else { return nil }

@@ -48,6 +48,7 @@ final class ResultsFileTests: XCTestCase {
         try directory.write("junk.json", #"{"assemblies": [1], "pipeline": "site", "shard": "1/2", "version": 1}"#)
         try directory.write("future.json", #"{"assemblies": [], "pipeline": "site", "shard": "1/2", "version": 99}"#)
         try directory.write("zero.json", #"{"assemblies": [], "pipeline": "site", "shard": "1/0", "version": 1}"#)
+        try directory.write("vast.json", #"{"assemblies": [], "pipeline": "site", "shard": "1/9223372036854775807", "version": 1}"#)
         try results(shard: "2/2", jobs: ["a"]).write(to: directory.path + "/again.json")
         let cases: [([String], String)] = [
             (["one.json"], "not all the shards 1/N to N/N of one pipeline: missing 2/2"),
@@ -55,6 +56,7 @@ final class ResultsFileTests: XCTestCase {
             (["junk.json", "two.json"], "'\(directory.path)/junk.json' is not a results file written by 'pipeline run': assemblies[0] is not an Assembly's entry"),
             (["future.json", "two.json"], "its 'version' is 99, not 1"),
             (["zero.json"], "its 'shard' is '1/0', not I/N"),
+            (["vast.json"], "1 given of 9223372036854775807"),
             (["one.json", "again.json"], "lists Assembly plan-a-0 again"),
             (["two.json", directory.path], "it is a folder"),
             (["whole.json", "two.json"], "'\(directory.path)/whole.json' holds the results of a whole run"),
