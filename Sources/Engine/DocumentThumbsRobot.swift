@@ -15,14 +15,9 @@ struct DocumentThumbsRobot: Sendable {
     let ext: String
 
     init(options: [String: JSONValue]) throws(RobotError) {
-        if let value = options["page"], value != .null {
-            guard let number = value.intValue, number >= 1 else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'page' must be a page number from 1") }
-            page = number
-        } else {
-            page = nil
-        }
-        width = Int32(try VideoGeometry.dimension("width", in: options, limit: 5000) ?? 0)
-        height = Int32(try VideoGeometry.dimension("height", in: options, limit: 5000) ?? 0)
+        page = try StepOptions(options: options).integer("page", in: 1...Self.maximumPages)
+        width = Int32(try StepOptions(options: options).integer("width", in: 1...5000) ?? 0)
+        height = Int32(try StepOptions(options: options).integer("height", in: 1...5000) ?? 0)
         let name = options["resize_strategy"]?.stringValue ?? "pad"
         guard let strategy = ResizeStrategy(rawValue: name) else {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "resize_strategy '\(name)' is not one of " + ResizeStrategy.allCases.map(\.rawValue).sorted().joined(separator: ", "))

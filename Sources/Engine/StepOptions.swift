@@ -7,8 +7,13 @@ struct StepOptions: Sendable {
 
     /// The whole number under `key` within `range`, or `fallback` when the step does not set it.
     func integer(_ key: String, in range: ClosedRange<Int>, default fallback: Int) throws(RobotError) -> Int {
-        guard let value = options[key], value != .null else { return fallback }
-        guard let number = value.intValue, range.contains(number) else {
+        try integer(key, in: range) ?? fallback
+    }
+
+    /// The whole number under `key` within `range` (`2.0` counts as 2), or nil when the step does not set it.
+    func integer(_ key: String, in range: ClosedRange<Int>) throws(RobotError) -> Int? {
+        guard let value = options[key], value != .null else { return nil }
+        guard let number = value.intValue ?? value.doubleValue.flatMap({ Int(exactly: $0) }), range.contains(number) else {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(value.serialized())")
         }
         return number

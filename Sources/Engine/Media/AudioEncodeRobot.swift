@@ -22,15 +22,8 @@ struct AudioEncodeRobot: Sendable {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "preset '\(name)' does not run locally; it runs " + Self.presets.keys.sorted().joined(separator: ", "))
         }
         (ext, codec) = preset
-        func positive(_ key: String, _ range: ClosedRange<Int>) throws(RobotError) -> Int? {
-            guard let value = options[key] else { return nil }
-            guard let number = value.intValue, range.contains(number) else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return number
-        }
-        bitrate = try positive("bitrate", 8_000...640_000)
-        sampleRate = try positive("sample_rate", 8_000...192_000)
+        bitrate = try StepOptions(options: options).integer("bitrate", in: 8_000...640_000)
+        sampleRate = try StepOptions(options: options).integer("sample_rate", in: 8_000...192_000)
     }
 
     func encode(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {

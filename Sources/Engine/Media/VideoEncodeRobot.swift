@@ -56,8 +56,8 @@ struct VideoEncodeRobot: Sendable {
         if format == "mp4", preset.ext != "mp4" {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "preset '\(name)' makes \(preset.ext), not mp4; drop 'format' or choose an mp4 preset")
         }
-        width = try VideoGeometry.dimension("width", in: options, limit: 7680) ?? (options["height"] == nil ? preset.box?.width : nil)
-        height = try VideoGeometry.dimension("height", in: options, limit: 4320) ?? (options["width"] == nil ? preset.box?.height : nil)
+        width = try StepOptions(options: options).integer("width", in: 1...7680) ?? (options["height"] == nil ? preset.box?.width : nil)
+        height = try StepOptions(options: options).integer("height", in: 1...4320) ?? (options["width"] == nil ? preset.box?.height : nil)
         strategy = try VideoGeometry.strategy(in: options, default: "pad")
         extra = try Self.ffmpegOptions(options["ffmpeg"])
     }

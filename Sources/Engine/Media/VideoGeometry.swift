@@ -31,15 +31,6 @@ enum VideoGeometry {
         }
     }
 
-    /// A whole number of pixels from 1 to `limit` under `key`, if given.
-    static func dimension(_ key: String, in options: [String: JSONValue], limit: Int) throws(RobotError) -> Int? {
-        guard let value = options[key] else { return nil }
-        guard let number = value.intValue ?? value.doubleValue.flatMap({ $0 == $0.rounded() ? Int(exactly: $0) : nil }), (1...limit).contains(number) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a whole number from 1 to \(limit)")
-        }
-        return number
-    }
-
     /// The `resize_strategy` option, checked.
     static func strategy(in options: [String: JSONValue], default fallback: String) throws(RobotError) -> String {
         let name = options["resize_strategy"]?.stringValue ?? fallback

@@ -36,8 +36,8 @@ struct VideoThumbsRobot: Sendable {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "format '\(format)' is not one of jpeg, jpg, png")
         }
         ext = format == "png" ? "png" : "jpg"
-        width = try VideoGeometry.dimension("width", in: options, limit: 1920)
-        height = try VideoGeometry.dimension("height", in: options, limit: 1080)
+        width = try StepOptions(options: options).integer("width", in: 1...1920)
+        height = try StepOptions(options: options).integer("height", in: 1...1080)
         strategy = try VideoGeometry.strategy(in: options, default: "pad")
     }
 
