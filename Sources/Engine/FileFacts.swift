@@ -3,7 +3,8 @@ import Foundation
 import Basics
 
 /// Describes a stored file: its media type and, for images, its dimensions (read from the
-/// header with libvips, without decoding the pixels); for audio and video, what ffprobe reports.
+/// header with libvips, without decoding the pixels); for PDFs, the page count and the first
+/// page's size; for audio and video, what ffprobe reports.
 enum FileFacts {
     static func describe(
         id: String, name: String, field: String, path: String, size: Int64, mime: String?, isTus: Bool,
@@ -14,6 +15,8 @@ enum FileFacts {
         if type.hasPrefix("image/"), let (width, height) = VipsLibrary.size(of: path) {
             meta["width"] = .int(width)
             meta["height"] = .int(height)
+        } else if type == "application/pdf", let (pages, width, height) = VipsLibrary.pages(of: path) {
+            meta = ["page_count": .int(pages), "width": .int(width), "height": .int(height)]
         } else if type.hasPrefix("video/") || type.hasPrefix("audio/"), let facts = try? MediaFacts(path: path, name: name) {
             meta = facts.meta
         }
@@ -41,6 +44,16 @@ enum VipsLibrary {
         pipeline_vips_error(&buffer, buffer.count)
         let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return text.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "\n", with: "; ")
+    }
+
+    /// The page count and the first page's width and height of a document.
+    static func pages(of path: String) -> (Int, Int, Int)? {
+        guard ready else { return nil }
+        guard let document = VipsImageRef(path: path, sequential: true) else {
+            _ = lastError()
+            return nil
+        }
+        return (document.pages, Int(document.width), Int(document.height))
     }
 
     /// Width and height from the image header.

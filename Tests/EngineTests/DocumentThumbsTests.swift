@@ -51,6 +51,7 @@ final class DocumentThumbsTests: XCTestCase {
         let (all, client, server) = try await run([:], file: ("report.pdf", document))
         defer { server.stop() }
         XCTAssertEqual(all["ok"], .string("ASSEMBLY_COMPLETED"), all.serialized())
+        XCTAssertEqual(all["uploads"]?.arrayValue?.first?["meta"], .object(["page_count": .int(2), "width": .int(200), "height": .int(100)]))
         let pages = try XCTUnwrap(all["results"]?["pages"]?.arrayValue)
         XCTAssertEqual(pages.map { $0["name"] }, [.string("report_1.png"), .string("report_2.png")])
         XCTAssertEqual(pages.map { $0["meta"]?["page_number"] }, [.int(1), .int(2)])
