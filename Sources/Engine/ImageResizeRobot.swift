@@ -3,7 +3,8 @@ import Foundation
 import Basics
 
 /// `/image/resize` with libvips: width, height, resize_strategy, format, quality, background, zoom,
-/// strip, progressive and rotation (quarter turns; the image's own orientation is always applied).
+/// strip, progressive, rotation (quarter turns; the image's own orientation is always applied),
+/// gravity and crop regions.
 struct ImageResizeRobot: Sendable {
     static let formats: Set<String> = ["jpg", "jpeg", "png", "webp", "gif", "tiff", "avif"]
 
@@ -17,6 +18,9 @@ struct ImageResizeRobot: Sendable {
     let strip: Bool
     let progressive: Bool
     let quarterTurns: Int32
+    let gravity: Gravity
+    /// A region cut from the image before it is resized: x1, y1, x2, y2 in pixels.
+    let region: (x1: Int, y1: Int, x2: Int, y2: Int)?
 
     init(options: [String: JSONValue]) throws(RobotError) {
         func dimension(_ key: String) throws(RobotError) -> Int32 {
@@ -41,6 +45,12 @@ struct ImageResizeRobot: Sendable {
         quality = options["quality"]?.intValue
         background = Self.color(options["background"]?.stringValue ?? "#ffffff")
         upscale = options["zoom"]?.boolValue ?? true
+        let gravityName = try StepOptions(options: options).string("gravity", default: "center")
+        guard let gravity = Gravity(rawValue: gravityName) else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "gravity '\(gravityName)' is not one of " + Gravity.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        self.gravity = gravity
+        region = try Self.region(options["crop"])
         strip = try StepOptions(options: options).bool("strip", default: false)
         progressive = try StepOptions(options: options).bool("progressive", default: false)
         switch options["rotation"] {
@@ -67,7 +77,14 @@ struct ImageResizeRobot: Sendable {
         let slot = try ResultSlot(name: file.basename + "." + ext, in: folder)
         let saving = (quality.map { ["Q=\($0)"] } ?? []) + (strip ? ["strip"] : []) + (progressive && ["jpg", "jpeg", "png"].contains(ext) ? ["interlace"] : [])
         let target = saving.isEmpty ? slot.path : slot.path + "[" + saving.joined(separator: ",") + "]"
-        var resized = strategy.resize(file.path, width: width, height: height, upscale: upscale, background: background)
+        // A region is cut first, into a file in libvips' own format that the resize then reads.
+        var source = file.path
+        if let region {
+            source = slot.path + ".region.v"
+            try cut(region, from: file, into: source)
+        }
+        defer { if region != nil { unlink(source) } }
+        var resized = strategy.resize(source, width: width, height: height, upscale: upscale, background: background, gravity: gravity)
         if quarterTurns != 0, let image = resized {
             resized = VipsImageRef.made { pipeline_vips_rotate(image.pointer, $0, quarterTurns) }
         }
@@ -78,6 +95,31 @@ struct ImageResizeRobot: Sendable {
             throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot resize '\(file.name)': \(detail)")
         }
         return slot.file(from: file)
+    }
+
+    /// `crop: {x1, y1, x2, y2}` in pixels (x2, y2 beyond the image are held to its edge).
+    static func region(_ value: JSONValue?) throws(RobotError) -> (x1: Int, y1: Int, x2: Int, y2: Int)? {
+        guard let value, value != .null else { return nil }
+        let numbers = ["x1", "y1", "x2", "y2"].map { value[$0]?.intValue }
+        guard value.objectValue != nil, let x1 = numbers[0], let y1 = numbers[1], let x2 = numbers[2], let y2 = numbers[3],
+              x1 >= 0, y1 >= 0, x2 > x1, y2 > y1 else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'crop' must be {x1, y1, x2, y2} in whole pixels with x2 > x1 and y2 > y1, not \(value.serialized())")
+        }
+        return (x1, y1, x2, y2)
+    }
+
+    private func cut(_ region: (x1: Int, y1: Int, x2: Int, y2: Int), from file: AssemblyFile, into path: String) throws(RobotError) {
+        guard let image = VipsImageRef(path: file.path) else {
+            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot resize '\(file.name)': \(VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name))")
+        }
+        guard region.x1 < Int(image.width), region.y1 < Int(image.height) else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'crop' starts outside '\(file.name)' (\(image.width)x\(image.height))")
+        }
+        let width = Int32(min(region.x2, Int(image.width)) - region.x1), height = Int32(min(region.y2, Int(image.height)) - region.y1)
+        guard let cut = VipsImageRef.made({ pipeline_vips_extract(image.pointer, $0, Int32(region.x1), Int32(region.y1), width, height) }),
+              pipeline_vips_write(cut.pointer, path) == 0 else {
+            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot crop '\(file.name)': \(VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name))")
+        }
     }
 
     /// `#rrggbb` (or `rrggbb`) as 0-255 channels; white when unreadable.

@@ -45,8 +45,11 @@ enum ResizeStrategy: String, CaseIterable, Sendable {
     case minFit = "min_fit"
 
     /// The resized image of the file at `path`, `width` x `height` (a missing one, 0, follows
-    /// the aspect); `nil` when libvips fails (see `VipsLibrary.lastError()`).
-    func resize(_ path: String, width: Int32, height: Int32, upscale: Bool, background: (Double, Double, Double)) -> VipsImageRef? {
+    /// the aspect); `gravity` says which part `crop` and `fillcrop` keep. `nil` when libvips
+    /// fails (see `VipsLibrary.lastError()`).
+    func resize(
+        _ path: String, width: Int32, height: Int32, upscale: Bool, background: (Double, Double, Double), gravity: Gravity = .center
+    ) -> VipsImageRef? {
         guard let source = VipsImageRef(path: path) else { return nil }
         let sourceWidth = source.width, sourceHeight = source.height
         let width = width > 0 ? width : Int32((Double(sourceWidth) * Double(height) / Double(sourceHeight)).rounded(.up))
@@ -56,13 +59,22 @@ enum ResizeStrategy: String, CaseIterable, Sendable {
         case .fit:
             // From the file, so JPEG and WebP can shrink while loading.
             return .made { pipeline_vips_thumbnail(path, $0, width, height, 0, 0, up) }
-        case .fillcrop:
+        case .fillcrop where gravity == .center:
             return .made { pipeline_vips_thumbnail(path, $0, width, height, 1, 0, up) }
+        case .fillcrop:
+            // Cover the box, then keep the part gravity names.
+            var scale = max(Double(width) / Double(sourceWidth), Double(height) / Double(sourceHeight))
+            if !upscale { scale = min(scale, 1) }
+            guard let covered = VipsImageRef.made({ pipeline_vips_scale(source.pointer, $0, scale) }) else { return nil }
+            let cutWidth = min(width, covered.width), cutHeight = min(height, covered.height)
+            let (left, top) = gravity.origin(cut: (cutWidth, cutHeight), of: (covered.width, covered.height))
+            return .made { pipeline_vips_extract(covered.pointer, $0, left, top, cutWidth, cutHeight) }
         case .stretch:
             return .made { pipeline_vips_thumbnail(path, $0, width, height, 0, 1, up) }
         case .crop:
             let cutWidth = min(width, sourceWidth), cutHeight = min(height, sourceHeight)
-            return .made { pipeline_vips_extract(source.pointer, $0, (sourceWidth - cutWidth) / 2, (sourceHeight - cutHeight) / 2, cutWidth, cutHeight) }
+            let (left, top) = gravity.origin(cut: (cutWidth, cutHeight), of: (sourceWidth, sourceHeight))
+            return .made { pipeline_vips_extract(source.pointer, $0, left, top, cutWidth, cutHeight) }
         case .minFit:
             var scale = max(Double(width) / Double(sourceWidth), Double(height) / Double(sourceHeight))
             if !upscale { scale = min(scale, 1) }
@@ -71,5 +83,19 @@ enum ResizeStrategy: String, CaseIterable, Sendable {
             guard let fitted = VipsImageRef.made({ pipeline_vips_thumbnail(path, $0, width, height, 0, 0, up) }) else { return nil }
             return .made { pipeline_vips_pad(fitted.pointer, $0, width, height, background.0, background.1, background.2) }
         }
+    }
+}
+
+/// Which part of an image a crop keeps (`gravity`).
+enum Gravity: String, CaseIterable, Sendable {
+    case center, top, bottom, left, right
+    case topLeft = "top-left", topRight = "top-right", bottomLeft = "bottom-left", bottomRight = "bottom-right"
+
+    /// The top-left corner of a `cut` taken from an image of `size`.
+    func origin(cut: (Int32, Int32), of size: (Int32, Int32)) -> (Int32, Int32) {
+        let spareX = size.0 - cut.0, spareY = size.1 - cut.1
+        let x: Int32 = [.left, .topLeft, .bottomLeft].contains(self) ? 0 : [.right, .topRight, .bottomRight].contains(self) ? spareX : spareX / 2
+        let y: Int32 = [.top, .topLeft, .topRight].contains(self) ? 0 : [.bottom, .bottomLeft, .bottomRight].contains(self) ? spareY : spareY / 2
+        return (x, y)
     }
 }

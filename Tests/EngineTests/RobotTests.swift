@@ -184,4 +184,43 @@ final class RobotTests: XCTestCase {
         let refused = try await client.wait(try XCTUnwrap(odd.body["assembly_id"]?.stringValue))
         XCTAssertEqual(refused["error"], .string("INVALID_STEP_PARAMETER"))
     }
+
+    func testGravityAndCropRegionsKeepTheRightPart() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        // Red grows to the right and green downwards: a pixel's colour says where it came from.
+        let steps = JSONValue.object([
+            "corner": step("/image/resize", ["use": .string(":original"), "width": .int(100), "height": .int(100), "resize_strategy": .string("crop"),
+                                             "gravity": .string("bottom-right"), "result": .bool(true)]),
+            "left": step("/image/resize", ["use": .string(":original"), "width": .int(100), "height": .int(100), "resize_strategy": .string("fillcrop"),
+                                           "gravity": .string("left"), "result": .bool(true)]),
+            "region": step("/image/resize", ["use": .string(":original"), "width": .int(160), "result": .bool(true),
+                                             "crop": .object(["x1": .int(0), "y1": .int(0), "x2": .int(320), "y2": .int(240)])]),
+        ])
+        let created = try await client.create(steps: steps, files: [("file", "photo.png", TestImages.png(width: 640, height: 480))])
+        let status = try await client.wait(try XCTUnwrap(created.body["assembly_id"]?.stringValue))
+        XCTAssertEqual(status["ok"], .string("ASSEMBLY_COMPLETED"), status.serialized())
+        let directory = try TemporaryDirectory(prefix: "gravity")
+        defer { directory.remove() }
+        func pixels(_ step: String) async throws -> (first: [UInt8], last: [UInt8], width: Int?) {
+            let result = try XCTUnwrap(status["results"]?[step]?.arrayValue?.first)
+            let path = try directory.write(step + ".png", data: try await client.download(try XCTUnwrap(result["ssl_url"]?.stringValue)).body)
+            let raw = directory.path + "/" + step + ".rgb"
+            let outcome = try ChildProcess.runBlocking(["ffmpeg", "-loglevel", "error", "-y", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", raw], timeout: .seconds(30))
+            XCTAssertEqual(outcome.status, 0, outcome.stderr)
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
+            return (Array(bytes.prefix(3)), Array(bytes.suffix(3)), result["meta"]?["width"]?.intValue)
+        }
+        let corner = try await pixels("corner")
+        XCTAssertEqual(Double(corner.first[0]), 540.0 / 639 * 255, accuracy: 4, "the right edge's red")
+        XCTAssertEqual(Double(corner.first[1]), 380.0 / 479 * 255, accuracy: 4, "the bottom edge's green")
+        let left = try await pixels("left")
+        XCTAssertEqual(left.width, 100)
+        XCTAssertLessThan(left.first[0], 8, "covered, then cut from the left edge")
+        let region = try await pixels("region")
+        XCTAssertEqual(region.width, 160)
+        XCTAssertLessThan(region.first[0], 8, "the top-left quarter starts at the image's corner")
+        XCTAssertEqual(Double(region.last[0]), 319.0 / 639 * 255, accuracy: 6, "and ends at its middle")
+    }
 }
