@@ -151,6 +151,14 @@ static inline int pipeline_vips_rotate(VipsImage *in, VipsImage **out, int quart
     return rot ? rot(in, out, quarters, NULL) : -1;
 }
 
+/* The box around what differs from the background (`vips_find_trim`, which takes the colour of
+   the top-left pixel as the background); -1 on failure. */
+static inline int pipeline_vips_find_trim(VipsImage *in, int *left, int *top, int *width, int *height) {
+    int (*trim)(VipsImage *, int *, int *, int *, int *, ...) =
+        PIPELINE_VIPS_CALL(int (*)(VipsImage *, int *, int *, int *, int *, ...), "vips_find_trim");
+    return trim ? trim(in, left, top, width, height, NULL) : -1;
+}
+
 /* Writes an image; the format comes from the extension, options such as "[Q=80]" allowed. */
 static inline int pipeline_vips_write(VipsImage *image, const char *path) {
     int (*write)(VipsImage *, const char *, ...) = PIPELINE_VIPS_CALL(int (*)(VipsImage *, const char *, ...), "vips_image_write_to_file");

@@ -4,7 +4,7 @@ import Basics
 
 /// `/image/resize` with libvips: width, height, resize_strategy, format, quality, background, zoom,
 /// strip, progressive, rotation (quarter turns; the image's own orientation is always applied),
-/// gravity and crop regions.
+/// gravity, crop regions and trim_whitespace.
 struct ImageResizeRobot: Sendable {
     static let formats: Set<String> = ["jpg", "jpeg", "png", "webp", "gif", "tiff", "avif"]
 
@@ -21,6 +21,8 @@ struct ImageResizeRobot: Sendable {
     let gravity: Gravity
     /// A region cut from the image before it is resized: x1, y1, x2, y2 in pixels.
     let region: (x1: Int, y1: Int, x2: Int, y2: Int)?
+    /// Whether edges of the background colour are trimmed away before resizing.
+    let trim: Bool
 
     init(options: [String: JSONValue]) throws(RobotError) {
         func dimension(_ key: String) throws(RobotError) -> Int32 {
@@ -51,6 +53,7 @@ struct ImageResizeRobot: Sendable {
         }
         self.gravity = gravity
         region = try Self.region(options["crop"])
+        trim = try StepOptions(options: options).bool("trim_whitespace", default: false)
         strip = try StepOptions(options: options).bool("strip", default: false)
         progressive = try StepOptions(options: options).bool("progressive", default: false)
         switch options["rotation"] {
@@ -77,13 +80,15 @@ struct ImageResizeRobot: Sendable {
         let slot = try ResultSlot(name: file.basename + "." + ext, in: folder)
         let saving = (quality.map { ["Q=\($0)"] } ?? []) + (strip ? ["strip"] : []) + (progressive && ["jpg", "jpeg", "png"].contains(ext) ? ["interlace"] : [])
         let target = saving.isEmpty ? slot.path : slot.path + "[" + saving.joined(separator: ",") + "]"
-        // A region is cut first, into a file in libvips' own format that the resize then reads.
+        // A region (given, or the trimmed content) is cut first, into a file in libvips' own format
+        // that the resize then reads.
         var source = file.path
-        if let region {
+        let trimmed = trim && region == nil ? try trimmedRegion(of: file) : nil
+        if let region = region ?? trimmed {
             source = slot.path + ".region.v"
             try cut(region, from: file, into: source)
         }
-        defer { if region != nil { unlink(source) } }
+        defer { if source != file.path { unlink(source) } }
         var resized = strategy.resize(source, width: width, height: height, upscale: upscale, background: background, gravity: gravity)
         if quarterTurns != 0, let image = resized {
             resized = VipsImageRef.made { pipeline_vips_rotate(image.pointer, $0, quarterTurns) }
@@ -106,6 +111,19 @@ struct ImageResizeRobot: Sendable {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'crop' must be {x1, y1, x2, y2} in whole pixels with x2 > x1 and y2 > y1, not \(value.serialized())")
         }
         return (x1, y1, x2, y2)
+    }
+
+    /// The box around what differs from the image's background colour; nil when nothing does.
+    private func trimmedRegion(of file: AssemblyFile) throws(RobotError) -> (x1: Int, y1: Int, x2: Int, y2: Int)? {
+        guard let image = VipsImageRef(path: file.path) else {
+            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot resize '\(file.name)': \(VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name))")
+        }
+        var left: Int32 = 0, top: Int32 = 0, width: Int32 = 0, height: Int32 = 0
+        guard pipeline_vips_find_trim(image.pointer, &left, &top, &width, &height) == 0 else {
+            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot trim '\(file.name)': \(VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name))")
+        }
+        guard width > 0, height > 0 else { return nil }
+        return (Int(left), Int(top), Int(left + width), Int(top + height))
     }
 
     private func cut(_ region: (x1: Int, y1: Int, x2: Int, y2: Int), from file: AssemblyFile, into path: String) throws(RobotError) {

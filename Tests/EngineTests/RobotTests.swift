@@ -223,4 +223,24 @@ final class RobotTests: XCTestCase {
         XCTAssertLessThan(region.first[0], 8, "the top-left quarter starts at the image's corner")
         XCTAssertEqual(Double(region.last[0]), 319.0 / 639 * 255, accuracy: 6, "and ends at its middle")
     }
+
+    func testTrimWhitespaceResizesOnlyTheContent() async throws {
+        let directory = try TemporaryDirectory(prefix: "trim")
+        defer { directory.remove() }
+        // 200x100 white with a 50x20 red box at (60, 40).
+        let script = """
+            import struct, sys, zlib
+            rows = b''.join(b'\\0' + b''.join(b'\\xff\\0\\0' if 60 <= x < 110 and 40 <= y < 60 else b'\\xff\\xff\\xff' for x in range(200)) for y in range(100))
+            chunk = lambda kind, data: struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))
+            open(sys.argv[1], 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 200, 100, 8, 2, 0, 0, 0)) + chunk(b'IDAT', zlib.compress(rows)) + chunk(b'IEND', b''))
+            """
+        let made = try ChildProcess.runBlocking(["python3", "-c", script, directory.path + "/boxed.png"], timeout: .seconds(30))
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let status = try await run(.object([
+            "trimmed": step("/image/resize", ["use": .string(":original"), "width": .int(50), "trim_whitespace": .bool(true), "result": .bool(true)]),
+            "whole": step("/image/resize", ["use": .string(":original"), "width": .int(50), "result": .bool(true)]),
+        ]), files: [("f", "boxed.png", try Data(contentsOf: URL(fileURLWithPath: directory.path + "/boxed.png")))])
+        XCTAssertEqual(status["results"]?["trimmed"]?.arrayValue?.first?["meta"], .object(["width": .int(50), "height": .int(20)]), status.serialized())
+        XCTAssertEqual(status["results"]?["whole"]?.arrayValue?.first?["meta"], .object(["width": .int(50), "height": .int(25)]))
+    }
 }
