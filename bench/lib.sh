@@ -71,3 +71,29 @@ wait_for_line() {
     fi
     echo "$value"
 }
+
+# make_work NAME: a fresh folder `work` under $BENCH_DIR (default /tmp), removed on exit unless
+# KEEP=1, with `results` (the file `measure_once` appends to) in it; an engine started with
+# `start_engine` is stopped on exit too. Needs `measure` set.
+make_work() {
+    mkdir -p "${BENCH_DIR:-/tmp}"
+    work=$(mktemp -d "${BENCH_DIR:-/tmp}/pipeline-$1.XXXXXX")
+    engine_pid=
+    trap 'stop_pid "$engine_pid"; if [[ ${KEEP:-} == 1 ]]; then echo "$script: kept $work" >&2; else rm -rf "$work"; fi' EXIT
+    results=$work/results.tsv
+    : >"$results"
+}
+
+# measure_once NAME -- COMMAND...: one measured run, its line appended to `results`.
+measure_once() { "${measure[@]}" run --name "$@" | tee -a "$results"; }
+
+# start_engine DATA_DIR: starts `pipeline serve` on a free port of 127.0.0.1; sets `engine_pid`
+# and `port`.
+start_engine() {
+    "$bin" serve --host 127.0.0.1 --port 0 --data-dir "$1" --quiet >"$work/engine.out" 2>"$work/engine.err" &
+    engine_pid=$!
+    port=$(wait_for_line "$engine_pid" "$work/engine.out" 's|^pipeline serve: listening on http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "pipeline serve")
+}
+
+# engine_peak: the engine's peak resident memory in MB (VmHWM), or "?".
+engine_peak() { awk '/^VmHWM:/ { printf "%.1f", $2 * 1024 / 1e6 }' "/proc/$engine_pid/status" 2>/dev/null || echo "?"; }

@@ -33,17 +33,7 @@ find_binary
 machine_facts
 echo "ffmpeg:  $(ffmpeg -hide_banner -version | head -1)"
 
-mkdir -p "${BENCH_DIR:-/tmp}"
-work=$(mktemp -d "${BENCH_DIR:-/tmp}/pipeline-media.XXXXXX")
-engine_pid=
-cleanup() {
-    stop_pid "$engine_pid"
-    if [[ ${KEEP:-} == 1 ]]; then echo "media.sh: kept $work" >&2; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-results=$work/results.tsv
-: >"$results"
-measure_once() { "${measure[@]}" run --name "$@" | tee -a "$results"; }
+make_work media
 
 width=$((HEIGHT * 16 / 9 / 2 * 2))
 echo
@@ -54,9 +44,7 @@ ffmpeg -nostdin -loglevel error -y -f lavfi -i "testsrc2=duration=$SECONDS_LONG:
     -c:a aac -shortest "$work/clips/clip.mp4"
 ls -l "$work/clips/clip.mp4" | awk '{ printf "clip: %.1f MB\n", $5 / 1e6 }'
 
-"$bin" serve --host 127.0.0.1 --port 0 --data-dir "$work/engine" --quiet >"$work/engine.out" 2>"$work/engine.err" &
-engine_pid=$!
-port=$(wait_for_line "$engine_pid" "$work/engine.out" 's|^pipeline serve: listening on http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "pipeline serve")
+start_engine "$work/engine"
 cat >"$work/clips/media.yml" <<YAML
 version: 1
 name: media-bench
@@ -80,7 +68,7 @@ for ((run = 1; run <= RUNS; run++)); do
     measure_once encode-run -- env TRANSLOADIT_SECRET=bench-unused "$bin" run "$work/clips/media.yml" --force
     measure_once encode-ffmpeg -- "${baseline[@]}"
 done
-engine_peak=$(awk '/^VmHWM:/ { printf "%.1f", $2 * 1024 / 1e6 }' "/proc/$engine_pid/status" 2>/dev/null || echo "?")
+engine_peak=$(engine_peak)
 python3 - "$work/clips/results.json" <<'PY'
 import json, sys
 entry = json.load(open(sys.argv[1]))["assemblies"][0]

@@ -30,17 +30,7 @@ source "$repo/bench/lib.sh"
 find_binary
 machine_facts
 
-mkdir -p "${BENCH_DIR:-/tmp}"
-work=$(mktemp -d "${BENCH_DIR:-/tmp}/pipeline-scale.XXXXXX")
-engine_pid=
-cleanup() {
-    stop_pid "$engine_pid"
-    if [[ ${KEEP:-} == 1 ]]; then echo "scale.sh: kept $work" >&2; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-results=$work/results.tsv
-: >"$results"
-measure_once() { "${measure[@]}" run --name "$@" | tee -a "$results"; }
+make_work scale
 
 # ------------------------------------------------------------------ planning
 if ((FILES > 0)); then
@@ -113,9 +103,7 @@ if ((ASSEMBLIES > 0)); then
     echo "== generating $ASSEMBLIES files for one-file Assemblies"
     mkdir -p "$work/run/engine"
     "${measure[@]}" gen "$work/run" --files "$ASSEMBLIES" --big-mib 0
-    "$bin" serve --host 127.0.0.1 --port 0 --data-dir "$work/run/engine" --quiet >"$work/engine.out" 2>"$work/engine.err" &
-    engine_pid=$!
-    port=$(wait_for_line "$engine_pid" "$work/engine.out" 's|^pipeline serve: listening on http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "pipeline serve")
+    start_engine "$work/run/engine"
     cat >"$work/run/run.yml" <<YAML
 version: 1
 name: scale-run
@@ -133,7 +121,7 @@ YAML
     # The engine runs without --auth-key; run signs anyway, so it needs some secret.
     measure_once run -- env TRANSLOADIT_SECRET=bench-unused "$bin" run "$work/run/run.yml" --concurrency 16 \
         --max-assemblies-per-minute 100000
-    engine_peak=$(awk '/^VmHWM:/ { printf "%.1f", $2 * 1024 / 1e6 }' "/proc/$engine_pid/status" 2>/dev/null || echo "?")
+    engine_peak=$(engine_peak)
     completed=$(python3 -c 'import json,sys; print(sum(1 for a in json.load(open(sys.argv[1]))["assemblies"] if a["status"] == "ASSEMBLY_COMPLETED"))' "$work/run/results.json")
     [[ $completed == "$ASSEMBLIES" ]] || { echo "scale.sh: FAIL: $completed of $ASSEMBLIES Assemblies completed" >&2; exit 1; }
 fi

@@ -24,10 +24,10 @@ struct ExportRobot: Sendable {
         guard !path.isEmpty else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'path' is empty") }
     }
 
-    /// Copies `file` below `exports` and returns it with its new URL.
-    func export(_ file: AssemblyFile, into exports: String, context: RobotContext, assembly: String) throws(RobotError) -> AssemblyFile {
-        let relative = try expand(path, for: file, context: context, assembly: assembly)
-        let destination = exports + "/" + account + "/" + relative
+    /// Copies `file` below the engine's exports folder and returns it with its new URL.
+    func export(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
+        let relative = try expand(path, for: file, context: context)
+        let destination = context.exports + "/" + account + "/" + relative
         // Copied beside the destination and renamed over it: files exported to one path at once
         // (a fixed `path`) replace each other whole, as on a bucket, instead of failing.
         let temporary = destination + ".\(AssemblyFile.newID()).partial"
@@ -51,12 +51,12 @@ struct ExportRobot: Sendable {
 
     /// `template` with its variables replaced, as a relative path whose parts are all safe names:
     /// no part is empty, `.` or `..`, so nothing lands outside the account's folder.
-    func expand(_ template: String, for file: AssemblyFile, context: RobotContext, assembly: String) throws(RobotError) -> String {
+    func expand(_ template: String, for file: AssemblyFile, context: RobotContext) throws(RobotError) -> String {
         let unique = RandomID.hex32()
         let values: [String: String] = [
             "unique_prefix": String(unique.prefix(2)) + "/" + String(unique.dropFirst(2)),
             "unique_original_prefix": String(file.originalID.prefix(2)) + "/" + String(file.originalID.dropFirst(2)),
-            "assembly.id": assembly, "previous_step.name": context.step.uses.first ?? ":original",
+            "assembly.id": context.assembly, "previous_step.name": context.step.uses.first ?? ":original",
             "file.id": file.id, "file.name": file.name, "file.url_name": Self.urlName(file.name), "file.basename": file.basename,
             "file.ext": file.ext, "file.original_name": file.originalName, "file.original_basename": file.originalBasename,
             "file.original_id": file.originalID,

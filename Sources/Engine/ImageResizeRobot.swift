@@ -25,15 +25,9 @@ struct ImageResizeRobot: Sendable {
     let trim: Bool
 
     init(options: [String: JSONValue]) throws(RobotError) {
-        func dimension(_ key: String) throws(RobotError) -> Int32 {
-            guard let value = options[key] else { return 0 }
-            guard let number = value.intValue, (1...20_000).contains(number) else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a whole number from 1 to 20000")
-            }
-            return Int32(number)
-        }
-        width = try dimension("width")
-        height = try dimension("height")
+        let strict = StepOptions(options: options)
+        width = Int32(try strict.integer("width", in: 1...20_000) ?? 0)
+        height = Int32(try strict.integer("height", in: 1...20_000) ?? 0)
         guard width > 0 || height > 0 else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "give 'width', 'height' or both") }
         let name = options["resize_strategy"]?.stringValue ?? "fit"
         guard let strategy = ResizeStrategy(rawValue: name) else {
@@ -47,15 +41,15 @@ struct ImageResizeRobot: Sendable {
         quality = options["quality"]?.intValue
         background = Self.color(options["background"]?.stringValue ?? "#ffffff")
         upscale = options["zoom"]?.boolValue ?? true
-        let gravityName = try StepOptions(options: options).string("gravity", default: "center")
+        let gravityName = try strict.string("gravity", default: "center")
         guard let gravity = Gravity(rawValue: gravityName) else {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "gravity '\(gravityName)' is not one of " + Gravity.allCases.map(\.rawValue).joined(separator: ", "))
         }
         self.gravity = gravity
         region = try Self.region(options["crop"])
-        trim = try StepOptions(options: options).bool("trim_whitespace", default: false)
-        strip = try StepOptions(options: options).bool("strip", default: false)
-        progressive = try StepOptions(options: options).bool("progressive", default: false)
+        trim = try strict.bool("trim_whitespace", default: false)
+        strip = try strict.bool("strip", default: false)
+        progressive = try strict.bool("progressive", default: false)
         switch options["rotation"] {
         case nil, .bool, .string("auto"):
             quarterTurns = 0

@@ -29,54 +29,82 @@ struct RobotError: Error, Sendable {
     static let canceled = RobotError(code: "ASSEMBLY_CANCELED", message: "the Assembly was canceled")
 }
 
+/// A robot that turns each input file into results by itself, so a step's files can be spread
+/// over the cores.
+protocol FileRobot: Sendable {
+    /// What `file` becomes: one file for most robots, several for thumbnails and archives.
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile]
+}
+
+extension ImageResizeRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
+        [try resize(file, into: context.folder, limits: context.limits)]
+    }
+}
+
+extension ImageOptimizeRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { [try optimize(file, context: context)] }
+}
+
+extension FileHashRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { [try hash(file)] }
+}
+
+extension FileDecompressRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { try decompress(file, context: context) }
+}
+
+extension DocumentThumbsRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { try thumbnails(of: file, context: context) }
+}
+
+extension VideoEncodeRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { [try encode(file, context: context)] }
+}
+
+extension VideoThumbsRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { try thumbnails(of: file, context: context) }
+}
+
+extension AudioEncodeRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { [try encode(file, context: context)] }
+}
+
+extension AudioWaveformRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { [try waveform(of: file, context: context)] }
+}
+
+extension ExportRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
+        [try export(file, context: context)]
+    }
+}
+
 /// The robots that run on the local engine.
 enum Robots {
     static let available = RobotCatalog.local
 
     /// Runs a step's robot over its input files, several files at once.
     static func run(_ context: RobotContext, on inputs: [AssemblyFile]) throws(RobotError) -> [AssemblyFile] {
+        let options = context.options
+        let robot: any FileRobot
         switch context.step.robot {
-        case "/upload/handle":
-            return inputs
-        case "/file/filter":
-            return try FileFilterRobot(options: context.options).filter(inputs)
-        case "/image/resize":
-            let robot = try ImageResizeRobot(options: context.options)
-            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.resize(file, into: context.folder, limits: context.limits) }
-        case "/file/hash":
-            let robot = try FileHashRobot(options: context.options)
-            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.hash(file) }
-        case "/video/encode":
-            let robot = try VideoEncodeRobot(options: context.options)
-            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.encode(file, context: context) }
-        case "/video/thumbs":
-            let robot = try VideoThumbsRobot(options: context.options)
-            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> [AssemblyFile] in try robot.thumbnails(of: file, context: context) }.flatMap { $0 }
-        case let robot where RobotCatalog.localExports.contains(robot):
-            let exporter = try ExportRobot(robot: robot, options: context.options)
-            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in
-                try exporter.export(file, into: context.exports, context: context, assembly: context.assembly)
-            }
-        case "/audio/waveform":
-            let robot = try AudioWaveformRobot(options: context.options)
-            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.waveform(of: file, context: context) }
-        case "/image/optimize":
-            let robot = try ImageOptimizeRobot(options: context.options)
-            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.optimize(file, context: context) }
-        case "/document/thumbs":
-            let robot = try DocumentThumbsRobot(options: context.options)
-            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> [AssemblyFile] in try robot.thumbnails(of: file, context: context) }.flatMap { $0 }
-        case "/file/compress":
-            return try FileCompressRobot(options: context.options).compress(inputs, context: context)
-        case "/file/decompress":
-            let robot = FileDecompressRobot(options: context.options)
-            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> [AssemblyFile] in try robot.decompress(file, context: context) }.flatMap { $0 }
-        case "/audio/encode":
-            let robot = try AudioEncodeRobot(options: context.options)
-            return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> AssemblyFile in try robot.encode(file, context: context) }
-        default:
-            throw RobotError(code: "ASSEMBLY_INVALID_STEPS", message: "\(context.step.robot) does not run locally")
+        case "/upload/handle": return inputs
+        case "/file/filter": return try FileFilterRobot(options: options).filter(inputs)
+        case "/file/compress": return try FileCompressRobot(options: options).compress(inputs, context: context)
+        case "/image/resize": robot = try ImageResizeRobot(options: options)
+        case "/image/optimize": robot = try ImageOptimizeRobot(options: options)
+        case "/file/hash": robot = try FileHashRobot(options: options)
+        case "/file/decompress": robot = FileDecompressRobot(options: options)
+        case "/document/thumbs": robot = try DocumentThumbsRobot(options: options)
+        case "/video/encode": robot = try VideoEncodeRobot(options: options)
+        case "/video/thumbs": robot = try VideoThumbsRobot(options: options)
+        case "/audio/encode": robot = try AudioEncodeRobot(options: options)
+        case "/audio/waveform": robot = try AudioWaveformRobot(options: options)
+        case let name where RobotCatalog.localExports.contains(name): robot = try ExportRobot(robot: name, options: options)
+        default: throw RobotError(code: "ASSEMBLY_INVALID_STEPS", message: "\(context.step.robot) does not run locally")
         }
+        return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> [AssemblyFile] in try robot.process(file, context: context) }.flatMap { $0 }
     }
 
     /// `work` on every input, on all cores, keeping the input order; the first error wins.

@@ -76,7 +76,7 @@ struct PlanCommand: Command {
             plan.writeJSON { context.output.out(String(decoding: $0, as: UTF8.self)) }
         } else {
             let last = project.value.map { Workspace(manifest: $0.manifest) }?.lastResults(keep: \.isCompleted)
-            let cached = Set((last?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
+            let cached = Set((last?.assemblies ?? []).map(\.planID))
             context.output.out(PlanSummary.render(plan, cached: cached))
             if let manifest = project.value?.manifest, let templates = await templates(manifest, context: context) {
                 context.output.out(templates)

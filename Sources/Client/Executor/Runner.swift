@@ -34,12 +34,10 @@ public struct Runner: Sendable {
         // Only what can be reused is kept while the file is read: a million files' results are large.
         guard let last = RunResults.load(resultsPath, keep: { $0.isCompleted && wanted.contains($0.planID) }),
               last.endpoint == nil || last.endpoint == endpoint else { return [:] }
-        let previous = last.assemblies
         var cached: [String: RunResults.Entry] = [:]
-        for entry in previous where entry.isCompleted && wanted.contains(entry.planID) {
-            var reused = entry
-            reused.cached = true
-            cached[entry.planID] = reused
+        for var entry in last.assemblies {
+            entry.cached = true
+            cached[entry.planID] = entry
         }
         return cached
     }

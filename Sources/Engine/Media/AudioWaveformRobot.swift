@@ -16,8 +16,8 @@ struct AudioWaveformRobot: Sendable {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "format '\(format)' is not image or json")
         }
         json = format == "json"
-        width = try StepOptions(options: options).integer("width", in: 1...10_000) ?? 256
-        height = try StepOptions(options: options).integer("height", in: 1...10_000) ?? 64
+        width = try StepOptions(options: options).integer("width", in: 1...10_000, default: 256)
+        height = try StepOptions(options: options).integer("height", in: 1...10_000, default: 64)
         let text = options["outer_color"]?.stringValue ?? "000000ff"
         let hex = text.hasPrefix("#") ? String(text.dropFirst()) : text
         guard [6, 8].contains(hex.count), hex.allSatisfy(\.isHexDigit) else {
