@@ -12,26 +12,15 @@ public final class JSONObjectStream {
         public var description: String
     }
 
-    private let descriptor: Int32
-    private var buffer: [UInt8]
-    private var start = 0, end = 0
-    private var consumed = 0
-    private var exhausted = false
+    private let reader: BufferedFileReader
     private let maximumPiece: Int
 
     /// Opens `path` (a regular file); nil when it cannot be opened. No piece (a member, or an
     /// element of the streamed array) may exceed `maximumPiece` bytes.
     public init?(path: String, maximumPiece: Int = 256 << 20) {
-        descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        buffer = [UInt8](repeating: 0, count: 1 << 20)
+        guard let reader = BufferedFileReader(path: path) else { return nil }
+        self.reader = reader
         self.maximumPiece = maximumPiece
-        var info = stat()
-        // Every property is set: returning nil runs `deinit`, which closes the file.
-        guard descriptor >= 0, fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-    }
-
-    deinit {
-        if descriptor >= 0 { close(descriptor) }
     }
 
     /// Reads the object: each element of the array member named `streamed` goes to `element`,
@@ -95,13 +84,14 @@ public final class JSONObjectStream {
         var depth = 0
         var inString = false, escaped = false
         while true {
-            if start == end, !(try fill()) { throw failure("the file ends inside a value") }
-            var index = start
+            if reader.available.isEmpty, !(try fill()) { throw failure("the file ends inside a value") }
+            let available = reader.available
+            var taken = 0
             var complete = false
-            buffer.withUnsafeBufferPointer { bytes in
-                while index < end {
-                    let byte = bytes[index]
-                    index += 1
+            available.withUnsafeBufferPointer { bytes in
+                while taken < bytes.count {
+                    let byte = bytes[taken]
+                    taken += 1
                     if inString {
                         if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
                     } else if byte == UInt8(ascii: "\"") {
@@ -117,9 +107,8 @@ public final class JSONObjectStream {
                     }
                 }
             }
-            piece.append(contentsOf: buffer[start..<index])
-            consumed += index - start
-            start = index
+            piece.append(contentsOf: available.prefix(taken))
+            reader.consume(taken)
             guard piece.count <= maximumPiece else { throw failure("a value is larger than \(maximumPiece) bytes") }
             if complete { return piece }
         }
@@ -152,30 +141,24 @@ public final class JSONObjectStream {
     }
 
     private func peekRaw() throws -> UInt8? {
-        if start == end, !(try fill()) { return nil }
-        return buffer[start]
+        if reader.available.isEmpty, !(try fill()) { return nil }
+        return reader.available.first
     }
 
 
     private func advance() {
-        start += 1
-        consumed += 1
+        reader.consume(1)
     }
 
     private func fill() throws -> Bool {
-        guard !exhausted else { return false }
-        let count = buffer.withUnsafeMutableBytes { bytes in
-            var result: Int
-            repeat { result = Foundation.read(descriptor, bytes.baseAddress, bytes.count) } while result < 0 && errno == EINTR
-            return result
+        do {
+            return try reader.fill()
+        } catch {
+            throw failure("cannot read: \(String(cString: strerror(error.code)))")
         }
-        guard count >= 0 else { throw failure("cannot read: \(String(cString: strerror(errno)))") }
-        (start, end) = (0, count)
-        exhausted = count == 0
-        return count > 0
     }
 
     private func failure(_ message: String) -> Failure {
-        Failure(description: "byte \(consumed): \(message)")
+        Failure(description: "byte \(reader.offset): \(message)")
     }
 }

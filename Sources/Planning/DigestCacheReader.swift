@@ -11,28 +11,16 @@ final class DigestCacheReader {
     private(set) var written: Int64 = 0
     /// Whether a malformed record ended the reading early.
     private(set) var damaged = false
-    private let descriptor: Int32
-    private var buffer: [UInt8]
-    private var start = 0, end = 0
-    private var exhausted = false
+    private let reader: BufferedFileReader
     private var lastPath: String?
-
-    private static let bufferSize = 1 << 20
 
     /// The reader of the cache at `file`, if it is a regular file (not a link, a device or a pipe,
     /// which a checkout could plant to make planning block or read elsewhere) with a valid header.
     init?(file: String) {
-        descriptor = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        buffer = [UInt8](repeating: 0, count: Self.bufferSize)
-        var info = stat()
-        // Every property is set from here on: a failure returns nil, and `deinit` closes the file.
-        guard descriptor >= 0, fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard let reader = BufferedFileReader(path: file, followingLinks: false) else { return nil }
+        self.reader = reader
         guard let header = nextLine(), let stamp = Self.stamp(header) else { return nil }
         written = stamp
-    }
-
-    deinit {
-        if descriptor >= 0 { close(descriptor) }
     }
 
     /// The next record, or nil at the end of the file or at a malformed record.
@@ -55,43 +43,22 @@ final class DigestCacheReader {
 
     private func nextRecord() -> ArraySlice<UInt8>? {
         let piece = nextPiece(endingWith: 0)
-        if piece == nil, start < end { damaged = true }
+        if piece == nil, !reader.available.isEmpty { damaged = true }
         return piece
     }
 
-    /// The bytes up to the next `terminator` (which is consumed), reading more as needed.
+    /// The bytes up to the next `terminator` (which is consumed), reading more as needed; nil at
+    /// the end of the file, or when a piece is longer than the buffer (which is malformed).
     private func nextPiece(endingWith terminator: UInt8) -> ArraySlice<UInt8>? {
         while true {
-            if let found = buffer[start..<end].firstIndex(of: terminator) {
-                defer { start = found + 1 }
-                return buffer[start..<found]
+            let available = reader.available
+            if let found = available.firstIndex(of: terminator) {
+                let piece = available[..<found]
+                reader.consume(found - available.startIndex + 1)
+                return piece
             }
-            guard !exhausted, fill() else { return nil }
+            guard (try? reader.fill()) == true else { return nil }
         }
-    }
-
-    /// Moves the unread bytes to the front and reads more after them; false when nothing more came.
-    private func fill() -> Bool {
-        if start > 0 {
-            buffer.withUnsafeMutableBytes { bytes in
-                guard let base = bytes.baseAddress else { return }
-                memmove(base, base + start, end - start)
-            }
-            end -= start
-            start = 0
-        }
-        guard end < buffer.count else { return false }  // a record longer than the buffer is malformed
-        let count = buffer.withUnsafeMutableBytes { bytes in
-            var result: Int
-            repeat { result = read(descriptor, bytes.baseAddress.map { $0 + end }, bytes.count - end) } while result < 0 && errno == EINTR
-            return result
-        }
-        guard count > 0 else {
-            exhausted = true
-            return false
-        }
-        end += count
-        return true
     }
 
     private static func stamp(_ header: ArraySlice<UInt8>) -> Int64? {
