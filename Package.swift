@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "HTTPClient", dependencies: ["CCurl", "Wire", "Basics"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Wire"]),
         .target(name: "Client", dependencies: ["HTTPClient", "Wire", "Crypto", "Planning", "Spec", "Basics"]),
-        .target(name: "Engine", dependencies: ["HTTPServer", "Wire", "Crypto", "Spec", "Basics", "CVips", "CArchive"]),
+        .target(name: "Engine", dependencies: ["HTTPServer", "HTTPClient", "Wire", "Crypto", "Spec", "Basics", "CVips", "CArchive"]),
         .target(name: "Signer", dependencies: ["Client", "HTTPClient", "HTTPServer", "Wire", "Crypto", "Spec", "YAML", "Basics"]),
         .target(name: "CLI", dependencies: ["Spec", "Planning", "Basics", "HTTPClient", "Client", "Engine", "HTTPServer", "Signer", "Wire"]),
         .executableTarget(name: "pipeline", dependencies: ["CLI"]),

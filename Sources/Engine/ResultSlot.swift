@@ -21,6 +21,35 @@ struct ResultSlot: Sendable {
         }
     }
 
+    private init(id: String, name: String, path: String) {
+        self.id = id
+        self.name = name
+        self.path = path
+    }
+
+    /// The same slot with its file renamed to (a safe form of) `name`.
+    func renamed(to name: String) throws(RobotError) -> ResultSlot {
+        let safe = FileNames.safeComponent(name)
+        let target = (path as NSString).deletingLastPathComponent + "/" + safe
+        guard safe == self.name || rename(path, target) == 0 else {
+            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the result '\(safe)'")
+        }
+        return ResultSlot(id: id, name: safe, path: target)
+    }
+
+    /// Removes the slot's folder and whatever it holds.
+    func remove() {
+        try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+
+    /// The file once written, as a file of its own (an import): its own original.
+    func imported(mime: String?, meta: [String: JSONValue]) -> AssemblyFile {
+        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        var file = FileFacts.describe(id: id, name: name, field: "", path: path, size: size, mime: mime, isTus: false)
+        file.meta.merge(meta) { _, added in added }
+        return file
+    }
+
     /// The result file once written, derived from `source`, with `meta` added to what its kind reports.
     func file(from source: AssemblyFile, meta: [String: JSONValue] = [:]) -> AssemblyFile {
         let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0

@@ -90,6 +90,7 @@ enum Robots {
         let robot: any FileRobot
         switch context.step.robot {
         case "/upload/handle": return inputs
+        case "/http/import": return try HTTPImportRobot(options: options).importFiles(context: context)
         case "/file/filter": return try FileFilterRobot(options: options).filter(inputs)
         case "/file/compress": return try FileCompressRobot(options: options).compress(inputs, context: context)
         case "/image/resize": robot = try ImageResizeRobot(options: options)

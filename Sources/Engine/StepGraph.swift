@@ -29,7 +29,7 @@ struct StepGraph: Sendable {
     init?(_ steps: JSONValue) {
         guard Self.problem(in: steps) == nil, let object = steps.objectValue else { return nil }
         let all = object.map { name, value in
-            Step(name: name, robot: value["robot"]?.stringValue ?? "", options: value.objectValue ?? [:], uses: Self.uses(value["use"]))
+            Step(name: name, robot: value["robot"]?.stringValue ?? "", options: value.objectValue ?? [:], uses: Self.uses(of: value))
         }
         guard let order = Self.order(all) else { return nil }
         ordered = order
@@ -44,11 +44,11 @@ struct StepGraph: Sendable {
                 return "robot \(robot) (step '\(name)') does not run on the local engine; robots that do: "
                     + RobotCatalog.localProcessing.sorted().joined(separator: ", ") + ", and every /.../store robot (emulated)"
             }
-            for used in uses(step["use"]) where used != ":original" && object[used] == nil {
+            for used in uses(of: step) where used != ":original" && object[used] == nil {
                 return "step '\(name)' uses '\(used)', which is not a step"
             }
         }
-        let all = object.map { Step(name: $0.key, robot: "", options: [:], uses: uses($0.value["use"])) }
+        let all = object.map { Step(name: $0.key, robot: "", options: [:], uses: uses(of: $0.value)) }
         return order(all) == nil ? "the steps use each other in a cycle" : nil
     }
 
@@ -58,6 +58,12 @@ struct StepGraph: Sendable {
         if let flag = step.options["result"]?.boolValue { return flag }
         let used = Set(ordered.flatMap(\.uses))
         return !used.contains(step.name) && step.robot != "/upload/handle"
+    }
+
+    /// The steps a step uses: what its `use` names; import robots use nothing unless told.
+    static func uses(of step: JSONValue) -> [String] {
+        if step["use"] == nil, step["robot"]?.stringValue?.hasSuffix("/import") == true { return [] }
+        return uses(step["use"])
     }
 
     /// The step names in the forms `use` takes: a name, a list of names or `{name: ...}`, or `{steps: [...]}`.

@@ -36,4 +36,14 @@ struct StepOptions: Sendable {
         }
         return text
     }
+
+    /// The strings under `key`: one string or a list of them; nil when the step does not set it.
+    func strings(_ key: String) throws(RobotError) -> [String]? {
+        guard let value = options[key], value != .null else { return nil }
+        if let text = value.stringValue { return [text] }
+        guard let items = value.arrayValue?.map(\.stringValue), !items.contains(nil) else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a string or a list of strings, not \(value.serialized())")
+        }
+        return items.compactMap { $0 }
+    }
 }

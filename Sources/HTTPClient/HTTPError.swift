@@ -10,6 +10,10 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         case responseTooLarge(limit: Int)
         /// The file to send could not be read.
         case unreadableFile(path: String, code: Int32)
+        /// The response body could not be written to its file.
+        case unwritableFile(path: String, code: Int32)
+        /// Every address the server's name led to was refused by the request's `AddressPolicy`.
+        case addressRefused(reason: String)
         /// The request was cancelled.
         case cancelled
     }
@@ -34,6 +38,8 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         case .transport(_, let message): message
         case .responseTooLarge(let limit): "the response is larger than \(limit) bytes"
         case .unreadableFile(let path, let code): "cannot read '\(path)': \(String(cString: strerror(code)))"
+        case .unwritableFile(let path, let code): "cannot write '\(path)': \(String(cString: strerror(code)))"
+        case .addressRefused(let reason): "refused to connect: \(reason)"
         case .cancelled: "cancelled"
         }
     }

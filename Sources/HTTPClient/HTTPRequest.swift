@@ -35,11 +35,17 @@ public struct HTTPRequest: Sendable {
     public var followsRedirects: Bool
     /// The largest response body accepted; a larger one fails the request.
     public var maxResponseBytes: Int
+    /// Where the response body is written instead of memory (created or truncated, mode 0600).
+    public var responseFile: String?
+    /// Which addresses the request may connect to; `nil` allows any. With a policy, proxies are
+    /// not used, so the address checked is the server's own.
+    public var addressPolicy: AddressPolicy?
 
     /// Creates a request.
     public init(
         method: String, url: String, headers: [(name: String, value: String)] = [], body: Body = .none,
-        timeouts: HTTPTimeouts = HTTPTimeouts(), followsRedirects: Bool = false, maxResponseBytes: Int = 16 << 20
+        timeouts: HTTPTimeouts = HTTPTimeouts(), followsRedirects: Bool = false, maxResponseBytes: Int = 16 << 20,
+        responseFile: String? = nil, addressPolicy: AddressPolicy? = nil
     ) {
         self.method = method
         self.url = url
@@ -48,6 +54,8 @@ public struct HTTPRequest: Sendable {
         self.timeouts = timeouts
         self.followsRedirects = followsRedirects
         self.maxResponseBytes = maxResponseBytes
+        self.responseFile = responseFile
+        self.addressPolicy = addressPolicy
     }
 
     /// `PATCH http://host/files/abc`, for messages: never the headers, which may carry tokens, nor the

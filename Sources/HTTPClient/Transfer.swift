@@ -17,6 +17,12 @@ final class Transfer: @unchecked Sendable {
     var body = Data()
     var overflowed = false
     var readFailure: Int32?
+    var writeFailure: Int32?
+    /// Why the policy refused the last address tried, if it did.
+    var refusal: String?
+    /// The file the body goes to (`request.responseFile`), and how many bytes it holds.
+    var responseDescriptor: Int32 = -1
+    var responseBytes = 0
 
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -37,6 +43,7 @@ final class Transfer: @unchecked Sendable {
         curl_slist_free_all(headerList)
         curl_easy_cleanup(handle)
         if fileDescriptor >= 0 { close(fileDescriptor) }
+        if responseDescriptor >= 0 { close(responseDescriptor) }
     }
 
     /// Sets every option for the request; the error names a file that cannot be opened.
@@ -52,6 +59,20 @@ final class Transfer: @unchecked Sendable {
         if let total = request.timeouts.total { ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
         ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, request.followsRedirects ? 1 : 0)
         ccurl_setopt_long(handle, CURLOPT_MAXREDIRS, 5)
+        // Whatever a URL or a redirect says, nothing but HTTP(S) is spoken (no file://, no gopher://).
+        ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        ccurl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        if request.addressPolicy != nil {
+            ccurl_setopt_opensocket_callback(handle, transferOpenSocketCallback)
+            ccurl_setopt_pointer(handle, CURLOPT_OPENSOCKETDATA, context)
+            ccurl_setopt_string(handle, CURLOPT_NOPROXY, "*")
+        }
+        if let path = request.responseFile {
+            responseDescriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard responseDescriptor >= 0 else { throw HTTPError(.unwritableFile(path: path, code: errno), request: request.summary) }
+            // A server that announces a larger body is refused before it is read.
+            ccurl_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes))
+        }
         ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
         ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
         if let file = trust.caFile { ccurl_setopt_string(handle, CURLOPT_CAINFO, file) }
@@ -131,7 +152,11 @@ final class Transfer: @unchecked Sendable {
     func result(code: CURLcode) -> Result<HTTPResponse, HTTPError> {
         if code == CURLE_OK { return .success(HTTPResponse(status: status, headers: headers, body: body)) }
         if cancelled.load(ordering: .relaxed) { return .failure(HTTPError(.cancelled, request: request.summary)) }
-        if overflowed { return .failure(HTTPError(.responseTooLarge(limit: request.maxResponseBytes), request: request.summary)) }
+        if let refusal, code == CURLE_COULDNT_CONNECT { return .failure(HTTPError(.addressRefused(reason: refusal), request: request.summary)) }
+        if let writeFailure, let path = request.responseFile {
+            return .failure(HTTPError(.unwritableFile(path: path, code: writeFailure), request: request.summary))
+        }
+        if overflowed || code == CURLE_FILESIZE_EXCEEDED { return .failure(HTTPError(.responseTooLarge(limit: request.maxResponseBytes), request: request.summary)) }
         if let readFailure, case .file(let path, _, _) = request.body {
             return .failure(HTTPError(.unreadableFile(path: path, code: readFailure), request: request.summary))
         }
@@ -141,6 +166,44 @@ final class Transfer: @unchecked Sendable {
             message = "the server's certificate is not trusted (\(message)); pass --ca-cert FILE with the CA that signed it"
         }
         return .failure(HTTPError(.transport(code: Int(code.rawValue), message: message), request: request.summary))
+    }
+
+    /// Appends body bytes to the response file; false (with `writeFailure` set) when it cannot.
+    func writeResponse(_ buffer: UnsafeRawPointer, count: Int) -> Bool {
+        var written = 0
+        while written < count {
+            let result = write(responseDescriptor, buffer + written, count - written)
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else {
+                writeFailure = result < 0 ? errno : EIO
+                return false
+            }
+            written += result
+        }
+        responseBytes += count
+        return true
+    }
+
+    /// Empties the response file when a new response starts (after an interim or redirect).
+    func restartResponseFile() {
+        guard responseDescriptor >= 0, responseBytes > 0 else { return }
+        _ = ftruncate(responseDescriptor, 0)
+        _ = lseek(responseDescriptor, 0, SEEK_SET)
+        responseBytes = 0
+    }
+
+    /// Whether the request's policy lets libcurl connect to `address`; remembers why not.
+    func allowsConnection(to address: NetworkAddress?) -> Bool {
+        guard let policy = request.addressPolicy else { return true }
+        guard let address else {
+            refusal = "not an IPv4 or IPv6 address"
+            return false
+        }
+        if let reason = policy.refusal(for: address) {
+            refusal = reason
+            return false
+        }
+        return true
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
@@ -155,10 +218,11 @@ private let transferWriteCallback: ccurl_data_callback = { buffer, size, count, 
     guard let buffer, let context else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
     let bytes = size * count
-    guard transfer.body.count + bytes <= transfer.request.maxResponseBytes else {
+    guard transfer.responseBytes + transfer.body.count + bytes <= transfer.request.maxResponseBytes else {
         transfer.overflowed = true
         return 0
     }
+    if transfer.responseDescriptor >= 0 { return transfer.writeResponse(buffer, count: bytes) ? bytes : 0 }
     transfer.body.append(UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: bytes)
     return bytes
 }
@@ -175,6 +239,7 @@ private let transferHeaderCallback: ccurl_data_callback = { buffer, size, count,
         transfer.status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
         transfer.headers = HTTPHeaders()
         transfer.body = Data()
+        transfer.restartResponseFile()
     } else {
         transfer.headers.parse(line: line)
     }
@@ -185,6 +250,17 @@ private let transferReadCallback: ccurl_data_callback = { buffer, size, count, c
     guard let buffer, let context else { return ccurl_read_abort() }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
     return transfer.readBody(into: buffer, capacity: size * count) ?? ccurl_read_abort()
+}
+
+private let transferOpenSocketCallback: ccurl_opensocket_callback = { context, purpose, address in
+    guard let context, let address, purpose == CURLSOCKTYPE_IPCXN else { return CURL_SOCKET_BAD }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    let family = address.pointee.family
+    // `addr` is declared as a `sockaddr` but holds the whole IPv6 address: read it in place.
+    let offset = MemoryLayout<curl_sockaddr>.offset(of: \.addr) ?? 0
+    let target = NetworkAddress(socketAddress: UnsafeRawPointer(address) + offset, family: family)
+    guard transfer.allowsConnection(to: target) else { return CURL_SOCKET_BAD }
+    return socket(family, address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue), address.pointee.protocol)
 }
 
 private let transferProgressCallback: ccurl_progress_callback = { context, _, _, _, uploaded in

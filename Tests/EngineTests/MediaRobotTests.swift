@@ -63,6 +63,7 @@ final class MediaRobotTests: XCTestCase {
             "webm": step("/video/encode", ["preset": .string("webm"), "width": .int(160)]),
             "gif": step("/video/encode", ["format": .string("gif"), "width": .int(80), "height": .int(60), "resize_strategy": .string("stretch")]),
             "tuned": step("/video/encode", ["ffmpeg": .object(["b:v": .string("300k"), "r": .int(10)])]),
+            "hls": step("/video/encode", ["preset": .string("hls/270p")]),
         ], files: [("file", "clip.mp4", try clip())])
         defer { server.stop() }
         XCTAssertEqual(status["ok"], .string("ASSEMBLY_COMPLETED"), status.serialized())
@@ -77,6 +78,7 @@ final class MediaRobotTests: XCTestCase {
         let expected: [(String, String, String?, Int, Int, String)] = [
             ("iphone", "h264", "aac", 480, 320, "clip.mp4"), ("webm", "vp8", "vorbis", 160, 120, "clip.webm"),
             ("gif", "gif", nil, 80, 60, "clip.gif"), ("tuned", "h264", "aac", 320, 240, "clip.mp4"),
+            ("hls", "h264", "aac", 480, 270, "clip.ts"),
         ]
         for (name, video, audio, width, height, file) in expected {
             let result = try XCTUnwrap(status["results"]?[name]?.arrayValue?.first, name)
@@ -91,6 +93,8 @@ final class MediaRobotTests: XCTestCase {
         }
         let tuned = try await client.download(try XCTUnwrap(status["results"]?["tuned"]?.arrayValue?.first?["ssl_url"]?.stringValue)).body
         XCTAssertEqual(try probe(tuned, "tuned.mp4").video?["avg_frame_rate"], .string("10/1"))
+        let hls = try await client.download(try XCTUnwrap(status["results"]?["hls"]?.arrayValue?.first?["ssl_url"]?.stringValue)).body
+        XCTAssertEqual(try probe(hls, "hls.ts").format?["format_name"], .string("mpegts"), "an HLS preset makes MPEG-TS")
     }
 
     func testVideoThumbsAtCountsAndOffsets() async throws {

@@ -15,4 +15,14 @@ final class StepGraphTests: XCTestCase {
         ])))
         XCTAssertEqual(graph.waves.map { Set($0.map(\.name)) }, [["thumb", "hash"], ["small"], ["both"]])
     }
+
+    func testImportStepsUseNothingUnlessTheyNameSteps() throws {
+        let graph = try XCTUnwrap(StepGraph(.object([
+            "imported": .object(["robot": .string("/http/import"), "url": .string("https://example.com/a.png")]),
+            "resized": .object(["robot": .string("/image/resize")]),
+            "chained": .object(["robot": .string("/http/import"), "use": .string("resized")]),
+        ])))
+        let uses = Dictionary(uniqueKeysWithValues: graph.ordered.map { ($0.name, $0.uses) })
+        XCTAssertEqual(uses, ["imported": [], "resized": [":original"], "chained": ["resized"]])
+    }
 }

@@ -144,3 +144,104 @@ final class HTTPClientTests: XCTestCase {
         return String(result.stdout.prefix(64))
     }
 }
+
+/// Bodies written to files, the protocols spoken and the addresses a policy refuses.
+final class HTTPClientGuardTests: XCTestCase {
+    private func startServer() throws -> ServerProcess {
+        try ServerProcess("/usr/bin/env", ["python3", PackageRoot.path + "/Tests/HTTPClientTests/Fixtures/http_server.py"])
+    }
+
+    func testAResponseBodyGoesToItsFileAndOnlyTheFinalResponsesBody() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/body"
+        let response = try await HTTPClient().send(HTTPRequest(
+            method: "GET", url: server.url("/to/%2Fbytes%2F70000"), followsRedirects: true, responseFile: path))
+        XCTAssertEqual(response.status, 200)
+        XCTAssertTrue(response.body.isEmpty, "the body is in the file, not in memory")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), Data(repeating: UInt8(ascii: "x"), count: 70_000))
+    }
+
+    func testBodiesOverTheLimitFailAnnouncedOrNot() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for path in ["/bytes/5000", "/stream/5000"] {
+            do {
+                _ = try await HTTPClient().send(HTTPRequest(
+                    method: "GET", url: server.url(path), maxResponseBytes: 4000, responseFile: directory.path + "/big"))
+                XCTFail("\(path): a body over the limit is refused")
+            } catch let error as HTTPError {
+                XCTAssertEqual(error.kind, .responseTooLarge(limit: 4000), path)
+            }
+        }
+    }
+
+    func testOnlyHTTPIsSpokenEvenAfterARedirect() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        for url in ["file:///etc/passwd", server.url("/to/file%3A%2F%2F%2Fetc%2Fpasswd"), server.url("/to/gopher%3A%2F%2F127.0.0.1%2F")] {
+            do {
+                let response = try await HTTPClient().send(HTTPRequest(method: "GET", url: url, followsRedirects: true))
+                XCTFail("\(url) answered \(response.status): \(response.bodyText())")
+            } catch let error as HTTPError {
+                guard case .transport(let code, _) = error.kind else { return XCTFail("\(url): \(error)") }
+                XCTAssertEqual(code, 1, "unsupported protocol: \(url)")
+            }
+        }
+    }
+
+    func testAPolicyRefusesLoopbackUnlessAllowedAndChecksEveryRedirect() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let port = try XCTUnwrap(URL(string: server.url("/"))?.port)
+        for host in ["127.0.0.1", "localhost", "127.1.2.3", "0.0.0.0"] {
+            do {
+                _ = try await HTTPClient().send(HTTPRequest(method: "GET", url: "http://\(host):\(port)/echo", addressPolicy: AddressPolicy()))
+                XCTFail("\(host) is refused")
+            } catch let error as HTTPError {
+                guard case .addressRefused(let reason) = error.kind else { return XCTFail("\(host): \(error)") }
+                XCTAssertTrue(reason.contains("loopback") || reason.contains("unspecified"), reason)
+            }
+        }
+        let allowed = try await HTTPClient().send(HTTPRequest(
+            method: "GET", url: server.url("/to/%2Fecho"), followsRedirects: true, addressPolicy: AddressPolicy(allowsLoopback: true)))
+        XCTAssertEqual(allowed.status, 200)
+        // The first connection is allowed; the redirect's target is checked again.
+        do {
+            let target = "http://[::ffff:169.254.169.254]:\(port)/".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            _ = try await HTTPClient().send(HTTPRequest(
+                method: "GET", url: server.url("/to/" + target), timeouts: HTTPTimeouts(connect: .seconds(2)),
+                followsRedirects: true, addressPolicy: AddressPolicy(allowsLoopback: true)))
+            XCTFail("a redirect to the metadata address is refused")
+        } catch let error as HTTPError {
+            XCTAssertEqual(error.kind, .addressRefused(reason: "::ffff:169.254.169.254 is a link-local address (cloud metadata services live there)"))
+        }
+    }
+
+    func testAddressKinds() throws {
+        let expected: [(String, String)] = [
+            ("127.0.0.1", "loopback"), ("::1", "loopback"), ("::ffff:127.0.0.1", "loopback"), ("0.0.0.0", "restricted"), ("::", "restricted"),
+            ("10.1.2.3", "restricted"), ("172.16.0.1", "restricted"), ("172.32.0.1", "public"), ("192.168.1.1", "restricted"),
+            ("169.254.169.254", "restricted"), ("100.64.0.1", "restricted"), ("224.0.0.1", "restricted"), ("255.255.255.255", "restricted"),
+            ("fd00::1", "restricted"), ("fe80::1", "restricted"), ("ff02::1", "restricted"), ("::ffff:10.0.0.1", "restricted"),
+            ("64:ff9b::a00:1", "restricted"), ("2002:a00:1::", "restricted"), ("2002:808:808::", "public"),
+            ("8.8.8.8", "public"), ("2001:4860:4860::8888", "public"), ("93.184.216.34", "public"),
+        ]
+        for (text, kind) in expected {
+            let address = try XCTUnwrap(NetworkAddress(text), text)
+            let found: String = switch address.kind {
+            case .loopback: "loopback"
+            case .restricted: "restricted"
+            case .public: "public"
+            }
+            XCTAssertEqual(found, kind, text)
+        }
+        XCTAssertEqual(NetworkAddress("::ffff:127.0.0.1")?.description, "::ffff:127.0.0.1")
+        XCTAssertNil(NetworkAddress("example.com"))
+        XCTAssertNil(AddressPolicy(allowsLoopback: true).refusal(for: try XCTUnwrap(NetworkAddress("::1"))))
+    }
+}

@@ -28,6 +28,8 @@ struct ServeCommand: Command {
             .init(name: "trust-proxy", help: "Build URLs from the Forwarded or X-Forwarded-Host/-Proto headers a proxy in front sets."),
             .init(name: "max-media-duration", valueName: "DURATION", help: "Refuse audio and video longer than this (default 4h)."),
             .init(name: "max-image-pixels", valueName: "N", help: "Refuse images and document pages over N pixels (default 100000000)."),
+            .init(name: "max-import-size", valueName: "SIZE", help: "The largest file /http/import fetches (default 10GiB)."),
+            .init(name: "allow-loopback-import", help: "Let /http/import fetch from this machine (127.0.0.1, ::1); private networks stay refused."),
             .init(name: "quiet", help: "Do not log requests."),
         ] + TLSFiles.options,
         examples: ["pipeline serve", "pipeline serve --port 0 --data-dir /tmp/engine"])
@@ -72,7 +74,9 @@ struct ServeCommand: Command {
         guard pixels.map({ Int($0).map { $0 > 0 } ?? false }) ?? true else {
             throw UsageError("--max-image-pixels needs a whole number above 0, not '\(pixels ?? "")'", command: Self.spec.name)
         }
-        robotLimits = RobotLimits(mediaDuration: Double(duration.components.seconds), imagePixels: pixels.flatMap { Int($0) } ?? 100_000_000)
+        robotLimits = RobotLimits(
+            mediaDuration: Double(duration.components.seconds), imagePixels: pixels.flatMap { Int($0) } ?? 100_000_000,
+            importBytes: try arguments.size("max-import-size", minimum: 1) ?? 10 << 30, importsFromLoopback: arguments.flag("allow-loopback-import"))
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {

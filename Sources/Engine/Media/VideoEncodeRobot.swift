@@ -28,7 +28,27 @@ struct VideoEncodeRobot: Sendable {
                        audio: ["-c:a", "libvorbis", "-b:a", "128k"]),
         "web/webm/720p": Preset(ext: "webm", video: ["-c:v", "libvpx", "-b:v", "1500k", "-deadline", "realtime", "-cpu-used", "8"],
                                 audio: ["-c:a", "libvorbis", "-b:a", "128k"], box: (1280, 720)),
-    ]
+    ].merging(hls) { first, _ in first }
+
+    /// The `hls-*` (and `hls/*`) presets: H.264 and AAC in MPEG-TS with a key frame every two
+    /// seconds, ready to be cut into HLS segments (which `/video/adaptive` does on the service).
+    static let hls: [String: Preset] = {
+        let renditions: [(name: String, width: Int, height: Int, video: String, audio: String)] = [
+            ("270p", 480, 270, "400k", "64k"), ("360p", 640, 360, "800k", "96k"), ("480p", 854, 480, "1200k", "128k"),
+            ("540p", 960, 540, "1500k", "128k"), ("576p", 1024, 576, "1800k", "128k"), ("720p", 1280, 720, "2500k", "128k"),
+            ("1080p", 1920, 1080, "5000k", "160k"),
+        ]
+        var presets: [String: Preset] = [:]
+        for rendition in renditions {
+            let preset = Preset(
+                ext: "ts",
+                video: h264 + ["-profile:v", "main", "-b:v", rendition.video, "-force_key_frames", "expr:gte(t,n_forced*2)", "-sc_threshold", "0"],
+                audio: ["-c:a", "aac", "-b:a", rendition.audio, "-ac", "2"], box: (rendition.width, rendition.height))
+            presets["hls-" + rendition.name] = preset
+            presets["hls/" + rendition.name] = preset
+        }
+        return presets
+    }()
     /// The `ffmpeg` options a step may set, with the values they accept (bit rates in bits per
     /// second, `k` and `M` allowed): bounded, so an option cannot multiply the work of a file.
     static let overrides: [String: ClosedRange<Double>] = [

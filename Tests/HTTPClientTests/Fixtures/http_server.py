@@ -3,6 +3,8 @@
 Prints "PORT <n>" once listening on 127.0.0.1. Paths:
   /echo            answers JSON: method, the request's headers, body length and SHA-256
   /redirect        302 to /echo
+  /to/<url>        302 to the percent-decoded <url>
+  /stream/<n>      n bytes without a Content-Length (the connection closes after them)
   /status/<code>   answers <code> with a short body
   /stall           sends headers, then one byte, then nothing for 30 s
   /bytes/<n>       answers n bytes
@@ -17,6 +19,7 @@ import hashlib
 import json
 import sys
 import time
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -49,6 +52,14 @@ class Handler(BaseHTTPRequestHandler):
             self.answer(200, json.dumps(report).encode(), [("Content-Type", "application/json"), ("X-Mixed-Case", "yes")])
         elif self.path == "/redirect":
             self.answer(302, b"moved", [("Location", "/echo")])
+        elif self.path.startswith("/to/"):
+            self.answer(302, b"moved", [("Location", urllib.parse.unquote(self.path[4:]))])
+        elif self.path.startswith("/stream/"):
+            self.send_response(200)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(b"y" * int(self.path.split("/")[2]))
+            self.close_connection = True
         elif self.path.startswith("/status/"):
             self.answer(int(self.path.split("/")[2]), b"status body")
         elif self.path.startswith("/bytes/"):

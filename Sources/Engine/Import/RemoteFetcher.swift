@@ -1,0 +1,77 @@
+import Dispatch
+import Foundation
+import HTTPClient
+import Synchronization
+
+/// Fetches http(s) URLs to files for the engine's robots, on the robot's own thread: only public
+/// addresses (and loopback when the engine allows it), redirects within http(s), a size limit,
+/// and the transfer dropped as soon as the Assembly is canceled.
+struct RemoteFetcher: Sendable {
+    let client = HTTPClient()
+    let policy: AddressPolicy
+    let maxBytes: Int64
+    let headers: [(name: String, value: String)]
+
+    init(limits: RobotLimits, maxBytes: Int64? = nil, headers: [(name: String, value: String)] = []) {
+        policy = AddressPolicy(allowsLoopback: limits.importsFromLoopback)
+        self.maxBytes = min(maxBytes ?? limits.importBytes, limits.importBytes)
+        self.headers = headers
+    }
+
+    /// Writes the body at `url` to `path`; the response's headers on success.
+    func fetch(_ url: String, to path: String, isCanceled: @escaping @Sendable () -> Bool) throws(RobotError) -> HTTPResponse {
+        let request = HTTPRequest(
+            method: "GET", url: url, headers: headers + [("Accept-Encoding", "identity")],
+            timeouts: HTTPTimeouts(connect: .seconds(15), stallTime: .seconds(30), stallBytesPerSecond: 1024, total: .seconds(3600)),
+            followsRedirects: true, maxResponseBytes: Int(clamping: maxBytes), responseFile: path, addressPolicy: policy)
+        let outcome = Mutex<Result<HTTPResponse, any Error>?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        let client = client
+        let task = Task {
+            do {
+                let response = try await client.send(request)
+                outcome.withLock { $0 = .success(response) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+            finished.signal()
+        }
+        while finished.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
+            if isCanceled() { task.cancel() }
+        }
+        let shown = Self.shown(url)
+        switch outcome.withLock({ $0 }) {
+        case .success(let response)? where (200..<300).contains(response.status):
+            return response
+        case .success(let response)?:
+            throw RobotError(code: "IMPORT_FILE_ERROR", message: "\(shown) answered \(response.status)")
+        case .failure(let error as HTTPError)? where error.kind == .cancelled:
+            throw RobotError.canceled
+        case .failure(let error as HTTPError)?:
+            throw RobotError(code: "IMPORT_FILE_ERROR", message: "cannot fetch \(shown): \(error.message)" + Self.hint(for: error.kind))
+        case .failure(let error)?:
+            throw RobotError(code: "IMPORT_FILE_ERROR", message: "cannot fetch \(shown): \(error)")
+        case nil:
+            throw RobotError(code: "IMPORT_FILE_ERROR", message: "cannot fetch \(shown)")
+        }
+    }
+
+    /// A URL for messages and `meta`: without user name and password, and without its query,
+    /// which often carries a signature.
+    static func shown(_ url: String, keepQuery: Bool = false) -> String {
+        guard var parts = URLComponents(string: url) else { return "the URL" }
+        parts.user = nil
+        parts.password = nil
+        if !keepQuery, parts.query != nil { parts.query = "…" }
+        return parts.string ?? "the URL"
+    }
+
+    private static func hint(for kind: HTTPError.Kind) -> String {
+        switch kind {
+        case .addressRefused(let reason) where reason.contains("loopback"):
+            "; to import from this machine, start the engine with --allow-loopback-import"
+        case .addressRefused: "; the engine imports from public addresses only"
+        default: ""
+        }
+    }
+}
