@@ -128,6 +128,12 @@ static inline int pipeline_vips_scale(VipsImage *in, VipsImage **out, double sca
     return resize ? resize(in, out, scale, NULL) : -1;
 }
 
+/* Scales width and height apart (`vscale` for the height). */
+static inline int pipeline_vips_scale_each(VipsImage *in, VipsImage **out, double scale, double vertical) {
+    int (*resize)(VipsImage *, VipsImage **, double, ...) = PIPELINE_VIPS_CALL(int (*)(VipsImage *, VipsImage **, double, ...), "vips_resize");
+    return resize ? resize(in, out, scale, "vscale", vertical, NULL) : -1;
+}
+
 /* Centres `in` on a width x height canvas of the background colour. */
 static inline int pipeline_vips_pad(VipsImage *in, VipsImage **out, int width, int height, double red, double green, double blue) {
     int (*bands)(const VipsImage *) = PIPELINE_VIPS_CALL(int (*)(const VipsImage *), "vips_image_get_bands");
@@ -157,6 +163,51 @@ static inline int pipeline_vips_find_trim(VipsImage *in, int *left, int *top, in
     int (*trim)(VipsImage *, int *, int *, int *, int *, ...) =
         PIPELINE_VIPS_CALL(int (*)(VipsImage *, int *, int *, int *, int *, ...), "vips_find_trim");
     return trim ? trim(in, left, top, width, height, NULL) : -1;
+}
+
+/* Lays `overlay` over `base` with its top-left corner at x, y (it may reach past the edges, which
+   cut it), its alpha scaled by `opacity` (0 to 1). The result keeps the base's bands: an alpha
+   channel only when the base had one. */
+static inline int pipeline_vips_overlay(VipsImage *base, VipsImage *overlay, VipsImage **out, int x, int y, double opacity) {
+    int (*has_alpha)(VipsImage *) = PIPELINE_VIPS_CALL(int (*)(VipsImage *), "vips_image_hasalpha");
+    int (*bands)(const VipsImage *) = PIPELINE_VIPS_CALL(int (*)(const VipsImage *), "vips_image_get_bands");
+    int (*add_alpha)(VipsImage *, VipsImage **, ...) = PIPELINE_VIPS_CALL(int (*)(VipsImage *, VipsImage **, ...), "vips_addalpha");
+    int (*linear)(VipsImage *, VipsImage **, const double *, const double *, int, ...) =
+        PIPELINE_VIPS_CALL(int (*)(VipsImage *, VipsImage **, const double *, const double *, int, ...), "vips_linear");
+    int (*composite)(VipsImage *, VipsImage *, VipsImage **, int, ...) =
+        PIPELINE_VIPS_CALL(int (*)(VipsImage *, VipsImage *, VipsImage **, int, ...), "vips_composite2");
+    int (*extract)(VipsImage *, VipsImage **, int, ...) = PIPELINE_VIPS_CALL(int (*)(VipsImage *, VipsImage **, int, ...), "vips_extract_band");
+    void (*unref)(void *) = PIPELINE_VIPS_CALL(void (*)(void *), "g_object_unref");
+    if (!has_alpha || !bands || !add_alpha || !linear || !composite || !extract || !unref) return -1;
+    VipsImage *with_alpha = NULL, *faded = NULL, *layered = NULL;
+    int status = -1;
+    if (has_alpha(overlay)) {
+        with_alpha = overlay;
+    } else if (add_alpha(overlay, &with_alpha, NULL) != 0) {
+        return -1;
+    }
+    int count = bands(with_alpha);
+    double scale[16], offset[16];
+    if (count > 16) goto done;
+    for (int band = 0; band < count; band++) {
+        scale[band] = band == count - 1 ? opacity : 1;
+        offset[band] = 0;
+    }
+    if (linear(with_alpha, &faded, scale, offset, count, "uchar", 1, NULL) != 0) goto done;
+    /* VIPS_BLEND_MODE_OVER is 2. */
+    if (composite(base, faded, &layered, 2, "x", x, "y", y, NULL) != 0) goto done;
+    if (has_alpha(base)) {
+        *out = layered;
+        layered = NULL;
+        status = 0;
+    } else {
+        status = extract(layered, out, 0, "n", bands(layered) - 1, NULL);
+    }
+done:
+    if (with_alpha && with_alpha != overlay) unref(with_alpha);
+    if (faded) unref(faded);
+    if (layered) unref(layered);
+    return status;
 }
 
 /* Writes an image; the format comes from the extension, options such as "[Q=80]" allowed. */

@@ -4,7 +4,7 @@ import Basics
 
 /// `/image/resize` with libvips: width, height, resize_strategy, format, quality, background, zoom,
 /// strip, progressive, rotation (quarter turns; the image's own orientation is always applied),
-/// gravity, crop regions and trim_whitespace.
+/// gravity, crop regions, trim_whitespace and a watermark.
 struct ImageResizeRobot: Sendable {
     static let formats: Set<String> = ["jpg", "jpeg", "png", "webp", "gif", "tiff", "avif"]
 
@@ -23,6 +23,7 @@ struct ImageResizeRobot: Sendable {
     let region: (x1: Int, y1: Int, x2: Int, y2: Int)?
     /// Whether edges of the background colour are trimmed away before resizing.
     let trim: Bool
+    let watermark: Watermark?
 
     init(options: [String: JSONValue]) throws(RobotError) {
         let strict = StepOptions(options: options)
@@ -50,6 +51,7 @@ struct ImageResizeRobot: Sendable {
         trim = try strict.bool("trim_whitespace", default: false)
         strip = try strict.bool("strip", default: false)
         progressive = try strict.bool("progressive", default: false)
+        watermark = try Watermark(options: options)
         switch options["rotation"] {
         case nil, .bool, .string("auto"):
             quarterTurns = 0
@@ -61,7 +63,8 @@ struct ImageResizeRobot: Sendable {
         }
     }
 
-    func resize(_ file: AssemblyFile, into folder: String, limits: RobotLimits) throws(RobotError) -> AssemblyFile {
+    func resize(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
+        let folder = context.folder, limits = context.limits
         if let failure = VipsLibrary.failure {
             throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "libvips could not start (\(failure)); install it: apt-get install libvips42")
         }
@@ -86,6 +89,9 @@ struct ImageResizeRobot: Sendable {
         var resized = strategy.resize(source, width: width, height: height, upscale: upscale, background: background, gravity: gravity)
         if quarterTurns != 0, let image = resized {
             resized = VipsImageRef.made { pipeline_vips_rotate(image.pointer, $0, quarterTurns) }
+        }
+        if let watermark, let image = resized {
+            resized = try watermark.apply(to: image, context: context)
         }
         guard let resized, pipeline_vips_write(resized.pointer, target) == 0 else {
             // libvips names the files it read and wrote: say the upload's name, never the engine's folders.

@@ -34,12 +34,20 @@ struct RobotError: Error, Sendable {
 protocol FileRobot: Sendable {
     /// What `file` becomes: one file for most robots, several for thumbnails and archives.
     func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile]
+    /// Releases what the step needed once all its files are done.
+    func finish()
+}
+
+extension FileRobot {
+    func finish() {}
 }
 
 extension ImageResizeRobot: FileRobot {
     func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
-        [try resize(file, into: context.folder, limits: context.limits)]
+        [try resize(file, context: context)]
     }
+
+    func finish() { watermark?.remove() }
 }
 
 extension ImageOptimizeRobot: FileRobot {
@@ -105,6 +113,7 @@ enum Robots {
         case let name where RobotCatalog.localExports.contains(name): robot = try ExportRobot(robot: name, options: options)
         default: throw RobotError(code: "ASSEMBLY_INVALID_STEPS", message: "\(context.step.robot) does not run locally")
         }
+        defer { robot.finish() }
         return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> [AssemblyFile] in try robot.process(file, context: context) }.flatMap { $0 }
     }
 

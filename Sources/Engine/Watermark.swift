@@ -1,0 +1,115 @@
+import Basics
+import CVips
+import Foundation
+import Synchronization
+
+/// `/image/resize`'s watermark: the image at `watermark_url` laid over each resized image at
+/// `watermark_position`, `watermark_x_offset`/`watermark_y_offset` pixels in from there, scaled
+/// to `watermark_size` (such as `25%` of the image) by `watermark_resize_strategy` (`fit` or
+/// `stretch`) and faded by `watermark_opacity`. The URL is fetched once a step, like an import.
+final class Watermark: Sendable {
+    /// The largest watermark file fetched.
+    static let maxBytes: Int64 = 32 << 20
+
+    let url: String
+    let position: Gravity
+    let offset: (x: Int32, y: Int32)
+    /// The share of the image's width and height the watermark may take, or nil for its own size.
+    let size: Double?
+    let stretches: Bool
+    let opacity: Double
+    /// The fetched file, once the first image of the step asked for it.
+    private let fetched = Mutex<Result<String, RobotError>?>(nil)
+
+    /// The watermark a step asks for; nil when it gives no `watermark_url`.
+    init?(options: [String: JSONValue]) throws(RobotError) {
+        let reader = StepOptions(options: options)
+        guard options["watermark_url"] != nil, options["watermark_url"] != .null else { return nil }
+        url = try reader.string("watermark_url", default: "")
+        guard let parts = URLComponents(string: url), ["http", "https"].contains(parts.scheme?.lowercased() ?? ""), parts.host?.isEmpty == false else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "watermark_url '\(RemoteFetcher.shown(url))' is not an http(s) URL with a host")
+        }
+        let name = try reader.string("watermark_position", default: "center")
+        guard let position = Gravity(rawValue: name) else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "watermark_position '\(name)' is not one of " + Gravity.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        self.position = position
+        offset = (Int32(try reader.integer("watermark_x_offset", in: -20_000...20_000) ?? 0), Int32(try reader.integer("watermark_y_offset", in: -20_000...20_000) ?? 0))
+        let sizeText = try reader.string("watermark_size", default: "")
+        if sizeText.isEmpty {
+            size = nil
+        } else {
+            guard sizeText.hasSuffix("%"), let percent = Double(sizeText.dropLast()), percent > 0, percent <= 100 else {
+                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "watermark_size must be a percentage of the image such as '25%', not '\(sizeText)'")
+            }
+            size = percent / 100
+        }
+        let strategy = try reader.string("watermark_resize_strategy", default: "fit")
+        guard strategy == "fit" || strategy == "stretch" else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "watermark_resize_strategy '\(strategy)' does not run locally; use fit or stretch")
+        }
+        stretches = strategy == "stretch"
+        let opacity = options["watermark_opacity"]?.doubleValue ?? 1
+        guard (0...1).contains(opacity), options["watermark_opacity"].map({ $0.doubleValue != nil }) ?? true else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "watermark_opacity must be a number from 0 to 1")
+        }
+        self.opacity = opacity
+    }
+
+    /// `image` with the watermark laid over it; the watermark is fetched by the first call.
+    func apply(to image: VipsImageRef, context: RobotContext) throws(RobotError) -> VipsImageRef {
+        let path = try fetch(context: context)
+        guard let mark = VipsImageRef(path: path) else {
+            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "the watermark at \(RemoteFetcher.shown(url)) is not an image libvips reads")
+        }
+        var overlay = mark
+        if let size {
+            let boxWidth = Double(image.width) * size, boxHeight = Double(image.height) * size
+            let scaleX = boxWidth / Double(mark.width), scaleY = boxHeight / Double(mark.height)
+            let scaled = stretches
+                ? VipsImageRef.made { pipeline_vips_scale_each(mark.pointer, $0, scaleX, scaleY) }
+                : VipsImageRef.made { pipeline_vips_scale(mark.pointer, $0, min(scaleX, scaleY)) }
+            guard let scaled else { throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot scale the watermark: \(VipsLibrary.lastError())") }
+            overlay = scaled
+        }
+        let spare = (image.width - overlay.width, image.height - overlay.height)
+        let (left, top) = position.origin(cut: (overlay.width, overlay.height), of: (image.width, image.height))
+        // Offsets count in from the edge the position names; from the centre they move right and down.
+        let x = left + (left == spare.0 && left != 0 ? -offset.x : offset.x)
+        let y = top + (top == spare.1 && top != 0 ? -offset.y : offset.y)
+        guard let marked = VipsImageRef.made({ pipeline_vips_overlay(image.pointer, overlay.pointer, $0, x, y, opacity) }) else {
+            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot lay the watermark over the image: \(VipsLibrary.lastError())")
+        }
+        return marked
+    }
+
+    /// Removes the fetched file (once the step is done).
+    func remove() {
+        if case .success(let path)? = fetched.withLock({ $0 }) { unlink(path) }
+    }
+
+    private func fetch(context: RobotContext) throws(RobotError) -> String {
+        let outcome = fetched.withLock { cached -> Result<String, RobotError> in
+            if let cached { return cached }
+            let result = Result { () throws(RobotError) -> String in
+                guard (try? FileManager.default.createDirectory(atPath: context.folder, withIntermediateDirectories: true)) != nil else {
+                    throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the watermark")
+                }
+                let path = context.folder + "/.watermark-" + AssemblyFile.newID()
+                let fetcher = RemoteFetcher(limits: context.limits, maxBytes: Self.maxBytes)
+                do throws(RobotError) {
+                    _ = try fetcher.fetch(url, to: path, isCanceled: context.isCanceled)
+                    let file = AssemblyFile(id: "", name: "watermark", field: "", originalID: "", originalName: "watermark", path: path, size: 0, mime: "", meta: [:], isTusFile: false)
+                    try ImageLimits.check(path, of: file, limit: context.limits.imagePixels)
+                } catch {
+                    unlink(path)
+                    throw error
+                }
+                return path
+            }
+            cached = result
+            return result
+        }
+        return try outcome.get()
+    }
+}
