@@ -82,6 +82,10 @@ extension AudioWaveformRobot: FileRobot {
     func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { [try waveform(of: file, context: context)] }
 }
 
+extension MetaWriteRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { try write(file, context: context) }
+}
+
 extension ExportRobot: FileRobot {
     func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
         [try export(file, context: context)]
@@ -110,6 +114,7 @@ enum Robots {
         case "/video/thumbs": robot = try VideoThumbsRobot(options: options)
         case "/audio/encode": robot = try AudioEncodeRobot(options: options)
         case "/audio/waveform": robot = try AudioWaveformRobot(options: options)
+        case "/meta/write": robot = try MetaWriteRobot(options: options)
         case let name where RobotCatalog.localExports.contains(name): robot = try ExportRobot(robot: name, options: options)
         default: throw RobotError(code: "ASSEMBLY_INVALID_STEPS", message: "\(context.step.robot) does not run locally")
         }

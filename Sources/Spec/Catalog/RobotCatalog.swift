@@ -51,7 +51,7 @@ public struct RobotCatalog: Sendable {
     /// The robots the local engine runs as the service does.
     public static let localProcessing: Set<String> = [
         "/upload/handle", "/image/resize", "/file/filter", "/file/hash", "/video/encode", "/video/thumbs", "/audio/encode",
-        "/file/compress", "/file/decompress", "/document/thumbs", "/audio/waveform", "/image/optimize", "/http/import",
+        "/file/compress", "/file/decompress", "/document/thumbs", "/audio/waveform", "/image/optimize", "/http/import", "/meta/write",
     ]
 
     /// The export robots (`/s3/store` and the other `/…/store`), which the local engine emulates:

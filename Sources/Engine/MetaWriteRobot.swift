@@ -1,0 +1,91 @@
+import Basics
+import Foundation
+
+/// `/meta/write`: writes `data_to_write` into each file without re-encoding it. Images go through
+/// exiftool, whose tag names are the keys (`Copyright`, `Artist`, `XMP-dc:Creator`), as on the
+/// service; audio and video through ffmpeg's stream copy, with the keys lower-cased (`copyright`).
+/// Files of other kinds are not taken, like the service's robot does.
+struct MetaWriteRobot: Sendable {
+    /// The most keys, and the longest value, a step may write.
+    static let maxKeys = 64
+    static let maxValueBytes = 8 << 10
+
+    let entries: [(key: String, value: String)]
+
+    init(options: [String: JSONValue]) throws(RobotError) {
+        guard let data = options["data_to_write"]?.objectValue, !data.isEmpty else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'data_to_write' must be an object of metadata to write, such as {Copyright: \"© Example\"}")
+        }
+        guard data.count <= Self.maxKeys else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'data_to_write' has \(data.count) keys; at most \(Self.maxKeys) are written")
+        }
+        var entries: [(key: String, value: String)] = []
+        for (key, value) in data.sorted(by: { $0.key < $1.key }) {
+            guard key.range(of: #"^([A-Za-z0-9-]{1,32}:)?[A-Za-z][A-Za-z0-9_]{0,63}$"#, options: .regularExpression) != nil else {
+                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(TerminalText.printable(String(key.prefix(80))))' in 'data_to_write' is not a tag name such as Copyright or XMP-dc:Creator")
+            }
+            let text: String
+            switch value {
+            case .string(let string): text = string
+            case .int(let number): text = String(number)
+            case .double(let number): text = String(number)
+            case .bool(let flag): text = String(flag)
+            default: throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' in 'data_to_write' must be a string or a number")
+            }
+            guard text.utf8.count <= Self.maxValueBytes, !text.utf8.contains(0) else {
+                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' in 'data_to_write' must be text of at most \(Self.maxValueBytes) bytes")
+            }
+            entries.append((key, text))
+        }
+        self.entries = entries
+    }
+
+    /// `file` with the metadata written, or nothing when it is no image, audio or video.
+    func write(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
+        let slot = try ResultSlot(name: file.name, in: context.folder)
+        if file.mime.hasPrefix("image/") {
+            try ImageLimits.check(file.path, of: file, limit: context.limits.imagePixels)
+            // Written into a copy (exiftool knows a file without an extension by its content only
+            // when it edits it in place); no configuration file is read.
+            do {
+                try FileManager.default.copyItem(atPath: file.path, toPath: slot.path)
+            } catch {
+                throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the result of '\(file.name)'")
+            }
+            let command = ["exiftool", "-config", "", "-q", "-q", "-charset", "UTF8", "-overwrite_original"]
+                + entries.map { "-\($0.key)=\($0.value)" } + [slot.path]
+            try run(command, for: file, slot: slot, context: context)
+        } else if file.mime.hasPrefix("audio/") || file.mime.hasPrefix("video/") {
+            try MediaFacts.checkDuration(of: file, context: context)
+            var arguments = FFmpeg.input(file.path) + ["-map", "0", "-map_metadata", "0", "-c", "copy"]
+            for (key, value) in entries {
+                arguments += ["-metadata", (key.split(separator: ":").last.map(String.init) ?? key).lowercased() + "=" + value]
+            }
+            if ["mp4", "m4v", "mov", "m4a"].contains(file.ext) { arguments += ["-movflags", "use_metadata_tags"] }
+            try FFmpeg.run(arguments + [slot.path], for: file, context: context, code: "META_WRITE_ERROR")
+        } else {
+            slot.remove()
+            return []
+        }
+        return [slot.file(from: file)]
+    }
+
+    private func run(_ command: [String], for file: AssemblyFile, slot: ResultSlot, context: RobotContext) throws(RobotError) {
+        let outcome: ChildProcess.Outcome
+        do {
+            outcome = try ChildProcess.runBlocking(command, timeout: .seconds(120), isCanceled: context.isCanceled)
+        } catch is ChildProcess.Canceled {
+            throw RobotError.canceled
+        } catch {
+            throw RobotError(code: "META_WRITE_ERROR", message: "cannot write the metadata of '\(file.name)': exiftool did not finish")
+        }
+        if outcome.status == 127 {
+            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "exiftool is not installed; install it: apt-get install libimage-exiftool-perl")
+        }
+        guard outcome.status == 0 else {
+            let said = outcome.stderr.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: slot.path, with: file.name)
+            let detail = said.isEmpty ? "exiftool failed (exit status \(outcome.status))" : TerminalText.printable(String(said.prefix(300)))
+            throw RobotError(code: "META_WRITE_ERROR", message: "cannot write the metadata of '\(file.name)': \(detail)")
+        }
+    }
+}
