@@ -2,8 +2,16 @@ import Basics
 import Crypto
 import Foundation
 
-/// One JSON line per decision: time, caller, decision, status, violations and the SHA-256 of the
-/// params. Never the secret, the token or the signature.
+/// Who asked, as far as the signer got in telling: the caller (a static caller or the matched
+/// identity) and, for identity tokens, the provider and the verified subject.
+struct Attempt: Sendable {
+    var caller: Callers.Caller?
+    var provider: String?
+    var subject: String?
+}
+
+/// One JSON line per decision: time, caller, provider and subject (for identity tokens), decision,
+/// status, violations and the SHA-256 of the params. Never the secret, the token or the signature.
 final class AuditLog: @unchecked Sendable {
     private let handle: FileHandle?
     private let lock = NSLock()
@@ -22,14 +30,16 @@ final class AuditLog: @unchecked Sendable {
         _ = try handle?.seekToEnd()
     }
 
-    func record(caller: String?, decision: String, status: Int, violations: [JSONValue], params: String?) {
+    func record(_ attempt: Attempt, decision: String, status: Int, violations: [JSONValue], params: String?) {
         guard let handle else { return }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         var entry: [String: JSONValue] = [
-            "time": .string(formatter.string(from: Date())), "caller": caller.map { .string($0) } ?? .null,
+            "time": .string(formatter.string(from: Date())), "caller": attempt.caller.map { .string($0.name) } ?? .null,
             "decision": .string(decision), "status": .int(status), "violations": .array(violations),
         ]
+        if let provider = attempt.provider { entry["provider"] = .string(provider) }
+        if let subject = attempt.subject { entry["subject"] = .string(subject) }
         if let params { entry["params_sha256"] = .string(SHA256.hex(params)) }
         let line = Data((JSONValue.object(entry).serialized() + "\n").utf8)
         lock.withLock { try? handle.write(contentsOf: line) }

@@ -6,19 +6,22 @@ import Wire
 import YAML
 
 /// Who may ask for signatures: static callers (by the SHA-256 of their token; the token itself
-/// is never stored) and identities (JWT claims that must all match), each with a policy and a
-/// quota of signatures per window.
+/// is never stored) and identities (claim rules that must all match a token of their provider),
+/// each with a policy and a quota of signatures per window; and the identity providers trusted.
 struct Callers: Sendable {
     struct Caller: Sendable {
         var name: String
         var tokenSHA256: String?
-        var claims: [String: String]
+        /// The provider an identity's tokens must come from; nil for any (with one provider).
+        var provider: String?
+        var claims: [String: ClaimRule]
         var policy: Policy
         var quota: (count: Int, window: TimeInterval)?
     }
 
     var tokens: [Caller] = []
     var identities: [Caller] = []
+    var providers: [IdentityProvider] = []
 
     /// The static caller whose token this is (compared in constant time over every entry).
     func caller(token: String) -> Caller? {
@@ -30,16 +33,16 @@ struct Callers: Sendable {
         return found
     }
 
-    /// The first identity whose claim rules all match.
-    func identity(claims: [String: JSONValue]) -> Caller? {
+    /// The first identity of `provider` (or of any provider) whose claim rules all match.
+    func identity(claims: [String: JSONValue], provider: String) -> Caller? {
         identities.first { identity in
-            identity.claims.allSatisfy { key, value in claims[key]?.stringValue == value }
+            (identity.provider == nil || identity.provider == provider) && identity.claims.allSatisfy { key, rule in rule.matches(claims[key]) }
         }
     }
 
-
-    /// Reads a callers file; `defaultPolicy` applies where an entry names none.
-    static func load(path: String, defaultPolicy: Policy, environment: [String: String]) -> Loaded<Callers> {
+    /// Reads a callers file; `defaultPolicy` applies where an entry names none; `otherProviders`
+    /// are the providers given on the command line, which identities may name too.
+    static func load(path: String, defaultPolicy: Policy, environment: [String: String], otherProviders: [String] = []) -> Loaded<Callers> {
         let document = YAMLDocument(contentsOf: path, domain: "callers")
         guard document.diagnostics.isEmpty, let root = document.root else {
             let empty = document.root == nil && document.diagnostics.isEmpty
@@ -49,14 +52,23 @@ struct Callers: Sendable {
         let decoder = NodeDecoder(environment: environment, domain: "callers", sources: document.sources)
         var callers = Callers()
         var sources = document.sources
-        if let fields = decoder.fields(root, what: "the callers file", allowed: ["version", "callers", "identities"], required: ["version"]) {
+        if let fields = decoder.fields(root, what: "the callers file", allowed: ["version", "providers", "callers", "identities"], required: ["version"]) {
+            callers.providers = (fields["providers"]?.elements ?? []).compactMap { ProviderReader(decoder: decoder).provider($0, folder: (path as NSString).deletingLastPathComponent) }
+            if let node = fields["providers"], node.elements == nil {
+                decoder.report(.error("callers.type-mismatch", "'providers' must be a list", at: node.location))
+            }
+            var seen = Set(otherProviders)
+            for (provider, node) in zip(callers.providers, fields["providers"]?.elements ?? []) where !seen.insert(provider.name).inserted {
+                decoder.report(.error("callers.duplicate-provider", "the provider name '\(provider.name)' is used twice", at: node.location,
+                                      hint: "give each provider its own name"))
+            }
             for (key, isIdentity) in [("callers", false), ("identities", true)] {
                 for node in fields[key]?.elements ?? [] {
-                    let allowed = isIdentity ? ["name", "claims", "policy", "quota"] : ["name", "token_sha256", "policy", "quota"]
+                    let allowed = isIdentity ? ["name", "provider", "claims", "policy", "quota"] : ["name", "token_sha256", "policy", "quota"]
                     guard let entry = decoder.fields(node, what: "an entry of '\(key)'", allowed: allowed,
                                                      required: isIdentity ? ["name", "claims"] : ["name", "token_sha256"]) else { continue }
                     guard let name = entry["name"].flatMap({ decoder.nonEmptyString($0, what: "'name'") })?.value else { continue }
-                    var caller = Caller(name: name, tokenSHA256: nil, claims: [:], policy: defaultPolicy, quota: nil)
+                    var caller = Caller(name: name, tokenSHA256: nil, provider: nil, claims: [:], policy: defaultPolicy, quota: nil)
                     if let node = entry["token_sha256"], let hash = decoder.string(node, what: "'token_sha256'") {
                         guard hash.value.count == 64, hash.value.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
                             decoder.report(.error("callers.bad-hash", "'token_sha256' must be 64 lowercase hex digits", at: node.location,
@@ -65,8 +77,24 @@ struct Callers: Sendable {
                         }
                         caller.tokenSHA256 = hash.value
                     }
+                    if let node = entry["provider"], let provider = decoder.nonEmptyString(node, what: "'provider'") {
+                        let known = callers.providers.map(\.name) + otherProviders
+                        if !known.contains(provider.value) {
+                            decoder.report(.error(
+                                "callers.unknown-provider", "identity '\(name)' names the provider '\(provider.value)', which is not configured", at: node.location,
+                                hint: known.isEmpty ? "list it under 'providers', or start the signer with --jwks, --issuer and --audience"
+                                    : Suggestions.hint(for: provider.value, in: known, kind: "providers")))
+                        }
+                        caller.provider = provider.value
+                    }
                     if let node = entry["claims"], let pairs = decoder.entries(node, what: "'claims'") {
-                        for pair in pairs { caller.claims[pair.keyText] = decoder.string(pair.value, what: "claim '\(pair.keyText)'", acceptingNumbers: true)?.value }
+                        for pair in pairs {
+                            let what = "claim '\(pair.keyText)'"
+                            let values = pair.value.elements.map { $0.map { decoder.string($0, what: "each value of \(what)", acceptingNumbers: true) } }
+                                ?? [decoder.string(pair.value, what: what, acceptingNumbers: true)]
+                            guard !values.contains(where: { $0 == nil }), !values.isEmpty else { continue }
+                            caller.claims[pair.keyText] = ClaimRule(alternatives: values.compactMap { $0?.value })
+                        }
                     }
                     if let node = entry["policy"], let file = decoder.nonEmptyString(node, what: "'policy'") {
                         let folder = (path as NSString).deletingLastPathComponent
@@ -81,6 +109,11 @@ struct Callers: Sendable {
                         if caller.quota == nil {
                             decoder.report(.error("callers.bad-quota", "'quota' must be N/DURATION, such as 100/1h", at: node.location))
                         }
+                    }
+                    if isIdentity, caller.provider == nil, callers.providers.count + otherProviders.count > 1 {
+                        decoder.report(.error(
+                            "callers.ambiguous-identity", "identity '\(name)' names no provider, and \(callers.providers.count + otherProviders.count) are configured",
+                            at: node.location, hint: "add 'provider: NAME': claims such as 'sub' mean different people at different providers"))
                     }
                     if isIdentity { callers.identities.append(caller) } else { callers.tokens.append(caller) }
                 }

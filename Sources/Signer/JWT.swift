@@ -11,61 +11,103 @@ enum Base64URL {
     }
 }
 
-/// The public keys of an identity provider (a JWKS file): RSA keys for RS256, P-256 keys for ES256.
-struct JSONWebKeys: Sendable {
-    enum Key: Sendable {
-        case rsa(modulus: Data, exponent: Data)
-        case ec(x: Data, y: Data)
-    }
+/// A JWT split into its parts, nothing checked yet.
+struct JWT: Sendable {
+    let header: JSONValue
+    let claims: [String: JSONValue]
+    /// `header.payload`, the bytes the signature covers.
+    let signedPart: Data
+    let signature: Data
 
-    let keys: [(id: String?, key: Key)]
-
-    /// Reads `{"keys": [...]}`; keys of other types or curves are skipped.
-    init(json: JSONValue) {
-        keys = (json["keys"]?.arrayValue ?? []).compactMap { jwk in
-            let id = jwk["kid"]?.stringValue
-            switch jwk["kty"]?.stringValue {
-            case "RSA":
-                guard let n = jwk["n"]?.stringValue.flatMap({ Base64URL.decode(Substring($0)) }),
-                      let e = jwk["e"]?.stringValue.flatMap({ Base64URL.decode(Substring($0)) }) else { return nil }
-                return (id, .rsa(modulus: n, exponent: e))
-            case "EC":
-                guard jwk["crv"]?.stringValue == "P-256",
-                      let x = jwk["x"]?.stringValue.flatMap({ Base64URL.decode(Substring($0)) }), x.count == 32,
-                      let y = jwk["y"]?.stringValue.flatMap({ Base64URL.decode(Substring($0)) }), y.count == 32 else { return nil }
-                return (id, .ec(x: x, y: y))
-            default:
-                return nil
-            }
-        }
-    }
-}
-
-/// Verifies OpenID Connect identity tokens: RS256 or ES256 only (never `none` or HMAC), a key
-/// from the JWKS, and `iss`, `aud`, `exp`, `nbf`, `iat` within a small leeway.
-struct JWTVerifier: Sendable {
-    let keys: JSONWebKeys
-    let issuer: String
-    let audience: String
-    let leeway: TimeInterval
-
-    func verify(_ token: String, now: Date = Date()) throws(Refusal) -> [String: JSONValue] {
+    /// Splits and decodes `token`; 401 when it is no well-formed JWT.
+    init(_ token: String) throws(Refusal) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let payloadData = Base64URL.decode(parts[1]),
               let signature = Base64URL.decode(parts[2]),
               let header = try? JSONValue.parse(headerData), let claims = (try? JSONValue.parse(payloadData))?.objectValue else {
             throw .unauthorized("INVALID_TOKEN", "the bearer token is not a well-formed JWT")
         }
-        let algorithm = header["alg"]?.stringValue ?? ""
-        guard algorithm == "RS256" || algorithm == "ES256" else {
-            throw .unauthorized("UNSUPPORTED_ALGORITHM", "JWT algorithm '\(algorithm)' is refused; only RS256 and ES256 are accepted")
+        self.header = header
+        self.claims = claims
+        self.signedPart = Data((parts[0] + "." + parts[1]).utf8)
+        self.signature = signature
+    }
+
+    var algorithm: String { header["alg"]?.stringValue ?? "" }
+    var keyID: String? { header["kid"]?.stringValue }
+    var issuer: String? { claims["iss"]?.stringValue }
+    var subject: String? { claims["sub"]?.stringValue }
+}
+
+/// The public keys of an identity provider (a JWKS): RSA keys for RS256, P-256 keys for ES256.
+struct JSONWebKeys: Sendable {
+    enum Key: Sendable {
+        case rsa(modulus: Data, exponent: Data)
+        case ec(x: Data, y: Data)
+    }
+
+    /// A key with its id and the algorithm it is restricted to, if the JWKS says.
+    struct Entry: Sendable {
+        var id: String?
+        var algorithm: String?
+        var key: Key
+    }
+
+    /// The most keys taken from one JWKS.
+    static let maxKeys = 100
+
+    let entries: [Entry]
+
+    /// Reads `{"keys": [...]}`; keys of other types or curves, or not for signatures, are skipped.
+    init(json: JSONValue) {
+        entries = (json["keys"]?.arrayValue ?? []).prefix(Self.maxKeys).compactMap { jwk in
+            if let use = jwk["use"]?.stringValue, use != "sig" { return nil }
+            let id = jwk["kid"]?.stringValue, algorithm = jwk["alg"]?.stringValue
+            switch jwk["kty"]?.stringValue {
+            case "RSA":
+                guard let n = jwk["n"]?.stringValue.flatMap({ Base64URL.decode(Substring($0)) }),
+                      let e = jwk["e"]?.stringValue.flatMap({ Base64URL.decode(Substring($0)) }) else { return nil }
+                return Entry(id: id, algorithm: algorithm, key: .rsa(modulus: n, exponent: e))
+            case "EC":
+                guard jwk["crv"]?.stringValue == "P-256",
+                      let x = jwk["x"]?.stringValue.flatMap({ Base64URL.decode(Substring($0)) }), x.count == 32,
+                      let y = jwk["y"]?.stringValue.flatMap({ Base64URL.decode(Substring($0)) }), y.count == 32 else { return nil }
+                return Entry(id: id, algorithm: algorithm, key: .ec(x: x, y: y))
+            default:
+                return nil
+            }
         }
-        let signed = Data((parts[0] + "." + parts[1]).utf8)
-        let kid = header["kid"]?.stringValue
-        let candidates = keys.keys.filter { kid == nil || $0.id == nil || $0.id == kid }
-        guard candidates.contains(where: { Self.verify(signed, signature, with: $0.key, algorithm: algorithm) }) else {
-            throw .unauthorized("INVALID_TOKEN", "the JWT's signature does not match any key in the JWKS")
+    }
+
+    /// Whether a key has the id `kid` (a token without `kid` may use any key).
+    func contains(keyID kid: String?) -> Bool {
+        kid == nil || entries.contains { $0.id == nil || $0.id == kid }
+    }
+}
+
+/// Verifies OpenID Connect identity tokens: RS256 or ES256 only (never `none` or HMAC), a key
+/// of the provider's, and `iss`, `aud`, `exp`, `nbf`, `iat` within a small leeway.
+enum JWTVerifier {
+    /// The algorithms accepted.
+    static let algorithms: Set<String> = ["RS256", "ES256"]
+
+    /// Refuses an algorithm other than RS256 and ES256 before any key is looked for.
+    static func checkAlgorithm(of token: JWT) throws(Refusal) {
+        guard algorithms.contains(token.algorithm) else {
+            throw .unauthorized("UNSUPPORTED_ALGORITHM", "JWT algorithm '\(token.algorithm)' is refused; only RS256 and ES256 are accepted")
         }
+    }
+
+    /// Checks the signature against `keys` and the claims against `issuer` and `audiences`.
+    static func verify(_ token: JWT, keys: JSONWebKeys, issuer: String, audiences: [String], leeway: TimeInterval = 60, now: Date = Date()) throws(Refusal) {
+        try checkAlgorithm(of: token)
+        let candidates = keys.entries.filter { entry in
+            (token.keyID == nil || entry.id == nil || entry.id == token.keyID) && (entry.algorithm == nil || entry.algorithm == token.algorithm)
+        }
+        guard candidates.contains(where: { verify(token.signedPart, token.signature, with: $0.key, algorithm: token.algorithm) }) else {
+            throw .unauthorized("INVALID_TOKEN", "the JWT's signature does not match any key of its issuer")
+        }
+        let claims = token.claims
         let time = now.timeIntervalSince1970
         guard let expires = claims["exp"]?.doubleValue else { throw .unauthorized("INVALID_TOKEN", "the JWT has no 'exp'") }
         guard expires + leeway > time else { throw .unauthorized("TOKEN_EXPIRED", "the JWT expired") }
@@ -75,12 +117,11 @@ struct JWTVerifier: Sendable {
         if let issuedAt = claims["iat"]?.doubleValue, issuedAt - leeway > time {
             throw .unauthorized("TOKEN_NOT_YET_VALID", "the JWT was issued in the future (iat)")
         }
-        guard claims["iss"]?.stringValue == issuer else {
-            throw .unauthorized("WRONG_ISSUER", "the JWT's issuer is not \(issuer)")
+        guard token.issuer == issuer else { throw .unauthorized("WRONG_ISSUER", "the JWT's issuer is not \(issuer)") }
+        let granted = claims["aud"]?.arrayValue?.compactMap(\.stringValue) ?? claims["aud"]?.stringValue.map { [$0] } ?? []
+        guard granted.contains(where: audiences.contains) else {
+            throw .unauthorized("WRONG_AUDIENCE", "the JWT is not meant for " + audiences.joined(separator: " or "))
         }
-        let audiences = claims["aud"]?.arrayValue?.compactMap(\.stringValue) ?? claims["aud"]?.stringValue.map { [$0] } ?? []
-        guard audiences.contains(audience) else { throw .unauthorized("WRONG_AUDIENCE", "the JWT is not meant for \(audience)") }
-        return claims
     }
 
     private static func verify(_ data: Data, _ signature: Data, with key: JSONWebKeys.Key, algorithm: String) -> Bool {

@@ -16,8 +16,10 @@ public final class SigningService: HTTPServerHandler, Sendable {
         public var policyText: String
         /// The callers file.
         public var callersPath: String
-        /// JWKS file, issuer and audience for identity tokens (all three: a token for another service must not pass).
-        public var jwks: (path: String, issuer: String, audience: String)?
+        /// Identity providers besides the callers file's (`--jwks`, `--issuer`, `--audience`).
+        public var providers: [IdentityProvider]
+        /// How providers' keys fetched over HTTPS are kept.
+        public var keyCache: KeyCachePolicy
         /// The Auth Key params must carry, if set (else the policy's `auth_key`).
         public var authKey: String?
         /// The Auth Secret (from the environment or an owner-only file).
@@ -27,16 +29,17 @@ public final class SigningService: HTTPServerHandler, Sendable {
         /// The Assembly API whose Templates a `template_id` is looked up at, when the policy lists it
         /// by name rather than by id; nil checks ids only.
         public var templatesEndpoint: String?
-        /// The HTTP client for those lookups (its trust: `--ca-cert`).
+        /// The HTTP client for those lookups and for providers' keys (its trust: `--ca-cert`).
         public var http: HTTPClient
 
         /// Creates a configuration.
-        public init(policy: Policy, policyText: String, callersPath: String, jwks: (path: String, issuer: String, audience: String)?,
+        public init(policy: Policy, policyText: String, callersPath: String, providers: [IdentityProvider] = [], keyCache: KeyCachePolicy = KeyCachePolicy(),
                     authKey: String?, secret: String, auditLog: String?, templatesEndpoint: String? = nil, http: HTTPClient = HTTPClient()) {
             self.policy = policy
             self.policyText = policyText
             self.callersPath = callersPath
-            self.jwks = jwks
+            self.providers = providers
+            self.keyCache = keyCache
             self.authKey = authKey
             self.secret = secret
             self.auditLog = auditLog
@@ -47,7 +50,8 @@ public final class SigningService: HTTPServerHandler, Sendable {
 
     private let configuration: Configuration
     private let callers: Callers
-    private let verifier: JWTVerifier?
+    /// Each trusted provider's keys, by issuer.
+    private let providers: [String: ProviderKeys]
     private let quotas = Quotas()
     private let audit: AuditLog
     private let templates: TemplateDirectory?
@@ -55,17 +59,19 @@ public final class SigningService: HTTPServerHandler, Sendable {
     /// Loads callers and keys; diagnostics say what is wrong with either file.
     public init(_ configuration: Configuration, environment: [String: String]) throws(DiagnosticsError) {
         self.configuration = configuration
-        let loaded = Callers.load(path: configuration.callersPath, defaultPolicy: configuration.policy, environment: environment)
+        let loaded = Callers.load(
+            path: configuration.callersPath, defaultPolicy: configuration.policy, environment: environment,
+            otherProviders: configuration.providers.map(\.name))
         guard let callers = loaded.value else { throw DiagnosticsError(loaded.diagnostics) }
         self.callers = callers
-        if let jwks = configuration.jwks {
-            guard let data = try? FileReading.read(jwks.path), let json = try? JSONValue.parse(data) else {
-                throw DiagnosticsError(.error("signer.jwks", "cannot read the JWKS file '\(jwks.path)' as JSON", hint: "download the provider's JWKS (its jwks_uri) into that file"))
+        var providers: [String: ProviderKeys] = [:]
+        for provider in configuration.providers + callers.providers {
+            guard providers[provider.issuer] == nil else {
+                throw DiagnosticsError(.error("signer.duplicate-issuer", "two providers have the issuer \(provider.issuer)", hint: "keep one provider per issuer"))
             }
-            verifier = JWTVerifier(keys: JSONWebKeys(json: json), issuer: jwks.issuer, audience: jwks.audience, leeway: 60)
-        } else {
-            verifier = nil
+            providers[provider.issuer] = try ProviderKeys(provider: provider, http: configuration.http, policy: configuration.keyCache)
         }
+        self.providers = providers
         templates = configuration.templatesEndpoint.map { TemplateDirectory(endpoint: $0, http: configuration.http, secret: configuration.secret) }
         do { audit = try AuditLog(path: configuration.auditLog) } catch { throw DiagnosticsError(.error("signer.audit-log", "\(error)")) }
     }
@@ -86,17 +92,17 @@ public final class SigningService: HTTPServerHandler, Sendable {
     }
 
     private func sign(_ body: Data, authorization: String?) -> ServerResponse {
-        var caller: Callers.Caller?
+        var attempt = Attempt()
         var params: String?
         do {
-            caller = try authenticate(authorization)
+            try authenticate(authorization, into: &attempt)
             let request: JSONValue
             do { request = try JSONValue.parse(body) } catch { throw Refusal.unreadable(error, what: "the request body") }
             guard let text = request["params"]?.stringValue else {
                 throw Refusal(status: 400, code: "MALFORMED_REQUEST", message: "send {\"params\": \"<the exact params string>\"} as JSON")
             }
             params = text
-            guard let who = caller else { throw Refusal.unauthorized("NO_TOKEN", "no caller") }
+            guard let who = attempt.caller else { throw Refusal.unauthorized("NO_TOKEN", "no caller") }
             // A caller out of quota causes no work (such as a Template lookup) before it is told so.
             if let wait = quotas.wait(who.name, quota: who.quota) {
                 throw Refusal(status: 429, code: "QUOTA_EXCEEDED", message: "\(who.name) has used its quota; retry in \(wait) s", retryIn: wait)
@@ -106,10 +112,10 @@ public final class SigningService: HTTPServerHandler, Sendable {
                 throw Refusal(status: 429, code: "QUOTA_EXCEEDED", message: "\(who.name) has used its quota; retry in \(wait) s", retryIn: wait)
             }
             let signature = Signature.sign(text, secret: configuration.secret)
-            audit.record(caller: who.name, decision: "signed", status: 200, violations: [], params: text)
+            audit.record(attempt, decision: "signed", status: 200, violations: [], params: text)
             return .json(200, JSONValue.object(["params": .string(text), "signature": .string(signature)]).serialized())
         } catch let refusal as Refusal {
-            audit.record(caller: caller?.name, decision: "refused", status: refusal.status,
+            audit.record(attempt, decision: "refused", status: refusal.status,
                          violations: refusal.violations.isEmpty ? [.string(refusal.code)] : refusal.violations, params: params)
             var headers: [(name: String, value: String)] = []
             if refusal.status == 401 { headers.append(("WWW-Authenticate", "Bearer")) }
@@ -120,20 +126,40 @@ public final class SigningService: HTTPServerHandler, Sendable {
         }
     }
 
-    private func authenticate(_ header: String?) throws(Refusal) -> Callers.Caller {
+    /// Who is asking: a static caller by its token, or an identity by its JWT. What is learnt on
+    /// the way (provider, subject) stays in `attempt` for the audit log, even when refused.
+    private func authenticate(_ header: String?, into attempt: inout Attempt) throws(Refusal) {
         guard let header, header.lowercased().hasPrefix("bearer "), !header.dropFirst(7).trimmingCharacters(in: .whitespaces).isEmpty else {
             throw .unauthorized("NO_TOKEN", "send 'Authorization: Bearer <token>'")
         }
         let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        if token.split(separator: ".", omittingEmptySubsequences: false).count == 3, let verifier {
-            let claims = try verifier.verify(token)
-            guard let identity = callers.identity(claims: claims) else {
-                throw .unauthorized("NO_MATCHING_IDENTITY", "no identity rule matches this token's claims")
-            }
-            return identity
+        if token.split(separator: ".", omittingEmptySubsequences: false).count == 3, !providers.isEmpty {
+            attempt.caller = try identity(of: JWT(token), into: &attempt)
+            return
         }
         guard let caller = callers.caller(token: token) else { throw .unauthorized("INVALID_TOKEN", "the token is not known") }
-        return caller
+        attempt.caller = caller
+    }
+
+    /// The identity a JWT proves: its issuer names the provider, whose keys check it.
+    private func identity(of token: JWT, into attempt: inout Attempt) throws(Refusal) -> Callers.Caller {
+        try JWTVerifier.checkAlgorithm(of: token)
+        guard let issuer = token.issuer, let keys = providers[issuer] else {
+            throw .unauthorized("WRONG_ISSUER", "the JWT's issuer \(token.issuer.map { "'\($0)'" } ?? "(none)") is not a provider this signer trusts")
+        }
+        let provider = keys.provider
+        attempt.provider = provider.name
+        let known = try keys.keys(for: token.keyID)
+        guard known.contains(keyID: token.keyID) else {
+            throw .unauthorized("UNKNOWN_KEY", "the JWT names the key '\(token.keyID ?? "")', which provider '\(provider.name)' does not list")
+        }
+        try JWTVerifier.verify(token, keys: known, issuer: provider.issuer, audiences: provider.audiences)
+        // Only a verified token's subject is logged: an unverified one could write anything there.
+        attempt.subject = token.subject
+        guard let identity = callers.identity(claims: token.claims, provider: provider.name) else {
+            throw .unauthorized("NO_MATCHING_IDENTITY", "no identity rule matches this token's claims")
+        }
+        return identity
     }
 
     /// Every way `text` is not signable for `caller`; throws 400 for non-params and 403 for violations.

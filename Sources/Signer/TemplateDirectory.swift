@@ -1,6 +1,5 @@
 import Basics
 import Client
-import Dispatch
 import Foundation
 import HTTPClient
 import Synchronization
@@ -32,17 +31,13 @@ final class TemplateDirectory: Sendable {
         let now = ContinuousClock.now
         if let cached = cache.withLock({ $0[authKey + "/" + id] }), now - cached.fetched < freshFor { return try cached.answer.get() }
         let client = TemplateClient(http: http, endpoint: endpoint, authKey: authKey, signer: SecretSigner(secret: secret), lifetime: .seconds(300))
-        let answer = Answer()
-        Task {
-            do { answer.set(.success(try await client.get(id: id))) } catch { answer.set(.failure(error)) }
-        }
         func remember(_ answer: Result<RemoteTemplate, Refusal>) {
             cache.withLock { cache in
                 if cache.count >= capacity { cache.removeAll() }
                 cache[authKey + "/" + id] = (answer, now)
             }
         }
-        switch answer.wait() {
+        switch BlockingWait.result({ try await client.get(id: id) }) {
         case .success(let template):
             remember(.success(template))
             return template
@@ -59,22 +54,6 @@ final class TemplateDirectory: Sendable {
             // Not the service's "no": a transport error (alone: its URL carries signed params) or a 5xx.
             let reason = (error as? HTTPError)?.message ?? (error as? AssemblyClient.Failure)?.code ?? "\(error)"
             throw Refusal(status: 502, code: "TEMPLATE_LOOKUP_FAILED", message: "could not look up Template '\(id)' at \(endpoint): \(reason)")
-        }
-    }
-
-    /// One lookup's outcome, handed from its task to the waiting connection thread.
-    private final class Answer: Sendable {
-        private let result = Mutex<Result<RemoteTemplate, any Error>?>(nil)
-        private let done = DispatchSemaphore(value: 0)
-
-        func set(_ value: Result<RemoteTemplate, any Error>) {
-            result.withLock { $0 = value }
-            done.signal()
-        }
-
-        func wait() -> Result<RemoteTemplate, any Error> {
-            done.wait()
-            return result.withLock { $0 } ?? .failure(CancellationError())
         }
     }
 }

@@ -51,7 +51,8 @@ final class SignerFixture: @unchecked Sendable {
         let policy = try XCTUnwrap(PolicyFixture.load(directory.path + "/policy.yml"))
         let service = try SigningService(.init(
             policy: policy, policyText: try String(contentsOfFile: directory.path + "/policy.yml", encoding: .utf8),
-            callersPath: directory.path + "/callers.yml", jwks: (directory.path + "/jwks.json", "https://issuer.example", "pipeline-signer"),
+            callersPath: directory.path + "/callers.yml",
+            providers: [IdentityProvider(name: "default", issuer: "https://issuer.example", audiences: ["pipeline-signer"], keys: .file(directory.path + "/jwks.json"))],
             authKey: nil, secret: Self.secret, auditLog: directory.path + "/audit.jsonl"), environment: [:])
         server = try HTTPServer(HTTPServer.Configuration(port: 0), handler: service)
     }

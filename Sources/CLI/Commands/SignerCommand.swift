@@ -74,7 +74,8 @@ struct SignerCommand: Command {
         do {
             service = try SigningService(.init(
                 policy: policy, policyText: String(decoding: policyData, as: UTF8.self), callersPath: arguments.value("tokens") ?? "",
-                jwks: jwks, authKey: arguments.value("auth-key"), secret: secret, auditLog: arguments.value("audit-log"),
+                providers: jwks.map { [IdentityProvider(name: "default", issuer: $0.issuer, audiences: [$0.audience], keys: .file($0.path))] } ?? [],
+                authKey: arguments.value("auth-key"), secret: secret, auditLog: arguments.value("audit-log"),
                 templatesEndpoint: templatesEndpoint),
                 environment: context.environment)
         } catch {

@@ -1,7 +1,6 @@
-import Dispatch
+import Basics
 import Foundation
 import HTTPClient
-import Synchronization
 
 /// Fetches http(s) URLs to files for the engine's robots, on the robot's own thread: only public
 /// addresses (and loopback when the engine allows it), redirects within http(s), a size limit,
@@ -24,35 +23,22 @@ struct RemoteFetcher: Sendable {
             method: "GET", url: url, headers: headers + [("Accept-Encoding", "identity")],
             timeouts: HTTPTimeouts(connect: .seconds(15), stallTime: .seconds(30), stallBytesPerSecond: 1024, total: .seconds(3600)),
             followsRedirects: true, maxResponseBytes: Int(clamping: maxBytes), responseFile: path, addressPolicy: policy)
-        let outcome = Mutex<Result<HTTPResponse, any Error>?>(nil)
-        let finished = DispatchSemaphore(value: 0)
         let client = client
-        let task = Task {
-            do {
-                let response = try await client.send(request)
-                outcome.withLock { $0 = .success(response) }
-            } catch {
-                outcome.withLock { $0 = .failure(error) }
-            }
-            finished.signal()
-        }
-        while finished.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
-            if isCanceled() { task.cancel() }
-        }
+        let outcome = BlockingWait.result(isCanceled: isCanceled) { try await client.send(request) }
         let shown = Self.shown(url)
-        switch outcome.withLock({ $0 }) {
-        case .success(let response)? where (200..<300).contains(response.status):
+        switch outcome {
+        case .success(let response) where (200..<300).contains(response.status):
             return response
-        case .success(let response)?:
+        case .success(let response):
             throw RobotError(code: "IMPORT_FILE_ERROR", message: "\(shown) answered \(response.status)")
-        case .failure(let error as HTTPError)? where error.kind == .cancelled:
+        case .failure(let error as HTTPError) where error.kind == .cancelled:
             throw RobotError.canceled
-        case .failure(let error as HTTPError)?:
+        case .failure(let error as HTTPError):
             throw RobotError(code: "IMPORT_FILE_ERROR", message: "cannot fetch \(shown): \(error.message)" + Self.hint(for: error.kind))
-        case .failure(let error)?:
+        case .failure(is CancellationError):
+            throw RobotError.canceled
+        case .failure(let error):
             throw RobotError(code: "IMPORT_FILE_ERROR", message: "cannot fetch \(shown): \(error)")
-        case nil:
-            throw RobotError(code: "IMPORT_FILE_ERROR", message: "cannot fetch \(shown)")
         }
     }
 

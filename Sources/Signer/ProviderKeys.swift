@@ -1,0 +1,135 @@
+import Basics
+import Foundation
+import HTTPClient
+import Synchronization
+
+/// One provider's public keys, as its JWKS file says or as fetched over HTTPS (after discovery
+/// when no `jwks_uri` is configured) and kept by the `KeyCachePolicy`. Fetches block the calling
+/// connection thread; one fetch runs at a time per provider.
+final class ProviderKeys: Sendable {
+    let provider: IdentityProvider
+    private let http: HTTPClient
+    private let policy: KeyCachePolicy
+
+    private struct Cache {
+        var keys: JSONWebKeys?
+        var freshUntil = ContinuousClock.now
+        var usableUntil = ContinuousClock.now
+        var lastFetch: ContinuousClock.Instant?
+        var lastFailure: String?
+    }
+
+    private let cache = Mutex(Cache())
+    private let fetching = Mutex(())
+
+    /// The keys of `provider`; a JWKS file is read now (the error says why it cannot be).
+    init(provider: IdentityProvider, http: HTTPClient, policy: KeyCachePolicy) throws(DiagnosticsError) {
+        self.provider = provider
+        self.http = http
+        self.policy = policy
+        if case .file(let path) = provider.keys {
+            guard let data = try? FileReading.read(path, limit: 1 << 20), let json = try? JSONValue.parse(data) else {
+                throw DiagnosticsError(.error(
+                    "signer.jwks", "cannot read the JWKS file '\(path)' of provider '\(provider.name)' as JSON",
+                    hint: "download the provider's JWKS (its jwks_uri) into that file"))
+            }
+            let keys = JSONWebKeys(json: json)
+            guard !keys.entries.isEmpty else {
+                throw DiagnosticsError(.error("signer.jwks", "the JWKS file '\(path)' holds no RSA or P-256 signing key"))
+            }
+            cache.withLock { $0 = Cache(keys: keys, freshUntil: .now + .seconds(315_360_000), usableUntil: .now + .seconds(315_360_000)) }
+        }
+    }
+
+    /// The keys to check a token naming `keyID` with: the cached ones while fresh and knowing that
+    /// id; otherwise fetched again, unless a fetch ran within `refetchInterval`. 503 when there are
+    /// no usable keys and the provider cannot be reached.
+    func keys(for keyID: String?) throws(Refusal) -> JSONWebKeys {
+        if let keys = usable(knowing: keyID) { return keys }
+        return try fetching.withLock { _ throws(Refusal) -> JSONWebKeys in
+            // Another request may have fetched while this one waited.
+            if let keys = usable(knowing: keyID) { return keys }
+            let now = ContinuousClock.now
+            let state = cache.withLock { $0 }
+            if let last = state.lastFetch, now - last < policy.refetchInterval {
+                if let keys = state.keys, now < state.usableUntil { return keys }
+                throw unavailable(state.lastFailure ?? "no keys yet")
+            }
+            cache.withLock { $0.lastFetch = now }
+            switch BlockingWait.result({ [self] in try await fetch() }) {
+            case .success(let (keys, freshness)):
+                cache.withLock { cache in
+                    cache.keys = keys
+                    cache.freshUntil = now + freshness
+                    cache.usableUntil = now + freshness + policy.staleFor
+                    cache.lastFailure = nil
+                }
+                return keys
+            case .failure(let error):
+                let reason = (error as? FetchFailure)?.reason ?? (error as? HTTPError)?.description ?? "\(error)"
+                cache.withLock { $0.lastFailure = reason }
+                if let keys = state.keys, now < state.usableUntil { return keys }
+                throw unavailable(reason)
+            }
+        }
+    }
+
+    private func usable(knowing keyID: String?) -> JSONWebKeys? {
+        cache.withLock { cache in
+            guard let keys = cache.keys, ContinuousClock.now < cache.freshUntil, keys.contains(keyID: keyID) else { return nil }
+            return keys
+        }
+    }
+
+    private func unavailable(_ reason: String) -> Refusal {
+        Refusal(status: 503, code: "KEYS_UNAVAILABLE", message: "the keys of identity provider '\(provider.name)' cannot be had: \(reason)", retryIn: 30)
+    }
+
+    private struct FetchFailure: Error {
+        var reason: String
+    }
+
+    /// Discovery (when needed), then the JWKS, with the freshness its answer allows.
+    private func fetch() async throws -> (JSONWebKeys, Duration) {
+        var location: String
+        switch provider.keys {
+        case .url(let url?): location = url
+        case .url(nil):
+            let discovery = try await get(provider.discoveryURL)
+            guard let document = try? JSONValue.parse(discovery.body), let issuer = document["issuer"]?.stringValue,
+                  let uri = document["jwks_uri"]?.stringValue else {
+                throw FetchFailure(reason: "\(provider.discoveryURL) is not an OpenID Connect discovery document")
+            }
+            guard issuer == provider.issuer else {
+                throw FetchFailure(reason: "discovery at \(provider.discoveryURL) names the issuer '\(issuer)', not '\(provider.issuer)'")
+            }
+            location = uri
+        case .file(let path):
+            throw FetchFailure(reason: "the JWKS file '\(path)' was not read")
+        }
+        guard location.lowercased().hasPrefix("https://") else { throw FetchFailure(reason: "jwks_uri '\(location)' is not https") }
+        let answer = try await get(location)
+        guard let json = try? JSONValue.parse(answer.body) else { throw FetchFailure(reason: "\(location) did not answer a JWKS") }
+        let keys = JSONWebKeys(json: json)
+        guard !keys.entries.isEmpty else { throw FetchFailure(reason: "\(location) lists no RSA or P-256 signing key") }
+        return (keys, freshness(of: answer))
+    }
+
+    private func get(_ url: String) async throws -> HTTPResponse {
+        let response = try await http.send(HTTPRequest(
+            method: "GET", url: url, headers: [("Accept", "application/json")],
+            timeouts: HTTPTimeouts(connect: .seconds(5), stallTime: .seconds(5), total: .seconds(10)), maxResponseBytes: 1 << 20))
+        guard response.status == 200 else { throw FetchFailure(reason: "\(url) answered \(response.status)") }
+        return response
+    }
+
+    /// `Cache-Control: max-age` held within the policy's bounds; `no-store`/`no-cache` give the least.
+    private func freshness(of response: HTTPResponse) -> Duration {
+        let directives = (response.headers["Cache-Control"] ?? "").lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        if directives.contains("no-store") || directives.contains("no-cache") { return policy.freshness.lowerBound }
+        guard let age = directives.first(where: { $0.hasPrefix("max-age=") }).flatMap({ Int($0.dropFirst(8)) }), age >= 0 else {
+            return policy.defaultFreshness
+        }
+        return min(max(.seconds(age), policy.freshness.lowerBound), policy.freshness.upperBound)
+    }
+}
