@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "ClientTests", dependencies: ["Client", "HTTPClient", "HTTPServer", "Wire", "TestSupport", "EngineTestSupport", "Basics", "Planning"],
                     exclude: ["Tus/Fixtures", "Signing/Fixtures"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "HTTPClient", "Client", "Wire", "TestSupport", "EngineTestSupport", "Basics", "Spec"], exclude: ["Fixtures"]),
-        .testTarget(name: "SignerTests", dependencies: ["Signer", "HTTPServer", "HTTPClient", "Wire", "Spec", "TestSupport", "Basics"]),
+        .testTarget(name: "SignerTests", dependencies: ["Signer", "HTTPServer", "HTTPClient", "Wire", "Spec", "TestSupport", "Basics"], exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "CLITests", dependencies: ["CLI", "pipeline", "TestSupport", "EngineTestSupport", "Basics", "Client", "Wire"], exclude: ["Fixtures"]),
     ],

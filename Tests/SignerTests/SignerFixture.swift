@@ -124,19 +124,26 @@ final class SignerFixture: @unchecked Sendable {
     }
 
     private static func jwks(rsa: String, ec: String) throws -> String {
-        let modulus = try ProcessRunner.run("/usr/bin/openssl", ["rsa", "-in", rsa, "-noout", "-modulus"]).stdout
+        JSONValue.object(["keys": .array([try rsaJWK(rsa, kid: "rsa-1"), try ecJWK(ec, kid: "ec-1")])]).serialized()
+    }
+
+    /// The public JWK of the RSA key in the PEM file at `path`.
+    static func rsaJWK(_ path: String, kid: String) throws -> JSONValue {
+        let modulus = try ProcessRunner.run("/usr/bin/openssl", ["rsa", "-in", path, "-noout", "-modulus"]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "Modulus=", with: "")
         let n = Data(stride(from: 0, to: modulus.count, by: 2).compactMap { offset -> UInt8? in
             let start = modulus.index(modulus.startIndex, offsetBy: offset)
             return UInt8(modulus[start..<modulus.index(start, offsetBy: 2)], radix: 16)
         })
-        let der = try ProcessRunner.run("/bin/sh", ["-c", "openssl pkey -in '\(ec)' -pubout -outform DER | od -An -v -tx1"]).stdout
+        return .object(["kty": .string("RSA"), "kid": .string(kid), "n": .string(base64url(n)), "e": .string("AQAB")])
+    }
+
+    /// The public JWK of the P-256 key in the PEM file at `path`.
+    static func ecJWK(_ path: String, kid: String) throws -> JSONValue {
+        let der = try ProcessRunner.run("/bin/sh", ["-c", "openssl pkey -in '\(path)' -pubout -outform DER | od -An -v -tx1"]).stdout
         let point = der.split(whereSeparator: \.isWhitespace).compactMap { UInt8($0, radix: 16) }.suffix(65)
         let x = Data(point.dropFirst().prefix(32)), y = Data(point.suffix(32))
-        return JSONValue.object(["keys": .array([
-            .object(["kty": .string("RSA"), "kid": .string("rsa-1"), "n": .string(base64url(n)), "e": .string("AQAB")]),
-            .object(["kty": .string("EC"), "kid": .string("ec-1"), "crv": .string("P-256"), "x": .string(base64url(x)), "y": .string(base64url(y))]),
-        ])]).serialized()
+        return .object(["kty": .string("EC"), "kid": .string(kid), "crv": .string("P-256"), "x": .string(base64url(x)), "y": .string(base64url(y))])
     }
 }
 

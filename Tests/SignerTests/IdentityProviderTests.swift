@@ -1,0 +1,199 @@
+import Basics
+import Foundation
+import HTTPClient
+import HTTPServer
+import Signer
+import TestSupport
+import XCTest
+
+/// Identity providers against a real HTTPS identity provider on 127.0.0.1 (a private CA,
+/// discovery, a JWKS the test rotates, an outage): keys fetched, cached and refetched as the
+/// policy says, tokens matched to providers by issuer, claim rules, the audit log.
+final class IdentityProviderTests: XCTestCase {
+    private var keys: SignerFixture!
+    private var idp: ServerProcess!
+    private var folder: String { keys.directory.path + "/idp" }
+    private var issuer: String { "https://127.0.0.1:\(idp.port)" }
+    private var services: [HTTPServer] = []
+
+    override func setUpWithError() throws {
+        keys = try SignerFixture()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let directory = keys.directory.path
+        let made = try ProcessRunner.run("/usr/bin/openssl", [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", directory + "/idp-key.pem", "-out", directory + "/idp-cert.pem",
+            "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+        ])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        idp = try ServerProcess("/usr/bin/env", [
+            "python3", PackageRoot.path + "/Tests/SignerTests/Fixtures/identity_provider.py", folder, directory + "/idp-cert.pem", directory + "/idp-key.pem",
+        ])
+        try publish(rsa: ["rsa-1": "rsa.pem"])
+        try write("discovery.json", JSONValue.object(["issuer": .string(issuer), "jwks_uri": .string(issuer + "/jwks")]).serialized())
+    }
+
+    override func tearDown() {
+        services.forEach { $0.stop() }
+        idp.stop()
+        keys = nil
+    }
+
+    private func write(_ name: String, _ text: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/" + name))
+    }
+
+    /// Serves these RSA keys (kid: PEM file of the fixture) as the provider's JWKS.
+    private func publish(rsa: [String: String]) throws {
+        let jwks = try rsa.sorted { $0.key < $1.key }.map { try SignerFixture.rsaJWK(keys.directory.path + "/" + $0.value, kid: $0.key) }
+        try write("jwks.json", JSONValue.object(["keys": .array(jwks)]).serialized())
+    }
+
+    private func fetches() -> Int {
+        ((try? String(contentsOfFile: folder + "/requests.log", encoding: .utf8)) ?? "").split(separator: "\n").filter { $0 == "/jwks" }.count
+    }
+
+    /// A signer trusting the test provider `ci` (by discovery) and `apple` (keys by URL).
+    private func startSigner(_ cache: KeyCachePolicy = KeyCachePolicy()) throws -> String {
+        try keys.directory.write("providers.yml", """
+            version: 1
+            providers:
+              - name: ci
+                issuer: \(issuer)
+                audience: [pipeline-signer, deploys]
+              - name: apple
+                issuer: https://appleid.example
+                audience: com.example.app
+                jwks_uri: \(issuer)/jwks
+            identities:
+              - name: releases
+                provider: ci
+                claims: {repository: acme/site, ref: [refs/heads/main, "refs/tags/v*"]}
+              - name: app-user
+                provider: apple
+                claims: {email_verified: true, nonce: "*"}
+            """)
+        let service = try SigningService(.init(
+            policy: try XCTUnwrap(PolicyFixture.load(keys.directory.path + "/policy.yml")), policyText: "",
+            callersPath: keys.directory.path + "/providers.yml", keyCache: cache, authKey: nil, secret: SignerFixture.secret,
+            auditLog: keys.directory.path + "/providers-audit.jsonl",
+            http: HTTPClient(trust: TLSTrust(caFile: keys.directory.path + "/idp-cert.pem"))), environment: [:])
+        let server = try HTTPServer(HTTPServer.Configuration(port: 0), handler: service)
+        services.append(server)
+        return "http://127.0.0.1:\(server.port)"
+    }
+
+    private func sign(at signer: String, _ bearer: String) async throws -> (status: Int, body: JSONValue) {
+        let body = JSONValue.object(["params": .string(SignerFixture.params())]).serialized()
+        let response = try await keys.http.send(HTTPRequest(
+            method: "POST", url: signer + "/sign", headers: [("Authorization", "Bearer " + bearer)], body: .data(Data(body.utf8))))
+        return (response.status, try JSONValue.parse(response.body))
+    }
+
+    private func ci(_ changes: [String: JSONValue] = [:], key: String = "rsa.pem", kid: String = "rsa-1") throws -> String {
+        var claims = SignerFixture.claims(["iss": .string(issuer), "sub": .string("repo:acme/site:ref:refs/heads/main")])
+        claims.merge(changes) { $1 }
+        return try keys.jwt(claims: claims, key: key, kid: kid)
+    }
+
+    func testProvidersByIssuerClaimRulesAndTheAuditLog() async throws {
+        let signer = try startSigner()
+        let apple = SignerFixture.claims(["iss": .string("https://appleid.example"), "aud": .string("com.example.app"), "sub": .string("000123.abc"),
+                                          "email_verified": .string("true"), "nonce": .string("9f86d0")])
+        let cases: [(String, String, Int, String?)] = [
+            ("the main branch", try ci(), 200, nil),
+            ("a release tag, by pattern", try ci(["ref": .string("refs/tags/v1.2.0")]), 200, nil),
+            ("another audience of the provider", try ci(["aud": .array([.string("x"), .string("deploys")])]), 200, nil),
+            ("a feature branch", try ci(["ref": .string("refs/heads/feature")]), 401, "NO_MATCHING_IDENTITY"),
+            ("a tag without the v", try ci(["ref": .string("refs/tags/1.2")]), 401, "NO_MATCHING_IDENTITY"),
+            ("an audience of no provider", try ci(["aud": .string("com.example.app")]), 401, "WRONG_AUDIENCE"),
+            ("an unknown issuer", try ci(["iss": .string("https://evil.example")]), 401, "WRONG_ISSUER"),
+            ("the right issuer, a foreign key under a known kid", try ci(key: "other.pem"), 401, "INVALID_TOKEN"),
+            ("Apple, email_verified as the string \"true\"", try keys.jwt(claims: apple, kid: "rsa-1"), 200, nil),
+            ("Apple, email_verified as JSON true", try keys.jwt(claims: apple.merging(["email_verified": .bool(true)]) { $1 }, kid: "rsa-1"), 200, nil),
+            ("Apple, an unverified email", try keys.jwt(claims: apple.merging(["email_verified": .bool(false)]) { $1 }, kid: "rsa-1"), 401, "NO_MATCHING_IDENTITY"),
+            ("Apple, no nonce", try keys.jwt(claims: apple.filter { $0.key != "nonce" }, kid: "rsa-1"), 401, "NO_MATCHING_IDENTITY"),
+            ("a CI token matching only the Apple rule", try ci(["email_verified": .bool(true), "nonce": .string("x"), "ref": .string("x")]), 401, "NO_MATCHING_IDENTITY"),
+        ]
+        var tokens: [String] = []
+        for (name, token, status, code) in cases {
+            tokens.append(token)
+            let answer = try await sign(at: signer, token)
+            XCTAssertEqual(answer.status, status, "\(name): \(answer.body.serialized())")
+            if let code { XCTAssertEqual(answer.body["error"], .string(code), name) }
+        }
+        XCTAssertEqual(fetches(), 2, "each provider fetches its keys once while they are fresh")
+        let lines = try String(contentsOfFile: keys.directory.path + "/providers-audit.jsonl", encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.count, cases.count)
+        let first = try JSONValue.parse(Data(lines[0].utf8))
+        XCTAssertEqual(first["caller"], .string("releases"))
+        XCTAssertEqual(first["provider"], .string("ci"))
+        XCTAssertEqual(first["subject"], .string("repo:acme/site:ref:refs/heads/main"))
+        let foreign = try JSONValue.parse(Data(lines[7].utf8))
+        XCTAssertEqual(foreign["provider"], .string("ci"))
+        XCTAssertNil(foreign["subject"], "an unverified token's subject is not logged")
+        let log = lines.joined(separator: "\n")
+        for token in tokens { XCTAssertFalse(log.contains(String(token.split(separator: ".")[2])), "no token reaches the audit log") }
+    }
+
+    func testKeysRotateWhileTheSignerRunsAndUnknownKidsCannotMakeItHammer() async throws {
+        let signer = try startSigner(KeyCachePolicy(refetchInterval: .milliseconds(500)))
+        let before = try await sign(at: signer, try ci())
+        XCTAssertEqual(before.status, 200, before.body.serialized())
+        try publish(rsa: ["rsa-2": "other.pem"])
+        // A flood of made-up key ids within the interval: refused, and at most one refetch.
+        for index in 0..<40 {
+            let answer = try await sign(at: signer, try ci(kid: "made-up-\(index)"))
+            XCTAssertEqual(answer.body["error"], .string("UNKNOWN_KEY"), answer.body.serialized())
+        }
+        XCTAssertLessThanOrEqual(fetches(), 2, "unknown kids fetch at most once per interval")
+        try await Task.sleep(for: .milliseconds(600))
+        let rotated = try await sign(at: signer, try ci(key: "other.pem", kid: "rsa-2"))
+        XCTAssertEqual(rotated.status, 200, "the new key is fetched when a token names it: \(rotated.body.serialized())")
+        let retired = try await sign(at: signer, try ci())
+        XCTAssertEqual(retired.body["error"], .string("UNKNOWN_KEY"), "a retired key no longer signs: \(retired.body.serialized())")
+    }
+
+    func testCachedKeysServeForABoundedTimeWhileTheProviderIsDown() async throws {
+        let signer = try startSigner(KeyCachePolicy(defaultFreshness: .zero, freshness: .zero...(.zero), refetchInterval: .zero, staleFor: .seconds(1)))
+        let first = try await sign(at: signer, try ci())
+        XCTAssertEqual(first.status, 200, first.body.serialized())
+        try write("down", "")
+        let during = try await sign(at: signer, try ci())
+        XCTAssertEqual(during.status, 200, "stale keys serve while the provider is down: \(during.body.serialized())")
+        try await Task.sleep(for: .milliseconds(1200))
+        let later = try await sign(at: signer, try ci())
+        XCTAssertEqual(later.status, 503, later.body.serialized())
+        XCTAssertEqual(later.body["error"], .string("KEYS_UNAVAILABLE"))
+        XCTAssertTrue(later.body["message"]?.stringValue?.contains("answered 503") == true, later.body.serialized())
+        try FileManager.default.removeItem(atPath: folder + "/down")
+        let back = try await sign(at: signer, try ci())
+        XCTAssertEqual(back.status, 200, back.body.serialized())
+    }
+
+    func testDiscoveryMustNameTheIssuerAndProvidersMustBeHTTPS() async throws {
+        try write("discovery.json", JSONValue.object(["issuer": .string("https://someone-else.example"), "jwks_uri": .string(issuer + "/jwks")]).serialized())
+        let signer = try startSigner()
+        let answer = try await sign(at: signer, try ci())
+        XCTAssertEqual(answer.status, 503)
+        XCTAssertTrue(answer.body["message"]?.stringValue?.contains("names the issuer 'https://someone-else.example'") == true, answer.body.serialized())
+
+        let configurations: [(String, String)] = [
+            ("providers: [{name: a, issuer: http://ci.example, audience: x}]", "callers.insecure-provider"),
+            ("providers: [{name: a, issuer: https://ci.example, audience: x, jwks_uri: http://ci.example/k}]", "callers.insecure-provider"),
+            ("providers: [{name: a, issuer: https://a.example, audience: x}, {name: b, issuer: https://b.example, audience: x}]\nidentities: [{name: i, claims: {sub: s}}]", "callers.ambiguous-identity"),
+            ("providers: [{name: a, issuer: https://a.example, audience: x}]\nidentities: [{name: i, provider: b, claims: {sub: s}}]", "callers.unknown-provider"),
+            ("providers: [{name: a, issuer: https://a.example, audience: []}]", "callers.empty-value"),
+        ]
+        for (text, id) in configurations {
+            try keys.directory.write("bad.yml", "version: 1\n" + text + "\n")
+            do {
+                _ = try SigningService(.init(
+                    policy: try XCTUnwrap(PolicyFixture.load(keys.directory.path + "/policy.yml")), policyText: "",
+                    callersPath: keys.directory.path + "/bad.yml", authKey: nil, secret: "s", auditLog: nil), environment: [:])
+                XCTFail("\(text) is refused")
+            } catch let error as DiagnosticsError {
+                XCTAssertTrue(error.diagnostics.contains { $0.id == id }, "\(text): \(error.diagnostics.map(\.message))")
+            }
+        }
+    }
+}
