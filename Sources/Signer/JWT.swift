@@ -2,15 +2,6 @@ import Basics
 import Crypto
 import Foundation
 
-/// Base64url without padding, as JWTs use it.
-enum Base64URL {
-    static func decode(_ text: Substring) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
-    }
-}
-
 /// A JWT split into its parts, nothing checked yet.
 struct JWT: Sendable {
     let header: JSONValue

@@ -11,25 +11,13 @@ import XCTest
 /// policy says, tokens matched to providers by issuer, claim rules, the audit log.
 final class IdentityProviderTests: XCTestCase {
     private var keys: SignerFixture!
-    private var idp: ServerProcess!
-    private var folder: String { keys.directory.path + "/idp" }
-    private var issuer: String { "https://127.0.0.1:\(idp.port)" }
+    private var idp: TestIdentityProvider!
+    private var issuer: String { idp.issuer }
     private var services: [HTTPServer] = []
 
     override func setUpWithError() throws {
         keys = try SignerFixture()
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let directory = keys.directory.path
-        let made = try ProcessRunner.run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", directory + "/idp-key.pem", "-out", directory + "/idp-cert.pem",
-            "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-        ])
-        XCTAssertEqual(made.status, 0, made.stderr)
-        idp = try ServerProcess("/usr/bin/env", [
-            "python3", PackageRoot.path + "/Tests/SignerTests/Fixtures/identity_provider.py", folder, directory + "/idp-cert.pem", directory + "/idp-key.pem",
-        ])
-        try publish(rsa: ["rsa-1": "rsa.pem"])
-        try write("discovery.json", JSONValue.object(["issuer": .string(issuer), "jwks_uri": .string(issuer + "/jwks")]).serialized())
+        idp = try TestIdentityProvider()
     }
 
     override func tearDown() {
@@ -38,19 +26,7 @@ final class IdentityProviderTests: XCTestCase {
         keys = nil
     }
 
-    private func write(_ name: String, _ text: String) throws {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/" + name))
-    }
-
-    /// Serves these RSA keys (kid: PEM file of the fixture) as the provider's JWKS.
-    private func publish(rsa: [String: String]) throws {
-        let jwks = try rsa.sorted { $0.key < $1.key }.map { try SignerFixture.rsaJWK(keys.directory.path + "/" + $0.value, kid: $0.key) }
-        try write("jwks.json", JSONValue.object(["keys": .array(jwks)]).serialized())
-    }
-
-    private func fetches() -> Int {
-        ((try? String(contentsOfFile: folder + "/requests.log", encoding: .utf8)) ?? "").split(separator: "\n").filter { $0 == "/jwks" }.count
-    }
+    private func fetches() -> Int { idp.jwksFetches() }
 
     /// A signer trusting the test provider `ci` (by discovery) and `apple` (keys by URL).
     private func startSigner(_ cache: KeyCachePolicy = KeyCachePolicy()) throws -> String {
@@ -76,7 +52,7 @@ final class IdentityProviderTests: XCTestCase {
             policy: try XCTUnwrap(PolicyFixture.load(keys.directory.path + "/policy.yml")), policyText: "",
             callersPath: keys.directory.path + "/providers.yml", keyCache: cache, authKey: nil, secret: SignerFixture.secret,
             auditLog: keys.directory.path + "/providers-audit.jsonl",
-            http: HTTPClient(trust: TLSTrust(caFile: keys.directory.path + "/idp-cert.pem"))), environment: [:])
+            http: HTTPClient(trust: TLSTrust(caFile: idp.certificate))), environment: [:])
         let server = try HTTPServer(HTTPServer.Configuration(port: 0), handler: service)
         services.append(server)
         return "http://127.0.0.1:\(server.port)"
@@ -89,16 +65,17 @@ final class IdentityProviderTests: XCTestCase {
         return (response.status, try JSONValue.parse(response.body))
     }
 
-    private func ci(_ changes: [String: JSONValue] = [:], key: String = "rsa.pem", kid: String = "rsa-1") throws -> String {
-        var claims = SignerFixture.claims(["iss": .string(issuer), "sub": .string("repo:acme/site:ref:refs/heads/main")])
+    private func ci(_ changes: [String: JSONValue] = [:], kid: String = "rsa-1", signingKey: String? = nil) throws -> String {
+        var claims: [String: JSONValue] = ["aud": .string("pipeline-signer"), "sub": .string("repo:acme/site:ref:refs/heads/main"),
+                                           "repository": .string("acme/site"), "ref": .string("refs/heads/main")]
         claims.merge(changes) { $1 }
-        return try keys.jwt(claims: claims, key: key, kid: kid)
+        return try idp.mint(claims, kid: kid, signingKey: signingKey)
     }
 
     func testProvidersByIssuerClaimRulesAndTheAuditLog() async throws {
         let signer = try startSigner()
-        let apple = SignerFixture.claims(["iss": .string("https://appleid.example"), "aud": .string("com.example.app"), "sub": .string("000123.abc"),
-                                          "email_verified": .string("true"), "nonce": .string("9f86d0")])
+        let apple: [String: JSONValue] = ["iss": .string("https://appleid.example"), "aud": .string("com.example.app"), "sub": .string("000123.abc"),
+                                          "email_verified": .string("true"), "nonce": .string("9f86d0")]
         let cases: [(String, String, Int, String?)] = [
             ("the main branch", try ci(), 200, nil),
             ("a release tag, by pattern", try ci(["ref": .string("refs/tags/v1.2.0")]), 200, nil),
@@ -107,11 +84,11 @@ final class IdentityProviderTests: XCTestCase {
             ("a tag without the v", try ci(["ref": .string("refs/tags/1.2")]), 401, "NO_MATCHING_IDENTITY"),
             ("an audience of no provider", try ci(["aud": .string("com.example.app")]), 401, "WRONG_AUDIENCE"),
             ("an unknown issuer", try ci(["iss": .string("https://evil.example")]), 401, "WRONG_ISSUER"),
-            ("the right issuer, a foreign key under a known kid", try ci(key: "other.pem"), 401, "INVALID_TOKEN"),
-            ("Apple, email_verified as the string \"true\"", try keys.jwt(claims: apple, kid: "rsa-1"), 200, nil),
-            ("Apple, email_verified as JSON true", try keys.jwt(claims: apple.merging(["email_verified": .bool(true)]) { $1 }, kid: "rsa-1"), 200, nil),
-            ("Apple, an unverified email", try keys.jwt(claims: apple.merging(["email_verified": .bool(false)]) { $1 }, kid: "rsa-1"), 401, "NO_MATCHING_IDENTITY"),
-            ("Apple, no nonce", try keys.jwt(claims: apple.filter { $0.key != "nonce" }, kid: "rsa-1"), 401, "NO_MATCHING_IDENTITY"),
+            ("the right issuer, a foreign key under a known kid", try ci(signingKey: "rsa-2"), 401, "INVALID_TOKEN"),
+            ("Apple, email_verified as the string \"true\"", try idp.mint(apple), 200, nil),
+            ("Apple, email_verified as JSON true", try idp.mint(apple.merging(["email_verified": .bool(true)]) { $1 }), 200, nil),
+            ("Apple, an unverified email", try idp.mint(apple.merging(["email_verified": .bool(false)]) { $1 }), 401, "NO_MATCHING_IDENTITY"),
+            ("Apple, no nonce", try idp.mint(apple.filter { $0.key != "nonce" }), 401, "NO_MATCHING_IDENTITY"),
             ("a CI token matching only the Apple rule", try ci(["email_verified": .bool(true), "nonce": .string("x"), "ref": .string("x")]), 401, "NO_MATCHING_IDENTITY"),
         ]
         var tokens: [String] = []
@@ -139,15 +116,15 @@ final class IdentityProviderTests: XCTestCase {
         let signer = try startSigner(KeyCachePolicy(refetchInterval: .milliseconds(500)))
         let before = try await sign(at: signer, try ci())
         XCTAssertEqual(before.status, 200, before.body.serialized())
-        try publish(rsa: ["rsa-2": "other.pem"])
+        try idp.publish(["rsa-2"])
         // A flood of made-up key ids within the interval: refused, and at most one refetch.
         for index in 0..<40 {
-            let answer = try await sign(at: signer, try ci(kid: "made-up-\(index)"))
+            let answer = try await sign(at: signer, try ci(kid: "made-up-\(index)", signingKey: "rsa-1"))
             XCTAssertEqual(answer.body["error"], .string("UNKNOWN_KEY"), answer.body.serialized())
         }
         XCTAssertLessThanOrEqual(fetches(), 2, "unknown kids fetch at most once per interval")
         try await Task.sleep(for: .milliseconds(600))
-        let rotated = try await sign(at: signer, try ci(key: "other.pem", kid: "rsa-2"))
+        let rotated = try await sign(at: signer, try ci(kid: "rsa-2"))
         XCTAssertEqual(rotated.status, 200, "the new key is fetched when a token names it: \(rotated.body.serialized())")
         let retired = try await sign(at: signer, try ci())
         XCTAssertEqual(retired.body["error"], .string("UNKNOWN_KEY"), "a retired key no longer signs: \(retired.body.serialized())")
@@ -157,7 +134,7 @@ final class IdentityProviderTests: XCTestCase {
         let signer = try startSigner(KeyCachePolicy(defaultFreshness: .zero, freshness: .zero...(.zero), refetchInterval: .zero, staleFor: .seconds(1)))
         let first = try await sign(at: signer, try ci())
         XCTAssertEqual(first.status, 200, first.body.serialized())
-        try write("down", "")
+        try idp.write("down", "")
         let during = try await sign(at: signer, try ci())
         XCTAssertEqual(during.status, 200, "stale keys serve while the provider is down: \(during.body.serialized())")
         try await Task.sleep(for: .milliseconds(1200))
@@ -165,13 +142,13 @@ final class IdentityProviderTests: XCTestCase {
         XCTAssertEqual(later.status, 503, later.body.serialized())
         XCTAssertEqual(later.body["error"], .string("KEYS_UNAVAILABLE"))
         XCTAssertTrue(later.body["message"]?.stringValue?.contains("answered 503") == true, later.body.serialized())
-        try FileManager.default.removeItem(atPath: folder + "/down")
+        try idp.remove("down")
         let back = try await sign(at: signer, try ci())
         XCTAssertEqual(back.status, 200, back.body.serialized())
     }
 
     func testDiscoveryMustNameTheIssuerAndProvidersMustBeHTTPS() async throws {
-        try write("discovery.json", JSONValue.object(["issuer": .string("https://someone-else.example"), "jwks_uri": .string(issuer + "/jwks")]).serialized())
+        try idp.write("discovery.json", JSONValue.object(["issuer": .string("https://someone-else.example"), "jwks_uri": .string(issuer + "/jwks")]).serialized())
         let signer = try startSigner()
         let answer = try await sign(at: signer, try ci())
         XCTAssertEqual(answer.status, 503)

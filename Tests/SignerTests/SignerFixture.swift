@@ -104,9 +104,7 @@ final class SignerFixture: @unchecked Sendable {
         return claims
     }
 
-    static func base64url(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
+    static func base64url(_ data: Data) -> String { TestIdentityProvider.base64url(data) }
 
     /// DER `SEQUENCE { INTEGER r, INTEGER s }` to the 64-byte `r || s` of a JWS.
     static func rawECDSA(der: Data) -> Data {
@@ -124,18 +122,7 @@ final class SignerFixture: @unchecked Sendable {
     }
 
     private static func jwks(rsa: String, ec: String) throws -> String {
-        JSONValue.object(["keys": .array([try rsaJWK(rsa, kid: "rsa-1"), try ecJWK(ec, kid: "ec-1")])]).serialized()
-    }
-
-    /// The public JWK of the RSA key in the PEM file at `path`.
-    static func rsaJWK(_ path: String, kid: String) throws -> JSONValue {
-        let modulus = try ProcessRunner.run("/usr/bin/openssl", ["rsa", "-in", path, "-noout", "-modulus"]).stdout
-            .trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "Modulus=", with: "")
-        let n = Data(stride(from: 0, to: modulus.count, by: 2).compactMap { offset -> UInt8? in
-            let start = modulus.index(modulus.startIndex, offsetBy: offset)
-            return UInt8(modulus[start..<modulus.index(start, offsetBy: 2)], radix: 16)
-        })
-        return .object(["kty": .string("RSA"), "kid": .string(kid), "n": .string(base64url(n)), "e": .string("AQAB")])
+        JSONValue.object(["keys": .array([try TestIdentityProvider.rsaJWK(rsa, kid: "rsa-1"), try ecJWK(ec, kid: "ec-1")])]).serialized()
     }
 
     /// The public JWK of the P-256 key in the PEM file at `path`.

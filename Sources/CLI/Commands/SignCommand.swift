@@ -25,6 +25,8 @@ struct SignCommand: Command {
             .init(name: "url", valueName: "URL", help: "The signing backend (https, or http on 127.0.0.1/localhost)."),
             .init(name: "token-env", valueName: "VAR", help: "The variable holding the bearer token for --url."),
             .init(name: "token-file", valueName: "FILE", help: "A file holding the bearer token for --url."),
+            .init(name: "token-oidc", valueName: "KIND", help: "Send an identity token instead: github (requested for --audience), or gitlab or env (read from --token-env)."),
+            .init(name: "audience", valueName: "AUD", help: "The audience of the GitHub identity token (with --token-oidc github)."),
             .init(name: "key", valueName: "KEY", help: "The Auth Key when the params have none (default $TRANSLOADIT_KEY)."),
             .init(name: "expires-in", valueName: "DURATION", help: "Signature lifetime when the params have no auth.expires (default 1h)."),
             CommandSpec.caCertOption,
@@ -32,6 +34,7 @@ struct SignCommand: Command {
         examples: [
             "echo '{\"steps\": {}}' | TRANSLOADIT_KEY=k TRANSLOADIT_SECRET=s pipeline sign",
             "pipeline sign --params params.json --signer url --url https://signer.example.com/sign --token-env SIGNER_TOKEN",
+            "pipeline sign --params params.json --signer url --url https://signer.example.com/sign --token-oidc github --audience pipeline-signer",
         ])
 
     let paramsPath: String
@@ -53,6 +56,26 @@ struct SignCommand: Command {
             guard SecureURL.allowsSecrets(url) else {
                 throw UsageError("--url must be https (or http on 127.0.0.1 or localhost): a token must not travel in clear text", command: Self.spec.name)
             }
+        }
+        if let kind = arguments.value("token-oidc") {
+            guard signer == "url" else { throw UsageError("--token-oidc goes with --signer url", command: Self.spec.name) }
+            switch kind {
+            case "github":
+                guard arguments.value("audience") != nil else {
+                    throw UsageError("--token-oidc github needs --audience AUD: the audience the signer accepts", command: Self.spec.name)
+                }
+                guard arguments.value("token-env") == nil else {
+                    throw UsageError("--token-oidc github requests its own token; drop --token-env", command: Self.spec.name)
+                }
+            case "gitlab", "env":
+                guard arguments.value("token-env") != nil, arguments.value("audience") == nil else {
+                    throw UsageError("--token-oidc \(kind) reads the token from --token-env VAR and takes no --audience", command: Self.spec.name)
+                }
+            default:
+                throw UsageError("--token-oidc must be github, gitlab or env, not '\(kind)'", command: Self.spec.name)
+            }
+        } else if arguments.value("audience") != nil {
+            throw UsageError("--audience goes with --token-oidc github", command: Self.spec.name)
         }
         lifetime = try arguments.duration("expires-in", default: .seconds(3600))
         self.arguments = arguments
@@ -103,14 +126,19 @@ struct SignCommand: Command {
         return try SignerFactory.make(settings, environment: environment)
     }
 
-    private func token(_ environment: [String: String]) throws(SignerError) -> String? {
+    private func token(_ environment: [String: String]) throws(SignerError) -> SignerToken? {
+        switch arguments.value("token-oidc") {
+        case "github": return .identity(.github(audience: arguments.value("audience") ?? ""))
+        case _?: return .identity(.variable(arguments.value("token-env") ?? ""))
+        case nil: break
+        }
         if let variable = arguments.value("token-env") {
             guard let token = environment[variable], !token.isEmpty else { throw SignerError("$\(variable) is not set") }
-            return token
+            return .value(token)
         }
         if let file = arguments.value("token-file") {
             guard let data = try? FileReading.read(file, limit: 64 << 10) else { throw SignerError("cannot read the token file '\(file)'") }
-            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            return .value(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         }
         return nil
     }

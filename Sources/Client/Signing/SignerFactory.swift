@@ -9,7 +9,14 @@ public enum SignerFactory {
         case nil: return try SecretSigner(environment: environment)
         case .secret(let variable)?: return try SecretSigner(environment: environment, variable: variable)
         case .command(let arguments, let timeout)?: return CommandSigner(arguments: arguments, timeout: timeout ?? .seconds(30))
-        case .url(let url, let token)?: return URLSigner(url: url, token: token, http: HTTPClient())
+        case .url(let url, let token)?:
+            let http = HTTPClient()
+            let tokens: (any BearerTokenSource)? = switch token {
+            case .value(let value)?: FixedToken(value)
+            case .identity(let source)?: IdentityTokens(source, environment: environment, http: http)
+            case nil: nil
+            }
+            return URLSigner(url: url, tokens: tokens, http: http)
         }
     }
 }

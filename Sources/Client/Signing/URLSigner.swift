@@ -9,15 +9,15 @@ import Wire
 public struct URLSigner: ParamsSigner {
     /// The signing endpoint.
     public var url: String
-    private let token: String?
+    private let tokens: (any BearerTokenSource)?
     private let http: HTTPClient
     /// The longest a signing request may take.
     public var timeout: Duration
 
     /// Creates a URL signer.
-    public init(url: String, token: String?, http: HTTPClient, timeout: Duration = .seconds(15)) {
+    public init(url: String, tokens: (any BearerTokenSource)?, http: HTTPClient, timeout: Duration = .seconds(15)) {
         self.url = url
-        self.token = token
+        self.tokens = tokens
         self.http = http
         self.timeout = timeout
     }
@@ -25,7 +25,7 @@ public struct URLSigner: ParamsSigner {
     /// Asks the signing backend for the signature of exactly `params`.
     public func sign(_ params: String) async throws(SignerError) -> String {
         var headers: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Accept", "application/json")]
-        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        if let tokens { headers.append(("Authorization", "Bearer \(try await tokens.token())")) }
         let body = JSONValue.object(["params": .string(params)]).serialized()
         let request = HTTPRequest(
             method: "POST", url: url, headers: headers, body: .data(Data(body.utf8)),

@@ -63,8 +63,8 @@ struct AuthReader {
                 return nil
             }
             rejectStray(fields, keys: ["timeout"], kind: "url")
-            let token = fields["token"].flatMap { tokenNode in credential { decoder.nonEmptyString(tokenNode, what: "'auth.signer.token'") } }
-            return Located(.url(url.value, token: token?.value), at: node.location)
+            let token = fields["token"].flatMap(readToken)
+            return Located(.url(url.value, token: token), at: node.location)
         case "command":
             rejectStray(fields, keys: ["token"], kind: "command")
             guard let arguments = decoder.stringList(value, what: "'auth.signer.command'") else { return nil }
@@ -86,6 +86,49 @@ struct AuthReader {
                 return nil
             }
             return Located(.secret(variable: variable.value), at: node.location)
+        }
+    }
+
+    /// `token: ${SIGNER_TOKEN}`, or a mapping that asks for an identity token:
+    /// `{oidc: github, audience: AUD}`, `{oidc: gitlab, variable: NAME}`, `{oidc: env, variable: NAME}`.
+    private func readToken(_ node: Node) -> SignerToken? {
+        guard node.pairs != nil else {
+            return credential { decoder.nonEmptyString(node, what: "'auth.signer.token'") }.map { .value($0.value) }
+        }
+        guard let fields = decoder.fields(node, what: "'auth.signer.token'", allowed: ["oidc", "audience", "variable"], required: ["oidc"]),
+              let kindNode = fields["oidc"], let kind = decoder.nonEmptyString(kindNode, what: "'auth.signer.token.oidc'") else { return nil }
+        switch kind.value {
+        case "github":
+            guard let audienceNode = fields["audience"] else {
+                decoder.report(.error("manifest.bad-signer", "an identity token from GitHub needs 'audience'", at: node.location,
+                                      hint: "the audience the signer's provider accepts, such as 'audience: pipeline-signer'"))
+                return nil
+            }
+            if let stray = fields.keyNode("variable") {
+                decoder.report(.error("manifest.bad-signer", "'variable' does not apply to GitHub identity tokens", at: stray.location,
+                                      hint: "GitHub's token is requested from the job's token endpoint; remove 'variable'"))
+            }
+            return decoder.nonEmptyString(audienceNode, what: "'audience'").map { .identity(.github(audience: $0.value)) }
+        case "gitlab", "env":
+            guard let variableNode = fields["variable"], let variable = decoder.nonEmptyString(variableNode, what: "'variable'") else {
+                decoder.report(.error("manifest.bad-signer", "an identity token from '\(kind.value)' needs 'variable': the variable that holds it",
+                                      at: node.location, hint: kind.value == "gitlab" ? "the name under the job's 'id_tokens', such as 'variable: SIGNER_ID_TOKEN'" : nil))
+                return nil
+            }
+            guard Interpolation.isVariableName(variable.value) else {
+                decoder.report(.error("manifest.bad-signer", "'\(variable.value)' is not an environment variable name", at: variableNode.location,
+                                      hint: "name the variable without '$'"))
+                return nil
+            }
+            if let stray = fields.keyNode("audience") {
+                decoder.report(.error("manifest.bad-signer", "'audience' does not apply to a token read from a variable", at: stray.location,
+                                      hint: kind.value == "gitlab" ? "set 'aud' under the job's id_tokens in .gitlab-ci.yml" : "remove it"))
+            }
+            return .identity(.variable(variable.value))
+        default:
+            decoder.report(.error("manifest.bad-signer", "'oidc' must be github, gitlab or env, not '\(kind.value)'", at: kindNode.location,
+                                  hint: Suggestions.hint(for: kind.value, in: ["github", "gitlab", "env"], kind: "values")))
+            return nil
         }
     }
 

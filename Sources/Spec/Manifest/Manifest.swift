@@ -94,7 +94,25 @@ public enum SignerSettings: Sendable, Hashable {
     /// A program that reads params on stdin and prints the signature.
     case command(arguments: [String], timeout: Duration?)
     /// An HTTPS signing backend with a bearer token.
-    case url(String, token: String?)
+    case url(String, token: SignerToken?)
+}
+
+/// The bearer token a signing backend is sent.
+public enum SignerToken: Sendable, Hashable {
+    /// A token as given (usually `${SIGNER_TOKEN}`).
+    case value(String)
+    /// An OpenID Connect identity token the runner obtains for each request, so no stored
+    /// credential is needed.
+    case identity(IdentityTokenSource)
+}
+
+/// Where the runner gets an identity token.
+public enum IdentityTokenSource: Sendable, Hashable {
+    /// GitHub Actions' token endpoint (`$ACTIONS_ID_TOKEN_REQUEST_URL` with
+    /// `$ACTIONS_ID_TOKEN_REQUEST_TOKEN`), asked for a token for `audience`.
+    case github(audience: String)
+    /// A JWT in an environment variable: GitLab's `id_tokens`, or any CI's.
+    case variable(String)
 }
 
 /// One named job: which files, how they are batched and what happens to them.

@@ -23,7 +23,7 @@ final class SignerBackendTests: XCTestCase {
     func testURLSignerGetsTheSignatureOfExactlyTheParamsSent() async throws {
         let server = try startSigner()
         defer { server.stop() }
-        let signature = try await URLSigner(url: server.url("/sign"), token: token, http: HTTPClient()).sign(params)
+        let signature = try await URLSigner(url: server.url("/sign"), tokens: FixedToken(token), http: HTTPClient()).sign(params)
         XCTAssertEqual(signature, Signature.sign(params, secret: secret))
     }
 
@@ -42,7 +42,7 @@ final class SignerBackendTests: XCTestCase {
         for (path, bearer, timeout, expected) in cases {
             let start = ContinuousClock.now
             do {
-                _ = try await URLSigner(url: server.url(path), token: bearer, http: http, timeout: timeout).sign(params)
+                _ = try await URLSigner(url: server.url(path), tokens: bearer.map(FixedToken.init), http: http, timeout: timeout).sign(params)
                 XCTFail("\(path) must be refused")
             } catch {
                 XCTAssertTrue(error.message.contains(expected), "\(path): \(error.message)")

@@ -14,7 +14,7 @@ final class ManifestLoaderTests: XCTestCase {
         XCTAssertEqual(manifest.endpoint?.value, .url("https://api2.transloadit.com"))
         XCTAssertEqual(manifest.auth.key?.value, "abc")
         XCTAssertEqual(manifest.auth.expiresIn?.value, .seconds(1800))
-        XCTAssertEqual(manifest.auth.signer?.value, .url("https://signer.example.com/sign", token: "s3cret-token"))
+        XCTAssertEqual(manifest.auth.signer?.value, .url("https://signer.example.com/sign", token: .value("s3cret-token")))
         XCTAssertEqual(manifest.policy?.value, "policy.yml")
         XCTAssertEqual(manifest.results?.value, "out/results.json")
         XCTAssertEqual(manifest.jobs.map(\.name.value), ["thumbs", "videos"])

@@ -1,0 +1,19 @@
+import Foundation
+
+/// Base64url without padding, as JWTs use it.
+public enum Base64URL {
+    /// The bytes `text` encodes; nil when it is not base64url.
+    public static func decode(_ text: Substring) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+
+    /// The claims of a JWT, read without checking its signature (for a holder to see when its own
+    /// token expires; never to trust it); nil when `token` is no JWT.
+    public static func unverifiedClaims(of token: String) -> [String: JSONValue]? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = decode(parts[1]) else { return nil }
+        return (try? JSONValue.parse(payload))?.objectValue
+    }
+}
