@@ -180,3 +180,94 @@ final class SignerEndToEndTests: XCTestCase {
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(10))
     }
 }
+
+/// Secretless CI end to end: `pipeline run` obtains a GitHub Actions identity token from the
+/// job's token endpoint (a test provider over HTTPS), `pipeline signer` verifies it with the
+/// provider's keys (found by discovery) and signs; no stored credential anywhere.
+final class IdentityTokenEndToEndTests: XCTestCase {
+    func testRunAndSignWithAGitHubIdentityTokenAndNoSecret() async throws {
+        let secret = "oidc-secret-31cc", requestToken = "request-token-77dd"
+        let idp = try TestIdentityProvider()
+        defer { idp.stop() }
+        let directory = try TemporaryDirectory(prefix: "oidc-e2e")
+        defer { directory.remove() }
+        try directory.write("signer/policy.yml", "version: 1\nauth_key: test-key\nmax_expires_in: 1h\nrobots:\n  /image/resize: {width: {type: integer, max: 1000}}\n")
+        try directory.write("signer/callers.yml", """
+            version: 1
+            providers:
+              - name: github
+                issuer: \(idp.issuer)
+                audience: pipeline-signer
+            identities:
+              - name: main-branch
+                provider: github
+                claims: {repository: acme/site, ref: refs/heads/main}
+            """)
+        let signer = try ServerProcess(ProcessRunner.pipelineExecutable, [
+            "signer", "--policy", directory.path + "/signer/policy.yml", "--tokens", directory.path + "/signer/callers.yml",
+            "--port", "0", "--audit-log", directory.path + "/signer/audit.jsonl", "--ca-cert", idp.certificate, "--endpoint", "none",
+        ], environment: ["TRANSLOADIT_SECRET": secret])
+        defer { signer.stop() }
+        let engineData = try TemporaryDirectory(prefix: "serve")
+        defer { engineData.remove() }
+        let engine = try ServerProcess(ProcessRunner.pipelineExecutable, [
+            "serve", "--port", "0", "--data-dir", engineData.path, "--auth-key", "test-key", "--quiet",
+        ], environment: ["TRANSLOADIT_SECRET": secret])
+        defer { engine.stop() }
+
+        let identityToken = try idp.mint(["aud": .string("pipeline-signer"), "sub": .string("repo:acme/site:ref:refs/heads/main"),
+                                          "repository": .string("acme/site"), "ref": .string("refs/heads/main")])
+        try idp.write("request-token", requestToken)
+        try idp.write("token-pipeline-signer.jwt", identityToken)
+        try directory.write("site/images/a.png", data: TestImages.png(width: 300, height: 200))
+        try directory.write("site/pipeline.yml", """
+            version: 1
+            endpoint: \(engine.url(""))
+            auth:
+              key: test-key
+              signer:
+                url: \(signer.url("/sign"))
+                token: {oidc: github, audience: pipeline-signer}
+            results: results.json
+            assemblies:
+              thumbs:
+                inputs: [images/*.png]
+                steps:
+                  thumb: {robot: /image/resize, use: ":original", width: 100}
+            """)
+        let environment = [
+            "ACTIONS_ID_TOKEN_REQUEST_URL": idp.issuer + "/token?api-version=2.0", "ACTIONS_ID_TOKEN_REQUEST_TOKEN": requestToken,
+            "TRANSLOADIT_SECRET": "",
+        ]
+        let run = try ProcessRunner.run(
+            ProcessRunner.pipelineExecutable, ["run", "--ca-cert", idp.certificate, directory.path + "/site/pipeline.yml"], environment: environment)
+        XCTAssertEqual(run.status, 0, run.stderr + ((try? String(contentsOfFile: directory.path + "/site/results.json", encoding: .utf8)) ?? ""))
+        XCTAssertTrue(run.stdout.hasPrefix("Run: 1 completed"), run.stdout)
+
+        let paramsFile = try directory.write("params.json", #"{"steps": {}}"#)
+        let signed = try ProcessRunner.run(ProcessRunner.pipelineExecutable, [
+            "sign", "--params", paramsFile, "--signer", "url", "--url", signer.url("/sign"), "--token-oidc", "github", "--audience", "pipeline-signer", "--key", "test-key",
+            "--ca-cert", idp.certificate,
+        ], environment: environment)
+        XCTAssertEqual(signed.status, 0, signed.stderr)
+        XCTAssertTrue(signed.stdout.contains("sha384:"), signed.stdout)
+
+        // Without the job's permission there is no token to send: the run says how to get one.
+        let denied = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["run", "--force", directory.path + "/site/pipeline.yml"],
+                                           environment: ["ACTIONS_ID_TOKEN_REQUEST_URL": ""])
+        XCTAssertEqual(denied.status, 1)
+        XCTAssertTrue(denied.stderr.contains("id-token: write"), denied.stderr)
+
+        let audit = try String(contentsOfFile: directory.path + "/signer/audit.jsonl", encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(audit.count, 2)
+        let entry = try JSONValue.parse(Data(audit[0].utf8))
+        XCTAssertEqual(entry["caller"], .string("main-branch"))
+        XCTAssertEqual(entry["provider"], .string("github"))
+        XCTAssertEqual(entry["subject"], .string("repo:acme/site:ref:refs/heads/main"))
+        for file in try FileManager.default.subpathsOfDirectory(atPath: directory.path) {
+            guard let data = FileManager.default.contents(atPath: directory.path + "/" + file) else { continue }
+            XCTAssertNil(data.range(of: Data(identityToken.split(separator: ".")[2].utf8)), "the identity token is in \(file)")
+            XCTAssertNil(data.range(of: Data(requestToken.utf8)), "the request token is in \(file)")
+        }
+    }
+}

@@ -26,7 +26,7 @@ final class IdentityProviderTests: XCTestCase {
         keys = nil
     }
 
-    private func fetches() -> Int { idp.jwksFetches() }
+    private func fetches() -> Int { idp.requests(to: "/jwks") }
 
     /// A signer trusting the test provider `ci` (by discovery) and `apple` (keys by URL).
     private func startSigner(_ cache: KeyCachePolicy = KeyCachePolicy()) throws -> String {

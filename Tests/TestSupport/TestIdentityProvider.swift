@@ -61,9 +61,10 @@ public final class TestIdentityProvider: @unchecked Sendable {
         try write("jwks.json", JSONValue.object(["keys": .array(keys)]).serialized())
     }
 
-    /// How many times the JWKS was fetched.
-    public func jwksFetches() -> Int {
-        ((try? String(contentsOfFile: served + "/requests.log", encoding: .utf8)) ?? "").split(separator: "\n").filter { $0 == "/jwks" }.count
+    /// How many requests asked for `path` (its query aside): `/jwks`, `/token`.
+    public func requests(to path: String) -> Int {
+        ((try? String(contentsOfFile: served + "/requests.log", encoding: .utf8)) ?? "").split(separator: "\n")
+            .filter { $0.split(separator: "?", maxSplits: 1).first.map(String.init) == path }.count
     }
 
     /// A JWT with `claims` (the issuer's `iss`, and `exp`, `iat` and `nbf` around now, unless

@@ -99,6 +99,18 @@ final class ManifestLoaderTests: XCTestCase {
             ("{command: 'sign --quiet'}", nil, ["manifest.bad-signer"]),
             ("{secret_env: X, token: t}", nil, ["manifest.bad-signer"]),
             ("{url: 'https://s.example', command: [x]}", nil, ["manifest.bad-signer"]),
+            ("{url: 'https://s.example', token: {oidc: github, audience: pipeline-signer}}",
+             .url("https://s.example", token: .identity(.github(audience: "pipeline-signer"))), []),
+            ("{url: 'https://s.example', token: {oidc: gitlab, variable: SIGNER_ID_TOKEN}}",
+             .url("https://s.example", token: .identity(.variable("SIGNER_ID_TOKEN"))), []),
+            ("{url: 'https://s.example', token: {oidc: env, variable: MY_JWT}}", .url("https://s.example", token: .identity(.variable("MY_JWT"))), []),
+            ("{url: 'https://s.example', token: {oidc: github}}", nil, ["manifest.bad-signer"]),
+            ("{url: 'https://s.example', token: {oidc: github, audience: a, variable: B}}", nil, ["manifest.bad-signer"]),
+            ("{url: 'https://s.example', token: {oidc: gitlab}}", nil, ["manifest.bad-signer"]),
+            ("{url: 'https://s.example', token: {oidc: gitlab, variable: '$X'}}", nil, ["manifest.bad-signer"]),
+            ("{url: 'https://s.example', token: {oidc: gitlab, variable: X, audience: a}}", nil, ["manifest.bad-signer"]),
+            ("{url: 'https://s.example', token: {oidc: githbu, audience: a}}", nil, ["manifest.bad-signer"]),
+            ("{url: 'https://s.example', token: {audience: a}}", nil, ["manifest.missing-key"]),
         ]
         for (signer, expected, ids) in cases {
             let loaded = decode("version: 1\nauth: {signer: \(signer)}\nassemblies: {a: {inputs: x, template_id: t}}\n")
