@@ -12,7 +12,8 @@ struct SignerCommand: Command {
         discussion: """
         POST /sign takes {"params": "<exact string>"} with 'Authorization: Bearer <token>' and answers \
         {"params", "signature"} or a refusal listing every violation. Callers are static tokens (stored as \
-        SHA-256) or identity tokens (JWTs, RS256 or ES256, checked against --jwks). GET /policy serves the \
+        SHA-256) or identity tokens (JWTs, RS256 or ES256) from the OpenID Connect providers the callers file \
+        lists (keys fetched over HTTPS and cached) or from --jwks. GET /policy serves the \
         policy in force; GET /healthz answers when it runs. A 'template_id' that the policy's templates.allowed \
         does not list as an id is looked up at --endpoint with the Auth Key and Secret, and allowed when the \
         Template's name is listed and its steps pass the policy (answers are kept for 60 s). With --tls-cert and --tls-key it speaks HTTPS; \
@@ -21,7 +22,7 @@ struct SignerCommand: Command {
         options: [
             .init(name: "policy", valueName: "FILE", help: "The policy to enforce (callers may name their own)."),
             .init(name: "tokens", valueName: "FILE", help: "The callers file: static tokens and identity rules."),
-            .init(name: "jwks", valueName: "FILE", help: "The identity provider's public keys, for JWT callers."),
+            .init(name: "jwks", valueName: "FILE", help: "One identity provider's public keys, for JWT callers (providers may also be listed in --tokens)."),
             .init(name: "issuer", valueName: "ISS", help: "The 'iss' JWTs must carry (required with --jwks)."),
             .init(name: "audience", valueName: "AUD", help: "The 'aud' JWTs must carry (required with --jwks)."),
             .init(name: "auth-key", valueName: "KEY", help: "The Auth Key params must carry (default: the policy's auth_key)."),
