@@ -6,6 +6,8 @@ struct CommandSpec: Sendable {
         var valueName: String?
         var help: String
         var repeatable = false
+        /// The only values it takes, offered by shell completion.
+        var choices: [String] = []
     }
 
     /// One positional argument.
@@ -14,6 +16,8 @@ struct CommandSpec: Sendable {
         var help: String
         var optional = false
         var variadic = false
+        /// The only values it takes, offered by shell completion.
+        var choices: [String] = []
     }
 
     var name: String

@@ -8,7 +8,7 @@ struct ResultsCommand: Command {
         name: "results",
         summary: "Work with results files: 'merge' combines the shards of one run (pipeline run --shard I/N).",
         arguments: [
-            .init(name: "ACTION", help: "merge"),
+            .init(name: "ACTION", help: "merge", choices: ["merge"]),
             .init(name: "FILE", help: "The shards' results files, in any order.", variadic: true),
         ],
         options: [.init(name: "out", valueName: "FILE", help: "Where to write the merged results (default: standard output).")],

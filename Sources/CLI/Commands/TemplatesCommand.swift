@@ -17,7 +17,7 @@ struct TemplatesCommand: Command {
         --prune it also deletes the Templates the manifest does not declare.
         """,
         arguments: [
-            .init(name: "ACTION", help: "list, pull or sync."),
+            .init(name: "ACTION", help: "list, pull or sync.", choices: ["list", "pull", "sync"]),
             .init(name: "MANIFEST", help: "The manifest, such as pipeline.yml."),
             .init(name: "NAME", help: "For pull: the Template's name.", optional: true),
         ],

@@ -1,0 +1,31 @@
+/// `pipeline completions SHELL`: prints a completion script for bash, zsh or fish.
+struct CompletionsCommand: Command {
+    static let spec = CommandSpec(
+        name: "completions",
+        summary: "Print the shell completion script for bash, zsh or fish.",
+        discussion: """
+        Completes commands, options, the values of options that take fixed ones, files and folders where \
+        an option takes them, and manifests (.yml, .yaml). 'make install' installs all three.
+        """,
+        arguments: [.init(name: "SHELL", help: "bash, zsh or fish.", choices: ShellCompletion.shells)],
+        examples: [
+            "source <(pipeline completions bash)",
+            "pipeline completions zsh > \"${fpath[1]}/_pipeline\"",
+            "pipeline completions fish > ~/.config/fish/completions/pipeline.fish",
+        ])
+
+    let shell: String
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        guard let shell = arguments.positionals.first else { throw UsageError("missing SHELL: bash, zsh or fish", command: Self.spec.name) }
+        guard ShellCompletion.shells.contains(shell), arguments.positionals.count == 1 else {
+            throw UsageError("SHELL must be bash, zsh or fish, not '\(arguments.positionals.joined(separator: " "))'", command: Self.spec.name)
+        }
+        self.shell = shell
+    }
+
+    func run(_ context: CommandContext) async throws -> Int32 {
+        context.output.out(ShellCompletion.script(for: shell, commands: PipelineCLI.commands.map { $0.spec }))
+        return ExitCode.success
+    }
+}
