@@ -81,3 +81,49 @@ final class PlanCommandTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("::error file=\(project.manifest),line=12,col=16::'width' of step 'thumb' must be at least 1"), result.stderr)
     }
 }
+
+/// `plan --format markdown`: what a pull request shows, before and after a run on the local engine.
+final class PlanMarkdownTests: XCTestCase {
+    func testMarkdownShowsJobsWhatChangesSinceTheLastRunAndEscapesNames() async throws {
+        let directory = try TemporaryDirectory(prefix: "markdown")
+        defer { directory.remove() }
+        for name in ["a.txt", "b|c`d*.txt", "e.txt"] { try directory.write("files/" + name, name) }
+        let manifest = """
+            version: 1
+            name: review
+            endpoint: local
+            assemblies:
+              hashes:
+                inputs: [files/*.txt]
+                batch: 1
+                steps: {h: {robot: /file/hash, use: ':original'}}
+            """
+        try directory.write("pipeline.yml", manifest)
+        let path = directory.path + "/pipeline.yml"
+        let before = await CLIHarness.run(["plan", path, "--format", "markdown"])
+        XCTAssertEqual(before.status, 0, before.stderr)
+        XCTAssertTrue(before.stdout.hasPrefix("### Plan for `review`"), before.stdout)
+        XCTAssertTrue(before.stdout.contains("**3 Assemblies to process**, 0 cached from the last run, 0 gone"), before.stdout)
+        XCTAssertTrue(before.stdout.contains("| hashes | h (`/file/hash`) | 3 | 3 | 3 |"), before.stdout)
+        XCTAssertTrue(before.stdout.contains("`files/b\\|c'd*.txt`"), "a name cannot end its code span or break the table: \(before.stdout)")
+        for line in before.stdout.split(separator: "\n") where line.hasPrefix("| + ") {
+            XCTAssertEqual(line.replacingOccurrences(of: "\\|", with: "").filter { $0 == "|" }.count, 7, "one row, six cells: \(line)")
+        }
+
+        let run = await CLIHarness.run(["run", path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        try directory.write("files/new.txt", "new")
+        try FileManager.default.removeItem(atPath: directory.path + "/files/a.txt")
+        let after = await CLIHarness.run(["plan", path, "--format", "markdown"])
+        XCTAssertEqual(after.status, 0, after.stderr)
+        XCTAssertTrue(after.stdout.contains("**1 Assembly to process**, 2 cached from the last run, 1 gone"), after.stdout)
+        XCTAssertTrue(after.stdout.contains("`files/new.txt`"), after.stdout)
+        XCTAssertTrue(after.stdout.contains("no longer in the plan"), after.stdout)
+
+        let both = await CLIHarness.run(["plan", path, "--json", "--format", "markdown"])
+        XCTAssertEqual(both.status, 64, both.stderr)
+        let unknown = await CLIHarness.run(["plan", path, "--format", "html"])
+        XCTAssertEqual(unknown.status, 64)
+        XCTAssertTrue(unknown.stderr.contains("text, json or markdown"), unknown.stderr)
+    }
+}

@@ -19,7 +19,9 @@ struct PlanCommand: Command {
         arguments: [.init(name: "MANIFEST", help: "The manifest to plan, such as pipeline.yml.")],
         options: [
             .init(name: "out", valueName: "FILE", help: "Write the plan as JSON to FILE."),
-            .init(name: "json", help: "Print the plan as JSON on standard output instead of the summary."),
+            .init(name: "json", help: "Print the plan as JSON on standard output instead of the summary (as --format json)."),
+            .init(name: "format", valueName: "FORMAT", help: "text (default), json, or markdown: the plan and what changed since the last run, for a pull request or $GITHUB_STEP_SUMMARY.",
+                  choices: ["text", "json", "markdown"]),
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
             .init(name: "rehash", help: "Hash every file, trusting none of the digests remembered in .pipeline/digests."),
             .init(name: "shard", valueName: "I/N", help: "Plan only shard I of N, as 'run --shard I/N' runs it (only its files are hashed)."),
@@ -28,11 +30,12 @@ struct PlanCommand: Command {
             .init(name: "prune", help: "List the endpoint's Templates the manifest does not declare, which 'templates sync --prune' deletes."),
             CommandSpec.caCertOption,
         ],
-        examples: ["pipeline plan pipeline.yml", "pipeline plan pipeline.yml --out plan.json"])
+        examples: ["pipeline plan pipeline.yml", "pipeline plan pipeline.yml --out plan.json", "pipeline plan pipeline.yml --format markdown >> \"$GITHUB_STEP_SUMMARY\""])
 
     let manifest: String
     let out: String?
     let json: Bool
+    let markdown: Bool
     let policy: String?
     let offline: Bool
     let prune: Bool
@@ -42,7 +45,15 @@ struct PlanCommand: Command {
     init(_ arguments: ParsedArguments) throws(UsageError) {
         manifest = arguments.positionals[0]
         out = arguments.value("out")
-        json = arguments.flag("json")
+        let format = arguments.value("format") ?? (arguments.flag("json") ? "json" : "text")
+        guard ["text", "json", "markdown"].contains(format) else {
+            throw UsageError("--format must be text, json or markdown, not '\(format)'", command: Self.spec.name)
+        }
+        guard !arguments.flag("json") || format == "json" else {
+            throw UsageError("--json and --format \(format) ask for different outputs; keep one", command: Self.spec.name)
+        }
+        json = format == "json"
+        markdown = format == "markdown"
         policy = arguments.value("policy")
         offline = arguments.flag("offline")
         prune = arguments.flag("prune")
@@ -75,12 +86,19 @@ struct PlanCommand: Command {
         if json {
             plan.writeJSON { context.output.out(String(decoding: $0, as: UTF8.self)) }
         } else {
-            let last = project.value.map { Workspace(manifest: $0.manifest) }?.lastResults(keep: \.isCompleted)
-            let cached = Set((last?.assemblies ?? []).map(\.planID))
-            context.output.out(PlanSummary.render(plan, cached: cached))
-            if let manifest = project.value?.manifest, let templates = await templates(manifest, context: context) {
-                context.output.out(templates)
+            let previous = project.value.map { Workspace(manifest: $0.manifest) }?.lastResults()?.assemblies ?? []
+            let cached = Set(previous.filter(\.isCompleted).map(\.planID))
+            var templates: String?
+            if let manifest = project.value?.manifest { templates = await self.templates(manifest, context: context) }
+            if markdown {
+                let planned = Set(plan.assemblies.map(\.id))
+                let gone = previous.filter { !planned.contains($0.planID) }.map { (job: $0.job, planID: $0.planID) }
+                let warnings = loaded.diagnostics.filter { $0.severity != .error }
+                context.output.out(PlanMarkdown.render(plan, cached: cached, gone: gone, warnings: warnings, templates: templates))
+                return ExitCode.success
             }
+            context.output.out(PlanSummary.render(plan, cached: cached))
+            if let templates { context.output.out(templates) }
             if let out { context.output.out("Wrote \(out).\n") }
         }
         return ExitCode.success

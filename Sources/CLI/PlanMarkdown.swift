@@ -1,0 +1,78 @@
+import Basics
+import Planning
+
+/// A plan as Markdown for a pull-request comment or `$GITHUB_STEP_SUMMARY`: per job what runs
+/// and what the last run already did, the Assemblies to process, what left the plan, warnings.
+enum PlanMarkdown {
+    /// How many Assemblies the folded list shows.
+    static let listed = 50
+
+    /// `cached` holds the plan ids the last run completed; `gone` what it ran that the plan no
+    /// longer has (job, plan id).
+    static func render(_ plan: Plan, cached: Set<String>, gone: [(job: String, planID: String)], warnings: [Diagnostic], templates: String?) -> String {
+        let process = plan.assemblies.filter { !cached.contains($0.id) }
+        var text = "### Plan for \(code(plan.pipeline)) (\(code(plan.manifest)))\n\n"
+        text += "**\(plural(process.count, "Assembly", "Assemblies")) to process**, \(plan.assemblies.count - process.count) cached from the last run, "
+            + "\(gone.count) gone; \(plural(plan.fileCount, "file")), \(ByteSize(bytes: plan.byteCount)) in all.\n\n"
+        if !plan.jobs.isEmpty {
+            text += "| job | steps | Assemblies | to process | files | size |\n| --- | --- | ---: | ---: | ---: | ---: |\n"
+            for job in plan.jobs {
+                let assemblies = plan.assemblies.filter { $0.job == job }
+                let files = assemblies.reduce(0) { $0 + $1.files.count }
+                let bytes = assemblies.reduce(Int64(0)) { $0 + $1.bytes }
+                let steps = assemblies.first.map { describe($0.instructions) } ?? ""
+                text += "| \(cell(job)) | \(steps) | \(assemblies.count) | \(assemblies.filter { !cached.contains($0.id) }.count) | \(files) | \(ByteSize(bytes: bytes)) |\n"
+            }
+            text += "\n"
+        }
+        if !process.isEmpty || !gone.isEmpty {
+            text += "<details><summary>Assemblies that change</summary>\n\n| | job | Assembly | files | size | first files |\n| --- | --- | --- | ---: | ---: | --- |\n"
+            for assembly in process.prefix(listed) {
+                let names = assembly.files.prefix(3).map { code($0.path) }.joined(separator: ", ") + (assembly.files.count > 3 ? ", +\(assembly.files.count - 3) more" : "")
+                text += "| + | \(cell(assembly.job)) | \(code(String(assembly.id.prefix(12)))) | \(assembly.files.count) | \(ByteSize(bytes: assembly.bytes)) | \(names) |\n"
+            }
+            for entry in gone.prefix(max(0, listed - process.count)) {
+                text += "| - | \(cell(entry.job)) | \(code(String(entry.planID.prefix(12)))) | | | no longer in the plan |\n"
+            }
+            let hidden = process.count + gone.count - listed
+            if hidden > 0 { text += "\n… and \(hidden) more (see `pipeline plan --out plan.json`).\n" }
+            text += "\n</details>\n\n"
+        }
+        if !warnings.isEmpty {
+            text += "**Warnings**\n\n"
+            for warning in warnings {
+                let place = warning.location.map { "\(code("\($0.file):\($0.line):\($0.column)")): " } ?? ""
+                text += "- \(place)\(escaped(warning.message)) (\(code(warning.id)))\n"
+            }
+            text += "\n"
+        }
+        if let templates { text += "**Templates**\n\n```\n\(templates.replacingOccurrences(of: "```", with: "'''"))```\n" }
+        return text
+    }
+
+    private static func describe(_ instructions: JSONValue) -> String {
+        if let steps = instructions["steps"]?.objectValue {
+            return steps.keys.sorted().map { name in "\(cell(name)) (\(code(steps[name]?["robot"]?.stringValue ?? "?")))" }.joined(separator: ", ")
+        }
+        let template = instructions["template_id"]?.stringValue ?? instructions["template"]?["name"]?.stringValue
+        return template.map { "Template \(code($0))" } ?? ""
+    }
+
+    /// Text in a code span that cannot end it or break a table row.
+    private static func code(_ text: String) -> String {
+        "`" + TerminalText.printable(text).replacingOccurrences(of: "`", with: "'").replacingOccurrences(of: "|", with: "\\|") + "`"
+    }
+
+    /// Text for a table cell.
+    private static func cell(_ text: String) -> String { escaped(text) }
+
+    /// Text whose Markdown and HTML characters are shown as they are.
+    private static func escaped(_ text: String) -> String {
+        var result = ""
+        for character in TerminalText.printable(text) {
+            if "\\`*_[]<>|#".contains(character) { result.append("\\") }
+            result.append(character)
+        }
+        return result
+    }
+}
