@@ -7,7 +7,7 @@ public enum PipelineCLI {
     /// The tool's version.
     public static let version = "0.1.0"
 
-    static let commands: [any Command.Type] = [ValidateCommand.self, PlanCommand.self, DiffCommand.self, RunCommand.self, RobotsCommand.self, TemplatesCommand.self, ResultsCommand.self, StatusCommand.self, CancelCommand.self, UploadCommand.self, SignCommand.self, ServeCommand.self, SignerCommand.self, CompletionsCommand.self]
+    static let commands: [any Command.Type] = [InitCommand.self, ValidateCommand.self, PlanCommand.self, DiffCommand.self, RunCommand.self, RobotsCommand.self, TemplatesCommand.self, ResultsCommand.self, StatusCommand.self, CancelCommand.self, UploadCommand.self, SignCommand.self, ServeCommand.self, SignerCommand.self, CompletionsCommand.self]
 
     /// Runs the tool with `arguments` (without the program name) and returns the exit code.
     public static func run(_ arguments: [String], environment: [String: String], output: Output) async -> Int32 {

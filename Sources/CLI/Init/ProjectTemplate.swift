@@ -1,0 +1,215 @@
+import Foundation
+
+/// What `pipeline init` writes for a kind of project: a commented manifest that runs at once on
+/// the local engine, the policy it passes, a GitHub Actions workflow, and the extensions whose
+/// files it processes (samples are made when the folder has none).
+struct ProjectTemplate {
+    enum Kind: String, CaseIterable {
+        case images, media, documents
+    }
+
+    let kind: Kind
+    let name: String
+    /// Where inputs are looked for: `samples/` for the samples, else the whole folder.
+    let usesSamples: Bool
+
+    static let imageExtensions = ["png", "jpg", "jpeg", "webp", "gif", "tif", "tiff"]
+    static let videoExtensions = ["mp4", "mov", "webm", "mkv", "avi"]
+    static let audioExtensions = ["mp3", "wav", "ogg", "flac", "m4a"]
+
+    /// The extensions a kind processes.
+    static func extensions(of kind: Kind) -> [String] {
+        switch kind {
+        case .images: imageExtensions
+        case .media: videoExtensions + audioExtensions
+        case .documents: ["pdf"]
+        }
+    }
+
+    /// The inputs of files with `extensions`: in `samples/`, or anywhere but the outputs.
+    private func inputs(_ extensions: [String]) -> String {
+        let names = extensions.count == 1 ? "*.\(extensions[0])" : "*.{\(extensions.joined(separator: ","))}"
+        let globs = usesSamples ? ["samples/" + names] : ["**/" + names, "!build/**", "!.pipeline/**"]
+        return "[" + globs.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+    }
+
+    var manifest: String {
+        let header = """
+            # The \(kind.rawValue) of '\(name)', processed by pipeline (made by `pipeline init`).
+            #
+            #   pipeline validate pipeline.yml   # check this file
+            #   pipeline plan pipeline.yml       # what would run (files, Assemblies, policy)
+            #   pipeline run pipeline.yml        # run it: results in build/results.json, files in build/
+            #
+            # `endpoint: local` runs everything on this machine with the built-in engine, no account
+            # needed. To use Transloadit, remove that line and export TRANSLOADIT_KEY and
+            # TRANSLOADIT_SECRET (or sign through `pipeline signer`; see the README).
+
+            version: 1
+            name: \(name)
+            endpoint: local
+            auth:
+              key: ${TRANSLOADIT_KEY:-local-key}
+              expires_in: 15m
+            policy: policy.yml
+            results: build/results.json
+
+            assemblies:
+
+            """
+        switch kind {
+        case .images:
+            return header + """
+                  thumbnails:
+                    inputs: \(inputs(Self.imageExtensions))
+                    batch: 10                      # files per Assembly
+                    steps:
+                      thumb:
+                        robot: /image/resize
+                        use: :original
+                        width: 320
+                        height: 240
+                        resize_strategy: fit
+                      small:
+                        robot: /image/optimize     # lossless, never larger
+                        use: thumb
+                        result: true
+                    download: build/thumbnails     # result files are copied here
+
+                """
+        case .media:
+            return header + """
+                  videos:
+                    inputs: \(inputs(Self.videoExtensions))
+                    batch: 1
+                    steps:
+                      web:
+                        robot: /video/encode
+                        use: :original
+                        preset: web/mp4/720p
+                        result: true
+                      poster:
+                        robot: /video/thumbs
+                        use: :original
+                        count: 1
+                        width: 320
+                        result: true
+                    download: build/videos
+
+                  audio:
+                    inputs: \(inputs(Self.audioExtensions))
+                    batch: 5
+                    steps:
+                      listen:
+                        robot: /audio/encode
+                        use: :original
+                        preset: mp3
+                        result: true
+                    download: build/audio
+
+                """
+        case .documents:
+            return header + """
+                  documents:
+                    inputs: \(inputs(["pdf"]))
+                    batch: 5
+                    steps:
+                      pages:
+                        robot: /document/thumbs
+                        use: :original
+                        width: 300
+                        height: 300
+                        format: png
+                        result: true
+                    download: build/pages
+
+                """
+        }
+    }
+
+    var policy: String {
+        let header = """
+            # What the manifests of '\(name)' may ask for. `pipeline plan` checks plans against it; a
+            # signing backend (`pipeline signer`) can enforce the same file on a server.
+            version: 1
+            max_expires_in: 1h
+            limits:
+              file_size: 2GB
+            robots:
+
+            """
+        switch kind {
+        case .images:
+            return header + """
+                  /image/resize:
+                    width: {type: integer, min: 1, max: 4000}
+                    height: {type: integer, min: 1, max: 4000}
+                    resize_strategy: {enum: [fit, fillcrop, crop, pad, stretch]}
+                    result: {type: boolean}
+                  /image/optimize:
+                    result: {type: boolean}
+
+                """
+        case .media:
+            return header + """
+                  /video/encode:
+                    preset: {enum: [web/mp4/720p, web/mp4/1080p, webm, iphone, ipad]}
+                    result: {type: boolean}
+                  /video/thumbs:
+                    count: {type: integer, min: 1, max: 20}
+                    width: {type: integer, min: 1, max: 1920}
+                    result: {type: boolean}
+                  /audio/encode:
+                    preset: {enum: [mp3, aac, ogg, opus, flac]}
+                    result: {type: boolean}
+
+                """
+        case .documents:
+            return header + """
+                  /document/thumbs:
+                    width: {type: integer, min: 1, max: 2000}
+                    height: {type: integer, min: 1, max: 2000}
+                    format: {enum: [png, jpg]}
+                    result: {type: boolean}
+
+                """
+        }
+    }
+
+    static let workflow = """
+        # Plans every pull request (the plan goes to the job's summary) and runs the manifest on main.
+        # pipeline must be on the runner's PATH: add the step that installs it (`make install` from its
+        # source) where marked. For the hosted service, remove `endpoint: local` from pipeline.yml and
+        # add TRANSLOADIT_KEY as a variable and TRANSLOADIT_SECRET as a secret (or use a signer with an
+        # identity token and no secret at all; see the README).
+        name: pipeline
+        on:
+          pull_request:
+          push:
+            branches: [main]
+        permissions:
+          contents: read
+        jobs:
+          plan:
+            if: github.event_name == 'pull_request'
+            runs-on: ubuntu-latest
+            steps:
+              - uses: actions/checkout@v4
+              # - install pipeline here
+              - run: pipeline validate pipeline.yml
+              - run: pipeline plan pipeline.yml --format markdown >> "$GITHUB_STEP_SUMMARY"
+          run:
+            if: github.event_name == 'push'
+            runs-on: ubuntu-latest
+            steps:
+              - uses: actions/checkout@v4
+              # - install pipeline here
+              - run: pipeline run pipeline.yml
+                env:
+                  TRANSLOADIT_KEY: ${{ vars.TRANSLOADIT_KEY }}
+                  TRANSLOADIT_SECRET: ${{ secrets.TRANSLOADIT_SECRET }}
+              - uses: actions/upload-artifact@v4
+                with: {name: results, path: build/}
+
+        """
+}

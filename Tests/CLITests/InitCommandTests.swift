@@ -1,0 +1,81 @@
+import Basics
+import Foundation
+import TestSupport
+import XCTest
+
+/// `pipeline init` through the binary: what it writes validates and runs on the local engine, it
+/// never overwrites without --force, and it uses the folder's own files when there are some.
+final class InitCommandTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws { directory = try TemporaryDirectory(prefix: "init") }
+    override func tearDown() { directory.remove() }
+
+    private func pipeline(_ arguments: [String], in folder: String? = nil) throws -> ProcessResult {
+        try ProcessRunner.run(ProcessRunner.pipelineExecutable, arguments, in: folder ?? directory.path, environment: ["TRANSLOADIT_SECRET": ""])
+    }
+
+    func testEachKindWritesAProjectThatValidatesAndRuns() throws {
+        for (kind, results) in [("images", 3), ("documents", 5), ("media", 3)] {
+            let made = try pipeline(["init", kind, "--kind", kind])
+            XCTAssertEqual(made.status, 0, made.stderr)
+            XCTAssertTrue(made.stdout.contains("pipeline run pipeline.yml"), made.stdout)
+            let project = directory.path + "/" + kind
+            for file in ["pipeline.yml", "policy.yml", ".github/workflows/pipeline.yml", ".gitignore"] {
+                XCTAssertTrue(FileManager.default.fileExists(atPath: project + "/" + file), "\(kind): \(file)")
+            }
+            let validated = try pipeline(["validate", "pipeline.yml"], in: project)
+            XCTAssertEqual(validated.status, 0, "\(kind): \(validated.stderr)")
+            let run = try pipeline(["run", "pipeline.yml"], in: project)
+            XCTAssertEqual(run.status, 0, "\(kind): \(run.stderr)")
+            let json = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: project + "/build/results.json")))
+            let files = (json["assemblies"]?.arrayValue ?? []).flatMap { ($0["results"]?.objectValue ?? [:]).values.flatMap { $0.arrayValue ?? [] } }
+            XCTAssertEqual(files.count, results, "\(kind): \(json.serialized())")
+        }
+        // The samples are real files, as ffprobe reads them.
+        let probed = try ProcessRunner.run("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0",
+                                                              directory.path + "/images/samples/ocean.png"])
+        XCTAssertEqual(probed.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "640,400")
+        let workflow = try String(contentsOfFile: directory.path + "/images/.github/workflows/pipeline.yml", encoding: .utf8)
+        XCTAssertTrue(workflow.contains("pipeline plan pipeline.yml --format markdown >> \"$GITHUB_STEP_SUMMARY\""), workflow)
+        XCTAssertTrue(workflow.contains("pipeline run pipeline.yml"), workflow)
+    }
+
+    func testNothingIsOverwrittenWithoutForce() throws {
+        XCTAssertEqual(try pipeline(["init"]).status, 0)
+        try directory.write("policy.yml", "# mine\n")
+        try directory.write(".gitignore", "node_modules/\n")
+        let again = try pipeline(["init"])
+        XCTAssertEqual(again.status, 1)
+        XCTAssertTrue(again.stderr.contains("'pipeline.yml'") && again.stderr.contains("'policy.yml'") && again.stderr.contains("--force"), again.stderr)
+        XCTAssertEqual(try String(contentsOfFile: directory.path + "/policy.yml", encoding: .utf8), "# mine\n", "nothing was written")
+        let forced = try pipeline(["init", "--force"])
+        XCTAssertEqual(forced.status, 0, forced.stderr)
+        XCTAssertNotEqual(try String(contentsOfFile: directory.path + "/policy.yml", encoding: .utf8), "# mine\n")
+        let ignore = try String(contentsOfFile: directory.path + "/.gitignore", encoding: .utf8)
+        XCTAssertEqual(ignore, "node_modules/\n.pipeline/\nbuild/\n", "kept, each line added once")
+    }
+
+    func testTheFoldersOwnFilesAreUsedWhenThereAreSome() throws {
+        let own = "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n"
+        try directory.write("docs/handbook.pdf", own)
+        let made = try pipeline(["init", "--kind", "documents"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path + "/samples"), "no samples when the folder has PDFs")
+        let manifest = try String(contentsOfFile: directory.path + "/pipeline.yml", encoding: .utf8)
+        XCTAssertTrue(manifest.contains(#"inputs: ["**/*.pdf", "!build/**", "!.pipeline/**"]"#), manifest)
+        let plan = try pipeline(["plan", "pipeline.yml"])
+        XCTAssertEqual(plan.status, 0, plan.stderr)
+        XCTAssertTrue(plan.stdout.contains("docs/handbook.pdf"), plan.stdout)
+    }
+
+    func testUsageErrors() throws {
+        let kind = try pipeline(["init", "--kind", "music"])
+        XCTAssertEqual(kind.status, 64)
+        XCTAssertTrue(kind.stderr.contains("images, media or documents"), kind.stderr)
+        try directory.write("file", "x")
+        let blocked = try pipeline(["init", "file/project"])
+        XCTAssertEqual(blocked.status, 1)
+        XCTAssertTrue(blocked.stderr.contains("cannot make the folder 'file/project'"), blocked.stderr)
+    }
+}
