@@ -4,11 +4,14 @@ public struct DiagnosticRenderer: Sendable {
     public var sources: SourceStore
     /// Whether to add GitHub Actions `::error` workflow commands.
     public var githubActions: Bool
+    /// The colours for a terminal (none by default).
+    public var palette: Palette
 
     /// Creates a renderer.
-    public init(sources: SourceStore, githubActions: Bool = false) {
+    public init(sources: SourceStore, githubActions: Bool = false, palette: Palette = .plain) {
         self.sources = sources
         self.githubActions = githubActions
+        self.palette = palette
     }
 
     /// The most diagnostics shown in full; the rest are counted (`--json` lists them all).
@@ -45,17 +48,19 @@ public struct DiagnosticRenderer: Sendable {
     /// One diagnostic: header, source excerpt with caret, notes and hint.
     public func render(_ diagnostic: Diagnostic) -> String {
         var output = ""
-        let prefix = diagnostic.location.map { "\($0): " } ?? "pipeline: "
-        output += "\(prefix)\(diagnostic.severity.rawValue): \(diagnostic.message) [\(diagnostic.id)]\n"
+        let prefix = diagnostic.location.map { palette.bold("\($0):") + " " } ?? "pipeline: "
+        let severity = diagnostic.severity == .error ? palette.error(diagnostic.severity.rawValue + ":")
+            : diagnostic.severity == .warning ? palette.warning(diagnostic.severity.rawValue + ":") : palette.hint(diagnostic.severity.rawValue + ":")
+        output += "\(prefix)\(severity) \(diagnostic.message) \(palette.dim("[\(diagnostic.id)]"))\n"
         if let location = diagnostic.location {
             output += excerpt(at: location)
         }
         for note in diagnostic.notes {
             let notePrefix = note.location.map { "\($0): " } ?? ""
-            output += "  \(notePrefix)note: \(note.message)\n"
+            output += "  \(notePrefix)\(palette.hint("note:")) \(note.message)\n"
         }
         if let hint = diagnostic.hint {
-            output += "  hint: \(hint)\n"
+            output += "  \(palette.hint("hint:")) \(hint)\n"
         }
         if githubActions {
             output += workflowCommand(for: diagnostic) + "\n"
@@ -75,7 +80,7 @@ public struct DiagnosticRenderer: Sendable {
         let after = start + window.count < fullLine.count ? "…" : ""
         // Keep tabs in the caret line so the caret lines up under the same character.
         let leading = before.map { _ in " " }.joined() + window.prefix(column - start).map { $0 == "\t" ? "\t" : " " }.joined()
-        return " \(gutter) | \(before)\(window)\(after)\n \(padding) | \(leading)^\n"
+        return " \(palette.dim(gutter + " |")) \(before)\(window)\(after)\n \(palette.dim(padding + " |")) \(leading)\(palette.added("^"))\n"
     }
 
     /// A GitHub Actions workflow command (`::error file=...,line=...,col=...::message`).

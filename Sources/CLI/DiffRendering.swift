@@ -5,31 +5,31 @@ import Planning
 enum DiffRendering {
     static let listedFiles = 10
 
-    static func text(_ diff: PlanDiff) -> String {
+    static func text(_ diff: PlanDiff, palette: Palette = .plain) -> String {
         var text = ""
         for job in diff.jobs where job.presence != .both || !job.created.isEmpty || !job.changed.isEmpty
             || !job.removed.isEmpty || !job.instructionChanges.isEmpty {
             switch job.presence {
-            case .added: text += "+ job \(job.job) (new)\n"
-            case .removed: text += "- job \(job.job) (removed)\n"
-            case .both: text += "~ job \(job.job)\n"
+            case .added: text += palette.added("+ job \(job.job) (new)") + "\n"
+            case .removed: text += palette.removed("- job \(job.job) (removed)") + "\n"
+            case .both: text += palette.changed("~ job \(job.job)") + "\n"
             }
             let reprocessed = job.changed.reduce(0) { $0 + $1.new.files.count }
             for change in job.instructionChanges {
-                text += "    ~ \(describe(change)) (re-processes \(plural(reprocessed, "file")) in "
+                text += "    " + palette.changed("~") + " \(describe(change)) (re-processes \(plural(reprocessed, "file")) in "
                     + "\(plural(job.changed.count, "Assembly", "Assemblies")))\n"
             }
             for assembly in job.created {
-                text += "    + \(assembly.id.prefix(12))  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes))\n"
+                text += "    " + palette.added("+") + " \(assembly.id.prefix(12))  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes))\n"
                 text += fileLines(assembly.files.map { "+ \($0.path)" })
             }
             for change in job.changed {
-                text += "    ~ \(change.old.id.prefix(12)) -> \(change.new.id.prefix(12))  \(plural(change.new.files.count, "file"))\n"
+                text += "    " + palette.changed("~") + " \(change.old.id.prefix(12)) -> \(change.new.id.prefix(12))  \(plural(change.new.files.count, "file"))\n"
                 text += fileLines(change.addedFiles.map { "+ \($0.path)" } + change.removedFiles.map { "- \($0.path)" }
                     + change.changedFiles.map { "~ \($0.path) (content changed)" })
             }
             for assembly in job.removed {
-                text += "    - \(assembly.id.prefix(12))  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes))\n"
+                text += "    " + palette.removed("-") + " \(assembly.id.prefix(12))  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes))\n"
             }
         }
         if diff.isEmpty { text += "No changes. Both plans create the same Assemblies.\n" } else { text += "\n" }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Synchronization
 
@@ -6,13 +7,20 @@ public final class Output: @unchecked Sendable {
     private let writeOut: (String) -> Void
     private let writeError: (String) -> Void
     private let outFailure: () -> Int32?
+    /// Whether each stream is a terminal (colours are only ever automatic on one).
+    let terminals: (out: Bool, error: Bool)
+    private let palettes = Mutex<(out: Palette, error: Palette)>((.plain, .plain))
 
     /// Creates an output from two writers (tests capture, the tool writes to file descriptors);
     /// `failure` tells the `errno` of a failed write to standard output, if one failed.
-    public init(out: @escaping (String) -> Void, error: @escaping (String) -> Void, failure: @escaping () -> Int32? = { nil }) {
+    public init(
+        out: @escaping (String) -> Void, error: @escaping (String) -> Void, failure: @escaping () -> Int32? = { nil },
+        terminals: (out: Bool, error: Bool) = (false, false)
+    ) {
         self.writeOut = out
         self.writeError = error
         self.outFailure = failure
+        self.terminals = terminals
     }
 
     /// The process's standard output and standard error. A stream that cannot be written is
@@ -21,7 +29,8 @@ public final class Output: @unchecked Sendable {
     public static let standard: Output = {
         let out = DescriptorWriter(STDOUT_FILENO)
         let error = DescriptorWriter(STDERR_FILENO)
-        return Output(out: { out.write($0) }, error: { error.write($0) }, failure: { out.failure.flatMap { $0 == EPIPE ? nil : $0 } })
+        return Output(out: { out.write($0) }, error: { error.write($0) }, failure: { out.failure.flatMap { $0 == EPIPE ? nil : $0 } },
+                      terminals: (isatty(STDOUT_FILENO) == 1, isatty(STDERR_FILENO) == 1))
     }()
 
     /// The `errno` of a failed write to standard output, other than a closed pipe.
@@ -33,9 +42,18 @@ public final class Output: @unchecked Sendable {
     /// Writes to standard error.
     func error(_ text: String) { writeError(text) }
 
+    /// The colours for standard output and standard error (none until `useColors`).
+    var colors: (out: Palette, error: Palette) { palettes.withLock { $0 } }
+
+    /// Turns colours on or off for each stream.
+    func useColors(out: Bool, error: Bool) {
+        palettes.withLock { $0 = (Palette(enabled: out), Palette(enabled: error)) }
+    }
+
     /// Reports a failure on standard error: `pipeline: error: <message>`, then `hint: <hint>`.
     func failure(_ message: String, hint: String? = nil) {
-        writeError("pipeline: error: \(message)\n" + (hint.map { "  hint: \($0)\n" } ?? ""))
+        let palette = colors.error
+        writeError("pipeline: \(palette.error("error:")) \(message)\n" + (hint.map { "  \(palette.hint("hint:")) \($0)\n" } ?? ""))
     }
 }
 

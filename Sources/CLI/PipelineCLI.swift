@@ -11,6 +11,15 @@ public enum PipelineCLI {
 
     /// Runs the tool with `arguments` (without the program name) and returns the exit code.
     public static func run(_ arguments: [String], environment: [String: String], output: Output) async -> Int32 {
+        var arguments = arguments
+        switch TerminalColors.take(from: &arguments) {
+        case .success(let choice):
+            output.useColors(
+                out: TerminalColors.enabled(choice, terminal: output.terminals.out, environment: environment),
+                error: TerminalColors.enabled(choice, terminal: output.terminals.error, environment: environment))
+        case .failure(let error):
+            return usage(error, specs: commands.map { $0.spec }, output: output)
+        }
         let status = await dispatch(arguments, environment: environment, output: output)
         guard let failure = output.writeFailure else { return status }
         output.failure("cannot write to standard output: \(String(cString: strerror(failure)))")
@@ -97,7 +106,7 @@ struct CommandContext {
     /// Diagnostics rendered for people (and GitHub Actions when running there) on standard error.
     func report(_ diagnostics: [Diagnostic], sources: SourceStore) {
         guard !diagnostics.isEmpty else { return }
-        let renderer = DiagnosticRenderer(sources: sources, githubActions: environment["GITHUB_ACTIONS"] == "true")
+        let renderer = DiagnosticRenderer(sources: sources, githubActions: environment["GITHUB_ACTIONS"] == "true", palette: output.colors.error)
         output.error(renderer.render(diagnostics))
     }
 

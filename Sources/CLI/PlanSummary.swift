@@ -7,18 +7,18 @@ enum PlanSummary {
     static let listedPerJob = 10
 
     /// `cached` holds the plan ids that completed in the last run: `pipeline run` will reuse them.
-    static func render(_ plan: Plan, cached: Set<String> = []) -> String {
-        var text = "Plan for '\(plan.pipeline)' (\(plan.manifest))\n"
+    static func render(_ plan: Plan, cached: Set<String> = [], palette: Palette = .plain) -> String {
+        var text = palette.bold("Plan for '\(plan.pipeline)' (\(plan.manifest))") + "\n"
         for job in plan.jobs {
             let assemblies = plan.assemblies.filter { $0.job == job }
             let files = assemblies.reduce(0) { $0 + $1.files.count }
             let bytes = assemblies.reduce(Int64(0)) { $0 + $1.bytes }
-            text += "\njob \(job): \(plural(assemblies.count, "Assembly", "Assemblies")), \(plural(files, "file")), \(ByteSize(bytes: bytes))\n"
+            text += "\n" + palette.bold("job \(job):") + " \(plural(assemblies.count, "Assembly", "Assemblies")), \(plural(files, "file")), \(ByteSize(bytes: bytes))\n"
             if let instructions = assemblies.first?.instructions {
                 text += "  " + describe(instructions) + "\n"
             }
             for assembly in assemblies.prefix(listedPerJob) {
-                let mark = cached.contains(assembly.id) ? "=" : "+"
+                let mark = cached.contains(assembly.id) ? palette.dim("=") : palette.added("+")
                 text += "  \(mark) \(assembly.id.prefix(12))  \(fileList(assembly))\(cached.contains(assembly.id) ? " (cached)" : "")\n"
             }
             if assemblies.count > listedPerJob {

@@ -66,7 +66,7 @@ struct DiffCommand: Command {
         if json {
             context.output.out(DiffRendering.json(diff).serialized(pretty: true) + "\n")
         } else {
-            context.output.out(DiffRendering.text(diff))
+            context.output.out(DiffRendering.text(diff, palette: context.output.colors.out))
         }
         return exitCode && !diff.isEmpty ? ExitCode.changes : ExitCode.success
     }

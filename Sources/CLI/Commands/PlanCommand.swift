@@ -97,7 +97,7 @@ struct PlanCommand: Command {
                 context.output.out(PlanMarkdown.render(plan, cached: cached, gone: gone, warnings: warnings, templates: templates))
                 return ExitCode.success
             }
-            context.output.out(PlanSummary.render(plan, cached: cached))
+            context.output.out(PlanSummary.render(plan, cached: cached, palette: context.output.colors.out))
             if let templates { context.output.out(templates) }
             if let out { context.output.out("Wrote \(out).\n") }
         }
