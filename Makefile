@@ -2,7 +2,16 @@
 SWIFT ?= swift
 EXAMPLE ?= examples/site/pipeline.yml
 
-.PHONY: setup build demo test bench fuzz clean
+.PHONY: setup build demo test bench fuzz clean install install-files uninstall
+
+# Where `make install` puts things; DESTDIR for packaging.
+PREFIX ?= /usr/local
+DESTDIR ?=
+PIPELINE_BIN ?= .build/release/pipeline
+ROOT = $(DESTDIR)$(PREFIX)
+INSTALLED = $(ROOT)/bin/pipeline $(ROOT)/share/man/man1/pipeline.1 \
+	$(ROOT)/share/bash-completion/completions/pipeline $(ROOT)/share/zsh/site-functions/_pipeline \
+	$(ROOT)/share/fish/vendor_completions.d/pipeline.fish
 
 setup:
 	@scripts/setup.sh
@@ -24,6 +33,25 @@ bench: setup
 # 60 s per fuzz target (FUZZ_SECONDS to change); see scripts/fuzz.sh.
 fuzz: setup
 	scripts/fuzz.sh
+
+# The release binary, its manual page, completions for bash, zsh and fish, and the JSON schemas.
+install: setup
+	$(SWIFT) build -c release
+	$(MAKE) install-files PIPELINE_BIN=.build/release/pipeline
+
+install-files:
+	install -d $(ROOT)/bin $(ROOT)/share/man/man1 $(ROOT)/share/bash-completion/completions \
+		$(ROOT)/share/zsh/site-functions $(ROOT)/share/fish/vendor_completions.d $(ROOT)/share/pipeline/schemas
+	install -m 755 $(PIPELINE_BIN) $(ROOT)/bin/pipeline
+	$(PIPELINE_BIN) help --man > $(ROOT)/share/man/man1/pipeline.1
+	$(PIPELINE_BIN) completions bash > $(ROOT)/share/bash-completion/completions/pipeline
+	$(PIPELINE_BIN) completions zsh > $(ROOT)/share/zsh/site-functions/_pipeline
+	$(PIPELINE_BIN) completions fish > $(ROOT)/share/fish/vendor_completions.d/pipeline.fish
+	install -m 644 schemas/*.json $(ROOT)/share/pipeline/schemas/
+
+uninstall:
+	rm -f $(INSTALLED)
+	rm -rf $(ROOT)/share/pipeline
 
 clean:
 	rm -rf .build

@@ -31,7 +31,7 @@ enum HelpText {
         text += """
 
         Global options:
-          --help       Show help (also 'pipeline help <command>').
+          --help       Show help (also 'pipeline help <command>'; 'pipeline help --man' prints the manual page).
           --version    Print the version.
           --color WHEN auto (default: on a terminal, unless NO_COLOR is set or TERM=dumb), always or never.
 

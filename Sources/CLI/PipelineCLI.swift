@@ -39,6 +39,9 @@ public enum PipelineCLI {
         case "--version":
             output.out("pipeline \(version)\n")
             return ExitCode.success
+        case "help" where arguments.dropFirst().first == "--man":
+            output.out(ManualPage.render(specs, version: version))
+            return ExitCode.success
         case "help":
             guard let name = arguments.dropFirst().first else {
                 output.out(HelpText.tool(specs))

@@ -1,0 +1,80 @@
+/// `pipeline.1`: the manual page in roff (man(7)), generated from the same command
+/// specifications as the help, so the two never disagree.
+enum ManualPage {
+    static func render(_ specs: [CommandSpec], version: String) -> String {
+        var page = """
+            .TH PIPELINE 1 "" "pipeline \(version)" "User Commands"
+            .SH NAME
+            pipeline \\- a declarative file-processing runner for Transloadit-compatible Assembly APIs
+            .SH SYNOPSIS
+            .B pipeline
+            .I command
+            [\\fIarguments\\fR] [\\fIoptions\\fR]
+            .SH DESCRIPTION
+            A manifest (pipeline.yml) names jobs: file globs and the processing steps their files go through.
+            .B pipeline plan
+            shows what would run,
+            .B pipeline run
+            batches the files into Assemblies, signs them, uploads every file over tus and writes the results;
+            .B pipeline serve
+            is a local engine that speaks the same API, so everything works offline.
+            .SH COMMANDS
+
+            """
+        for spec in specs {
+            page += ".SS \(escaped(spec.usage))\n\(escaped(spec.summary))\n"
+            if let discussion = spec.discussion { page += ".PP\n\(escaped(discussion))\n" }
+            for argument in spec.arguments {
+                page += ".TP\n.I \(escaped(argument.name))\n\(escaped(argument.help))\n"
+            }
+            for option in spec.allOptions {
+                let value = option.valueName.map { " \\fI\(escaped($0))\\fR" } ?? ""
+                page += ".TP\n.BR \\-\\-\(escaped(option.name))\(value)\n\(escaped(option.help))\n"
+            }
+            if !spec.examples.isEmpty {
+                page += ".PP\nExamples:\n.RS\n.nf\n" + spec.examples.map { escaped($0) + "\n" }.joined() + ".fi\n.RE\n"
+            }
+        }
+        page += """
+            .SH GLOBAL OPTIONS
+            .TP
+            .B \\-\\-help
+            Show help (also \\fBpipeline help\\fR \\fIcommand\\fR).
+            .TP
+            .B \\-\\-version
+            Print the version.
+            .TP
+            .BI \\-\\-color " WHEN"
+            auto (on a terminal, unless NO_COLOR is set or TERM=dumb), always or never.
+            .SH ENVIRONMENT
+            .TP
+            .B TRANSLOADIT_KEY, TRANSLOADIT_SECRET
+            The Auth Key and Secret, for endpoints that check signatures.
+            .TP
+            .B SSL_CERT_FILE, SSL_CERT_DIR, CURL_CA_BUNDLE
+            Certificate authorities to trust for HTTPS (also \\fB\\-\\-ca\\-cert\\fR).
+            .TP
+            .B NO_COLOR
+            When set and not empty, no colours unless \\fB\\-\\-color always\\fR.
+            .SH EXIT STATUS
+            0 success; 1 the work failed (invalid manifest, policy violation, unreadable file); 2 \\fBdiff \\-\\-exit\\-code\\fR found changes;
+            64 usage error; 130 \\fBrun\\fR interrupted (state is saved, the same command resumes).
+            .SH FILES
+            .TP
+            .I .pipeline/
+            The workspace next to a manifest: digests, run state, the local engine's data.
+
+            """
+        return page
+    }
+
+    /// Text safe in roff: backslashes doubled, hyphens as minus signs where they are options,
+    /// and a leading dot or quote kept from being read as a request.
+    private static func escaped(_ text: String) -> String {
+        var result = text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+        result = result.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.hasPrefix(".") || line.hasPrefix("'") ? "\\&" + line : String(line)
+        }.joined(separator: "\n")
+        return result
+    }
+}
