@@ -37,9 +37,10 @@ struct RunCommand: Command {
             .init(name: "max-assemblies-per-minute", valueName: "N", help: "Create at most N Assemblies a minute (default \(Int(Self.accountBudget)) against a service, divided among N shards; none for 'local')."),
             .init(name: "cancel-on-interrupt", help: "On Ctrl-C, cancel the Assemblies in flight instead of leaving them to finish."),
             .init(name: "json", help: "Print one JSON event per line instead of progress and a summary."),
+            .init(name: "watch", help: "After the run, watch the manifest, the policy and the input folders, and run again (incrementally) when they change; Ctrl-C stops."),
             CommandSpec.caCertOption,
         ],
-        examples: ["pipeline run pipeline.yml", "pipeline run pipeline.yml --results build/results.json --concurrency 8"])
+        examples: ["pipeline run pipeline.yml", "pipeline run pipeline.yml --results build/results.json --concurrency 8", "pipeline run pipeline.yml --watch"])
 
     let manifestPath: String
     let arguments: ParsedArguments
@@ -90,6 +91,13 @@ struct RunCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
+        guard arguments.flag("watch") else { return await runOnce(context) }
+        return await RunWatcher(command: self).watch(context)
+    }
+
+    /// One run; with `onlyWhenChanged`, a plan whose Assemblies all completed in the last run
+    /// returns at once without a word (for watch mode, where a save that changed nothing is no news).
+    func runOnce(_ context: CommandContext, onlyWhenChanged: Bool = false) async -> Int32 {
         let signals = SignalCenter.waiter()
         // The manifest and its policy are read once, for planning and for the run.
         var loader = ProjectLoader(environment: context.environment, policyPath: arguments.value("policy"), endpointOverride: arguments.value("endpoint"))
@@ -104,6 +112,10 @@ struct RunCommand: Command {
             plan = chosen
         }
         guard let manifest = project.value?.manifest else { return ExitCode.failure }
+        if onlyWhenChanged, !arguments.flag("force") {
+            let completed = Set((Workspace(manifest: manifest, resultsOverride: arguments.value("results")).lastResults(keep: \.isCompleted)?.assemblies ?? []).map(\.planID))
+            if plan.assemblies.allSatisfy({ completed.contains($0.id) }) { return ExitCode.success }
+        }
         // One run per run state, taken before anything starts (the embedded engine included).
         let workspace = Workspace(manifest: manifest, resultsOverride: arguments.value("results"))
         let lock: RunLock

@@ -1,0 +1,81 @@
+import Basics
+import Foundation
+import Synchronization
+import TestSupport
+import XCTest
+
+/// `run --watch` through the binary: new and changed files and manifest edits run again,
+/// editors' save patterns run once, unrelated files and the run's own outputs run nothing, and
+/// Ctrl-C stops it with exit 130.
+final class WatchTests: XCTestCase {
+    private final class Collected: Sendable {
+        let text = Mutex("")
+        func append(_ data: Data) { text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+        var value: String { text.withLock { $0 } }
+        func count(_ needle: String) -> Int { value.components(separatedBy: needle).count - 1 }
+    }
+
+    func testChangesRunAgainAndCtrlCStops() async throws {
+        let directory = try TemporaryDirectory(prefix: "watch")
+        defer { directory.remove() }
+        for name in ["a", "b"] { try directory.write("files/\(name).txt", name) }
+        let manifest = """
+            version: 1
+            endpoint: local
+            results: build/results.json
+            assemblies:
+              hashes:
+                inputs: [files/*.txt]
+                batch: 1
+                steps: {h: {robot: /file/hash, use: ':original', algorithm: ALGORITHM}}
+                download: build/files
+            """
+        try directory.write("pipeline.yml", manifest.replacingOccurrences(of: "ALGORITHM", with: "sha256"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ProcessRunner.pipelineExecutable)
+        process.arguments = ["run", "pipeline.yml", "--watch"]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        let errors = Pipe(), collected = Collected()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        errors.fileHandleForReading.readabilityHandler = { collected.append($0.availableData) }
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        func waitFor(_ needle: String, count: Int, _ what: String) async {
+            let seen = await eventually(within: .seconds(30)) { collected.count(needle) >= count }
+            XCTAssertTrue(seen, "\(what): \(collected.value)")
+        }
+        let watching = "pipeline: watching"
+        await waitFor(watching, count: 1, "the first run, then watching")
+        XCTAssertEqual(collected.count("completed, "), 2, "two Assemblies at first")
+
+        try directory.write("files/c.txt", "c")
+        await waitFor(watching, count: 2, "a new file runs again")
+        XCTAssertEqual(collected.count("completed, "), 3, "only the new file's Assembly: \(collected.value)")
+
+        // An editor's save: a swap file, then a rename over the original.
+        try directory.write("files/.a.txt.swp", "changed a")
+        XCTAssertEqual(rename(directory.path + "/files/.a.txt.swp", directory.path + "/files/a.txt"), 0)
+        await waitFor(watching, count: 3, "a changed file runs again")
+        XCTAssertEqual(collected.count("completed, "), 4, "once: \(collected.value)")
+
+        try directory.write("notes.md", "unrelated")
+        await waitFor(watching, count: 4, "an unrelated file")
+        XCTAssertEqual(collected.count("completed, "), 4, "runs nothing")
+
+        try directory.write("pipeline.yml", manifest.replacingOccurrences(of: "ALGORITHM", with: "md5"))
+        await waitFor(watching, count: 5, "a manifest change re-plans")
+        XCTAssertEqual(collected.count("completed, "), 7, "every Assembly again, with the new step: \(collected.value)")
+        let results = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/build/results.json")))
+        XCTAssertEqual(results["assemblies"]?.arrayValue?.count, 3)
+
+        // The run's own outputs started nothing by themselves: no sixth watch.
+        try await Task.sleep(for: .seconds(1))
+        XCTAssertEqual(collected.count(watching), 5, collected.value)
+
+        process.interrupt()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertTrue(collected.value.contains("stopped watching; state is saved"), collected.value)
+    }
+}
