@@ -10,6 +10,10 @@ struct MetaWriteRobot: Sendable {
     static let maxKeys = 64
     static let maxValueBytes = 8 << 10
 
+    /// exiftool tags that act on files or on every tag rather than writing a value.
+    static let refusedTags: Set<String> = ["all", "directory", "symlink", "hardlink", "testname", "filename", "filemodifydate", "filecreatedate",
+                                           "fileaccessdate", "filepermissions", "fileuserid", "filegroupid", "tagsfromfile"]
+
     let entries: [(key: String, value: String)]
 
     init(options: [String: JSONValue]) throws(RobotError) {
@@ -23,6 +27,13 @@ struct MetaWriteRobot: Sendable {
         for (key, value) in data.sorted(by: { $0.key < $1.key }) {
             guard key.range(of: #"^([A-Za-z0-9-]{1,32}:)?[A-Za-z][A-Za-z0-9_]{0,63}$"#, options: .regularExpression) != nil else {
                 throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(TerminalText.printable(String(key.prefix(80))))' in 'data_to_write' is not a tag name such as Copyright or XMP-dc:Creator")
+            }
+            // exiftool's pseudo-tags move, link or read files (FileName, Directory, SymLink, HardLink,
+            // Geotag…), and 'all' writes every tag: none is metadata to write.
+            let tag = (key.split(separator: ":").last.map(String.init) ?? key).lowercased()
+            let group = key.contains(":") ? key.split(separator: ":").first.map { $0.lowercased() } ?? "" : ""
+            guard !Self.refusedTags.contains(tag), !tag.hasPrefix("file"), !tag.hasPrefix("geo"), !["system", "file", "composite", "extra"].contains(group) else {
+                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' in 'data_to_write' is a file operation or a computed tag, not metadata; it cannot be written")
             }
             let text: String
             switch value {

@@ -79,6 +79,12 @@ final class MetaWriteRobotTests: XCTestCase {
         for (data, expected) in [
             (JSONValue.object(["Copyright<": .string("/etc/passwd")]), "is not a tag name"),
             (.object(["-config": .string("x")]), "is not a tag name"),
+            (.object(["FileName": .string("../../../tmp/pwned.jpg")]), "file operation"),
+            (.object(["System:Directory": .string("/tmp/x")]), "file operation"),
+            (.object(["SymLink": .string("/tmp/x")]), "file operation"),
+            (.object(["HardLink": .string("/tmp/x")]), "file operation"),
+            (.object(["Geotag": .string("/etc/shadow")]), "file operation"),
+            (.object(["all": .string("x")]), "file operation"),
             (.object(["Comment": .object([:])]), "must be a string or a number"),
             (.object([:]), "must be an object of metadata"),
             (.string("x"), "must be an object of metadata"),
