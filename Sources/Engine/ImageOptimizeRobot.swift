@@ -31,20 +31,8 @@ struct ImageOptimizeRobot: Sendable {
         }
         var optimized = false
         if !command.isEmpty {
-            let outcome: ChildProcess.Outcome
-            do {
-                outcome = try ChildProcess.runBlocking(command, timeout: .seconds(300), isCanceled: context.isCanceled)
-            } catch {
-                throw RobotError(code: "IMAGE_OPTIMIZE_ERROR", message: "cannot optimize '\(file.name)': \(command[0]) did not finish")
-            }
-            if outcome.status == 127 {
-                throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "\(command[0]) is not installed; install it: apt-get install libjpeg-turbo-progs optipng")
-            }
-            guard outcome.status == 0 else {
-                let said = outcome.stderr.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: file.path, with: file.name)
-                let detail = said.isEmpty ? "\(command[0]) failed (exit status \(outcome.status))" : TerminalText.printable(String(said.prefix(300)))
-                throw RobotError(code: "IMAGE_OPTIMIZE_ERROR", message: "cannot optimize '\(file.name)': \(detail)")
-            }
+            _ = try RobotTool.run(command, for: file, action: "optimize", code: "IMAGE_OPTIMIZE_ERROR", context: context,
+                                  timeout: .seconds(300), package: "libjpeg-turbo-progs optipng", hiding: [slot.path])
             optimized = Self.size(slot.path) < file.size
         }
         if !optimized {

@@ -65,7 +65,8 @@ struct MetaWriteRobot: Sendable {
             }
             let command = ["exiftool", "-config", "", "-q", "-q", "-charset", "UTF8", "-overwrite_original"]
                 + entries.map { "-\($0.key)=\($0.value)" } + [slot.path]
-            try run(command, for: file, slot: slot, context: context)
+            _ = try RobotTool.run(command, for: file, action: "write the metadata of", code: "META_WRITE_ERROR", context: context,
+                                  timeout: .seconds(120), package: "libimage-exiftool-perl", hiding: [slot.path])
         } else if file.mime.hasPrefix("audio/") || file.mime.hasPrefix("video/") {
             try MediaFacts.checkDuration(of: file, context: context)
             var arguments = FFmpeg.input(file.path) + ["-map", "0", "-map_metadata", "0", "-c", "copy"]
@@ -79,24 +80,5 @@ struct MetaWriteRobot: Sendable {
             return []
         }
         return [slot.file(from: file)]
-    }
-
-    private func run(_ command: [String], for file: AssemblyFile, slot: ResultSlot, context: RobotContext) throws(RobotError) {
-        let outcome: ChildProcess.Outcome
-        do {
-            outcome = try ChildProcess.runBlocking(command, timeout: .seconds(120), isCanceled: context.isCanceled)
-        } catch is ChildProcess.Canceled {
-            throw RobotError.canceled
-        } catch {
-            throw RobotError(code: "META_WRITE_ERROR", message: "cannot write the metadata of '\(file.name)': exiftool did not finish")
-        }
-        if outcome.status == 127 {
-            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "exiftool is not installed; install it: apt-get install libimage-exiftool-perl")
-        }
-        guard outcome.status == 0 else {
-            let said = outcome.stderr.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: slot.path, with: file.name)
-            let detail = said.isEmpty ? "exiftool failed (exit status \(outcome.status))" : TerminalText.printable(String(said.prefix(300)))
-            throw RobotError(code: "META_WRITE_ERROR", message: "cannot write the metadata of '\(file.name)': \(detail)")
-        }
     }
 }

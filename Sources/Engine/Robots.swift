@@ -123,20 +123,22 @@ enum Robots {
     }
 
     /// `work` on every input, on all cores, keeping the input order; the first error wins.
-    static func parallel<Output: Sendable>(
-        _ inputs: [AssemblyFile], _ work: @Sendable (AssemblyFile) throws(RobotError) -> Output
+    static func parallel<Input: Sendable, Output: Sendable>(
+        _ inputs: [Input], _ work: @Sendable (Input) throws(RobotError) -> Output
     ) throws(RobotError) -> [Output] {
+        try outcomes(inputs, work).map { outcome throws(RobotError) in try outcome.get() }
+    }
+
+    /// Every input's outcome, worked on all cores, in the input order.
+    static func outcomes<Input: Sendable, Output: Sendable>(
+        _ inputs: [Input], _ work: @Sendable (Input) throws(RobotError) -> Output
+    ) -> [Result<Output, RobotError>] {
         let outputs = Mutex<[Int: Result<Output, RobotError>]>([:])
         DispatchQueue.concurrentPerform(iterations: inputs.count) { index in
             let result = Result { () throws(RobotError) -> Output in try work(inputs[index]) }
             outputs.withLock { $0[index] = result }
         }
         let collected = outputs.withLock { $0 }
-        var results: [Output] = []
-        for index in inputs.indices {
-            guard let result = collected[index] else { continue }
-            results.append(try result.get())
-        }
-        return results
+        return inputs.indices.compactMap { collected[$0] }
     }
 }

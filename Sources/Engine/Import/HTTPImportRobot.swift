@@ -1,7 +1,6 @@
 import Basics
 import Foundation
 import HTTPClient
-import Synchronization
 
 /// `/http/import`: fetches the files at `url` (one URL, a list, or several split by
 /// `url_delimiter`) into the Assembly. Each result carries `meta.import_url`. `force_name` names
@@ -51,13 +50,8 @@ struct HTTPImportRobot: Sendable {
     /// Fetches every URL (as many at once as there are cores); the files in the order given.
     func importFiles(context: RobotContext) throws(RobotError) -> [AssemblyFile] {
         let fetcher = RemoteFetcher(limits: context.limits, maxBytes: maxBytes, headers: headers)
-        let outcomes = Mutex<[Int: Result<AssemblyFile, RobotError>]>([:])
-        DispatchQueue.concurrentPerform(iterations: urls.count) { index in
-            let outcome = Result { () throws(RobotError) -> AssemblyFile in try fetch(index, with: fetcher, context: context) }
-            outcomes.withLock { $0[index] = outcome }
-        }
         var files: [AssemblyFile] = []
-        for (_, outcome) in outcomes.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+        for outcome in Robots.outcomes(Array(urls.indices), { index throws(RobotError) in try fetch(index, with: fetcher, context: context) }) {
             switch outcome {
             case .success(let file): files.append(file)
             case .failure(let error) where error.code == RobotError.canceled.code || !skipsFailures: throw error

@@ -41,30 +41,6 @@ enum FFmpeg {
     }
 
     private static func execute(_ command: [String], for file: AssemblyFile, context: RobotContext?, code: String, timeout: Duration) throws(RobotError) -> String {
-        let outcome: ChildProcess.Outcome
-        var isCanceled: @Sendable () -> Bool = { false }
-        if let context { isCanceled = context.isCanceled }
-        do {
-            outcome = try ChildProcess.runBlocking(command, timeout: timeout, isCanceled: isCanceled)
-        } catch is ChildProcess.TimedOut {
-            throw RobotError(code: code, message: "'\(file.name)' took longer than \(timeout.components.seconds) seconds")
-        } catch is ChildProcess.Canceled {
-            throw RobotError.canceled
-        } catch {
-            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot start \(command[0]): \(error)")
-        }
-        if outcome.status == 127 {
-            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "\(command[0]) is not installed; install it: apt-get install ffmpeg")
-        }
-        guard outcome.status == 0 else {
-            // ffmpeg names the files it read and wrote: say the upload's name, never the engine's folders.
-            let lines = outcome.stderr.split(separator: "\n").prefix(3).joined(separator: "; ")
-            // Its component tags carry memory addresses ("[mov @ 0x55d...]"): of no use to the caller.
-            let named = lines.replacingOccurrences(of: file.path, with: file.name)
-                .replacingOccurrences(of: #" @ 0x[0-9a-f]+"#, with: "", options: .regularExpression)
-            let detail = TerminalText.printable(String(named.prefix(400)))
-            throw RobotError(code: code, message: "cannot process '\(file.name)': \(detail.isEmpty ? "\(command[0]) failed" : detail)")
-        }
-        return outcome.stdout
+        try RobotTool.run(command, for: file, action: "process", code: code, context: context, timeout: timeout, package: "ffmpeg")
     }
 }
