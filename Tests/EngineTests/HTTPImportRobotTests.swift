@@ -117,7 +117,8 @@ final class HTTPImportRobotTests: XCTestCase {
         let server = try EngineTestServer(robotLimits: RobotLimits(importsFromLoopback: true))
         defer { server.stop() }
         let client = EngineClient(server: server)
-        let created = try await client.create(steps: .object(["imported": .object(["robot": .string("/http/import"), "url": .string(url("/slow"))])]))
+        let slow = (0..<20).map { JSONValue.string(url("/slow?copy=\($0)")) }
+        let created = try await client.create(steps: .object(["imported": .object(["robot": .string("/http/import"), "url": .array(slow)])]))
         let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
         try await Task.sleep(for: .milliseconds(500))
         let started = ContinuousClock.now
@@ -130,5 +131,8 @@ final class HTTPImportRobotTests: XCTestCase {
         let gone = await eventually(within: .seconds(5)) { !FileManager.default.fileExists(atPath: results) }
         XCTAssertTrue(gone, "the partial import is removed")
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(5))
+        try await Task.sleep(for: .milliseconds(500))
+        let asked = ((try? String(contentsOfFile: directory.path + "/requests.log", encoding: .utf8)) ?? "").split(separator: "\n").count
+        XCTAssertLessThanOrEqual(asked, ProcessInfo.processInfo.activeProcessorCount * 2, "URLs not started before the cancel are never asked for")
     }
 }

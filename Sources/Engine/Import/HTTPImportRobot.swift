@@ -63,6 +63,8 @@ struct HTTPImportRobot: Sendable {
 
     private func fetch(_ index: Int, with fetcher: RemoteFetcher, context: RobotContext) throws(RobotError) -> AssemblyFile {
         let url = urls[index]
+        // URLs not started when the Assembly is canceled are never asked for.
+        guard !context.isCanceled() else { throw RobotError.canceled }
         // Fetched under a fixed name, renamed once the response names the file.
         let slot = try ResultSlot(name: "import", in: context.folder)
         do throws(RobotError) {

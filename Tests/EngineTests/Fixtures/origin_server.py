@@ -7,6 +7,7 @@ Serves the files of the folder given as its argument. Prints "PORT <n>" once lis
   /to/<url>              302 to the percent-decoded <url>
   /header/<name>         answers the value of the request header <name> as text
   /slow                  announces 10 MB, then sends 1 KB a second
+Each request's path is appended to FOLDER/requests.log.
 """
 import signal
 
@@ -43,6 +44,8 @@ class Handler(BaseHTTPRequestHandler):
             return handle.read()
 
     def do_GET(self):
+        with open(os.path.join(ROOT, "requests.log"), "a") as log:
+            log.write(self.path + "\n")
         path = self.path.split("?")[0]
         if path.startswith("/files/") and (body := self.file(path[7:])) is not None:
             self.answer(200, body, [("Content-Type", "image/png")])
