@@ -3,8 +3,9 @@ import Foundation
 
 /// `/meta/write`: writes `data_to_write` into each file without re-encoding it. Images go through
 /// exiftool, whose tag names are the keys (`Copyright`, `Artist`, `XMP-dc:Creator`), as on the
-/// service; audio and video through ffmpeg's stream copy, with the keys lower-cased (`copyright`).
-/// Files of other kinds are not taken, like the service's robot does.
+/// service; audio and video through ffmpeg's stream copy into the same container, with the keys
+/// lower-cased (`copyright`). The kind is read from the content, not the name. Files of other
+/// kinds are not taken, like the service's robot does.
 struct MetaWriteRobot: Sendable {
     /// The most keys, and the longest value, a step may write.
     static let maxKeys = 64
@@ -51,34 +52,83 @@ struct MetaWriteRobot: Sendable {
         self.entries = entries
     }
 
-    /// `file` with the metadata written, or nothing when it is no image, audio or video.
+    /// `file` with the metadata written, or nothing when it is no image, audio or video. The tool
+    /// and the container follow the file's content, whatever its name says.
     func write(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
-        let slot = try ResultSlot(name: file.name, in: context.folder)
-        if file.mime.hasPrefix("image/") {
+        if let image = Self.imageExtension(of: file.path) {
             try ImageLimits.check(file.path, of: file, limit: context.limits.imagePixels)
-            // Written into a copy (exiftool knows a file without an extension by its content only
-            // when it edits it in place); no configuration file is read.
-            do {
-                try FileManager.default.copyItem(atPath: file.path, toPath: slot.path)
-            } catch {
-                throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the result of '\(file.name)'")
-            }
-            let command = ["exiftool", "-config", "", "-q", "-q", "-charset", "UTF8", "-overwrite_original"]
-                + entries.map { "-\($0.key)=\($0.value)" } + [slot.path]
-            _ = try RobotTool.run(command, for: file, action: "write the metadata of", code: "META_WRITE_ERROR", context: context,
-                                  timeout: .seconds(120), package: "libimage-exiftool-perl", hiding: [slot.path])
-        } else if file.mime.hasPrefix("audio/") || file.mime.hasPrefix("video/") {
-            try MediaFacts.checkDuration(of: file, context: context)
-            var arguments = FFmpeg.input(file.path) + ["-map", "0", "-map_metadata", "0", "-c", "copy"]
-            for (key, value) in entries {
-                arguments += ["-metadata", (key.split(separator: ":").last.map(String.init) ?? key).lowercased() + "=" + value]
-            }
-            if ["mp4", "m4v", "mov", "m4a"].contains(file.ext) { arguments += ["-movflags", "use_metadata_tags"] }
-            try FFmpeg.run(arguments + [slot.path], for: file, context: context, code: "META_WRITE_ERROR")
-        } else {
-            slot.remove()
-            return []
+            return [try writeImage(file, as: image, context: context)]
         }
+        guard let muxer = try Self.muxer(of: file, context: context) else { return [] }
+        try MediaFacts.checkDuration(of: file, context: context)
+        let slot = try ResultSlot(name: file.name, in: context.folder)
+        var arguments = FFmpeg.input(file.path) + ["-map", "0", "-map_metadata", "0", "-c", "copy"]
+        for (key, value) in entries {
+            arguments += ["-metadata", (key.split(separator: ":").last.map(String.init) ?? key).lowercased() + "=" + value]
+        }
+        if ["mp4", "mov"].contains(muxer) { arguments += ["-movflags", "use_metadata_tags"] }
+        try FFmpeg.run(arguments + ["-f", muxer, slot.path], for: file, context: context, code: "META_WRITE_ERROR")
         return [slot.file(from: file)]
+    }
+
+    /// Writes the tags with exiftool into a copy named by what the file is (exiftool refuses a
+    /// JPEG called `.png`); no configuration file is read.
+    private func writeImage(_ file: AssemblyFile, as pathExtension: String, context: RobotContext) throws(RobotError) -> AssemblyFile {
+        let slot = try ResultSlot(name: file.name, in: context.folder)
+        let work = (slot.path as NSString).deletingLastPathComponent + "/.metadata." + pathExtension
+        do {
+            try FileManager.default.copyItem(atPath: file.path, toPath: work)
+        } catch {
+            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the result of '\(file.name)'")
+        }
+        let command = ["exiftool", "-config", "", "-q", "-q", "-charset", "UTF8", "-overwrite_original"]
+            + entries.map { "-\($0.key)=\($0.value)" } + [work]
+        _ = try RobotTool.run(command, for: file, action: "write the metadata of", code: "META_WRITE_ERROR", context: context,
+                              timeout: .seconds(120), package: "libimage-exiftool-perl", hiding: [work])
+        guard rename(work, slot.path) == 0 else {
+            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the result of '\(file.name)'")
+        }
+        return slot.file(from: file)
+    }
+
+    /// The extension of the image kinds exiftool writes, by the file's first bytes.
+    static func imageExtension(of path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 16)) ?? Data())
+        func at(_ offset: Int, _ text: String) -> Bool { head.count >= offset + text.utf8.count && Array(head[offset..<offset + text.utf8.count]) == Array(text.utf8) }
+        switch true {
+        case head.starts(with: [0xFF, 0xD8, 0xFF]): return "jpg"
+        case head.starts(with: [0x89, 0x50, 0x4E, 0x47]): return "png"
+        case at(0, "GIF8"): return "gif"
+        case head.starts(with: [0x49, 0x49, 0x2A, 0x00]), head.starts(with: [0x4D, 0x4D, 0x00, 0x2A]): return "tif"
+        case at(0, "RIFF") && at(8, "WEBP"): return "webp"
+        case at(4, "ftypavif"): return "avif"
+        case at(4, "ftypheic"), at(4, "ftypheix"), at(4, "ftypmif1"): return "heic"
+        default: return nil
+        }
+    }
+
+    /// The ffmpeg muxer that keeps the container the file's content has, or nil when it is no
+    /// audio or video the engine reads.
+    static func muxer(of file: AssemblyFile, context: RobotContext) throws(RobotError) -> String? {
+        let probe: JSONValue
+        do {
+            probe = try FFmpeg.probe(file.path, name: file.name, context: context)
+        } catch where error.code == RobotError.canceled.code {
+            throw error
+        } catch {
+            return nil
+        }
+        let streams = probe["streams"]?.arrayValue ?? []
+        guard streams.contains(where: { ["audio", "video"].contains($0["codec_type"]?.stringValue) }),
+              let demuxer = probe["format"]?["format_name"]?.stringValue?.split(separator: ",").first.map(String.init) else { return nil }
+        switch demuxer {
+        case "mov": return file.ext == "mov" ? "mov" : "mp4"
+        case "matroska": return file.ext == "webm" ? "webm" : "matroska"
+        case "avi", "mpegts", "flv", "ogg", "wav", "mp3", "flac", "asf", "aiff", "w64", "caf", "mxf", "dv", "mpeg": return demuxer
+        // Raw streams (h264, aac…) have no container to hold tags.
+        default: return nil
+        }
     }
 }

@@ -79,10 +79,11 @@ public struct NetworkAddress: Sendable, Equatable, CustomStringConvertible {
     /// Loopback, a private, shared, link-local or otherwise special range, or public.
     public var kind: Kind {
         if bytes.count == 16 {
-            // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) addresses reach IPv4 hosts.
-            let prefix = bytes.prefix(12)
-            if prefix.dropLast(2).allSatisfy({ $0 == 0 }) && (prefix.suffix(2) == [0xff, 0xff] || prefix.suffix(2) == [0, 0]),
-               let v4 = NetworkAddress(bytes: Array(bytes.suffix(4))) {
+            // IPv4-mapped (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d) and IPv4-compatible
+            // (::a.b.c.d) addresses reach IPv4 hosts.
+            let prefix = Array(bytes.prefix(12))
+            let embedsV4 = [[0, 0, 0, 0], [0, 0, 0xff, 0xff], [0xff, 0xff, 0, 0]].contains(Array(prefix.suffix(4)))
+            if embedsV4, prefix.prefix(8).allSatisfy({ $0 == 0 }), let v4 = NetworkAddress(bytes: Array(bytes.suffix(4))) {
                 if bytes.dropLast().allSatisfy({ $0 == 0 }) { return bytes.last == 1 ? .loopback : .restricted("an unspecified address") }
                 return v4.kind
             }
@@ -111,6 +112,11 @@ public struct NetworkAddress: Sendable, Equatable, CustomStringConvertible {
         switch true {
         case bytes[0] & 0xfe == 0xfc: return .restricted("a private (unique local) address")
         case bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80: return .restricted("a link-local address")
+        case bytes[0] == 0xfe && bytes[1] & 0xc0 == 0xc0: return .restricted("a site-local address")
+        case bytes.starts(with: [0x20, 0x01, 0x0d, 0xb8]): return .restricted("a documentation address")
+        case bytes.starts(with: [0x20, 0x01, 0x00, 0x00]): return .restricted("a Teredo address (it hides an IPv4 address)")
+        case bytes.starts(with: [0x00, 0x64, 0xff, 0x9b, 0x00, 0x01]): return .restricted("a local-use NAT64 address")
+        case bytes.starts(with: [0x01, 0x00, 0, 0, 0, 0, 0, 0]): return .restricted("a discard-only address")
         case bytes[0] == 0xff: return .restricted("a multicast address")
         case bytes[0] == 0x00 && bytes[1] == 0x64 && bytes[2] == 0xff && bytes[3] == 0x9b:
             // NAT64 (64:ff9b::/96) embeds an IPv4 address: judged by that address.

@@ -18,7 +18,19 @@ public final class HTTPClient: Sendable {
 
     /// Sends `request`; `progress` receives the number of body bytes sent so far.
     /// Any HTTP status is a response; only transport failures throw (as `HTTPError`).
+    /// With `followsRedirects`, at most five redirects of a GET or HEAD are followed, and the
+    /// request's own headers (except `Accept*` and `User-Agent`) only go to the origin it named.
     public func send(_ request: HTTPRequest, progress: (@Sendable (Int64) -> Void)? = nil) async throws -> HTTPResponse {
+        var current = request
+        for _ in 0...Redirect.limit {
+            let response = try await sendOnce(current, progress: progress)
+            guard request.followsRedirects, let next = try Redirect.next(after: response, to: current, original: request) else { return response }
+            current = next
+        }
+        throw HTTPError(.transport(code: 47, message: "more than \(Redirect.limit) redirects"), request: request.summary)
+    }
+
+    private func sendOnce(_ request: HTTPRequest, progress: (@Sendable (Int64) -> Void)?) async throws -> HTTPResponse {
         guard let loop, let transfer = Transfer(request: request, progress: progress) else {
             throw HTTPError(.transport(code: -1, message: "libcurl could not be initialized"), request: request.summary)
         }

@@ -57,11 +57,10 @@ final class Transfer: @unchecked Sendable {
         ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, request.timeouts.stallBytesPerSecond)
         ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Self.milliseconds(request.timeouts.stallTime) / 1000))
         if let total = request.timeouts.total { ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
-        ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, request.followsRedirects ? 1 : 0)
-        ccurl_setopt_long(handle, CURLOPT_MAXREDIRS, 5)
-        // Whatever a URL or a redirect says, nothing but HTTP(S) is spoken (no file://, no gopher://).
+        // Redirects are followed by `HTTPClient.send`, which decides what goes along.
+        ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        // Whatever a URL says, nothing but HTTP(S) is spoken (no file://, no gopher://).
         ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-        ccurl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         if request.addressPolicy != nil {
             ccurl_setopt_opensocket_callback(handle, transferOpenSocketCallback)
             ccurl_setopt_pointer(handle, CURLOPT_OPENSOCKETDATA, context)

@@ -57,6 +57,17 @@ final class HTTPImportRobotTests: XCTestCase {
         XCTAssertEqual(token["mime"], .string("text/plain"))
     }
 
+    func testCustomHeadersGoOnlyToTheOriginTheStepNamed() async throws {
+        let elsewhere = "http%3A%2F%2Flocalhost%3A\(origin.port)%2Fheader%2FX-Token"
+        let status = try await run(["imported": .object([
+            "robot": .string("/http/import"), "url": .array([.string(url("/to/%2Fheader%2FX-Token")), .string(url("/to/" + elsewhere))]),
+            "headers": .array([.string("X-Token: abc 123")]), "force_name": .array([.string("same.txt"), .string("other.txt")]),
+        ])])
+        XCTAssertEqual(status["ok"], .string("ASSEMBLY_COMPLETED"), status.serialized())
+        let sizes = try XCTUnwrap(status["results"]?["imported"]?.arrayValue).map { $0["size"] }
+        XCTAssertEqual(sizes, [.int(7), .int(0)], "kept on a redirect within the origin, dropped on one to another host")
+    }
+
     func testLoopbackIsRefusedUnlessTheEngineAllowsIt() async throws {
         let status = try await run(["imported": .object(["robot": .string("/http/import"), "url": .string(url("/files/photo.png"))])], loopback: false)
         XCTAssertEqual(status["error"], .string("IMPORT_FILE_ERROR"), status.serialized())
@@ -72,7 +83,7 @@ final class HTTPImportRobotTests: XCTestCase {
     }
 
     func testRedirectsToOtherProtocolsAndPrivateAddressesFail() async throws {
-        let redirects = ["file%3A%2F%2F%2Fetc%2Fpasswd": "Protocol", "http%3A%2F%2F10.0.0.1%2F": "10.0.0.1 is a private address",
+        let redirects = ["file%3A%2F%2F%2Fetc%2Fpasswd": "only http and https are followed", "http%3A%2F%2F10.0.0.1%2F": "10.0.0.1 is a private address",
                          "http%3A%2F%2F169.254.169.254%2Flatest%2F": "link-local"]
         for (target, expected) in redirects {
             let status = try await run(["imported": .object(["robot": .string("/http/import"), "url": .string(url("/to/" + target))])])
@@ -105,6 +116,8 @@ final class HTTPImportRobotTests: XCTestCase {
             (["url": JSONValue.string("ftp://127.0.0.1/x")], "not an http(s) URL"),
             (["url": .array((0...100).map { .string(url("/files/\($0)")) })], "at most 100"),
             (["url": .string(url("/x")), "headers": .array([.string("Bad Header: x")])], "'Name: value'"),
+            (["url": .string(url("/x")), "headers": .array([.string("Host: metadata.internal")])], "may not set 'Host'"),
+            (["url": .string(url("/x")), "headers": .array([.string("transfer-encoding: chunked")])], "may not set 'transfer-encoding'"),
             ([:], "'url' must give"),
         ] {
             let status = try await run(["imported": .object(options.merging(["robot": .string("/http/import")]) { $1 })])

@@ -48,6 +48,29 @@ final class HTTPClientTests: XCTestCase {
         XCTAssertEqual(followed.status, 200)
     }
 
+    func testTheRequestsHeadersStayWithItsOriginAcrossRedirects() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let port = try XCTUnwrap(URL(string: server.url("/"))?.port)
+        let headers = [("X-Api-Key", "k3y"), ("Accept", "image/*")]
+        let same = try await HTTPClient().send(HTTPRequest(method: "GET", url: server.url("/redirect"), headers: headers, followsRedirects: true))
+        let sameHeaders = try XCTUnwrap(echo(same)["headers"] as? [String: String])
+        XCTAssertEqual(sameHeaders["x-api-key"], "k3y")
+        let other = "http://localhost:\(port)/echo".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let moved = try await HTTPClient().send(HTTPRequest(method: "GET", url: server.url("/to/" + other), headers: headers, followsRedirects: true))
+        let movedHeaders = try XCTUnwrap(echo(moved)["headers"] as? [String: String])
+        XCTAssertNil(movedHeaders["x-api-key"], "another host never sees the key")
+        XCTAssertEqual(movedHeaders["accept"], "image/*")
+        var chain = "/echo"
+        for _ in 0..<6 { chain = "/to/" + (chain.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }
+        do {
+            let loop = try await HTTPClient().send(HTTPRequest(method: "GET", url: server.url(chain), followsRedirects: true))
+            XCTFail("six redirects are too many: \(loop.status)")
+        } catch let error as HTTPError {
+            XCTAssertTrue(error.message.contains("more than 5 redirects"), error.message)
+        }
+    }
+
     func testStatusesAreResponsesNotErrors() async throws {
         let server = try startServer()
         defer { server.stop() }
@@ -228,7 +251,9 @@ final class HTTPClientGuardTests: XCTestCase {
             ("10.1.2.3", "restricted"), ("172.16.0.1", "restricted"), ("172.32.0.1", "public"), ("192.168.1.1", "restricted"),
             ("169.254.169.254", "restricted"), ("100.64.0.1", "restricted"), ("224.0.0.1", "restricted"), ("255.255.255.255", "restricted"),
             ("fd00::1", "restricted"), ("fe80::1", "restricted"), ("ff02::1", "restricted"), ("::ffff:10.0.0.1", "restricted"),
-            ("64:ff9b::a00:1", "restricted"), ("2002:a00:1::", "restricted"), ("2002:808:808::", "public"),
+            ("64:ff9b::a00:1", "restricted"),
+            ("fec0::1", "restricted"), ("::ffff:0:7f00:1", "loopback"), ("::ffff:0:a00:1", "restricted"), ("::ffff:0:808:808", "public"),
+            ("2001:db8::1", "restricted"), ("2001:0:4136:e378::1", "restricted"), ("64:ff9b:1::1", "restricted"), ("100::1", "restricted"), ("2002:a00:1::", "restricted"), ("2002:808:808::", "public"),
             ("8.8.8.8", "public"), ("2001:4860:4860::8888", "public"), ("93.184.216.34", "public"),
         ]
         for (text, kind) in expected {

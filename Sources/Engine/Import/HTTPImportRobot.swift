@@ -8,6 +8,11 @@ import HTTPClient
 struct HTTPImportRobot: Sendable {
     /// The most URLs one step fetches.
     static let maxURLs = 100
+    /// Headers that frame the request or its connection, which a step cannot set.
+    static let reservedHeaders: Set<String> = [
+        "host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer", "expect",
+        "proxy-authorization", "proxy-connection", "accept-encoding",
+    ]
 
     let urls: [String]
     let forcedNames: [String]
@@ -38,6 +43,9 @@ struct HTTPImportRobot: Sendable {
             guard parts.count == 2, parts[0].range(of: #"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$"#, options: .regularExpression) != nil,
                   !parts[1].unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
                 throw RobotError(code: "INVALID_STEP_PARAMETER", message: "each of 'headers' must be 'Name: value' on one line")
+            }
+            guard !Self.reservedHeaders.contains(parts[0].lowercased()) else {
+                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'headers' may not set '\(parts[0])': the engine sets it for each request")
             }
             return (parts[0], parts[1])
         }
