@@ -90,6 +90,12 @@ static inline VipsImage *pipeline_vips_open(const char *path, int sequential) {
                       : open(path, "fail_on", PIPELINE_VIPS_FAIL_ON_ERROR, NULL);
 }
 
+/* The image with every pixel decoded into memory now, so a damaged file fails here; NULL on failure. */
+static inline VipsImage *pipeline_vips_decoded(VipsImage *image) {
+    VipsImage *(*copy)(VipsImage *) = PIPELINE_VIPS_CALL(VipsImage *(*)(VipsImage *), "vips_image_copy_memory");
+    return copy ? copy(image) : NULL;
+}
+
 static inline int pipeline_vips_width(const VipsImage *image) {
     int (*width)(const VipsImage *) = PIPELINE_VIPS_CALL(int (*)(const VipsImage *), "vips_image_get_width");
     return width ? width(image) : 0;

@@ -68,6 +68,11 @@ struct AssemblyAPI: Sendable {
         }
         let files = record.uploads + record.results.values.flatMap { $0 }
         guard let file = files.first(where: { $0.id == parts[2] }) else { return .text(404, "no such file") }
+        // A file removed from the data folder since (by hand, or a cleanup) is gone, not an error.
+        var facts = stat()
+        guard stat(file.path, &facts) == 0, (facts.st_mode & S_IFMT) == S_IFREG, Int64(facts.st_size) == file.size else {
+            return .text(404, "the file is no longer in the engine's data folder")
+        }
         return ServerResponse(status: 200, headers: [("Content-Type", file.mime), ("Cache-Control", "public, max-age=31536000, immutable")],
                               body: .file(path: file.path, offset: 0, length: file.size))
     }

@@ -51,6 +51,7 @@ final class AssemblyExecutor: Sendable {
         // A failed or canceled Assembly reports no results: what its steps wrote only fills the disk.
         func discard() { try? FileManager.default.removeItem(atPath: folder) }
         let outputs = Mutex<[String: [AssemblyFile]]>([":original": record.uploads])
+        let ignored = Mutex<[JSONValue]>([])
         let store = store, limits = limits
         let exports = (resultsDirectory as NSString).deletingLastPathComponent + "/exports"
         // Steps that do not use each other run at once (each also spreads its files over the cores).
@@ -60,9 +61,14 @@ final class AssemblyExecutor: Sendable {
             DispatchQueue.concurrentPerform(iterations: wave.count) { index in
                 let step = wave[index]
                 let inputs = outputs.withLock { produced in step.uses.flatMap { produced[$0] ?? [] } }
-                let context = RobotContext(step: step, folder: folder, fields: record.fields, assembly: id, exports: exports, limits: limits) {
-                    store.get(id)?.isTerminal ?? true
-                }
+                let context = RobotContext(
+                    step: step, folder: folder, fields: record.fields, assembly: id, exports: exports, limits: limits,
+                    isCanceled: { store.get(id)?.isTerminal ?? true },
+                    ignore: { error in
+                        ignored.withLock {
+                            $0.append(JSONValue.object(["step": .string(step.name), "robot": .string(step.robot), "error": .string(error.code), "message": .string(error.message)]))
+                        }
+                    })
                 do throws(RobotError) {
                     let produced = try Robots.run(context, on: inputs)
                     outputs.withLock { $0[step.name] = produced }
@@ -82,6 +88,7 @@ final class AssemblyExecutor: Sendable {
         store.update(id) { record in
             guard !record.isTerminal else { return }
             record.results = results
+            record.ignoredErrors = ignored.withLock { $0 }
             record.ok = AssemblyStatusCode.completed
             record.message = "The Assembly was successfully completed."
             record.finished = Date()

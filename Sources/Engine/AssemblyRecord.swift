@@ -26,6 +26,8 @@ struct AssemblyRecord: Codable, Sendable {
     var tusLinks: [TusLink] = []
     var uploads: [AssemblyFile] = []
     var results: [String: [AssemblyFile]] = [:]
+    /// Errors steps skipped under `ignore_errors` (`step`, `robot`, `error`, `message`).
+    var ignoredErrors: [JSONValue]?
     /// `ASSEMBLY_UPLOADING`, `ASSEMBLY_EXECUTING`, `ASSEMBLY_COMPLETED`, `ASSEMBLY_CANCELED`.
     var ok: String?
     var error: String?

@@ -29,7 +29,6 @@ struct ImageResizeRobot: Sendable {
         let strict = StepOptions(options: options)
         width = Int32(try strict.integer("width", in: 1...20_000) ?? 0)
         height = Int32(try strict.integer("height", in: 1...20_000) ?? 0)
-        guard width > 0 || height > 0 else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "give 'width', 'height' or both") }
         let name = options["resize_strategy"]?.stringValue ?? "fit"
         guard let strategy = ResizeStrategy(rawValue: name) else {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "resize_strategy '\(name)' is not one of " + ResizeStrategy.allCases.map(\.rawValue).sorted().joined(separator: ", "))

@@ -45,15 +45,17 @@ enum ResizeStrategy: String, CaseIterable, Sendable {
     case minFit = "min_fit"
 
     /// The resized image of the file at `path`, `width` x `height` (a missing one, 0, follows
-    /// the aspect); `gravity` says which part `crop` and `fillcrop` keep. `nil` when libvips
+    /// the aspect; both missing keep the size); `gravity` says which part `crop` and `fillcrop` keep. `nil` when libvips
     /// fails (see `VipsLibrary.lastError()`).
     func resize(
         _ path: String, width: Int32, height: Int32, upscale: Bool, background: (Double, Double, Double), gravity: Gravity = .center
     ) -> VipsImageRef? {
         guard let source = VipsImageRef(path: path) else { return nil }
         let sourceWidth = source.width, sourceHeight = source.height
-        let width = width > 0 ? width : Int32((Double(sourceWidth) * Double(height) / Double(sourceHeight)).rounded(.up))
-        let height = height > 0 ? height : Int32((Double(sourceHeight) * Double(width) / Double(sourceWidth)).rounded(.up))
+        // Neither given: the image keeps its size (a format change, a rotation, a watermark).
+        let (givenWidth, givenHeight) = width == 0 && height == 0 ? (sourceWidth, sourceHeight) : (width, height)
+        let width = givenWidth > 0 ? givenWidth : Int32((Double(sourceWidth) * Double(givenHeight) / Double(sourceHeight)).rounded(.up))
+        let height = givenHeight > 0 ? givenHeight : Int32((Double(sourceHeight) * Double(width) / Double(sourceWidth)).rounded(.up))
         let up: Int32 = upscale ? 1 : 0
         switch self {
         case .fit:

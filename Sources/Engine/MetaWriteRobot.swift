@@ -44,8 +44,11 @@ struct MetaWriteRobot: Sendable {
             case .bool(let flag): text = String(flag)
             default: throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' in 'data_to_write' must be a string or a number")
             }
-            guard text.utf8.count <= Self.maxValueBytes, !text.utf8.contains(0) else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' in 'data_to_write' must be text of at most \(Self.maxValueBytes) bytes")
+            guard text.utf8.count <= Self.maxValueBytes else {
+                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' in 'data_to_write' is \(text.utf8.count) bytes long; at most \(Self.maxValueBytes) are written")
+            }
+            guard !text.utf8.contains(0) else {
+                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' in 'data_to_write' holds a NUL character, which metadata cannot carry; remove it")
             }
             entries.append((key, text))
         }

@@ -16,6 +16,8 @@ struct RobotContext: Sendable {
     var limits: RobotLimits
     /// Whether the Assembly was canceled (or failed) meanwhile: long work stops when it says yes.
     var isCanceled: @Sendable () -> Bool = { false }
+    /// Records an error the step's `ignore_errors` let it skip, for the status' `ignored_errors`.
+    var ignore: @Sendable (RobotError) -> Void = { _ in }
 
     var options: [String: JSONValue] { step.options }
 }

@@ -59,9 +59,12 @@ final class Watermark: Sendable {
     /// `image` with the watermark laid over it; the watermark is fetched by the first call.
     func apply(to image: VipsImageRef, context: RobotContext) throws(RobotError) -> VipsImageRef {
         let path = try fetch(context: context)
-        guard let mark = VipsImageRef(path: path) else {
-            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "the watermark at \(RemoteFetcher.shown(url)) is not an image libvips reads")
+        // Decoded now, so a damaged watermark is blamed on the watermark, not on the image.
+        guard let opened = VipsImageRef(path: path), let decoded = pipeline_vips_decoded(opened.pointer) else {
+            _ = VipsLibrary.lastError()
+            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "the watermark at \(RemoteFetcher.shown(url)) is not an image libvips reads, or it is damaged")
         }
+        let mark = VipsImageRef(decoded)
         var overlay = mark
         if let size {
             let boxWidth = Double(image.width) * size, boxHeight = Double(image.height) * size
@@ -77,6 +80,10 @@ final class Watermark: Sendable {
         // Offsets count in from the edge the position names; from the centre they move right and down.
         let x = left + (left == spare.0 && left != 0 ? -offset.x : offset.x)
         let y = top + (top == spare.1 && top != 0 ? -offset.y : offset.y)
+        guard x < image.width, y < image.height, x + overlay.width > 0, y + overlay.height > 0 else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "the watermark falls outside the \(image.width)x\(image.height) image "
+                             + "(at \(x),\(y)); make watermark_x_offset and watermark_y_offset smaller")
+        }
         guard let marked = VipsImageRef.made({ pipeline_vips_overlay(image.pointer, overlay.pointer, $0, x, y, opacity) }) else {
             throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot lay the watermark over the image: \(VipsLibrary.lastError())")
         }

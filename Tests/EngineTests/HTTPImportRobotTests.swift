@@ -103,7 +103,14 @@ final class HTTPImportRobotTests: XCTestCase {
         let missing = try await run(["imported": .object(["robot": .string("/http/import"), "url": .string(url("/files/nothing.png?token=s3cr3t"))])])
         XCTAssertEqual(missing["error"], .string("IMPORT_FILE_ERROR"))
         let message = missing["message"]?.stringValue ?? ""
-        XCTAssertTrue(message.contains("answered 404") && !message.contains("s3cr3t"), "the query (often a signature) is not shown: \(message)")
+        XCTAssertTrue(message.contains("nothing.png?… answered 404") && !message.contains("s3cr3t"), "the query (often a signature) is not shown: \(message)")
+
+        let server = try EngineTestServer(robotLimits: RobotLimits(importBytes: 100, importsFromLoopback: true))
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        let created = try await client.create(steps: .object(["imported": .object(["robot": .string("/http/import"), "url": .string(url("/files/photo.png"))])]))
+        let capped = try await client.wait(try XCTUnwrap(created.body["assembly_id"]?.stringValue))
+        XCTAssertTrue(capped["message"]?.stringValue?.contains("--max-import-size") == true, "the engine's limit is named: \(capped.serialized())")
 
         let skipped = try await run(["imported": .object([
             "robot": .string("/http/import"), "url": .array([.string(url("/files/nothing.png")), .string(url("/files/photo.png"))]),
@@ -111,6 +118,10 @@ final class HTTPImportRobotTests: XCTestCase {
         ])])
         XCTAssertEqual(skipped["ok"], .string("ASSEMBLY_COMPLETED"), skipped.serialized())
         XCTAssertEqual(skipped["results"]?["imported"]?.arrayValue?.map { $0["name"] }, [.string("photo.png")])
+        let ignored = try XCTUnwrap(skipped["ignored_errors"]?.arrayValue)
+        XCTAssertEqual(ignored.map { $0["step"] }, [.string("imported")], "the skipped URL is reported")
+        XCTAssertEqual(ignored.first?["error"], .string("IMPORT_FILE_ERROR"))
+        XCTAssertTrue(ignored.first?["message"]?.stringValue?.contains("answered 404") == true, skipped.serialized())
 
         for (options, expected) in [
             (["url": JSONValue.string("ftp://127.0.0.1/x")], "not an http(s) URL"),

@@ -190,6 +190,7 @@ final class MediaRobotTests: XCTestCase {
             step("/video/encode", ["ffmpeg": .object(["i": .string("/etc/passwd")])]),
             step("/video/encode", ["ffmpeg": .object(["r": .int(100_000)])]),
             step("/video/encode", ["preset": .string("webm"), "format": .string("mp4")]),
+            step("/video/encode", ["preset": .string("hls-720p"), "format": .string("gif")]),
             step("/video/thumbs", ["count": .string("3")]),
         ]
         let video = try clip()

@@ -56,6 +56,13 @@ final class RobotTests: XCTestCase {
         XCTAssertEqual(download.headers["Content-Type"], "image/jpeg")
         XCTAssertEqual(Array(download.body.prefix(3)), [0xFF, 0xD8, 0xFF], "a JPEG")
         XCTAssertEqual(result["size"], .int(download.body.count))
+        // A result removed from the data folder since is gone (404), not a dropped connection.
+        let id = try XCTUnwrap(result["id"]?.stringValue)
+        let stored = try XCTUnwrap(FileManager.default.enumerator(atPath: server.data.path + "/results")?.compactMap { $0 as? String }
+            .first { $0.contains(id) && $0.hasSuffix("logo.jpg") })
+        try FileManager.default.removeItem(atPath: server.data.path + "/results/" + stored)
+        let gone = try await client.download(try XCTUnwrap(result["ssl_url"]?.stringValue))
+        XCTAssertEqual(gone.status, 404, gone.bodyText())
     }
 
     func testStepsRunInOrderAndLastStepsAreResults() async throws {

@@ -47,6 +47,7 @@ final class WatermarkTests: XCTestCase {
         let client = EngineClient(server: server)
         var step: [String: JSONValue] = ["robot": .string("/image/resize"), "use": .string(":original"), "width": .int(200), "height": .int(100)]
         step.merge(options) { $1 }
+        step = step.filter { $0.value != .null }
         let base = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/base.png"))
         let created = try await client.create(steps: .object(["marked": .object(step)]), files: [("file", "a.png", base), ("file", "b.png", base)])
         XCTAssertEqual(created.status, 200, created.body.serialized())
@@ -82,6 +83,30 @@ final class WatermarkTests: XCTestCase {
         XCTAssertEqual(centre(100, 50)[1], 0, "red in the centre")
         XCTAssertEqual(centre(80, 30)[1], 0, "fitted into half the image: 50x50")
         XCTAssertEqual(centre(70, 50), [255, 255, 255], "and no wider")
+    }
+
+    func testAWatermarkAloneKeepsTheSizeAndOneOutsideTheImageIsAnError() async throws {
+        let mark = "http://127.0.0.1:\(origin.port)/files/mark.png"
+        let (kept, client, server) = try await run(["width": .null, "height": .null, "watermark_url": .string(mark), "watermark_position": .string("top-left")])
+        defer { server.stop() }
+        XCTAssertEqual(kept["ok"], .string("ASSEMBLY_COMPLETED"), kept.serialized())
+        let file = try XCTUnwrap(kept["results"]?["marked"]?.arrayValue?.first)
+        XCTAssertEqual([file["meta"]?["width"], file["meta"]?["height"]], [.int(200), .int(100)], "no width or height: the size is kept")
+        let pixel = try pixels(try await client.download(try XCTUnwrap(file["ssl_url"]?.stringValue)).body, width: 200)
+        XCTAssertGreaterThan(pixel(5, 5)[0], 250)
+        XCTAssertLessThan(pixel(5, 5)[1], 5, "red at the top-left: \(pixel(5, 5))")
+
+        let (outside, _, other) = try await run(["watermark_url": .string(mark), "watermark_x_offset": .int(500)])
+        other.stop()
+        XCTAssertEqual(outside["error"], .string("INVALID_STEP_PARAMETER"), outside.serialized())
+        XCTAssertTrue(outside["message"]?.stringValue?.contains("falls outside the 200x100 image") == true, outside.serialized())
+
+        let whole = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/mark.png"))
+        try whole.prefix(whole.count - 30).write(to: URL(fileURLWithPath: directory.path + "/broken.png"))
+        let (damaged, _, third) = try await run(["watermark_url": .string("http://127.0.0.1:\(origin.port)/files/broken.png")])
+        third.stop()
+        XCTAssertEqual(damaged["error"], .string("IMAGE_RESIZE_ERROR"), damaged.serialized())
+        XCTAssertTrue(damaged["message"]?.stringValue?.contains("the watermark at") == true, "blamed on the watermark: \(damaged.serialized())")
     }
 
     func testAWatermarkThatCannotBeFetchedFailsTheStep() async throws {

@@ -9,11 +9,14 @@ struct RemoteFetcher: Sendable {
     let client = HTTPClient()
     let policy: AddressPolicy
     let maxBytes: Int64
+    /// Whether `maxBytes` is the engine's limit rather than the step's `max_file_size`.
+    let isEngineLimit: Bool
     let headers: [(name: String, value: String)]
 
     init(limits: RobotLimits, maxBytes: Int64? = nil, headers: [(name: String, value: String)] = []) {
         policy = AddressPolicy(allowsLoopback: limits.importsFromLoopback)
         self.maxBytes = min(maxBytes ?? limits.importBytes, limits.importBytes)
+        isEngineLimit = self.maxBytes == limits.importBytes && (maxBytes ?? .max) > limits.importBytes
         self.headers = headers
     }
 
@@ -34,7 +37,7 @@ struct RemoteFetcher: Sendable {
         case .failure(let error as HTTPError) where error.kind == .cancelled:
             throw RobotError.canceled
         case .failure(let error as HTTPError):
-            throw RobotError(code: "IMPORT_FILE_ERROR", message: "cannot fetch \(shown): \(error.message)" + Self.hint(for: error.kind))
+            throw RobotError(code: "IMPORT_FILE_ERROR", message: "cannot fetch \(shown): \(error.message)" + hint(for: error.kind))
         case .failure(is CancellationError):
             throw RobotError.canceled
         case .failure(let error):
@@ -48,12 +51,15 @@ struct RemoteFetcher: Sendable {
         guard var parts = URLComponents(string: url) else { return "the URL" }
         parts.user = nil
         parts.password = nil
-        if !keepQuery, parts.query != nil { parts.query = "…" }
-        return parts.string ?? "the URL"
+        let hidesQuery = !keepQuery && parts.query != nil
+        if hidesQuery { parts.query = nil }
+        return (parts.string ?? "the URL") + (hidesQuery ? "?…" : "")
     }
 
-    private static func hint(for kind: HTTPError.Kind) -> String {
+    private func hint(for kind: HTTPError.Kind) -> String {
         switch kind {
+        case .responseTooLarge where isEngineLimit: "; the engine imports at most that much a file (pipeline serve --max-import-size)"
+        case .responseTooLarge: "; raise the step's max_file_size to import it"
         case .addressRefused(let reason) where reason.contains("loopback"):
             "; to import from this machine, start the engine with --allow-loopback-import"
         case .addressRefused: "; the engine imports from public addresses only"

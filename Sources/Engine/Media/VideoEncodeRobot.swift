@@ -73,6 +73,9 @@ struct VideoEncodeRobot: Sendable {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "format '\(format ?? "")' is not mp4 or gif")
         }
         gif = format == "gif"
+        if gif, options["preset"] != nil, name != "empty" {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'format: gif' makes an animated GIF, which preset '\(name)' has no part in; drop one of them")
+        }
         if format == "mp4", preset.ext != "mp4" {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "preset '\(name)' makes \(preset.ext), not mp4; drop 'format' or choose an mp4 preset")
         }
