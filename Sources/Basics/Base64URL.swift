@@ -2,8 +2,12 @@ import Foundation
 
 /// Base64url without padding, as JWTs use it.
 public enum Base64URL {
-    /// The bytes `text` encodes; nil when it is not base64url.
+    private static let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// The bytes `text` encodes; nil when it is not unpadded base64url (padding, `+`, `/` and
+    /// white space are refused, so one value has one spelling).
     public static func decode(_ text: Substring) -> Data? {
+        guard text.utf8.count % 4 != 1, text.utf8.allSatisfy({ alphabet.contains($0) }) else { return nil }
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         return Data(base64Encoded: base64)

@@ -42,7 +42,7 @@ struct Callers: Sendable {
 
     /// Reads a callers file; `defaultPolicy` applies where an entry names none; `otherProviders`
     /// are the providers given on the command line, which identities may name too.
-    static func load(path: String, defaultPolicy: Policy, environment: [String: String], otherProviders: [String] = []) -> Loaded<Callers> {
+    static func load(path: String, defaultPolicy: Policy, environment: [String: String], otherProviders: [IdentityProvider] = []) -> Loaded<Callers> {
         let document = YAMLDocument(contentsOf: path, domain: "callers")
         guard document.diagnostics.isEmpty, let root = document.root else {
             let empty = document.root == nil && document.diagnostics.isEmpty
@@ -57,17 +57,32 @@ struct Callers: Sendable {
             if let node = fields["providers"], node.elements == nil {
                 decoder.report(.error("callers.type-mismatch", "'providers' must be a list", at: node.location))
             }
-            var seen = Set(otherProviders)
-            for (provider, node) in zip(callers.providers, fields["providers"]?.elements ?? []) where !seen.insert(provider.name).inserted {
-                decoder.report(.error("callers.duplicate-provider", "the provider name '\(provider.name)' is used twice", at: node.location,
-                                      hint: "give each provider its own name"))
+            var names = Set(otherProviders.map(\.name)), issuers = Set(otherProviders.map(\.issuer))
+            for (provider, node) in zip(callers.providers, fields["providers"]?.elements ?? []) {
+                if !names.insert(provider.name).inserted {
+                    decoder.report(.error("callers.duplicate-provider", "the provider name '\(provider.name)' is used twice", at: node.location,
+                                          hint: "give each provider its own name"))
+                }
+                if !issuers.insert(provider.issuer).inserted {
+                    decoder.report(.error("callers.duplicate-issuer", "provider '\(provider.name)' has the issuer of another provider (\(provider.issuer))",
+                                          at: node.location, hint: "keep one provider per issuer: a token's 'iss' picks its provider"))
+                }
             }
+            // Identities may name a provider whose entry has errors of its own: those are reported there.
+            let known = otherProviders.map(\.name) + (fields["providers"]?.elements ?? []).compactMap { entry in
+                entry.pairs?.first { $0.keyText == "name" }?.value.scalar?.text
+            }
+            var entryNames: Set<String> = []
             for (key, isIdentity) in [("callers", false), ("identities", true)] {
                 for node in fields[key]?.elements ?? [] {
                     let allowed = isIdentity ? ["name", "provider", "claims", "policy", "quota"] : ["name", "token_sha256", "policy", "quota"]
                     guard let entry = decoder.fields(node, what: "an entry of '\(key)'", allowed: allowed,
                                                      required: isIdentity ? ["name", "claims"] : ["name", "token_sha256"]) else { continue }
                     guard let name = entry["name"].flatMap({ decoder.nonEmptyString($0, what: "'name'") })?.value else { continue }
+                    if !entryNames.insert(name).inserted, let nameNode = entry["name"] {
+                        decoder.report(.error("callers.duplicate-name", "the name '\(name)' is used by two callers or identities", at: nameNode.location,
+                                              hint: "names tell callers apart in quotas and the audit log: give each its own"))
+                    }
                     var caller = Caller(name: name, tokenSHA256: nil, provider: nil, claims: [:], policy: defaultPolicy, quota: nil)
                     if let node = entry["token_sha256"], let hash = decoder.string(node, what: "'token_sha256'") {
                         guard hash.value.count == 64, hash.value.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
@@ -78,7 +93,6 @@ struct Callers: Sendable {
                         caller.tokenSHA256 = hash.value
                     }
                     if let node = entry["provider"], let provider = decoder.nonEmptyString(node, what: "'provider'") {
-                        let known = callers.providers.map(\.name) + otherProviders
                         if !known.contains(provider.value) {
                             decoder.report(.error(
                                 "callers.unknown-provider", "identity '\(name)' names the provider '\(provider.value)', which is not configured", at: node.location,
@@ -88,12 +102,12 @@ struct Callers: Sendable {
                         caller.provider = provider.value
                     }
                     if let node = entry["claims"], let pairs = decoder.entries(node, what: "'claims'") {
+                        if pairs.isEmpty {
+                            decoder.report(.error("callers.empty-claims", "identity '\(name)' has no claim rules, so it would match every token of its provider",
+                                                  at: node.location, hint: "require at least the claims that say who this is, such as repository and ref"))
+                        }
                         for pair in pairs {
-                            let what = "claim '\(pair.keyText)'"
-                            let values = pair.value.elements.map { $0.map { decoder.string($0, what: "each value of \(what)", acceptingNumbers: true) } }
-                                ?? [decoder.string(pair.value, what: what, acceptingNumbers: true)]
-                            guard !values.contains(where: { $0 == nil }), !values.isEmpty else { continue }
-                            caller.claims[pair.keyText] = ClaimRule(alternatives: values.compactMap { $0?.value })
+                            if let rule = ClaimRule.read(pair.value, claim: pair.keyText, decoder: decoder) { caller.claims[pair.keyText] = rule }
                         }
                     }
                     if let node = entry["policy"], let file = decoder.nonEmptyString(node, what: "'policy'") {
@@ -110,9 +124,9 @@ struct Callers: Sendable {
                             decoder.report(.error("callers.bad-quota", "'quota' must be N/DURATION, such as 100/1h", at: node.location))
                         }
                     }
-                    if isIdentity, caller.provider == nil, callers.providers.count + otherProviders.count > 1 {
+                    if isIdentity, caller.provider == nil, known.count > 1 {
                         decoder.report(.error(
-                            "callers.ambiguous-identity", "identity '\(name)' names no provider, and \(callers.providers.count + otherProviders.count) are configured",
+                            "callers.ambiguous-identity", "identity '\(name)' names no provider, and \(known.count) are configured",
                             at: node.location, hint: "add 'provider: NAME': claims such as 'sub' mean different people at different providers"))
                     }
                     if isIdentity { callers.identities.append(caller) } else { callers.tokens.append(caller) }

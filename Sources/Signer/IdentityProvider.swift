@@ -28,6 +28,18 @@ public struct IdentityProvider: Sendable {
         self.keys = keys
     }
 
+    /// Why `issuer` cannot be an issuer (OpenID Connect issuers are https URLs without query,
+    /// fragment or credentials), or nil.
+    public static func problem(issuer: String) -> String? {
+        guard let parts = URLComponents(string: issuer), parts.scheme?.lowercased() == "https", parts.host?.isEmpty == false else {
+            return "must be an https URL, such as https://token.actions.githubusercontent.com"
+        }
+        guard parts.query == nil, parts.fragment == nil, parts.user == nil, parts.password == nil else {
+            return "must be an https URL without a query, fragment or user name"
+        }
+        return nil
+    }
+
     /// Where discovery is asked: `{issuer}/.well-known/openid-configuration`.
     var discoveryURL: String {
         (issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer) + "/.well-known/openid-configuration"

@@ -18,6 +18,14 @@ struct JWT: Sendable {
               let header = try? JSONValue.parse(headerData), let claims = (try? JSONValue.parse(payloadData))?.objectValue else {
             throw .unauthorized("INVALID_TOKEN", "the bearer token is not a well-formed JWT")
         }
+        guard header.objectValue != nil else { throw .unauthorized("INVALID_TOKEN", "the JWT's header is not a JSON object") }
+        // Critical extensions must be understood to be honoured; the signer understands none.
+        guard header["crit"] == nil else {
+            throw .unauthorized("INVALID_TOKEN", "the JWT's header names critical extensions ('crit'), which the signer does not support")
+        }
+        for name in ["iss", "sub"] where claims[name] != nil && claims[name]?.stringValue == nil {
+            throw .unauthorized("INVALID_TOKEN", "the JWT's '\(name)' claim must be a string")
+        }
         self.header = header
         self.claims = claims
         self.signedPart = Data((parts[0] + "." + parts[1]).utf8)
@@ -44,20 +52,26 @@ struct JSONWebKeys: Sendable {
         var key: Key
     }
 
-    /// The most keys taken from one JWKS.
+    /// The most keys one JWKS may list.
     static let maxKeys = 100
+    /// The shortest RSA modulus accepted, in bits (NIST's floor since 2013).
+    static let minimumRSABits = 2048
 
     let entries: [Entry]
 
-    /// Reads `{"keys": [...]}`; keys of other types or curves, or not for signatures, are skipped.
-    init(json: JSONValue) {
-        entries = (json["keys"]?.arrayValue ?? []).prefix(Self.maxKeys).compactMap { jwk in
+    /// Reads `{"keys": [...]}`; keys of other types or curves, RSA keys under 2048 bits, and keys
+    /// not for signatures are skipped. The reason is thrown when the JWKS lists too many keys.
+    init(json: JSONValue) throws(JWKSError) {
+        let listed = json["keys"]?.arrayValue ?? []
+        guard listed.count <= Self.maxKeys else { throw JWKSError(reason: "it lists \(listed.count) keys; the signer takes at most \(Self.maxKeys)") }
+        entries = listed.compactMap { jwk in
             if let use = jwk["use"]?.stringValue, use != "sig" { return nil }
             let id = jwk["kid"]?.stringValue, algorithm = jwk["alg"]?.stringValue
             switch jwk["kty"]?.stringValue {
             case "RSA":
                 guard let n = jwk["n"]?.stringValue.flatMap({ Base64URL.decode(Substring($0)) }),
-                      let e = jwk["e"]?.stringValue.flatMap({ Base64URL.decode(Substring($0)) }) else { return nil }
+                      let e = jwk["e"]?.stringValue.flatMap({ Base64URL.decode(Substring($0)) }),
+                      Self.bits(of: n) >= Self.minimumRSABits else { return nil }
                 return Entry(id: id, algorithm: algorithm, key: .rsa(modulus: n, exponent: e))
             case "EC":
                 guard jwk["crv"]?.stringValue == "P-256",
@@ -70,10 +84,29 @@ struct JSONWebKeys: Sendable {
         }
     }
 
+    /// The keys of a JWKS file, with at least one usable key.
+    init(file path: String) throws(JWKSError) {
+        guard let data = try? FileReading.read(path, limit: 1 << 20) else { throw JWKSError(reason: "cannot read '\(path)' (at most 1 MiB)") }
+        guard let json = try? JSONValue.parse(data) else { throw JWKSError(reason: "'\(path)' is not JSON") }
+        try self.init(json: json)
+        guard !entries.isEmpty else { throw JWKSError(reason: "'\(path)' holds no RSA (2048 bits or more) or P-256 signing key") }
+    }
+
+    /// The bit length of a big-endian unsigned number.
+    static func bits(of number: Data) -> Int {
+        guard let first = number.firstIndex(where: { $0 != 0 }) else { return 0 }
+        return (number.endIndex - first) * 8 - number[first].leadingZeroBitCount
+    }
+
     /// Whether a key has the id `kid` (a token without `kid` may use any key).
     func contains(keyID kid: String?) -> Bool {
         kid == nil || entries.contains { $0.id == nil || $0.id == kid }
     }
+}
+
+/// Why a JWKS cannot be used as a whole.
+struct JWKSError: Error, Sendable {
+    var reason: String
 }
 
 /// Verifies OpenID Connect identity tokens: RS256 or ES256 only (never `none` or HMAC), a key
@@ -100,12 +133,16 @@ enum JWTVerifier {
         }
         let claims = token.claims
         let time = now.timeIntervalSince1970
-        guard let expires = claims["exp"]?.doubleValue else { throw .unauthorized("INVALID_TOKEN", "the JWT has no 'exp'") }
+        guard claims["exp"] != nil else { throw .unauthorized("INVALID_TOKEN", "the JWT has no 'exp'") }
+        let expires = try seconds(claims, "exp") ?? 0
         guard expires + leeway > time else { throw .unauthorized("TOKEN_EXPIRED", "the JWT expired") }
-        if let notBefore = claims["nbf"]?.doubleValue, notBefore - leeway > time {
+        guard expires - time <= maxLifetime else {
+            throw .unauthorized("INVALID_TOKEN", "the JWT expires more than a day from now; identity tokens are short-lived")
+        }
+        if let notBefore = try seconds(claims, "nbf"), notBefore - leeway > time {
             throw .unauthorized("TOKEN_NOT_YET_VALID", "the JWT is not valid yet (nbf)")
         }
-        if let issuedAt = claims["iat"]?.doubleValue, issuedAt - leeway > time {
+        if let issuedAt = try seconds(claims, "iat"), issuedAt - leeway > time {
             throw .unauthorized("TOKEN_NOT_YET_VALID", "the JWT was issued in the future (iat)")
         }
         guard token.issuer == issuer else { throw .unauthorized("WRONG_ISSUER", "the JWT's issuer is not \(issuer)") }
@@ -113,6 +150,21 @@ enum JWTVerifier {
         guard granted.contains(where: audiences.contains) else {
             throw .unauthorized("WRONG_AUDIENCE", "the JWT is not meant for " + audiences.joined(separator: " or "))
         }
+    }
+
+    /// The longest an identity token may still be valid for (providers issue minutes to an hour).
+    static let maxLifetime: TimeInterval = 86_400
+
+    /// A NumericDate claim (seconds since 1970); nil when absent, refused when it is no number.
+    private static func seconds(_ claims: [String: JSONValue], _ name: String) throws(Refusal) -> Double? {
+        guard let value = claims[name] else { return nil }
+        let number: Double? = switch value {
+        case .int(let whole): Double(whole)
+        case .double(let fraction): fraction.isFinite ? fraction : nil
+        default: nil
+        }
+        guard let number else { throw .unauthorized("INVALID_TOKEN", "the JWT's '\(name)' must be a number of seconds since 1970") }
+        return number
     }
 
     private static func verify(_ data: Data, _ signature: Data, with key: JSONWebKeys.Key, algorithm: String) -> Bool {

@@ -10,67 +10,74 @@ final class ProviderKeys: Sendable {
     let provider: IdentityProvider
     private let http: HTTPClient
     private let policy: KeyCachePolicy
+    /// Where the operator reads why keys could not be fetched (the caller is told only that).
+    private let log: @Sendable (String) -> Void
 
     private struct Cache {
         var keys: JSONWebKeys?
         var freshUntil = ContinuousClock.now
         var usableUntil = ContinuousClock.now
         var lastFetch: ContinuousClock.Instant?
-        var lastFailure: String?
     }
 
     private let cache = Mutex(Cache())
     private let fetching = Mutex(())
 
     /// The keys of `provider`; a JWKS file is read now (the error says why it cannot be).
-    init(provider: IdentityProvider, http: HTTPClient, policy: KeyCachePolicy) throws(DiagnosticsError) {
+    init(provider: IdentityProvider, http: HTTPClient, policy: KeyCachePolicy, log: @escaping @Sendable (String) -> Void) throws(DiagnosticsError) {
         self.provider = provider
         self.http = http
         self.policy = policy
+        self.log = log
         if case .file(let path) = provider.keys {
-            guard let data = try? FileReading.read(path, limit: 1 << 20), let json = try? JSONValue.parse(data) else {
-                throw DiagnosticsError(.error(
-                    "signer.jwks", "cannot read the JWKS file '\(path)' of provider '\(provider.name)' as JSON",
-                    hint: "download the provider's JWKS (its jwks_uri) into that file"))
-            }
-            let keys = JSONWebKeys(json: json)
-            guard !keys.entries.isEmpty else {
-                throw DiagnosticsError(.error("signer.jwks", "the JWKS file '\(path)' holds no RSA or P-256 signing key"))
+            let keys: JSONWebKeys
+            do { keys = try JSONWebKeys(file: path) } catch {
+                throw DiagnosticsError(.error("signer.jwks", "the JWKS file of provider '\(provider.name)' cannot be used: \(error.reason)",
+                                              hint: "download the provider's JWKS (its jwks_uri) into that file"))
             }
             cache.withLock { $0 = Cache(keys: keys, freshUntil: .now + .seconds(315_360_000), usableUntil: .now + .seconds(315_360_000)) }
         }
     }
 
     /// The keys to check a token naming `keyID` with: the cached ones while fresh and knowing that
-    /// id; otherwise fetched again, unless a fetch ran within `refetchInterval`. 503 when there are
-    /// no usable keys and the provider cannot be reached.
+    /// id; otherwise fetched again, unless a fetch ran within `refetchInterval` or another request
+    /// is fetching (then the cached ones, if still usable). 503 when there are no usable keys and
+    /// the provider cannot be reached.
     func keys(for keyID: String?) throws(Refusal) -> JSONWebKeys {
         if let keys = usable(knowing: keyID) { return keys }
-        return try fetching.withLock { _ throws(Refusal) -> JSONWebKeys in
-            // Another request may have fetched while this one waited.
-            if let keys = usable(knowing: keyID) { return keys }
-            let now = ContinuousClock.now
-            let state = cache.withLock { $0 }
-            if let last = state.lastFetch, now - last < policy.refetchInterval {
-                if let keys = state.keys, now < state.usableUntil { return keys }
-                throw unavailable(state.lastFailure ?? "no keys yet")
+        // While another request fetches, one that has keys to try does not queue behind it (a
+        // slow provider would otherwise hold every connection thread).
+        if let keys = try fetching.withLockIfAvailable({ _ throws(Refusal) -> JSONWebKeys in try refresh(for: keyID) }) { return keys }
+        if let keys = cache.withLock({ $0.keys != nil && ContinuousClock.now < $0.usableUntil ? $0.keys : nil }) { return keys }
+        return try fetching.withLock { _ throws(Refusal) -> JSONWebKeys in try refresh(for: keyID) }
+    }
+
+    /// Fetches the keys unless fresh ones know `keyID` or a fetch ran within `refetchInterval`;
+    /// called with `fetching` held.
+    private func refresh(for keyID: String?) throws(Refusal) -> JSONWebKeys {
+        // Another request may have fetched while this one waited.
+        if let keys = usable(knowing: keyID) { return keys }
+        let now = ContinuousClock.now
+        let state = cache.withLock { $0 }
+        if let last = state.lastFetch, now - last < policy.refetchInterval {
+            if let keys = state.keys, now < state.usableUntil { return keys }
+            throw unavailable()
+        }
+        cache.withLock { $0.lastFetch = now }
+        switch BlockingWait.result({ [self] in try await fetch() }) {
+        case .success(let (keys, freshness)):
+            cache.withLock { cache in
+                cache.keys = keys
+                cache.freshUntil = now + freshness
+                cache.usableUntil = now + freshness + policy.staleFor
             }
-            cache.withLock { $0.lastFetch = now }
-            switch BlockingWait.result({ [self] in try await fetch() }) {
-            case .success(let (keys, freshness)):
-                cache.withLock { cache in
-                    cache.keys = keys
-                    cache.freshUntil = now + freshness
-                    cache.usableUntil = now + freshness + policy.staleFor
-                    cache.lastFailure = nil
-                }
-                return keys
-            case .failure(let error):
-                let reason = (error as? FetchFailure)?.reason ?? (error as? HTTPError)?.description ?? "\(error)"
-                cache.withLock { $0.lastFailure = reason }
-                if let keys = state.keys, now < state.usableUntil { return keys }
-                throw unavailable(reason)
-            }
+            return keys
+        case .failure(let error):
+            let reason = (error as? FetchFailure)?.reason ?? (error as? HTTPError)?.description ?? "\(error)"
+            let stale = state.keys != nil && now < state.usableUntil
+            log("cannot fetch the keys of identity provider '\(provider.name)': \(reason)" + (stale ? " (the cached keys serve meanwhile)" : ""))
+            if let keys = state.keys, now < state.usableUntil { return keys }
+            throw unavailable()
         }
     }
 
@@ -81,8 +88,10 @@ final class ProviderKeys: Sendable {
         }
     }
 
-    private func unavailable(_ reason: String) -> Refusal {
-        Refusal(status: 503, code: "KEYS_UNAVAILABLE", message: "the keys of identity provider '\(provider.name)' cannot be had: \(reason)", retryIn: 30)
+    /// What the caller is told: why is the operator's business (and may name internal hosts).
+    private func unavailable() -> Refusal {
+        Refusal(status: 503, code: "KEYS_UNAVAILABLE", message: "the keys of identity provider '\(provider.name)' cannot be fetched now; the signer's log says why",
+                retryIn: max(1, Int(policy.refetchInterval.components.seconds)))
     }
 
     private struct FetchFailure: Error {
@@ -110,8 +119,9 @@ final class ProviderKeys: Sendable {
         guard location.lowercased().hasPrefix("https://") else { throw FetchFailure(reason: "jwks_uri '\(location)' is not https") }
         let answer = try await get(location)
         guard let json = try? JSONValue.parse(answer.body) else { throw FetchFailure(reason: "\(location) did not answer a JWKS") }
-        let keys = JSONWebKeys(json: json)
-        guard !keys.entries.isEmpty else { throw FetchFailure(reason: "\(location) lists no RSA or P-256 signing key") }
+        let keys: JSONWebKeys
+        do { keys = try JSONWebKeys(json: json) } catch { throw FetchFailure(reason: "the JWKS at \(location) cannot be used: \(error.reason)") }
+        guard !keys.entries.isEmpty else { throw FetchFailure(reason: "\(location) lists no RSA (2048 bits or more) or P-256 signing key") }
         return (keys, freshness(of: answer))
     }
 

@@ -13,9 +13,9 @@ struct ProviderReader {
               let name = fields["name"].flatMap({ decoder.nonEmptyString($0, what: "'name'") }),
               let issuerNode = fields["issuer"], let issuer = decoder.nonEmptyString(issuerNode, what: "'issuer'"),
               let audienceNode = fields["audience"], let audiences = decoder.stringList(audienceNode, what: "'audience'") else { return nil }
-        guard issuer.value.lowercased().hasPrefix("https://") else {
-            decoder.report(.error("callers.insecure-provider", "the issuer of provider '\(name.value)' must be an https URL", at: issuerNode.location,
-                                  hint: "issuers are https URLs, such as https://token.actions.githubusercontent.com"))
+        if let problem = IdentityProvider.problem(issuer: issuer.value) {
+            decoder.report(.error("callers.insecure-provider", "the issuer of provider '\(name.value)' \(problem)", at: issuerNode.location,
+                                  hint: "copy the exact 'iss' of the provider's tokens"))
             return nil
         }
         guard !audiences.isEmpty, !audiences.contains(where: { $0.value.isEmpty }) else {
@@ -34,7 +34,15 @@ struct ProviderReader {
             keys = .url(uri.value)
         case (nil, let fileNode?):
             guard let file = decoder.nonEmptyString(fileNode, what: "'jwks_file'") else { return nil }
-            keys = .file(file.value.hasPrefix("/") || folder.isEmpty ? file.value : folder + "/" + file.value)
+            let path = file.value.hasPrefix("/") || folder.isEmpty ? file.value : folder + "/" + file.value
+            do throws(JWKSError) {
+                _ = try JSONWebKeys(file: path)
+            } catch {
+                decoder.report(.error("callers.bad-jwks", "'jwks_file' of provider '\(name.value)': \(error.reason)", at: fileNode.location,
+                                      hint: "download the provider's JWKS (its jwks_uri) into that file"))
+                return nil
+            }
+            keys = .file(path)
         case (let uriNode?, _?):
             decoder.report(.error("callers.bad-provider", "provider '\(name.value)' gives both 'jwks_uri' and 'jwks_file'", at: uriNode.location,
                                   hint: "keep one: the URL for keys that rotate, the file for offline use"))

@@ -31,6 +31,8 @@ public final class SigningService: HTTPServerHandler, Sendable {
         public var templatesEndpoint: String?
         /// The HTTP client for those lookups and for providers' keys (its trust: `--ca-cert`).
         public var http: HTTPClient
+        /// Where operational problems (a provider that cannot be reached) are reported; standard error by default.
+        public var log: @Sendable (String) -> Void = { message in FileHandle.standardError.write(Data("pipeline signer: \(message)\n".utf8)) }
 
         /// Creates a configuration.
         public init(policy: Policy, policyText: String, callersPath: String, providers: [IdentityProvider] = [], keyCache: KeyCachePolicy = KeyCachePolicy(),
@@ -61,15 +63,13 @@ public final class SigningService: HTTPServerHandler, Sendable {
         self.configuration = configuration
         let loaded = Callers.load(
             path: configuration.callersPath, defaultPolicy: configuration.policy, environment: environment,
-            otherProviders: configuration.providers.map(\.name))
+            otherProviders: configuration.providers)
         guard let callers = loaded.value else { throw DiagnosticsError(loaded.diagnostics) }
         self.callers = callers
         var providers: [String: ProviderKeys] = [:]
+        // One provider per issuer: the callers file was checked for it.
         for provider in configuration.providers + callers.providers {
-            guard providers[provider.issuer] == nil else {
-                throw DiagnosticsError(.error("signer.duplicate-issuer", "two providers have the issuer \(provider.issuer)", hint: "keep one provider per issuer"))
-            }
-            providers[provider.issuer] = try ProviderKeys(provider: provider, http: configuration.http, policy: configuration.keyCache)
+            providers[provider.issuer] = try ProviderKeys(provider: provider, http: configuration.http, policy: configuration.keyCache, log: configuration.log)
         }
         self.providers = providers
         templates = configuration.templatesEndpoint.map { TemplateDirectory(endpoint: $0, http: configuration.http, secret: configuration.secret) }

@@ -24,7 +24,10 @@ final class ClaimRuleTests: XCTestCase {
         XCTAssertFalse(ClaimRule(alternatives: ["true"]).matches(.bool(false)))
         XCTAssertTrue(ClaimRule(alternatives: ["42"]).matches(.int(42)))
         XCTAssertTrue(ClaimRule(alternatives: ["42"]).matches(.double(42)))
-        XCTAssertTrue(ClaimRule(alternatives: ["admins"]).matches(.array([.string("users"), .string("admins")])))
+        let groups = JSONValue.array([.string("users"), .string("admins")])
+        XCTAssertFalse(ClaimRule(alternatives: ["admins"]).matches(groups), "a plain rule never matches a list")
+        XCTAssertTrue(ClaimRule(alternatives: ["admins"], matchesItems: true).matches(groups), "{contains: admins}")
+        XCTAssertFalse(ClaimRule(alternatives: ["root"], matchesItems: true).matches(groups))
         XCTAssertFalse(ClaimRule(alternatives: ["*"]).matches(.object([:])), "an object is no value to match")
     }
 }

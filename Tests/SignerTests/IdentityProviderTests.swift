@@ -3,6 +3,7 @@ import Foundation
 import HTTPClient
 import HTTPServer
 import Signer
+import Synchronization
 import TestSupport
 import XCTest
 
@@ -14,6 +15,13 @@ final class IdentityProviderTests: XCTestCase {
     private var idp: TestIdentityProvider!
     private var issuer: String { idp.issuer }
     private var services: [HTTPServer] = []
+    /// What the signers reported to their operator.
+    private let log = LogLines()
+    private var logged: String { log.lines.withLock { $0.joined(separator: "\n") } }
+
+    private final class LogLines: Sendable {
+        let lines = Mutex<[String]>([])
+    }
 
     override func setUpWithError() throws {
         keys = try SignerFixture()
@@ -48,11 +56,13 @@ final class IdentityProviderTests: XCTestCase {
                 provider: apple
                 claims: {email_verified: true, nonce: "*"}
             """)
-        let service = try SigningService(.init(
+        var configuration = SigningService.Configuration(
             policy: try XCTUnwrap(PolicyFixture.load(keys.directory.path + "/policy.yml")), policyText: "",
             callersPath: keys.directory.path + "/providers.yml", keyCache: cache, authKey: nil, secret: SignerFixture.secret,
             auditLog: keys.directory.path + "/providers-audit.jsonl",
-            http: HTTPClient(trust: TLSTrust(caFile: idp.certificate))), environment: [:])
+            http: HTTPClient(trust: TLSTrust(caFile: idp.certificate)))
+        configuration.log = { [log] line in log.lines.withLock { $0.append(line) } }
+        let service = try SigningService(configuration, environment: [:])
         let server = try HTTPServer(HTTPServer.Configuration(port: 0), handler: service)
         services.append(server)
         return "http://127.0.0.1:\(server.port)"
@@ -141,7 +151,8 @@ final class IdentityProviderTests: XCTestCase {
         let later = try await sign(at: signer, try ci())
         XCTAssertEqual(later.status, 503, later.body.serialized())
         XCTAssertEqual(later.body["error"], .string("KEYS_UNAVAILABLE"))
-        XCTAssertTrue(later.body["message"]?.stringValue?.contains("answered 503") == true, later.body.serialized())
+        XCTAssertFalse(later.body["message"]?.stringValue?.contains(issuer) == true, "the caller is not told the provider's URLs: \(later.body.serialized())")
+        XCTAssertTrue(logged.contains("answered 503") && logged.contains("the cached keys serve meanwhile"), "the operator is: \(logged)")
         try idp.remove("down")
         let back = try await sign(at: signer, try ci())
         XCTAssertEqual(back.status, 200, back.body.serialized())
@@ -152,7 +163,7 @@ final class IdentityProviderTests: XCTestCase {
         let signer = try startSigner()
         let answer = try await sign(at: signer, try ci())
         XCTAssertEqual(answer.status, 503)
-        XCTAssertTrue(answer.body["message"]?.stringValue?.contains("names the issuer 'https://someone-else.example'") == true, answer.body.serialized())
+        XCTAssertTrue(logged.contains("names the issuer 'https://someone-else.example'"), logged)
 
         let configurations: [(String, String)] = [
             ("providers: [{name: a, issuer: http://ci.example, audience: x}]", "callers.insecure-provider"),
@@ -160,6 +171,13 @@ final class IdentityProviderTests: XCTestCase {
             ("providers: [{name: a, issuer: https://a.example, audience: x}, {name: b, issuer: https://b.example, audience: x}]\nidentities: [{name: i, claims: {sub: s}}]", "callers.ambiguous-identity"),
             ("providers: [{name: a, issuer: https://a.example, audience: x}]\nidentities: [{name: i, provider: b, claims: {sub: s}}]", "callers.unknown-provider"),
             ("providers: [{name: a, issuer: https://a.example, audience: []}]", "callers.empty-value"),
+            ("providers: [{name: a, issuer: 'https://a.example/?x=1', audience: x}]", "callers.insecure-provider"),
+            ("providers: [{name: a, issuer: https://a.example, audience: x}, {name: b, issuer: https://a.example, audience: y}]", "callers.duplicate-issuer"),
+            ("providers: [{name: a, issuer: https://a.example, audience: x, jwks_file: missing.json}]", "callers.bad-jwks"),
+            ("providers: [{name: a, issuer: https://a.example, audience: x}]\nidentities: [{name: i, provider: a, claims: {}}]", "callers.empty-claims"),
+            ("providers: [{name: a, issuer: https://a.example, audience: x}]\nidentities: [{name: i, provider: a, claims: {sub: s}}, {name: i, provider: a, claims: {sub: t}}]",
+             "callers.duplicate-name"),
+            ("providers: [{name: a, issuer: https://a.example, audience: x}]\nidentities: [{name: i, provider: a, claims: {groups: {has: x}}}]", "callers.unknown-key"),
         ]
         for (text, id) in configurations {
             try keys.directory.write("bad.yml", "version: 1\n" + text + "\n")
@@ -170,7 +188,18 @@ final class IdentityProviderTests: XCTestCase {
                 XCTFail("\(text) is refused")
             } catch let error as DiagnosticsError {
                 XCTAssertTrue(error.diagnostics.contains { $0.id == id }, "\(text): \(error.diagnostics.map(\.message))")
+                XCTAssertTrue(error.diagnostics.allSatisfy { $0.location?.line ?? 0 > 1 }, "each names its line: \(error.diagnostics.map(\.message))")
             }
+        }
+        // A provider with an error of its own is not also reported as unknown where an identity names it.
+        try keys.directory.write("bad.yml", "version: 1\nproviders: [{name: a, issuer: http://a.example, audience: x}]\nidentities: [{name: i, provider: a, claims: {sub: s}}]\n")
+        do {
+            _ = try SigningService(.init(
+                policy: try XCTUnwrap(PolicyFixture.load(keys.directory.path + "/policy.yml")), policyText: "",
+                callersPath: keys.directory.path + "/bad.yml", authKey: nil, secret: "s", auditLog: nil), environment: [:])
+            XCTFail("an http issuer is refused")
+        } catch let error as DiagnosticsError {
+            XCTAssertEqual(error.diagnostics.map(\.id), ["callers.insecure-provider"])
         }
     }
 }

@@ -80,8 +80,9 @@ final class SignerFixture: @unchecked Sendable {
     }
 
     /// A JWT signed with `key` (a PEM file in the fixture) using RS256 or ES256.
-    func jwt(claims: [String: JSONValue], key: String = "rsa.pem", algorithm: String = "RS256", kid: String? = nil) throws -> String {
-        var header: [String: JSONValue] = ["alg": .string(algorithm), "typ": .string("JWT")]
+    func jwt(claims: [String: JSONValue], key: String = "rsa.pem", algorithm: String = "RS256", kid: String? = nil,
+             header extra: [String: JSONValue] = [:]) throws -> String {
+        var header: [String: JSONValue] = ["alg": .string(algorithm), "typ": .string("JWT")].merging(extra) { $1 }
         if let kid { header["kid"] = .string(kid) }
         let input = Self.base64url(Data(JSONValue.object(header).serialized().utf8)) + "." + Self.base64url(Data(JSONValue.object(claims).serialized().utf8))
         if algorithm == "none" { return input + "." }

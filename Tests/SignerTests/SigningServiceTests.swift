@@ -69,6 +69,15 @@ final class SigningServiceTests: XCTestCase {
             ("an HMAC JWT", try fixture.jwt(claims: SignerFixture.claims(), algorithm: "HS256"), "UNSUPPORTED_ALGORITHM"),
             ("a key not in the JWKS", try fixture.jwt(claims: SignerFixture.claims(), key: "other.pem"), "INVALID_TOKEN"),
             ("claims that match no rule", try fixture.jwt(claims: SignerFixture.claims(["ref": .string("refs/heads/feature")])), "NO_MATCHING_IDENTITY"),
+            ("the expected value among others in a list", try fixture.jwt(claims: SignerFixture.claims([
+                "repository": .array([.string("evil/fork"), .string("acme/site")]),
+            ])), "NO_MATCHING_IDENTITY"),
+            ("a critical header extension", try fixture.jwt(claims: SignerFixture.claims(), header: ["crit": .array([.string("exp")])]), "INVALID_TOKEN"),
+            ("exp as text", try fixture.jwt(claims: SignerFixture.claims(["exp": .string("\(now + 300)")])), "INVALID_TOKEN"),
+            ("exp days away", try fixture.jwt(claims: SignerFixture.claims(["exp": .int(now + 3 * 86_400)])), "INVALID_TOKEN"),
+            ("nbf as text", try fixture.jwt(claims: SignerFixture.claims(["nbf": .string("soon")])), "INVALID_TOKEN"),
+            ("sub as a number", try fixture.jwt(claims: SignerFixture.claims(["sub": .int(7)])), "INVALID_TOKEN"),
+            ("a padded signature", try fixture.jwt(claims: SignerFixture.claims()) + "==", "INVALID_TOKEN"),
         ]
         for (name, bearer, code) in cases {
             let answer = try await fixture.sign(params, bearer: bearer)
