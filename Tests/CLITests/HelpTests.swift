@@ -44,6 +44,10 @@ final class UsageErrorTests: XCTestCase {
             (["signer", "--policy", "p.yml", "--tokens", "t.yml", "--jwks", "k.json"], "--jwks needs --issuer and --audience"),
             (["signer", "--policy", "p.yml", "--tokens", "t.yml", "--jwks", "k.json", "--issuer", "https://i"], "--jwks needs --issuer and --audience"),
             (["signer", "--policy", "p.yml", "--tokens", "t.yml", "--jwks", "k.json", "--issuer", "", "--audience", ""], "--jwks needs --issuer and --audience"),
+            (["signer", "--policy", "p.yml", "--tokens", "t.yml", "--jwks", "k.json", "--issuer", "http://i", "--audience", "a"], "--issuer must be an https URL"),
+            (["sign", "--params", "p.json", "--signer", "url", "--url", "https://s", "--token-env", "A", "--token-file", "f"], "not both"),
+            (["sign", "--params", "p.json", "--signer", "url", "--url", "https://s", "--token-oidc", "env", "--token-env", "A", "--token-file", "f"],
+             "drop --token-file"),
         ]
         for (arguments, message) in cases {
             let result = await CLIHarness.run(arguments)

@@ -58,8 +58,14 @@ struct SignCommand: Command {
                 throw UsageError("--url must be https (or http on 127.0.0.1 or localhost): a token must not travel in clear text", command: Self.spec.name)
             }
         }
+        if arguments.value("token-env") != nil, arguments.value("token-file") != nil {
+            throw UsageError("give the token once: --token-env VAR or --token-file FILE, not both", command: Self.spec.name)
+        }
         if let kind = arguments.value("token-oidc") {
             guard signer == "url" else { throw UsageError("--token-oidc goes with --signer url", command: Self.spec.name) }
+            guard arguments.value("token-file") == nil else {
+                throw UsageError("--token-oidc sends an identity token, not a stored one; drop --token-file", command: Self.spec.name)
+            }
             switch kind {
             case "github":
                 guard arguments.value("audience") != nil else {

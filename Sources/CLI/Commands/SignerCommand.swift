@@ -51,6 +51,9 @@ struct SignerCommand: Command {
                     "--jwks needs --issuer and --audience: without them a token the provider minted for any other service would be accepted",
                     command: Self.spec.name)
             }
+            if let problem = IdentityProvider.problem(issuer: issuer) {
+                throw UsageError("--issuer \(problem)", command: Self.spec.name)
+            }
             self.jwks = (jwks, issuer, audience)
         } else {
             jwks = nil

@@ -77,9 +77,10 @@ public final class IdentityTokens: BearerTokenSource {
     /// GitHub's protocol: GET `$ACTIONS_ID_TOKEN_REQUEST_URL&audience=AUD` with the request token
     /// as bearer; the answer is `{"value": "<jwt>"}`.
     private func requestFromGitHub(audience: String) async throws(SignerError) -> String {
-        guard let base = environment["ACTIONS_ID_TOKEN_REQUEST_URL"], !base.isEmpty,
-              let requestToken = environment["ACTIONS_ID_TOKEN_REQUEST_TOKEN"], !requestToken.isEmpty else {
-            throw SignerError("no GitHub Actions identity token can be requested ($ACTIONS_ID_TOKEN_REQUEST_URL is not set); "
+        let missing = ["ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"].filter { environment[$0]?.isEmpty ?? true }
+        guard missing.isEmpty, let base = environment["ACTIONS_ID_TOKEN_REQUEST_URL"], let requestToken = environment["ACTIONS_ID_TOKEN_REQUEST_TOKEN"] else {
+            throw SignerError("no GitHub Actions identity token can be requested (" + missing.map { "$" + $0 }.joined(separator: " and ")
+                + (missing.count == 1 ? " is" : " are") + " not set); "
                 + "give the job 'permissions: id-token: write', or outside GitHub Actions use another 'auth.signer.token'")
         }
         guard SecureURL.allowsSecrets(base) else {
@@ -98,7 +99,10 @@ public final class IdentityTokens: BearerTokenSource {
             throw SignerError("GitHub Actions' token endpoint did not answer: \((error as? HTTPError)?.message ?? "\(error)")")
         }
         guard response.status == 200 else {
-            throw SignerError("GitHub Actions' token endpoint answered HTTP \(response.status): \(response.bodyText(limit: 200))")
+            // An error page may quote the request; the request token never reaches a log.
+            var redacted = response
+            redacted.body = Data(String(decoding: response.body, as: UTF8.self).replacingOccurrences(of: requestToken, with: "[request token]").utf8)
+            throw SignerError("GitHub Actions' token endpoint answered HTTP \(response.status): \(redacted.bodyText(limit: 200))")
         }
         guard let value = (try? JSONValue.parse(response.body))?["value"]?.stringValue, !value.isEmpty else {
             throw SignerError("GitHub Actions' token endpoint answered without a 'value'")

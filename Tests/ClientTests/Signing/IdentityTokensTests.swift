@@ -47,7 +47,9 @@ final class IdentityTokensTests: XCTestCase {
     func testGitHubFailuresSayWhatToDoAndShowNoToken() async throws {
         let cases: [([String: String], String)] = [
             ([:], "permissions: id-token: write"),
-            (github.merging(["ACTIONS_ID_TOKEN_REQUEST_TOKEN": "wrong-request-token"]) { $1 }, "HTTP 401"),
+            (["ACTIONS_ID_TOKEN_REQUEST_URL": idp.issuer + "/token"], "$ACTIONS_ID_TOKEN_REQUEST_TOKEN is not set"),
+            (["ACTIONS_ID_TOKEN_REQUEST_TOKEN": requestToken], "$ACTIONS_ID_TOKEN_REQUEST_URL is not set"),
+            (github.merging(["ACTIONS_ID_TOKEN_REQUEST_TOKEN": "wrong-request-token"]) { $1 }, "HTTP 401: {\"message\": \"bad request token\", \"got\": \"bearer [request token]\"}"),
             (github, "HTTP 404"),
             (github.merging(["ACTIONS_ID_TOKEN_REQUEST_URL": "http://example.com/token?x=1"]) { $1 }, "not https"),
         ]

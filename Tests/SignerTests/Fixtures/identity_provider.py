@@ -63,7 +63,9 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/token":
             expected = (read("request-token") or b"").decode().strip()
             if not expected or self.headers.get("Authorization", "").lower() != "bearer " + expected.lower():
-                return self.answer(401, b'{"message": "bad request token"}')
+                # Like some real error pages, it quotes what it was sent.
+                given = self.headers.get("Authorization", "")
+                return self.answer(401, json.dumps({"message": "bad request token", "got": given}).encode())
             audience = urllib.parse.parse_qs(query).get("audience", [""])[0]
             token = read("token-" + audience + ".jwt")
             if token is None:
