@@ -58,9 +58,6 @@ struct SignCommand: Command {
                 throw UsageError("--url must be https (or http on 127.0.0.1 or localhost): a token must not travel in clear text", command: Self.spec.name)
             }
         }
-        if arguments.value("token-env") != nil, arguments.value("token-file") != nil {
-            throw UsageError("give the token once: --token-env VAR or --token-file FILE, not both", command: Self.spec.name)
-        }
         if let kind = arguments.value("token-oidc") {
             guard signer == "url" else { throw UsageError("--token-oidc goes with --signer url", command: Self.spec.name) }
             guard arguments.value("token-file") == nil else {
@@ -83,6 +80,9 @@ struct SignCommand: Command {
             }
         } else if arguments.value("audience") != nil {
             throw UsageError("--audience goes with --token-oidc github", command: Self.spec.name)
+        }
+        if arguments.value("token-env") != nil, arguments.value("token-file") != nil {
+            throw UsageError("give the token once: --token-env VAR or --token-file FILE, not both", command: Self.spec.name)
         }
         lifetime = try arguments.duration("expires-in", default: .seconds(3600))
         self.arguments = arguments
