@@ -16,12 +16,12 @@ struct ImageOptimizeRobot: Sendable {
     }
 
     func optimize(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
-        let kind = Self.kind(of: file.path)
+        let kind = ImageSniffing.fileExtension(of: file.path)
         if kind != nil { try ImageLimits.check(file.path, of: file, limit: context.limits.imagePixels) }
         let slot = try ResultSlot(name: file.name, in: context.folder)
         let command: [String]
         switch kind {
-        case "jpeg":
+        case "jpg":
             command = ["jpegtran", "-copy", keepMetadata ? "all" : "none", "-optimize"] + (progressive ? ["-progressive"] : [])
                 + ["-outfile", slot.path, file.path]
         case "png":
@@ -44,16 +44,6 @@ struct ImageOptimizeRobot: Sendable {
             }
         }
         return slot.file(from: file, meta: ["original_size": .int(Int(file.size))])
-    }
-
-    /// "jpeg" or "png" by the file's first bytes (its name may say otherwise), else nil.
-    static func kind(of path: String) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        let head = [UInt8]((try? handle.read(upToCount: 8)) ?? Data())
-        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return "jpeg" }
-        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "png" }
-        return nil
     }
 
     private static func size(_ path: String) -> Int64 {

@@ -58,7 +58,7 @@ struct MetaWriteRobot: Sendable {
     /// `file` with the metadata written, or nothing when it is no image, audio or video. The tool
     /// and the container follow the file's content, whatever its name says.
     func write(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
-        if let image = Self.imageExtension(of: file.path) {
+        if let image = ImageSniffing.fileExtension(of: file.path) {
             try ImageLimits.check(file.path, of: file, limit: context.limits.imagePixels)
             return [try writeImage(file, as: image, context: context)]
         }
@@ -92,24 +92,6 @@ struct MetaWriteRobot: Sendable {
             throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the result of '\(file.name)'")
         }
         return slot.file(from: file)
-    }
-
-    /// The extension of the image kinds exiftool writes, by the file's first bytes.
-    static func imageExtension(of path: String) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        let head = [UInt8]((try? handle.read(upToCount: 16)) ?? Data())
-        func at(_ offset: Int, _ text: String) -> Bool { head.count >= offset + text.utf8.count && Array(head[offset..<offset + text.utf8.count]) == Array(text.utf8) }
-        switch true {
-        case head.starts(with: [0xFF, 0xD8, 0xFF]): return "jpg"
-        case head.starts(with: [0x89, 0x50, 0x4E, 0x47]): return "png"
-        case at(0, "GIF8"): return "gif"
-        case head.starts(with: [0x49, 0x49, 0x2A, 0x00]), head.starts(with: [0x4D, 0x4D, 0x00, 0x2A]): return "tif"
-        case at(0, "RIFF") && at(8, "WEBP"): return "webp"
-        case at(4, "ftypavif"): return "avif"
-        case at(4, "ftypheic"), at(4, "ftypheix"), at(4, "ftypmif1"): return "heic"
-        default: return nil
-        }
     }
 
     /// The ffmpeg muxer that keeps the container the file's content has, or nil when it is no
