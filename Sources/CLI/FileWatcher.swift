@@ -5,18 +5,18 @@ import Foundation
 /// run's outputs are ignored, so saving a file counts once and a run does not start itself.
 final class FileWatcher {
     private let descriptor: Int32
-    /// The folder each watch descriptor stands for, and whether its subfolders are watched too.
-    private var folders: [Int32: (path: String, recursive: Bool)] = [:]
+    /// The folder each watch descriptor stands for: with its subfolders, or only for some names.
+    private var folders: [Int32: (path: String, recursive: Bool, names: Set<String>?)] = [:]
     private let ignored: [String]
 
-    /// Watches `recursive` folders with every subfolder and `single` folders alone; nothing under
-    /// `ignored` (absolute paths) counts.
-    init(recursive: [String], single: [String], ignored: [String]) throws {
+    /// Watches `recursive` folders with every subfolder, and in each `single` folder only the
+    /// names given; nothing under `ignored` (absolute paths) counts.
+    init(recursive: [String], single: [String: Set<String>], ignored: [String]) throws {
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw WatchError(message: "cannot watch files: \(String(cString: strerror(errno)))") }
         self.ignored = ignored.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
-        for folder in Set(single) { add(folder, recursive: false) }
         for folder in Set(recursive) { add(folder, recursive: true) }
+        for (folder, names) in single where !folders.values.contains(where: { $0.path == folder }) { add(folder, recursive: false, names: names) }
         guard !folders.isEmpty else { throw WatchError(message: "none of the folders to watch exists") }
     }
 
@@ -51,13 +51,13 @@ final class FileWatcher {
 
     private static let mask = UInt32(IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF)
 
-    private func add(_ folder: String, recursive: Bool) {
+    private func add(_ folder: String, recursive: Bool, names: Set<String>? = nil) {
         guard !isIgnored(folder) else { return }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else { return }
         let watch = inotify_add_watch(descriptor, folder, Self.mask)
         guard watch >= 0 else { return }
-        folders[watch] = (folder, recursive)
+        folders[watch] = (folder, recursive, names)
         guard recursive, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         for name in names where !Self.isEditorFile(name) {
             add(folder + "/" + name, recursive: true)
@@ -84,6 +84,11 @@ final class FileWatcher {
                 let path = name.isEmpty ? folder.path : folder.path + "/" + name
                 if mask & UInt32(IN_IGNORED) != 0 { folders[watch] = nil }
                 guard !Self.isEditorFile(name), !isIgnored(path) else { continue }
+                if let names = folder.names {
+                    // A file or folder that matters here came, changed or went.
+                    if names.contains(name) { paths.append(path) }
+                    continue
+                }
                 if folder.recursive, mask & UInt32(IN_ISDIR) != 0, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { add(path, recursive: true) }
                 if mask & UInt32(IN_ISDIR) == 0 || mask & UInt32(IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO) != 0 { paths.append(path) }
             }

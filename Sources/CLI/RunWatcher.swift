@@ -5,63 +5,98 @@ import Spec
 
 /// `run --watch`: runs, then watches the manifest, its policy and the folders its inputs live in,
 /// and runs again when something changes (a burst of changes counts once, after 300 ms of quiet).
-/// The run's own outputs (`.pipeline/`, the results file, download folders) are not watched. A
-/// change that leaves nothing new to process runs nothing. Ctrl-C stops it (exit 130).
+/// The watch is set up before each run, so what changes during a run starts the next one. An
+/// input folder that does not exist yet is waited for in the nearest folder that does. The
+/// run's own outputs (`.pipeline/`, the results file, download folders) are not watched. A change
+/// that leaves nothing new to process runs nothing. Ctrl-C stops it (exit 130; SIGTERM 143).
 struct RunWatcher {
     let command: RunCommand
 
     func watch(_ context: CommandContext) async -> Int32 {
         let signals = SignalCenter.waiter()
-        _ = await command.runOnce(context)
+        var watcher: FileWatcher
+        do { watcher = try arm(context) } catch { return failure(error, context) }
+        let first = await command.runOnce(context)
+        // A manifest that is not there is a typo, not something to wait for.
+        if first != ExitCode.success, !FileManager.default.fileExists(atPath: command.manifestPath) { return ExitCode.failure }
         while !signals.hasReceived {
-            let watcher: FileWatcher
-            do {
-                let folders = self.folders(context)
-                watcher = try FileWatcher(recursive: folders.recursive, single: folders.single, ignored: folders.ignored)
-            } catch {
-                context.output.failure((error as? FileWatcher.WatchError)?.message ?? "\(error)")
-                return ExitCode.failure
-            }
             context.output.error("pipeline: watching \(plural(watcher.folderCount, "folder")) for changes (Ctrl-C stops)\n")
             guard let changed = await watcher.nextChanges(stop: { signals.hasReceived }) else { break }
             let shown = changed.prefix(3).map { TerminalText.printable(relative($0)) }.joined(separator: ", ")
             context.output.error("pipeline: changed: \(shown)\(changed.count > 3 ? " and \(changed.count - 3) more" : "")\n")
+            // Armed again before the run (the manifest may name other folders now); what changes
+            // while it runs waits in the new watch.
+            do { watcher = try arm(context) } catch { return failure(error, context) }
             _ = await command.runOnce(context, onlyWhenChanged: true)
         }
         context.output.error("pipeline: stopped watching; state is saved.\n")
-        return ExitCode.interrupted
+        return signals.exitStatus
     }
 
-    /// What to watch: the input folders with their subfolders, the folders of the manifest and
-    /// policy alone; and what to ignore.
-    private func folders(_ context: CommandContext) -> (recursive: [String], single: [String], ignored: [String]) {
-        let path = URL(fileURLWithPath: command.manifestPath).standardizedFileURL.path
-        let directory = (path as NSString).deletingLastPathComponent
-        guard let manifest = ManifestLoader(environment: context.environment).load(path: path).value else {
-            // A manifest that does not load is watched until it does.
-            return ([], [directory], [directory + "/.pipeline"])
-        }
-        let policy = command.arguments.value("policy") ?? manifest.policy?.value
-        var single = [directory]
-        if let policy, !policy.contains("://") { single.append((manifest.path(policy) as NSString).deletingLastPathComponent) }
-        var recursive: [String] = []
-        for job in manifest.jobs {
-            for input in job.inputs where !input.value.hasPrefix("!") {
-                let literal = input.value.split(separator: "/", omittingEmptySubsequences: false)
-                    .prefix { !$0.contains(where: { "*?[{".contains($0) }) }
-                let base = literal.count == input.value.split(separator: "/", omittingEmptySubsequences: false).count
-                    ? literal.dropLast() : literal
-                recursive.append(base.isEmpty ? directory : manifest.path(base.joined(separator: "/")))
-            }
-        }
-        let workspace = Workspace(manifest: manifest, resultsOverride: command.arguments.value("results"))
-        var ignored = [workspace.stateDirectory, workspace.resultsPath] + manifest.jobs.compactMap { $0.download.map { manifest.path($0.value) } }
-        if let download = command.arguments.value("download") { ignored.append(URL(fileURLWithPath: download).standardizedFileURL.path) }
-        return (recursive.map { URL(fileURLWithPath: $0).standardizedFileURL.path }, single, ignored)
+    private func arm(_ context: CommandContext) throws -> FileWatcher {
+        let targets = WatchTargets(command: command, environment: context.environment)
+        return try FileWatcher(recursive: targets.recursive, single: targets.single, ignored: targets.ignored)
+    }
+
+    private func failure(_ error: any Error, _ context: CommandContext) -> Int32 {
+        context.output.failure((error as? FileWatcher.WatchError)?.message ?? "\(error)")
+        return ExitCode.failure
     }
 
     private func relative(_ path: String) -> String {
         let current = FileManager.default.currentDirectoryPath + "/"
         return path.hasPrefix(current) ? String(path.dropFirst(current.count)) : path
+    }
+}
+
+/// What `run --watch` watches for one manifest: input folders with their subfolders; single
+/// folders for just the names that matter there (the manifest, the policy, an input folder yet
+/// to be made); and the run's outputs, ignored.
+struct WatchTargets {
+    var recursive: [String] = []
+    var single: [String: Set<String>] = [:]
+    var ignored: [String] = []
+
+    init(command: RunCommand, environment: [String: String]) {
+        let path = URL(fileURLWithPath: command.manifestPath).standardizedFileURL.path
+        let directory = (path as NSString).deletingLastPathComponent
+        add(path)
+        guard let manifest = ManifestLoader(environment: environment).load(path: path).value else {
+            // A manifest that does not load is watched until it does.
+            ignored = [directory + "/.pipeline"]
+            return
+        }
+        if let policy = command.arguments.value("policy") ?? manifest.policy?.value, !policy.contains("://") {
+            add(URL(fileURLWithPath: manifest.path(policy)).standardizedFileURL.path)
+        }
+        for job in manifest.jobs {
+            for input in job.inputs where !input.value.hasPrefix("!") {
+                let parts = input.value.split(separator: "/", omittingEmptySubsequences: false)
+                let literal = parts.prefix { !$0.contains(where: { "*?[{".contains($0) }) }
+                // A glob without wildcards names a file: its folder is watched.
+                let base = literal.count == parts.count ? literal.dropLast() : literal
+                let folder = URL(fileURLWithPath: base.isEmpty ? directory : manifest.path(base.joined(separator: "/"))).standardizedFileURL.path
+                if Self.isFolder(folder) { recursive.append(folder) } else { add(folder) }
+            }
+        }
+        let workspace = Workspace(manifest: manifest, resultsOverride: command.arguments.value("results"))
+        ignored = [workspace.stateDirectory, workspace.resultsPath] + manifest.jobs.compactMap { $0.download.map { manifest.path($0.value) } }
+        if let download = command.arguments.value("download") { ignored.append(URL(fileURLWithPath: download).standardizedFileURL.path) }
+    }
+
+    /// Watches for `path` in the nearest folder above it that exists.
+    private mutating func add(_ path: String) {
+        var missing = path
+        var folder = (path as NSString).deletingLastPathComponent
+        while !Self.isFolder(folder), folder != "/", !folder.isEmpty {
+            missing = folder
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        single[folder, default: []].insert((missing as NSString).lastPathComponent)
+    }
+
+    private static func isFolder(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }

@@ -77,6 +77,9 @@ final class SignalWaiter: @unchecked Sendable {
     /// Whether a signal came (for code that polls rather than waits).
     var hasReceived: Bool { lock.withLock { received != nil } }
 
+    /// The exit status of a process the signal ended: 130 for SIGINT, 143 for SIGTERM.
+    var exitStatus: Int32 { 128 + (lock.withLock { received } ?? SIGINT) }
+
     /// Takes the first signal; `false` for any later one.
     func deliver(_ number: Int32) -> Bool {
         let (taken, waiting): (Bool, CheckedContinuation<Int32, Never>?) = lock.withLock {

@@ -130,7 +130,7 @@ struct RunCommand: Command {
                 manifest: manifest, workspace: workspace, arguments: arguments, context: context, interrupted: { signals.hasReceived })
         } catch {
             // Ctrl-C while waiting for another command's embedded engine: nothing started.
-            if signals.hasReceived { return ExitCode.interrupted }
+            if signals.hasReceived { return signals.exitStatus }
             context.report(error.diagnostics, sources: planned.sources)
             return ExitCode.failure
         }
@@ -149,7 +149,8 @@ struct RunCommand: Command {
 
         let display = RunDisplay(output: context.output, json: arguments.flag("json"), githubActions: context.environment["GITHUB_ACTIONS"] == "true")
         let runner = Runner(plan: plan, configuration: configuration)
-        let work = Task { try await runner.run { display.show($0) } }
+        // After Ctrl-C, transfers cut short are no news: one line says the run was interrupted.
+        let work = Task { try await runner.run { event in if !signals.hasReceived { display.show(event) } } }
         let interrupt = Task {
             _ = await signals.next()
             work.cancel()
@@ -157,18 +158,18 @@ struct RunCommand: Command {
         defer { interrupt.cancel() }
         do {
             let results = try await work.value
-            if work.isCancelled { return await interrupted(results, configuration: configuration, context: context) }
+            if work.isCancelled { return await interrupted(results, configuration: configuration, context: context, status: signals.exitStatus) }
             display.summary(results, resultsPath: configuration.resultsPath)
             return results.assemblies.allSatisfy(\.isCompleted) ? ExitCode.success : ExitCode.failure
         } catch {
-            if work.isCancelled { return await interrupted(nil, configuration: configuration, context: context) }
+            if work.isCancelled { return await interrupted(nil, configuration: configuration, context: context, status: signals.exitStatus) }
             context.output.failure("\(error)")
             return ExitCode.failure
         }
     }
 
     /// After Ctrl-C: state is saved; with --cancel-on-interrupt the unfinished Assemblies are canceled.
-    private func interrupted(_ results: RunResults?, configuration: RunConfiguration, context: CommandContext) async -> Int32 {
+    private func interrupted(_ results: RunResults?, configuration: RunConfiguration, context: CommandContext, status: Int32) async -> Int32 {
         if arguments.flag("cancel-on-interrupt") {
             let done = Set((results?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
             let canceled = await InFlight.cancel(configuration.workspace.startedAssemblies(in: [configuration.stateFile]), except: done)
@@ -176,6 +177,6 @@ struct RunCommand: Command {
         } else {
             context.output.error("pipeline: interrupted; state is saved in \(configuration.workspace.stateDirectory). Run the same command again to resume.\n")
         }
-        return ExitCode.interrupted
+        return status
     }
 }
