@@ -1,4 +1,5 @@
 import Basics
+@testable import CLI
 import Foundation
 import TestSupport
 import XCTest
@@ -63,7 +64,7 @@ final class InitCommandTests: XCTestCase {
         XCTAssertEqual(made.status, 0, made.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path + "/samples"), "no samples when the folder has PDFs")
         let manifest = try String(contentsOfFile: directory.path + "/pipeline.yml", encoding: .utf8)
-        XCTAssertTrue(manifest.contains(#"inputs: ["**/*.pdf", "!build/**", "!.pipeline/**"]"#), manifest)
+        XCTAssertTrue(manifest.contains(#"inputs: ["**/*.pdf", "!build/**", "!.pipeline/**", "!node_modules/**"]"#), manifest)
         let plan = try pipeline(["plan", "pipeline.yml"])
         XCTAssertEqual(plan.status, 0, plan.stderr)
         XCTAssertTrue(plan.stdout.contains("docs/handbook.pdf"), plan.stdout)
@@ -76,6 +77,56 @@ final class InitCommandTests: XCTestCase {
         try directory.write("file", "x")
         let blocked = try pipeline(["init", "file/project"])
         XCTAssertEqual(blocked.status, 1)
-        XCTAssertTrue(blocked.stderr.contains("cannot make the folder 'file/project'"), blocked.stderr)
+        XCTAssertTrue(blocked.stderr.contains("cannot make the project folder 'file/project'") && blocked.stderr.contains("is a file, not a folder"),
+                      blocked.stderr)
+    }
+
+    func testPathsInTheWayStopItBeforeAnythingIsWritten() throws {
+        // A file where a folder goes, a link out of the project, a dangling link where a file goes.
+        let outside = try TemporaryDirectory(prefix: "init-outside")
+        defer { outside.remove() }
+        for (setUp, expected) in [
+            ({ (folder: String) in try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/samples")) }, "'samples' is a file where a folder goes"),
+            ({ (folder: String) in try FileManager.default.createSymbolicLink(atPath: folder + "/.github", withDestinationPath: outside.path) },
+             "'.github' is a symbolic link"),
+            ({ (folder: String) in try FileManager.default.createSymbolicLink(atPath: folder + "/.gitignore", withDestinationPath: outside.path + "/ignore") },
+             "'.gitignore' is a symbolic link"),
+        ] as [((String) throws -> Void, String)] {
+            let project = try TemporaryDirectory(prefix: "init-blocked")
+            defer { project.remove() }
+            try setUp(project.path)
+            let before = try FileManager.default.contentsOfDirectory(atPath: project.path).sorted()
+            for arguments in [["init", project.path], ["init", project.path, "--force"]] {
+                let refused = try pipeline(arguments)
+                XCTAssertEqual(refused.status, 1, "\(arguments): \(refused.stderr)")
+                XCTAssertTrue(refused.stderr.contains(expected) && refused.stderr.contains("nothing was written"), refused.stderr)
+                XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: project.path).sorted(), before, "nothing was written")
+            }
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside.path), [], "nothing outside the project")
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/pipeline.yml", withDestinationPath: outside.path + "/missing.yml")
+        let dangling = try pipeline(["init"])
+        XCTAssertEqual(dangling.status, 1, "a dangling link is in the way too")
+        XCTAssertTrue(dangling.stderr.contains("'pipeline.yml' already exists"), dangling.stderr)
+    }
+
+    func testMediaWithoutFFmpegWritesNothingAndTheNextStepsAreSafeToPaste() throws {
+        let bare = try TemporaryDirectory(prefix: "init-bin")
+        defer { bare.remove() }
+        let result = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["init", "talks", "--kind", "media"], in: directory.path,
+                                           environment: ["PATH": bare.path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("ffmpeg, which is not installed; nothing was written"), result.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path + "/talks"), [])
+        let odd = try pipeline(["init", "--", "-my $(id) project"])
+        XCTAssertEqual(odd.status, 0, odd.stderr)
+        XCTAssertTrue(odd.stdout.contains("cd './-my $(id) project'"), odd.stdout)
+        XCTAssertEqual(InitCommand.shellQuoted("it's"), #"'it'\''s'"#)
+    }
+
+    func testIgnoreLinesAreRecognisedHoweverSpeltAndKeepTheFilesLineEndings() throws {
+        try directory.write(".gitignore", "/.pipeline\r\nnode_modules\r\n")
+        XCTAssertEqual(try pipeline(["init"]).status, 0)
+        XCTAssertEqual(try String(contentsOfFile: directory.path + "/.gitignore", encoding: .utf8), "/.pipeline\r\nnode_modules\r\nbuild/\r\n")
     }
 }

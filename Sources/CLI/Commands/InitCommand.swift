@@ -35,13 +35,11 @@ struct InitCommand: Command {
 
     func run(_ context: CommandContext) async throws -> Int32 {
         let output = context.output
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            output.failure("cannot make the folder '\(directory)': \((error as NSError).localizedDescription)")
+        let absolute = URL(fileURLWithPath: directory).standardizedFileURL.path
+        if let problem = Self.makeFolder(absolute) {
+            output.failure("cannot make the project folder '\(TerminalText.printable(directory))': \(problem)")
             return ExitCode.failure
         }
-        let absolute = URL(fileURLWithPath: directory).standardizedFileURL.path
         let name = Self.projectName(URL(fileURLWithPath: absolute).lastPathComponent)
         let ownFiles = Self.hasFiles(in: absolute, extensions: ProjectTemplate.extensions(of: kind))
         let template = ProjectTemplate(kind: kind, name: name, usesSamples: !ownFiles)
@@ -49,7 +47,6 @@ struct InitCommand: Command {
             ("pipeline.yml", Data(template.manifest.utf8)), ("policy.yml", Data(template.policy.utf8)),
             (".github/workflows/pipeline.yml", Data(ProjectTemplate.workflow.utf8)),
         ]
-        var media: [(path: String, source: [String])] = []
         if !ownFiles {
             switch kind {
             case .images:
@@ -60,47 +57,70 @@ struct InitCommand: Command {
                 files.append(("samples/brochure.pdf", SampleFiles.pdf(title: name + " brochure", pages: 3)))
                 files.append(("samples/report.pdf", SampleFiles.pdf(title: name + " report", pages: 2)))
             case .media:
-                media = [
-                    ("samples/clip.mp4", ["-f", "lavfi", "-i", "testsrc=duration=3:size=640x360:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:duration=3",
-                                          "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest"]),
-                    ("samples/chime.ogg", ["-f", "lavfi", "-i", "sine=frequency=660:duration=2", "-c:a", "libvorbis"]),
-                ]
+                guard SampleFiles.hasFFmpeg(path: context.environment["PATH"]) else {
+                    output.failure("the media samples are made with ffmpeg, which is not installed; nothing was written",
+                                   hint: "install it (apt-get install ffmpeg), or put your own media files in the folder first")
+                    return ExitCode.failure
+                }
             }
         }
+        let media: [(path: String, content: ProjectWriter.Content)] = kind == .media && !ownFiles ? [
+            ("samples/clip.mp4", .media(["-f", "lavfi", "-i", "testsrc=duration=3:size=640x360:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:duration=3",
+                                         "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest"])),
+            ("samples/chime.ogg", .media(["-f", "lavfi", "-i", "sine=frequency=660:duration=2", "-c:a", "libvorbis"])),
+        ] : []
+        let writer = ProjectWriter(root: absolute, files: files.map { ($0.path, .data($0.data)) } + media, force: force)
         // Everything in the way is named before anything is written.
-        let wanted = files.map(\.path) + media.map(\.path)
-        let inTheWay = wanted.filter { FileManager.default.fileExists(atPath: absolute + "/" + $0) }
+        let (inTheWay, blocked) = writer.obstacles()
+        let shown = { (path: String) in "'\(TerminalText.printable(directory == "." ? path : directory + "/" + path))'" }
+        if !blocked.isEmpty {
+            output.failure(blocked.joined(separator: "; ") + "; nothing was written", hint: "move \(blocked.count == 1 ? "it" : "them") away and run init again")
+            return ExitCode.failure
+        }
         if !inTheWay.isEmpty, !force {
-            output.failure("\(inTheWay.map { "'\(directory == "." ? $0 : directory + "/" + $0)'" }.joined(separator: ", ")) already \(inTheWay.count == 1 ? "exists" : "exist"); nothing was written",
+            output.failure("\(inTheWay.map(shown).joined(separator: ", ")) already \(inTheWay.count == 1 ? "exists" : "exist"); nothing was written",
                            hint: "move \(inTheWay.count == 1 ? "it" : "them") away, or pass --force to overwrite")
             return ExitCode.failure
         }
-        do {
-            for file in files {
-                try FileManager.default.createDirectory(atPath: absolute + "/" + (file.path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                try AtomicFile.write(file.data, to: absolute + "/" + file.path)
-            }
-            for sample in media {
-                try FileManager.default.createDirectory(atPath: absolute + "/samples", withIntermediateDirectories: true)
-                try SampleFiles.media(absolute + "/" + sample.path, source: sample.source)
-            }
-            try Self.ignore([".pipeline/", "build/"], in: absolute + "/.gitignore")
-        } catch let error as SampleFiles.SampleError {
-            output.failure(error.message, hint: "or put your own media files in the folder and run 'pipeline init --force' again")
-            return ExitCode.failure
+        do throws(ProjectWriter.Failure) {
+            try writer.write(ignoring: [".pipeline/", "build/"])
         } catch {
-            output.failure("cannot write the project into '\(directory)': \(error)")
+            output.failure(error.message + "; nothing was written")
             return ExitCode.failure
         }
-        let enter = directory == "." ? "" : "  cd \(directory)\n"
+        let enter = directory == "." ? "" : "  cd \(Self.shellQuoted(directory))\n"
         output.out("""
-            Wrote \(wanted.joined(separator: ", ")) and .gitignore (\(ownFiles ? "the manifest processes the folder's own \(kind.rawValue)" : "with samples to process")).
+            Wrote \(writer.files.map(\.path).joined(separator: ", ")) and .gitignore (\(ownFiles ? "the manifest processes the folder's own \(kind.rawValue)" : "with samples to process")).
             Next:
             \(enter)  pipeline plan pipeline.yml     # what would run
               pipeline run pipeline.yml      # run it on this machine; results in build/
 
             """)
         return ExitCode.success
+    }
+
+    /// `path` as one shell word, safe to paste: plain when it is, else in single quotes (a
+    /// leading dash gets `./`); control characters shown, never printed raw.
+    static func shellQuoted(_ path: String) -> String {
+        let printable = TerminalText.printable(path)
+        let safe = printable.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._/-+,".contains($0)) }
+        let prefixed = printable.hasPrefix("-") ? "./" + printable : printable
+        return safe ? prefixed : "'" + prefixed.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// Makes `path` and the folders above it as needed; why not, when it cannot.
+    static func makeFolder(_ path: String) -> String? {
+        var current = ""
+        for part in path.split(separator: "/") {
+            current += "/" + part
+            var status = stat()
+            if stat(current, &status) == 0 {
+                if status.st_mode & S_IFMT != S_IFDIR { return "'\(current)' is a file, not a folder" }
+                continue
+            }
+            guard mkdir(current, 0o755) == 0 || errno == EEXIST else { return "cannot make '\(current)': \(String(cString: strerror(errno)))" }
+        }
+        return nil
     }
 
     /// A manifest name from a folder name: letters, digits, '-' and '_'.
@@ -124,15 +144,5 @@ struct InitCommand: Command {
             if extensions.contains((last as NSString).pathExtension.lowercased()) { return true }
         }
         return false
-    }
-
-    /// Adds the `lines` missing from the ignore file (made when missing).
-    static func ignore(_ lines: [String], in path: String) throws {
-        let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-        let present = Set(existing.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
-        let missing = lines.filter { !present.contains($0) && !present.contains("/" + $0) }
-        guard !missing.isEmpty else { return }
-        let separator = existing.isEmpty || existing.hasSuffix("\n") ? "" : "\n"
-        try AtomicFile.write(Data((existing + separator + missing.joined(separator: "\n") + "\n").utf8), to: path)
     }
 }

@@ -29,7 +29,7 @@ struct ProjectTemplate {
     /// The inputs of files with `extensions`: in `samples/`, or anywhere but the outputs.
     private func inputs(_ extensions: [String]) -> String {
         let names = extensions.count == 1 ? "*.\(extensions[0])" : "*.{\(extensions.joined(separator: ","))}"
-        let globs = usesSamples ? ["samples/" + names] : ["**/" + names, "!build/**", "!.pipeline/**"]
+        let globs = usesSamples ? ["samples/" + names] : ["**/" + names, "!build/**", "!.pipeline/**", "!node_modules/**"]
         return "[" + globs.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
     }
 

@@ -75,6 +75,11 @@ enum SampleFiles {
         }
     }
 
+    /// Whether an `ffmpeg` program is on `path` (a `PATH` value).
+    static func hasFFmpeg(path: String?) -> Bool {
+        (path ?? "/usr/bin:/bin").split(separator: ":").contains { access(String($0) + "/ffmpeg", X_OK) == 0 }
+    }
+
     struct SampleError: Error {
         var message: String
     }
