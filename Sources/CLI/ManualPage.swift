@@ -28,8 +28,9 @@ enum ManualPage {
                 page += ".TP\n.I \(escaped(argument.name))\n\(escaped(argument.help))\n"
             }
             for option in spec.allOptions {
-                let value = option.valueName.map { " \\fI\(escaped($0))\\fR" } ?? ""
-                page += ".TP\n.BR \\-\\-\(escaped(option.name))\(value)\n\(escaped(option.help))\n"
+                // `.BI` sets its two words in bold and italics without a space: the space is in the first.
+                let line = option.valueName.map { ".BI \"\\-\\-\(escaped(option.name)) \" \"\(escaped($0))\"" } ?? ".B \\-\\-\(escaped(option.name))"
+                page += ".TP\n\(line)\n\(escaped(option.help))\n"
             }
             if !spec.examples.isEmpty {
                 page += ".PP\nExamples:\n.RS\n.nf\n" + spec.examples.map { escaped($0) + "\n" }.joined() + ".fi\n.RE\n"

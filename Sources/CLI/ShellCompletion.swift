@@ -24,10 +24,17 @@ enum ShellCompletion {
         if !argument.choices.isEmpty { return .choices(argument.choices) }
         switch argument.name {
         case "MANIFEST": return .manifests
-        case "FILE": return .files
+        case "FILE", "OLD", "NEW": return .files
+        case "DIR": return .directories
         default: return .none
         }
     }
+
+    /// `--color`, which every command takes before or after its name.
+    static let colorOption = CommandSpec.Option(name: "color", valueName: "WHEN", help: "When to use colour.", choices: ["auto", "always", "never"])
+
+    /// A command's options as completed: its own, `--help` and `--color`.
+    private static func options(of spec: CommandSpec) -> [CommandSpec.Option] { spec.allOptions + [colorOption] }
 
     /// The script for `shell` (one of `shells`).
     static func script(for shell: String, commands specs: [CommandSpec]) -> String {
@@ -56,19 +63,26 @@ enum ShellCompletion {
             "_pipeline() {",
             "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"",
             "    COMPREPLY=()",
-            "    if [[ $COMP_CWORD -eq 1 ]]; then",
-            "        _pipeline_values \"\(specs.map(\.name).joined(separator: " ")) help --help --version\"",
+            "    if [[ $prev == --color ]]; then _pipeline_values \"auto always never\"; return; fi",
+            "    # The command is the first word after the global options (--color WHEN).",
+            "    local first=1",
+            "    while [[ $first -lt $COMP_CWORD && ${COMP_WORDS[first]} == --color* ]]; do",
+            "        [[ ${COMP_WORDS[first]} == --color ]] && first=$((first + 1))",
+            "        first=$((first + 1))",
+            "    done",
+            "    if [[ $COMP_CWORD -eq $first ]]; then",
+            "        _pipeline_values \"\(specs.map(\.name).joined(separator: " ")) help --help --version --color\"",
             "        return",
             "    fi",
             "    local position=0 word index",
-            "    for ((index = 2; index < COMP_CWORD; index++)); do",
+            "    for ((index = first + 1; index < COMP_CWORD; index++)); do",
             "        word=\"${COMP_WORDS[index]}\"",
             "        [[ $word == -* ]] && continue",
             "        case \"${COMP_WORDS[index-1]}\" in \(valueOptionPattern(specs))) continue ;; esac",
             "        position=$((position + 1))",
             "    done",
-            "    case \"${COMP_WORDS[1]}\" in",
-            "        help) [[ $COMP_CWORD -eq 2 ]] && _pipeline_values \"\(specs.map(\.name).joined(separator: " "))\" ;;",
+            "    case \"${COMP_WORDS[first]}\" in",
+            "        help) [[ $COMP_CWORD -eq $((first + 1)) ]] && _pipeline_values \"\(specs.map(\.name).joined(separator: " "))\" ;;",
         ]
         for spec in specs {
             lines.append("        \(spec.name))")
@@ -80,7 +94,7 @@ enum ShellCompletion {
                 }
                 lines.append("            esac")
             }
-            lines.append("            if [[ $cur == -* ]]; then _pipeline_values \"\(spec.allOptions.map { "--" + $0.name }.joined(separator: " "))\"; return; fi")
+            lines.append("            if [[ $cur == -* ]]; then _pipeline_values \"\(options(of: spec).map { "--" + $0.name }.joined(separator: " "))\"; return; fi")
             if !spec.arguments.isEmpty {
                 lines.append("            case $position in")
                 for (index, argument) in spec.arguments.enumerated() {
@@ -97,7 +111,7 @@ enum ShellCompletion {
     }
 
     private static func valueOptionPattern(_ specs: [CommandSpec]) -> String {
-        let names = Set(specs.flatMap { $0.options.filter { $0.valueName != nil }.map { "--" + $0.name } })
+        let names = Set(specs.flatMap { $0.options.filter { $0.valueName != nil }.map { "--" + $0.name } } + ["--color"])
         return names.sorted().joined(separator: "|")
     }
 
@@ -116,7 +130,8 @@ enum ShellCompletion {
     private static func zsh(_ specs: [CommandSpec]) -> String {
         var lines = [
             "#compdef pipeline",
-            "# pipeline completion for zsh: save it as _pipeline in a folder of $fpath (made by `pipeline completions zsh`).",
+            "# pipeline completion for zsh: save it as _pipeline in a folder of $fpath, or source it after compinit",
+            "# (made by `pipeline completions zsh`).",
             "_pipeline() {",
             "    local -a commands",
             "    commands=(",
@@ -137,7 +152,7 @@ enum ShellCompletion {
             "        help) _describe -t commands 'pipeline command' commands ;;",
         ]
         for spec in specs {
-            var specifications = spec.allOptions.map { option -> String in
+            var specifications = options(of: spec).map { option -> String in
                 let description = "--\(option.name)[\(zshText(option.help))]"
                 guard let valueName = option.valueName else { return "'\(zshQuoted(description))'" }
                 return "'\(zshQuoted(description + ":" + valueName + ":" + zshAction(values(of: option))))'"
@@ -150,7 +165,11 @@ enum ShellCompletion {
             }
             lines.append("        \(spec.name)) _arguments -s \(specifications.joined(separator: " ")) ;;")
         }
-        lines += ["    esac", "}", "_pipeline \"$@\"", ""]
+        lines += [
+            "    esac", "}",
+            // Autoloaded from $fpath it completes at once; sourced, it registers itself.
+            "if [[ \"$funcstack[1]\" == _pipeline ]]; then _pipeline \"$@\"; else compdef _pipeline pipeline; fi", "",
+        ]
         return lines.joined(separator: "\n")
     }
 
@@ -188,6 +207,7 @@ enum ShellCompletion {
             "        end",
             "    end",
             "end",
+            "complete -c pipeline -l color -x -a 'auto always never' -d 'When to use colour.'",
             "complete -c pipeline -n __fish_use_subcommand -l help -d 'Show the help.'",
             "complete -c pipeline -n __fish_use_subcommand -l version -d 'Print the version.'",
             "complete -c pipeline -n __fish_use_subcommand -a help -d 'Show the help of a command.'",

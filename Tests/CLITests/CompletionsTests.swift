@@ -34,6 +34,12 @@ final class CompletionsTests: XCTestCase {
             (["pipeline", "templates", "sync", ""], ["images", "other.yaml", "site.yml"]),
             (["pipeline", "completions", "z"], ["zsh"]),
             (["pipeline", "run", "--concurrency", ""], []),
+            (["pipeline", "--color", ""], ["auto", "always", "never"]),
+            (["pipeline", "--color", "always", "ru"], ["run"]),
+            (["pipeline", "run", "--color", "always", ""], ["images", "other.yaml", "site.yml"]),
+            (["pipeline", "run", "--col"], ["--color"]),
+            (["pipeline", "init", ""], ["images"]),
+            (["pipeline", "diff", "n"], ["notes.txt"]),
         ]
         for (words, expected) in cases {
             let quoted = words.map { "'\($0)'" }.joined(separator: " ")
@@ -56,7 +62,8 @@ final class CompletionsTests: XCTestCase {
     func testFishCompletesTheSame() throws {
         let path = try script("fish")
         for (line, expected) in [("pipeline upload --checksum ", ["auto", "off", "crc32", "sha256", "sha1", "md5"]),
-                                 ("pipeline run ", ["images/", "other.yaml", "site.yml"]), ("pipeline completions ", ["bash", "zsh", "fish"])] {
+                                 ("pipeline run ", ["images/", "other.yaml", "site.yml"]), ("pipeline completions ", ["bash", "zsh", "fish"]),
+                                 ("pipeline --color ", ["auto", "always", "never"])] {
             let result = try ProcessRunner.run("/usr/bin/fish", ["-c", "source '\(path)'; complete -C '\(line)'"], in: directory.path)
             XCTAssertEqual(result.status, 0, "fish is needed (scripts/setup.sh installs it): \(result.stderr)")
             let offered = result.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
@@ -71,6 +78,9 @@ final class CompletionsTests: XCTestCase {
         let loaded = try ProcessRunner.run("/usr/bin/zsh", ["-f", "-c", "autoload -Uz compinit && compinit -u -D && source '\(path)' && whence -w _pipeline"])
         XCTAssertEqual(loaded.status, 0, loaded.stderr)
         XCTAssertTrue(loaded.stdout.contains("_pipeline: function"), loaded.stdout)
+        // Sourced, it registers itself for the command.
+        let registered = try ProcessRunner.run("/usr/bin/zsh", ["-f", "-c", "autoload -Uz compinit && compinit -u -D && source '\(path)' && print -r -- $_comps[pipeline]"])
+        XCTAssertEqual(registered.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "_pipeline", registered.stderr)
     }
 
     func testUnknownShellsAreUsageErrors() throws {

@@ -24,7 +24,8 @@ final class InstallTests: XCTestCase {
         for command in ["init", "validate", "plan", "diff", "run", "serve", "signer", "completions"] {
             XCTAssertTrue(page.contains(".SS pipeline \(command)"), "the page has \(command)")
         }
-        XCTAssertTrue(page.contains(".BR \\-\\-force"), "options are listed with roff minus signs")
+        XCTAssertTrue(page.contains(".B \\-\\-force"), "options are listed with roff minus signs")
+        XCTAssertTrue(page.contains(#".BI "\-\-kind " "KIND""#), "a value name is set apart from its option")
         for line in page.split(separator: "\n") where line.hasPrefix(".") {
             XCTAssertTrue(line.range(of: #"^\.(TH|SH|SS|TP|PP|RS|RE|nf|fi|B|I|BR|BI)( |$)"#, options: .regularExpression) != nil, "only known requests: \(line)")
         }
