@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "Client", dependencies: ["HTTPClient", "Wire", "Crypto", "Planning", "Spec", "Basics"]),
         .target(name: "Engine", dependencies: ["HTTPServer", "HTTPClient", "Wire", "Crypto", "Spec", "Basics", "CVips", "CArchive"]),
         .target(name: "Signer", dependencies: ["Client", "HTTPClient", "HTTPServer", "Wire", "Crypto", "Spec", "YAML", "Basics"]),
-        .target(name: "CLI", dependencies: ["Spec", "Planning", "Basics", "HTTPClient", "Client", "Engine", "HTTPServer", "Signer", "Wire", "CZlib"]),
+        .target(name: "CLI", dependencies: ["Spec", "Planning", "Basics", "Crypto", "HTTPClient", "Client", "Engine", "HTTPServer", "Signer", "Wire", "CZlib"]),
         .executableTarget(name: "pipeline", dependencies: ["CLI"]),
         .target(name: "FuzzTargets", dependencies: ["Spec", "Basics", "Wire", "HTTPClient", "HTTPServer"]),
 

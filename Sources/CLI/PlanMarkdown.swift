@@ -1,4 +1,5 @@
 import Basics
+import Crypto
 import Planning
 
 /// A plan as Markdown for a pull-request comment or `$GITHUB_STEP_SUMMARY`: per job what runs
@@ -8,10 +9,13 @@ enum PlanMarkdown {
     static let listed = 50
 
     /// `cached` holds the plan ids the last run completed; `gone` what it ran that the plan no
-    /// longer has (job, plan id).
-    static func render(_ plan: Plan, cached: Set<String>, gone: [(job: String, planID: String)], warnings: [Diagnostic], templates: String?) -> String {
+    /// longer has (job, plan id); `previous` the files the last run had, by path.
+    static func render(
+        _ plan: Plan, cached: Set<String>, gone: [(job: String, planID: String)], previous: [String: SHA256Digest] = [:],
+        warnings: [Diagnostic], templates: String?
+    ) -> String {
         let process = plan.assemblies.filter { !cached.contains($0.id) }
-        var text = "### Plan for \(code(plan.pipeline)) (\(code(plan.manifest)))\n\n"
+        var text = "### Plan for \(heading(plan.pipeline)) (\(heading(plan.manifest)))\n\n"
         text += "**\(plural(process.count, "Assembly", "Assemblies")) to process**, \(plan.assemblies.count - process.count) cached from the last run, "
             + "\(gone.count) gone; \(plural(plan.fileCount, "file")), \(ByteSize(bytes: plan.byteCount)) in all.\n\n"
         if !plan.jobs.isEmpty {
@@ -38,6 +42,7 @@ enum PlanMarkdown {
             if hidden > 0 { text += "\n… and \(hidden) more (see `pipeline plan --out plan.json`).\n" }
             text += "\n</details>\n\n"
         }
+        if !previous.isEmpty { text += fileChanges(plan, previous: previous) }
         if !warnings.isEmpty {
             text += "**Warnings**\n\n"
             for warning in warnings {
@@ -48,6 +53,33 @@ enum PlanMarkdown {
         }
         if let templates { text += "**Templates**\n\n```\n\(templates.replacingOccurrences(of: "```", with: "'''"))```\n" }
         return text
+    }
+
+    /// A plan that could not be made: its errors, so a summary says why rather than nothing.
+    static func failure(manifest: String, errors: [Diagnostic]) -> String {
+        var text = "### Plan for \(heading(manifest)): failed\n\n"
+        for error in errors.prefix(listed) {
+            let place = error.location.map { "\(code("\($0.file):\($0.line):\($0.column)")): " } ?? ""
+            text += "- \(place)\(escaped(error.message)) (\(code(error.id)))\n"
+        }
+        if errors.count > listed { text += "- … and \(errors.count - listed) more\n" }
+        return text + "\n"
+    }
+
+    /// The input files added, changed and removed since the last run, by path (at most `listed`).
+    private static func fileChanges(_ plan: Plan, previous: [String: SHA256Digest]) -> String {
+        var current: [String: SHA256Digest] = [:]
+        for assembly in plan.assemblies { for file in assembly.files { current[file.path] = file.digest } }
+        var changes: [(sign: String, path: String)] = []
+        for (path, digest) in current where previous[path] != digest { changes.append((previous[path] == nil ? "added" : "changed", path)) }
+        for path in previous.keys where current[path] == nil { changes.append(("removed", path)) }
+        guard !changes.isEmpty else { return "" }
+        changes.sort { $0.path < $1.path }
+        let counts = ["added", "changed", "removed"].map { kind in "\(changes.filter { $0.sign == kind }.count) \(kind)" }.joined(separator: ", ")
+        var text = "<details><summary>Files since the last run: \(counts)</summary>\n\n"
+        for change in changes.prefix(listed) { text += "- \(change.sign) \(code(change.path))\n" }
+        if changes.count > listed { text += "- … and \(changes.count - listed) more\n" }
+        return text + "\n</details>\n\n"
     }
 
     private static func describe(_ instructions: JSONValue) -> String {
@@ -61,6 +93,11 @@ enum PlanMarkdown {
     /// Text in a code span that cannot end it or break a table row.
     private static func code(_ text: String) -> String {
         "`" + TerminalText.printable(text).replacingOccurrences(of: "`", with: "'").replacingOccurrences(of: "|", with: "\\|") + "`"
+    }
+
+    /// Text in a code span outside a table, where `|` needs no escape.
+    private static func heading(_ text: String) -> String {
+        "`" + TerminalText.printable(text).replacingOccurrences(of: "`", with: "'") + "`"
     }
 
     /// Text for a table cell.

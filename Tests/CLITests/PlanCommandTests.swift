@@ -113,12 +113,24 @@ final class PlanMarkdownTests: XCTestCase {
         let run = await CLIHarness.run(["run", path])
         XCTAssertEqual(run.status, 0, run.stderr)
         try directory.write("files/new.txt", "new")
+        try directory.write("files/e.txt", "changed")
         try FileManager.default.removeItem(atPath: directory.path + "/files/a.txt")
         let after = await CLIHarness.run(["plan", path, "--format", "markdown"])
         XCTAssertEqual(after.status, 0, after.stderr)
-        XCTAssertTrue(after.stdout.contains("**1 Assembly to process**, 2 cached from the last run, 1 gone"), after.stdout)
+        XCTAssertTrue(after.stdout.contains("**2 Assemblies to process**, 1 cached from the last run, 2 gone"), after.stdout)
         XCTAssertTrue(after.stdout.contains("`files/new.txt`"), after.stdout)
         XCTAssertTrue(after.stdout.contains("no longer in the plan"), after.stdout)
+        // Which files changed, not only which Assemblies.
+        XCTAssertTrue(after.stdout.contains("Files since the last run: 1 added, 1 changed, 1 removed"), after.stdout)
+        for line in ["- removed `files/a.txt`", "- changed `files/e.txt`", "- added `files/new.txt`"] {
+            XCTAssertTrue(after.stdout.contains(line), "\(line): \(after.stdout)")
+        }
+
+        // A plan that fails still tells the summary why.
+        try directory.write("pipeline.yml", manifest.replacingOccurrences(of: "batch: 1", with: "batch: -1"))
+        let failed = await CLIHarness.run(["plan", path, "--format", "markdown"])
+        XCTAssertEqual(failed.status, 1)
+        XCTAssertTrue(failed.stdout.hasPrefix("### Plan for `\(path)`: failed") && failed.stdout.contains("pipeline.yml:"), failed.stdout)
 
         let both = await CLIHarness.run(["plan", path, "--json", "--format", "markdown"])
         XCTAssertEqual(both.status, 64, both.stderr)

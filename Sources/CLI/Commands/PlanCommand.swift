@@ -1,5 +1,6 @@
 import Basics
 import Client
+import Crypto
 import Foundation
 import HTTPClient
 import Planning
@@ -71,6 +72,8 @@ struct PlanCommand: Command {
                 context.reportJSON(loaded.diagnostics)
             } else {
                 context.report(loaded.diagnostics, sources: loaded.sources)
+                // A step summary says why, rather than nothing.
+                if markdown { context.output.out(PlanMarkdown.failure(manifest: manifest, errors: loaded.diagnostics.filter { $0.severity == .error })) }
             }
             return ExitCode.failure
         }
@@ -94,7 +97,9 @@ struct PlanCommand: Command {
                 let planned = Set(plan.assemblies.map(\.id))
                 let gone = previous.filter { !planned.contains($0.planID) }.map { (job: $0.job, planID: $0.planID) }
                 let warnings = loaded.diagnostics.filter { $0.severity != .error }
-                context.output.out(PlanMarkdown.render(plan, cached: cached, gone: gone, warnings: warnings, templates: templates))
+                var files: [String: SHA256Digest] = [:]
+                for entry in previous { for file in entry.files { files[file.path] = file.digest } }
+                context.output.out(PlanMarkdown.render(plan, cached: cached, gone: gone, previous: files, warnings: warnings, templates: templates))
                 return ExitCode.success
             }
             context.output.out(PlanSummary.render(plan, cached: cached, palette: context.output.colors.out))
