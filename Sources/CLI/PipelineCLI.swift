@@ -43,7 +43,7 @@ public enum PipelineCLI {
             output.out(ManualPage.render(specs, version: version))
             return ExitCode.success
         case "help":
-            guard let name = arguments.dropFirst().first else {
+            guard let name = arguments.dropFirst().first, !["--help", "-h"].contains(name) else {
                 output.out(HelpText.tool(specs))
                 return ExitCode.success
             }

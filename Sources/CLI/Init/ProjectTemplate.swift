@@ -196,6 +196,14 @@ struct ProjectTemplate {
             steps:
               - uses: actions/checkout@v4
               # - install pipeline here
+              # The last run on main, so the plan says what is new since (read only).
+              - uses: actions/cache/restore@v4
+                with:
+                  path: |
+                    .pipeline/
+                    build/results.json
+                  key: pipeline-state-
+                  restore-keys: pipeline-state-
               - run: pipeline validate pipeline.yml
               - run: pipeline plan pipeline.yml --format markdown >> "$GITHUB_STEP_SUMMARY"
           run:
@@ -204,6 +212,14 @@ struct ProjectTemplate {
             steps:
               - uses: actions/checkout@v4
               # - install pipeline here
+              # Runs are incremental: what the last run completed is not processed again.
+              - uses: actions/cache@v4
+                with:
+                  path: |
+                    .pipeline/
+                    build/results.json
+                  key: pipeline-state-${{ github.run_id }}
+                  restore-keys: pipeline-state-
               - run: pipeline run pipeline.yml
                 env:
                   TRANSLOADIT_KEY: ${{ vars.TRANSLOADIT_KEY }}

@@ -86,9 +86,11 @@ struct StepReader {
             }
             guard let value = instructions[name], !value.serialized().contains("${") else { continue }
             if let problem = parameter.problem(with: value) {
-                let hint = parameter.allowed == nil ? parameter.description : value.stringValue.flatMap { text in
+                // A close allowed value if there is one; else where the parameter is explained.
+                let suggestion = value.stringValue.flatMap { text in
                     Suggestions.closest(to: text, in: (parameter.allowed ?? []).compactMap(\.stringValue)).map { "did you mean '\($0)'?" }
                 }
+                let hint = suggestion ?? "'pipeline robots \(robot.value)' explains '\(name)' and its allowed values"
                 decoder.report(.error("manifest.parameter-value", "'\(name)' of step '\(step)' \(problem)", at: pair.value.location, hint: hint))
             }
         }
