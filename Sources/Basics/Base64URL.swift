@@ -10,7 +10,14 @@ public enum Base64URL {
         guard text.utf8.count % 4 != 1, text.utf8.allSatisfy({ alphabet.contains($0) }) else { return nil }
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
+        // The unused low bits of the last character must be zero, or the same bytes have several spellings.
+        guard let data = Data(base64Encoded: base64), encode(data) == text else { return nil }
+        return data
+    }
+
+    /// `data` as unpadded base64url.
+    public static func encode(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
     /// The claims of a JWT, read without checking its signature (for a holder to see when its own

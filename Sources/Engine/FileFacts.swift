@@ -2,7 +2,7 @@ import CVips
 import Foundation
 import Basics
 
-/// Describes a stored file: its media type and, for images, its dimensions (read from the
+/// Describes a stored file: its media type (by its content where that is known) and, for images, its dimensions (read from the
 /// header with libvips, without decoding the pixels); for PDFs, the page count and the first
 /// page's size; for audio and video, what ffprobe reports.
 enum FileFacts {
@@ -10,7 +10,8 @@ enum FileFacts {
         id: String, name: String, field: String, path: String, size: Int64, mime: String?, isTus: Bool,
         original: (id: String, name: String)? = nil
     ) -> AssemblyFile {
-        let type = (mime?.isEmpty == false && mime != "application/octet-stream") ? mime ?? "" : MediaTypes.guess(name)
+        let claimed = (mime?.isEmpty == false && mime != "application/octet-stream") ? mime ?? "" : MediaTypes.guess(name)
+        let type = ContentSniffing.mediaType(of: path, claimed: claimed)
         var meta: [String: JSONValue] = [:]
         if type.hasPrefix("image/"), let (width, height) = VipsLibrary.size(of: path) {
             meta["width"] = .int(width)

@@ -16,7 +16,7 @@ struct ImageOptimizeRobot: Sendable {
     }
 
     func optimize(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
-        let kind = ImageSniffing.fileExtension(of: file.path)
+        let kind = ContentSniffing.imageExtension(of: file.path)
         if kind != nil { try ImageLimits.check(file.path, of: file, limit: context.limits.imagePixels) }
         let slot = try ResultSlot(name: file.name, in: context.folder)
         let command: [String]

@@ -58,7 +58,7 @@ struct MetaWriteRobot: Sendable {
     /// `file` with the metadata written, or nothing when it is no image, audio or video. The tool
     /// and the container follow the file's content, whatever its name says.
     func write(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
-        if let image = ImageSniffing.fileExtension(of: file.path) {
+        if let image = ContentSniffing.imageExtension(of: file.path) {
             try ImageLimits.check(file.path, of: file, limit: context.limits.imagePixels)
             return [try writeImage(file, as: image, context: context)]
         }

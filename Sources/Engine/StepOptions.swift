@@ -14,7 +14,7 @@ struct StepOptions: Sendable {
     func integer(_ key: String, in range: ClosedRange<Int>) throws(RobotError) -> Int? {
         guard let value = options[key], value != .null else { return nil }
         guard let number = value.intValue ?? value.doubleValue.flatMap({ Int(exactly: $0) }), range.contains(number) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(value.serialized())")
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(Self.described(value))")
         }
         return number
     }
@@ -23,7 +23,7 @@ struct StepOptions: Sendable {
     func bool(_ key: String, default fallback: Bool) throws(RobotError) -> Bool {
         guard let value = options[key], value != .null else { return fallback }
         guard let flag = value.boolValue else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be true or false, not \(value.serialized())")
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be true or false, not \(Self.described(value))")
         }
         return flag
     }
@@ -32,7 +32,7 @@ struct StepOptions: Sendable {
     func string(_ key: String, default fallback: String) throws(RobotError) -> String {
         guard let value = options[key], value != .null else { return fallback }
         guard let text = value.stringValue, !text.isEmpty else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a non-empty string, not \(value.serialized())")
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a non-empty string, not \(Self.described(value))")
         }
         return text
     }
@@ -42,8 +42,19 @@ struct StepOptions: Sendable {
         guard let value = options[key], value != .null else { return nil }
         if let text = value.stringValue { return [text] }
         guard let items = value.arrayValue?.map(\.stringValue), !items.contains(nil) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a string or a list of strings, not \(value.serialized())")
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a string or a list of strings, not \(Self.described(value))")
         }
         return items.compactMap { $0 }
+    }
+
+    /// A wrong value for a message: short scalars as they are, lists and objects by their kind
+    /// only (they may hold credentials, and the status is readable by whoever has its URL).
+    private static func described(_ value: JSONValue) -> String {
+        switch value {
+        case .object: "an object"
+        case .array: "a list of other values"
+        case .string(let text): "'\(TerminalText.printable(String(text.prefix(40))))\(text.count > 40 ? "…" : "")'"
+        default: value.serialized()
+        }
     }
 }

@@ -62,7 +62,7 @@ final class Watermark: Sendable {
         // Decoded now, so a damaged watermark is blamed on the watermark, not on the image.
         guard let opened = VipsImageRef(path: path), let decoded = pipeline_vips_decoded(opened.pointer) else {
             _ = VipsLibrary.lastError()
-            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "the watermark at \(RemoteFetcher.shown(url)) is not an image libvips reads, or it is damaged")
+            throw notAnImage
         }
         let mark = VipsImageRef(decoded)
         var overlay = mark
@@ -90,6 +90,10 @@ final class Watermark: Sendable {
         return marked
     }
 
+    private var notAnImage: RobotError {
+        RobotError(code: "IMAGE_RESIZE_ERROR", message: "the watermark at \(RemoteFetcher.shown(url)) is not an image libvips reads, or it is damaged")
+    }
+
     /// Removes the fetched file (once the step is done).
     func remove() {
         if case .success(let path)? = fetched.withLock({ $0 }) { unlink(path) }
@@ -106,6 +110,10 @@ final class Watermark: Sendable {
                 let fetcher = RemoteFetcher(limits: context.limits, maxBytes: Self.maxBytes)
                 do throws(RobotError) {
                     _ = try fetcher.fetch(url, to: path, isCanceled: context.isCanceled)
+                    guard VipsImageRef(path: path, sequential: true) != nil else {
+                        _ = VipsLibrary.lastError()
+                        throw notAnImage
+                    }
                     let file = AssemblyFile(id: "", name: "watermark", field: "", originalID: "", originalName: "watermark", path: path, size: 0, mime: "", meta: [:], isTusFile: false)
                     try ImageLimits.check(path, of: file, limit: context.limits.imagePixels)
                 } catch {

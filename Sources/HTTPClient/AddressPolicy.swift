@@ -102,8 +102,18 @@ public struct NetworkAddress: Sendable, Equatable, CustomStringConvertible {
         case a == 169 && b == 254: return .restricted("a link-local address (cloud metadata services live there)")
         case a == 192 && b == 0 && bytes[2] == 0: return .restricted("a protocol-assignment address")
         case a == 198 && (18...19).contains(b): return .restricted("a benchmarking address")
+        case a == 192 && b == 0 && bytes[2] == 2, a == 198 && b == 51 && bytes[2] == 100, a == 203 && b == 0 && bytes[2] == 113:
+            return .restricted("a documentation address")
         case a >= 224: return .restricted("a multicast or reserved address")
         default: return .public
+        }
+    }
+
+    private static func embedded(_ address: NetworkAddress?, _ what: String) -> Kind {
+        switch address?.kind {
+        case .public?: .public
+        case .restricted(let reason)?: .restricted(reason)
+        case .loopback?, nil: .restricted("\(what) of a loopback address")
         }
     }
 
@@ -119,11 +129,12 @@ public struct NetworkAddress: Sendable, Equatable, CustomStringConvertible {
         case bytes.starts(with: [0x01, 0x00, 0, 0, 0, 0, 0, 0]): return .restricted("a discard-only address")
         case bytes[0] == 0xff: return .restricted("a multicast address")
         case bytes[0] == 0x00 && bytes[1] == 0x64 && bytes[2] == 0xff && bytes[3] == 0x9b:
-            // NAT64 (64:ff9b::/96) embeds an IPv4 address: judged by that address.
-            return NetworkAddress(bytes: Array(bytes.suffix(4)))?.kind ?? .restricted("a NAT64 address")
+            // NAT64 (64:ff9b::/96) embeds an IPv4 address: judged by that address, but it is a
+            // gateway's, never this machine's loopback.
+            return embedded(NetworkAddress(bytes: Array(bytes.suffix(4))), "a NAT64 address")
         case bytes[0] == 0x20 && bytes[1] == 0x02:
             // 6to4 (2002::/16) embeds an IPv4 address in bytes 2...5.
-            return NetworkAddress(bytes: Array(bytes[2..<6]))?.kind ?? .restricted("a 6to4 address")
+            return embedded(NetworkAddress(bytes: Array(bytes[2..<6])), "a 6to4 address")
         default: return .public
         }
     }

@@ -5,8 +5,9 @@ import YAML
 /// pattern where `*` stands for any run of characters (`refs/tags/v*`; `*` alone asks only that
 /// the claim is there). Booleans and numbers match their text (`true`, `"true"` and JSON true
 /// alike, as Sign in with Apple sends both). A list claim (such as `groups`) matches only a rule
-/// written `{contains: …}`, and then when one of its items does: a plain rule never matches a
-/// list, so a token cannot pass by listing the expected value among others.
+/// written `{contains: …}`, and then when one of its items does (such a rule matches lists
+/// only); a plain rule never matches a list, so a token cannot pass by listing the expected
+/// value among others.
 struct ClaimRule: Sendable, Equatable {
     let alternatives: [String]
     /// Whether the claim is a list whose items are matched (`{contains: …}`).
@@ -18,6 +19,7 @@ struct ClaimRule: Sendable, Equatable {
         let texts: [String]
         switch claim {
         case .array(let items) where matchesItems: texts = items.compactMap(Self.text)
+        case _ where matchesItems: texts = []
         default: texts = Self.text(of: claim).map { [$0] } ?? []
         }
         return texts.contains { text in alternatives.contains { Self.match(text, pattern: $0) } }

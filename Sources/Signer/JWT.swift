@@ -58,20 +58,26 @@ struct JSONWebKeys: Sendable {
     static let minimumRSABits = 2048
 
     let entries: [Entry]
+    /// The ids of RSA keys left out for being under `minimumRSABits`.
+    let weakKeyIDs: [String]
 
     /// Reads `{"keys": [...]}`; keys of other types or curves, RSA keys under 2048 bits, and keys
     /// not for signatures are skipped. The reason is thrown when the JWKS lists too many keys.
     init(json: JSONValue) throws(JWKSError) {
         let listed = json["keys"]?.arrayValue ?? []
         guard listed.count <= Self.maxKeys else { throw JWKSError(reason: "it lists \(listed.count) keys; the signer takes at most \(Self.maxKeys)") }
+        var weak: [String] = []
         entries = listed.compactMap { jwk in
             if let use = jwk["use"]?.stringValue, use != "sig" { return nil }
             let id = jwk["kid"]?.stringValue, algorithm = jwk["alg"]?.stringValue
             switch jwk["kty"]?.stringValue {
             case "RSA":
                 guard let n = jwk["n"]?.stringValue.flatMap({ Base64URL.decode(Substring($0)) }),
-                      let e = jwk["e"]?.stringValue.flatMap({ Base64URL.decode(Substring($0)) }),
-                      Self.bits(of: n) >= Self.minimumRSABits else { return nil }
+                      let e = jwk["e"]?.stringValue.flatMap({ Base64URL.decode(Substring($0)) }) else { return nil }
+                guard Self.bits(of: n) >= Self.minimumRSABits else {
+                    weak.append(id ?? "(no kid)")
+                    return nil
+                }
                 return Entry(id: id, algorithm: algorithm, key: .rsa(modulus: n, exponent: e))
             case "EC":
                 guard jwk["crv"]?.stringValue == "P-256",
@@ -82,6 +88,7 @@ struct JSONWebKeys: Sendable {
                 return nil
             }
         }
+        weakKeyIDs = weak
     }
 
     /// The keys of a JWKS file, with at least one usable key.

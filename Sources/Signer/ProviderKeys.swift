@@ -66,6 +66,9 @@ final class ProviderKeys: Sendable {
         cache.withLock { $0.lastFetch = now }
         switch BlockingWait.result({ [self] in try await fetch() }) {
         case .success(let (keys, freshness)):
+            if !keys.weakKeyIDs.isEmpty {
+                log("identity provider '\(provider.name)' lists RSA keys under \(JSONWebKeys.minimumRSABits) bits, which are not used: \(keys.weakKeyIDs.joined(separator: ", "))")
+            }
             cache.withLock { cache in
                 cache.keys = keys
                 cache.freshUntil = now + freshness

@@ -156,6 +156,9 @@ public final class SigningService: HTTPServerHandler, Sendable {
         attempt.provider = provider.name
         let known = try keys.keys(for: token.keyID)
         guard known.contains(keyID: token.keyID) else {
+            if let kid = token.keyID, known.weakKeyIDs.contains(kid) {
+                throw .unauthorized("WEAK_KEY", "the JWT names the key '\(kid)', an RSA key under \(JSONWebKeys.minimumRSABits) bits, which the signer does not use")
+            }
             throw .unauthorized("UNKNOWN_KEY", "the JWT names the key '\(token.keyID ?? "")', which provider '\(provider.name)' does not list")
         }
         try JWTVerifier.verify(token, keys: known, issuer: provider.issuer, audiences: provider.audiences)

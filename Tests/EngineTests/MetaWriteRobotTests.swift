@@ -46,10 +46,17 @@ final class MetaWriteRobotTests: XCTestCase {
             "robot": .string("/meta/write"), "use": .string(":original"),
             "data_to_write": .object(["Copyright": .string("© Example Ltd"), "Artist": .string(artist), "XMP-dc:Rights": .int(2026)]),
         ])]), files: [("file", "photo.jpg", photo), ("file", "clip.mp4", clip), ("file", "song.mp3", song), ("file", "notes.txt", Data("hi".utf8)),
-                  ("file", "photo.mp3", photo), ("file", "clip.jpg", clip)])
+                  ("file", "photo.mp3", photo), ("file", "clip.jpg", clip), ("file", "fake.jpg", Data("not a picture".utf8))])
         XCTAssertEqual(created.status, 200, created.body.serialized())
         let status = try await client.wait(try XCTUnwrap(created.body["assembly_id"]?.stringValue), timeout: .seconds(60))
         XCTAssertEqual(status["ok"], .string("ASSEMBLY_COMPLETED"), status.serialized())
+        // Media types come from the content, as the service reports them, whatever the name says.
+        let uploads = try XCTUnwrap(status["uploads"]?.arrayValue)
+        let types = Dictionary(uniqueKeysWithValues: uploads.compactMap { file in file["name"]?.stringValue.map { ($0, file["mime"]?.stringValue ?? "") } })
+        XCTAssertEqual(types["photo.mp3"], "image/jpeg")
+        XCTAssertEqual(types["clip.jpg"], "video/mp4")
+        XCTAssertEqual(types["fake.jpg"], "text/plain")
+        XCTAssertEqual(types["song.mp3"], "audio/mpeg")
         let results = try XCTUnwrap(status["results"]?["tagged"]?.arrayValue)
         XCTAssertEqual(Set(results.compactMap { $0["name"]?.stringValue }), ["photo.jpg", "clip.mp4", "song.mp3", "photo.mp3", "clip.jpg"],
                        "a text file is not taken")

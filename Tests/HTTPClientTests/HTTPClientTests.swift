@@ -253,7 +253,8 @@ final class HTTPClientGuardTests: XCTestCase {
             ("fd00::1", "restricted"), ("fe80::1", "restricted"), ("ff02::1", "restricted"), ("::ffff:10.0.0.1", "restricted"),
             ("64:ff9b::a00:1", "restricted"),
             ("fec0::1", "restricted"), ("::ffff:0:7f00:1", "loopback"), ("::ffff:0:a00:1", "restricted"), ("::ffff:0:808:808", "public"),
-            ("2001:db8::1", "restricted"), ("2001:0:4136:e378::1", "restricted"), ("64:ff9b:1::1", "restricted"), ("100::1", "restricted"), ("2002:a00:1::", "restricted"), ("2002:808:808::", "public"),
+            ("2001:db8::1", "restricted"), ("192.0.2.1", "restricted"), ("203.0.113.9", "restricted"),
+            ("64:ff9b::7f00:1", "restricted"), ("2002:7f00:1::", "restricted"), ("2001:0:4136:e378::1", "restricted"), ("64:ff9b:1::1", "restricted"), ("100::1", "restricted"), ("2002:a00:1::", "restricted"), ("2002:808:808::", "public"),
             ("8.8.8.8", "public"), ("2001:4860:4860::8888", "public"), ("93.184.216.34", "public"),
         ]
         for (text, kind) in expected {

@@ -28,6 +28,7 @@ final class ClaimRuleTests: XCTestCase {
         XCTAssertFalse(ClaimRule(alternatives: ["admins"]).matches(groups), "a plain rule never matches a list")
         XCTAssertTrue(ClaimRule(alternatives: ["admins"], matchesItems: true).matches(groups), "{contains: admins}")
         XCTAssertFalse(ClaimRule(alternatives: ["root"], matchesItems: true).matches(groups))
+        XCTAssertFalse(ClaimRule(alternatives: ["admins"], matchesItems: true).matches(.string("admins")), "{contains: …} asks for a list")
         XCTAssertFalse(ClaimRule(alternatives: ["*"]).matches(.object([:])), "an object is no value to match")
     }
 }

@@ -19,6 +19,7 @@ final class JSONWebKeysTests: XCTestCase {
         if case .object(var fields) = encryption { fields["use"] = .string("enc"); encryption = .object(fields) }
         let keys = try JSONWebKeys(json: .object(["keys": .array([rsa(bytes: 128, kid: "weak"), rsa(bytes: 256, kid: "strong"), encryption])]))
         XCTAssertEqual(keys.entries.map(\.id), ["strong"])
+        XCTAssertEqual(keys.weakKeyIDs, ["weak"], "named, so a token using it is told why")
         XCTAssertEqual(JSONWebKeys.bits(of: Data([0x00, 0x01, 0xFF])), 9, "leading zero bytes and bits do not count")
     }
 
@@ -32,7 +33,7 @@ final class JSONWebKeysTests: XCTestCase {
     func testBase64URLHasOneSpelling() {
         XCTAssertEqual(Base64URL.decode("AQAB"), Data([1, 0, 1]))
         XCTAssertEqual(Base64URL.decode("-_8"), Data([0xFB, 0xFF]))
-        for bad in ["AQAB=", "AQ==", "+/8", "AQ AB", "A"] {
+        for bad in ["AQAB=", "AQ==", "+/8", "AQ AB", "A", "AR", "-_9"] {
             XCTAssertNil(Base64URL.decode(Substring(bad)), bad)
         }
     }

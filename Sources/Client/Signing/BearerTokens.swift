@@ -99,7 +99,11 @@ public final class IdentityTokens: BearerTokenSource {
             throw SignerError("GitHub Actions' token endpoint did not answer: \((error as? HTTPError)?.message ?? "\(error)")")
         }
         guard response.status == 200 else {
-            // An error page may quote the request; the request token never reaches a log.
+            // A refusal's body may quote the request token in any escaping: it is not shown.
+            if [401, 403].contains(response.status) {
+                throw SignerError("GitHub Actions' token endpoint refused the request token (HTTP \(response.status)); "
+                    + "the job needs 'permissions: id-token: write', and the token is valid only while the job runs")
+            }
             var redacted = response
             redacted.body = Data(String(decoding: response.body, as: UTF8.self).replacingOccurrences(of: requestToken, with: "[request token]").utf8)
             throw SignerError("GitHub Actions' token endpoint answered HTTP \(response.status): \(redacted.bodyText(limit: 200))")
