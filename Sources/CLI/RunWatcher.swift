@@ -27,7 +27,10 @@ struct RunWatcher {
             // Armed again before the run (the manifest may name other folders now); what changes
             // while it runs waits in the new watch.
             do { watcher = try arm(context) } catch { return failure(error, context) }
-            _ = await command.runOnce(context, onlyWhenChanged: true)
+            // An edited manifest always runs (a new `download:` fetches cached results); other changes
+            // run only when they leave something to process.
+            let manifest = URL(fileURLWithPath: command.manifestPath).standardizedFileURL.path
+            _ = await command.runOnce(context, onlyWhenChanged: !changed.contains(manifest))
         }
         context.output.error("pipeline: stopped watching; state is saved.\n")
         return signals.exitStatus

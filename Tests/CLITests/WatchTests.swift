@@ -123,9 +123,16 @@ final class WatchTests: XCTestCase {
         let results = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/build/results.json")))
         XCTAssertEqual(results["assemblies"]?.arrayValue?.count, 3)
 
-        // The run's own outputs started nothing by themselves: no fifth watch.
+        // An edited manifest always runs, even when everything is cached (a new download folder fills).
+        try FileManager.default.removeItem(atPath: directory.path + "/build/files")
+        try directory.write("pipeline.yml", manifest.replacingOccurrences(of: "ALGORITHM", with: "md5") + "\n# reviewed\n")
+        await waitFor(watching, count: 5, "a manifest edit that changes no Assembly")
+        XCTAssertTrue(collected.value.contains("3 cached"), collected.value)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/build/files/h"), "cached results downloaded again")
+
+        // The run's own outputs started nothing by themselves: no sixth watch.
         try await Task.sleep(for: .seconds(1))
-        XCTAssertEqual(collected.count(watching), 4, collected.value)
+        XCTAssertEqual(collected.count(watching), 5, collected.value)
 
         process.interrupt()
         process.waitUntilExit()
