@@ -86,11 +86,11 @@ final class InitCommandTests: XCTestCase {
         let outside = try TemporaryDirectory(prefix: "init-outside")
         defer { outside.remove() }
         for (setUp, expected) in [
-            ({ (folder: String) in try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/samples")) }, "'samples' is a file where a folder goes"),
+            ({ (folder: String) in try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/samples")) }, "/samples' is a file where a folder goes"),
             ({ (folder: String) in try FileManager.default.createSymbolicLink(atPath: folder + "/.github", withDestinationPath: outside.path) },
-             "'.github' is a symbolic link"),
+             "/.github' is a symbolic link"),
             ({ (folder: String) in try FileManager.default.createSymbolicLink(atPath: folder + "/.gitignore", withDestinationPath: outside.path + "/ignore") },
-             "'.gitignore' is a symbolic link"),
+             "/.gitignore' is a symbolic link"),
         ] as [((String) throws -> Void, String)] {
             let project = try TemporaryDirectory(prefix: "init-blocked")
             defer { project.remove() }
@@ -122,11 +122,35 @@ final class InitCommandTests: XCTestCase {
         XCTAssertEqual(odd.status, 0, odd.stderr)
         XCTAssertTrue(odd.stdout.contains("cd './-my $(id) project'"), odd.stdout)
         XCTAssertEqual(InitCommand.shellQuoted("it's"), #"'it'\''s'"#)
+        XCTAssertEqual(InitCommand.shellQuoted("new\nline\tx"), #"$'new\nline\tx'"#)
+        XCTAssertEqual(InitCommand.shellQuoted("plain/site-1"), "plain/site-1")
+    }
+
+    func testAFailedForcedInitPutsBackWhatItReplaced() throws {
+        // ffmpeg fails after the manifest, the policy and the workflow were replaced.
+        let tools = try TemporaryDirectory(prefix: "init-tools")
+        defer { tools.remove() }
+        let fake = try tools.write("ffmpeg", "#!/bin/sh\necho 'no encoder' >&2\nexit 1\n")
+        XCTAssertEqual(chmod(fake, 0o755), 0)
+        try directory.write("pipeline.yml", "# mine\n")
+        let before = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        let result = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["init", "--kind", "media", "--force"], in: directory.path,
+                                           environment: ["PATH": tools.path + ":/usr/bin:/bin"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("no encoder") && result.stderr.contains("nothing was changed"), result.stderr)
+        XCTAssertEqual(try String(contentsOfFile: directory.path + "/pipeline.yml", encoding: .utf8), "# mine\n", "the user's file is back")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(), before, "and nothing else is left")
     }
 
     func testIgnoreLinesAreRecognisedHoweverSpeltAndKeepTheFilesLineEndings() throws {
         try directory.write(".gitignore", "/.pipeline\r\nnode_modules\r\n")
         XCTAssertEqual(try pipeline(["init"]).status, 0)
         XCTAssertEqual(try String(contentsOfFile: directory.path + "/.gitignore", encoding: .utf8), "/.pipeline\r\nnode_modules\r\nbuild/\r\n")
+        // Leading spaces are part of a git pattern; a `!` line is the user's decision.
+        let other = try TemporaryDirectory(prefix: "init-ignore")
+        defer { other.remove() }
+        try other.write(".gitignore", "  build/\n!.pipeline/\n")
+        XCTAssertEqual(try pipeline(["init"], in: other.path).status, 0)
+        XCTAssertEqual(try String(contentsOfFile: other.path + "/.gitignore", encoding: .utf8), "  build/\n!.pipeline/\nbuild/\n")
     }
 }

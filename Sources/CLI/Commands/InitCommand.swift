@@ -69,7 +69,7 @@ struct InitCommand: Command {
                                          "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest"])),
             ("samples/chime.ogg", .media(["-f", "lavfi", "-i", "sine=frequency=660:duration=2", "-c:a", "libvorbis"])),
         ] : []
-        let writer = ProjectWriter(root: absolute, files: files.map { ($0.path, .data($0.data)) } + media, force: force)
+        let writer = ProjectWriter(root: absolute, shownRoot: directory == "." ? "" : TerminalText.printable(directory) + "/", files: files.map { ($0.path, .data($0.data)) } + media, force: force)
         // Everything in the way is named before anything is written.
         let (inTheWay, blocked) = writer.obstacles()
         let shown = { (path: String) in "'\(TerminalText.printable(directory == "." ? path : directory + "/" + path))'" }
@@ -85,7 +85,7 @@ struct InitCommand: Command {
         do throws(ProjectWriter.Failure) {
             try writer.write(ignoring: [".pipeline/", "build/"])
         } catch {
-            output.failure(error.message + "; nothing was written")
+            output.failure(error.message)
             return ExitCode.failure
         }
         let enter = directory == "." ? "" : "  cd \(Self.shellQuoted(directory))\n"
@@ -99,13 +99,26 @@ struct InitCommand: Command {
         return ExitCode.success
     }
 
-    /// `path` as one shell word, safe to paste: plain when it is, else in single quotes (a
-    /// leading dash gets `./`); control characters shown, never printed raw.
+    /// `path` as one shell word, safe to paste: plain when it is, else in single quotes, or in
+    /// `$'…'` with escapes when it holds control characters (a leading dash gets `./`).
     static func shellQuoted(_ path: String) -> String {
-        let printable = TerminalText.printable(path)
-        let safe = printable.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._/-+,".contains($0)) }
-        let prefixed = printable.hasPrefix("-") ? "./" + printable : printable
-        return safe ? prefixed : "'" + prefixed.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        let prefixed = path.hasPrefix("-") ? "./" + path : path
+        if prefixed.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._/-+,".contains($0)) }) { return prefixed }
+        guard prefixed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            return "'" + prefixed.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
+        // Control characters (a newline, a tab) in bash's $'…' form, which prints and pastes as text.
+        var quoted = "$'"
+        for scalar in prefixed.unicodeScalars {
+            switch scalar {
+            case "\\", "'": quoted += "\\" + String(scalar)
+            case "\n": quoted += "\\n"
+            case "\t": quoted += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: quoted += String(format: "\\x%02x", scalar.value)
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "'"
     }
 
     /// Makes `path` and the folders above it as needed; why not, when it cannot.

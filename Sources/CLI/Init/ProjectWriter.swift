@@ -14,6 +14,8 @@ struct ProjectWriter {
     }
 
     let root: String
+    /// How messages name the project folder (`site/`, or nothing for the current one).
+    let shownRoot: String
     let files: [(path: String, content: Content)]
     let force: Bool
 
@@ -27,18 +29,18 @@ struct ProjectWriter {
             switch Self.kind(root + "/" + file.path) {
             case nil: continue
             case S_IFREG?, S_IFLNK?: inTheWay.append(file.path)
-            default: blocked.append("'\(file.path)' is a folder or a special file")
+            default: blocked.append("'\(shownRoot + file.path)' is a folder or a special file")
             }
         }
         for folder in folders.sorted() {
             switch Self.kind(root + "/" + folder) {
             case nil, S_IFDIR?: continue
-            case S_IFLNK?: blocked.append("'\(folder)' is a symbolic link; init writes only inside the project folder")
-            default: blocked.append("'\(folder)' is a file where a folder goes")
+            case S_IFLNK?: blocked.append("'\(shownRoot + folder)' is a symbolic link; init writes only inside the project folder")
+            default: blocked.append("'\(shownRoot + folder)' is a file where a folder goes")
             }
         }
         if let kind = Self.kind(root + "/.gitignore"), kind != S_IFREG {
-            blocked.append("'.gitignore' is \(kind == S_IFLNK ? "a symbolic link" : "not a regular file"); init adds its lines only to a plain file")
+            blocked.append("'\(shownRoot).gitignore' is \(kind == S_IFLNK ? "a symbolic link" : "not a regular file"); init adds its lines only to a plain file")
         }
         return (inTheWay, blocked)
     }
@@ -48,46 +50,55 @@ struct ProjectWriter {
         var message: String
     }
 
-    /// Writes every file and the ignore lines; on failure, what it wrote is removed again.
+    /// Writes every file and the ignore lines. A file being replaced (`--force`) is moved aside
+    /// first; on failure what was written is removed and what was moved aside is put back.
     func write(ignoring lines: [String]) throws(Failure) {
         var made: [String] = []
-        func undo() { for path in made.reversed() { _ = remove(path) } }
+        var replaced: [(original: String, aside: String)] = []
+        func undo() {
+            for path in made.reversed() { _ = remove(path) }
+            for file in replaced.reversed() { _ = rename(file.aside, file.original) }
+        }
+        func fail(_ message: String) -> Failure {
+            undo()
+            return Failure(message: message + "; nothing was changed")
+        }
         for file in files {
             let path = root + "/" + file.path
             for folder in Self.folders(of: file.path) where Self.kind(root + "/" + folder) == nil {
-                guard mkdir(root + "/" + folder, 0o755) == 0 else {
-                    undo()
-                    throw Failure(message: FileError(path: folder, operation: "make the folder", code: errno).description)
-                }
+                guard mkdir(root + "/" + folder, 0o755) == 0 else { throw fail(FileError(path: folder, operation: "make the folder", code: errno).description) }
                 made.append(root + "/" + folder)
             }
-            let existed = Self.kind(path) != nil
+            if Self.kind(path) != nil {
+                let aside = (path as NSString).deletingLastPathComponent + "/.\((path as NSString).lastPathComponent).init-\(getpid())"
+                guard rename(path, aside) == 0 else { throw fail(FileError(path: file.path, operation: "replace", code: errno).description) }
+                replaced.append((path, aside))
+            }
             do {
                 switch file.content {
                 case .data(let data): try AtomicFile.write(data, to: path)
                 case .media(let source): try SampleFiles.media(path, source: source)
                 }
             } catch let error as SampleFiles.SampleError {
-                undo()
-                throw Failure(message: error.message)
+                throw fail(error.message)
             } catch {
-                undo()
-                throw Failure(message: "\(error)")
+                throw fail("\(error)")
             }
-            if !existed { made.append(path) }
+            made.append(path)
         }
-        do { try Self.ignore(lines, in: root + "/.gitignore") } catch {
-            undo()
-            throw Failure(message: "\(error)")
-        }
+        do { try Self.ignore(lines, in: root + "/.gitignore") } catch { throw fail("\(error)") }
+        for file in replaced { _ = remove(file.aside) }
     }
 
     /// Adds the `lines` (such as `.pipeline/`) missing from the ignore file, however they are
     /// spelt there (`/.pipeline`, `.pipeline`…), with the file's own line endings.
     static func ignore(_ lines: [String], in path: String) throws {
         let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        // Git ignores trailing spaces but not leading ones; a `!` line is the user's choice to keep.
         func normalized(_ line: some StringProtocol) -> String {
-            var entry = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            var entry = String(line)
+            while entry.last?.isWhitespace == true { entry.removeLast() }
+            if entry.hasPrefix("!") { entry.removeFirst() }
             while entry.hasPrefix("/") { entry.removeFirst() }
             while entry.hasSuffix("/") { entry.removeLast() }
             return entry
