@@ -36,6 +36,10 @@ final class CompletionsTests: XCTestCase {
             (["pipeline", "run", "--concurrency", ""], []),
             (["pipeline", "--color", ""], ["auto", "always", "never"]),
             (["pipeline", "--color", "always", "ru"], ["run"]),
+            // Bash splits --color=always into three words.
+            (["pipeline", "--color", "=", "always", "ru"], ["run"]),
+            (["pipeline", "--color", "=", ""], ["auto", "always", "never"]),
+            (["pipeline", "run", "--color", "=", "always", ""], ["images", "other.yaml", "site.yml"]),
             (["pipeline", "run", "--color", "always", ""], ["images", "other.yaml", "site.yml"]),
             (["pipeline", "run", "--col"], ["--color"]),
             (["pipeline", "init", ""], ["images"]),
@@ -63,7 +67,8 @@ final class CompletionsTests: XCTestCase {
         let path = try script("fish")
         for (line, expected) in [("pipeline upload --checksum ", ["auto", "off", "crc32", "sha256", "sha1", "md5"]),
                                  ("pipeline run ", ["images/", "other.yaml", "site.yml"]), ("pipeline completions ", ["bash", "zsh", "fish"]),
-                                 ("pipeline --color ", ["auto", "always", "never"])] {
+                                 ("pipeline --color ", ["auto", "always", "never"]), ("pipeline --color always ru", ["run"]),
+                                 ("pipeline --color=never ru", ["run"])] {
             let result = try ProcessRunner.run("/usr/bin/fish", ["-c", "source '\(path)'; complete -C '\(line)'"], in: directory.path)
             XCTAssertEqual(result.status, 0, "fish is needed (scripts/setup.sh installs it): \(result.stderr)")
             let offered = result.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
