@@ -15,7 +15,7 @@ enum PlanMarkdown {
         warnings: [Diagnostic], templates: String?
     ) -> String {
         let process = plan.assemblies.filter { !cached.contains($0.id) }
-        var text = "### Plan for \(heading(plan.pipeline)) (\(heading(plan.manifest)))\n\n"
+        var text = "### Plan for \(code(plan.pipeline)) (\(code(plan.manifest)))\n\n"
         text += "**\(plural(process.count, "Assembly", "Assemblies")) to process**, \(plan.assemblies.count - process.count) cached from the last run, "
             + "\(gone.count) gone; \(plural(plan.fileCount, "file")), \(ByteSize(bytes: plan.byteCount)) in all.\n\n"
         if !plan.jobs.isEmpty {
@@ -32,11 +32,11 @@ enum PlanMarkdown {
         if !process.isEmpty || !gone.isEmpty {
             text += "<details><summary>Assemblies that change</summary>\n\n| | job | Assembly | files | size | first files |\n| --- | --- | --- | ---: | ---: | --- |\n"
             for assembly in process.prefix(listed) {
-                let names = assembly.files.prefix(3).map { code($0.path) }.joined(separator: ", ") + (assembly.files.count > 3 ? ", +\(assembly.files.count - 3) more" : "")
-                text += "| + | \(cell(assembly.job)) | \(code(String(assembly.id.prefix(12)))) | \(assembly.files.count) | \(ByteSize(bytes: assembly.bytes)) | \(names) |\n"
+                let names = assembly.files.prefix(3).map { code($0.path, inTable: true) }.joined(separator: ", ") + (assembly.files.count > 3 ? ", +\(assembly.files.count - 3) more" : "")
+                text += "| + | \(cell(assembly.job)) | \(code(String(assembly.id.prefix(12)), inTable: true)) | \(assembly.files.count) | \(ByteSize(bytes: assembly.bytes)) | \(names) |\n"
             }
             for entry in gone.prefix(max(0, listed - process.count)) {
-                text += "| - | \(cell(entry.job)) | \(code(String(entry.planID.prefix(12)))) | | | no longer in the plan |\n"
+                text += "| - | \(cell(entry.job)) | \(code(String(entry.planID.prefix(12)), inTable: true)) | | | no longer in the plan |\n"
             }
             let hidden = process.count + gone.count - listed
             if hidden > 0 { text += "\n… and \(hidden) more (see `pipeline plan --out plan.json`).\n" }
@@ -57,7 +57,7 @@ enum PlanMarkdown {
 
     /// A plan that could not be made: its errors, so a summary says why rather than nothing.
     static func failure(manifest: String, errors: [Diagnostic]) -> String {
-        var text = "### Plan for \(heading(manifest)): failed\n\n"
+        var text = "### Plan for \(code(manifest)): failed\n\n"
         for error in errors.prefix(listed) {
             let place = error.location.map { "\(code("\($0.file):\($0.line):\($0.column)")): " } ?? ""
             text += "- \(place)\(escaped(error.message)) (\(code(error.id)))\n"
@@ -84,20 +84,19 @@ enum PlanMarkdown {
 
     private static func describe(_ instructions: JSONValue) -> String {
         if let steps = instructions["steps"]?.objectValue {
-            return steps.keys.sorted().map { name in "\(cell(name)) (\(code(steps[name]?["robot"]?.stringValue ?? "?")))" }.joined(separator: ", ")
+            return steps.keys.sorted().map { name in "\(cell(name)) (\(code(steps[name]?["robot"]?.stringValue ?? "?", inTable: true)))" }.joined(separator: ", ")
         }
         let template = instructions["template_id"]?.stringValue ?? instructions["template"]?["name"]?.stringValue
-        return template.map { "Template \(code($0))" } ?? ""
+        return template.map { "Template \(code($0, inTable: true))" } ?? ""
     }
 
-    /// Text in a code span that cannot end it or break a table row.
-    private static func code(_ text: String) -> String {
-        "`" + TerminalText.printable(text).replacingOccurrences(of: "`", with: "'").replacingOccurrences(of: "|", with: "\\|") + "`"
-    }
-
-    /// Text in a code span outside a table, where `|` needs no escape.
-    private static func heading(_ text: String) -> String {
-        "`" + TerminalText.printable(text).replacingOccurrences(of: "`", with: "'") + "`"
+    /// Text in a code span that shows it as it is: fenced with two backticks when it holds one,
+    /// control characters shown, and in a table `|` escaped (GitHub splits cells before spans).
+    private static func code(_ text: String, inTable: Bool = false) -> String {
+        var shown = TerminalText.printable(text)
+        if inTable { shown = shown.replacingOccurrences(of: "|", with: "\\|") }
+        guard shown.contains("`") else { return "`" + shown + "`" }
+        return "`` " + shown.replacingOccurrences(of: "``", with: "` `") + " ``"
     }
 
     /// Text for a table cell.

@@ -80,6 +80,9 @@ struct WatchTargets {
                 let base = literal.count == parts.count ? literal.dropLast() : literal
                 let folder = URL(fileURLWithPath: base.isEmpty ? directory : manifest.path(base.joined(separator: "/"))).standardizedFileURL.path
                 if Self.isFolder(folder) { recursive.append(folder) } else { add(folder) }
+                // A linked folder is watched where it points; the link itself where it lives, so
+                // pointing it elsewhere is a change.
+                if Self.isLink(folder) { add(folder) }
             }
         }
         let workspace = Workspace(manifest: manifest, resultsOverride: command.arguments.value("results"))
@@ -96,6 +99,11 @@ struct WatchTargets {
             folder = (folder as NSString).deletingLastPathComponent
         }
         single[folder, default: []].insert((missing as NSString).lastPathComponent)
+    }
+
+    private static func isLink(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
     }
 
     private static func isFolder(_ path: String) -> Bool {

@@ -105,7 +105,7 @@ final class PlanMarkdownTests: XCTestCase {
         XCTAssertTrue(before.stdout.hasPrefix("### Plan for `review`"), before.stdout)
         XCTAssertTrue(before.stdout.contains("**3 Assemblies to process**, 0 cached from the last run, 0 gone"), before.stdout)
         XCTAssertTrue(before.stdout.contains("| hashes | h (`/file/hash`) | 3 | 3 | 3 |"), before.stdout)
-        XCTAssertTrue(before.stdout.contains("`files/b\\|c'd*.txt`"), "a name cannot end its code span or break the table: \(before.stdout)")
+        XCTAssertTrue(before.stdout.contains("`` files/b\\|c`d*.txt ``"), "a name cannot end its code span or break the table: \(before.stdout)")
         for line in before.stdout.split(separator: "\n") where line.hasPrefix("| + ") {
             XCTAssertEqual(line.replacingOccurrences(of: "\\|", with: "").filter { $0 == "|" }.count, 7, "one row, six cells: \(line)")
         }
@@ -113,16 +113,17 @@ final class PlanMarkdownTests: XCTestCase {
         let run = await CLIHarness.run(["run", path])
         XCTAssertEqual(run.status, 0, run.stderr)
         try directory.write("files/new.txt", "new")
+        try directory.write("files/new|x`y.txt", "new")
         try directory.write("files/e.txt", "changed")
         try FileManager.default.removeItem(atPath: directory.path + "/files/a.txt")
         let after = await CLIHarness.run(["plan", path, "--format", "markdown"])
         XCTAssertEqual(after.status, 0, after.stderr)
-        XCTAssertTrue(after.stdout.contains("**2 Assemblies to process**, 1 cached from the last run, 2 gone"), after.stdout)
+        XCTAssertTrue(after.stdout.contains("**3 Assemblies to process**, 1 cached from the last run, 2 gone"), after.stdout)
         XCTAssertTrue(after.stdout.contains("`files/new.txt`"), after.stdout)
         XCTAssertTrue(after.stdout.contains("no longer in the plan"), after.stdout)
         // Which files changed, not only which Assemblies.
-        XCTAssertTrue(after.stdout.contains("Files since the last run: 1 added, 1 changed, 1 removed"), after.stdout)
-        for line in ["- removed `files/a.txt`", "- changed `files/e.txt`", "- added `files/new.txt`"] {
+        XCTAssertTrue(after.stdout.contains("Files since the last run: 2 added, 1 changed, 1 removed"), after.stdout)
+        for line in ["- removed `files/a.txt`", "- changed `files/e.txt`", "- added `files/new.txt`", "- added `` files/new|x`y.txt ``"] {
             XCTAssertTrue(after.stdout.contains(line), "\(line): \(after.stdout)")
         }
 

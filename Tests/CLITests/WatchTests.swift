@@ -64,6 +64,33 @@ final class WatchTests: XCTestCase {
         XCTAssertEqual(process.terminationStatus, 143, "SIGTERM: 128 + 15")
     }
 
+    func testPointingALinkedInputFolderElsewhereRunsAgain() async throws {
+        let directory = try TemporaryDirectory(prefix: "watch-link")
+        defer { directory.remove() }
+        try directory.write("first/a.txt", "a")
+        try directory.write("second/b.txt", "b")
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/linked", withDestinationPath: "first")
+        try directory.write("pipeline.yml", """
+            version: 1
+            endpoint: local
+            assemblies:
+              hashes:
+                inputs: [linked/*.txt]
+                steps: {h: {robot: /file/hash, use: ':original'}}
+            """)
+        let (process, collected) = try startWatching(in: directory)
+        defer { if process.isRunning { process.terminate() } }
+        let started = await eventually(within: .seconds(30)) { collected.count("pipeline: watching") >= 1 }
+        XCTAssertTrue(started, collected.value)
+        // The way `ln -sfn` repoints a link: a new link renamed over the old one.
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/linked.new", withDestinationPath: "second")
+        XCTAssertEqual(rename(directory.path + "/linked.new", directory.path + "/linked"), 0)
+        let ran = await eventually(within: .seconds(30)) { collected.count("completed, ") >= 2 }
+        XCTAssertTrue(ran, "the new target's file runs: \(collected.value)")
+        process.interrupt()
+        process.waitUntilExit()
+    }
+
     func testAManifestThatIsNotThereIsAnErrorNotAWait() async throws {
         let directory = try TemporaryDirectory(prefix: "watch-missing")
         defer { directory.remove() }
