@@ -69,7 +69,7 @@ struct InitCommand: Command {
                                          "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest"])),
             ("samples/chime.ogg", .media(["-f", "lavfi", "-i", "sine=frequency=660:duration=2", "-c:a", "libvorbis"])),
         ] : []
-        let writer = ProjectWriter(root: absolute, shownRoot: directory == "." ? "" : TerminalText.printable(directory) + "/", files: files.map { ($0.path, .data($0.data)) } + media, force: force)
+        let writer = ProjectWriter(root: absolute, shownRoot: directory == "." ? "" : TerminalText.printable(directory) + "/", files: files.map { ($0.path, .data($0.data)) } + media)
         // Everything in the way is named before anything is written.
         let (inTheWay, blocked) = writer.obstacles()
         let shown = { (path: String) in "'\(TerminalText.printable(directory == "." ? path : directory + "/" + path))'" }

@@ -17,7 +17,6 @@ struct ProjectWriter {
     /// How messages name the project folder (`site/`, or nothing for the current one).
     let shownRoot: String
     let files: [(path: String, content: Content)]
-    let force: Bool
 
     /// Why the project cannot be written as it stands: files in the way, and paths that no
     /// `--force` makes writable.
