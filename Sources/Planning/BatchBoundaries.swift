@@ -1,16 +1,16 @@
 /// Where a job's sorted files are cut into Assemblies of at most `batch` files. The cuts are
 /// anchored on the paths themselves, not on positions: a file ends an Assembly when its path's
-/// hash says so, rarely while the Assembly has under 60% of `batch` files and often after (the
+/// hash says so, rarely while the Assembly has under 75% of `batch` files and often after (the
 /// way content-defined chunking cuts files), or when the Assembly is full. So adding or removing
-/// a file changes its own Assembly and one or two around it, instead of shifting every Assembly
-/// after it (each of which would then run again). Assemblies are about 70% full on average.
+/// a file changes its own Assembly and a few around it, instead of shifting every Assembly after
+/// it (each of which would then run again). Assemblies are about 80% full on average.
 enum BatchBoundaries {
     /// The index ranges of `paths` (sorted) that make up Assemblies of at most `size` files.
     static func ranges(of paths: some RandomAccessCollection<String>, size: Int) -> [Range<Int>] {
         guard !paths.isEmpty else { return [] }
         guard size > 1 else { return (0..<paths.count).map { $0..<$0 + 1 } }
-        let target = size - size * 2 / 5
-        let rarely = UInt64(4 * size), often = UInt64(max(2, size / 5))
+        let target = size - size / 4
+        let rarely = UInt64(4 * size), often = UInt64(max(2, size / 4))
         var ranges: [Range<Int>] = []
         var start = 0
         for (offset, path) in paths.enumerated() {
