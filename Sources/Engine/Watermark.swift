@@ -58,13 +58,11 @@ final class Watermark: Sendable {
 
     /// `image` with the watermark laid over it; the watermark is fetched by the first call.
     func apply(to image: VipsImageRef, context: RobotContext) throws(RobotError) -> VipsImageRef {
-        let path = try fetch(context: context)
-        // Decoded now, so a damaged watermark is blamed on the watermark, not on the image.
-        guard let opened = VipsImageRef(path: path), let decoded = pipeline_vips_decoded(opened.pointer) else {
+        // Checked whole when fetched: it opens and decodes.
+        guard let mark = VipsImageRef(path: try fetch(context: context)) else {
             _ = VipsLibrary.lastError()
             throw notAnImage
         }
-        let mark = VipsImageRef(decoded)
         var overlay = mark
         if let size {
             let boxWidth = Double(image.width) * size, boxHeight = Double(image.height) * size
@@ -110,12 +108,18 @@ final class Watermark: Sendable {
                 let fetcher = RemoteFetcher(limits: context.limits, maxBytes: Self.maxBytes)
                 do throws(RobotError) {
                     _ = try fetcher.fetch(url, to: path, isCanceled: context.isCanceled)
-                    guard VipsImageRef(path: path, sequential: true) != nil else {
+                    guard let header = VipsImageRef(path: path, sequential: true) else {
                         _ = VipsLibrary.lastError()
                         throw notAnImage
                     }
                     let file = AssemblyFile(id: "", name: "watermark", field: "", originalID: "", originalName: "watermark", path: path, size: 0, mime: "", meta: [:], isTusFile: false)
-                    try ImageLimits.check(path, of: file, limit: context.limits.imagePixels)
+                    try ImageLimits.check(width: header.width, height: header.height, of: file, limit: context.limits.imagePixels)
+                    // Decoded once, here: a damaged watermark is blamed on the watermark, not on an image of the step.
+                    guard let opened = VipsImageRef(path: path), let decoded = pipeline_vips_decoded(opened.pointer) else {
+                        _ = VipsLibrary.lastError()
+                        throw notAnImage
+                    }
+                    pipeline_vips_release(decoded)
                 } catch {
                     unlink(path)
                     throw error

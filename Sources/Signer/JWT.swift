@@ -96,7 +96,13 @@ struct JSONWebKeys: Sendable {
         guard let data = try? FileReading.read(path, limit: 1 << 20) else { throw JWKSError(reason: "cannot read '\(path)' (at most 1 MiB)") }
         guard let json = try? JSONValue.parse(data) else { throw JWKSError(reason: "'\(path)' is not JSON") }
         try self.init(json: json)
-        guard !entries.isEmpty else { throw JWKSError(reason: "'\(path)' holds no RSA (2048 bits or more) or P-256 signing key") }
+        try requireUsableKey(in: "'\(path)'")
+    }
+
+    /// Refuses a JWKS with no key the signer uses; `source` names it ("'keys.json'", a URL).
+    func requireUsableKey(in source: String) throws(JWKSError) {
+        guard entries.isEmpty else { return }
+        throw JWKSError(reason: "\(source) holds no RSA (2048 bits or more) or P-256 signing key")
     }
 
     /// The bit length of a big-endian unsigned number.

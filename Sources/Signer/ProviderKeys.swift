@@ -123,8 +123,12 @@ final class ProviderKeys: Sendable {
         let answer = try await get(location)
         guard let json = try? JSONValue.parse(answer.body) else { throw FetchFailure(reason: "\(location) did not answer a JWKS") }
         let keys: JSONWebKeys
-        do { keys = try JSONWebKeys(json: json) } catch { throw FetchFailure(reason: "the JWKS at \(location) cannot be used: \(error.reason)") }
-        guard !keys.entries.isEmpty else { throw FetchFailure(reason: "\(location) lists no RSA (2048 bits or more) or P-256 signing key") }
+        do {
+            keys = try JSONWebKeys(json: json)
+            try keys.requireUsableKey(in: "it")
+        } catch {
+            throw FetchFailure(reason: "the JWKS at \(location) cannot be used: \(error.reason)")
+        }
         return (keys, freshness(of: answer))
     }
 

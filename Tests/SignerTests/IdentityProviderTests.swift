@@ -180,26 +180,26 @@ final class IdentityProviderTests: XCTestCase {
             ("providers: [{name: a, issuer: https://a.example, audience: x}]\nidentities: [{name: i, provider: a, claims: {groups: {has: x}}}]", "callers.unknown-key"),
         ]
         for (text, id) in configurations {
-            try keys.directory.write("bad.yml", "version: 1\n" + text + "\n")
-            do {
-                _ = try SigningService(.init(
-                    policy: try XCTUnwrap(PolicyFixture.load(keys.directory.path + "/policy.yml")), policyText: "",
-                    callersPath: keys.directory.path + "/bad.yml", authKey: nil, secret: "s", auditLog: nil), environment: [:])
-                XCTFail("\(text) is refused")
-            } catch let error as DiagnosticsError {
-                XCTAssertTrue(error.diagnostics.contains { $0.id == id }, "\(text): \(error.diagnostics.map(\.message))")
-                XCTAssertTrue(error.diagnostics.allSatisfy { $0.location?.line ?? 0 > 1 }, "each names its line: \(error.diagnostics.map(\.message))")
-            }
+            let diagnostics = try refusal(of: text)
+            XCTAssertTrue(diagnostics.contains { $0.id == id }, "\(text): \(diagnostics.map(\.message))")
+            XCTAssertTrue(diagnostics.allSatisfy { $0.location?.line ?? 0 > 1 }, "each names its line: \(diagnostics.map(\.message))")
         }
         // A provider with an error of its own is not also reported as unknown where an identity names it.
-        try keys.directory.write("bad.yml", "version: 1\nproviders: [{name: a, issuer: http://a.example, audience: x}]\nidentities: [{name: i, provider: a, claims: {sub: s}}]\n")
+        let http = try refusal(of: "providers: [{name: a, issuer: http://a.example, audience: x}]\nidentities: [{name: i, provider: a, claims: {sub: s}}]")
+        XCTAssertEqual(http.map(\.id), ["callers.insecure-provider"])
+    }
+
+    /// What the signer says of a callers file holding `text` after its version line (it must refuse it).
+    private func refusal(of text: String) throws -> [Diagnostic] {
+        try keys.directory.write("bad.yml", "version: 1\n" + text + "\n")
         do {
             _ = try SigningService(.init(
                 policy: try XCTUnwrap(PolicyFixture.load(keys.directory.path + "/policy.yml")), policyText: "",
                 callersPath: keys.directory.path + "/bad.yml", authKey: nil, secret: "s", auditLog: nil), environment: [:])
-            XCTFail("an http issuer is refused")
         } catch let error as DiagnosticsError {
-            XCTAssertEqual(error.diagnostics.map(\.id), ["callers.insecure-provider"])
+            return error.diagnostics
         }
+        XCTFail("\(text) is refused")
+        return []
     }
 }

@@ -7,11 +7,7 @@ import XCTest
 final class JSONWebKeysTests: XCTestCase {
     private func rsa(bytes: Int, kid: String) -> JSONValue {
         let modulus = Data([0xC1] + [UInt8](repeating: 0x5A, count: bytes - 1))
-        return .object(["kty": .string("RSA"), "kid": .string(kid), "n": .string(Self.base64url(modulus)), "e": .string("AQAB")])
-    }
-
-    private static func base64url(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return .object(["kty": .string("RSA"), "kid": .string(kid), "n": .string(Base64URL.encode(modulus)), "e": .string("AQAB")])
     }
 
     func testRSAKeysUnder2048BitsAndKeysForEncryptionAreSkipped() throws {

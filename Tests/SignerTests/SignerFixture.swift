@@ -84,14 +84,14 @@ final class SignerFixture: @unchecked Sendable {
              header extra: [String: JSONValue] = [:]) throws -> String {
         var header: [String: JSONValue] = ["alg": .string(algorithm), "typ": .string("JWT")].merging(extra) { $1 }
         if let kid { header["kid"] = .string(kid) }
-        let input = Self.base64url(Data(JSONValue.object(header).serialized().utf8)) + "." + Self.base64url(Data(JSONValue.object(claims).serialized().utf8))
+        let input = Base64URL.encode(Data(JSONValue.object(header).serialized().utf8)) + "." + Base64URL.encode(Data(JSONValue.object(claims).serialized().utf8))
         if algorithm == "none" { return input + "." }
         let inputPath = try directory.write("jwt-input", input)
         let result = try ProcessRunner.run("/usr/bin/openssl", ["dgst", "-sha256", "-sign", directory.path + "/" + key, "-out", directory.path + "/jwt-sig", inputPath])
         XCTAssertEqual(result.status, 0, result.stderr)
         var signature = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/jwt-sig"))
         if algorithm == "ES256" { signature = Self.rawECDSA(der: signature) }
-        return input + "." + Self.base64url(signature)
+        return input + "." + Base64URL.encode(signature)
     }
 
     /// Standard claims valid now, for the identity rule.
@@ -105,7 +105,6 @@ final class SignerFixture: @unchecked Sendable {
         return claims
     }
 
-    static func base64url(_ data: Data) -> String { TestIdentityProvider.base64url(data) }
 
     /// DER `SEQUENCE { INTEGER r, INTEGER s }` to the 64-byte `r || s` of a JWS.
     static func rawECDSA(der: Data) -> Data {
@@ -131,7 +130,7 @@ final class SignerFixture: @unchecked Sendable {
         let der = try ProcessRunner.run("/bin/sh", ["-c", "openssl pkey -in '\(path)' -pubout -outform DER | od -An -v -tx1"]).stdout
         let point = der.split(whereSeparator: \.isWhitespace).compactMap { UInt8($0, radix: 16) }.suffix(65)
         let x = Data(point.dropFirst().prefix(32)), y = Data(point.suffix(32))
-        return .object(["kty": .string("EC"), "kid": .string(kid), "crv": .string("P-256"), "x": .string(base64url(x)), "y": .string(base64url(y))])
+        return .object(["kty": .string("EC"), "kid": .string(kid), "crv": .string("P-256"), "x": .string(Base64URL.encode(x)), "y": .string(Base64URL.encode(y))])
     }
 }
 

@@ -74,7 +74,7 @@ public final class TestIdentityProvider: @unchecked Sendable {
         var all: [String: JSONValue] = ["iss": .string(issuer), "exp": .int(now + 300), "iat": .int(now - 5), "nbf": .int(now - 5)]
         all.merge(claims) { $1 }
         let header = JSONValue.object(["alg": .string("RS256"), "typ": .string("JWT"), "kid": .string(kid)])
-        let input = Self.base64url(Data(header.serialized().utf8)) + "." + Self.base64url(Data(JSONValue.object(all).serialized().utf8))
+        let input = Base64URL.encode(Data(header.serialized().utf8)) + "." + Base64URL.encode(Data(JSONValue.object(all).serialized().utf8))
         let inputPath = directory.path + "/jwt-input-\(UUID().uuidString)"
         try Data(input.utf8).write(to: URL(fileURLWithPath: inputPath))
         defer { unlink(inputPath); unlink(inputPath + ".sig") }
@@ -82,13 +82,9 @@ public final class TestIdentityProvider: @unchecked Sendable {
             "dgst", "-sha256", "-sign", directory.path + "/\(signingKey ?? kid).pem", "-out", inputPath + ".sig", inputPath,
         ])
         guard signed.status == 0 else { throw ProviderError(message: signed.stderr) }
-        return input + "." + Self.base64url(try Data(contentsOf: URL(fileURLWithPath: inputPath + ".sig")))
+        return input + "." + Base64URL.encode(try Data(contentsOf: URL(fileURLWithPath: inputPath + ".sig")))
     }
 
-    /// Base64url without padding.
-    public static func base64url(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
 
     /// The public JWK of the RSA key in the PEM file at `path`.
     public static func rsaJWK(_ path: String, kid: String) throws -> JSONValue {
@@ -98,7 +94,7 @@ public final class TestIdentityProvider: @unchecked Sendable {
             let start = modulus.index(modulus.startIndex, offsetBy: offset)
             return UInt8(modulus[start..<modulus.index(start, offsetBy: 2)], radix: 16)
         })
-        return .object(["kty": .string("RSA"), "kid": .string(kid), "n": .string(base64url(n)), "e": .string("AQAB")])
+        return .object(["kty": .string("RSA"), "kid": .string(kid), "n": .string(Base64URL.encode(n)), "e": .string("AQAB")])
     }
 
     struct ProviderError: Error {

@@ -131,7 +131,7 @@ struct InitCommand: Command {
                 if status.st_mode & S_IFMT != S_IFDIR { return "'\(current)' is a file, not a folder" }
                 continue
             }
-            guard mkdir(current, 0o755) == 0 || errno == EEXIST else { return "cannot make '\(current)': \(String(cString: strerror(errno)))" }
+            guard mkdir(current, 0o755) == 0 || errno == EEXIST else { return FileError(path: current, operation: "make", code: errno).description }
         }
         return nil
     }
