@@ -15,11 +15,12 @@ let package = Package(
         // Declarations only: libvips is loaded by the local engine when first needed (see its shim).
         .systemLibrary(name: "CVips"),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         .target(name: "Basics"),
-        .target(name: "Crypto", dependencies: ["Basics", "COpenSSL", "CZlib"]),
+        .target(name: "Crypto", dependencies: ["Basics", "COpenSSL", "CDeflate"]),
         .target(name: "YAML", dependencies: ["CYAML", "Basics"]),
         .target(name: "Spec", dependencies: ["YAML", "Basics"]),
         .target(name: "Planning", dependencies: ["Spec", "Basics", "Crypto"]),

@@ -1,5 +1,5 @@
 #ifndef PIPELINE_CZLIB_SHIM_H
 #define PIPELINE_CZLIB_SHIM_H
-/* Declarations only: zlib's CRC-32 is the fast tus chunk checksum (Crypto/StreamingDigest.swift); `pipeline init` deflates its sample images. */
+/* Declarations only: `pipeline init` deflates its sample images (and takes their chunks' CRC-32 from zlib). */
 #include <zlib.h>
 #endif

@@ -1,10 +1,10 @@
 import Basics
 import COpenSSL
-import CZlib
+import CDeflate
 import Foundation
 
 /// The digest algorithms the project uses (checksums, `/file/hash`, plan hashes). CRC-32 is
-/// zlib's, four bytes big-endian: a fast check against corruption in transit, not a hash.
+/// the gzip polynomial's, four bytes big-endian: a fast check against corruption in transit, not a hash.
 public enum DigestAlgorithm: String, Sendable, CaseIterable {
     case crc32, md5, sha1, sha256, sha384, sha512
 
@@ -20,10 +20,10 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable {
     }
 }
 
-/// A digest fed piece by piece (OpenSSL EVP, or zlib for CRC-32); its context is freed with it.
+/// A digest fed piece by piece (OpenSSL EVP, or libdeflate for CRC-32); its context is freed with it.
 public final class StreamingDigest: @unchecked Sendable {
     private let context: OpaquePointer?
-    private var crc: UInt = 0
+    private var crc: UInt32 = 0
 
     /// Starts a digest.
     public init(_ algorithm: DigestAlgorithm) {
@@ -32,7 +32,6 @@ public final class StreamingDigest: @unchecked Sendable {
             EVP_DigestInit_ex(context, evp, nil)
         } else {
             context = nil
-            crc = crc32_z(0, nil, 0)
         }
     }
 
@@ -44,7 +43,7 @@ public final class StreamingDigest: @unchecked Sendable {
         if let context {
             EVP_DigestUpdate(context, base, bytes.count)
         } else {
-            crc = crc32_z(crc, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+            crc = libdeflate_crc32(crc, base, bytes.count)
         }
     }
 
