@@ -31,6 +31,12 @@ static inline CURLcode ccurl_setopt_progress_callback(CURL *handle, ccurl_progre
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
 }
 
+typedef int (*ccurl_trailer_callback)(struct curl_slist **list, void *context);
+
+static inline CURLcode ccurl_setopt_trailer_callback(CURL *handle, ccurl_trailer_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_TRAILERFUNCTION, callback);
+}
+
 typedef curl_socket_t (*ccurl_opensocket_callback)(void *context, curlsocktype purpose, struct curl_sockaddr *address);
 
 static inline CURLcode ccurl_setopt_opensocket_callback(CURL *handle, ccurl_opensocket_callback callback) {

@@ -4,11 +4,21 @@ import HTTPServer
 import Synchronization
 import Wire
 
+/// How a PATCH body's `Upload-Checksum` arrives, if it has one.
+enum BodyChecksum {
+    case none
+    /// In the request's headers: the algorithm and the digest the body must have.
+    case header(ChecksumAlgorithm, Data)
+    /// In a trailer after a chunked body (`checksum-trailer`). CRC-32, the one clients compute
+    /// as they send, is taken as the bytes arrive; any other algorithm from the stored bytes.
+    case trailer
+}
+
 /// Writes one PATCH (or creation-with-upload) body into an upload's file at its offset. Bytes
-/// that arrived before a dropped connection are kept, unless a checksum was sent, which only
-/// a complete body can satisfy. On close, the record is saved and the upload's claim dropped.
+/// that arrived before a dropped connection are kept, unless a checksum was announced, which
+/// only a complete body can satisfy. On close, the record is saved and the upload's claim dropped.
 final class TusBodySink: BodySink, @unchecked Sendable {
-    enum Outcome: Equatable { case pending, stored, checksumMismatch, failed }
+    enum Outcome: Equatable { case pending, stored, checksumMismatch, checksumMissing, failed }
 
     private let store: UploadStore
     private let lock = NSLock()
@@ -17,8 +27,8 @@ final class TusBodySink: BodySink, @unchecked Sendable {
     private let start: Int64
     private let limit: Int64
     private var written: Int64 = 0
+    private let checksum: BodyChecksum
     private let digest: StreamingDigest?
-    private let expectedDigest: Data?
     private(set) var outcome: Outcome = .pending
     /// Held while the body is written; dropped (and the upload free again) on close.
     private var claim: UploadClaim?
@@ -26,7 +36,7 @@ final class TusBodySink: BodySink, @unchecked Sendable {
 
     /// Opens the upload's file; `nil` when it cannot be opened.
     init?(
-        store: UploadStore, record: TusUploadRecord, claim: UploadClaim, checksum: (ChecksumAlgorithm, Data)?,
+        store: UploadStore, record: TusUploadRecord, claim: UploadClaim, checksum: BodyChecksum,
         onFinished: @escaping @Sendable (TusUploadRecord) -> Void
     ) {
         let descriptor = open(store.dataPath(record.id), O_WRONLY | O_CLOEXEC)
@@ -37,9 +47,13 @@ final class TusBodySink: BodySink, @unchecked Sendable {
         self.descriptor = descriptor
         self.start = record.offset
         self.limit = record.length.map { $0 - record.offset } ?? Int64.max
-        self.expectedDigest = checksum?.1
+        self.checksum = checksum
         self.onFinished = onFinished
-        digest = checksum.map { StreamingDigest($0.0.digest) }
+        switch checksum {
+        case .none: digest = nil
+        case .header(let algorithm, _): digest = StreamingDigest(algorithm.digest)
+        case .trailer: digest = StreamingDigest(.crc32)
+        }
     }
 
     /// The record as it stands after the body.
@@ -63,16 +77,11 @@ final class TusBodySink: BodySink, @unchecked Sendable {
         written += Int64(bytes.count)
     }
 
-    func close(complete: Bool) {
+    func close(complete: Bool, trailers: HTTPHeaders) {
         lock.withLock {
             guard outcome == .pending else { return }
-            var keep = written
-            outcome = .stored
-            if let expectedDigest, let digest {
-                let matches = complete && Data(digest.finish()) == expectedDigest
-                if !matches { keep = 0 }
-                if complete && !matches { outcome = .checksumMismatch }
-            }
+            outcome = complete ? verdict(trailers: trailers) : .stored
+            let keep = outcome == .stored && (complete || checksum.isNone) ? written : 0
             if keep < written { ftruncate(descriptor, off_t(start + keep)) }
             Foundation.close(descriptor)
             record.offset = start + keep
@@ -80,5 +89,32 @@ final class TusBodySink: BodySink, @unchecked Sendable {
             claim = nil
         }
         if record.isFinished { onFinished(record) }
+    }
+
+    /// Whether a complete body passes its checksum.
+    private func verdict(trailers: HTTPHeaders) -> Outcome {
+        switch checksum {
+        case .none:
+            return .stored
+        case .header(_, let expected):
+            return Data(digest?.finish() ?? []) == expected ? .stored : .checksumMismatch
+        case .trailer:
+            guard let (algorithm, expected) = trailers["Upload-Checksum"].flatMap(TusProtocol.parseChecksum) else { return .checksumMissing }
+            let actual = algorithm == .crc32 ? digest?.finish() : storedDigest(algorithm)
+            return actual.map { Data($0) } == expected ? .stored : .checksumMismatch
+        }
+    }
+
+    /// The digest of the bytes this body wrote, read back from the file.
+    private func storedDigest(_ algorithm: ChecksumAlgorithm) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        return try? StreamingDigest.file(store.dataPath(record.id), algorithm: algorithm.digest, offset: start, length: written, buffer: &buffer).digest
+    }
+}
+
+private extension BodyChecksum {
+    var isNone: Bool {
+        if case .none = self { return true }
+        return false
     }
 }

@@ -4,9 +4,9 @@ import HTTPServer
 import Wire
 
 /// The engine's tus 1.0.0 server: creation (with upload and deferred length), termination,
-/// expiration and checksums. Upload ids, names and metadata are never used as paths.
+/// expiration and checksums (in a header or a trailer). Upload ids, names and metadata are never used as paths.
 struct TusEndpoint: Sendable {
-    static let extensions = "creation,creation-with-upload,creation-defer-length,termination,expiration,checksum"
+    static let extensions = "creation,creation-with-upload,creation-defer-length,termination,expiration,checksum,checksum-trailer"
     static let checksumAlgorithms = "crc32,sha1,sha256,md5"
 
     let store: UploadStore
@@ -72,7 +72,7 @@ struct TusEndpoint: Sendable {
             return .respond(answer(507, DiskSpace.fullMessage, extra: Array(common(record).dropFirst()) + [("Location", location)]))
         }
         guard let claim = store.claim(record.id) else { return .respond(answer(423, "another request is writing this upload")) }
-        guard let sink = TusBodySink(store: store, record: record, claim: claim, checksum: nil, onFinished: onFinished) else {
+        guard let sink = TusBodySink(store: store, record: record, claim: claim, checksum: .none, onFinished: onFinished) else {
             return .respond(answer(500, "the upload could not be opened"))
         }
         return .stream(into: sink) {
@@ -105,12 +105,14 @@ struct TusEndpoint: Sendable {
             }
             record.length = length
         }
-        var checksum: (ChecksumAlgorithm, Data)?
+        var checksum = BodyChecksum.none
         if let header = head.headers["Upload-Checksum"] {
-            guard let parsed = TusProtocol.parseChecksum(header) else {
-                return .respond(answer(400, "Upload-Checksum must be '<sha1|sha256|md5> <base64 digest>'"))
+            guard let (algorithm, digest) = TusProtocol.parseChecksum(header) else {
+                return .respond(answer(400, Self.checksumFormat))
             }
-            checksum = parsed
+            checksum = .header(algorithm, digest)
+        } else if TusProtocol.list(head.headers["Trailer"]).contains("upload-checksum") {
+            checksum = .trailer
         }
         if space.isShort(forBody: head.headers["Content-Length"]) {
             return .respond(answer(507, DiskSpace.fullMessage, extra: Array(common(record).dropFirst())))
@@ -122,11 +124,14 @@ struct TusEndpoint: Sendable {
         return .stream(into: sink) {
             switch sink.outcome {
             case .checksumMismatch: return answer(460, "the checksum does not match the body")
+            case .checksumMissing: return answer(400, "the announced Upload-Checksum trailer is missing or malformed; " + Self.checksumFormat)
             case .failed: return answer(500, "the upload could not be stored")
             default: return ServerResponse(status: 204, headers: common(sink.current))
             }
         }
     }
+
+    static let checksumFormat = "Upload-Checksum must be '<\(checksumAlgorithms.replacingOccurrences(of: ",", with: "|"))> <base64 digest>'"
 
     private func terminate(_ id: String) -> ServerResponse {
         guard live(id) != nil else { return gone(id) }

@@ -1,4 +1,5 @@
 import Foundation
+import Wire
 
 /// One HTTP request: method, URL, headers, a body in memory or streamed from a file, and limits.
 public struct HTTPRequest: Sendable {
@@ -40,12 +41,16 @@ public struct HTTPRequest: Sendable {
     /// Which addresses the request may connect to; `nil` allows any. With a policy, proxies are
     /// not used, so the address checked is the server's own.
     public var addressPolicy: AddressPolicy?
+    /// When set, the body is sent in chunked encoding and its checksum follows it as an
+    /// `Upload-Checksum` trailer (tus `checksum-trailer`), computed from the bytes as they are
+    /// read for sending: the body is read once, with no pass of its own for the checksum.
+    public var checksumTrailer: ChecksumAlgorithm?
 
     /// Creates a request.
     public init(
         method: String, url: String, headers: [(name: String, value: String)] = [], body: Body = .none,
         timeouts: HTTPTimeouts = HTTPTimeouts(), followsRedirects: Bool = false, maxResponseBytes: Int = 16 << 20,
-        responseFile: String? = nil, addressPolicy: AddressPolicy? = nil
+        responseFile: String? = nil, addressPolicy: AddressPolicy? = nil, checksumTrailer: ChecksumAlgorithm? = nil
     ) {
         self.method = method
         self.url = url
@@ -56,6 +61,7 @@ public struct HTTPRequest: Sendable {
         self.maxResponseBytes = maxResponseBytes
         self.responseFile = responseFile
         self.addressPolicy = addressPolicy
+        self.checksumTrailer = checksumTrailer
     }
 
     /// `PATCH http://host/files/abc`, for messages: never the headers, which may carry tokens, nor the

@@ -1,4 +1,5 @@
 import CCurl
+import Crypto
 import Foundation
 import Synchronization
 import Wire
@@ -31,6 +32,10 @@ final class Transfer: @unchecked Sendable {
     private var fileDescriptor: Int32 = -1
     private var fileOffset: Int64 = 0
     private var fileRemaining: Int64 = 0
+    /// The body bytes handed to libcurl so far.
+    private(set) var bodyBytesRead: Int64 = 0
+    /// The checksum of the body bytes read so far, for `request.checksumTrailer`.
+    private var bodyDigest: StreamingDigest?
 
     init?(request: HTTPRequest, progress: (@Sendable (Int64) -> Void)?) {
         guard let handle = curl_easy_init() else { return nil }
@@ -86,6 +91,12 @@ final class Transfer: @unchecked Sendable {
         for header in request.headers {
             headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
         }
+        if let algorithm = request.checksumTrailer {
+            bodyDigest = StreamingDigest(algorithm.digest)
+            headerList = curl_slist_append(headerList, "Trailer: Upload-Checksum")
+            ccurl_setopt_trailer_callback(handle, transferTrailerCallback)
+            ccurl_setopt_pointer(handle, CURLOPT_TRAILERDATA, context)
+        }
         ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
         try configureMethodAndBody(context: context)
     }
@@ -107,17 +118,23 @@ final class Transfer: @unchecked Sendable {
         case "HEAD":
             ccurl_setopt_long(handle, CURLOPT_NOBODY, 1)
         case "POST", "PATCH", "PUT":
-            // Streamed with a known length: Content-Length, never chunked encoding.
+            // Streamed with a known length: Content-Length; chunked encoding only to carry a trailer.
             ccurl_setopt_long(handle, CURLOPT_UPLOAD, 1)
             // Larger reads from the file mean fewer system calls per gigabyte.
             ccurl_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, 1 << 20)
-            ccurl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.body.length))
+            ccurl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, request.checksumTrailer == nil ? curl_off_t(request.body.length) : -1)
             ccurl_setopt_data_callback(handle, CURLOPT_READFUNCTION, transferReadCallback)
             ccurl_setopt_pointer(handle, CURLOPT_READDATA, context)
             ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
         default:
             ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
         }
+    }
+
+    /// `Upload-Checksum: ALGORITHM BASE64` of the body read; once, when the body has been sent.
+    var checksumTrailer: String? {
+        guard let algorithm = request.checksumTrailer, let bodyDigest else { return nil }
+        return "Upload-Checksum: \(algorithm.headerValue(digest: bodyDigest.finish()))"
     }
 
     /// Copies up to `capacity` body bytes into `buffer`; `nil` when the file cannot be read.
@@ -132,6 +149,8 @@ final class Transfer: @unchecked Sendable {
                     readFailure = count < 0 ? errno : EIO
                     return nil
                 }
+                bodyDigest?.update(UnsafeRawBufferPointer(start: buffer, count: count))
+                bodyBytesRead += Int64(count)
                 fileOffset += Int64(count)
                 fileRemaining -= Int64(count)
                 return count
@@ -143,6 +162,8 @@ final class Transfer: @unchecked Sendable {
             guard let base = bytes.baseAddress else { return }
             buffer.copyMemory(from: base + memoryOffset, byteCount: count)
         }
+        bodyDigest?.update(UnsafeRawBufferPointer(start: buffer, count: count))
+        bodyBytesRead += Int64(count)
         memoryOffset += count
         return count
     }
@@ -251,6 +272,15 @@ private let transferReadCallback: ccurl_data_callback = { buffer, size, count, c
     return transfer.readBody(into: buffer, capacity: size * count) ?? ccurl_read_abort()
 }
 
+/// Called once the body has been sent: the `Upload-Checksum` trailer of everything read.
+private let transferTrailerCallback: ccurl_trailer_callback = { list, context in
+    guard let list, let context else { return Int32(CURL_TRAILERFUNC_ABORT) }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    guard let trailer = transfer.checksumTrailer else { return Int32(CURL_TRAILERFUNC_ABORT) }
+    list.pointee = curl_slist_append(list.pointee, trailer)
+    return Int32(CURL_TRAILERFUNC_OK)
+}
+
 private let transferOpenSocketCallback: ccurl_opensocket_callback = { context, purpose, address in
     guard let context, let address, purpose == CURLSOCKTYPE_IPCXN else { return CURL_SOCKET_BAD }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
@@ -266,6 +296,7 @@ private let transferProgressCallback: ccurl_progress_callback = { context, _, _,
     guard let context else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
     if transfer.cancelled.load(ordering: .relaxed) { return 1 }
-    transfer.progress?(Int64(uploaded))
+    // libcurl counts a chunked body's framing too: never report more than the body bytes read.
+    transfer.progress?(min(Int64(uploaded), transfer.bodyBytesRead))
     return 0
 }

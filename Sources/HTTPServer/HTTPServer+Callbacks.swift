@@ -47,7 +47,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         return .YES
     }
     guard !request.answered else { return .YES }
-    return server.queue(request.finish(), on: connection, context: request)
+    return server.queue(request.finish(trailers: server.trailers(connection: connection)), on: connection, context: request)
 }
 
 let completedHandler: MHD_RequestCompletedCallback = { context, connection, state, _ in

@@ -144,6 +144,13 @@ public final class HTTPServer: @unchecked Sendable {
         return (RequestHead(method: method, path: url, query: query, headers: headers, origin: origin), accepted)
     }
 
+    /// The trailer fields of a chunked request body, once the whole request is in.
+    func trailers(connection: OpaquePointer?) -> HTTPHeaders {
+        let collector = PairCollector()
+        MHD_get_connection_values(connection, .FOOTER_KIND, pairIterator, Unmanaged.passUnretained(collector).toOpaque())
+        return HTTPHeaders(collector.pairs)
+    }
+
     /// Whether `authority` (`host:port`, lowercased) reaches this server directly.
     private func isServed(_ authority: String) -> Bool {
         guard authority.hasSuffix(":\(port)") else { return false }

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import Wire
 
 /// One request's state between libmicrohttpd's calls; owned by the connection's thread.
 final class RequestContext: @unchecked Sendable {
@@ -66,8 +67,8 @@ final class RequestContext: @unchecked Sendable {
         }
     }
 
-    /// The response once the whole body has arrived.
-    func finish() -> ServerResponse {
+    /// The response once the whole body (and its trailer fields, if chunked) has arrived.
+    func finish(trailers: HTTPHeaders) -> ServerResponse {
         if let failure {
             closeSink(complete: false)
             return failure
@@ -78,7 +79,7 @@ final class RequestContext: @unchecked Sendable {
         case .collect(_, let then):
             return then(collected)
         case .stream(_, let then):
-            closeSink(complete: true)
+            closeSink(complete: true, trailers: trailers)
             return then()
         case .form(_, _, _, let then):
             guard let form else { return .text(400, "the form could not be parsed") }
@@ -102,9 +103,9 @@ final class RequestContext: @unchecked Sendable {
     }
 
     /// Closes a stream plan's sink once, whatever the path that ends the request.
-    private func closeSink(complete: Bool) {
+    private func closeSink(complete: Bool, trailers: HTTPHeaders = HTTPHeaders()) {
         guard case .stream(let sink, _) = plan, !sinkClosed else { return }
         sinkClosed = true
-        sink.close(complete: complete)
+        sink.close(complete: complete, trailers: trailers)
     }
 }

@@ -54,8 +54,9 @@ public struct ServerResponse: Sendable {
 public protocol BodySink: AnyObject, Sendable {
     /// Takes the next bytes; throwing stops the request with `error`'s response.
     func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError)
-    /// The body ended (`complete`) or the connection was lost before its end.
-    func close(complete: Bool)
+    /// The body ended (`complete`, with the trailer fields of a chunked body) or the connection
+    /// was lost before its end (no trailers).
+    func close(complete: Bool, trailers: HTTPHeaders)
 }
 
 /// A body that cannot be taken, with the response that says why.

@@ -34,7 +34,11 @@ public enum ChecksumAlgorithm: String, Sendable, CaseIterable {
     /// `Upload-Checksum` header value for a PATCH that sends exactly that range.
     public func headerValue(path: String, offset: Int64, length: Int64) throws(FileDigestError) -> String {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        let digest = try StreamingDigest.file(path, algorithm: self.digest, offset: offset, length: length, buffer: &buffer).digest
-        return "\(rawValue) \(Data(digest).base64EncodedString())"
+        return headerValue(digest: try StreamingDigest.file(path, algorithm: self.digest, offset: offset, length: length, buffer: &buffer).digest)
+    }
+
+    /// `algorithm base64(digest)`, as `Upload-Checksum` carries it.
+    public func headerValue(digest: [UInt8]) -> String {
+        "\(rawValue) \(Data(digest).base64EncodedString())"
     }
 }

@@ -106,7 +106,7 @@ public enum TusProtocol {
     }
 
     /// The comma-separated values of a header, trimmed and lowercased.
-    static func list(_ header: String?) -> [String] {
+    public static func list(_ header: String?) -> [String] {
         (header ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
     }
 }

@@ -68,8 +68,8 @@ final class RunLifecycleTests: XCTestCase {
             let errors = Pipe()
             process.standardError = errors
             try process.run()
-            // Interrupt once the upload is under way (the proxy lets 1 MB through, then holds).
-            let uploading = await eventually { server.largestStoredSize() >= 1_000_000 }
+            // Interrupt once the upload is under way (the proxy lets 1 MB through, chunk framing included, then holds).
+            let uploading = await eventually { server.largestStoredSize() >= 900_000 }
             XCTAssertTrue(uploading, "the upload started")
             kill(process.processIdentifier, SIGINT)
             process.waitUntilExit()

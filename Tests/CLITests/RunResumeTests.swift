@@ -101,7 +101,7 @@ final class RunResumeTests: XCTestCase {
         first.standardError = errors
         first.standardOutput = FileHandle.nullDevice
         try first.run()
-        let uploading = await eventually { server.largestStoredSize() >= 1_000_000 }
+        let uploading = await eventually { server.largestStoredSize() >= 900_000 }
         XCTAssertTrue(uploading, "the upload started")
         kill(first.processIdentifier, SIGINT)
         first.waitUntilExit()

@@ -29,7 +29,7 @@ final class TusServerTests: XCTestCase {
         defer { server.stop() }
         let response = try await send("OPTIONS", server.endpoint)
         XCTAssertEqual(response.status, 204)
-        XCTAssertEqual(response.headers["Tus-Extension"], "creation,creation-with-upload,creation-defer-length,termination,expiration,checksum")
+        XCTAssertEqual(response.headers["Tus-Extension"], "creation,creation-with-upload,creation-defer-length,termination,expiration,checksum,checksum-trailer")
         XCTAssertEqual(response.headers["Tus-Checksum-Algorithm"], "crc32,sha1,sha256,md5")
         XCTAssertNotNil(response.headers["Tus-Max-Size"])
     }
@@ -83,6 +83,66 @@ final class TusServerTests: XCTestCase {
         XCTAssertEqual(deleted.status, 204)
         let after = try await send("HEAD", url, tus)
         XCTAssertEqual(after.status, 404)
+    }
+
+    /// A chunked PATCH over a raw connection, its `Upload-Checksum` in a trailer (`nil`: announced, not sent).
+    private func trailerPatch(_ server: EngineTestServer, _ url: String, offset: Int, body: String, trailer: String?) throws -> String {
+        let connection = try RawConnection(port: server.port)
+        let path = try XCTUnwrap(URL(string: url)?.path)
+        let chunk = String(body.utf8.count, radix: 16) + "\r\n" + body + "\r\n"
+        connection.send("PATCH \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nTus-Resumable: 1.0.0\r\nUpload-Offset: \(offset)\r\n"
+            + "Content-Type: application/offset+octet-stream\r\nTransfer-Encoding: chunked\r\nTrailer: Upload-Checksum\r\n\r\n"
+            + chunk + "0\r\n" + (trailer.map { "Upload-Checksum: \($0)\r\n" } ?? "") + "\r\n")
+        return connection.read(timeout: 10) { $0.contains("\r\n\r\n") }.text
+    }
+
+    func testChecksumInATrailerIsVerified() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let url = try await create(server, length: 12)
+        let right = try trailerPatch(server, url, offset: 0, body: "abc", trailer: "crc32 NSRBwg==")
+        XCTAssertTrue(right.hasPrefix("HTTP/1.1 204") && right.contains("Upload-Offset: 3"), right)
+        let wrong = try trailerPatch(server, url, offset: 3, body: "def", trailer: "crc32 AAAAAA==")
+        XCTAssertTrue(wrong.hasPrefix("HTTP/1.1 460"), wrong)
+        let missing = try trailerPatch(server, url, offset: 3, body: "def", trailer: nil)
+        XCTAssertTrue(missing.hasPrefix("HTTP/1.1 400") && missing.contains("trailer is missing"), missing)
+        // Not the algorithm computed as the bytes arrive: read back from the stored bytes.
+        let sha1 = try trailerPatch(server, url, offset: 3, body: "def", trailer: "sha1 WJwiM1o4HxItEpIl9cC6MFbtWBE=")
+        XCTAssertTrue(sha1.hasPrefix("HTTP/1.1 204") && sha1.contains("Upload-Offset: 6"), sha1)
+
+        // The HTTP client sends the trailer itself, from the bytes as it reads them.
+        let fields = tus + [("Upload-Offset", "6"), octets]
+        let sent = try await http.send(HTTPRequest(method: "PATCH", url: url, headers: fields, body: .data(Data("ghi".utf8)), checksumTrailer: .crc32))
+        XCTAssertEqual(sent.status, 204)
+        XCTAssertEqual(sent.headers["Upload-Offset"], "9")
+        let file = try TemporaryDirectory()
+        try Data("0jkl".utf8).write(to: URL(fileURLWithPath: file.path + "/part"))
+        let fromFile = try await http.send(HTTPRequest(
+            method: "PATCH", url: url, headers: tus + [("Upload-Offset", "9"), octets], body: .file(path: file.path + "/part", offset: 1, length: 3),
+            checksumTrailer: .sha256))
+        XCTAssertEqual(fromFile.status, 204)
+        XCTAssertEqual(try server.storedBytes(of: url), Data("abcdefghijkl".utf8))
+    }
+
+    func testAnAnnouncedChecksumKeepsNothingOfACutBody() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let url = try await create(server, length: 100)
+        let path = try XCTUnwrap(URL(string: url)?.path)
+        do {
+            let connection = try RawConnection(port: server.port)
+            connection.send("PATCH \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nTus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\n"
+                + "Content-Type: application/offset+octet-stream\r\nTransfer-Encoding: chunked\r\nTrailer: Upload-Checksum\r\n\r\n"
+                + "a\r\n0123456789\r\n")
+            _ = connection.read(timeout: 0.3)
+        }
+        // Once the cut request lets go of the upload (423 until then), it starts again from 0.
+        var status = 423
+        for _ in 0..<100 where status == 423 {
+            status = try await send("PATCH", url, tus + [("Upload-Offset", "0"), octets], body: Data("0123456789".utf8)).status
+            if status == 423 { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        XCTAssertEqual(status, 204, "the 10 bytes of the cut body were not kept")
     }
 
     func testDeferredLengthAndCreationWithUpload() async throws {

@@ -23,7 +23,10 @@ struct FileUploader: Sendable {
         }
         let key = ResumeStore.key(endpoint: client.endpoint, file: file)
         let checksum = try checksumAlgorithm()
-        let ahead = checksum.map { ChecksumAhead(algorithm: $0, path: file.path) }
+        // CRC-32 costs less than reading the bytes again: where the server takes it as a trailer it
+        // is computed from the bytes as they are sent; otherwise each chunk's is computed ahead.
+        let trailer = checksum == .crc32 && capabilities.extensions.contains("checksum-trailer") ? checksum : nil
+        let ahead = trailer == nil ? checksum.map { ChecksumAhead(algorithm: $0, path: file.path) } : nil
         // The plan's digest is the checksum of a whole-file request, if the file is the version it hashed.
         var knownHeader = known.flatMap { known in
             checksum == .sha256 && known.modified == file.modified ? Hex.decode(known.sha256).map { "sha256 " + Data($0).base64EncodedString() } : nil
@@ -71,7 +74,7 @@ struct FileUploader: Sendable {
                         ahead.prepare(offset: offset + length, length: min(chunkSize, file.size - offset - length))
                     }
                     let start = offset
-                    guard let status = try await append(to: current, file: file, offset: start, length: length, checksum: header, progress: { sent in
+                    guard let status = try await append(to: current, file: file, offset: start, length: length, checksum: header, trailer: trailer, progress: { sent in
                         progress(UploadProgress(index: index, confirmed: start, inFlight: sent, total: file.size))
                     }) else {
                         progress(UploadProgress(index: index, confirmed: start, inFlight: 0, total: file.size))
@@ -116,11 +119,13 @@ struct FileUploader: Sendable {
 
     /// One PATCH; `nil` when a proxy refused its size (413) and a smaller one should be sent.
     private func append(
-        to url: String, file: LocalFile, offset: Int64, length: Int64, checksum: String?, progress: @escaping @Sendable (Int64) -> Void
+        to url: String, file: LocalFile, offset: Int64, length: Int64, checksum: String?, trailer: ChecksumAlgorithm?,
+        progress: @escaping @Sendable (Int64) -> Void
     ) async throws(TusError) -> TusClient.Status? {
         do {
             return try await client.append(
-                to: url, offset: offset, body: .file(path: file.path, offset: offset, length: length), checksum: checksum, progress: progress)
+                to: url, offset: offset, body: .file(path: file.path, offset: offset, length: length), checksum: checksum,
+                checksumTrailer: trailer, progress: progress)
         } catch where error.status == 413 {
             guard options.bodyLimits.shrink(for: client.endpoint, from: length) else { throw error.withDetail(Self.bodyLimitHint) }
             return nil

@@ -66,14 +66,15 @@ public struct TusClient: Sendable {
         return Status(offset: offset, length: response.headers["Upload-Length"].flatMap(TusProtocol.parseCount), expires: expires(response))
     }
 
-    /// PATCH: sends `body` at `offset`; returns the server's new offset.
+    /// PATCH: sends `body` at `offset` with its `Upload-Checksum` in a header (`checksum`) or a
+    /// trailer (`checksumTrailer`, for servers with `checksum-trailer`); returns the server's new offset.
     public func append(
-        to url: String, offset: Int64, body: HTTPRequest.Body, checksum: String?,
+        to url: String, offset: Int64, body: HTTPRequest.Body, checksum: String?, checksumTrailer: ChecksumAlgorithm? = nil,
         progress: (@Sendable (Int64) -> Void)? = nil
     ) async throws(TusError) -> Status {
         var fields = tusHeaders + [("Upload-Offset", String(offset)), ("Content-Type", TusProtocol.offsetContentType)]
         if let checksum { fields.append(("Upload-Checksum", checksum)) }
-        let request = HTTPRequest(method: "PATCH", url: url, headers: fields, body: body, timeouts: bodyTimeouts)
+        let request = HTTPRequest(method: "PATCH", url: url, headers: fields, body: body, timeouts: bodyTimeouts, checksumTrailer: checksumTrailer)
         let response = try await send(request, progress: progress)
         guard (200..<300).contains(response.status) else { throw TusError.from(response, request: request) }
         guard let newOffset = response.headers["Upload-Offset"].flatMap(TusProtocol.parseCount),

@@ -8,7 +8,8 @@ be * for every one):
   hang=BYTES    forward the head and BYTES of the body, then forward nothing more; once the
                 client goes away, cut the connection to the server too
   limit=BYTES   answer 413 with an nginx error page when the body is longer than BYTES, as a
-                proxy with client_max_body_size does; forward the request otherwise
+                proxy with client_max_body_size does (a chunked body is read and counted
+                first); forward the request otherwise
   rewrite=CODE  forward the request, then give the client CODE instead of the server's status
 Every connection carries one request (the proxy asks for "Connection: close"), so requests are
 counted exactly. Like a reverse proxy, it sends the server's own address as Host and the one the
@@ -47,6 +48,36 @@ async def pipe(reader, writer, limit=None):
         pass
 
 
+async def linger(reader, seconds=2.0):
+    """Reads and drops what the client still sends, as nginx's lingering close does, so that
+    closing does not reset the connection before the client has read the answer."""
+    try:
+        while await asyncio.wait_for(reader.read(65536), seconds):
+            pass
+    except (asyncio.TimeoutError, ConnectionError):
+        pass
+
+
+async def read_chunked(reader, limit):
+    """Reads a chunked body up to its trailer's end, or until it has more than LIMIT bytes;
+    returns what was read (framing included) and the body's length so far."""
+    raw, length = b"", 0
+    while length <= limit:
+        line = await reader.readuntil(b"\r\n")
+        raw += line
+        size = int(line.split(b";")[0].strip(), 16)
+        if size == 0:
+            while True:
+                line = await reader.readuntil(b"\r\n")
+                raw += line
+                if line == b"\r\n":
+                    return raw, length
+        data = await reader.readexactly(size + 2)
+        raw += data
+        length += size
+    return raw, length
+
+
 async def handle(client_reader, client_writer):
     try:
         head = await client_reader.readuntil(b"\r\n\r\n")
@@ -58,13 +89,21 @@ async def handle(client_reader, client_writer):
     COUNTS[method] = COUNTS.get(method, 0) + 1
     action = RULES.get((method, COUNTS[method])) or RULES.get((method, "*"), "pass")
     print(f"{method} #{COUNTS[method]} {lines[0].split(' ')[1]} -> {action}", file=sys.stderr, flush=True)
+    buffered = b""
     if action.startswith("limit="):
         length = next((int(line.split(":", 1)[1]) for line in lines[1:] if line.lower().startswith("content-length:")), 0)
+        if any(line.lower().replace(" ", "") == "transfer-encoding:chunked" for line in lines[1:]):
+            # Read here, so the client's Expect is answered here (and not passed on).
+            if any(line.lower().replace(" ", "") == "expect:100-continue" for line in lines[1:]):
+                client_writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+                lines = [line for line in lines if not line.lower().startswith("expect:")]
+            buffered, length = await read_chunked(client_reader, int(action.split("=", 1)[1]))
         if length > int(action.split("=", 1)[1]):
             page = "<html>\r\n<head><title>413 Request Entity Too Large</title></head>\r\n<body>\r\n<center><h1>413 Request Entity Too Large</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
             reply = f"HTTP/1.1 413 Request Entity Too Large\r\nContent-Type: text/html\r\nContent-Length: {len(page)}\r\nConnection: close\r\n\r\n{page}"
             client_writer.write(reply.encode())
             await client_writer.drain()
+            await linger(client_reader)
             client_writer.close()
             return
     if action.startswith("status="):
@@ -80,7 +119,7 @@ async def handle(client_reader, client_writer):
     forwarded = [f"Host: {UPSTREAM[0]}:{UPSTREAM[1]}", f"X-Forwarded-Host: {host}", "X-Forwarded-Proto: http"]
     rewritten = "\r\n".join([lines[0]] + forwarded + kept + ["Connection: close", "", ""]).encode("latin-1")
     upstream_reader, upstream_writer = await asyncio.open_connection(*UPSTREAM)
-    upstream_writer.write(rewritten)
+    upstream_writer.write(rewritten + buffered)
     await upstream_writer.drain()
     if action.startswith("drop="):
         await pipe(client_reader, upstream_writer, int(action.split("=", 1)[1]))
