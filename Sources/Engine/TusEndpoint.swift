@@ -68,15 +68,18 @@ struct TusEndpoint: Sendable {
         guard head.headers["Content-Type"] == TusProtocol.offsetContentType else {
             return .respond(answer(415, "a body in the creating POST needs Content-Type: \(TusProtocol.offsetContentType)"))
         }
+        guard let checksum = bodyChecksum(head) else { return .respond(answer(400, Self.checksumFormat)) }
         if space.isShort(forBody: head.headers["Content-Length"]) {
             return .respond(answer(507, DiskSpace.fullMessage, extra: Array(common(record).dropFirst()) + [("Location", location)]))
         }
         guard let claim = store.claim(record.id) else { return .respond(answer(423, "another request is writing this upload")) }
-        guard let sink = TusBodySink(store: store, record: record, claim: claim, checksum: .none, onFinished: onFinished) else {
+        guard let sink = TusBodySink(store: store, record: record, claim: claim, checksum: checksum, onFinished: onFinished) else {
             return .respond(answer(500, "the upload could not be opened"))
         }
         return .stream(into: sink) {
-            ServerResponse(status: 201, headers: common(sink.current) + [("Location", location)])
+            // A refused body leaves the upload created and empty: its Location goes along.
+            let headers = common(sink.current) + [("Location", location)]
+            return response(to: sink, success: ServerResponse(status: 201, headers: headers), extra: Array(headers.dropFirst()))
         }
     }
 
@@ -105,15 +108,7 @@ struct TusEndpoint: Sendable {
             }
             record.length = length
         }
-        var checksum = BodyChecksum.none
-        if let header = head.headers["Upload-Checksum"] {
-            guard let (algorithm, digest) = TusProtocol.parseChecksum(header) else {
-                return .respond(answer(400, Self.checksumFormat))
-            }
-            checksum = .header(algorithm, digest)
-        } else if TusProtocol.list(head.headers["Trailer"]).contains("upload-checksum") {
-            checksum = .trailer
-        }
+        guard let checksum = bodyChecksum(head) else { return .respond(answer(400, Self.checksumFormat)) }
         if space.isShort(forBody: head.headers["Content-Length"]) {
             return .respond(answer(507, DiskSpace.fullMessage, extra: Array(common(record).dropFirst())))
         }
@@ -122,12 +117,25 @@ struct TusEndpoint: Sendable {
             return .respond(answer(500, "the upload could not be opened"))
         }
         return .stream(into: sink) {
-            switch sink.outcome {
-            case .checksumMismatch: return answer(460, "the checksum does not match the body")
-            case .checksumMissing: return answer(400, "the announced Upload-Checksum trailer is missing or malformed; " + Self.checksumFormat)
-            case .failed: return answer(500, "the upload could not be stored")
-            default: return ServerResponse(status: 204, headers: common(sink.current))
-            }
+            response(to: sink, success: ServerResponse(status: 204, headers: common(sink.current)))
+        }
+    }
+
+    /// How the body's checksum arrives (`nil`: a malformed `Upload-Checksum` header).
+    private func bodyChecksum(_ head: RequestHead) -> BodyChecksum? {
+        if let header = head.headers["Upload-Checksum"] {
+            return TusProtocol.parseChecksum(header).map { .header($0.0, $0.1) }
+        }
+        return TusProtocol.list(head.headers["Trailer"]).contains("upload-checksum") ? .trailer : BodyChecksum.none
+    }
+
+    /// The answer to a body once it is in: `success`, or why it was not kept (with `extra` headers).
+    private func response(to sink: TusBodySink, success: ServerResponse, extra: [(name: String, value: String)] = []) -> ServerResponse {
+        switch sink.outcome {
+        case .checksumMismatch: answer(460, "the checksum does not match the body", extra: extra)
+        case .checksumMissing: answer(400, "the announced Upload-Checksum trailer is missing or malformed; " + Self.checksumFormat, extra: extra)
+        case .failed: answer(500, "the upload could not be stored", extra: extra)
+        case .pending, .stored: success
         }
     }
 

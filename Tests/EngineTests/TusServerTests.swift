@@ -145,6 +145,23 @@ final class TusServerTests: XCTestCase {
         XCTAssertEqual(status, 204, "the 10 bytes of the cut body were not kept")
     }
 
+    func testCreationWithUploadChecksItsChecksum() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let fields = tus + [("Upload-Length", "3"), octets]
+        let wrong = try await send("POST", server.endpoint, fields + [("Upload-Checksum", "crc32 AAAAAA==")], body: Data("abc".utf8))
+        XCTAssertEqual(wrong.status, 460)
+        let created = try XCTUnwrap(wrong.headers["Location"], "the upload exists, empty")
+        let head = try await send("HEAD", created, tus)
+        XCTAssertEqual(head.headers["Upload-Offset"], "0")
+        let malformed = try await send("POST", server.endpoint, fields + [("Upload-Checksum", "crc32")], body: Data("abc".utf8))
+        XCTAssertEqual(malformed.status, 400)
+        let right = try await send("POST", server.endpoint, fields + [("Upload-Checksum", "crc32 NSRBwg==")], body: Data("abc".utf8))
+        XCTAssertEqual(right.status, 201)
+        XCTAssertEqual(right.headers["Upload-Offset"], "3")
+        XCTAssertEqual(try server.storedBytes(of: try XCTUnwrap(right.headers["Location"])), Data("abc".utf8))
+    }
+
     func testDeferredLengthAndCreationWithUpload() async throws {
         let server = try EngineTestServer()
         defer { server.stop() }

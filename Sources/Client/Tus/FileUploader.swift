@@ -55,7 +55,7 @@ struct FileUploader: Sendable {
                     if resumedFrom == 0 { resumedFrom = offset }
                     needsStatus = false
                 } else if url == nil {
-                    let created = try await create(file: file, metadata: metadata, index: index, progress: progress)
+                    let created = try await create(file: file, metadata: metadata, checksum: checksum, known: knownHeader)
                     url = created.url
                     createdHere = true
                     offset = created.status.offset
@@ -132,16 +132,25 @@ struct FileUploader: Sendable {
         }
     }
 
+    /// POST, with the whole file when it is small enough (and its checksum, as a PATCH would carry
+    /// it: a small file costs one request with integrity on, not two).
     private func create(
-        file: LocalFile, metadata: [String: String], index: Int, progress: @escaping @Sendable (UploadProgress) -> Void
-    ) async throws(TusError) -> (url: String, status: TusClient.Status) {
+        file: LocalFile, metadata: [String: String], checksum: ChecksumAlgorithm?, known: String?
+    ) async throws -> (url: String, status: TusClient.Status) {
         let inline = capabilities.supportsCreationWithUpload && file.size > 0 && file.size <= options.creationWithUploadLimit
-            && (options.chunkSize ?? Int64.max) >= file.size && (try? checksumAlgorithm()) == nil
-        guard inline, options.bodyLimits.limit(for: client.endpoint).map({ $0 >= file.size }) ?? true else {
-            return try await client.create(length: file.size, metadata: metadata)
-        }
+            && (options.chunkSize ?? Int64.max) >= file.size && options.bodyLimits.limit(for: client.endpoint).map({ $0 >= file.size }) ?? true
+        guard inline else { return try await client.create(length: file.size, metadata: metadata) }
+        var header = known
+        if header == nil, let checksum { header = try checksum.headerValue(path: file.path, offset: 0, length: file.size) }
+        return try await createWithUpload(file: file, metadata: metadata, checksum: header)
+    }
+
+    private func createWithUpload(
+        file: LocalFile, metadata: [String: String], checksum: String?
+    ) async throws(TusError) -> (url: String, status: TusClient.Status) {
         do {
-            return try await client.create(length: file.size, metadata: metadata, body: .file(path: file.path, offset: 0, length: file.size))
+            return try await client.create(
+                length: file.size, metadata: metadata, body: .file(path: file.path, offset: 0, length: file.size), checksum: checksum)
         } catch where error.status == 413 {
             // A proxy limits request bodies: create empty, then PATCH in sizes it lets through.
             _ = options.bodyLimits.shrink(for: client.endpoint, from: file.size)

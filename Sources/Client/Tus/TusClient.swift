@@ -39,11 +39,15 @@ public struct TusClient: Sendable {
         return TusCapabilities(headers: response.headers)
     }
 
-    /// POST: creates an upload of `length` bytes, optionally carrying the first bytes; returns its URL and state.
-    public func create(length: Int64, metadata: [String: String], body: HTTPRequest.Body = .none) async throws(TusError) -> (url: String, status: Status) {
+    /// POST: creates an upload of `length` bytes, optionally carrying the first bytes (with their
+    /// `Upload-Checksum`, as a PATCH would); returns its URL and state.
+    public func create(
+        length: Int64, metadata: [String: String], body: HTTPRequest.Body = .none, checksum: String? = nil
+    ) async throws(TusError) -> (url: String, status: Status) {
         var fields = tusHeaders + [("Upload-Length", String(length))]
         if !metadata.isEmpty { fields.append(("Upload-Metadata", TusProtocol.encodeMetadata(metadata))) }
         if body.length > 0 { fields.append(("Content-Type", TusProtocol.offsetContentType)) }
+        if let checksum, body.length > 0 { fields.append(("Upload-Checksum", checksum)) }
         let request = HTTPRequest(method: "POST", url: endpoint, headers: fields, body: body, timeouts: bodyTimeouts)
         let response = try await send(request)
         // Any 2xx with a Location: lenient servers answer 200 or 204 to creation-with-upload.

@@ -10,6 +10,8 @@ final class EngineUploadTests: XCTestCase {
 
     func testChunkedUploadWithChecksums() async throws { try await scenarios.chunkedUploadWithChecksums() }
 
+    func testASmallFileWithAChecksumIsOneRequest() async throws { try await scenarios.aSmallFileWithAChecksumIsOneRequest() }
+
     func testResumesAPartialUploadFromTheServersOffset() async throws { try await scenarios.resumesAPartialUploadFromTheServersOffset() }
 
     func testRecoversFromAConnectionDroppedMidPatch() async throws { try await scenarios.recoversFromAConnectionDroppedMidPatch() }

@@ -36,6 +36,20 @@ struct TusScenarios {
         XCTAssertTrue(confirmed.isSuperset(of: [1 << 20, 2 << 20, 3 << 20, 4 << 20, 5 << 20, Int64(data.count)]), "\(confirmed.sorted())")
     }
 
+    func aSmallFileWithAChecksumIsOneRequest() async throws {
+        let peers = try makeServer()
+        defer { peers.stop() }
+        // Any PATCH would fail: the file and its checksum go in the creating POST.
+        let (proxy, endpoint) = try peers.faulty(["PATCH:*:status=500"])
+        defer { proxy.stop() }
+        let fixture = try UploadFixture()
+        let (path, data) = try fixture.file("small.bin", size: 10_000)
+        for checksum in [UploadOptions.ChecksumMode.automatic, .algorithm(.sha1)] {
+            let (upload, _) = try await fixture.upload(path, to: endpoint, checksum: checksum)
+            XCTAssertEqual(try peers.storedBytes(of: upload.url), data)
+        }
+    }
+
     func resumesAPartialUploadFromTheServersOffset() async throws {
         let peers = try makeServer()
         defer { peers.stop() }
