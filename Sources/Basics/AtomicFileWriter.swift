@@ -66,7 +66,7 @@ public final class AtomicFileWriter {
     }
 
     /// Writes every byte; the `errno` of the first failure, if any.
-    static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
+    public static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
         guard let base = buffer.baseAddress else { return nil }
         var offset = 0
         while offset < buffer.count {

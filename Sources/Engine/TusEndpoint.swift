@@ -57,18 +57,18 @@ struct TusEndpoint: Sendable {
         let record = TusUploadRecord(
             id: RandomID.hex32(), length: length, offset: 0, metadata: metadata,
             created: now, expires: now.addingTimeInterval(lifetime))
-        do { try store.save(record) } catch { return .respond(answer(500, "the upload could not be created")) }
+        let hasBody = (Int(head.headers["Content-Length"] ?? "0") ?? 0) > 0
+        if hasBody, head.headers["Content-Type"] != TusProtocol.offsetContentType {
+            return .respond(answer(415, "a body in the creating POST needs Content-Type: \(TusProtocol.offsetContentType)"))
+        }
+        guard let checksum = bodyChecksum(head) else { return .respond(answer(400, Self.checksumFormat)) }
+        do { try store.create(record, withBody: hasBody) } catch { return .respond(answer(500, "the upload could not be created")) }
         onCreated(record)
         let location = head.origin + basePath + record.id
-        let hasBody = (Int(head.headers["Content-Length"] ?? "0") ?? 0) > 0
         guard hasBody else {
             if record.isFinished { onFinished(record) }
             return .respond(ServerResponse(status: 201, headers: common(record) + [("Location", location)]))
         }
-        guard head.headers["Content-Type"] == TusProtocol.offsetContentType else {
-            return .respond(answer(415, "a body in the creating POST needs Content-Type: \(TusProtocol.offsetContentType)"))
-        }
-        guard let checksum = bodyChecksum(head) else { return .respond(answer(400, Self.checksumFormat)) }
         if space.isShort(forBody: head.headers["Content-Length"]) {
             return .respond(answer(507, DiskSpace.fullMessage, extra: Array(common(record).dropFirst()) + [("Location", location)]))
         }

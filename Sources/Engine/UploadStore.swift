@@ -8,10 +8,14 @@ final class UploadStore: Sendable {
     let directory: String
     private let writers = Mutex<Set<String>>([])
     private let records = Mutex<[String: TusUploadRecord]>([:])
+    /// Uploads whose record is in memory only: created with their first bytes, which no one can
+    /// ask about before the creating request has been answered.
+    private let unwritten = Mutex<Set<String>>([])
 
     init(directory: String) throws {
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        removeOrphans()
     }
 
     /// Whether `id` has the shape of an upload id (so it can never name another path).
@@ -32,15 +36,45 @@ final class UploadStore: Sendable {
         return record
     }
 
-    /// Saves a record (atomically; not flushed, like the Assemblies) and creates the data file if needed.
-    func save(_ record: TusUploadRecord) throws {
-        if !FileManager.default.fileExists(atPath: dataPath(record.id)) {
-            guard FileManager.default.createFile(atPath: dataPath(record.id), contents: nil) else {
-                throw FileError(path: dataPath(record.id), operation: "create", code: errno)
-            }
+    /// Creates a new upload's empty data file and, unless `withBody` (then the first `save` writes
+    /// it, once the body is in), its record: each with one exclusive create, as files are created
+    /// in one folder by parallel requests and every temporary file and rename costs its lock.
+    func create(_ record: TusUploadRecord, withBody: Bool = false) throws {
+        try Self.createExclusive(dataPath(record.id), contents: Data())
+        if withBody {
+            unwritten.withLock { _ = $0.insert(record.id) }
+        } else {
+            try Self.createExclusive(recordPath(record.id), contents: StateCoding.encoder.encode(record))
         }
-        try AtomicFile.write(try StateCoding.encoder.encode(record), to: recordPath(record.id), durable: false)
         records.withLock { $0[record.id] = record }
+    }
+
+    /// Saves a changed record, atomically (not flushed, like the Assemblies).
+    func save(_ record: TusUploadRecord) throws {
+        let encoded = try StateCoding.encoder.encode(record)
+        if unwritten.withLock({ $0.remove(record.id) }) != nil {
+            try Self.createExclusive(recordPath(record.id), contents: encoded)
+        } else {
+            try AtomicFile.write(encoded, to: recordPath(record.id), durable: false)
+        }
+        records.withLock { $0[record.id] = record }
+    }
+
+    /// Removes data files without a record: uploads whose creating request was cut by a crash.
+    private func removeOrphans() {
+        let names = Set((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+        for name in names where name.hasSuffix(".bin") && !names.contains(name.dropLast(4) + ".json") {
+            unlink(directory + "/" + name)
+        }
+    }
+
+    private static func createExclusive(_ path: String, contents: Data) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw FileError(path: path, operation: "create", code: errno) }
+        defer { close(descriptor) }
+        if let failure = contents.withUnsafeBytes({ AtomicFileWriter.writeAll($0, to: descriptor) }) {
+            throw FileError(path: path, operation: "write", code: failure)
+        }
     }
 
     /// Deletes an upload's bytes and record.

@@ -185,15 +185,26 @@ final class TusServerTests: XCTestCase {
         var server = try EngineTestServer(data: data)
         let url = try await create(server, length: 6)
         _ = try await send("PATCH", url, tus + [("Upload-Offset", "0"), octets], body: Data("abc".utf8))
+        // Created with its first bytes: the record is written once, when they are in.
+        let inline = try await send("POST", server.endpoint, tus + [("Upload-Length", "4"), octets], body: Data("wxy".utf8))
+        let inlineURL = try XCTUnwrap(inline.headers["Location"])
+        // A data file without a record: a creating request cut by a crash.
+        let orphan = data.path + "/uploads/" + String(repeating: "0", count: 32) + ".bin"
+        XCTAssertTrue(FileManager.default.createFile(atPath: orphan, contents: Data("cut".utf8)))
         server.stop(keepData: true)
 
         server = try EngineTestServer(data: data)
         defer { server.stop(keepData: true) }
-        let moved = url.replacingOccurrences(of: URL(string: url)?.port.map { ":\($0)" } ?? "", with: ":\(server.port)")
-        let head = try await send("HEAD", moved, tus)
+        func moved(_ url: String) -> String {
+            url.replacingOccurrences(of: URL(string: url)?.port.map { ":\($0)" } ?? "", with: ":\(server.port)")
+        }
+        let head = try await send("HEAD", moved(url), tus)
         XCTAssertEqual(head.headers["Upload-Offset"], "3")
-        _ = try await send("PATCH", moved, tus + [("Upload-Offset", "3"), octets], body: Data("def".utf8))
-        XCTAssertEqual(try server.storedBytes(of: moved), Data("abcdef".utf8))
+        _ = try await send("PATCH", moved(url), tus + [("Upload-Offset", "3"), octets], body: Data("def".utf8))
+        XCTAssertEqual(try server.storedBytes(of: moved(url)), Data("abcdef".utf8))
+        let inlineHead = try await send("HEAD", moved(inlineURL), tus)
+        XCTAssertEqual(inlineHead.headers["Upload-Offset"], "3")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: orphan), "the orphaned data file is removed at start")
     }
 
     /// tuspy, the tus client from PyPI, uploads to the engine and resumes from its offset.

@@ -59,8 +59,11 @@ struct FileUploader: Sendable {
                     url = created.url
                     createdHere = true
                     offset = created.status.offset
-                    try store?.save(.init(uploadURL: created.url, endpoint: client.endpoint, path: file.path, size: file.size,
-                                          expires: created.status.expires), for: key)
+                    // A file that went whole in the creating POST has nothing left to resume.
+                    if offset < file.size {
+                        try store?.save(.init(uploadURL: created.url, endpoint: client.endpoint, path: file.path, size: file.size,
+                                              expires: created.status.expires), for: key)
+                    }
                 }
                 guard let current = url else { continue }
                 progress(UploadProgress(index: index, confirmed: offset, inFlight: 0, total: file.size))
