@@ -20,6 +20,12 @@ public enum ByteOrder {
     /// Whether two strings have the same UTF-8 bytes. Swift's `==` equates canonically equivalent
     /// strings ("café" composed and decomposed), which name two different files.
     public static func same(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.elementsEqual(rhs.utf8)
+        let fast = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                left.count == right.count && (left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
+            }
+        }
+        if let result = fast ?? nil { return result }
+        return lhs.utf8.elementsEqual(rhs.utf8)
     }
 }

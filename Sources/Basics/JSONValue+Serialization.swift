@@ -62,8 +62,13 @@ extension JSONValue {
     /// Appends `value` as a JSON string literal.
     public static func writeString(_ value: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            output.append(contentsOf: value.utf8)
+        let plain = value.utf8.withContiguousStorageIfAvailable { bytes in
+            var special = false
+            for byte in bytes { special = special || byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") }
+            if !special { output.append(contentsOf: bytes) }
+            return !special
+        }
+        if plain == true {
             output.append(UInt8(ascii: "\""))
             return
         }

@@ -22,24 +22,24 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     /// The digest from the UTF-8 bytes of 64 lowercase hexadecimal digits; nil for anything else.
     public init?(hexDigits digits: UnsafeBufferPointer<UInt8>) {
         guard digits.count == 64 else { return nil }
-        func word(_ start: Int) -> UInt64? {
+        // Checked in one pass without branches, then converted: '0'-'9' and 'a'-'f' map to their
+        // values by their low four bits, plus 9 for letters (bit 6 set).
+        var valid: UInt8 = 1
+        for digit in digits {
+            let isDigit: UInt8 = digit &- UInt8(ascii: "0") < 10 ? 1 : 0
+            let isLetter: UInt8 = digit &- UInt8(ascii: "a") < 6 ? 1 : 0
+            valid &= isDigit | isLetter
+        }
+        guard valid == 1 else { return nil }
+        func word(_ start: Int) -> UInt64 {
             var value: UInt64 = 0
             for index in start..<start + 16 {
                 let digit = digits[index]
-                let nibble: UInt8
-                if digit &- UInt8(ascii: "0") < 10 {
-                    nibble = digit &- UInt8(ascii: "0")
-                } else if digit &- UInt8(ascii: "a") < 6 {
-                    nibble = digit &- UInt8(ascii: "a") &+ 10
-                } else {
-                    return nil
-                }
-                value = value << 4 | UInt64(nibble)
+                value = value << 4 | UInt64((digit & 0xF) &+ 9 &* (digit >> 6))
             }
             return value
         }
-        guard let first = word(0), let second = word(16), let third = word(32), let fourth = word(48) else { return nil }
-        (self.first, self.second, self.third, self.fourth) = (first, second, third, fourth)
+        (first, second, third, fourth) = (word(0), word(16), word(32), word(48))
     }
 
     /// The 32 bytes.
@@ -56,13 +56,14 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
 
     /// Appends the 64 lowercase hexadecimal digits to `output`, without making a string.
     public func appendHex(to output: inout [UInt8]) {
-        output.reserveCapacity(output.count + 64)
-        for index in 0..<4 {
-            let word = self[index]
-            for shift in stride(from: 60, through: 0, by: -4) {
-                let nibble = UInt8(truncatingIfNeeded: (word >> UInt64(shift)) & 0xF)
-                output.append(nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "a") &+ nibble &- 10)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digits in
+            for (slot, word) in [first, second, third, fourth].enumerated() {
+                for index in 0..<16 {
+                    let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * index)) & 0xF
+                    digits[slot * 16 + index] = nibble &+ (nibble < 10 ? UInt8(ascii: "0") : UInt8(ascii: "a") &- 10)
+                }
             }
+            output.append(contentsOf: digits)
         }
     }
 

@@ -109,7 +109,14 @@ final class DigestCacheUpdate {
     private func write(_ path: String, _ entry: RememberedDigest) {
         guard let writer else { return }
         let identity = entry.identity
-        output += "\(identity.size) \(identity.modified) \(identity.changed) \(identity.inode) \(identity.device) ".utf8
+        for number in [identity.size, identity.modified, identity.changed] {
+            output.appendDecimal(number)
+            output.append(UInt8(ascii: " "))
+        }
+        for number in [identity.inode, identity.device] {
+            output.appendDecimal(number)
+            output.append(UInt8(ascii: " "))
+        }
         entry.digest.appendHex(to: &output)
         output.append(UInt8(ascii: " "))
         output += path.utf8

@@ -42,7 +42,18 @@ enum DirectoryListing {
         }
         // In the byte order of the paths they lead to (a folder's name as if followed by '/'), so a
         // walk lists files nearly in plan order and sorting them afterwards costs little.
-        return entries.sorted { ByteOrder.precedes($0.kind == .directory ? $0.name + "/" : $0.name, $1.kind == .directory ? $1.name + "/" : $1.name) }
+        return sortedByPath(entries)
+    }
+
+    /// Sorted by their names' bytes, a folder's name followed by '/'. The first eight bytes of each
+    /// key, as one big-endian number, decide most comparisons without touching the strings.
+    private static func sortedByPath(_ entries: [DirectoryEntry]) -> [DirectoryEntry] {
+        let keys = entries.map { $0.kind == .directory ? $0.name + "/" : $0.name }
+        let prefixes = keys.map { key in key.utf8.prefix(8).enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << UInt64(56 - 8 * $1.offset) } }
+        let order = entries.indices.sorted { left, right in
+            prefixes[left] != prefixes[right] ? prefixes[left] < prefixes[right] : ByteOrder.precedes(keys[left], keys[right])
+        }
+        return order.map { entries[$0] }
     }
 
     /// What a path is once symbolic links are followed.

@@ -64,7 +64,8 @@ extension PlannedAssembly {
                 output.append(UInt8(ascii: "\""))
                 output.append(UInt8(ascii: ","))
                 JSONValue.newline(&output, pretty: true, depth: inner + 2)
-                output.append(contentsOf: "\"size\": \(file.size)".utf8)
+                output.append(contentsOf: "\"size\": ".utf8)
+                output.appendDecimal(file.size)
                 JSONValue.newline(&output, pretty: true, depth: inner + 1)
                 output.append(UInt8(ascii: "}"))
                 if output.count >= pieceSize {

@@ -65,12 +65,27 @@ public struct PlannedAssembly: Sendable, Equatable {
     public var bytes: Int64 { files.reduce(0) { $0 + $1.size } }
 
     /// The first 32 hex digits of the SHA-256 of the canonical JSON of job, instructions and files.
+    /// The canonical JSON is written directly, keys in byte order (`files`, `instructions`, `job`),
+    /// as `JSONValue.serialized` would write it, without a tree of values per file.
     public static func id(job: String, instructions: JSONValue, files: [PlannedFile]) -> String {
-        let canonical = JSONValue.object([
-            "job": .string(job),
-            "instructions": instructions,
-            "files": .array(files.map { .array([.string($0.path), .int(Int($0.size)), .string($0.sha256)]) }),
-        ]).serialized()
+        var canonical: [UInt8] = []
+        canonical.reserveCapacity(files.count * 128 + 512)
+        canonical += #"{"files":["#.utf8
+        for (index, file) in files.enumerated() {
+            if index > 0 { canonical.append(UInt8(ascii: ",")) }
+            canonical.append(UInt8(ascii: "["))
+            JSONValue.writeString(file.path, to: &canonical)
+            canonical.append(UInt8(ascii: ","))
+            canonical.appendDecimal(file.size)
+            canonical += ",\"".utf8
+            file.digest.appendHex(to: &canonical)
+            canonical += "\"]".utf8
+        }
+        canonical += #"],"instructions":"#.utf8
+        instructions.write(to: &canonical, pretty: false, depth: 1)
+        canonical += #","job":"#.utf8
+        JSONValue.writeString(job, to: &canonical)
+        canonical.append(UInt8(ascii: "}"))
         return String(SHA256.hex(canonical).prefix(32))
     }
 }

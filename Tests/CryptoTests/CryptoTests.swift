@@ -125,7 +125,9 @@ final class SHA256DigestTests: XCTestCase {
 
     func testOnlySixtyFourLowercaseDigitsAreADigest() {
         let text = SHA256.hex("abc")
-        for bad in [text.uppercased(), String(text.dropLast()), text + "0", "g" + text.dropFirst(), "", String(repeating: " ", count: 64)] {
+        // The neighbours of the two ranges, and a two-byte character in place of two digits.
+        let neighbours = ["/", ":", "`", "g", "@", "G", "F", "\u{7F}"].map { $0 + text.dropFirst() } + ["é" + text.dropFirst(2)]
+        for bad in [text.uppercased(), String(text.dropLast()), text + "0", "", String(repeating: " ", count: 64)] + neighbours {
             XCTAssertNil(SHA256Digest(hex: bad), bad)
         }
         XCTAssertNil(SHA256Digest(bytes: [UInt8](repeating: 1, count: 31)))

@@ -61,6 +61,18 @@ final class GlobWalkerTests: XCTestCase {
         }
     }
 
+    /// A folder is listed in the byte order of the paths it leads to (a folder's name as if
+    /// followed by '/'): names sharing their first eight bytes, shorter names, a folder next to
+    /// files whose names continue past its own.
+    func testAFolderIsListedInTheByteOrderOfThePathsItLeadsTo() throws {
+        let tree = try TemporaryDirectory()
+        defer { tree.remove() }
+        let files = ["abcdefgh", "abcdefgh0", "abcdefgh.txt", "abcdefghi.txt", "abcdefghi-y", "abcdefg", "b", "a", "Z", "é", "ab.c", "ab-c", "ab0"]
+        for name in files + ["abcdefghi/x", "ab/c"] { try tree.write(name, name) }
+        let listed = try DirectoryListing.list(tree.path).map { $0.kind == .directory ? $0.name + "/" : $0.name }
+        XCTAssertEqual(listed, (files + ["abcdefghi/", "ab/"]).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+    }
+
     func testWalkFindsNoWarningsOnAPlainTree() throws {
         let tree = try makeTree()
         defer { tree.remove() }

@@ -1,6 +1,7 @@
 import Foundation
 import Spec
 import Basics
+import Crypto
 @testable import Planning
 import XCTest
 
@@ -56,6 +57,23 @@ final class PlanTests: XCTestCase {
         let assembly = PlannedAssembly(job: "thumbs", instructions: instructions, files: [PlannedFile(path: "a.png", size: 3, sha256: abc)])
         XCTAssertEqual(assembly.id, "dd25c756083f8bf1ac0524854168d462")
         XCTAssertEqual(PlannedAssembly.id(job: "thumbs", instructions: instructions, files: assembly.files), assembly.id)
+    }
+
+    func testIdIsTheDigestOfTheCanonicalJSON() {
+        let files = [
+            PlannedFile(path: "dir/\"quoted\" back\\slash \u{1}tab\t é.png", size: 12_345_678_901, digest: SHA256.digest("a")),
+            PlannedFile(path: "b", size: 0, digest: SHA256.digest("b")),
+        ]
+        let instructions = JSONValue.object(["steps": .object([
+            "z": .array([.int(-1), .double(1.5), .null, .bool(true), .object([:]), .array([])]), "a": .string("x\ny\u{7F}"),
+        ])])
+        let canonical = JSONValue.object([
+            "job": .string("jöb\t"), "instructions": instructions,
+            "files": .array(files.map { .array([.string($0.path), .int(Int($0.size)), .string($0.sha256)]) }),
+        ]).serialized()
+        XCTAssertEqual(PlannedAssembly.id(job: "jöb\t", instructions: instructions, files: files), String(SHA256.hex(canonical).prefix(32)))
+        XCTAssertEqual(PlannedAssembly.id(job: "j", instructions: .object([:]), files: []),
+                       String(SHA256.hex(#"{"files":[],"instructions":{},"job":"j"}"#).prefix(32)))
     }
 
     func testIdChangesWithEveryInput() {
