@@ -3,10 +3,11 @@ import Crypto
 import Foundation
 
 /// One plan's pass over a digest cache, piece by piece in the byte order of paths: for each piece
-/// of paths, `remembered(for:)` gives the entries that may be trusted and `record(_:_:)` writes
-/// the piece's new entries, then the next piece follows; `finish()` puts the new cache in place
-/// if anything changed. Old entries are read and new ones written as they go, so memory does not
-/// grow with the number of files.
+/// of paths, `remembered(for:)` gives the entries that may be trusted, and `record(_:_:_:)` later
+/// writes the piece's new entries (pieces are looked up and recorded in the same order, and the
+/// next piece may be looked up before the last is recorded); `finish()` puts the new cache in
+/// place if anything changed. Old entries are read and new ones written as they go, so memory
+/// does not grow with the number of files.
 final class DigestCacheUpdate {
     private let reader: DigestCacheReader?
     private var writer: AtomicFileWriter?
@@ -18,9 +19,13 @@ final class DigestCacheUpdate {
     /// Whether the new content differs from the old, or the old had entries too new to trust
     /// (written again, a later plan may trust them).
     private var needsWriting = false
-    /// For the current piece: each path's old entry, and kept entries of other paths that sort before it.
-    private var matched: [RememberedDigest?] = []
-    private var othersBefore: [Int: [(path: String, entry: RememberedDigest)]] = [:]
+
+    /// What a piece's lookup found: each path's old entry, and kept entries of other paths that
+    /// sort before it (written with the piece).
+    struct Piece {
+        fileprivate var matched: [RememberedDigest?] = []
+        fileprivate var othersBefore: [Int: [(path: String, entry: RememberedDigest)]] = [:]
+    }
 
     /// With `rehashing`, no entry is offered for this plan's files; other files' entries are kept
     /// (when `keepingOthers`) as far as they were trusted.
@@ -39,11 +44,10 @@ final class DigestCacheUpdate {
     private static let pieceSize = 1 << 20
 
     /// For each of `keys` (ascending, and after every earlier piece's), the remembered digest that
-    /// may be trusted if its file's identity still matches.
-    func remembered(for keys: [String]) -> [RememberedDigest?] {
-        matched = []
-        matched.reserveCapacity(keys.count)
-        othersBefore = [:]
+    /// may be trusted if its file's identity still matches; `piece` goes to `record` with the keys.
+    func remembered(for keys: [String]) -> (trusted: [RememberedDigest?], piece: Piece) {
+        var piece = Piece()
+        piece.matched.reserveCapacity(keys.count)
         var trusted: [RememberedDigest?] = []
         trusted.reserveCapacity(keys.count)
         for (index, key) in keys.enumerated() {
@@ -53,32 +57,30 @@ final class DigestCacheUpdate {
                 // newer stamp, an entry made in its file's last clock tick would become trusted.
                 if !keepingOthers || !isTrusted(old.entry) {
                     needsWriting = true
-                } else if index == 0 {
-                    write(old.path, old.entry)
                 } else {
-                    othersBefore[index, default: []].append(old)
+                    piece.othersBefore[index, default: []].append(old)
                 }
             }
             if let old = lookahead, ByteOrder.same(old.path, key) {
                 advance()
-                matched.append(old.entry)
+                piece.matched.append(old.entry)
                 trusted.append(!rehashing && isTrusted(old.entry) ? old.entry : nil)
             } else {
-                matched.append(nil)
+                piece.matched.append(nil)
                 trusted.append(nil)
             }
         }
-        return trusted
+        return (trusted, piece)
     }
 
-    /// Writes the entries of the piece last given to `remembered(for:)`: a digest is kept only
-    /// when its file's identity was stat'ed before reading and did not change while read.
-    func record(_ keys: [String], _ digests: [FileDigest?]) {
+    /// Writes the entries of a piece `remembered(for:)` looked up: a digest is kept only when its
+    /// file's identity was stat'ed before reading and did not change while read.
+    func record(_ keys: [String], _ digests: [FileDigest?], _ piece: Piece) {
         for (index, (key, digest)) in zip(keys, digests).enumerated() {
-            for other in othersBefore[index] ?? [] { write(other.path, other.entry) }
+            for other in piece.othersBefore[index] ?? [] { write(other.path, other.entry) }
             let entry = digest.flatMap { digest in digest.identity.map { RememberedDigest(identity: $0, digest: digest.digest) } }
             if let entry { write(key, entry) }
-            if index >= matched.count || matched[index] != entry { needsWriting = true }
+            if index >= piece.matched.count || piece.matched[index] != entry { needsWriting = true }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Expands glob patterns against the file system below a base folder. Symbolic links are
 /// followed; a link that leads back into a folder being walked is reported, never walked again.
@@ -16,6 +17,8 @@ public struct GlobWalker {
     private(set) var warnings: [Warning] = []
     // Keyed by bytes: String keys would merge folders whose names are only canonically equivalent.
     private var listings: [[UInt8]: [DirectoryEntry]] = [:]
+    /// Listings made ahead on other threads, which `list` takes (and warns about) when it gets there.
+    private var prefetched: [[UInt8]: [DirectoryEntry]] = [:]
     private var visited: Set<[UInt8]> = []
 
     /// Creates a walker rooted at `base` (an absolute path).
@@ -59,7 +62,11 @@ public struct GlobWalker {
                 descend(into: path, relative: relative + name + "/", segments: rest, ancestors: above, found: &found)
             }
         case .wildcard(let wildcard):
-            for entry in list(directory, relative: relative) where GlobPattern.fnmatches(wildcard, entry.name) {
+            let entries = list(directory, relative: relative)
+            if !rest.isEmpty {
+                prefetch(entries.filter { $0.kind == .directory && GlobPattern.fnmatches(wildcard, $0.name) }.map { directory + "/" + $0.name })
+            }
+            for entry in entries where GlobPattern.fnmatches(wildcard, entry.name) {
                 if rest.isEmpty {
                     if entry.kind == .file { found.append(relative + entry.name) }
                 } else if entry.kind == .directory {
@@ -69,7 +76,9 @@ public struct GlobWalker {
             }
         case .globstar:
             walk(directory: directory, relative: relative, segments: rest, ancestors: ancestors, into: &found)
-            for entry in list(directory, relative: relative) where entry.kind == .directory && !entry.name.hasPrefix(".") {
+            let folders = list(directory, relative: relative).filter { $0.kind == .directory && !$0.name.hasPrefix(".") }
+            prefetch(folders.map { directory + "/" + $0.name })
+            for entry in folders {
                 descend(into: directory + "/" + entry.name, relative: relative + entry.name + "/",
                         segments: segments, ancestors: ancestors, found: &found)
             }
@@ -91,9 +100,13 @@ public struct GlobWalker {
     private mutating func list(_ directory: String, relative: String) -> [DirectoryEntry] {
         let path = directory.isEmpty ? "/" : directory
         if let cached = listings[Array(path.utf8)] { return cached }
-        let entries: [DirectoryEntry]
-        do {
-            entries = try DirectoryListing.list(path)
+        var entries: [DirectoryEntry]
+        do throws(ListingError) {
+            if let ready = prefetched.removeValue(forKey: Array(path.utf8)) {
+                entries = ready
+            } else {
+                entries = try DirectoryListing.list(path)
+            }
         } catch {
             let shown = relative.isEmpty ? "." : String(relative.dropLast())
             warn("plan.unreadable-folder", "cannot read folder '\(shown)': \(String(cString: strerror(error.code))); skipped")
@@ -107,6 +120,25 @@ public struct GlobWalker {
         }
         listings[Array(path.utf8)] = entries
         return entries
+    }
+
+    /// Lists the folders at `paths` that are not listed yet, on all cores, before the walk goes
+    /// into them one by one (a folder that cannot be listed is left for `list` to report).
+    private mutating func prefetch(_ paths: [String]) {
+        let wanted = paths.filter { listings[Array($0.utf8)] == nil && prefetched[Array($0.utf8)] == nil }
+        guard wanted.count > 1 else { return }
+        let results = ResultSlots<[DirectoryEntry]?>(count: wanted.count, placeholder: nil)
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: min(wanted.count, ProcessInfo.processInfo.activeProcessorCount)) { _ in
+            while true {
+                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard index < wanted.count else { return }
+                results[index] = try? DirectoryListing.list(wanted[index])
+            }
+        }
+        for (path, entries) in zip(wanted, results.take()) {
+            if let entries { prefetched[Array(path.utf8)] = entries }
+        }
     }
 
     private mutating func warn(_ id: String, _ message: String) {

@@ -14,7 +14,7 @@ public struct Planner: Sendable {
     /// and the jobs' batching, before any file is read, so each shard hashes only its own files.
     public var shard: (index: Int, count: Int)?
     /// How many files are hashed between two visits to the digest cache.
-    var pieceSize = 16_384
+    var pieceSize = 8_192
 
     /// Creates a planner.
     public init(policy: Policy? = nil, workers: Int = 2, cache: DigestCache? = nil, shard: (index: Int, count: Int)? = nil) {
@@ -115,33 +115,41 @@ public struct Planner: Sendable {
 
     /// Hashes `paths` (sorted) a piece at a time, reading and writing the digest cache alongside,
     /// and hands each file to `consume` in order with its index in `paths` (nil when unreadable,
-    /// with an error added to `diagnostics`).
+    /// with an error added to `diagnostics`). While the workers hash (or only stat) one piece,
+    /// this thread looks up the next piece in the cache and records the one before.
     private func hashPieces(
         _ paths: ArraySlice<String>, base: String, update: DigestCacheUpdate?, diagnostics: inout [Diagnostic],
         _ consume: (Int, PlannedFile?) -> Void
     ) {
+        var inFlight: PieceHashing?
         var start = paths.startIndex
-        while start < paths.endIndex {
-            let keys = Array(paths[start..<min(start + pieceSize, paths.endIndex)])
-            let results = FileHasher.digests(paths: keys, base: base, remembered: update?.remembered(for: keys), workers: workers)
-            var digests: [FileDigest?] = []
-            digests.reserveCapacity(keys.count)
-            for (offset, (path, result)) in zip(keys, results).enumerated() {
-                switch result {
-                case .success(let digest):
-                    digests.append(digest)
-                    consume(start + offset, PlannedFile(path: path, size: digest.size, digest: digest.digest, modified: digest.modified))
-                case .failure(let error):
-                    digests.append(nil)
-                    consume(start + offset, nil)
-                    diagnostics.append(.error("plan.unreadable-file", error.description, hint: "check the file's permissions"))
-                }
+        while start < paths.endIndex || inFlight != nil {
+            var next: PieceHashing?
+            if start < paths.endIndex {
+                let keys = Array(paths[start..<min(start + pieceSize, paths.endIndex)])
+                let lookup = update?.remembered(for: keys)
+                next = PieceHashing(start: start, keys: keys, piece: lookup?.piece, base: base, remembered: lookup?.trusted, workers: workers)
+                start += keys.count
             }
-            update?.record(keys, digests)
-            start += keys.count
+            if let done = inFlight {
+                var digests: [FileDigest?] = []
+                digests.reserveCapacity(done.keys.count)
+                for (offset, (path, result)) in zip(done.keys, done.results()).enumerated() {
+                    switch result {
+                    case .success(let digest):
+                        digests.append(digest)
+                        consume(done.start + offset, PlannedFile(path: path, size: digest.size, digest: digest.digest, modified: digest.modified))
+                    case .failure(let error):
+                        digests.append(nil)
+                        consume(done.start + offset, nil)
+                        diagnostics.append(.error("plan.unreadable-file", error.description, hint: "check the file's permissions"))
+                    }
+                }
+                if let piece = done.piece { update?.record(done.keys, digests, piece) }
+            }
+            inFlight = next
         }
     }
-
 
     /// The index ranges of sorted `paths` that make up Assemblies of at most `batch` files each
     /// (see `BatchBoundaries`).
