@@ -793,8 +793,8 @@ def run_report(args):
     print("pipeline run times the whole command: planning (globbing and hashing every")
     print(f"file), {args.batch} files per Assembly, creating the Assemblies (--concurrency "
           f"{args.concurrency}),")
-    print("tus uploads (4 files at once per Assembly), polling the status (first after 1 s,")
-    print("each wait 1.2x the last, at most 5 s) and writing results.json.")
+    print("tus uploads (4 files at once per Assembly), polling the status (first 0.1 s after")
+    print("the uploads, each wait a quarter longer up to 1 s, then 1.2x up to 5 s) and writing results.json.")
     print(f"The Python SDK (pytransloadit) creates the same Assemblies of {args.batch} files with")
     print("the same step one after another (it has no concurrency), uploads each file with")
     print("tus one after another (its resumable mode) and polls once a second (its way).")

@@ -83,6 +83,7 @@ final class UploadStore: Sendable {
         unlink(dataPath(id))
         unlink(recordPath(id))
         records.withLock { _ = $0.removeValue(forKey: id) }
+        unwritten.withLock { _ = $0.remove(id) }
     }
 
     /// The right to write `id`, held until the claim is dropped; `nil` when another request holds it.

@@ -139,7 +139,7 @@ struct AssemblyRun: Sendable {
         }
     }
 
-    /// Polls until the Assembly ends: about once a second, slowing gently; rate limits wait
+    /// Polls until the Assembly ends: soon after the uploads, then about once a second, slowing gently; rate limits wait
     /// `retryIn` (with jitter); transient failures back off.
     private func wait(_ initial: AssemblyState) async throws -> AssemblyState {
         var status = initial
