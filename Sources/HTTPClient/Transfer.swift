@@ -131,8 +131,8 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
-    /// `Upload-Checksum: ALGORITHM BASE64` of the body read; once, when the body has been sent.
-    var checksumTrailer: String? {
+    /// The trailer field `Upload-Checksum: ALGORITHM BASE64` of the body read; once, when the body has been sent.
+    var checksumTrailerField: String? {
         guard let algorithm = request.checksumTrailer, let bodyDigest else { return nil }
         return "Upload-Checksum: \(algorithm.headerValue(digest: bodyDigest.finish()))"
     }
@@ -276,7 +276,7 @@ private let transferReadCallback: ccurl_data_callback = { buffer, size, count, c
 private let transferTrailerCallback: ccurl_trailer_callback = { list, context in
     guard let list, let context else { return Int32(CURL_TRAILERFUNC_ABORT) }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    guard let trailer = transfer.checksumTrailer else { return Int32(CURL_TRAILERFUNC_ABORT) }
+    guard let trailer = transfer.checksumTrailerField else { return Int32(CURL_TRAILERFUNC_ABORT) }
     list.pointee = curl_slist_append(list.pointee, trailer)
     return Int32(CURL_TRAILERFUNC_OK)
 }
