@@ -67,8 +67,9 @@ final class RequestContext: @unchecked Sendable {
         }
     }
 
-    /// The response once the whole body (and its trailer fields, if chunked) has arrived.
-    func finish(trailers: HTTPHeaders) -> ServerResponse {
+    /// The response once the whole body (and its trailer fields, if chunked) has arrived; the
+    /// trailers are read only for a streamed body, the one kind that uses them.
+    func finish(trailers: @autoclosure () -> HTTPHeaders) -> ServerResponse {
         if let failure {
             closeSink(complete: false)
             return failure
@@ -79,7 +80,7 @@ final class RequestContext: @unchecked Sendable {
         case .collect(_, let then):
             return then(collected)
         case .stream(_, let then):
-            closeSink(complete: true, trailers: trailers)
+            closeSink(complete: true, trailers: trailers())
             return then()
         case .form(_, _, _, let then):
             guard let form else { return .text(400, "the form could not be parsed") }

@@ -35,24 +35,17 @@ public enum FileHasher {
     static func digests(
         paths: [String], base: String? = nil, remembered: [RememberedDigest?]? = nil, workers: Int = ProcessInfo.processInfo.activeProcessorCount
     ) -> [Result<FileDigest, HashingError>] {
-        let results = ResultSlots<Result<FileDigest, HashingError>>(count: paths.count, placeholder: .failure(HashingError(path: "", code: EIO)))
-        let next = Atomic<Int>(0)
-        let threads = max(1, min(workers, paths.count))
-        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+        ResultSlots.compute(count: paths.count, workers: workers, placeholder: .failure(HashingError(path: "", code: EIO))) {
             var buffer = [UInt8](repeating: 0, count: paths.count > 1000 ? 64 << 10 : blockSize)
-            while true {
-                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard index < paths.count else { return }
+            return { index in
                 let path = base.map { paths[index].hasPrefix("/") ? paths[index] : $0 + "/" + paths[index] } ?? paths[index]
                 // Only a file with a remembered digest is stat'ed first; the others are opened at once.
                 if let known = remembered?[index], let identity = FileIdentity(path: path), known.identity == identity {
-                    results[index] = .success(FileDigest(size: identity.size, digest: known.digest, modified: identity.modified, identity: identity))
-                    continue
+                    return .success(FileDigest(size: identity.size, digest: known.digest, modified: identity.modified, identity: identity))
                 }
-                results[index] = Result { () throws(HashingError) in try digest(path: path, buffer: &buffer) }
+                return Result { () throws(HashingError) in try digest(path: path, buffer: &buffer) }
             }
         }
-        return results.take()
     }
 
     /// The digests of many files, in the same order, using up to `workers` threads.
@@ -96,6 +89,23 @@ final class ResultSlots<Value: Sendable>: Sendable {
     subscript(index: Int) -> Value {
         get { storage.withLock { $0[index] } }
         set { storage.withLock { $0[index] = newValue } }
+    }
+
+    /// `count` values computed on up to `workers` threads, each thread taking the next index in
+    /// turn. `worker` runs once per thread and gives the function for one index, so a thread can
+    /// keep state (a read buffer) from one index to the next.
+    static func compute(count: Int, workers: Int, placeholder: Value, worker: @Sendable () -> (Int) -> Value) -> [Value] {
+        let slots = ResultSlots(count: count, placeholder: placeholder)
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: max(1, min(workers, count))) { _ in
+            let one = worker()
+            while true {
+                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard index < count else { return }
+                slots[index] = one(index)
+            }
+        }
+        return slots.take()
     }
 
     /// The values, moved out (not copied: a plan's digests are a large array); the slots are empty afterwards.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Expands glob patterns against the file system below a base folder. Symbolic links are
 /// followed; a link that leads back into a folder being walked is reported, never walked again.
@@ -127,16 +126,10 @@ public struct GlobWalker {
     private mutating func prefetch(_ paths: [String]) {
         let wanted = paths.filter { listings[Array($0.utf8)] == nil && prefetched[Array($0.utf8)] == nil }
         guard wanted.count > 1 else { return }
-        let results = ResultSlots<[DirectoryEntry]?>(count: wanted.count, placeholder: nil)
-        let next = Atomic<Int>(0)
-        DispatchQueue.concurrentPerform(iterations: min(wanted.count, ProcessInfo.processInfo.activeProcessorCount)) { _ in
-            while true {
-                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard index < wanted.count else { return }
-                results[index] = try? DirectoryListing.list(wanted[index])
-            }
+        let listed = ResultSlots<[DirectoryEntry]?>.compute(count: wanted.count, workers: ProcessInfo.processInfo.activeProcessorCount, placeholder: nil) {
+            { index in try? DirectoryListing.list(wanted[index]) }
         }
-        for (path, entries) in zip(wanted, results.take()) {
+        for (path, entries) in zip(wanted, listed) {
             if let entries { prefetched[Array(path.utf8)] = entries }
         }
     }
