@@ -46,16 +46,19 @@ public struct FileError: Error, Sendable, CustomStringConvertible {
     public var operation: String
     /// The `errno` value.
     public var code: Int32
+    /// Why, when `errno`'s text would not say it (a refused link).
+    public var reason: String?
 
     /// Creates a file error.
-    public init(path: String, operation: String, code: Int32) {
+    public init(path: String, operation: String, code: Int32, reason: String? = nil) {
         self.path = path
         self.operation = operation
         self.code = code
+        self.reason = reason
     }
 
     /// "cannot read 'x': No such file or directory".
     public var description: String {
-        "cannot \(operation) '\(path)': \(String(cString: strerror(code)))"
+        "cannot \(operation) '\(path)': \(reason ?? String(cString: strerror(code)))"
     }
 }

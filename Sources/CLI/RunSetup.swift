@@ -57,6 +57,7 @@ struct RunSetup {
             }
             configuration.endpoint = "http://127.0.0.1:\(engine.port)"
             configuration.rewriteURL = { url in engine.localPath(of: url).map { "file://" + $0 } ?? url }
+            configuration.localResults = workspace.engineDirectory
             return RunSetup(configuration: configuration, engine: engine)
         }
         guard endpointText.lowercased().hasPrefix("http://") || endpointText.lowercased().hasPrefix("https://") else {

@@ -38,6 +38,9 @@ public struct HTTPRequest: Sendable {
     public var maxResponseBytes: Int
     /// Where the response body is written instead of memory (created or truncated, mode 0600).
     public var responseFile: String?
+    /// An open file the response body is written to instead of memory (through a duplicate of the
+    /// descriptor: the caller keeps and closes its own), for callers that opened it themselves.
+    public var responseDescriptor: Int32?
     /// Which addresses the request may connect to; `nil` allows any. With a policy, proxies are
     /// not used, so the address checked is the server's own.
     public var addressPolicy: AddressPolicy?

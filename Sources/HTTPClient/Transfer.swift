@@ -71,7 +71,11 @@ final class Transfer: @unchecked Sendable {
             ccurl_setopt_pointer(handle, CURLOPT_OPENSOCKETDATA, context)
             ccurl_setopt_string(handle, CURLOPT_NOPROXY, "*")
         }
-        if let path = request.responseFile {
+        if let given = request.responseDescriptor {
+            responseDescriptor = fcntl(given, F_DUPFD_CLOEXEC, 0)
+            guard responseDescriptor >= 0 else { throw HTTPError(.unwritableFile(path: "the response file", code: errno), request: request.summary) }
+            ccurl_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes))
+        } else if let path = request.responseFile {
             responseDescriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard responseDescriptor >= 0 else { throw HTTPError(.unwritableFile(path: path, code: errno), request: request.summary) }
             // A server that announces a larger body is refused before it is read.
@@ -173,8 +177,8 @@ final class Transfer: @unchecked Sendable {
         if code == CURLE_OK { return .success(HTTPResponse(status: status, headers: headers, body: body)) }
         if cancelled.load(ordering: .relaxed) { return .failure(HTTPError(.cancelled, request: request.summary)) }
         if let refusal, code == CURLE_COULDNT_CONNECT { return .failure(HTTPError(.addressRefused(reason: refusal), request: request.summary)) }
-        if let writeFailure, let path = request.responseFile {
-            return .failure(HTTPError(.unwritableFile(path: path, code: writeFailure), request: request.summary))
+        if let writeFailure, responseDescriptor >= 0 {
+            return .failure(HTTPError(.unwritableFile(path: request.responseFile ?? "the response file", code: writeFailure), request: request.summary))
         }
         if overflowed || code == CURLE_FILESIZE_EXCEEDED { return .failure(HTTPError(.responseTooLarge(limit: request.maxResponseBytes), request: request.summary)) }
         if let readFailure, case .file(let path, _, _) = request.body {

@@ -2,55 +2,140 @@ import Foundation
 import HTTPClient
 import Basics
 
-/// Fetches an Assembly's result files into `DIR/<step>/<name>`, several at once, renaming on
-/// collisions and checking each file's size.
+/// Fetches an Assembly's result files into `DIR/<step>/<name>`, a few at once, renaming on
+/// collisions and checking each file's size. Only `http`/`https` URLs are fetched, except the
+/// embedded engine's `file://` URLs inside its own data folder; files are streamed to disk and
+/// written without following links below the folder the user named.
 struct Downloader: Sendable {
     let http: HTTPClient
+    /// The embedded engine's data folder: the one place `file://` result URLs may name.
+    let localResults: String?
+    /// The folder that is the user's own (the manifest's): links above it are theirs to keep.
+    let trusted: String?
+
+    /// Files fetched at once.
+    static let parallel = 4
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
+    private struct Target: Sendable {
+        var url: String
+        var folder: LinkFreeFolder
+        var name: String
+        var size: Int64
+    }
+
     func download(_ entry: RunResults.Entry, into folder: String) async throws {
-        var targets: [(URLString: String, path: String, size: Int64)] = []
-        var taken: Set<String> = []
+        let root = try LinkFreeFolder.open(folder, below: trusted)
+        var targets: [Target] = []
         for (step, files) in entry.results.sorted(by: { $0.key < $1.key }) {
-            let directory = folder + "/" + FileNames.safeComponent(step)
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let directory = try root.subfolder(FileNames.safeComponent(step))
+            var taken: Set<String> = []
             for file in files {
                 guard let url = file.url else { continue }
-                var path = directory + "/" + FileNames.safeComponent(file.name)
+                let safe = FileNames.safeComponent(file.name)
+                var name = safe
                 var counter = 2
-                while taken.contains(path) {
-                    let name = FileNames.safeComponent(file.name) as NSString
-                    let ext = name.pathExtension
-                    path = directory + "/" + name.deletingPathExtension + "-\(counter)" + (ext.isEmpty ? "" : "." + ext)
+                while taken.contains(name) {
+                    let ext = (safe as NSString).pathExtension
+                    name = (safe as NSString).deletingPathExtension + "-\(counter)" + (ext.isEmpty ? "" : "." + ext)
                     counter += 1
                 }
-                taken.insert(path)
-                targets.append((url, path, file.size))
+                taken.insert(name)
+                targets.append(Target(url: url, folder: directory, name: name, size: file.size))
             }
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for target in targets {
-                group.addTask { try await fetch(target.URLString, to: target.path, size: target.size) }
+            var next = 0
+            func startNext() {
+                guard next < targets.count else { return }
+                let target = targets[next]
+                next += 1
+                group.addTask { try await fetch(target) }
             }
-            try await group.waitForAll()
+            for _ in 0..<Self.parallel { startNext() }
+            while try await group.next() != nil { startNext() }
         }
     }
 
-    private func fetch(_ url: String, to path: String, size: Int64) async throws {
-        let data: Data
-        if url.hasPrefix("file://"), let local = URL(string: url)?.path {
-            data = try Data(contentsOf: URL(fileURLWithPath: local))
-        } else {
-            let response = try await http.send(HTTPRequest(method: "GET", url: url, maxResponseBytes: 4 << 30))
-            guard response.status == 200 else { throw Failure(description: "GET \(url): HTTP \(response.status)") }
-            data = response.body
+    private func fetch(_ target: Target) async throws {
+        guard target.size >= 0 else { throw Failure(description: "\(target.url): the status gives a negative size") }
+        let (descriptor, temporary) = try target.folder.createTemporary(for: target.name)
+        var kept = false
+        defer {
+            close(descriptor)
+            if !kept { target.folder.remove(temporary) }
         }
-        guard Int64(data.count) == size else {
-            throw Failure(description: "\(url): got \(data.count) bytes, the status said \(size)")
+        let written: Int64
+        switch try Self.source(of: target.url, localResults: localResults) {
+        case .local(let path):
+            written = try Self.copy(path, to: descriptor)
+        case .remote:
+            var request = HTTPRequest(
+                method: "GET", url: target.url, timeouts: HTTPTimeouts(stallTime: .seconds(30), stallBytesPerSecond: 1024),
+                maxResponseBytes: Int(clamping: target.size))
+            request.responseDescriptor = descriptor
+            let response: HTTPResponse
+            do { response = try await http.send(request) } catch let error as HTTPError {
+                guard case .responseTooLarge = error.kind else { throw error }
+                throw Failure(description: "\(request.summary.dropFirst(4)): the server sent more than the \(target.size) bytes the status said")
+            }
+            guard response.status == 200 else { throw Failure(description: "GET \(request.summary.dropFirst(4)): HTTP \(response.status)") }
+            written = Int64(lseek(descriptor, 0, SEEK_END))
         }
-        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        guard written == target.size else {
+            throw Failure(description: "\(target.url): got \(written) bytes, the status said \(target.size)")
+        }
+        try target.folder.rename(temporary, to: target.name)
+        kept = true
+    }
+
+    /// Where a result URL's bytes come from.
+    enum Source: Equatable {
+        case remote
+        case local(path: String)
+    }
+
+    /// `http(s)` URLs are fetched; a `file://` URL only when it names a file inside the embedded
+    /// engine's data folder with no link on the way; anything else is refused.
+    static func source(of url: String, localResults: String?) throws(Failure) -> Source {
+        let lowered = url.lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") { return .remote }
+        guard lowered.hasPrefix("file://") else {
+            throw Failure(description: "result URL '\(TerminalText.printable(url))' is not http(s); only http and https results are downloaded")
+        }
+        guard let localResults, let path = URL(string: url)?.path, !path.isEmpty else {
+            throw Failure(description: "result URL '\(TerminalText.printable(url))' names a local file; only the embedded engine's own results are copied from disk")
+        }
+        guard let root = RealPath.of(localResults), let real = RealPath.of(path),
+              real == RealPath.normalized(path), RealPath.isInside(real, root), real != root else {
+            throw Failure(description: "result URL '\(TerminalText.printable(url))' is not a file of the embedded engine's data folder; not copied")
+        }
+        return .local(path: real)
+    }
+
+    /// Copies the regular file at `path` (no link) into `descriptor`; the bytes copied.
+    private static func copy(_ path: String, to descriptor: Int32) throws -> Int64 {
+        let source = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard source >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
+        defer { close(source) }
+        var info = stat()
+        guard fstat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw Failure(description: "'\(path)' is not a regular file; not copied")
+        }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var total: Int64 = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw FileError(path: path, operation: "read", code: errno) }
+            if count == 0 { return total }
+            if let failure = buffer.withUnsafeBytes({ AtomicFileWriter.writeAll(UnsafeRawBufferPointer(rebasing: $0[0..<count]), to: descriptor) }) {
+                throw FileError(path: path, operation: "copy", code: failure)
+            }
+            total += Int64(count)
+        }
     }
 }

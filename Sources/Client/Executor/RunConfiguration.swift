@@ -25,6 +25,9 @@ public struct RunConfiguration: Sendable {
     public var force: Bool
     /// A download folder per job (from the manifest or `--download`).
     public var downloads: [String: String]
+    /// The embedded engine's data folder, when the run has one: the only place `file://` result
+    /// URLs may be copied from into a download folder.
+    public var localResults: String?
     /// Turns result URLs into ones that outlive the run (the embedded engine's `file://` URLs).
     public var rewriteURL: (@Sendable (String) -> String)?
     /// The settled poll interval: the first poll comes after a tenth of it, later ones widen up to it, then slow gently.

@@ -101,7 +101,7 @@ public struct Runner: Sendable {
         try final.write(to: configuration.resultsPath)
         try? await state.fold()
         for entry in final.assemblies where entry.isCompleted {
-            if let folder = configuration.downloads[entry.job] { try await Downloader(http: http).download(entry, into: folder) }
+            if let folder = configuration.downloads[entry.job] { try await Downloader(http: http, localResults: configuration.localResults, trusted: configuration.workspace.directory).download(entry, into: folder) }
         }
         return final
     }

@@ -11,6 +11,8 @@ be * for every one):
                 proxy with client_max_body_size does (a chunked body is read and counted
                 first); forward the request otherwise
   rewrite=CODE  forward the request, then give the client CODE instead of the server's status
+  results=URL   forward the request, then name URL as every result file's URL in a JSON answer
+                (with the size of the file a file:// URL names: a lying server that guessed it)
 Every connection carries one request (the proxy asks for "Connection: close"), so requests are
 counted exactly. Like a reverse proxy, it sends the server's own address as Host and the one the
 client used as X-Forwarded-Host. Prints "PORT <n>" once listening, and one line per request to stderr.
@@ -22,6 +24,8 @@ import signal
 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
 
 import asyncio
+import json
+import os
 import sys
 
 UPSTREAM = ("127.0.0.1", int(sys.argv[1]))
@@ -76,6 +80,23 @@ async def read_chunked(reader, limit):
         raw += data
         length += size
     return raw, length
+
+
+def lie_about_results(head, body, url):
+    """The response with every result's URL replaced by URL (and its size by the file's)."""
+    try:
+        status = json.loads(body)
+    except ValueError:
+        return head + b"\r\n\r\n" + body
+    size = os.path.getsize(url[len("file://"):]) if url.startswith("file://") and os.path.exists(url[len("file://"):]) else None
+    for files in (status.get("results") or {}).values():
+        for result in files:
+            result["url"] = result["ssl_url"] = url
+            if size is not None:
+                result["size"] = size
+    body = json.dumps(status).encode()
+    lines = [line for line in head.split(b"\r\n") if not line.lower().startswith((b"content-length:", b"transfer-encoding:"))]
+    return b"\r\n".join(lines + [b"Content-Length: %d" % len(body)]) + b"\r\n\r\n" + body
 
 
 async def handle(client_reader, client_writer):
@@ -150,6 +171,14 @@ async def handle(client_reader, client_writer):
         status_line, rest = answer.split(b"\r\n", 1)
         client_writer.write(b"HTTP/1.1 " + action.split("=", 1)[1].encode() + b" Rewritten\r\n" + rest)
         await pipe(upstream_reader, client_writer)
+        for writer in (client_writer, upstream_writer):
+            writer.close()
+        return
+    if action.startswith("results="):
+        answer = await upstream_reader.read()
+        head, _, body = answer.partition(b"\r\n\r\n")
+        client_writer.write(lie_about_results(head, body, action.split("=", 1)[1]))
+        await client_writer.drain()
         for writer in (client_writer, upstream_writer):
             writer.close()
         return

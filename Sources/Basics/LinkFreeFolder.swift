@@ -1,0 +1,104 @@
+import Foundation
+
+/// A folder opened component by component without following symbolic links, for writing files
+/// that must land where their path says: a link committed inside it (`out/linked -> /elsewhere`)
+/// is refused instead of receiving the file.
+public final class LinkFreeFolder: Sendable {
+    /// The path the folder was opened as, for messages.
+    public let path: String
+    /// The open folder; closed when this goes away.
+    public let descriptor: Int32
+
+    private init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    /// Opens `path`, creating missing folders. The part of `path` up to and including `trusted`
+    /// (a folder the user named, such as the manifest's) is opened as it is; every component
+    /// below it must be a real folder, not a link. Without a `trusted` prefix of `path`, only
+    /// `path` itself is trusted.
+    public static func open(_ path: String, below trusted: String?) throws(FileError) -> LinkFreeFolder {
+        let normalized = RealPath.normalized(path)
+        var start = normalized
+        var rest: [Substring] = []
+        if let trusted {
+            let base = RealPath.normalized(trusted)
+            if normalized == base || normalized.hasPrefix(base == "/" ? "/" : base + "/") {
+                start = base
+                rest = normalized.dropFirst(base.count).split(separator: "/")
+            }
+        }
+        try Self.createFolders(start)
+        var current = Foundation.open(start, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard current >= 0 else { throw FileError(path: start, operation: "open folder", code: errno) }
+        var shown = start
+        for component in rest {
+            shown += "/" + component
+            let name = String(component)
+            if mkdirat(current, name, 0o755) != 0, errno != EEXIST {
+                let code = errno
+                close(current)
+                throw FileError(path: shown, operation: "create folder", code: code)
+            }
+            let next = openat(current, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let code = errno
+            close(current)
+            guard next >= 0 else { throw Self.refusal(shown, code: code) }
+            current = next
+        }
+        return LinkFreeFolder(path: normalized, descriptor: current)
+    }
+
+    /// The folder `name` inside this one, created when missing; a link there is refused.
+    public func subfolder(_ name: String) throws(FileError) -> LinkFreeFolder {
+        let shown = path + "/" + name
+        if mkdirat(descriptor, name, 0o755) != 0, errno != EEXIST { throw FileError(path: shown, operation: "create folder", code: errno) }
+        let opened = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard opened >= 0 else { throw Self.refusal(shown, code: errno) }
+        return LinkFreeFolder(path: shown, descriptor: opened)
+    }
+
+    /// A new temporary file in this folder for the content of `name`: its descriptor and name.
+    public func createTemporary(for name: String) throws(FileError) -> (descriptor: Int32, name: String) {
+        let temporary = ".\(name).\(getpid()).\(UInt64.random(in: 0...UInt64.max)).part"
+        let opened = openat(descriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard opened >= 0 else { throw FileError(path: path + "/" + temporary, operation: "create", code: errno) }
+        return (opened, temporary)
+    }
+
+    /// Renames `temporary` over `name`; a link named `name` is replaced, never followed.
+    public func rename(_ temporary: String, to name: String) throws(FileError) {
+        guard renameat(descriptor, temporary, descriptor, name) == 0 else {
+            let code = errno
+            unlinkat(descriptor, temporary, 0)
+            throw FileError(path: path + "/" + name, operation: "rename into place", code: code)
+        }
+    }
+
+    /// Removes the file `name` from this folder, if it is there.
+    public func remove(_ name: String) {
+        unlinkat(descriptor, name, 0)
+    }
+
+    /// Creates `path` and the folders above it that are missing (links in it are followed: it is trusted).
+    private static func createFolders(_ path: String) throws(FileError) {
+        var prefix = ""
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o755) != 0, errno != EEXIST { throw FileError(path: prefix, operation: "create folder", code: errno) }
+        }
+    }
+
+    /// Why a component could not be opened as a folder, saying so when it is a link.
+    private static func refusal(_ path: String, code: Int32) -> FileError {
+        var info = stat()
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+            return FileError(path: path, operation: "write into", code: ELOOP, reason: "it is a symbolic link; downloads are never written through links (remove it)")
+        }
+        return FileError(path: path, operation: "open folder", code: code)
+    }
+}
+

@@ -1,0 +1,39 @@
+import Foundation
+
+/// Where paths really lead once every symbolic link is resolved, and whether that stays inside a folder.
+public enum RealPath {
+    /// The resolved absolute path of `path`, or nil when it does not exist.
+    public static func of(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The path of the file an open descriptor refers to (as the kernel knows it, links resolved).
+    public static func of(descriptor: Int32) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/fd/\(descriptor)", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Whether the resolved `path` is `folder` (resolved) or inside it.
+    public static func isInside(_ path: String, _ folder: String) -> Bool {
+        folder == "/" || path == folder || path.hasPrefix(folder + "/")
+    }
+
+    /// `path` absolute, without `.` and `..` components or repeated slashes (no links resolved).
+    public static func normalized(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var kept: [Substring] = []
+        for part in absolute.split(separator: "/") where part != "." {
+            if part == ".." { if !kept.isEmpty { kept.removeLast() } } else { kept.append(part) }
+        }
+        return "/" + kept.joined(separator: "/")
+    }
+
+    /// The kernel's own trees, which are never files to read as input: `/proc`, `/sys`, `/dev`.
+    public static func isSystemTree(_ path: String) -> Bool {
+        ["/proc", "/sys", "/dev"].contains { isInside(path, $0) }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Basics
+import EngineTestSupport
+import TestSupport
+import XCTest
+
+/// `download:` copies only what a download may be: http(s) results, or the embedded engine's own
+/// files, written below the download folder without following links.
+final class DownloadSafetyTests: XCTestCase {
+    private let secretText = "runner-secret-\(UInt64.random(in: 0...UInt64.max))\n"
+
+    private func project(endpoint: String) throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory(prefix: "download-safety")
+        try directory.write("images/a.png", data: TestImages.png(width: 64, height: 32))
+        try directory.write("pipeline.yml", """
+            version: 1
+            endpoint: \(endpoint)
+            auth:
+              key: test-key
+            results: results.json
+            assemblies:
+              thumbs:
+                inputs: ["images/*.png"]
+                steps:
+                  thumb: {robot: /image/resize, use: ":original", width: 16, height: 16}
+                download: build/out
+            """)
+        return directory
+    }
+
+    /// Every file below `folder` whose content is the secret.
+    private func copiesOfTheSecret(below folder: String) -> [String] {
+        let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+        return files.filter { (try? String(contentsOfFile: folder + "/" + $0, encoding: .utf8)) == secretText }
+    }
+
+    func testAServerNamingALocalFileGetsNothingCopied() async throws {
+        let outside = try TemporaryDirectory(prefix: "download-secret")
+        defer { outside.remove() }
+        try outside.write("secret.txt", data: Data(secretText.utf8))
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let (proxy, _) = try server.faulty(["GET:*:results=file://\(outside.path)/secret.txt"])
+        defer { proxy.stop() }
+        let directory = try project(endpoint: proxy.url(""))
+        defer { directory.remove() }
+        let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: ["TRANSLOADIT_SECRET": "unchecked"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("names a local file"), result.stderr)
+        XCTAssertEqual(copiesOfTheSecret(below: directory.path), [], "a remote endpoint's file:// URL was copied")
+    }
+
+    func testResultsReadFromDiskCannotNameFilesOutsideTheEngine() async throws {
+        let outside = try TemporaryDirectory(prefix: "download-secret")
+        defer { outside.remove() }
+        try outside.write("secret.txt", data: Data(secretText.utf8))
+        let directory = try project(endpoint: "local")
+        defer { directory.remove() }
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        // A results file restored from a cache, forged to name the secret with its exact size.
+        let resultsPath = directory.path + "/results.json"
+        var text = try String(contentsOfFile: resultsPath, encoding: .utf8)
+        let url = try XCTUnwrap(text.firstMatch(of: /"url":\s*"(file:\/\/[^"]+)"/)?.1)
+        let size = try XCTUnwrap(text.firstMatch(of: /"size":\s*([0-9]+),\s*"source"/)?.1)
+        text = text.replacingOccurrences(of: String(url), with: "file://\(outside.path)/secret.txt")
+        text = text.replacingOccurrences(of: "\"size\": \(size), \"source\"", with: "\"size\": \(secretText.utf8.count), \"source\"")
+        try text.write(toFile: resultsPath, atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: directory.path + "/build")
+        let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(second.status, 1, second.stderr)
+        XCTAssertTrue(second.stderr.contains("is not a file of the embedded engine's data folder"), second.stderr)
+        XCTAssertEqual(copiesOfTheSecret(below: directory.path), [])
+    }
+
+    func testALinkInsideTheDownloadFolderReceivesNothing() async throws {
+        let elsewhere = try TemporaryDirectory(prefix: "download-elsewhere")
+        defer { elsewhere.remove() }
+        let directory = try project(endpoint: "local")
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.path + "/build/out", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/build/out/thumb", withDestinationPath: elsewhere.path)
+        let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("is a symbolic link"), result.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), [], "a download went through the link")
+    }
+
+    func testALinkedDownloadFolderItselfIsRefused() async throws {
+        let elsewhere = try TemporaryDirectory(prefix: "download-elsewhere")
+        defer { elsewhere.remove() }
+        let directory = try project(endpoint: "local")
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.path + "/build", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/build/out", withDestinationPath: elsewhere.path)
+        let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), [])
+    }
+
+    func testRemoteResultsAreStreamedIntoPlace() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let directory = try project(endpoint: "http://127.0.0.1:\(server.port)")
+        defer { directory.remove() }
+        let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: ["TRANSLOADIT_SECRET": "unchecked"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let image = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/build/out/thumb/a.png"))
+        XCTAssertEqual(Array(image.prefix(4)), [0x89, 0x50, 0x4E, 0x47])
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/build/out/thumb").filter { $0.hasSuffix(".part") }
+        XCTAssertEqual(leftovers, [])
+    }
+}
