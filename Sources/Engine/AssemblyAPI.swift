@@ -98,8 +98,8 @@ struct AssemblyAPI: Sendable {
         if let policy {
             // Checked as sent, before the Template's steps are merged in; a Template the policy does
             // not list by id is checked by its name and its content, as the signer does.
-            let sent = policy.resolvingTemplate(params) { id in templates.get(id).map { ($0.name, $0.content) } }
-            let findings = policy.check(AssemblyRequest(params: sent, fileSizes: form.files.map(\.size)))
+            let template = policy.templateToJudge(for: params) { id in templates.get(id).map { NamedTemplate(name: $0.name, content: $0.content) } }
+            let findings = policy.check(AssemblyRequest(params: params, fileSizes: form.files.map(\.size), template: template))
             if !findings.isEmpty {
                 return failure("POLICY_VIOLATION", findings.map(\.message).joined(separator: "; "), 403)
             }

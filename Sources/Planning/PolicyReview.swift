@@ -28,7 +28,11 @@ struct PolicyReview {
         let lifetime = manifest.auth.expiresIn?.value ?? AuthSettings.defaultExpiresIn
         var params = job.instructions.objectValue ?? [:]
         if let key = manifest.auth.key?.value { params["auth"] = .object(["key": .string(key)]) }
-        var diagnostics = policy.check(AssemblyRequest(params: .object(params), lifetime: lifetime)).map(locate)
+        // A manifest Template is sent by the id it will have; until then it is judged by name and content.
+        let template = params.removeValue(forKey: "template").map {
+            NamedTemplate(name: $0["name"]?.stringValue ?? "", content: $0["content"] ?? .object([:]))
+        }
+        var diagnostics = policy.check(AssemblyRequest(params: .object(params), lifetime: lifetime, template: template)).map(locate)
         var seen: Set<String> = []
         for assembly in assemblies {
             let request = AssemblyRequest(params: .object([:]), fileSizes: assembly.files.map(\.size))

@@ -172,7 +172,7 @@ public final class SigningService: HTTPServerHandler, Sendable {
 
     /// Every way `text` is not signable for `caller`; throws 400 for non-params and 403 for violations.
     private func check(_ text: String, for caller: Callers.Caller, now: Date = Date()) throws(Refusal) {
-        var params: JSONValue
+        let params: JSONValue
         do { params = try JSONValue.parse(Data(text.utf8)) } catch { throw Refusal.unreadable(error, what: "params") }
         guard params.objectValue != nil else {
             throw Refusal(status: 400, code: "INVALID_PARAMS", message: "params must be a JSON object of Assembly Instructions")
@@ -194,13 +194,14 @@ public final class SigningService: HTTPServerHandler, Sendable {
         policy.authKey = nil
         // A template_id the policy lists by name: looked up on the service, then checked by the
         // Template's name and content, as plan checks a manifest's Template.
+        var template: NamedTemplate?
         if violations.isEmpty, let templates, let key = params["auth"]?["key"]?.stringValue {
-            params = try policy.resolvingTemplate(params) { id throws(Refusal) in
-                let template = try templates.template(id: id, authKey: key)
-                return (template.name, template.content)
+            template = try policy.templateToJudge(for: params) { id throws(Refusal) in
+                let found = try templates.template(id: id, authKey: key)
+                return NamedTemplate(name: found.name, content: found.content)
             }
         }
-        for finding in policy.check(AssemblyRequest(params: params, lifetime: lifetime)) {
+        for finding in policy.check(AssemblyRequest(params: params, lifetime: lifetime, template: template)) {
             violation(finding.id, finding.message, finding.path)
         }
         guard violations.isEmpty else {

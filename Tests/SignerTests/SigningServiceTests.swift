@@ -32,6 +32,9 @@ final class SigningServiceTests: XCTestCase {
             ("a changed option value", SignerFixture.params(steps: .object(["thumb": resize(4000)])), 403, "policy.option-value"),
             ("an option not allowed", SignerFixture.params(steps: .object(["thumb": .object(["robot": .string("/image/resize"), "height": .int(5)])])), 403, "policy.option-not-allowed"),
             ("a template not allowed", SignerFixture.params(steps: .object([:]), extra: ["template_id": .string("other")]), 403, "policy.template-not-allowed"),
+            ("a template_id vouched for by a 'template' key", SignerFixture.params(steps: .object([:]), extra: [
+                "template_id": .string("evil"), "template": .object(["name": .string("tpl-ok"), "content": .object([:])]),
+            ]).replacingOccurrences(of: #""steps":{},"#, with: ""), 403, "policy.unknown-param"),
             ("steps over a template that forbids it", SignerFixture.params(extra: ["template_id": .string("tpl-ok")]), 403, "policy.steps-override"),
             ("a field not allowed", SignerFixture.params(extra: ["fields": .object(["secret_field": .string("x")])]), 403, "policy.field-not-allowed"),
             ("an unknown top-level field", SignerFixture.params(extra: ["blocking": .bool(true)]), 403, "policy.unknown-param"),

@@ -23,11 +23,12 @@ extension Policy {
         if params["page"] != nil || params["pagesize"] != nil {
             return checkListing(params, lifetime: request.lifetime)
         }
-        // A manifest Template (planned, not yet sent): checked as the template_id it becomes, by
-        // name, and its steps under the robot rules.
-        if let template = params.removeValue(forKey: "template") {
-            params["template_id"] = template["name"] ?? .null
-            findings += checkTemplateContent(template["content"] ?? .object([:]))
+        // The Template the template_id stands for (looked up, or a manifest Template): judged by
+        // its name, and its steps under the robot rules. A `template` key in the params is not
+        // part of the Assembly API and is refused below as any unknown key is.
+        if let template = request.template {
+            params["template_id"] = .string(template.name)
+            findings += checkTemplateContent(template.content)
         }
         for key in params.keys.sorted() where !Self.knownParams.contains(key) {
             findings.append(PolicyFinding(
@@ -43,17 +44,14 @@ extension Policy {
         return findings
     }
 
-    /// `params` with a `template_id` this policy does not list as an id replaced by the Template
-    /// `lookup` finds (its name and content), so that `check` judges it by name and content, as it
-    /// judges a manifest's Template. Unchanged when the id is listed, or `lookup` finds nothing.
-    public func resolvingTemplate<E: Error>(
-        _ params: JSONValue, lookup: (String) throws(E) -> (name: String, content: JSONValue)?
-    ) throws(E) -> JSONValue {
-        guard let id = params["template_id"]?.stringValue, let rules = templates, !rules.allowed.contains(id),
-              var object = params.objectValue, let template = try lookup(id) else { return params }
-        object["template_id"] = nil
-        object["template"] = .object(["name": .string(template.name), "content": template.content])
-        return .object(object)
+    /// The Template that `params`' `template_id` stands for when this policy does not list the id
+    /// itself: what `lookup` finds for that id, for `check` to judge by name and content, as it
+    /// judges a manifest's Template. Nil when the id is listed, or `lookup` finds nothing.
+    public func templateToJudge<E: Error>(
+        for params: JSONValue, lookup: (String) throws(E) -> NamedTemplate?
+    ) throws(E) -> NamedTemplate? {
+        guard let id = params["template_id"]?.stringValue, let rules = templates, !rules.allowed.contains(id) else { return nil }
+        return try lookup(id)
     }
 
     /// The params keys of a Template write.

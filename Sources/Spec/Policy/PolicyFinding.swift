@@ -37,11 +37,30 @@ public struct AssemblyRequest: Sendable {
     public var fileSizes: [Int64]?
     /// The requested signature lifetime, when known.
     public var lifetime: Duration?
+    /// The Template the params' `template_id` stands for, judged by its name and content: one
+    /// the checker looked up by that id, or a manifest Template that is not created yet. Never
+    /// taken from the params themselves, which cannot vouch for their own Template.
+    public var template: NamedTemplate?
 
     /// Creates a request.
-    public init(params: JSONValue, fileSizes: [Int64]? = nil, lifetime: Duration? = nil) {
+    public init(params: JSONValue, fileSizes: [Int64]? = nil, lifetime: Duration? = nil, template: NamedTemplate? = nil) {
         self.params = params
         self.fileSizes = fileSizes
         self.lifetime = lifetime
+        self.template = template
+    }
+}
+
+/// A Template by its name and content.
+public struct NamedTemplate: Sendable, Equatable {
+    /// The Template's name.
+    public var name: String
+    /// Its content (`steps` and the rest).
+    public var content: JSONValue
+
+    /// Creates a named Template.
+    public init(name: String, content: JSONValue) {
+        self.name = name
+        self.content = content
     }
 }

@@ -110,9 +110,23 @@ final class PolicyCheckTests: XCTestCase {
                        ["policy.notify-url-not-allowed"])
         XCTAssertEqual(check(rules, #"{"name": "site-thumbs", "template": {"steps": {}, "notify_url": "https://hooks.example.com/transloadit"}}"#), [])
         XCTAssertEqual(check(rules, #"{"name": "site-thumbs", "template": {"steps": {}, "fields": {}}}"#).map(\.id), ["policy.unknown-param"])
-        // The same for a Template looked up by the signer (the `template` form with its name).
-        XCTAssertEqual(check(rules, #"{"template": {"name": "site-thumbs", "content": {"notify_url": "http://evil.example"}}}"#).map(\.id),
+        // The same for a Template looked up by the signer: judged by its name and content.
+        let lookedUp = NamedTemplate(name: "site-thumbs", content: .object(["notify_url": .string("http://evil.example")]))
+        XCTAssertEqual(rules.check(AssemblyRequest(params: .object(["template_id": .string("abc123")]), template: lookedUp)).map(\.id),
                        ["policy.notify-url-not-allowed"])
+    }
+
+    func testParamsCannotVouchForTheirOwnTemplate() throws {
+        let rules = policy(templates: Policy.TemplateRules(allowed: ["site-thumbs"]))
+        // A `template` key is not part of the Assembly API: it cannot stand in for the template_id that is sent.
+        let forged = #"{"template_id": "evil", "template": {"name": "site-thumbs", "content": {}}}"#
+        XCTAssertEqual(Set(check(rules, forged).map(\.id)), ["policy.unknown-param", "policy.template-not-allowed"])
+        XCTAssertEqual(check(rules, #"{"template_id": "evil"}"#).map(\.id), ["policy.template-not-allowed"])
+        // A Template found by its id is judged by that id's name, never by anything the params say.
+        let params = try JSONValue.parse(Data(forged.utf8))
+        let judged = rules.templateToJudge(for: params) { id in id == "evil" ? NamedTemplate(name: "evil-name", content: .object([:])) : nil }
+        XCTAssertEqual(judged?.name, "evil-name")
+        XCTAssertTrue(rules.check(AssemblyRequest(params: params, template: judged)).map(\.id).contains("policy.template-not-allowed"))
     }
 
     func testTemplateListingNeedsItsOwnPermission() {
