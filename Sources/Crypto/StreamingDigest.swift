@@ -60,11 +60,14 @@ public final class StreamingDigest: @unchecked Sendable {
     /// read in blocks of `buffer`'s size, with what `fstat` said before the first byte was read;
     /// the error is the `errno` of a failed read.
     public static func file(
-        _ path: String, algorithm: DigestAlgorithm, offset: Int64 = 0, length: Int64? = nil, buffer: inout [UInt8]
+        _ path: String, algorithm: DigestAlgorithm, offset: Int64 = 0, length: Int64? = nil, buffer: inout [UInt8],
+        admit: ((Int32) -> String?)? = nil
     ) throws(FileDigestError) -> (digest: [UInt8], size: Int64, modified: Int64?, status: stat?) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FileDigestError(path: path, code: errno) }
         defer { close(descriptor) }
+        // Judged on the file opened, so a link swapped in after any earlier check changes nothing.
+        if let refusal = admit?(descriptor) { throw FileDigestError(path: path, code: EPERM, reason: refusal) }
         // The time of the version read: taken before the first byte, so any later write changes it.
         var info = stat()
         let known = fstat(descriptor, &info) == 0
@@ -103,13 +106,16 @@ public struct FileDigestError: Error, Sendable, Hashable, CustomStringConvertibl
     public var path: String
     /// The `errno` value (EIO when the file ended before the range did).
     public var code: Int32
+    /// Why the file was refused after it was opened, when it was.
+    public var reason: String?
 
     /// Creates an error.
-    public init(path: String, code: Int32) {
+    public init(path: String, code: Int32, reason: String? = nil) {
         self.path = path
         self.code = code
+        self.reason = reason
     }
 
     /// "cannot read 'x': Permission denied".
-    public var description: String { "cannot read '\(path)': \(String(cString: strerror(code)))" }
+    public var description: String { "cannot read '\(path)': \(reason ?? String(cString: strerror(code)))" }
 }

@@ -8,6 +8,8 @@ struct DirectoryEntry: Sendable {
     enum Kind: Sendable { case file, directory, other, brokenLink, unreadableName }
     var name: String
     var kind: Kind
+    /// Whether the entry is a symbolic link (`kind` is what it leads to).
+    var isLink = false
 }
 
 /// Why a folder could not be listed.
@@ -31,14 +33,13 @@ enum DirectoryListing {
                 continue
             }
             if name == "." || name == ".." { continue }
-            let kind: DirectoryEntry.Kind
             switch Int32(entry.pointee.d_type) {
-            case Int32(DT_REG): kind = .file
-            case Int32(DT_DIR): kind = .directory
-            case Int32(DT_LNK), Int32(DT_UNKNOWN): kind = resolve(path + "/" + name)
-            default: kind = .other
+            case Int32(DT_REG): entries.append(DirectoryEntry(name: name, kind: .file))
+            case Int32(DT_DIR): entries.append(DirectoryEntry(name: name, kind: .directory))
+            case Int32(DT_LNK): entries.append(DirectoryEntry(name: name, kind: resolve(path + "/" + name), isLink: true))
+            case Int32(DT_UNKNOWN): entries.append(DirectoryEntry(name: name, kind: resolve(path + "/" + name), isLink: isLink(path + "/" + name)))
+            default: entries.append(DirectoryEntry(name: name, kind: .other))
             }
-            entries.append(DirectoryEntry(name: name, kind: kind))
         }
         // In the byte order of the paths they lead to (a folder's name as if followed by '/'), so a
         // walk lists files nearly in plan order and sorting them afterwards costs little.
@@ -65,6 +66,12 @@ enum DirectoryListing {
         case S_IFDIR: return .directory
         default: return .other
         }
+    }
+
+    /// Whether `path` itself is a symbolic link.
+    static func isLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
     }
 
     /// The device and inode of a folder, to recognise a folder seen before through a link.

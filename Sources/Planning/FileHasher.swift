@@ -33,7 +33,8 @@ public enum FileHasher {
     /// `remembered` digest was made from the version it still is (same identity) is only stat'ed.
     /// Relative paths are taken from `base` (joined one at a time, not held as a second list).
     static func digests(
-        paths: [String], base: String? = nil, remembered: [RememberedDigest?]? = nil, workers: Int = ProcessInfo.processInfo.activeProcessorCount
+        paths: [String], base: String? = nil, remembered: [RememberedDigest?]? = nil, confinement: String? = nil,
+        workers: Int = ProcessInfo.processInfo.activeProcessorCount
     ) -> [Result<FileDigest, HashingError>] {
         ResultSlots.compute(count: paths.count, workers: workers, placeholder: .failure(HashingError(path: "", code: EIO))) {
             var buffer = [UInt8](repeating: 0, count: paths.count > 1000 ? 64 << 10 : blockSize)
@@ -43,7 +44,7 @@ public enum FileHasher {
                 if let known = remembered?[index], let identity = FileIdentity(path: path), known.identity == identity {
                     return .success(FileDigest(size: identity.size, digest: known.digest, modified: identity.modified, identity: identity))
                 }
-                return Result { () throws(HashingError) in try digest(path: path, buffer: &buffer) }
+                return Result { () throws(HashingError) in try digest(path: path, buffer: &buffer, confinement: confinement) }
             }
         }
     }
@@ -53,17 +54,34 @@ public enum FileHasher {
         digests(paths: paths, remembered: nil, workers: workers)
     }
 
-    private static func digest(path: String, buffer: inout [UInt8]) throws(HashingError) -> FileDigest {
+    private static func digest(path: String, buffer: inout [UInt8], confinement: String? = nil) throws(HashingError) -> FileDigest {
         let read: (digest: [UInt8], size: Int64, modified: Int64?, status: stat?)
         do {
-            read = try StreamingDigest.file(path, algorithm: .sha256, buffer: &buffer)
+            read = try StreamingDigest.file(path, algorithm: .sha256, buffer: &buffer) { descriptor in
+                refusal(of: descriptor, confinement: confinement)
+            }
         } catch {
-            throw HashingError(path: path, code: error.code)
+            throw HashingError(path: path, code: error.code, reason: error.reason)
         }
         guard let digest = SHA256Digest(bytes: read.digest) else { throw HashingError(path: path, code: EIO) }
         // Worth remembering only when the whole version stat'ed before the first byte was read.
         let identity = read.status.flatMap(FileIdentity.init).flatMap { $0.size == read.size ? $0 : nil }
         return FileDigest(size: read.size, digest: digest, modified: read.modified, identity: identity)
+    }
+}
+
+extension FileHasher {
+    /// Why the open file `descriptor` may not be an input: it really is outside `confinement`, in
+    /// the kernel's trees, or not a regular file; nil when it may.
+    static func refusal(of descriptor: Int32, confinement: String?) -> String? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return "it cannot be examined" }
+        // A folder fails as it always has, when it is read (EISDIR).
+        guard info.st_mode & S_IFMT == S_IFREG || info.st_mode & S_IFMT == S_IFDIR else { return "not a regular file" }
+        guard let real = RealPath.of(descriptor: descriptor) else { return "its real path cannot be had" }
+        if RealPath.isSystemTree(real) { return "it is '\(real)'; the kernel's /proc, /sys and /dev are never inputs" }
+        if let confinement, !RealPath.isInside(real, confinement) { return "it leads to '\(real)', outside the folder inputs must stay inside" }
+        return nil
     }
 }
 
@@ -73,9 +91,17 @@ public struct HashingError: Error, Sendable, Hashable, CustomStringConvertible {
     public var path: String
     /// The `errno` value.
     public var code: Int32
+    /// Why the file was refused once opened, when it was.
+    public var reason: String?
+
+    init(path: String, code: Int32, reason: String? = nil) {
+        self.path = path
+        self.code = code
+        self.reason = reason
+    }
 
     /// "cannot read 'x': Permission denied".
-    public var description: String { "cannot read '\(path)': \(String(cString: strerror(code)))" }
+    public var description: String { "cannot read '\(path)': \(reason ?? String(cString: strerror(code)))" }
 }
 
 /// Fixed slots that worker threads fill at distinct indices, each holding `placeholder` until then.

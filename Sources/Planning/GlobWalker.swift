@@ -1,7 +1,9 @@
 import Foundation
+import Basics
 
 /// Expands glob patterns against the file system below a base folder. Symbolic links are
-/// followed; a link that leads back into a folder being walked is reported, never walked again.
+/// followed; a link that leads back into a folder being walked is reported, never walked again,
+/// and a link that leads out of `confinement` (or into the kernel's trees) is refused.
 public struct GlobWalker {
     /// A problem met while walking that did not stop the walk.
     public struct Warning: Sendable, Hashable {
@@ -13,7 +15,14 @@ public struct GlobWalker {
 
     /// The absolute folder relative patterns start from.
     public let base: String
+    /// The real folder (links resolved) that links met on the walk must lead into; nil lets
+    /// them lead anywhere but `/proc`, `/sys` and `/dev`.
+    public var confinement: String?
+    /// How `confinement` is written, for messages and hints.
+    public var confinementName = "the manifest's folder"
     private(set) var warnings: [Warning] = []
+    /// Links refused since `takeRefusals` was last called.
+    private var refusals: [Warning] = []
     // Keyed by bytes: String keys would merge folders whose names are only canonically equivalent.
     private var listings: [[UInt8]: [DirectoryEntry]] = [:]
     /// Listings made ahead on other threads, which `list` takes (and warns about) when it gets there.
@@ -53,8 +62,9 @@ public struct GlobWalker {
         case .literal(let name):
             let path = directory + "/" + name
             let kind = DirectoryListing.resolve(path)
+            if kind != .brokenLink, name != "..", DirectoryListing.isLink(path), !admitsLink(path, shown: relative + name) { return }
             if rest.isEmpty {
-                if kind == .file { found.append(relative + name) }
+                if kind == .file, !RealPath.isSystemTree(RealPath.normalized(path)) { found.append(relative + name) }
             } else if kind == .directory {
                 // Going up with '..' leaves the walked folders behind: only folders below count as ancestors.
                 let above = name == ".." ? [] : ancestors
@@ -66,6 +76,8 @@ public struct GlobWalker {
                 prefetch(entries.filter { $0.kind == .directory && GlobPattern.fnmatches(wildcard, $0.name) }.map { directory + "/" + $0.name })
             }
             for entry in entries where GlobPattern.fnmatches(wildcard, entry.name) {
+                if entry.isLink, entry.kind == .file || (entry.kind == .directory && !rest.isEmpty),
+                   !admitsLink(directory + "/" + entry.name, shown: relative + entry.name) { continue }
                 if rest.isEmpty {
                     if entry.kind == .file { found.append(relative + entry.name) }
                 } else if entry.kind == .directory {
@@ -75,7 +87,10 @@ public struct GlobWalker {
             }
         case .globstar:
             walk(directory: directory, relative: relative, segments: rest, ancestors: ancestors, into: &found)
-            let folders = list(directory, relative: relative).filter { $0.kind == .directory && !$0.name.hasPrefix(".") }
+            let folders = list(directory, relative: relative).filter { entry in
+                entry.kind == .directory && !entry.name.hasPrefix(".")
+                    && (!entry.isLink || admitsLink(directory + "/" + entry.name, shown: relative + entry.name))
+            }
             prefetch(folders.map { directory + "/" + $0.name })
             for entry in folders {
                 descend(into: directory + "/" + entry.name, relative: relative + entry.name + "/",
@@ -132,6 +147,31 @@ public struct GlobWalker {
         for (path, entries) in zip(wanted, listed) {
             if let entries { prefetched[Array(path.utf8)] = entries }
         }
+    }
+
+    /// Whether the link at `path` leads somewhere inputs may come from; records a refusal if not.
+    private mutating func admitsLink(_ path: String, shown: String) -> Bool {
+        guard let real = RealPath.of(path) else { return false }
+        if RealPath.isSystemTree(real) {
+            refuse("'\(shown)' is a symbolic link to '\(real)'; the kernel's /proc, /sys and /dev are never inputs")
+            return false
+        }
+        if let confinement, !RealPath.isInside(real, confinement) {
+            refuse("'\(shown)' is a symbolic link to '\(real)', outside \(confinementName)")
+            return false
+        }
+        return true
+    }
+
+    private mutating func refuse(_ message: String) {
+        let refusal = Warning(id: "plan.link-outside", message: message)
+        if !refusals.contains(refusal) { refusals.append(refusal) }
+    }
+
+    /// The links refused since the last call, each once.
+    public mutating func takeRefusals() -> [Warning] {
+        defer { refusals = [] }
+        return refusals
     }
 
     private mutating func warn(_ id: String, _ message: String) {

@@ -23,11 +23,22 @@ enum InputSelection {
                     hint: "keep inputs below the manifest's folder, or set 'allow_outside: true' on job '\(job.name.value)'"))
                 continue
             }
+            if pattern.isAbsolute, !negated, RealPath.isSystemTree(RealPath.normalized(text)) {
+                diagnostics.append(.error(
+                    "plan.system-path", "pattern '\(text)' names the kernel's files; /proc, /sys and /dev are never inputs", at: input.location,
+                    hint: "remove the pattern; inputs are regular files of the project"))
+                continue
+            }
             if negated {
                 exclusions.append(pattern)
                 continue
             }
             let files = walker.files(matching: pattern)
+            for refusal in walker.takeRefusals() {
+                diagnostics.append(.error(
+                    refusal.id, refusal.message + "; not planned", at: input.location,
+                    hint: "a committed link must not lead out of the project: point it inside, or widen where inputs may come from with 'inputs_root: ..' (relative to the manifest)"))
+            }
             if files.isEmpty, !job.allowEmpty {
                 diagnostics.append(.error(
                     "plan.no-match", "pattern '\(text)' matches no files", at: input.location,

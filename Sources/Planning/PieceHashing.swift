@@ -12,12 +12,14 @@ final class PieceHashing: Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let slot = Mutex<[Result<FileDigest, HashingError>]>([])
 
-    init(start: Int, keys: [String], piece: DigestCacheUpdate.Piece?, base: String, remembered: [RememberedDigest?]?, workers: Int) {
+    init(
+        start: Int, keys: [String], piece: DigestCacheUpdate.Piece?, base: String, remembered: [RememberedDigest?]?, confinement: String?, workers: Int
+    ) {
         self.start = start
         self.keys = keys
         self.piece = piece
         DispatchQueue.global(qos: .userInitiated).async { [self] in
-            let results = FileHasher.digests(paths: keys, base: base, remembered: remembered, workers: workers)
+            let results = FileHasher.digests(paths: keys, base: base, remembered: remembered, confinement: confinement, workers: workers)
             slot.withLock { $0 = results }
             done.signal()
         }

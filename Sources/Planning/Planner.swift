@@ -60,11 +60,28 @@ public struct Planner: Sendable {
     /// its folder listings are gone once this returns.
     private static func select(_ manifest: Manifest, diagnostics: inout [Diagnostic]) -> [[String]] {
         var walker = GlobWalker(base: manifest.directory)
+        let root = inputsRoot(manifest, diagnostics: &diagnostics)
+        walker.confinementName = manifest.inputsRoot.map { "the inputs root '\($0.value)'" } ?? "the manifest's folder"
         let selections = manifest.jobs.map { job in
-            InputSelection.select(job: job, walker: &walker, diagnostics: &diagnostics)
+            walker.confinement = job.allowOutside ? nil : root
+            return InputSelection.select(job: job, walker: &walker, diagnostics: &diagnostics)
         }
         diagnostics += walker.collectedWarnings.map { .warning($0.id, $0.message) }
         return selections
+    }
+
+    /// The real folder inputs must stay inside; the manifest's folder when `inputs_root` cannot be resolved (after an error).
+    private static func inputsRoot(_ manifest: Manifest, diagnostics: inout [Diagnostic]) -> String {
+        if let root = RealPath.of(manifest.inputsFolder) { return root }
+        diagnostics.append(.error(
+            "plan.inputs-root", "'inputs_root' names '\(manifest.inputsRoot?.value ?? manifest.inputsFolder)', which is not a folder",
+            at: manifest.inputsRoot?.location, hint: "write a folder relative to the manifest, such as '..'"))
+        return RealPath.of(manifest.directory) ?? manifest.directory
+    }
+
+    /// The folder hashing confines every opened file to: the inputs root, unless a job may reach outside it.
+    static func hashingConfinement(_ manifest: Manifest) -> String? {
+        manifest.jobs.contains(where: \.allowOutside) ? nil : RealPath.of(manifest.inputsFolder)
     }
 
     /// One job: its batches are consecutive slices of its sorted paths, so each Assembly is made
@@ -78,7 +95,8 @@ public struct Planner: Sendable {
         assemblies.reserveCapacity(batches.count)
         var next = 0
         var current: [PlannedFile] = []
-        hashPieces(paths[first.paths.startIndex..<last.paths.endIndex], base: manifest.directory, update: update, diagnostics: &diagnostics) { position, file in
+        hashPieces(
+            paths[first.paths.startIndex..<last.paths.endIndex], base: manifest.directory, confinement: Self.hashingConfinement(manifest), update: update, diagnostics: &diagnostics) { position, file in
             if let file { current.append(file) }
             guard position + 1 == batches[next].paths.endIndex else { return }
             assemblies.append(PlannedAssembly(job: job.name.value, instructions: job.instructions, files: current))
@@ -97,7 +115,7 @@ public struct Planner: Sendable {
         let wanted = InputSelection.sortedUnique(batches.flatMap(\.paths))
         var files: [PlannedFile?] = []
         files.reserveCapacity(wanted.count)
-        hashPieces(wanted[...], base: manifest.directory, update: update, diagnostics: &diagnostics) { _, file in files.append(file) }
+        hashPieces(wanted[...], base: manifest.directory, confinement: Self.hashingConfinement(manifest), update: update, diagnostics: &diagnostics) { _, file in files.append(file) }
         // `wanted` is sorted: a file is found by bisection, without a table of every path.
         func file(_ path: String) -> PlannedFile? {
             var low = 0, high = wanted.count
@@ -118,7 +136,7 @@ public struct Planner: Sendable {
     /// with an error added to `diagnostics`). While the workers hash (or only stat) one piece,
     /// this thread looks up the next piece in the cache and records the one before.
     private func hashPieces(
-        _ paths: ArraySlice<String>, base: String, update: DigestCacheUpdate?, diagnostics: inout [Diagnostic],
+        _ paths: ArraySlice<String>, base: String, confinement: String?, update: DigestCacheUpdate?, diagnostics: inout [Diagnostic],
         _ consume: (Int, PlannedFile?) -> Void
     ) {
         var inFlight: PieceHashing?
@@ -128,7 +146,8 @@ public struct Planner: Sendable {
             if start < paths.endIndex {
                 let keys = Array(paths[start..<min(start + pieceSize, paths.endIndex)])
                 let lookup = update?.remembered(for: keys)
-                next = PieceHashing(start: start, keys: keys, piece: lookup?.piece, base: base, remembered: lookup?.trusted, workers: workers)
+                next = PieceHashing(
+                    start: start, keys: keys, piece: lookup?.piece, base: base, remembered: lookup?.trusted, confinement: confinement, workers: workers)
                 start += keys.count
             }
             if let done = inFlight {
@@ -142,7 +161,9 @@ public struct Planner: Sendable {
                     case .failure(let error):
                         digests.append(nil)
                         consume(done.start + offset, nil)
-                        diagnostics.append(.error("plan.unreadable-file", error.description, hint: "check the file's permissions"))
+                        diagnostics.append(error.reason == nil
+                            ? .error("plan.unreadable-file", error.description, hint: "check the file's permissions")
+                            : .error("plan.link-outside", error.description, hint: "inputs must really be files inside the project; widen it with 'inputs_root: ..' if that is intended"))
                     }
                 }
                 if let piece = done.piece { update?.record(done.keys, digests, piece) }

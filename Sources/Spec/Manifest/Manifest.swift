@@ -18,6 +18,9 @@ public struct Manifest: Sendable {
     public var policy: Located<String>?
     /// Where `pipeline run` writes its results file.
     public var results: Located<String>?
+    /// The folder every input's real path must stay inside, links resolved (`inputs_root`,
+    /// relative to the manifest); `nil` means the manifest's own folder.
+    public var inputsRoot: Located<String>?
     /// How files are uploaded.
     public var upload: UploadSettings
     /// The Templates this manifest owns, by name.
@@ -42,6 +45,9 @@ public struct Manifest: Sendable {
                     + " and copies the files of export robots (/s3/store, ...) into its folder; use another endpoint for this job")
         }
     }
+
+    /// The absolute folder inputs must stay inside (`inputs_root`, else the manifest's folder).
+    public var inputsFolder: String { inputsRoot.map { path($0.value) } ?? directory }
 
     /// An absolute path for `relative`, a path written in the manifest (relative to its folder).
     public func path(_ relative: String) -> String {

@@ -3,7 +3,7 @@ import YAML
 
 /// Decodes the manifest's top level; jobs and auth are read in their own files.
 struct ManifestReader {
-    static let topLevelKeys = ["version", "name", "endpoint", "auth", "policy", "results", "upload", "templates", "defaults", "assemblies"]
+    static let topLevelKeys = ["version", "name", "endpoint", "auth", "policy", "results", "inputs_root", "upload", "templates", "defaults", "assemblies"]
     static let supportedVersion = 1
 
     let decoder: NodeDecoder
@@ -43,6 +43,7 @@ struct ManifestReader {
                 ?? AuthSettings(),
             policy: fields["policy"].flatMap { decoder.nonEmptyString($0, what: "'policy'") },
             results: fields["results"].flatMap { decoder.nonEmptyString($0, what: "'results'") },
+            inputsRoot: fields["inputs_root"].flatMap { decoder.nonEmptyString($0, what: "'inputs_root'") },
             upload: fields["upload"].map(readUpload) ?? UploadSettings(),
             templates: templates,
             jobs: jobs)
