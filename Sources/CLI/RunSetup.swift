@@ -42,6 +42,9 @@ struct RunSetup {
         configuration.chunkSize = manifest.upload.chunkSize?.value.bytes
         if endpointText == "local" {
             let engine: LocalEngine
+            do throws(FileError) { try workspace.refuseLinks() } catch {
+                throw DiagnosticsError(.error("run.workspace-link", error.description))
+            }
             do {
                 var settings = LocalEngine.Configuration(dataDirectory: workspace.engineDirectory)
                 let output = context.output

@@ -10,7 +10,7 @@ final class DataFolderLock: Sendable {
     /// (until `stop` says to give up: then `WaitInterrupted`), else throws `DataFolderInUse`.
     init(folder: String, wait: Bool, waiting: () -> Void, stop: () -> Bool = { false }) throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let descriptor = open(folder + "/engine.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(folder + "/engine.lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw LockError(message: "cannot open '\(folder)/engine.lock': \(String(cString: strerror(errno)))") }
         if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard wait else {

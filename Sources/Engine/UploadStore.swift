@@ -1,4 +1,5 @@
 import Foundation
+import Wire
 import Basics
 import Synchronization
 
@@ -19,9 +20,7 @@ final class UploadStore: Sendable {
     }
 
     /// Whether `id` has the shape of an upload id (so it can never name another path).
-    static func isValidID(_ id: String) -> Bool {
-        id.count == 32 && id.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
-    }
+    static func isValidID(_ id: String) -> Bool { AssemblyID.isValid(id) }
 
     func dataPath(_ id: String) -> String { directory + "/" + id + ".bin" }
     private func recordPath(_ id: String) -> String { directory + "/" + id + ".json" }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import Basics
+import Wire
 
 /// The Transloadit-compatible Assembly API: create (with a client-chosen id), status, cancel.
 public struct AssemblyClient: Sendable {
@@ -82,6 +83,11 @@ public struct AssemblyClient: Sendable {
         guard (200..<300).contains(response.status) else {
             throw Failure(code: "HTTP_\(response.status)", message: state.message ?? "", retryIn: Self.retryAfter(response),
                           isTransient: response.status >= 500 || response.status == 429)
+        }
+        if let id = state.assemblyID, !AssemblyID.isValid(id) {
+            throw Failure(
+                code: "INVALID_ASSEMBLY_ID", message: "\(request.summary) answered the assembly_id '\(TerminalText.printable(String(id.prefix(80))))', which is not 32 lowercase hexadecimal characters",
+                retryIn: nil, isTransient: false)
         }
         return state
     }

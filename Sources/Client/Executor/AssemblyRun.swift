@@ -55,7 +55,8 @@ struct AssemblyRun: Sendable {
     /// otherwise a new one, with its id saved before the request.
     private func findOrCreate() async throws -> AssemblyState {
         // --force redoes the work: a new Assembly, whatever an earlier run left.
-        let earlier = configuration.force ? nil : await state.entry(planned.id, endpoint: configuration.endpointKey)
+        // A state file is not trusted to name an Assembly: an id that is not one starts afresh.
+        let earlier = configuration.force ? nil : await state.entry(planned.id, endpoint: configuration.endpointKey).flatMap { AssemblyID.isValid($0.assemblyID) ? $0 : nil }
         if let entry = earlier, let url = entry.assemblyURL {
             // The stored URL, else the endpoint's own (the embedded engine gets a new port each run).
             let byID = configuration.endpoint + "/assemblies/" + entry.assemblyID
@@ -107,7 +108,8 @@ struct AssemblyRun: Sendable {
 
     /// Uploads the files the Assembly has not received yet, resuming partial uploads.
     private func upload(to status: AssemblyState) async throws {
-        guard let tusURL = status.tusURL, let assemblyURL = status.assemblyURL, let id = status.assemblyID else {
+        guard let tusURL = status.tusURL, let assemblyURL = status.assemblyURL, let id = status.assemblyID,
+              let stateDirectory = configuration.workspace.uploadsDirectory(assemblyID: id) else {
             throw AssemblyClient.Failure(code: "NO_TUS_URL", message: "the Assembly status has no tus_url", retryIn: nil, isTransient: false)
         }
         let finished = Set((status.json["tus_uploads"]?.arrayValue ?? []).filter { $0["finished"]?.boolValue == true }
@@ -126,7 +128,7 @@ struct AssemblyRun: Sendable {
         progress(done)
         let options = UploadOptions(
             chunkSize: configuration.chunkSize, parallel: configuration.uploadParallel,
-            stateDirectory: configuration.workspace.uploadsDirectory(assemblyID: id), bodyLimits: configuration.bodyLimits)
+            stateDirectory: stateDirectory, bodyLimits: configuration.bodyLimits)
         // Per file, the bytes confirmed or on the wire; the Assembly's progress is their sum.
         let counter = ProgressSum<Int>(base: done)
         let results = try await uploads.upload(files, to: tusURL, options: options) { file in

@@ -21,7 +21,7 @@ public final class RunLock: Sendable {
     /// Takes the lock at `path` without waiting.
     init(path: String) throws {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
@@ -38,6 +38,7 @@ public final class RunLock: Sendable {
 extension Workspace {
     /// The lock of a run (or of one shard): shards run side by side, the same one twice does not.
     public func lockRun(shard: (index: Int, count: Int)?) throws -> RunLock {
-        try RunLock(path: runStateFile(shard: shard) + ".lock")
+        try refuseLinks()
+        return try RunLock(path: runStateFile(shard: shard) + ".lock")
     }
 }

@@ -1,4 +1,5 @@
 import Basics
+import Wire
 import Foundation
 import Spec
 
@@ -33,7 +34,10 @@ public struct Workspace: Sendable, Equatable {
     public var engineDirectory: String { stateDirectory + "/engine" }
 
     /// Where the uploads of one Assembly remember their URLs.
-    public func uploadsDirectory(assemblyID: String) -> String { stateDirectory + "/uploads/" + assemblyID }
+    /// Nil for anything but a well-formed Assembly id, which could otherwise name another folder.
+    public func uploadsDirectory(assemblyID: String) -> String? {
+        AssemblyID.isValid(assemblyID) ? stateDirectory + "/uploads/" + assemblyID : nil
+    }
 
     /// The run state of a whole run, or of shard `index` of `count` (shards never share one).
     public func runStateFile(shard: (index: Int, count: Int)?) -> String {
@@ -53,7 +57,8 @@ public struct Workspace: Sendable, Equatable {
     public func startedAssemblies(in files: [String]? = nil) -> [String: StartedAssembly] {
         var started: [String: StartedAssembly] = [:]
         for file in files ?? runStateFiles {
-            for (planID, entry) in RunState.read(file) {
+            // A state file is not trusted to name Assemblies: an id that is not one is skipped.
+            for (planID, entry) in RunState.read(file) where AssemblyID.isValid(entry.assemblyID) {
                 started[planID] = StartedAssembly(id: entry.assemblyID, url: entry.assemblyURL, endpoint: entry.endpoint)
             }
         }

@@ -46,9 +46,9 @@ final class RunStateTests: XCTestCase {
         defer { folder.remove() }
         let workspace = Workspace(directory: folder.path, resultsPath: folder.path + "/results.json")
         let state = RunState(path: workspace.runStateFile(shard: (2, 3)))
-        try await state.set(.init(assemblyID: "abc", assemblyURL: "http://x/abc", endpoint: "local"), for: "plan-1")
+        try await state.set(.init(assemblyID: "0123456789abcdef0123456789abcdef", assemblyURL: "http://x/abc", endpoint: "local"), for: "plan-1")
         XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.runStateFile(shard: (2, 3))), "only the journal so far")
         XCTAssertEqual(workspace.runStateFiles, [workspace.runStateFile(shard: (2, 3))])
-        XCTAssertEqual(workspace.startedAssemblies()["plan-1"]?.id, "abc")
+        XCTAssertEqual(workspace.startedAssemblies()["plan-1"]?.id, "0123456789abcdef0123456789abcdef")
     }
 }

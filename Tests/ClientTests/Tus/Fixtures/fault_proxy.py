@@ -13,6 +13,7 @@ be * for every one):
   rewrite=CODE  forward the request, then give the client CODE instead of the server's status
   results=URL   forward the request, then name URL as every result file's URL in a JSON answer
                 (with the size of the file a file:// URL names: a lying server that guessed it)
+  id=TEXT       forward the request, then give TEXT as the assembly_id of a JSON answer
 Every connection carries one request (the proxy asks for "Connection: close"), so requests are
 counted exactly. Like a reverse proxy, it sends the server's own address as Host and the one the
 client used as X-Forwarded-Host. Prints "PORT <n>" once listening, and one line per request to stderr.
@@ -82,18 +83,33 @@ async def read_chunked(reader, limit):
     return raw, length
 
 
-def lie_about_results(head, body, url):
-    """The response with every result's URL replaced by URL (and its size by the file's)."""
-    try:
-        status = json.loads(body)
-    except ValueError:
-        return head + b"\r\n\r\n" + body
-    size = os.path.getsize(url[len("file://"):]) if url.startswith("file://") and os.path.exists(url[len("file://"):]) else None
+def lie_about_results(status, url):
+    """Every result's URL replaced by URL (and its size by the file's, for a file:// URL)."""
+    path = url[len("file://"):] if url.startswith("file://") else None
+    size = os.path.getsize(path) if path and os.path.exists(path) else None
     for files in (status.get("results") or {}).values():
         for result in files:
             result["url"] = result["ssl_url"] = url
             if size is not None:
                 result["size"] = size
+
+
+def lie_about_id(status, text):
+    if "assembly_id" in status:
+        status["assembly_id"] = text
+
+
+LIES = {"results": lie_about_results, "id": lie_about_id}
+
+
+def lie(head, body, action):
+    """The response with its JSON body changed as ACTION (NAME=VALUE) says."""
+    name, value = action.split("=", 1)
+    try:
+        status = json.loads(body)
+    except ValueError:
+        return head + b"\r\n\r\n" + body
+    LIES[name](status, value)
     body = json.dumps(status).encode()
     lines = [line for line in head.split(b"\r\n") if not line.lower().startswith((b"content-length:", b"transfer-encoding:"))]
     return b"\r\n".join(lines + [b"Content-Length: %d" % len(body)]) + b"\r\n\r\n" + body
@@ -174,10 +190,14 @@ async def handle(client_reader, client_writer):
         for writer in (client_writer, upstream_writer):
             writer.close()
         return
-    if action.startswith("results="):
+    if action.split("=", 1)[0] in LIES:
+        length = next((int(line.split(":", 1)[1]) for line in lines[1:] if line.lower().startswith("content-length:")), 0)
+        await pipe(client_reader, upstream_writer, length)
         answer = await upstream_reader.read()
+        while answer.startswith(b"HTTP/1.1 1"):  # an interim "100 Continue" the client has stopped waiting for
+            answer = answer.partition(b"\r\n\r\n")[2]
         head, _, body = answer.partition(b"\r\n\r\n")
-        client_writer.write(lie_about_results(head, body, action.split("=", 1)[1]))
+        client_writer.write(lie(head, body, action))
         await client_writer.drain()
         for writer in (client_writer, upstream_writer):
             writer.close()
