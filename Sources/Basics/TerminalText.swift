@@ -19,3 +19,8 @@ public enum TerminalText {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 }
+
+extension StringProtocol {
+    /// The text made safe to print (see `TerminalText.printable`): for names and paths read from files.
+    public var printable: String { TerminalText.printable(String(self)) }
+}

@@ -10,9 +10,9 @@ enum DiffRendering {
         for job in diff.jobs where job.presence != .both || !job.created.isEmpty || !job.changed.isEmpty
             || !job.removed.isEmpty || !job.instructionChanges.isEmpty {
             switch job.presence {
-            case .added: text += palette.added("+ job \(job.job) (new)") + "\n"
-            case .removed: text += palette.removed("- job \(job.job) (removed)") + "\n"
-            case .both: text += palette.changed("~ job \(job.job)") + "\n"
+            case .added: text += palette.added("+ job \(job.job.printable) (new)") + "\n"
+            case .removed: text += palette.removed("- job \(job.job.printable) (removed)") + "\n"
+            case .both: text += palette.changed("~ job \(job.job.printable)") + "\n"
             }
             let reprocessed = job.changed.reduce(0) { $0 + $1.new.files.count }
             for change in job.instructionChanges {
@@ -20,16 +20,16 @@ enum DiffRendering {
                     + "\(plural(job.changed.count, "Assembly", "Assemblies")))\n"
             }
             for assembly in job.created {
-                text += "    " + palette.added("+") + " \(assembly.id.prefix(12))  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes))\n"
-                text += fileLines(assembly.files.map { "+ \($0.path)" })
+                text += "    " + palette.added("+") + " \(assembly.id.prefix(12).printable)  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes))\n"
+                text += fileLines(assembly.files.map { "+ \($0.path.printable)" })
             }
             for change in job.changed {
-                text += "    " + palette.changed("~") + " \(change.old.id.prefix(12)) -> \(change.new.id.prefix(12))  \(plural(change.new.files.count, "file"))\n"
-                text += fileLines(change.addedFiles.map { "+ \($0.path)" } + change.removedFiles.map { "- \($0.path)" }
-                    + change.changedFiles.map { "~ \($0.path) (content changed)" })
+                text += "    " + palette.changed("~") + " \(change.old.id.prefix(12).printable) -> \(change.new.id.prefix(12).printable)  \(plural(change.new.files.count, "file"))\n"
+                text += fileLines(change.addedFiles.map { "+ \($0.path.printable)" } + change.removedFiles.map { "- \($0.path.printable)" }
+                    + change.changedFiles.map { "~ \($0.path.printable) (content changed)" })
             }
             for assembly in job.removed {
-                text += "    " + palette.removed("-") + " \(assembly.id.prefix(12))  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes))\n"
+                text += "    " + palette.removed("-") + " \(assembly.id.prefix(12).printable)  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes))\n"
             }
         }
         if diff.isEmpty { text += "No changes. Both plans create the same Assemblies.\n" } else { text += "\n" }
@@ -45,7 +45,7 @@ enum DiffRendering {
     }
 
     static func describe(_ change: ValueChange) -> String {
-        let path = change.path.joined(separator: ".")
+        let path = change.path.joined(separator: ".").printable
         switch (change.old, change.new) {
         case (nil, let new?): return "\(path): added \(new.serialized())"
         case (let old?, nil): return "\(path): removed (was \(old.serialized()))"

@@ -16,6 +16,23 @@ final class DiffCommandTests: XCTestCase {
         XCTAssertTrue(result.stdout.hasSuffix("Plan: 0 to create, 2 to change, 0 to remove, 0 unchanged.\n"), result.stdout)
     }
 
+    func testCraftedPlansPrintNoTerminalEscapes() async throws {
+        let project = try ProjectFixture()
+        let plan = project.directory.path + "/plan.json"
+        let outcome = await CLIHarness.run(["plan", project.manifest, "--out", plan])
+        XCTAssertEqual(outcome.status, 0)
+        // A plan file from a pull request: its job name sets the terminal's title, a path clears the screen.
+        var text = try String(contentsOfFile: plan, encoding: .utf8)
+        text = text.replacingOccurrences(of: #""job": "thumbs""#, with: #""job": "thumbs\u001b]0;pwned\u0007\u001b[31m""#)
+        text = text.replacingOccurrences(of: #""path": "images/a.jpg""#, with: #""path": "images/\u001b[2Ja.jpg""#)
+        let crafted = project.directory.path + "/crafted.json"
+        try text.write(toFile: crafted, atomically: true, encoding: .utf8)
+        let result = await CLIHarness.run(["diff", plan, crafted])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("+ job thumbs\u{FFFD}]0;pwned\u{FFFD}\u{FFFD}[31m (new)"), result.stdout)
+        XCTAssertFalse(result.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, result.stdout)
+    }
+
     func testSamePlanHasNoChanges() async throws {
         let project = try ProjectFixture()
         let plan = project.directory.path + "/plan.json"

@@ -92,9 +92,9 @@ struct DiffCommand: Command {
             ]).serialized(pretty: true) + "\n")
         } else {
             for assembly in process {
-                context.output.out("+ \(assembly.job) \(assembly.id.prefix(12))  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes)) to process\n")
+                context.output.out("+ \(assembly.job.printable) \(assembly.id.prefix(12))  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes)) to process\n")
             }
-            for entry in gone { context.output.out("- \(entry.job) \(entry.planID.prefix(12))  no longer in the plan\n") }
+            for entry in gone { context.output.out("- \(entry.job.printable) \(entry.planID.prefix(12).printable)  no longer in the plan\n") }
             context.output.out("Since the last run (\(workspace.resultsPath)): \(process.count) to process, \(cached) cached, \(gone.count) gone.\n")
         }
         return exitCode && !(process.isEmpty && gone.isEmpty) ? ExitCode.changes : ExitCode.success

@@ -61,7 +61,7 @@ struct StatusCommand: Command {
             context.output.out("No run recorded for \(manifest) (no run state in \(workspace.stateDirectory)).\n")
         } else {
             for row in rows {
-                context.output.out("\(row["plan_id"]?.stringValue?.prefix(12) ?? "")  \(row["assembly_id"]?.stringValue ?? "")  \(row["status"]?.stringValue ?? "")\n")
+                context.output.out("\(row["plan_id"]?.stringValue?.prefix(12) ?? "")  \(row["assembly_id"]?.stringValue ?? "")  \(row["status"]?.stringValue ?? "")".printable + "\n")
             }
             context.output.out("Results: \(workspace.resultsPath)\n")
         }
