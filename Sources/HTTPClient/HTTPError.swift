@@ -14,6 +14,8 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         case unwritableFile(path: String, code: Int32)
         /// Every address the server's name led to was refused by the request's `AddressPolicy`.
         case addressRefused(reason: String)
+        /// The request carries credentials to a URL that is not https (or http to the loopback host).
+        case insecureCredentials
         /// The request was cancelled.
         case cancelled
     }
@@ -40,6 +42,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         case .unreadableFile(let path, let code): "cannot read '\(path)': \(String(cString: strerror(code)))"
         case .unwritableFile(let path, let code): "cannot write '\(path)': \(String(cString: strerror(code)))"
         case .addressRefused(let reason): "refused to connect: \(reason)"
+        case .insecureCredentials: "not sent: it carries a bearer token, which goes only over https (or http to 127.0.0.1, localhost or [::1])"
         case .cancelled: "cancelled"
         }
     }

@@ -53,6 +53,10 @@ final class Transfer: @unchecked Sendable {
 
     /// Sets every option for the request; the error names a file that cannot be opened.
     func configure(trust: TLSTrust) throws(HTTPError) {
+        // Credentials go only where they cannot be read on the way: checked on the host libcurl will connect to.
+        if request.headers.contains(where: { $0.name.lowercased() == "authorization" }), !CurlURL.allowsSecrets(request.url) {
+            throw HTTPError(.insecureCredentials, request: request.summary)
+        }
         let context = Unmanaged.passUnretained(self).toOpaque()
         ccurl_setopt_string(handle, CURLOPT_URL, request.url)
         ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
