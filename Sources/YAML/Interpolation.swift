@@ -79,6 +79,31 @@ public enum Interpolation {
         return .text(output)
     }
 
+    /// The environment variables `text` refers to (`${NAME}` and `${NAME:-default}`), in order;
+    /// Assembly placeholders, expressions and `$$` escapes are not references.
+    public static func referencedVariables(in text: String) -> [String] {
+        guard text.contains("${") else { return [] }
+        var names: [String] = []
+        var rest = Substring(text)
+        while let dollar = rest.firstIndex(of: "$") {
+            let next = rest.index(after: dollar)
+            guard next < rest.endIndex else { break }
+            if rest[next] == "$" {
+                rest = rest[rest.index(after: next)...]
+                continue
+            }
+            guard rest[next] == "{", let close = rest[next...].firstIndex(of: "}") else {
+                rest = rest[next...]
+                continue
+            }
+            let body = rest[rest.index(after: next)..<close]
+            let name = String(body.range(of: ":-").map { body[..<$0.lowerBound] } ?? body)
+            if isVariableName(name) { names.append(name) }
+            rest = rest[rest.index(after: close)...]
+        }
+        return names
+    }
+
     /// Transloadit's Assembly variables whose names have no dot.
     public static let undottedAssemblyVariables: Set<String> = ["unique_prefix", "unique_original_prefix"]
 

@@ -15,6 +15,14 @@ public final class NodeDecoder {
     /// caller that needs those values later (credentials at run time).
     public private(set) var deferred: [Diagnostic] = []
 
+    /// Variables that hold credentials (the Auth Secret, signer tokens): referred to anywhere but
+    /// inside `readingCredential`, they are an error that never shows their value, so a secret
+    /// cannot end up in a plan, results, a URL or a message.
+    public var credentialVariables: Set<String> = []
+    /// Where credentials go, for the error's hint.
+    public var credentialPlaces = "auth.signer.token"
+    private var readingCredentials = false
+
     /// The document's text, to point at the exact column of a `${VAR}` inside a value.
     public let sources: SourceStore
 
@@ -38,6 +46,14 @@ public final class NodeDecoder {
         return body()
     }
 
+    /// Runs `body` reading a value where credentials belong: credential variables may be used.
+    public func readingCredential<T>(_ body: () -> T) -> T {
+        let previous = readingCredentials
+        readingCredentials = true
+        defer { readingCredentials = previous }
+        return body()
+    }
+
     /// A scalar's interpolated, resolved value; `nil` (after reporting) when it cannot be had.
     public func resolve(_ node: Node) -> ResolvedScalar? {
         guard let scalar = node.scalar, let text = interpolatedText(node) else { return nil }
@@ -47,6 +63,14 @@ public final class NodeDecoder {
     /// A scalar's text with environment references replaced; `nil` (after reporting) on failure.
     public func interpolatedText(_ node: Node) -> String? {
         guard let scalar = node.scalar else { return nil }
+        if !readingCredentials, !credentialVariables.isEmpty,
+           let name = Interpolation.referencedVariables(in: scalar.text).first(where: credentialVariables.contains) {
+            report(.error(
+                "\(domain).credential-variable", "'${\(name)}' holds a credential, which may only be used in \(credentialPlaces)",
+                at: location(of: "${" + name, in: node),
+                hint: "a credential here would be written into plans, results, URLs or messages; remove it"))
+            return nil
+        }
         switch Interpolation.expand(scalar.text, environment: environment) {
         case .text(let text):
             return text

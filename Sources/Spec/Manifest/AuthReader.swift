@@ -9,6 +9,29 @@ struct AuthReader {
     let decoder: NodeDecoder
     let requiresCredentials: Bool
 
+    /// Variables that always hold credentials: the Auth Secret and GitHub's identity-token request token.
+    static let credentialVariables: Set<String> = ["TRANSLOADIT_SECRET", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"]
+
+    /// The variables a manifest's tree names as credentials: those above, the signer token's
+    /// variables, the variable of an identity token, and `secret_env`. Read before anything is
+    /// decoded, so no other value can use them whatever order the manifest is written in.
+    static func credentialVariables(in root: Node) -> Set<String> {
+        var names = credentialVariables
+        let signer = root.pairs?.first { $0.keyText == "auth" }?.value.pairs?.first { $0.keyText == "signer" }?.value.pairs ?? []
+        for pair in signer {
+            switch pair.keyText {
+            case "token":
+                if let text = pair.value.scalar?.text { names.formUnion(Interpolation.referencedVariables(in: text)) }
+                if let variable = pair.value.pairs?.first(where: { $0.keyText == "variable" })?.value.scalar?.text { names.insert(variable) }
+            case "secret_env":
+                if let variable = pair.value.scalar?.text { names.insert(variable) }
+            default:
+                break
+            }
+        }
+        return names
+    }
+
     func read(_ node: Node) -> AuthSettings? {
         if let pairs = node.pairs {
             for pair in pairs where pair.keyText.lowercased().contains("secret") {
@@ -93,7 +116,7 @@ struct AuthReader {
     /// `{oidc: github, audience: AUD}`, `{oidc: gitlab, variable: NAME}`, `{oidc: env, variable: NAME}`.
     private func readToken(_ node: Node) -> SignerToken? {
         guard node.pairs != nil else {
-            return credential { decoder.nonEmptyString(node, what: "'auth.signer.token'") }.map { .value($0.value) }
+            return credential { decoder.readingCredential { decoder.nonEmptyString(node, what: "'auth.signer.token'") } }.map { .value($0.value) }
         }
         guard let fields = decoder.fields(node, what: "'auth.signer.token'", allowed: ["oidc", "audience", "variable"], required: ["oidc"]),
               let kindNode = fields["oidc"], let kind = decoder.nonEmptyString(kindNode, what: "'auth.signer.token.oidc'") else { return nil }

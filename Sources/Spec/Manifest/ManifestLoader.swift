@@ -35,6 +35,7 @@ public struct ManifestLoader: Sendable {
                 hint: "start with 'version: 1' and an 'assemblies:' mapping; see examples/")], sources: sources)
         }
         let decoder = NodeDecoder(environment: environment, sources: sources)
+        decoder.credentialVariables = AuthReader.credentialVariables(in: root)
         let directory = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL.path
         var reader = ManifestReader(decoder: decoder, file: file, directory: directory, requiresCredentials: requiresCredentials)
         let manifest = reader.read(root)

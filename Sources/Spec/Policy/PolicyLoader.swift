@@ -31,6 +31,8 @@ public struct PolicyLoader: Sendable {
         guard document.diagnostics.isEmpty else { return Loaded(value: nil, diagnostics: document.diagnostics, sources: sources) }
         let root = document.root
         let decoder = NodeDecoder(environment: environment, domain: "policy", sources: sources)
+        decoder.credentialVariables = AuthReader.credentialVariables
+        decoder.credentialPlaces = "the signer's own configuration, never a policy"
         guard let root else {
             decoder.report(.error("policy.empty", "the policy is empty", at: SourceLocation(file: file, line: 1, column: 1),
                                   hint: "start with 'version: 1' and a 'robots:' mapping"))

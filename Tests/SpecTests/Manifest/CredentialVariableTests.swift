@@ -1,0 +1,67 @@
+import Basics
+import Spec
+import XCTest
+
+/// Variables that hold credentials are used where credentials go, and nowhere else: a secret
+/// elsewhere would be written into plans, results, URLs and messages.
+final class CredentialVariableTests: XCTestCase {
+    private let environment = ["TRANSLOADIT_SECRET": "s3cret-value", "SIGNER_TOKEN": "t0ken-value", "TRANSLOADIT_KEY": "key", "ID": "jwt-value"]
+
+    private func decode(_ text: String) -> Loaded<Manifest> {
+        ManifestLoader(environment: environment).decode(Data(text.utf8), file: "m.yml")
+    }
+
+    func testTheSecretAndTheSignerTokenAreRefusedOutsideTheirPlace() {
+        let loaded = decode("""
+            version: 1
+            endpoint: https://api.example.com/${TRANSLOADIT_SECRET}
+            auth:
+              key: ${TRANSLOADIT_KEY}
+              signer: {url: "https://signer.example.com/sign", token: "${SIGNER_TOKEN}"}
+            assemblies:
+              thumbs:
+                inputs: ["images/${SIGNER_TOKEN}/*.png"]
+                fields: {leak: "${TRANSLOADIT_SECRET:-none}"}
+                steps:
+                  thumb: {robot: /image/resize, use: ":original", width: 10, text: "x ${SIGNER_TOKEN}"}
+            """)
+        XCTAssertNil(loaded.value)
+        let refused = loaded.diagnostics.filter { $0.id == "manifest.credential-variable" }.sorted { ($0.location?.line ?? 0) < ($1.location?.line ?? 0) }
+        XCTAssertEqual(refused.map(\.location?.line), [2, 8, 9, 11], "\(loaded.diagnostics)")
+        XCTAssertEqual(refused.map(\.location?.column), [35, 22, 21, 75], "at the '${' of each")
+        let everything = loaded.diagnostics.map { "\($0.message) \($0.hint ?? "") \($0.notes)" }.joined()
+        XCTAssertFalse(everything.contains("s3cret-value"))
+        XCTAssertFalse(everything.contains("t0ken-value"))
+    }
+
+    func testCredentialsWhereTheyBelongStillWork() throws {
+        let manifest = try XCTUnwrap(decode("""
+            version: 1
+            auth:
+              key: ${TRANSLOADIT_KEY}
+              signer: {url: "https://signer.example.com/sign", token: "${SIGNER_TOKEN}"}
+            assemblies:
+              thumbs:
+                inputs: ["images/*.png"]
+                steps:
+                  thumb: {robot: /image/resize, use: ":original", width: 10}
+            """).value)
+        XCTAssertEqual(manifest.auth.key?.value, "key")
+    }
+
+    func testAnIdentityTokenVariableIsACredentialToo() {
+        let loaded = decode("""
+            version: 1
+            auth:
+              key: k
+              signer: {url: "https://signer.example.com/sign", token: {oidc: env, variable: ID}}
+            assemblies:
+              thumbs:
+                inputs: ["images/*.png"]
+                fields: {who: "${ID}"}
+                steps:
+                  thumb: {robot: /image/resize, use: ":original", width: 10}
+            """)
+        XCTAssertEqual(loaded.diagnostics.filter { $0.id == "manifest.credential-variable" }.map(\.location?.line), [8])
+    }
+}
