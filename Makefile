@@ -2,15 +2,18 @@
 SWIFT ?= swift
 EXAMPLE ?= examples/site/pipeline.yml
 
-.PHONY: setup build demo test bench fuzz clean install install-files uninstall
+.PHONY: setup build demo test bench fuzz clean install install-files uninstall dist dist-check
 
 # Where `make install` puts things; DESTDIR for packaging.
 PREFIX ?= /usr/local
 DESTDIR ?=
 PIPELINE_BIN ?= .build/release/pipeline
+# zsh's folder below PREFIX: site-functions is on zsh's path for /usr/local; the .deb uses
+# Debian's share/zsh/vendor-completions.
+ZSH_COMPLETIONS ?= share/zsh/site-functions
 ROOT = $(DESTDIR)$(PREFIX)
 INSTALLED = $(ROOT)/bin/pipeline $(ROOT)/share/man/man1/pipeline.1 \
-	$(ROOT)/share/bash-completion/completions/pipeline $(ROOT)/share/zsh/site-functions/_pipeline \
+	$(ROOT)/share/bash-completion/completions/pipeline $(ROOT)/$(ZSH_COMPLETIONS)/_pipeline \
 	$(ROOT)/share/fish/vendor_completions.d/pipeline.fish
 
 setup:
@@ -41,17 +44,25 @@ install: setup
 
 install-files:
 	install -d $(ROOT)/bin $(ROOT)/share/man/man1 $(ROOT)/share/bash-completion/completions \
-		$(ROOT)/share/zsh/site-functions $(ROOT)/share/fish/vendor_completions.d $(ROOT)/share/pipeline/schemas
+		$(ROOT)/$(ZSH_COMPLETIONS) $(ROOT)/share/fish/vendor_completions.d $(ROOT)/share/pipeline/schemas
 	install -m 755 $(PIPELINE_BIN) $(ROOT)/bin/pipeline
 	$(PIPELINE_BIN) help --man > $(ROOT)/share/man/man1/pipeline.1
 	$(PIPELINE_BIN) completions bash > $(ROOT)/share/bash-completion/completions/pipeline
-	$(PIPELINE_BIN) completions zsh > $(ROOT)/share/zsh/site-functions/_pipeline
+	$(PIPELINE_BIN) completions zsh > $(ROOT)/$(ZSH_COMPLETIONS)/_pipeline
 	$(PIPELINE_BIN) completions fish > $(ROOT)/share/fish/vendor_completions.d/pipeline.fish
 	install -m 644 schemas/*.json $(ROOT)/share/pipeline/schemas/
+
+# dist/: the tarball and the .deb of the release binary (Swift's libraries linked in), with SHA256SUMS.
+dist: setup
+	scripts/dist.sh
+
+# Installs dist/'s packages on a fresh Debian 12 (a debootstrapped chroot) and runs them there.
+dist-check: dist
+	scripts/dist-check.sh
 
 uninstall:
 	rm -f $(INSTALLED)
 	rm -rf $(ROOT)/share/pipeline
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-dist dist
