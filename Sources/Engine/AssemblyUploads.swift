@@ -28,6 +28,14 @@ struct AssemblyUploads: Sendable {
         }
     }
 
+    /// Whether an upload with `metadata` is for an Assembly of this engine that is still
+    /// uploading and expects it: a file it has room for, or a retry of one not finished.
+    func accepts(_ metadata: [String: String]) -> Bool {
+        guard let id = Self.assemblyID(metadata), let record = assemblies.get(id), record.ok == AssemblyStatusCode.uploading else { return false }
+        let retry = record.tusLinks.contains { !$0.finished && $0.fieldname == (metadata["fieldname"] ?? "file") && $0.filename == (metadata["filename"] ?? "") }
+        return retry || record.tusLinks.count < record.expectedTusUploads
+    }
+
     func finished(_ upload: TusUploadRecord) {
         guard let id = Self.assemblyID(upload.metadata), let current = assemblies.get(id),
               current.tusLinks.contains(where: { $0.uploadID == upload.id && !$0.finished }) else { return }

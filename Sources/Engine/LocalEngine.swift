@@ -68,9 +68,10 @@ public final class LocalEngine: Sendable {
         executor = AssemblyExecutor(store: assemblies, resultsDirectory: data + "/results", limits: configuration.robotLimits)
         let links = AssemblyUploads(assemblies: assemblies, uploads: uploads, executor: executor)
         let executor = self.executor
-        let tus = TusEndpoint(
+        var tus = TusEndpoint(
             store: uploads, basePath: Self.tusPath, maxSize: configuration.maxUploadSize, lifetime: configuration.uploadLifetime, space: space,
             onCreated: { links.created($0) }, onFinished: { links.finished($0) })
+        if configuration.credentials != nil { tus.admits = { links.accepts($0) } }
         let auth = configuration.credentials.map { AssemblyAuth(key: $0.key, secret: $0.secret, ledger: SignatureLedger(path: data + "/signatures.log")) }
         let templateStore = try TemplateStore(directory: data + "/templates")
         let api = AssemblyAPI(

@@ -15,6 +15,9 @@ struct TusEndpoint: Sendable {
     let maxSize: Int64
     let lifetime: TimeInterval
     let space: DiskSpace
+    /// When set, a creation whose metadata this refuses is answered 403 (an engine with an Auth
+    /// Key takes uploads only for its own Assemblies, so no one can fill its disk without one).
+    var admits: (@Sendable ([String: String]) -> Bool)? = nil
     /// Called when an upload is created.
     let onCreated: @Sendable (TusUploadRecord) -> Void
     /// Called once an upload has all its bytes.
@@ -52,6 +55,9 @@ struct TusEndpoint: Sendable {
         if let length, length > maxSize { return .respond(answer(413, "the upload is larger than Tus-Max-Size (\(maxSize) bytes)")) }
         guard let metadata = TusProtocol.parseMetadata(head.headers["Upload-Metadata"]) else {
             return .respond(answer(400, "Upload-Metadata must be comma-separated 'key base64value' pairs"))
+        }
+        if let admits, !admits(metadata) {
+            return .respond(answer(403, "this engine takes uploads only for its Assemblies: name one that is still uploading and expects more files in the 'assembly_url' metadata"))
         }
         let now = Date()
         let record = TusUploadRecord(

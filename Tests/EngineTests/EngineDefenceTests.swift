@@ -45,6 +45,39 @@ final class EngineDefenceTests: XCTestCase {
         XCTAssertEqual(storedFiles(server).filter { $0.hasPrefix("incoming") }, [])
     }
 
+    func testAKeyedEngineTakesTusUploadsOnlyForItsUploadingAssemblies() async throws {
+        let server = try EngineTestServer(credentials: ("k", "s"))
+        defer { server.stop() }
+        let http = HTTPClient()
+        func create(_ metadata: [String: String]) async throws -> Int {
+            var headers: [(name: String, value: String)] = [("Tus-Resumable", "1.0.0"), ("Upload-Length", "4")]
+            if !metadata.isEmpty { headers.append(("Upload-Metadata", TusProtocol.encodeMetadata(metadata))) }
+            return try await http.send(HTTPRequest(method: "POST", url: server.endpoint, headers: headers)).status
+        }
+        let base = "http://127.0.0.1:\(server.port)/assemblies/"
+        let status1 = try await create([:])
+        XCTAssertEqual(status1, 403, "no Assembly named")
+        let status2 = try await create(["assembly_url": base + "0123456789abcdef0123456789abcdef"])
+        XCTAssertEqual(status2, 403, "no such Assembly")
+        let client = EngineClient(server: server, credentials: ("k", "s"))
+        let created = try await client.create(steps: hashStep, expectedUploads: 1)
+        XCTAssertEqual(created.status, 200, created.body.serialized())
+        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
+        let status3 = try await create(["assembly_url": base + id, "fieldname": "file", "filename": "a.bin"])
+        XCTAssertEqual(status3, 201)
+        let status4 = try await create(["assembly_url": base + id, "fieldname": "file", "filename": "a.bin"])
+        XCTAssertEqual(status4, 201, "a retried creation of the same file")
+        let status5 = try await create(["assembly_url": base + id, "fieldname": "other", "filename": "b.bin"])
+        XCTAssertEqual(status5, 403, "more files than expected")
+        XCTAssertEqual(server.createdUploads(), 2, "refused creations store nothing")
+        // A finished Assembly takes nothing more.
+        let done = try await client.create(steps: hashStep)
+        let finished = try await client.wait(try XCTUnwrap(done.body["assembly_id"]?.stringValue))
+        XCTAssertEqual(finished["ok"], .string("ASSEMBLY_COMPLETED"))
+        let status6 = try await create(["assembly_url": base + (done.body["assembly_id"]?.stringValue ?? "")])
+        XCTAssertEqual(status6, 403)
+    }
+
     func testLeftoversInIncomingAreSweptAtStart() throws {
         let data = try TemporaryDirectory(prefix: "engine-sweep")
         defer { data.remove() }
