@@ -18,7 +18,7 @@ enum BodyChecksum {
 /// that arrived before a dropped connection are kept, unless a checksum was announced, which
 /// only a complete body can satisfy. On close, the record is saved and the upload's claim dropped.
 final class TusBodySink: BodySink, @unchecked Sendable {
-    enum Outcome: Equatable { case pending, stored, checksumMismatch, checksumMissing, failed }
+    enum Outcome: Equatable { case pending, stored, checksumMismatch, checksumMissing, unexpectedTrailer, failed }
 
     private let store: UploadStore
     private let lock = NSLock()
@@ -93,13 +93,16 @@ final class TusBodySink: BodySink, @unchecked Sendable {
 
     /// Whether a complete body passes its checksum.
     private func verdict(trailers: HTTPHeaders) -> Outcome {
+        let trailed = trailers.values("Upload-Checksum")
         switch checksum {
         case .none:
-            return .stored
+            return trailed.isEmpty ? .stored : .unexpectedTrailer
         case .header(_, let expected):
+            guard trailed.isEmpty else { return .unexpectedTrailer }
             return Data(digest?.finish() ?? []) == expected ? .stored : .checksumMismatch
         case .trailer:
-            guard let (algorithm, expected) = trailers["Upload-Checksum"].flatMap(TusProtocol.parseChecksum) else { return .checksumMissing }
+            guard trailed.count <= 1 else { return .unexpectedTrailer }
+            guard let (algorithm, expected) = trailed.first.flatMap(TusProtocol.parseChecksum) else { return .checksumMissing }
             let actual = algorithm == .crc32 ? digest?.finish() : storedDigest(algorithm)
             return actual.map { Data($0) } == expected ? .stored : .checksumMismatch
         }

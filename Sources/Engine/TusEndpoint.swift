@@ -9,6 +9,9 @@ struct TusEndpoint: Sendable {
     static let extensions = "creation,creation-with-upload,creation-defer-length,termination,expiration,checksum,checksum-trailer"
     static let checksumAlgorithms = "crc32,sha1,sha256,md5"
 
+    /// Headers a tus request has at most once: never "the first one wins".
+    static let singleHeaders = ["Tus-Resumable", "Upload-Offset", "Upload-Length", "Upload-Defer-Length", "Upload-Checksum", "Upload-Metadata", "Content-Type", "Trailer"]
+
     let store: UploadStore
     /// The path uploads are created at, such as `/resumable/files/`.
     let basePath: String
@@ -30,6 +33,9 @@ struct TusEndpoint: Sendable {
                 ("Tus-Resumable", TusProtocol.version), ("Tus-Version", TusProtocol.version), ("Tus-Extension", Self.extensions),
                 ("Tus-Checksum-Algorithm", Self.checksumAlgorithms), ("Tus-Max-Size", String(maxSize)),
             ]))
+        }
+        if let repeated = Self.singleHeaders.first(where: { head.headers.values($0).count > 1 }) {
+            return .respond(answer(400, "\(repeated) is sent more than once; send it once"))
         }
         guard head.headers["Tus-Resumable"] == TusProtocol.version else {
             return .respond(answer(412, "Tus-Resumable must be \(TusProtocol.version)", extra: [("Tus-Version", TusProtocol.version)]))
@@ -140,6 +146,7 @@ struct TusEndpoint: Sendable {
         switch sink.outcome {
         case .checksumMismatch: answer(460, "the checksum does not match the body", extra: extra)
         case .checksumMissing: answer(400, "the announced Upload-Checksum trailer is missing or malformed; " + Self.checksumFormat, extra: extra)
+        case .unexpectedTrailer: answer(400, "an Upload-Checksum trailer comes once, only when 'Trailer: Upload-Checksum' announced it and no Upload-Checksum header was sent", extra: extra)
         case .failed: answer(500, "the upload could not be stored", extra: extra)
         case .pending, .stored: success
         }

@@ -25,7 +25,15 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         server.deadline.headersArrived(connection)
         let (head, acceptedHost) = server.head(
             connection: connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "GET")
-        let plan = acceptedHost ? server.handler.plan(head) : .respond(.json(421, #"{"error":"MISDIRECTED_REQUEST","message":"this server does not answer for that Host; use its address, or start it with --public-url"}"#))
+        let plan: RequestPlan
+        if let problem = RequestFraming.problem(head.headers) {
+            // Answered before the body is read, which closes the connection: nothing after this head is a request.
+            plan = .respond(.text(400, problem, headers: [("Connection", "close")]))
+        } else if acceptedHost {
+            plan = server.handler.plan(head)
+        } else {
+            plan = .respond(.json(421, #"{"error":"MISDIRECTED_REQUEST","message":"this server does not answer for that Host; use its address, or start it with --public-url"}"#))
+        }
         let request = RequestContext(head: head, plan: plan, connection: connection)
         state.pointee = Unmanaged.passRetained(request).toOpaque()
         if request.hasBody, let early = request.earlyResponse {

@@ -15,6 +15,11 @@ public struct HTTPHeaders: Sendable {
         fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
+    /// Every value of the fields named `name`, ignoring case, in order.
+    public func values(_ name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+    }
+
     /// Parses one raw header line (`Name: value`); other lines are ignored.
     public mutating func parse(line: String) {
         guard let colon = line.firstIndex(of: ":") else { return }
