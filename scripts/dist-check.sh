@@ -8,6 +8,8 @@
 #            Recommends from the mirror), then --version, the linked libraries against Depends,
 #            Installed-Size, `pipeline init` and `pipeline run` of what it wrote (images and
 #            media), `pipeline serve` with a tus upload to it, and `dpkg -r` (every file gone);
+#            action.yml and the workflow init wrote checked against GitHub's schemas
+#            (check-jsonschema), and the action's install and plan/run steps run there;
 #   tarball  only the .deb's Depends installed with apt-get, the tarball unpacked: --version,
 #            init, plan, serve with a tus upload; then the engine's tools and a run.
 # Downloaded packages are kept in the cache too, so a second run needs the mirror only for the
@@ -348,6 +350,14 @@ timing="$(in_root "$root" 'TIMEFORMAT=%R; for i in 1 2 3 4 5; do { time pipeline
 check_init_and_run "$root" pipeline deb images
 check_init_and_run "$root" pipeline deb media
 check_serve "$root" /usr/bin/pipeline deb
+# The GitHub Action and the workflow init wrote: valid for GitHub's schemas, and the workflow
+# installs pipeline with the action in both of its jobs.
+jsonschema=.venv/bin/check-jsonschema
+workflow="$root/home/check/images/.github/workflows/pipeline.yml"
+check "action.yml is a valid GitHub Action" "$jsonschema" --builtin-schema vendor.github-actions action.yml
+check "the workflow init wrote is a valid GitHub workflow" "$jsonschema" --builtin-schema vendor.github-workflows "$workflow"
+check "the workflow installs pipeline with the action in both jobs" \
+    bash -c "grep -cE '^      - uses: [A-Za-z0-9_.-]+/pipeline@v[0-9]+\$' '$workflow' | tee /dev/stderr | grep -qx 2"
 in_root "$root" "dpkg -L pipeline" >"$root/tmp/pipeline.files" 2>/dev/null
 check "deb: dpkg -r pipeline" in_root "$root" "dpkg -r pipeline"
 check "deb: no file of the package is left" script_in "$root" <<'EOF'
@@ -358,6 +368,20 @@ while read -r path; do
 done </tmp/pipeline.files
 [ "$(wc -l </tmp/pipeline.files)" -gt 10 ] && [ "$left" -eq 0 ]
 EOF
+# The action's own steps on this system: install from the .deb by path, then plan with the
+# Markdown summary (what the workflow's jobs do on a runner).
+mkdir -p "$root/home/check/action/scripts"
+cp action.yml "$root/home/check/action/"
+cp scripts/action-install.sh scripts/action-command.sh "$root/home/check/action/scripts/"
+check "action: its install step installs the .deb and reports the version" in_root "$root" \
+    "RUNNER_TEMP=/tmp GITHUB_OUTPUT=/tmp/output PIPELINE_DEB_URL=/home/check/$(basename "$deb") PIPELINE_ENGINE_TOOLS=false \
+        action/scripts/action-install.sh; grep -x 'version=$version' /tmp/output; command -v pipeline"
+check "action: its plan step writes the plan as Markdown to the step summary" in_root "$root" \
+    "cd images; GITHUB_STEP_SUMMARY=/tmp/summary PIPELINE_COMMAND=plan ../action/scripts/action-command.sh >/dev/null
+        cat /tmp/summary; grep -q '^### Plan for' /tmp/summary; grep -q '^| job |' /tmp/summary"
+check "action: its run step runs the manifest after the summary" in_root "$root" \
+    "cd images; GITHUB_STEP_SUMMARY=/tmp/summary PIPELINE_COMMAND=run ../action/scripts/action-command.sh
+        [ \$(grep -c '^### Plan for' /tmp/summary) -eq 2 ]"
 release_root "$root"
 
 # ---- the tarball

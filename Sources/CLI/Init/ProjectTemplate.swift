@@ -178,10 +178,13 @@ struct ProjectTemplate {
 
     static let workflow = """
         # Plans every pull request (the plan goes to the job's summary) and runs the manifest on main.
-        # pipeline must be on the runner's PATH: add the step that installs it (`make install` from its
-        # source) where marked. For the hosted service, remove `endpoint: local` from pipeline.yml and
-        # add TRANSLOADIT_KEY as a variable and TRANSLOADIT_SECRET as a secret (or use a signer with an
-        # identity token and no secret at all; see the README).
+        # The pipeline action puts pipeline on the runner's PATH (example/pipeline stands for the
+        # repository pipeline comes from): it builds the action's own source, or, much faster, installs
+        # a release's .deb given as `deb-url` (with its `sha256` from the release's SHA256SUMS). For the
+        # hosted service, remove `endpoint: local` from pipeline.yml, set `engine-tools: false` (the
+        # local engine's tools are not needed then), and add TRANSLOADIT_KEY as a variable and
+        # TRANSLOADIT_SECRET as a secret (or use a signer with an identity token and no secret at all;
+        # see the README).
         name: pipeline
         on:
           pull_request:
@@ -195,7 +198,9 @@ struct ProjectTemplate {
             runs-on: ubuntu-latest
             steps:
               - uses: actions/checkout@v4
-              # - install pipeline here
+              # Planning needs the runner only, not the local engine's tools.
+              - uses: example/pipeline@v1
+                with: {engine-tools: false}
               # The last run on main, so the plan says what is new since (read only).
               - uses: actions/cache/restore@v4
                 with:
@@ -211,7 +216,7 @@ struct ProjectTemplate {
             runs-on: ubuntu-latest
             steps:
               - uses: actions/checkout@v4
-              # - install pipeline here
+              - uses: example/pipeline@v1
               # Runs are incremental: what the last run completed is not processed again.
               - uses: actions/cache@v4
                 with:
