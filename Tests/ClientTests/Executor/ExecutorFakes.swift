@@ -57,7 +57,7 @@ final class ScriptedService: AssemblyService {
     }
 
     /// A status as the API sends it.
-    static func status(_ ok: String, id: String = "a1", uploads: Int = 0) -> Answer {
+    static func status(_ ok: String, id: String = "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1", uploads: Int = 0) -> Answer {
         .state(.object([
             "ok": .string(ok), "assembly_id": .string(id), "assembly_ssl_url": .string("https://api.test/assemblies/" + id),
             "tus_url": .string("https://api.test/resumable/files/"),

@@ -82,7 +82,7 @@ final class ExecutorLogicTests: XCTestCase {
         let service = ScriptedService(creates: [uploading], statuses: Array(repeating: uploading, count: 200))
         let results = try await run(service, clock: clock)
         XCTAssertEqual(results.assemblies.first?.status, "ASSEMBLY_UPLOADS_MISSING")
-        XCTAssertEqual(results.assemblies.first?.assemblyID, "a1", "the failed Assembly keeps its id")
+        XCTAssertEqual(results.assemblies.first?.assemblyID, "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1", "the failed Assembly keeps its id")
     }
 
     func testTheRunsTimeoutEndsPolling() async throws {
