@@ -36,7 +36,8 @@ built="$("${build[@]}" --show-bin-path)/pipeline"
 
 # The binary must not need the toolchain: no Swift library, no run path, nothing resolved from
 # the toolchain's folders.
-toolchain="$(dirname "$(dirname "$(readlink -f "$(command -v "$SWIFT")")")")"
+# The toolchain's shared Swift libraries: /opt/swift/usr/lib/swift here, /usr/lib/swift in Swift's images.
+swift_libraries="$(dirname "$(dirname "$(readlink -f "$(command -v "$SWIFT")")")")/lib/swift"
 needed="$(readelf -d "$built" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')"
 if grep -E '^lib(swift|Foundation|dispatch|BlocksRuntime|_FoundationICU)' <<<"$needed"; then
     fail "the binary links a Swift library (above)"
@@ -44,7 +45,7 @@ fi
 if readelf -d "$built" | grep -E '\((RPATH|RUNPATH)\)'; then
     fail "the binary has a run path (above)"
 fi
-if ldd "$built" | grep -E "not found|$toolchain/|=> /opt/"; then
+if ldd "$built" | grep -E "not found|=> $swift_libraries/|=> /opt/"; then
     fail "the binary resolves libraries from the toolchain or not at all (above)"
 fi
 
