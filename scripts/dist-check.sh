@@ -36,12 +36,19 @@ serve_pid=""
 pass() { echo "PASS: $*"; passed=$((passed + 1)); }
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 # check DESCRIPTION COMMAND...: PASS or FAIL by the command's status; its output goes to the log
-# (and the end of it to the screen on failure). The command's standard input is check's.
+# (and the end of it to the screen on failure). The command's standard input is check's (a
+# terminal excepted). It runs in the background so that a signal is handled at once: the exit
+# trap stops it (step_pid) before unmounting.
+step_pid=""
 check() {
-    local what="$1" out
+    local what="$1" out status=0
     shift
     out="$(mktemp)"
-    if "$@" >"$out" 2>&1; then
+    if [ -t 0 ]; then "$@" </dev/null >"$out" 2>&1 & else "$@" <&0 >"$out" 2>&1 & fi
+    step_pid=$!
+    wait "$step_pid" || status=$?
+    step_pid=""
+    if [ "$status" -eq 0 ]; then
         pass "$what"
     else
         fail "$what"
@@ -90,11 +97,22 @@ release_root() {
     fi
     rm -rf --one-file-system "$root"
 }
+# A process and everything it started, by process id, deepest first.
+process_tree() {
+    local child
+    for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do process_tree "$child"; done
+    echo "$1"
+}
+stop_tree() {
+    local pids
+    pids="$(process_tree "$1")"
+    # shellcheck disable=SC2086
+    kill -TERM $pids 2>/dev/null
+    wait "$1" 2>/dev/null
+}
 cleanup() {
-    if [ -n "$serve_pid" ]; then
-        kill "$serve_pid" 2>/dev/null
-        wait "$serve_pid" 2>/dev/null
-    fi
+    if [ -n "$step_pid" ]; then stop_tree "$step_pid"; fi
+    if [ -n "$serve_pid" ]; then stop_tree "$serve_pid"; fi
     local root
     for root in "${roots[@]}"; do release_root "$root"; done
 }
