@@ -16,7 +16,7 @@
 # package lists. Prints PASS/FAIL lines, ends with "dist-check: N passed, N failed" and exits
 # non-zero when anything failed. Needs root (debootstrap, chroot); run it with sudo otherwise.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 dist="${DIST_DIR:-dist}"
 cache="${DIST_CHECK_CACHE:-/var/cache/pipeline-dist-check}"
