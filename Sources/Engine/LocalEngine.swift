@@ -23,6 +23,9 @@ public final class LocalEngine: Sendable {
         public var reservedSpace: Int64 = 16 << 20
         /// What robots take: media duration and image size.
         public var robotLimits = RobotLimits()
+        /// Offer tus `checksum-trailer` to every client, not only to those that reach the engine
+        /// directly: for a proxy in front that passes chunked bodies through unbuffered.
+        public var trailersBehindProxy = false
         /// When another engine uses the data folder: nil fails at once; otherwise this is called and
         /// the engine waits its turn (commands sharing a project's embedded engine).
         public var whileWaitingForTheFolder: (@Sendable () -> Void)?
@@ -72,6 +75,7 @@ public final class LocalEngine: Sendable {
             store: uploads, basePath: Self.tusPath, maxSize: configuration.maxUploadSize, lifetime: configuration.uploadLifetime, space: space,
             onCreated: { links.created($0) }, onFinished: { links.finished($0) })
         if configuration.credentials != nil { tus.admits = { links.accepts($0) } }
+        tus.trailersBehindProxy = configuration.trailersBehindProxy
         let auth = configuration.credentials.map { AssemblyAuth(key: $0.key, secret: $0.secret, ledger: SignatureLedger(path: data + "/signatures.log")) }
         let templateStore = try TemplateStore(directory: data + "/templates")
         let api = AssemblyAPI(

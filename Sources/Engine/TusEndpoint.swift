@@ -21,6 +21,8 @@ struct TusEndpoint: Sendable {
     /// When set, a creation whose metadata this refuses is answered 403 (an engine with an Auth
     /// Key takes uploads only for its own Assemblies, so no one can fill its disk without one).
     var admits: (@Sendable ([String: String]) -> Bool)? = nil
+    /// Offer `checksum-trailer` to clients behind a proxy too (see `LocalEngine.Configuration`).
+    var trailersBehindProxy = false
     /// Called when an upload is created.
     let onCreated: @Sendable (TusUploadRecord) -> Void
     /// Called once an upload has all its bytes.
@@ -29,8 +31,11 @@ struct TusEndpoint: Sendable {
     func plan(_ head: RequestHead) -> RequestPlan {
         let id = String(head.path.dropFirst(basePath.count))
         if head.method == "OPTIONS" {
+            // Trailers are offered only to a client that reaches this server directly: a proxy
+            // that buffers chunked bodies (nginx by default) drops them on the way.
+            let extensions = head.isDirect || trailersBehindProxy ? Self.extensions : Self.extensions.replacingOccurrences(of: ",checksum-trailer", with: "")
             return .respond(ServerResponse(status: 204, headers: [
-                ("Tus-Resumable", TusProtocol.version), ("Tus-Version", TusProtocol.version), ("Tus-Extension", Self.extensions),
+                ("Tus-Resumable", TusProtocol.version), ("Tus-Version", TusProtocol.version), ("Tus-Extension", extensions),
                 ("Tus-Checksum-Algorithm", Self.checksumAlgorithms), ("Tus-Max-Size", String(maxSize)),
             ]))
         }
@@ -74,6 +79,7 @@ struct TusEndpoint: Sendable {
             return .respond(answer(415, "a body in the creating POST needs Content-Type: \(TusProtocol.offsetContentType)"))
         }
         guard let checksum = bodyChecksum(head) else { return .respond(answer(400, Self.checksumFormat)) }
+        if let problem = trailerProblem(head, checksum) { return .respond(problem) }
         do { try store.create(record, withBody: hasBody) } catch { return .respond(answer(500, "the upload could not be created")) }
         onCreated(record)
         let location = head.origin + basePath + record.id
@@ -121,6 +127,7 @@ struct TusEndpoint: Sendable {
             record.length = length
         }
         guard let checksum = bodyChecksum(head) else { return .respond(answer(400, Self.checksumFormat)) }
+        if let problem = trailerProblem(head, checksum) { return .respond(problem) }
         if space.isShort(forBody: head.headers["Content-Length"]) {
             return .respond(answer(507, DiskSpace.fullMessage, extra: Array(common(record).dropFirst())))
         }
@@ -141,6 +148,15 @@ struct TusEndpoint: Sendable {
         return TusProtocol.list(head.headers["Trailer"]).contains("upload-checksum") ? .trailer : BodyChecksum.none
     }
 
+    /// Why an announced trailer cannot arrive: only a chunked HTTP/1.1 body carries one; a proxy
+    /// that buffered the body and sent it with a length (nginx by default) has dropped it.
+    private func trailerProblem(_ head: RequestHead, _ checksum: BodyChecksum) -> ServerResponse? {
+        guard case .trailer = checksum else { return nil }
+        let chunked = head.headers["Transfer-Encoding"]?.lowercased() == "chunked"
+        guard !chunked else { return nil }
+        return answer(400, "the announced Upload-Checksum trailer cannot arrive: the body is not chunked (a proxy on the way removed the trailer); send Upload-Checksum as a header")
+    }
+
     /// The answer to a body once it is in: `success`, or why it was not kept (with `extra` headers).
     private func response(to sink: TusBodySink, success: ServerResponse, extra: [(name: String, value: String)] = []) -> ServerResponse {
         switch sink.outcome {
@@ -152,7 +168,7 @@ struct TusEndpoint: Sendable {
         }
     }
 
-    static let checksumFormat = "Upload-Checksum must be '<\(checksumAlgorithms.replacingOccurrences(of: ",", with: "|"))> <base64 digest>'"
+    static let checksumFormat = "Upload-Checksum must be an algorithm (\(checksumAlgorithms.replacingOccurrences(of: ",", with: ", "))), a space and the base64 digest, such as 'crc32 7YLNEQ=='"
 
     private func terminate(_ id: String) -> ServerResponse {
         guard live(id) != nil else { return gone(id) }

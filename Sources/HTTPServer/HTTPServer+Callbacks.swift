@@ -18,13 +18,14 @@ let pairIterator: MHD_KeyValueIterator = { context, _, key, value in
 /// Called once when a request's head has arrived, then for each piece of its body, then once more
 /// with no data when the whole request is in. A response queued before that last call makes the
 /// server close the connection afterwards, so only answers that need no body are sent early.
-let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, state in
+let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, version, uploadData, uploadSize, state in
     guard let context, let state, let uploadSize else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
     guard let existing = state.pointee else {
         server.deadline.headersArrived(connection)
         let (head, acceptedHost) = server.head(
-            connection: connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "GET")
+            connection: connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "GET",
+            version: version.map { String(cString: $0) } ?? "HTTP/1.1")
         let plan: RequestPlan
         if let problem = RequestFraming.problem(head.headers) {
             // Answered before the body is read, which closes the connection: nothing after this head is a request.

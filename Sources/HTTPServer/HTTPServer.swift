@@ -121,7 +121,7 @@ public final class HTTPServer: @unchecked Sendable {
     deinit { stop() }
 
     /// The request's head, with its origin; `nil` origin when its `Host` may not be answered.
-    func head(connection: OpaquePointer?, url: String, method: String) -> (head: RequestHead, acceptedHost: Bool) {
+    func head(connection: OpaquePointer?, url: String, method: String, version: String) -> (head: RequestHead, acceptedHost: Bool) {
         let collector = PairCollector()
         let context = Unmanaged.passUnretained(collector).toOpaque()
         MHD_get_connection_values(connection, .HEADER_KIND, pairIterator, context)
@@ -141,7 +141,10 @@ public final class HTTPServer: @unchecked Sendable {
                 origin = fixed
             }
         }
-        return (RequestHead(method: method, path: url, query: query, headers: headers, origin: origin), accepted)
+        var head = RequestHead(method: method, path: url, query: query, headers: headers, origin: origin)
+        head.isDirect = version != "HTTP/1.0" && self.origin?.fixed == nil && self.origin?.trustProxy != true
+            && !["Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-IP", "Via"].contains { headers[$0] != nil }
+        return (head, accepted)
     }
 
     /// The trailer fields of a chunked request body, once the whole request is in.

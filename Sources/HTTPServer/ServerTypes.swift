@@ -13,6 +13,10 @@ public struct RequestHead: Sendable {
     public var headers: HTTPHeaders
     /// `http://host:port` as the client addressed the server (from `Host`).
     public var origin: String
+    /// Whether the request came straight from its client, as far as the server can tell: HTTP/1.1
+    /// or later, no forwarding headers, no public URL configured. A proxy in between may buffer a
+    /// chunked body and drop its trailer fields.
+    public var isDirect = true
 }
 
 /// A response to send.

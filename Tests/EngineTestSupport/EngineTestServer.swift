@@ -21,6 +21,8 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
         var configuration = LocalEngine.Configuration(dataDirectory: self.data.path, credentials: credentials, policy: policy)
         configuration.rateLimit = rateLimit
         configuration.robotLimits = robotLimits
+        // The fault-injecting proxy passes chunked bodies through as they are: trailers arrive.
+        configuration.trailersBehindProxy = true
         if let reservedSpace { configuration.reservedSpace = reservedSpace }
         // Trusts X-Forwarded-Host, as set by the fault-injecting proxy some tests put in front.
         var server = HTTPServer.Configuration(port: port, origin: PublicOrigin(trustProxy: true))

@@ -26,6 +26,7 @@ struct ServeCommand: Command {
             .init(name: "rate-limit", valueName: "N/DURATION", help: "Answer 429 RATE_LIMIT_REACHED past N Assemblies per DURATION, such as 250/1m."),
             .init(name: "public-url", valueName: "URL", help: "The URL clients reach the engine at (behind a proxy); result and upload URLs use it."),
             .init(name: "trust-proxy", help: "Build URLs from the Forwarded or X-Forwarded-Host/-Proto headers a proxy in front sets."),
+            .init(name: "trailers", help: "Offer tus checksum trailers behind a proxy too (one that passes chunked bodies unbuffered, such as nginx with proxy_request_buffering off)."),
             .init(name: "max-media-duration", valueName: "DURATION", help: "Refuse audio and video longer than this (default 4h)."),
             .init(name: "max-image-pixels", valueName: "N", help: "Refuse images and document pages over N pixels (default 100000000)."),
             .init(name: "max-import-size", valueName: "SIZE", help: "The largest file /http/import fetches (default 10GiB)."),
@@ -85,6 +86,7 @@ struct ServeCommand: Command {
         var configuration = LocalEngine.Configuration(dataDirectory: dataDirectory)
         configuration.rateLimit = rateLimit
         configuration.robotLimits = robotLimits
+        configuration.trailersBehindProxy = arguments.flag("trailers")
         if let authKey {
             guard let secret = context.environment[secretVariable], !secret.isEmpty else {
                 context.output.failure("--auth-key needs the Auth Secret in $\(secretVariable)")

@@ -25,8 +25,9 @@ struct FileUploader: Sendable {
         let checksum = try checksumAlgorithm()
         // CRC-32 costs less than reading the bytes again: where the server takes it as a trailer it
         // is computed from the bytes as they are sent; otherwise each chunk's is computed ahead.
-        let trailer = checksum == .crc32 && capabilities.extensions.contains("checksum-trailer") ? checksum : nil
-        let ahead = trailer == nil ? checksum.map { ChecksumAhead(algorithm: $0, path: file.path) } : nil
+        // A proxy that refused a trailer for this endpoint (it buffers chunked bodies) gets header checksums.
+        let offersTrailer = checksum == .crc32 && capabilities.extensions.contains("checksum-trailer")
+        var ahead: ChecksumAhead?
         // The plan's digest is the checksum of a whole-file request, if the file is the version it hashed.
         var knownHeader = known.flatMap { known in
             checksum == .sha256 && known.modified == file.modified ? Hex.decode(known.sha256).map { "sha256 " + Data($0).base64EncodedString() } : nil
@@ -72,6 +73,8 @@ struct FileUploader: Sendable {
                         ?? options.chunkSize ?? (checksum == nil ? Int64.max : UploadOptions.checksumChunkSize)
                     let length = min(chunkSize, file.size - offset)
                     let whole = offset == 0 && length == file.size
+                    let trailer = offersTrailer && !options.bodyLimits.refusesTrailers(for: client.endpoint) ? checksum : nil
+                    if trailer == nil, ahead == nil, let checksum { ahead = ChecksumAhead(algorithm: checksum, path: file.path) }
                     let header = try await whole && knownHeader != nil ? knownHeader : ahead?.value(offset: offset, length: length)
                     if let ahead, offset + length < file.size {
                         ahead.prepare(offset: offset + length, length: min(chunkSize, file.size - offset - length))
@@ -120,7 +123,8 @@ struct FileUploader: Sendable {
         }
     }
 
-    /// One PATCH; `nil` when a proxy refused its size (413) and a smaller one should be sent.
+    /// One PATCH; `nil` when a proxy refused its size (413) and a smaller one should be sent, or
+    /// refused its checksum trailer (400) and the checksum should go in a header.
     private func append(
         to url: String, file: LocalFile, offset: Int64, length: Int64, checksum: String?, trailer: ChecksumAlgorithm?,
         progress: @escaping @Sendable (Int64) -> Void
@@ -131,6 +135,9 @@ struct FileUploader: Sendable {
                 checksumTrailer: trailer, progress: progress)
         } catch where error.status == 413 {
             guard options.bodyLimits.shrink(for: client.endpoint, from: length) else { throw error.withDetail(Self.bodyLimitHint) }
+            return nil
+        } catch where error.status == 400 && trailer != nil {
+            options.bodyLimits.refuseTrailers(for: client.endpoint)
             return nil
         }
     }

@@ -84,13 +84,25 @@ public struct UploadResult: Sendable, Equatable {
     }
 }
 
-/// The request body sizes that proxies let through, per endpoint, learnt from 413 answers and
-/// shared by every upload that uses the same options (so one refusal teaches the whole run).
+/// What proxies let through, per endpoint: request body sizes, learnt from 413 answers, and
+/// whether chunked trailers arrive, learnt from a refused trailer; shared by every upload that
+/// uses the same options (so one refusal teaches the whole run).
 public final class BodySizeMemory: Sendable {
     /// PATCHes never get smaller than this.
     public static let smallest = UploadSettings.smallestChunk
 
     private let limits = Mutex<[String: Int64]>([:])
+    private let trailersRefused = Mutex<Set<String>>([])
+
+    /// Whether a trailer sent to `endpoint` was refused (its checksums then go in headers).
+    public func refusesTrailers(for endpoint: String) -> Bool {
+        trailersRefused.withLock { $0.contains(Self.origin(endpoint)) }
+    }
+
+    /// Remembers that `endpoint` (or a proxy in front of it) refused a checksum trailer.
+    public func refuseTrailers(for endpoint: String) {
+        _ = trailersRefused.withLock { $0.insert(Self.origin(endpoint)) }
+    }
 
     /// Creates an empty memory.
     public init() {}
