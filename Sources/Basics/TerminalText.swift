@@ -1,7 +1,8 @@
 /// Text from a server or a file made safe to print: a message may not move the cursor, recolour
 /// the terminal, set its title or break into several lines.
 public enum TerminalText {
-    /// `text` with line breaks and tabs as spaces and every other control character as U+FFFD.
+    /// `text` with line breaks and tabs as spaces and every other control character (bidirectional
+    /// overrides included) as U+FFFD.
     public static func printable(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var result = String.UnicodeScalarView()
@@ -15,8 +16,10 @@ public enum TerminalText {
         return String(result)
     }
 
+    /// C0 and C1 controls, and the bidirectional overrides and isolates that reorder what a line shows.
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+            || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x200E || scalar.value == 0x200F
     }
 }
 

@@ -19,6 +19,12 @@ public final class NodeDecoder {
     /// inside `readingCredential`, they are an error that never shows their value, so a secret
     /// cannot end up in a plan, results, a URL or a message.
     public var credentialVariables: Set<String> = []
+    /// Variables never interpolated at all, not even where credentials go (the Auth Secret: it
+    /// is read by name where it is needed, and never sent to anyone).
+    public var secretVariables: Set<String> = []
+    /// Whether names that look like credentials (`GITHUB_TOKEN`, `DB_PASSWORD`, `AWS_SECRET_ACCESS_KEY`)
+    /// count as credential variables too: a blocklist of names can never be complete.
+    public var refusesCredentialLikeNames = false
     /// Where credentials go, for the error's hint.
     public var credentialPlaces = "auth.signer.token"
     private var readingCredentials = false
@@ -46,6 +52,21 @@ public final class NodeDecoder {
         return body()
     }
 
+    /// Whether `name` is a credential variable: named so, or (with `refusesCredentialLikeNames`) named like one.
+    public func isCredential(_ name: String) -> Bool {
+        if credentialVariables.contains(name) || secretVariables.contains(name) { return true }
+        guard refusesCredentialLikeNames else { return false }
+        return Self.credentialLike(name)
+    }
+
+    /// Names that say they hold a credential: TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL, PRIVATE,
+    /// API_KEY or ACCESS_KEY in them, or GitHub's runtime variables (ACTIONS_*).
+    public static func credentialLike(_ name: String) -> Bool {
+        let upper = name.uppercased()
+        if upper.hasPrefix("ACTIONS_") { return true }
+        return ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE", "API_KEY", "APIKEY", "ACCESS_KEY"].contains { upper.contains($0) }
+    }
+
     /// Runs `body` reading a value where credentials belong: credential variables may be used.
     public func readingCredential<T>(_ body: () -> T) -> T {
         let previous = readingCredentials
@@ -63,12 +84,15 @@ public final class NodeDecoder {
     /// A scalar's text with environment references replaced; `nil` (after reporting) on failure.
     public func interpolatedText(_ node: Node) -> String? {
         guard let scalar = node.scalar else { return nil }
-        if !readingCredentials, !credentialVariables.isEmpty,
-           let name = Interpolation.referencedVariables(in: scalar.text).first(where: credentialVariables.contains) {
+        for name in Interpolation.referencedVariables(in: scalar.text) {
+            let secret = secretVariables.contains(name)
+            guard secret || !readingCredentials && isCredential(name) else { continue }
             report(.error(
-                "\(domain).credential-variable", "'${\(name)}' holds a credential, which may only be used in \(credentialPlaces)",
+                "\(domain).credential-variable",
+                secret ? "'${\(name)}' is the Auth Secret, which a manifest never names: it is read from the environment by the signer that needs it"
+                    : "'${\(name)}' holds a credential (or is named like one), which may only be used in \(credentialPlaces)",
                 at: location(of: "${" + name, in: node),
-                hint: "a credential here would be written into plans, results, URLs or messages; remove it"))
+                hint: secret ? "remove it" : "a credential here would be written into plans, results, URLs or messages; remove it, or if the value is not secret, rename the variable"))
             return nil
         }
         switch Interpolation.expand(scalar.text, environment: environment) {

@@ -19,13 +19,17 @@ public struct AssemblyClient: Sendable {
         /// `CODE: message`.
         public var description: String { "\(code): \(message)" }
 
-        /// Creates a failure; `code` and `message` (often a server's words) are made printable.
+        /// Creates a failure; `code` and `message` (often a server's words) are made printable, and
+        /// a server's `retryIn` is kept within `0...longestWait` (NaN is no advice at all).
         public init(code: String, message: String, retryIn: Double? = nil, isTransient: Bool = false) {
             self.code = TerminalText.printable(code)
             self.message = TerminalText.printable(message)
-            self.retryIn = retryIn
+            self.retryIn = retryIn.flatMap { $0.isNaN ? nil : min(max($0, 0), Self.longestWait) }
             self.isTransient = isTransient
         }
+
+        /// The longest wait a server can ask for, in seconds; the run's own timeout still applies.
+        public static let longestWait: Double = 3600
     }
 
     let http: HTTPClient

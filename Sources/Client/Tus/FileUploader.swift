@@ -52,6 +52,9 @@ struct FileUploader: Sendable {
                     if let length = status.length, length != file.size {
                         throw TusError(.gone, request: "HEAD \(current)", detail: "the server holds \(length) bytes for a \(file.size)-byte file")
                     }
+                    guard status.offset <= file.size else {
+                        throw TusError(.rejected, request: "HEAD \(current)", detail: "the server claims \(status.offset) bytes of a \(file.size)-byte file")
+                    }
                     offset = status.offset
                     if resumedFrom == 0 { resumedFrom = offset }
                     needsStatus = false

@@ -12,6 +12,14 @@ struct AuthReader {
     /// Variables that always hold credentials: the Auth Secret and GitHub's identity-token request token.
     static let credentialVariables: Set<String> = ["TRANSLOADIT_SECRET", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"]
 
+    /// The Auth Secret's variables: `TRANSLOADIT_SECRET` and the one `secret_env` names, which no
+    /// value of a manifest may interpolate (not even a signer token: the secret is never sent).
+    static func secretVariables(in root: Node) -> Set<String> {
+        let signer = root.pairs?.first { $0.keyText == "auth" }?.value.pairs?.first { $0.keyText == "signer" }?.value.pairs ?? []
+        let named = signer.first { $0.keyText == "secret_env" }?.value.scalar?.text
+        return Set(["TRANSLOADIT_SECRET"] + (named.map { [$0] } ?? []))
+    }
+
     /// The variables a manifest's tree names as credentials: those above, the signer token's
     /// variables, the variable of an identity token, and `secret_env`. Read before anything is
     /// decoded, so no other value can use them whatever order the manifest is written in.

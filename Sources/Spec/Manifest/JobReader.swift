@@ -54,7 +54,7 @@ struct JobReader {
             notifyURL: notifyURL,
             allowEmpty: fields["allow_empty"].flatMap { decoder.bool($0, what: "'allow_empty'") } ?? defaults.allowEmpty,
             allowOutside: fields["allow_outside"].flatMap { decoder.bool($0, what: "'allow_outside'") } ?? defaults.allowOutside,
-            download: fields["download"].flatMap { decoder.nonEmptyString($0, what: "'download'") },
+            download: fields["download"].flatMap { decoder.nonEmptyString($0, what: "'download'") }.flatMap { decoder.insideProject($0, what: "'download'", flag: "--download DIR") },
             locations: locations)
     }
 

@@ -36,6 +36,8 @@ public struct ManifestLoader: Sendable {
         }
         let decoder = NodeDecoder(environment: environment, sources: sources)
         decoder.credentialVariables = AuthReader.credentialVariables(in: root)
+        decoder.secretVariables = AuthReader.secretVariables(in: root)
+        decoder.refusesCredentialLikeNames = true
         let directory = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL.path
         var reader = ManifestReader(decoder: decoder, file: file, directory: directory, requiresCredentials: requiresCredentials)
         let manifest = reader.read(root)

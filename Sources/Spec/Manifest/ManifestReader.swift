@@ -42,7 +42,7 @@ struct ManifestReader {
             auth: fields["auth"].flatMap { AuthReader(decoder: decoder, requiresCredentials: requiresCredentials).read($0) }
                 ?? AuthSettings(),
             policy: fields["policy"].flatMap { decoder.nonEmptyString($0, what: "'policy'") },
-            results: fields["results"].flatMap { decoder.nonEmptyString($0, what: "'results'") },
+            results: fields["results"].flatMap { decoder.nonEmptyString($0, what: "'results'") }.flatMap { decoder.insideProject($0, what: "'results'", flag: "--results FILE") },
             inputsRoot: fields["inputs_root"].flatMap { decoder.nonEmptyString($0, what: "'inputs_root'") },
             upload: fields["upload"].map(readUpload) ?? UploadSettings(),
             templates: templates,

@@ -32,6 +32,7 @@ public struct PolicyLoader: Sendable {
         let root = document.root
         let decoder = NodeDecoder(environment: environment, domain: "policy", sources: sources)
         decoder.credentialVariables = AuthReader.credentialVariables
+        decoder.refusesCredentialLikeNames = true
         decoder.credentialPlaces = "the signer's own configuration, never a policy"
         guard let root else {
             decoder.report(.error("policy.empty", "the policy is empty", at: SourceLocation(file: file, line: 1, column: 1),

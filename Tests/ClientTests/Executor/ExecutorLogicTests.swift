@@ -91,4 +91,14 @@ final class ExecutorLogicTests: XCTestCase {
         let results = try await run(service, clock: TestClock(), timeout: .seconds(30))
         XCTAssertEqual(results.assemblies.first?.status, "RUN_TIMEOUT")
     }
+
+    func testAServersWaitIsClampedWhateverNumberItSends() async throws {
+        for wait in [1e300, .infinity, -5, .nan] {
+            let limited = AssemblyClient.Failure(code: "RATE_LIMIT_REACHED", message: "slow down", retryIn: wait, isTransient: true)
+            XCTAssertTrue(limited.retryIn.map { (0...AssemblyClient.Failure.longestWait).contains($0) } ?? wait.isNaN, "\(wait)")
+            let service = ScriptedService(creates: [.failure(limited)], statuses: [])
+            let results = try await run(service, clock: TestClock(), timeout: .seconds(30))
+            XCTAssertNotEqual(results.assemblies.first?.status, AssemblyStatusCode.completed, "\(wait)")
+        }
+    }
 }

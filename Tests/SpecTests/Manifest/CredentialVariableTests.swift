@@ -64,4 +64,37 @@ final class CredentialVariableTests: XCTestCase {
             """)
         XCTAssertEqual(loaded.diagnostics.filter { $0.id == "manifest.credential-variable" }.map(\.location?.line), [8])
     }
+
+    func testTheAuthSecretIsNeverInterpolatedNotEvenAsAToken() {
+        let loaded = decode("""
+            version: 1
+            auth:
+              key: k
+              signer: {url: "https://signer.example.com/sign", token: "${TRANSLOADIT_SECRET}"}
+            assemblies:
+              thumbs:
+                inputs: ["images/*.png"]
+                steps:
+                  thumb: {robot: /image/resize, use: ":original", width: 10}
+            """)
+        XCTAssertNil(loaded.value)
+        XCTAssertEqual(loaded.diagnostics.filter { $0.id == "manifest.credential-variable" }.map(\.location?.line), [4])
+        XCTAssertFalse(loaded.diagnostics.map(\.message).joined().contains("s3cret-value"))
+    }
+
+    func testVariablesNamedLikeCredentialsAreRefusedOutsideTheToken() {
+        let environment = ["GITHUB_TOKEN": "ghp", "AWS_SECRET_ACCESS_KEY": "aws", "DB_PASSWORD": "pw", "ACTIONS_RUNTIME_TOKEN": "rt", "CDN_BUCKET": "assets"]
+        let loaded = ManifestLoader(environment: environment).decode(Data("""
+            version: 1
+            assemblies:
+              thumbs:
+                inputs: ["images/*.png"]
+                fields: {a: "${GITHUB_TOKEN}", b: "${AWS_SECRET_ACCESS_KEY}", c: "${DB_PASSWORD}", d: "${ACTIONS_RUNTIME_TOKEN}", bucket: "${CDN_BUCKET}"}
+                steps:
+                  thumb: {robot: /image/resize, use: ":original", width: 10}
+            """.utf8), file: "m.yml")
+        XCTAssertEqual(loaded.diagnostics.filter { $0.id == "manifest.credential-variable" }.count, 4, "\(loaded.diagnostics)")
+        XCTAssertFalse(loaded.diagnostics.map(\.message).joined().contains("assets"), "an ordinary variable is fine")
+        XCTAssertTrue(loaded.diagnostics.allSatisfy { !$0.message.contains("ghp") && !$0.message.contains("aws\"") })
+    }
 }

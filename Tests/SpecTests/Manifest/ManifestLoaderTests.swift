@@ -135,6 +135,16 @@ final class ManifestLoaderTests: XCTestCase {
         XCTAssertEqual(manifest.jobs[0].templateID?.value, "0123")
     }
 
+    func testResultsAndDownloadsStayInsideTheProject() {
+        for (results, download) in [("/tmp/x/.bashrc", "out"), ("../results.json", "out"), ("out/r.json", "/home/ci"), ("r.json", "a/../../b")] {
+            let loaded = decode("version: 1\nresults: \(results)\nassemblies: {a: {inputs: x, download: \(download), steps: {h: {robot: /file/hash, use: ':original'}}}}\n")
+            XCTAssertEqual(loaded.diagnostics.map(\.id), ["manifest.outside-project"], "\(results) \(download)")
+            XCTAssertTrue(loaded.diagnostics.first?.hint?.contains("on the command line") == true)
+        }
+        let inside = decode("version: 1\nresults: out/./r.json\nassemblies: {a: {inputs: x, download: a/../b, steps: {h: {robot: /file/hash, use: ':original'}}}}\n")
+        XCTAssertEqual(inside.diagnostics.map(\.id), [])
+    }
+
     private func decode(_ text: String, environment: [String: String] = [:]) -> Loaded<Manifest> {
         ManifestLoader(environment: environment).decode(Data(text.utf8), file: "m.yml")
     }
