@@ -16,6 +16,11 @@ static inline CURLcode ccurl_setopt_string(CURL *handle, CURLoption option, cons
 static inline CURLcode ccurl_setopt_pointer(CURL *handle, CURLoption option, void *value) {
     return curl_easy_setopt(handle, option, value);
 }
+/* A blob option (CURLOPT_CAINFO_BLOB): libcurl copies the bytes before this returns. */
+static inline CURLcode ccurl_setopt_blob(CURL *handle, CURLoption option, const void *data, size_t length) {
+    struct curl_blob blob = { (void *)data, length, CURL_BLOB_COPY };
+    return curl_easy_setopt(handle, option, &blob);
+}
 static inline CURLcode ccurl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
     return curl_easy_setopt(handle, option, value);
 }

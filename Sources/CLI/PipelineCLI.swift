@@ -65,9 +65,8 @@ public enum PipelineCLI {
                 output.out(HelpText.command(command.spec))
                 return ExitCode.success
             }
-            if command.spec.options.contains(where: { $0.name == CommandSpec.caCertOption.name }) {
-                TLSTrust.processDefault = try trust(parsed, environment: environment, command: command.spec.name)
-            }
+            // Every command's requests (a robot's import, a policy fetch) trust the environment's CAs.
+            TLSTrust.processDefault = try trust(parsed, environment: environment, command: command.spec.name)
             let context = CommandContext(environment: environment, output: output)
             return try await command.init(parsed).run(context)
         } catch let error as UsageError {
@@ -78,14 +77,14 @@ public enum PipelineCLI {
         }
     }
 
-    /// The CAs to trust: `--ca-cert`, else the environment's variables, else the system's.
+    /// The CAs to trust: the system's, the environment's variables' and `--ca-cert`'s, together.
     private static func trust(_ arguments: ParsedArguments, environment: [String: String], command: String) throws(UsageError) -> TLSTrust {
         var trust = TLSTrust.fromEnvironment(environment)
         if let file = arguments.value(CommandSpec.caCertOption.name) {
             guard FileManager.default.isReadableFile(atPath: file) else {
                 throw UsageError("cannot read the CA certificate file '\(file)' given to --ca-cert", command: command)
             }
-            trust.caFile = file
+            trust.caFiles.append(file)
         }
         return trust
     }

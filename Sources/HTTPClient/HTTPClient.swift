@@ -4,12 +4,12 @@ import Foundation
 /// concurrently on one network thread; callers simply `await` their response.
 public final class HTTPClient: Sendable {
     private let loop: CurlLoop?
-    private let trust: TLSTrust
+    private let trust: TrustBundle
 
     /// Creates a client with its own network thread, checking HTTPS servers against `trust`.
     public init(trust: TLSTrust = .processDefault) {
         loop = CurlLoop()
-        self.trust = trust
+        self.trust = TrustBundle(trust)
     }
 
     deinit {

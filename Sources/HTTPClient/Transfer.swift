@@ -52,7 +52,7 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// Sets every option for the request; the error names a file that cannot be opened.
-    func configure(trust: TLSTrust) throws(HTTPError) {
+    func configure(trust: TrustBundle) throws(HTTPError) {
         // Credentials go only where they cannot be read on the way: checked on the host libcurl will connect to.
         if request.headers.contains(where: { $0.name.lowercased() == "authorization" }), !CurlURL.allowsSecrets(request.url) {
             throw HTTPError(.insecureCredentials, request: request.summary)
@@ -87,7 +87,9 @@ final class Transfer: @unchecked Sendable {
         }
         ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
         ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
-        if let file = trust.caFile { ccurl_setopt_string(handle, CURLOPT_CAINFO, file) }
+        if let bundle = trust.bundle {
+            bundle.withUnsafeBytes { _ = ccurl_setopt_blob(handle, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) }
+        }
         if let directory = trust.caDirectory { ccurl_setopt_string(handle, CURLOPT_CAPATH, directory) }
         ccurl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
         ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)

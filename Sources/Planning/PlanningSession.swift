@@ -10,6 +10,8 @@ public struct PlanningSession: Sendable {
     public var policyPath: String?
     /// Policies fetched from URLs beforehand (`policy: https://signer.example/policy`), by URL.
     public var fetchedPolicies: [String: Data]
+    /// Why a policy URL could not be fetched, by URL, for the error that says so.
+    public var policyFetchFailures: [String: String] = [:]
     /// The endpoint a run uses instead of the manifest's (`run --endpoint`): `local` or a URL.
     public var endpointOverride: String?
     /// Where a manifest's file digests are remembered between plans; nil hashes every file every time.
@@ -78,7 +80,8 @@ public struct PlanningSession: Sendable {
             if reference.value.contains("://") {
                 guard let data = fetchedPolicies[reference.value] else {
                     loaded.diagnostics.append(.error(
-                        "manifest.policy-url", "the policy at \(reference.value) could not be fetched", at: reference.location,
+                        "manifest.policy-url", "the policy at \(reference.value) could not be fetched"
+                            + (policyFetchFailures[reference.value].map { ": " + TerminalText.printable($0) } ?? ""), at: reference.location,
                         hint: "check that the signer is reachable (GET /policy), or pass a local copy with '--policy FILE'"))
                     loaded.value = nil
                     return (loaded, nil)

@@ -60,7 +60,7 @@ final class IdentityProviderTests: XCTestCase {
             policy: try XCTUnwrap(PolicyFixture.load(keys.directory.path + "/policy.yml")), policyText: "",
             callersPath: keys.directory.path + "/providers.yml", keyCache: cache, authKey: nil, secret: SignerFixture.secret,
             auditLog: keys.directory.path + "/providers-audit.jsonl",
-            http: HTTPClient(trust: TLSTrust(caFile: idp.certificate)))
+            http: HTTPClient(trust: TLSTrust(caFiles: [idp.certificate])))
         configuration.log = { [log] line in log.lines.withLock { $0.append(line) } }
         let service = try SigningService(configuration, environment: [:])
         let server = try HTTPServer(HTTPServer.Configuration(port: 0), handler: service)

@@ -34,13 +34,22 @@ public struct ProjectLoader: Sendable {
     /// A planning session with every policy URL that `manifests` name already fetched.
     public func session(for manifests: [Manifest]) async -> PlanningSession {
         var fetched: [String: Data] = [:]
+        var failures: [String: String] = [:]
         if policyPath == nil {
             for url in manifests.compactMap({ $0.policy?.value }) where url.contains("://") && fetched[url] == nil {
                 let request = HTTPRequest(method: "GET", url: url, timeouts: HTTPTimeouts(total: .seconds(15)), maxResponseBytes: 1 << 20)
-                if let response = try? await HTTPClient().send(request), response.status == 200 { fetched[url] = response.body }
+                do {
+                    let response = try await HTTPClient().send(request)
+                    if response.status == 200 { fetched[url] = response.body } else { failures[url] = "HTTP \(response.status)" }
+                } catch let error as HTTPError {
+                    failures[url] = error.message
+                } catch {
+                    failures[url] = "\(error)"
+                }
             }
         }
         var session = PlanningSession(environment: environment, policyPath: policyPath, fetchedPolicies: fetched)
+        session.policyFetchFailures = failures
         session.endpointOverride = endpointOverride
         let rehash = self.rehash
         session.digestCache = { DigestCache(file: Workspace(manifest: $0).digestCacheFile, rehashing: rehash) }

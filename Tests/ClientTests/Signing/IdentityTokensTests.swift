@@ -19,7 +19,7 @@ final class IdentityTokensTests: XCTestCase {
 
     override func tearDown() { idp.stop() }
 
-    private var http: HTTPClient { HTTPClient(trust: TLSTrust(caFile: idp.certificate)) }
+    private var http: HTTPClient { HTTPClient(trust: TLSTrust(caFiles: [idp.certificate])) }
 
     private var github: [String: String] {
         // GitHub's URL already has a query; the audience is added with '&'.
