@@ -63,6 +63,39 @@ final class UploadCommandTests: XCTestCase {
         }
     }
 
+    func testRunningTheSameUploadAgainSendsNoFinishedFileAgain() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let small = try directory.write("small.txt", "small file")
+        let large = try directory.write("large.bin", data: Data(repeating: 5, count: 6_000_000))
+        let arguments = ["upload", small, large, "--endpoint", server.endpoint, "--json", "--quiet", "--state-dir", directory.path + "/state"]
+        let first = await CLIHarness.run(arguments)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let created = server.createdUploads()
+        let second = await CLIHarness.run(arguments)
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertEqual(server.createdUploads(), created, "no upload was created again")
+        let urls = { (text: String) in (try? JSONValue.parse(Data(text.utf8)))?["uploads"]?.arrayValue?.compactMap { $0["url"]?.stringValue } ?? [] }
+        XCTAssertEqual(urls(second.stdout), urls(first.stdout))
+        XCTAssertEqual(urls(first.stdout).count, 2)
+    }
+
+    func testAFIFOIsRefusedWithoutBlocking() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fifo = directory.path + "/pipe"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        let result = await CLIHarness.run(["upload", fifo, "--endpoint", server.endpoint, "--json", "--quiet", "--state-dir", directory.path + "/state"])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue((result.stdout + result.stderr).contains("is not a regular file"), result.stdout + result.stderr)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(20), "the open did not block on the FIFO")
+    }
+
     /// Kill the command with SIGKILL in the middle of a large upload; running it again sends
     /// only the bytes the server does not have.
     func testResumesAfterTheProcessIsKilledWithLitestar() async throws {

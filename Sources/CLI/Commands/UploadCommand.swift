@@ -61,6 +61,7 @@ struct UploadCommand: Command {
         }
         self.metadata = metadata
         var options = UploadOptions(stateDirectory: arguments.value("state-dir") ?? ".pipeline/uploads")
+        options.remembersFinished = true
         options.chunkSize = try arguments.size("chunk-size", minimum: UploadSettings.smallestChunk)
         options.parallel = try arguments.integer("parallel", in: OptionLimits.parallel, default: options.parallel)
         if let text = arguments.value("checksum") {

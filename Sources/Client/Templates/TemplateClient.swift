@@ -47,7 +47,10 @@ public struct TemplateClient: Sendable {
             let items = (answer["items"]?.arrayValue ?? []).compactMap(Self.template)
             let fresh = items.filter { seen.insert($0.id).inserted }
             all += fresh
-            if items.count < Self.pageSize || fresh.isEmpty || answer["count"]?.intValue.map({ all.count >= $0 }) == true { return all }
+            // The service may answer fewer items than asked for: with a `count`, paging goes on until
+            // it is reached; without one, a short page is the last. A page with nothing new always ends it.
+            if fresh.isEmpty { return all }
+            if let count = answer["count"]?.intValue { if all.count >= count { return all } } else if items.count < Self.pageSize { return all }
         }
         throw AssemblyClient.Failure(
             code: "TOO_MANY_TEMPLATES", message: "the service listed more than \(Self.maxPages * Self.pageSize) Templates; stopped there")

@@ -64,7 +64,7 @@ struct FileUploader: Sendable {
                     createdHere = true
                     offset = created.status.offset
                     // A file that went whole in the creating POST has nothing left to resume.
-                    if offset < file.size {
+                    if offset < file.size || options.remembersFinished {
                         try store?.save(.init(uploadURL: created.url, endpoint: client.endpoint, path: file.path, size: file.size,
                                               expires: created.status.expires), for: key)
                     }
@@ -99,7 +99,12 @@ struct FileUploader: Sendable {
                         expirySaved = .now
                     }
                 }
-                store?.remove(key)
+                // Bytes read while the file was being rewritten are a mix of two versions: never a success.
+                if let change = file.change() {
+                    store?.remove(key)
+                    throw TusError(.rejected, request: "PATCH \(current)", detail: "'\(path)' changed while it was uploaded (\(change)); upload it again")
+                }
+                if !options.remembersFinished { store?.remove(key) }
                 return UploadResult(index: index, path: path, url: current, size: file.size, resumedFrom: resumedFrom)
             } catch let error as TusError {
                 if error.kind == .gone {

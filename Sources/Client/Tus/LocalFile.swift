@@ -17,7 +17,8 @@ public struct LocalFile: Sendable, Hashable {
     /// Reads the identity of the file at `path`.
     public static func identify(_ path: String) throws(LocalFileError) -> LocalFile {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        let descriptor = open(absolute, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO must not block the open; it is refused below as not a regular file.
+        let descriptor = open(absolute, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw LocalFileError(path: path, code: errno) }
         defer { close(descriptor) }
         var info = stat()
@@ -38,6 +39,17 @@ public struct LocalFile: Sendable, Hashable {
         guard readHead == head, readTail == tail else { throw LocalFileError(path: path, code: errno == 0 ? EIO : errno) }
         let sample = SHA256.hex(bytes)
         return LocalFile(path: (absolute as NSString).standardizingPath, size: size, modified: modified, sample: sample)
+    }
+}
+
+extension LocalFile {
+    /// Why the file at `path` is no longer this version (size or modification time), if it is not.
+    public func change() -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return String(cString: strerror(errno)) }
+        if Int64(info.st_size) != size { return "it had \(size) bytes when the upload began, it has \(info.st_size)" }
+        if FileTime.nanoseconds(info.st_mtim) != modified { return "it was modified during the upload" }
+        return nil
     }
 }
 

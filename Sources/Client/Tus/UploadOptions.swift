@@ -32,6 +32,9 @@ public struct UploadOptions: Sendable {
     public var creationWithUploadLimit: Int64
     /// Body sizes learnt from 413 answers; share one instance between uploads to the same servers.
     public var bodyLimits: BodySizeMemory
+    /// Whether finished uploads stay in the resume state, so that running the same upload again
+    /// (after an interruption) asks the server once and sends none of their bytes again.
+    public var remembersFinished = false
 
     /// Creates options; the defaults follow tus-js-client where it is sound.
     public init(

@@ -25,6 +25,35 @@ final class TemplateClientTests: XCTestCase {
         }
     }
 
+    /// Lists `total` Templates `perPage` at a time, whatever page size is asked for, with the `count`.
+    private final class ShortPages: HTTPServerHandler {
+        let total: Int
+        let perPage: Int
+        let requests = Atomic<Int>(0)
+
+        init(total: Int, perPage: Int) { (self.total, self.perPage) = (total, perPage) }
+
+        func plan(_ head: RequestHead) -> RequestPlan {
+            requests.wrappingAdd(1, ordering: .relaxed)
+            let page = (try? JSONValue.parse(Data((head.query["params"] ?? "{}").utf8)))?["page"]?.intValue ?? 1
+            let first = (page - 1) * perPage
+            let items = (first..<min(total, first + perPage)).map { index in
+                JSONValue.object(["id": .string(String(format: "%032x", index)), "name": .string("template-\(index)"), "content": .object([:])])
+            }
+            return .respond(.json(200, JSONValue.object(["items": .array(items), "count": .int(total)]).serialized()))
+        }
+    }
+
+    func testShortPagesAreFollowedUntilTheCountIsReached() async throws {
+        let handler = ShortPages(total: 120, perPage: 50)
+        let server = try HTTPServer(HTTPServer.Configuration(port: 0), handler: handler)
+        defer { server.stop() }
+        let client = TemplateClient(http: HTTPClient(), endpoint: "http://127.0.0.1:\(server.port)", authKey: nil, signer: nil, lifetime: .seconds(60))
+        let all = try await client.list()
+        XCTAssertEqual(all.count, 120)
+        XCTAssertEqual(handler.requests.load(ordering: .relaxed), 3)
+    }
+
     private func list(_ handler: EndlessPages) async throws -> [RemoteTemplate] {
         let server = try HTTPServer(HTTPServer.Configuration(port: 0), handler: handler)
         defer { server.stop() }
