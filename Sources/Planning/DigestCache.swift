@@ -44,15 +44,19 @@ public struct DigestCache: Sendable {
 
     static let magic = "pipeline-digests 1"
 
-    /// Whether the cache may be written at `path`: inside a real folder (created if missing), and
-    /// over nothing but a regular file. Anything else leaves the cache unwritten.
+    /// Whether the cache may be written at `path`: inside real folders (created if missing) from
+    /// `.pipeline` down, and over nothing but a regular file. Anything else leaves the cache unwritten.
     private static func mayWrite(_ path: String) -> Bool {
-        let folder = (path as NSString).deletingLastPathComponent
+        let components = (path as NSString).deletingLastPathComponent.split(separator: "/", omittingEmptySubsequences: false)
+        let start = components.lastIndex(of: ".pipeline") ?? components.count - 1
         var info = stat()
-        if lstat(folder, &info) != 0 {
-            guard mkdir(folder, 0o755) == 0, lstat(folder, &info) == 0 else { return false }
+        for end in start..<components.count {
+            let folder = components[...end].joined(separator: "/")
+            if lstat(folder, &info) != 0 {
+                guard mkdir(folder, 0o755) == 0, lstat(folder, &info) == 0 else { return false }
+            }
+            guard info.st_mode & S_IFMT == S_IFDIR else { return false }
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else { return false }
         return lstat(path, &info) != 0 ? errno == ENOENT : info.st_mode & S_IFMT == S_IFREG
     }
 }

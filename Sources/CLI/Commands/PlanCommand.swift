@@ -24,7 +24,7 @@ struct PlanCommand: Command {
             .init(name: "format", valueName: "FORMAT", help: "text (default), json, or markdown: the plan and what changed since the last run, for a pull request or $GITHUB_STEP_SUMMARY.",
                   choices: ["text", "json", "markdown"]),
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
-            .init(name: "rehash", help: "Hash every file, trusting none of the digests remembered in .pipeline/digests."),
+            .init(name: "rehash", help: "Hash every file, trusting none of the digests remembered in .pipeline/."),
             .init(name: "shard", valueName: "I/N", help: "Plan only shard I of N, as 'run --shard I/N' runs it (only its files are hashed)."),
             .init(name: "endpoint", valueName: "URL", help: "Compare Templates with this Assembly API instead of the manifest's (or 'local')."),
             .init(name: "offline", help: "Compare Templates with the last sync recorded in .pipeline/ instead of asking the endpoint."),

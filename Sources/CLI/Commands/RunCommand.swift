@@ -32,7 +32,7 @@ struct RunCommand: Command {
             .init(name: "force", help: "Run every Assembly, even those completed in the previous results."),
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
             .init(name: "plan", valueName: "FILE", help: "Run exactly this reviewed plan; refuse if any of its files changed."),
-            .init(name: "rehash", help: "Hash every file, trusting none of the digests remembered in .pipeline/digests."),
+            .init(name: "rehash", help: "Hash every file, trusting none of the digests remembered in .pipeline/."),
             .init(name: "shard", valueName: "I/N", help: "Run shard I of N (a contiguous share of the Assemblies, planned alone), for CI matrices."),
             .init(name: "max-assemblies-per-minute", valueName: "N", help: "Create at most N Assemblies a minute (default \(Int(Self.accountBudget)) against a service, divided among N shards; none for 'local')."),
             .init(name: "cancel-on-interrupt", help: "On Ctrl-C, cancel the Assemblies in flight instead of leaving them to finish."),

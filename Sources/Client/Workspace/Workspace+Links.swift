@@ -18,6 +18,10 @@ extension Workspace {
                 try Self.refuse(path + "/" + inner, info)
             }
         }
+        // The manifest's own folder, one level deeper (`manifests/<name>/`).
+        for entry in Self.entries(of: manifestStateDirectory) where lstat(manifestStateDirectory + "/" + entry, &info) == 0 {
+            try Self.refuse(manifestStateDirectory + "/" + entry, info)
+        }
     }
 
     private static func refuse(_ path: String, _ info: stat) throws(FileError) {

@@ -31,8 +31,8 @@ public struct SyncedTemplate: Codable, Sendable, Equatable {
 }
 
 extension Workspace {
-    /// `.pipeline/templates.json`: per endpoint, the manifest's Templates as last synced.
-    var templatesFile: String { stateDirectory + "/templates.json" }
+    /// `templates.json` in the manifest's state: per endpoint, its Templates as last synced.
+    var templatesFile: String { manifestStateDirectory + "/templates.json" }
 
     /// The Templates last synced to `endpoint` (as the user names it), by name.
     public func syncedTemplates(endpoint: String) -> [String: SyncedTemplate] {
@@ -49,7 +49,7 @@ extension Workspace {
         }
         all[endpoint, default: [:]].merge(templates) { _, new in new }
         for name in removed { all[endpoint]?[name] = nil }
-        try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: manifestStateDirectory, withIntermediateDirectories: true)
         let encoder = StateCoding.encoder
         encoder.outputFormatting.insert(.prettyPrinted)
         try AtomicFile.write(try encoder.encode(all), to: templatesFile)

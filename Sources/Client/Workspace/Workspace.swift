@@ -4,31 +4,42 @@ import Foundation
 import Spec
 
 /// Everything a manifest's runs keep on disk, and the one owner of those paths: `.pipeline/`
-/// beside the manifest (run state per shard, with entries per endpoint; upload resume state;
-/// the embedded engine's data) and the results file. Nothing in it holds a secret.
+/// beside the manifest, shared by the manifests of one folder (the embedded engine's data, upload
+/// resume state by Assembly) with a folder of each manifest's own (`manifests/<file name>/`:
+/// run state per shard, the run lock, the digest cache, synced Templates), and the results file.
+/// Nothing in it holds a secret.
 public struct Workspace: Sendable, Equatable {
     /// The folder holding the manifest; plan paths are relative to it.
     public let directory: String
     /// Where results are written: `--results`, else the manifest's `results:`, else `results.json` beside it.
     public let resultsPath: String
+    /// The manifest's file name, which names its own state folder; nil keeps that state in `.pipeline/` itself.
+    public let manifestName: String?
 
-    /// The workspace of `manifest`, with the results file `override` when given.
+    /// The workspace of `manifest`, with the results file `override` when given. State an older
+    /// version kept for the whole folder is copied into the manifest's own folder the first time.
     public init(manifest: Manifest, resultsOverride override: String? = nil) {
         directory = manifest.directory
         resultsPath = override ?? manifest.results.map { manifest.path($0.value) } ?? manifest.path("results.json")
+        manifestName = FileNames.safeComponent((manifest.file as NSString).lastPathComponent)
+        adoptFolderState()
     }
 
     /// A workspace at `directory`, writing results to `resultsPath`.
-    public init(directory: String, resultsPath: String) {
+    public init(directory: String, resultsPath: String, manifestName: String? = nil) {
         self.directory = directory
         self.resultsPath = resultsPath
+        self.manifestName = manifestName
     }
 
     /// `.pipeline/` beside the manifest.
     public var stateDirectory: String { directory + "/.pipeline" }
 
+    /// The manifest's own state: `.pipeline/manifests/<file name>/`.
+    public var manifestStateDirectory: String { manifestName.map { stateDirectory + "/manifests/" + $0 } ?? stateDirectory }
+
     /// File digests remembered between plans, by path and `stat` identity.
-    public var digestCacheFile: String { stateDirectory + "/digests" }
+    public var digestCacheFile: String { manifestStateDirectory + "/digests" }
 
     /// The embedded engine's data (`endpoint: local`).
     public var engineDirectory: String { stateDirectory + "/engine" }
@@ -41,16 +52,16 @@ public struct Workspace: Sendable, Equatable {
 
     /// The run state of a whole run, or of shard `index` of `count` (shards never share one).
     public func runStateFile(shard: (index: Int, count: Int)?) -> String {
-        stateDirectory + "/" + (shard.map { "run-state-\($0.index)of\($0.count).json" } ?? "run-state.json")
+        manifestStateDirectory + "/" + (shard.map { "run-state-\($0.index)of\($0.count).json" } ?? "run-state.json")
     }
 
     /// Every run-state file: the whole run's and each shard's, including those a run in progress
     /// (or a killed one) has so far only journaled.
     public var runStateFiles: [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory)) ?? []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: manifestStateDirectory)) ?? []
         let files = names.map { $0.hasSuffix(".journal") ? String($0.dropLast(".journal".count)) : $0 }
             .filter { $0 == "run-state.json" || ($0.hasPrefix("run-state-") && $0.hasSuffix(".json")) }
-        return Set(files).sorted().map { stateDirectory + "/" + $0 }
+        return Set(files).sorted().map { manifestStateDirectory + "/" + $0 }
     }
 
     /// The Assemblies that runs started, by plan id, over every shard (or the run-state `files` given).

@@ -1,0 +1,60 @@
+import Foundation
+import Basics
+import TestSupport
+import XCTest
+
+/// Two manifests in one folder keep their own state: digests, run state, lock and status.
+final class ManifestsInOneFolderTests: XCTestCase {
+    private func manifest(_ pattern: String, results: String) -> String {
+        """
+        version: 1
+        endpoint: local
+        results: \(results)
+        assemblies:
+          hashes:
+            inputs: ["\(pattern)"]
+            batch: 1
+            steps:
+              hash: {robot: /file/hash, use: ":original"}
+        """
+    }
+
+    func testEachManifestKeepsItsOwnState() async throws {
+        let directory = try TemporaryDirectory(prefix: "two-manifests")
+        defer { directory.remove() }
+        for name in ["a1", "a2", "b1"] { try directory.write("files/\(name).txt", name) }
+        try directory.write("pipeline.yml", manifest("files/a*.txt", results: "a-results.json"))
+        try directory.write("second.yml", manifest("files/b*.txt", results: "b-results.json"))
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let second = await CLIHarness.run(["run", directory.path + "/second.yml"])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        // Each one's state is its own: the status of one lists only its Assemblies, and a rerun is all cached.
+        let status = await CLIHarness.run(["status", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(status.stdout.split(separator: "\n").filter { $0.contains("ASSEMBLY_") }.count, 2, status.stdout)
+        let again = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertTrue(again.stderr.contains("(2 cached)"), again.stderr)
+        for name in ["pipeline.yml", "second.yml"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/.pipeline/manifests/\(name)/digests"), name)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/.pipeline/manifests/\(name)/run-state.json"), name)
+        }
+    }
+
+    func testStateFromBeforeIsAdoptedSoNothingIsMadeTwice() async throws {
+        let directory = try TemporaryDirectory(prefix: "two-manifests")
+        defer { directory.remove() }
+        try directory.write("files/a1.txt", "a1")
+        try directory.write("pipeline.yml", manifest("files/a*.txt", results: "a-results.json"))
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        // As an older version left it: the run state in .pipeline/ itself, and no results file to say it is done.
+        let own = directory.path + "/.pipeline/manifests/pipeline.yml"
+        try FileManager.default.moveItem(atPath: own + "/run-state.json", toPath: directory.path + "/.pipeline/run-state.json")
+        try FileManager.default.removeItem(atPath: own)
+        try FileManager.default.removeItem(atPath: directory.path + "/a-results.json")
+        let again = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stderr.contains("resumed hashes"), "the Assembly made before is found again: \(again.stderr)")
+        XCTAssertFalse(again.stderr.contains("created hashes"), again.stderr)
+    }
+}
