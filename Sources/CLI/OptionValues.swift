@@ -12,14 +12,32 @@ extension ParsedArguments {
         return number
     }
 
-    /// `--shard I/N` as (I, N) with 1 <= I <= N; `nil` when the option is absent.
+    /// `--shard I/N` as (I, N) with 1 <= I <= N, or `auto` (`auto/N`) from the CI's variables;
+    /// `nil` when the option is absent.
     func shard() throws(UsageError) -> (index: Int, count: Int)? {
         guard let text = value("shard") else { return nil }
+        if text == "auto" || text.hasPrefix("auto/") {
+            let total = text == "auto" ? nil : Int(text.dropFirst(5))
+            guard text == "auto" || total.map({ $0 >= 1 }) == true else {
+                throw UsageError("--shard auto/N needs a total N of at least 1, not '\(text)'", command: command)
+            }
+            guard let found = CIShard.detect(environment, total: total) else {
+                let known = CIShard.sources.map { $0.index + ($0.total.map { "/" + $0 } ?? "") }.joined(separator: ", ")
+                throw UsageError("--shard auto found no CI shard variables (\(known)); pass --shard I/N", command: command)
+            }
+            return (found.index, found.count)
+        }
         let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
         guard parts.count == 2, let index = parts[0], let count = parts[1], count >= 1, (1...count).contains(index) else {
             throw UsageError("--shard needs I/N with 1 <= I <= N, such as 2/4, not '\(text)'", command: command)
         }
         return (index, count)
+    }
+
+    /// For `--shard auto`: which variables the shard came from, to say so.
+    var shardOrigin: String? {
+        guard let text = value("shard"), text == "auto" || text.hasPrefix("auto/") else { return nil }
+        return CIShard.detect(environment, total: text == "auto" ? nil : Int(text.dropFirst(5))).map { "shard \($0.index)/\($0.count) from \($0.origin)" }
     }
 
     /// A TCP port (0 picks a free one).

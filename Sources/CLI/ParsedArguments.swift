@@ -2,6 +2,8 @@
 struct ParsedArguments: Sendable {
     /// The command the arguments are for (named in usage errors).
     var command = ""
+    /// The environment the command runs in (for values such as `--shard auto` that read it).
+    var environment: [String: String] = [:]
     var positionals: [String] = []
     private var values: [String: [String]] = [:]
     private var flags: Set<String> = []

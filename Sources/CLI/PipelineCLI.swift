@@ -60,7 +60,8 @@ public enum PipelineCLI {
             return usage(UsageError("unknown command '\(first)'\(hint)", command: nil), specs: specs, output: output)
         }
         do {
-            let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), for: command.spec)
+            var parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), for: command.spec)
+            parsed.environment = environment
             if parsed.flag("help") {
                 output.out(HelpText.command(command.spec))
                 return ExitCode.success

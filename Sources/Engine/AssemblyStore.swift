@@ -37,7 +37,9 @@ final class AssemblyStore: Sendable {
             records[record.id] = record
             return true
         }
-        if inserted { scheduleWrite(record.id) }
+        // Written before the creating request is answered: an acknowledged Assembly survives a
+        // killed engine (later changes go through the write-behind).
+        if inserted { writer.sync { write(record.id) } }
         return inserted
     }
 
@@ -71,9 +73,12 @@ final class AssemblyStore: Sendable {
 
     /// Runs on `writer` only, so writes never overtake each other; each takes the latest state.
     private func writeChanged() {
-        for id in unwritten.withLock({ ids in defer { ids.removeAll() }; return ids }).sorted() {
-            guard let record = get(id), let data = try? StateCoding.encoder.encode(record) else { continue }
-            try? AtomicFile.write(data, to: directory + "/" + id + ".json", durable: false)
-        }
+        for id in unwritten.withLock({ ids in defer { ids.removeAll() }; return ids }).sorted() { write(id) }
+    }
+
+    /// Writes the latest state of `id`; on `writer` only.
+    private func write(_ id: String) {
+        guard let record = get(id), let data = try? StateCoding.encoder.encode(record) else { return }
+        try? AtomicFile.write(data, to: directory + "/" + id + ".json", durable: false)
     }
 }

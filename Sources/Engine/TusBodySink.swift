@@ -77,14 +77,20 @@ final class TusBodySink: BodySink, @unchecked Sendable {
         written += Int64(bytes.count)
     }
 
+    func attach(_ ender: RequestEnder) {
+        lock.withLock { claim }?.attach(ender)
+    }
+
     func close(complete: Bool, trailers: HTTPHeaders) {
         lock.withLock {
             guard outcome == .pending else { return }
             outcome = complete ? verdict(trailers: trailers) : .stored
             let keep = outcome == .stored && (complete || checksum.isNone) ? written : 0
             if keep < written { ftruncate(descriptor, off_t(start + keep)) }
+            // The bytes reach the disk before the record says they are there.
+            if keep > 0, fdatasync(descriptor) != 0 { outcome = .failed }
             Foundation.close(descriptor)
-            record.offset = start + keep
+            record.offset = outcome == .failed ? start : start + keep
             if (try? store.save(record)) == nil { outcome = .failed }
             claim = nil
         }

@@ -102,6 +102,9 @@ struct TusEndpoint: Sendable {
     }
 
     private func status(_ id: String) -> ServerResponse {
+        // A client back after a dead connection asks first: the dead request is ended, and what it
+        // received counts, so the offset answered is the true one (as tusd releases its locks).
+        guard store.release(id) else { return answer(423, "another request is writing this upload and did not let go; try again") }
         guard let record = live(id) else { return gone(id) }
         var headers = common(record) + [("Cache-Control", "no-store")]
         if record.length == nil { headers.append(("Upload-Defer-Length", "1")) }
@@ -113,6 +116,7 @@ struct TusEndpoint: Sendable {
         guard head.headers["Content-Type"] == TusProtocol.offsetContentType else {
             return .respond(answer(415, "PATCH needs Content-Type: \(TusProtocol.offsetContentType)"))
         }
+        guard store.release(id) else { return .respond(answer(423, "another request is writing this upload and did not let go; try again")) }
         guard var record = live(id) else { return .respond(gone(id)) }
         guard let offset = head.headers["Upload-Offset"].flatMap(TusProtocol.parseCount) else {
             return .respond(answer(400, "PATCH needs Upload-Offset: a non-negative whole number of bytes"))

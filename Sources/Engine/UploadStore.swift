@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import Wire
 import Basics
 import Synchronization
@@ -7,7 +8,7 @@ import Synchronization
 /// record, written atomically. Survives restarts. One writer per upload at a time.
 final class UploadStore: Sendable {
     let directory: String
-    private let writers = Mutex<Set<String>>([])
+    private let writers = Mutex<[String: Weak<UploadClaim>]>([:])
     private let records = Mutex<[String: TusUploadRecord]>([:])
     /// Uploads whose record is in memory only: created with their first bytes, which no one can
     /// ask about before the creating request has been answered.
@@ -17,6 +18,7 @@ final class UploadStore: Sendable {
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         removeOrphans()
+        reconcileWithRecords()
     }
 
     /// Whether `id` has the shape of an upload id (so it can never name another path).
@@ -67,6 +69,26 @@ final class UploadStore: Sendable {
         }
     }
 
+    /// Makes every data file agree with its record after a crash: bytes past the recorded offset
+    /// (a body cut before its record was saved, or never verified) are cut off, and a file shorter
+    /// than its record (written data lost with the machine) moves the offset back to what is there.
+    private func reconcileWithRecords() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names where name.hasSuffix(".json") {
+            let id = String(name.dropLast(5))
+            guard Self.isValidID(id), var record = record(id) else { continue }
+            var info = stat()
+            guard stat(dataPath(id), &info) == 0 else { continue }
+            let size = Int64(info.st_size)
+            if size > record.offset {
+                truncate(dataPath(id), off_t(record.offset))
+            } else if size < record.offset {
+                record.offset = size
+                try? save(record)
+            }
+        }
+    }
+
     private static func createExclusive(_ path: String, contents: Data) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileError(path: path, operation: "create", code: errno) }
@@ -87,18 +109,48 @@ final class UploadStore: Sendable {
 
     /// The right to write `id`, held until the claim is dropped; `nil` when another request holds it.
     func claim(_ id: String) -> UploadClaim? {
-        guard writers.withLock({ $0.insert(id).inserted }) else { return nil }
-        return UploadClaim { [self] in writers.withLock { _ = $0.remove(id) } }
+        let claim = UploadClaim { [self] in writers.withLock { _ = $0.removeValue(forKey: id) } }
+        guard writers.withLock({ writers in
+            guard writers[id] == nil else { return false }
+            writers[id] = Weak(claim)
+            return true
+        }) else { return nil }
+        return claim
     }
+
+    /// Asks the request holding `id` to end (a client that reconnects after a dead connection
+    /// wants its upload back) and waits up to `patience` for it to let go; whether `id` is free.
+    /// What the ended request received is kept, so the offset then answered is the true one.
+    func release(_ id: String, patience: Duration = .seconds(5)) -> Bool {
+        guard let holder = writers.withLock({ $0[id] }) else { return true }
+        holder.value?.endHolder()
+        let deadline = ContinuousClock.now + patience
+        while writers.withLock({ $0[id] != nil }), ContinuousClock.now < deadline { usleep(10_000) }
+        return writers.withLock { $0[id] == nil }
+    }
+}
+
+/// A reference that does not keep its object alive.
+struct Weak<Object: AnyObject & Sendable>: Sendable {
+    weak var value: Object?
+    init(_ value: Object) { self.value = value }
 }
 
 /// The right to write one upload: given back when the claim goes away, on every path.
 final class UploadClaim: Sendable {
     private let release: @Sendable () -> Void
+    /// Ends the request holding the claim, once its sink has one.
+    private let ender = Mutex<RequestEnder?>(nil)
 
     init(release: @escaping @Sendable () -> Void) {
         self.release = release
     }
 
     deinit { release() }
+
+    /// Gives the claim the means to end the request that holds it.
+    func attach(_ ender: RequestEnder) { self.ender.withLock { $0 = ender } }
+
+    /// Ends the holding request (its body ends as if the client had gone).
+    func endHolder() { ender.withLock { $0 }?() }
 }

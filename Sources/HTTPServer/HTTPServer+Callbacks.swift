@@ -36,6 +36,10 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
             plan = .respond(.json(421, #"{"error":"MISDIRECTED_REQUEST","message":"this server does not answer for that Host; use its address, or start it with --public-url"}"#))
         }
         let request = RequestContext(head: head, plan: plan, connection: connection)
+        if case .stream(let sink, _) = plan, let handle = server.deadline.handle(connection) {
+            let deadline = server.deadline
+            sink.attach(RequestEnder { deadline.shutDown(handle.key, descriptor: handle.descriptor) })
+        }
         state.pointee = Unmanaged.passRetained(request).toOpaque()
         if request.hasBody, let early = request.earlyResponse {
             return server.queue(early, on: connection, context: request)

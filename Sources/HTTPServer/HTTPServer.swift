@@ -16,7 +16,9 @@ public final class HTTPServer: @unchecked Sendable {
         public var connectionLimit: Int
         /// The most connections at once from one client address.
         public var perClientLimit: Int
-        /// Seconds an idle connection is kept.
+        /// Seconds a connection may send nothing: an idle keep-alive connection, or a request body
+        /// that stalls (it is ended, and what arrived is kept), so slow bodies cannot hold
+        /// connections forever.
         public var idleTimeout: Int
         /// Seconds a client has to send a request's whole head (request line and headers).
         public var headerTimeout: Double
@@ -29,7 +31,7 @@ public final class HTTPServer: @unchecked Sendable {
         /// Creates a configuration.
         public init(
             host: String = "127.0.0.1", port: UInt16 = 0, connectionLimit: Int = 1024, perClientLimit: Int = 128,
-            idleTimeout: Int = 60, headerTimeout: Double = 10, tls: (keyPEM: String, certificatePEM: String)? = nil,
+            idleTimeout: Int = 30, headerTimeout: Double = 10, tls: (keyPEM: String, certificatePEM: String)? = nil,
             origin: PublicOrigin? = nil
         ) {
             self.host = host

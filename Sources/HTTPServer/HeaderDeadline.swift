@@ -72,6 +72,21 @@ final class HeaderDeadline: Sendable {
         }
     }
 
+    /// Shuts `connection`'s socket down now, if it is still open.
+    func shutDown(_ key: UInt, descriptor: Int32) {
+        state.withLock { state in
+            guard state.open.contains(key) else { return }
+            shutdown(descriptor, Int32(SHUT_RDWR))
+        }
+    }
+
+    /// The key and descriptor of `connection`, to shut it down later from another thread.
+    func handle(_ connection: OpaquePointer?) -> (key: UInt, descriptor: Int32)? {
+        guard let connection else { return nil }
+        let descriptor = pipeline_mhd_connection_fd(connection)
+        return descriptor >= 0 ? (Self.key(connection), descriptor) : nil
+    }
+
     private func closeLate() {
         let now = ContinuousClock.now
         state.withLock { state in

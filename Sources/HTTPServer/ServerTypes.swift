@@ -61,6 +61,27 @@ public protocol BodySink: AnyObject, Sendable {
     /// The body ended (`complete`, with the trailer fields of a chunked body) or the connection
     /// was lost before its end (no trailers).
     func close(complete: Bool, trailers: HTTPHeaders)
+    /// Receives the means to end the request from elsewhere (another request that needs what this
+    /// one holds), before the first bytes arrive.
+    func attach(_ ender: RequestEnder)
+}
+
+extension BodySink {
+    /// Sinks that nothing else waits for need no ender.
+    public func attach(_ ender: RequestEnder) {}
+}
+
+/// Ends one request from another thread: its connection is shut down, so its body ends as if
+/// the client had gone (what arrived is kept), and the connection's thread moves on at once.
+public final class RequestEnder: Sendable {
+    private let end: @Sendable () -> Void
+
+    init(_ end: @escaping @Sendable () -> Void) {
+        self.end = end
+    }
+
+    /// Shuts the request's connection down; nothing when it has already closed.
+    public func callAsFunction() { end() }
 }
 
 /// A body that cannot be taken, with the response that says why.

@@ -45,7 +45,7 @@ final class HostileStateTests: XCTestCase {
         defer { directory.remove() }
         let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--force"])
         XCTAssertEqual(first.status, 0, first.stderr)
-        let statePath = directory.path + "/.pipeline/manifests/pipeline.yml/run-state.json"
+        let statePath = directory.path + "/.pipeline/manifests/pipeline/run-state.json"
         let state = try String(contentsOfFile: statePath, encoding: .utf8)
         let id = try XCTUnwrap(state.firstMatch(of: /"assembly_id"\s*:\s*"([0-9a-f]{32})"/)?.1)
         try state.replacingOccurrences(of: String(id), with: "../../../escaped").write(toFile: statePath, atomically: true, encoding: .utf8)
@@ -70,8 +70,8 @@ final class HostileStateTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), [])
 
         try FileManager.default.removeItem(atPath: directory.path + "/.pipeline/engine")
-        try FileManager.default.createDirectory(atPath: directory.path + "/.pipeline/manifests/pipeline.yml", withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: directory.path + "/.pipeline/manifests/pipeline.yml/run-state.json.lock", withDestinationPath: elsewhere.path + "/created")
+        try FileManager.default.createDirectory(atPath: directory.path + "/.pipeline/manifests/pipeline", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/.pipeline/manifests/pipeline/run-state.json.lock", withDestinationPath: elsewhere.path + "/created")
         let lock = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
         XCTAssertEqual(lock.status, 1, lock.stderr)
         XCTAssertTrue(lock.stderr.contains("symbolic link"), lock.stderr)

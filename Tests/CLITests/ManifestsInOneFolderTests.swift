@@ -35,8 +35,8 @@ final class ManifestsInOneFolderTests: XCTestCase {
         let again = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
         XCTAssertTrue(again.stderr.contains("(2 cached)"), again.stderr)
         for name in ["pipeline.yml", "second.yml"] {
-            XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/.pipeline/manifests/\(name)/digests"), name)
-            XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/.pipeline/manifests/\(name)/run-state.json"), name)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/.pipeline/manifests/\(name.replacingOccurrences(of: ".yml", with: ""))/digests"), name)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/.pipeline/manifests/\(name.replacingOccurrences(of: ".yml", with: ""))/run-state.json"), name)
         }
     }
 
@@ -48,7 +48,7 @@ final class ManifestsInOneFolderTests: XCTestCase {
         let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
         XCTAssertEqual(first.status, 0, first.stderr)
         // As an older version left it: the run state in .pipeline/ itself, and no results file to say it is done.
-        let own = directory.path + "/.pipeline/manifests/pipeline.yml"
+        let own = directory.path + "/.pipeline/manifests/pipeline"
         try FileManager.default.moveItem(atPath: own + "/run-state.json", toPath: directory.path + "/.pipeline/run-state.json")
         try FileManager.default.removeItem(atPath: own)
         try FileManager.default.removeItem(atPath: directory.path + "/a-results.json")

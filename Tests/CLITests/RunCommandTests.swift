@@ -189,6 +189,29 @@ final class RunCommandTests: XCTestCase {
         XCTAssertTrue(names.contains("new_line.png"), "\(names)")
     }
 
+    func testShardAutoReadsTheCIsOwnVariables() async throws {
+        let directory = try project(batch: "1")
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml"
+        let cases: [([String: String], String, String)] = [
+            (["CI_NODE_INDEX": "2", "CI_NODE_TOTAL": "3"], "auto", "shard 2/3 from GitLab's CI_NODE_INDEX and CI_NODE_TOTAL"),
+            (["CIRCLE_NODE_INDEX": "0", "CIRCLE_NODE_TOTAL": "3"], "auto", "shard 1/3 from CircleCI's CIRCLE_NODE_INDEX and CIRCLE_NODE_TOTAL"),
+            (["BUILDKITE_PARALLEL_JOB": "2", "BUILDKITE_PARALLEL_JOB_COUNT": "3"], "auto", "shard 3/3 from Buildkite's"),
+            (["JOB_COMPLETION_INDEX": "1"], "auto/3", "shard 2/3 from a Kubernetes indexed Job's JOB_COMPLETION_INDEX"),
+        ]
+        for (environment, option, said) in cases {
+            let auto = await CLIHarness.run(["plan", manifest, "--shard", option, "--format", "json"], environment: environment)
+            XCTAssertEqual(auto.status, 0, auto.stderr)
+            XCTAssertTrue(auto.stderr.contains(said), "\(environment): \(auto.stderr)")
+            let index = said.dropFirst("shard ".count).prefix { $0 != " " }
+            let explicit = await CLIHarness.run(["plan", manifest, "--shard", String(index), "--format", "json"])
+            XCTAssertEqual(auto.stdout, explicit.stdout, "\(environment): the same share as --shard \(index)")
+        }
+        let none = await CLIHarness.run(["plan", manifest, "--shard", "auto"])
+        XCTAssertEqual(none.status, 64)
+        XCTAssertTrue(none.stderr.contains("found no CI shard variables"), none.stderr)
+    }
+
     func testShardsMergeIntoTheUnshardedResults() async throws {
         let directory = try project(batch: "1")
         defer { directory.remove() }

@@ -55,7 +55,7 @@ final class SignerTemplatesEndToEndTests: XCTestCase {
         try directory.write("site/pipeline.yml", manifest(width: 100))
         let run = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["run", directory.path + "/site/pipeline.yml"], environment: ["SIGNER_TOKEN": token])
         XCTAssertEqual(run.status, 0, "the Template write and the template_id Assembly are both signed: \(run.stderr)")
-        let recorded = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/site/.pipeline/manifests/pipeline.yml/templates.json")))
+        let recorded = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/site/.pipeline/manifests/pipeline/templates.json")))
         let id = try XCTUnwrap(recorded.objectValue?.values.first?["site-thumbs"]?["id"]?.stringValue)
 
         func sign(_ params: String, at signer: ServerProcess) throws -> ProcessResult {

@@ -39,7 +39,7 @@ final class TemplatesAsCodeTests: XCTestCase {
 
         let synced = await CLIHarness.run(["plan", directory.path + "/pipeline.yml"])
         XCTAssertTrue(synced.stdout.contains("= template file-hashes  unchanged ("), synced.stdout)
-        let recorded = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/.pipeline/manifests/pipeline.yml/templates.json")))
+        let recorded = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/.pipeline/manifests/pipeline/templates.json")))
         XCTAssertEqual(recorded["local"]?["file-hashes"]?["id"]?.stringValue?.count, 32, "the Template's id is recorded in the workspace")
         try directory.write("pipeline.yml", manifest("sha256"))
         let changed = await CLIHarness.run(["plan", directory.path + "/pipeline.yml"])

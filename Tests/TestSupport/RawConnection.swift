@@ -37,6 +37,21 @@ public final class RawConnection: @unchecked Sendable {
         return bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
     }
 
+    /// Sends `bytes` whole; `false` when the server has closed the connection.
+    @discardableResult
+    public func send(_ bytes: Data) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return Glibc.send(descriptor, base + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            guard sent > 0 else { return false }
+            offset += sent
+        }
+        return true
+    }
+
     /// Reads what arrives within `timeout` seconds, until `until` returns true for the text so
     /// far or the server closes the connection (then `closed` is true).
     public func read(timeout: Double, until: (String) -> Bool = { _ in false }) -> (text: String, closed: Bool) {

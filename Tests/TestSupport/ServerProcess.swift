@@ -57,6 +57,13 @@ public final class ServerProcess: @unchecked Sendable {
     /// `http://127.0.0.1:<port>` followed by `path`.
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
+    /// Kills the server with SIGKILL at once (a crash, for the tests of what survives one).
+    public func crash() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
     /// Stops the server (SIGTERM, then SIGKILL) and waits for it.
     public func stop() {
         guard process.isRunning else { return }

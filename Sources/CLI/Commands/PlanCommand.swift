@@ -25,7 +25,7 @@ struct PlanCommand: Command {
                   choices: ["text", "json", "markdown"]),
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
             .init(name: "rehash", help: "Hash every file, trusting none of the digests remembered in .pipeline/."),
-            .init(name: "shard", valueName: "I/N", help: "Plan only shard I of N, as 'run --shard I/N' runs it (only its files are hashed)."),
+            .init(name: "shard", valueName: "I/N", help: "Plan only shard I of N, as 'run --shard I/N' runs it (only its files are hashed); 'auto' reads the CI's own variables."),
             .init(name: "endpoint", valueName: "URL", help: "Compare Templates with this Assembly API instead of the manifest's (or 'local')."),
             .init(name: "offline", help: "Compare Templates with the last sync recorded in .pipeline/ instead of asking the endpoint."),
             .init(name: "prune", help: "List the endpoint's Templates the manifest does not declare, which 'templates sync --prune' deletes."),
@@ -63,6 +63,7 @@ struct PlanCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
+        if let origin = arguments.shardOrigin { context.output.error("pipeline: \(origin)\n") }
         var loader = ProjectLoader(environment: context.environment, policyPath: policy)
         loader.rehash = arguments.flag("rehash")
         let (project, session) = await loader.load(manifest)

@@ -33,7 +33,7 @@ struct RunCommand: Command {
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
             .init(name: "plan", valueName: "FILE", help: "Run exactly this reviewed plan; refuse if any of its files changed."),
             .init(name: "rehash", help: "Hash every file, trusting none of the digests remembered in .pipeline/."),
-            .init(name: "shard", valueName: "I/N", help: "Run shard I of N (a contiguous share of the Assemblies, planned alone), for CI matrices."),
+            .init(name: "shard", valueName: "I/N", help: "Run shard I of N (a contiguous share of the Assemblies, planned alone), for CI matrices; 'auto' (or 'auto/N') reads the CI's own variables (GitLab, CircleCI, Buildkite, Kubernetes)."),
             .init(name: "max-assemblies-per-minute", valueName: "N", help: "Create at most N Assemblies a minute (default \(Int(Self.accountBudget)) against a service, divided among N shards; none for 'local')."),
             .init(name: "cancel-on-interrupt", help: "On Ctrl-C, cancel the Assemblies in flight instead of leaving them to finish."),
             .init(name: "json", help: "Print one JSON event per line instead of progress and a summary."),
@@ -91,6 +91,7 @@ struct RunCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
+        if let origin = arguments.shardOrigin { context.output.error("pipeline: \(origin)\n") }
         guard arguments.flag("watch") else { return await runOnce(context) }
         return await RunWatcher(command: self).watch(context)
     }

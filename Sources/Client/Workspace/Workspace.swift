@@ -5,7 +5,7 @@ import Spec
 
 /// Everything a manifest's runs keep on disk, and the one owner of those paths: `.pipeline/`
 /// beside the manifest, shared by the manifests of one folder (the embedded engine's data, upload
-/// resume state by Assembly) with a folder of each manifest's own (`manifests/<file name>/`:
+/// resume state by Assembly) with a folder of each manifest's own (`manifests/<name>/`:
 /// run state per shard, the run lock, the digest cache, synced Templates), and the results file.
 /// Nothing in it holds a secret.
 public struct Workspace: Sendable, Equatable {
@@ -13,7 +13,7 @@ public struct Workspace: Sendable, Equatable {
     public let directory: String
     /// Where results are written: `--results`, else the manifest's `results:`, else `results.json` beside it.
     public let resultsPath: String
-    /// The manifest's file name, which names its own state folder; nil keeps that state in `.pipeline/` itself.
+    /// The manifest's name (its file name without `.yml`), which names its own state folder; nil keeps that state in `.pipeline/` itself.
     public let manifestName: String?
 
     /// The workspace of `manifest`, with the results file `override` when given. State an older
@@ -21,8 +21,16 @@ public struct Workspace: Sendable, Equatable {
     public init(manifest: Manifest, resultsOverride override: String? = nil) {
         directory = manifest.directory
         resultsPath = override ?? manifest.results.map { manifest.path($0.value) } ?? manifest.path("results.json")
-        manifestName = FileNames.safeComponent((manifest.file as NSString).lastPathComponent)
+        manifestName = Self.stateName(of: manifest.file)
         adoptFolderState()
+    }
+
+    /// The name of a manifest's own state folder: its file name without `.yml`/`.yaml`
+    /// (`pipeline.yml` keeps its state in `.pipeline/manifests/pipeline/`).
+    static func stateName(of file: String) -> String {
+        let name = (file as NSString).lastPathComponent
+        let bare = ["yml", "yaml"].contains((name as NSString).pathExtension.lowercased()) ? (name as NSString).deletingPathExtension : name
+        return FileNames.safeComponent(bare)
     }
 
     /// A workspace at `directory`, writing results to `resultsPath`.
@@ -35,7 +43,7 @@ public struct Workspace: Sendable, Equatable {
     /// `.pipeline/` beside the manifest.
     public var stateDirectory: String { directory + "/.pipeline" }
 
-    /// The manifest's own state: `.pipeline/manifests/<file name>/`.
+    /// The manifest's own state: `.pipeline/manifests/<name>/`.
     public var manifestStateDirectory: String { manifestName.map { stateDirectory + "/manifests/" + $0 } ?? stateDirectory }
 
     /// File digests remembered between plans, by path and `stat` identity.
