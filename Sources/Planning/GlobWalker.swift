@@ -103,7 +103,11 @@ public struct GlobWalker {
         into path: String, relative: String, segments: ArraySlice<GlobPattern.Segment>,
         ancestors: [FolderIdentity], found: inout [String]
     ) {
-        guard let identity = DirectoryListing.identity(path) else { return }
+        guard let identity = DirectoryListing.identity(path) else {
+            // Say why a folder is skipped (a path over PATH_MAX, a folder removed during the walk).
+            warn("plan.unreadable-folder", "cannot enter folder '\(relative.dropLast())': \(String(cString: strerror(errno))); skipped")
+            return
+        }
         if ancestors.contains(identity) {
             warn("plan.symlink-loop", "'\(relative.dropLast())' leads back into a folder above it (symbolic link loop); not followed")
             return

@@ -133,6 +133,26 @@ final class GlobWalkerTests: XCTestCase {
         XCTAssertEqual(files("link*", in: tree.path), ["link.txt"])
     }
 
+    func testAFolderPastPATHMAXIsSkippedWithAWarning() throws {
+        let tree = try TemporaryDirectory()
+        defer { tree.remove() }
+        try tree.write("a.txt", "a")
+        // Deeper than PATH_MAX (4096) once joined, made with relative steps.
+        let name = String(repeating: "d", count: 200)
+        var folder = open(tree.path, O_RDONLY | O_DIRECTORY)
+        for _ in 0..<22 {
+            XCTAssertEqual(mkdirat(folder, name, 0o755), 0)
+            let inner = openat(folder, name, O_RDONLY | O_DIRECTORY)
+            close(folder)
+            folder = inner
+        }
+        close(folder)
+        var walker = GlobWalker(base: tree.path)
+        let found = walker.files(matching: try GlobPattern("**/*.txt"))
+        XCTAssertEqual(found, ["a.txt"])
+        XCTAssertTrue(walker.collectedWarnings.contains { $0.message.contains("File name too long") }, "\(walker.collectedWarnings)")
+    }
+
     func testSymlinkLoopIsReportedAndTheWalkFinishes() throws {
         let tree = try TemporaryDirectory()
         defer { tree.remove() }

@@ -107,6 +107,14 @@ struct FileUploader: Sendable {
                 if !options.remembersFinished { store?.remove(key) }
                 return UploadResult(index: index, path: path, url: current, size: file.size, resumedFrom: resumedFrom)
             } catch let error as TusError {
+                // A creating request refused with a Location (a body whose checksum failed): the
+                // upload exists, empty; it is used, not abandoned for a new one per retry.
+                if url == nil, let location = error.location, error.kind != .gone {
+                    url = location
+                    createdHere = true
+                    needsStatus = true
+                    try? store?.save(.init(uploadURL: location, endpoint: client.endpoint, path: file.path, size: file.size, expires: nil), for: key)
+                }
                 if error.kind == .gone {
                     // The server forgot the upload (or never had it): start a new one; not an
                     // attempt, unless this call created it (then the server keeps losing uploads).

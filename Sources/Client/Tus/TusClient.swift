@@ -51,7 +51,11 @@ public struct TusClient: Sendable {
         let request = HTTPRequest(method: "POST", url: endpoint, headers: fields, body: body, timeouts: bodyTimeouts)
         let response = try await send(request)
         // Any 2xx with a Location: lenient servers answer 200 or 204 to creation-with-upload.
-        guard (200..<300).contains(response.status) else { throw TusError.from(response, request: request) }
+        guard (200..<300).contains(response.status) else {
+            var error = TusError.from(response, request: request)
+            error.location = response.headers["Location"].flatMap { TusProtocol.resolve(location: $0, against: endpoint) }
+            throw error
+        }
         guard let location = response.headers["Location"], let url = TusProtocol.resolve(location: location, against: endpoint) else {
             throw TusError(.rejected, request: request.summary, status: response.status, detail: "the response has no usable Location header")
         }

@@ -28,6 +28,9 @@ public struct TusError: Error, Sendable, CustomStringConvertible {
     public var status: Int?
     /// What the server or the transport said.
     public var detail: String
+    /// The upload a refused creating request made anyway (its `Location`), to go on with
+    /// instead of creating another.
+    public var location: String?
 
     /// Creates an error.
     public init(_ kind: Kind, request: String, status: Int? = nil, detail: String) {

@@ -12,6 +12,8 @@ final class EngineUploadTests: XCTestCase {
 
     func testASmallFileWithAChecksumIsOneRequest() async throws { try await scenarios.aSmallFileWithAChecksumIsOneRequest() }
 
+    func testARefusedCreationBodyIsNotAbandonedForANewUpload() async throws { try await scenarios.aRefusedCreationBodyIsNotAbandonedForANewUpload() }
+
     func testResumesAPartialUploadFromTheServersOffset() async throws { try await scenarios.resumesAPartialUploadFromTheServersOffset() }
 
     func testRecoversFromAConnectionDroppedMidPatch() async throws { try await scenarios.recoversFromAConnectionDroppedMidPatch() }

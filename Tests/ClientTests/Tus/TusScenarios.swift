@@ -50,6 +50,19 @@ struct TusScenarios {
         }
     }
 
+    func aRefusedCreationBodyIsNotAbandonedForANewUpload() async throws {
+        let peers = try makeServer()
+        defer { peers.stop() }
+        // The first creating POST reaches the server (which creates the upload) but comes back 460.
+        let (proxy, endpoint) = try peers.faulty(["POST:1:rewrite=460"])
+        defer { proxy.stop() }
+        let fixture = try UploadFixture()
+        let (path, data) = try fixture.file("refused.bin", size: 100_000)
+        let (upload, _) = try await fixture.upload(path, to: endpoint)
+        XCTAssertEqual(try peers.storedBytes(of: upload.url), data)
+        XCTAssertEqual(peers.createdUploads(), 1, "the upload the refused request made is used, not left behind")
+    }
+
     func resumesAPartialUploadFromTheServersOffset() async throws {
         let peers = try makeServer()
         defer { peers.stop() }
