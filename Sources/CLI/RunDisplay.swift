@@ -51,6 +51,10 @@ final class RunDisplay: @unchecked Sendable {
             showProgress()
         case .template(let name, let id, let action):
             output.error("template \(name): \(action.rawValue) (\(id))\n")
+        case .retrying(let job, let planID, let reason, let wait, let attempt, let attempts):
+            let clear = interactive ? "\r\u{1B}[K" : ""
+            let seconds = max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded()))
+            output.error("\(clear)\(job) \(planID.prefix(12)): \(reason); retrying in \(seconds) s (attempt \(attempt) of \(attempts))\n")
         case .finished(let entry):
             let count: (Int, Int, Bool) = lock.withLock { done += 1; inFlight = max(0, inFlight - 1); return (done, total, lists) }
             guard count.2 || !entry.isCompleted else { return showProgress() }
@@ -142,6 +146,10 @@ final class RunDisplay: @unchecked Sendable {
             .object(["event": .string("uploaded"), "bytes": .int(Int(bytes)), "total": .int(Int(total))])
         case .template(let name, let id, let action):
             .object(["event": .string("template"), "name": .string(name), "id": .string(id), "action": .string(action.rawValue)])
+        case .retrying(let job, let planID, let reason, let wait, let attempt, let attempts):
+            .object(["event": .string("retrying"), "job": .string(job), "plan_id": .string(planID), "reason": .string(reason),
+                     "wait_ms": .int(Int(wait.components.seconds) * 1000 + Int(wait.components.attoseconds / 1_000_000_000_000_000)),
+                     "attempt": .int(attempt), "attempts": .int(attempts)])
         case .finished(let entry):
             .object(["event": .string("finished"), "job": .string(entry.job), "plan_id": .string(entry.planID),
                      "status": .string(entry.status), "assembly_id": entry.assemblyID.map { .string($0) } ?? .null])

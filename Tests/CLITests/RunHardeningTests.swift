@@ -71,6 +71,19 @@ final class RunHardeningTests: XCTestCase {
         XCTAssertEqual(results["endpoint"], .string("http://127.0.0.1:\(second.port)"))
     }
 
+    func testADownEndpointSaysWhatIsRetriedAndGivesUpSoon() async throws {
+        let directory = try project(endpoint: "http://127.0.0.1:9")
+        defer { directory.remove() }
+        let started = ContinuousClock.now
+        let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: secret)
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(30), "gave up after a few attempts, not at the 8 h timeout")
+        XCTAssertTrue(result.stderr.contains("Couldn't connect to server; retrying in 1 s (attempt 2 of 4)"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("(attempt 4 of 4)"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("CANNOT_CONNECT"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("check the endpoint"), result.stderr)
+    }
+
     func testRetriesEndAtTheRunsTimeout() async throws {
         let server = try EngineTestServer()
         defer { server.stop() }

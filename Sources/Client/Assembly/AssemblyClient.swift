@@ -32,6 +32,11 @@ public struct AssemblyClient: Sendable {
         public static let longestWait: Double = 3600
     }
 
+    /// The code of a request that got no connection to the server.
+    public static let cannotConnect = "CANNOT_CONNECT"
+    /// libcurl's codes for a host that cannot be resolved (6) or connected to (7).
+    static let connectionCodes: Set<Int> = [6, 7]
+
     let http: HTTPClient
     /// The API's base URL, such as `https://api2.transloadit.com`.
     public let endpoint: String
@@ -69,8 +74,14 @@ public struct AssemblyClient: Sendable {
         let response: HTTPResponse
         do {
             response = try await http.send(request)
+        } catch let error as HTTPError {
+            // No connection at all (nothing listens, no such host): said as such, so a run can give up soon.
+            if case .transport(let code, _) = error.kind, Self.connectionCodes.contains(code) {
+                throw Failure(code: Self.cannotConnect, message: error.description, retryIn: nil, isTransient: true)
+            }
+            throw Failure(code: "NETWORK", message: "\(error)", retryIn: nil, isTransient: error.isTransient)
         } catch {
-            throw Failure(code: "NETWORK", message: "\(error)", retryIn: nil, isTransient: (error as? HTTPError)?.isTransient ?? true)
+            throw Failure(code: "NETWORK", message: "\(error)", retryIn: nil, isTransient: true)
         }
         guard let json = try? JSONValue.parse(response.body), json.objectValue != nil else {
             throw Failure(

@@ -166,14 +166,24 @@ struct AssemblyRun: Sendable {
     }
 
     /// Runs `call`, retrying transient failures (rate limits after `retryIn`, others with backoff).
+    /// Attempts after the first, for a transient failure.
+    static let retries = 8
+    /// Attempts, in all, at a server that was never reached: a wrong or down endpoint fails soon.
+    static let connectionAttempts = 4
+
     private func retrying<T: Sendable>(_ call: () async throws -> T) async throws -> T {
         var attempt = 0
         while true {
             do {
                 try await pacer.waitOutPause()
                 return try await call()
-            } catch let failure as AssemblyClient.Failure where failure.isTransient && attempt < 8 {
+            } catch let failure as AssemblyClient.Failure where failure.isTransient && attempt < Self.retries {
                 attempt += 1
+                let unreachable = failure.code == AssemblyClient.cannotConnect
+                if unreachable, attempt >= Self.connectionAttempts {
+                    throw AssemblyClient.Failure(
+                        code: failure.code, message: "\(failure.message) (\(Self.connectionAttempts) attempts); check the endpoint, and that its server is running")
+                }
                 let base = failure.retryIn ?? min(30, pow(2, Double(attempt - 1)))
                 let jitter = Double.random(in: 0...0.1) * base
                 let pause = Duration.milliseconds(Int((base + jitter) * 1000))
@@ -181,6 +191,8 @@ struct AssemblyRun: Sendable {
                 guard clock.now + pause < deadline else {
                     throw AssemblyClient.Failure(code: "RUN_TIMEOUT", message: "the run's timeout came while retrying: \(failure)")
                 }
+                events(.retrying(job: planned.job, planID: planned.id, reason: failure.description, wait: pause,
+                                 attempt: attempt + 1, attempts: unreachable ? Self.connectionAttempts : Self.retries + 1))
                 // A rate limit holds every request of the run, not only this one.
                 if failure.retryIn != nil { await pacer.pause(for: pause) }
                 try await clock.sleep(for: pause)

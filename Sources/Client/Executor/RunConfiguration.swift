@@ -82,6 +82,8 @@ public enum RunEvent: Sendable {
     case uploaded(bytes: Int64, total: Int64)
     /// An Assembly reached its end.
     case finished(RunResults.Entry)
+    /// A request of an Assembly failed and is tried again after `wait` (attempt `attempt` of `attempts`).
+    case retrying(job: String, planID: String, reason: String, wait: Duration, attempt: Int, attempts: Int)
     /// A Template of the manifest was brought in line before the Assemblies that use it.
     case template(name: String, id: String, action: TemplateSync.Action)
 }
