@@ -1,3 +1,4 @@
+import Foundation
 /// A command line split into positional arguments and options, checked against a `CommandSpec`.
 struct ParsedArguments: Sendable {
     /// The command the arguments are for (named in usage errors).
@@ -73,15 +74,35 @@ struct ParsedArguments: Sendable {
         }
         if parsed.flag("help") { return parsed }
         let required = spec.arguments.filter { !$0.optional }
+        // A manifest is found as `terraform plan` finds its folder's files: none given means
+        // ./pipeline.yml, and a folder means the pipeline.yml in it.
+        if let index = spec.arguments.firstIndex(where: { $0.name == Self.manifestArgument }) {
+            if parsed.positionals.count == index, required.count == index + 1, FileManager.default.fileExists(atPath: Self.defaultManifest) {
+                parsed.positionals.append(Self.defaultManifest)
+            } else if index < parsed.positionals.count {
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: parsed.positionals[index], isDirectory: &isFolder), isFolder.boolValue {
+                    parsed.positionals[index] += (parsed.positionals[index].hasSuffix("/") ? "" : "/") + Self.defaultManifest
+                }
+            }
+        }
         if parsed.positionals.count < required.count {
             let missing = required[parsed.positionals.count...].map(\.name).joined(separator: " ")
-            throw UsageError("missing \(missing)", command: spec.name)
+            let hint = missing == Self.manifestArgument ? " (and there is no \(Self.defaultManifest) in this folder)" : ""
+            throw UsageError("missing \(missing)\(hint)", command: spec.name)
         }
         if parsed.positionals.count > spec.arguments.count, spec.arguments.last?.variadic != true {
             throw UsageError("unexpected argument '\(parsed.positionals[spec.arguments.count])'", command: spec.name)
         }
         return parsed
     }
+}
+
+extension ParsedArguments {
+    /// The name commands give their manifest argument.
+    static let manifestArgument = "MANIFEST"
+    /// The manifest used when none is named, and the one a named folder holds.
+    static let defaultManifest = "pipeline.yml"
 }
 
 /// A command line that cannot be understood (exit code 64).

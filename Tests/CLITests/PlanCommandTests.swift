@@ -4,6 +4,24 @@ import TestSupport
 import XCTest
 
 final class PlanCommandTests: XCTestCase {
+    func testTheManifestDefaultsToPipelineYmlHereOrInANamedFolder() throws {
+        let project = try ProjectFixture()
+        let folder = (project.manifest as NSString).deletingLastPathComponent
+        XCTAssertEqual((project.manifest as NSString).lastPathComponent, "pipeline.yml")
+        let here = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["plan"], in: folder)
+        XCTAssertEqual(here.status, 0, here.stderr)
+        let named = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["plan", folder])
+        XCTAssertEqual(named.status, 0, named.stderr)
+        // The same plan; only the header names the manifest as it was found.
+        XCTAssertEqual(here.stdout.split(separator: "\n").dropFirst(), named.stdout.split(separator: "\n").dropFirst())
+        XCTAssertTrue(named.stdout.hasPrefix("Plan for 'fixture' (\(folder)/pipeline.yml)"), named.stdout)
+        let empty = try TemporaryDirectory()
+        defer { empty.remove() }
+        let nowhere = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["plan"], in: empty.path)
+        XCTAssertEqual(nowhere.status, 64)
+        XCTAssertTrue(nowhere.stderr.contains("missing MANIFEST (and there is no pipeline.yml in this folder)"), nowhere.stderr)
+    }
+
     func testPlanSummaryListsJobsAssembliesAndFiles() async throws {
         let project = try ProjectFixture()
         let result = await CLIHarness.run(["plan", project.manifest])
