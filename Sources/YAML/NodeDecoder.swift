@@ -102,7 +102,8 @@ public final class NodeDecoder {
             let problem = Diagnostic.error(
                 "\(domain).unset-variable", "environment variable '\(name)' is not set",
                 at: location(of: "${" + name, in: node),
-                hint: "set \(name) in the environment, or give a default with '${\(name):-value}'")
+                hint: isCredential(name) || Self.credentialLike(name) ? "set \(name) in the environment (a credential has no default in a manifest)"
+                    : "set \(name) in the environment, or give a default with '${\(name):-value}'")
             if toleratesUnsetVariables { deferred.append(problem) } else { report(problem) }
             return nil
         case .malformed(let reason, _):

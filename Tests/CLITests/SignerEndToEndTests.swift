@@ -92,6 +92,31 @@ final class SignerEndToEndTests: XCTestCase {
     }
 
     /// A manifest can name the signer's policy by URL: `plan` checks the very rules it enforces.
+    func testASignerForAnyAuthKeySaysSoAtStartUp() throws {
+        let directory = try TemporaryDirectory(prefix: "signer-any-key")
+        defer { directory.remove() }
+        let policy = try directory.write("policy.yml", "version: 1\nrobots:\n  /file/hash: {}\n")
+        let callers = try directory.write("callers.yml", "version: 1\ncallers:\n  - name: ci\n    token_sha256: \(FileHashing.sha256(Data("t".utf8)))\n")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ProcessRunner.pipelineExecutable)
+        process.arguments = ["signer", "--policy", policy, "--tokens", callers, "--port", "0"]
+        process.environment = ["TRANSLOADIT_SECRET": "s"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        var text = ""
+        let deadline = Date().addingTimeInterval(10)
+        while !text.contains("\n"), Date() < deadline {
+            text += String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        XCTAssertTrue(text.contains("params for any key a caller sends are signed"), text)
+    }
+
     func testPlanChecksAgainstTheSignersPolicyByURL() async throws {
         let directory = try TemporaryDirectory(prefix: "policy-url")
         defer { directory.remove() }

@@ -23,6 +23,16 @@ final class TemplatesAsCodeTests: XCTestCase {
         """
     }
 
+    func testAListingWithNothingToListSaysSo() async throws {
+        let directory = try TemporaryDirectory(prefix: "templates")
+        defer { directory.remove() }
+        try directory.write("files/a.txt", "a")
+        try directory.write("pipeline.yml", "version: 1\nendpoint: local\nassemblies:\n  h:\n    inputs: [files/*.txt]\n    steps:\n      h: {robot: /file/hash, use: ':original'}\n")
+        let listed = await CLIHarness.run(["templates", "list", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        XCTAssertEqual(listed.stdout, "No Templates: the endpoint has none, and the manifest declares none.\n")
+    }
+
     func testRunCreatesThenUpdatesTheTemplateInPlaceAndReprocesses() async throws {
         let directory = try TemporaryDirectory(prefix: "templates")
         defer { directory.remove() }

@@ -102,6 +102,9 @@ struct SignerCommand: Command {
             return ExitCode.failure
         }
         context.output.out("pipeline signer: listening on \(tls == nil ? "http" : "https")://\(host):\(server.port)\n")
+        if arguments.value("auth-key") == nil, policy.authKey == nil {
+            context.output.error("pipeline signer: warning: neither --auth-key nor the policy's auth_key names an Auth Key: params for any key a caller sends are signed with this secret\n")
+        }
         let signal = await signals.next()
         context.output.error("pipeline signer: stopping (signal \(signal))\n")
         server.stop()

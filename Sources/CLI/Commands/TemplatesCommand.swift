@@ -77,7 +77,8 @@ struct TemplatesCommand: Command {
     }
 
     private func list(_ client: TemplateClient, wanted: [String: DeclaredTemplate], context: CommandContext) async throws {
-        context.output.out(TemplateRendering.list(TemplateComparison.compare(wanted, remote: try await client.list())))
+        let listed = TemplateRendering.list(TemplateComparison.compare(wanted, remote: try await client.list()))
+        context.output.out(listed.isEmpty ? "No Templates: the endpoint has none, and the manifest declares none.\n" : listed)
     }
 
     private func pull(_ client: TemplateClient, context: CommandContext) async throws -> Int32 {

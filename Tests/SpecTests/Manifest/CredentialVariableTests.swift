@@ -97,4 +97,21 @@ final class CredentialVariableTests: XCTestCase {
         XCTAssertFalse(loaded.diagnostics.map(\.message).joined().contains("assets"), "an ordinary variable is fine")
         XCTAssertTrue(loaded.diagnostics.allSatisfy { !$0.message.contains("ghp") && !$0.message.contains("aws\"") })
     }
+
+    func testAnUnsetCredentialIsNotOfferedADefault() throws {
+        let manifest = try XCTUnwrap(ManifestLoader(environment: [:]).decode(Data("""
+            version: 1
+            auth:
+              key: k
+              signer: {url: "https://signer.example.com/sign", token: "${SIGNER_TOKEN}"}
+            assemblies:
+              thumbs:
+                inputs: ["images/*.png"]
+                steps:
+                  thumb: {robot: /image/resize, use: ":original", width: 10}
+            """.utf8), file: "m.yml").value)
+        let hint = try XCTUnwrap(manifest.auth.unresolved.first?.hint)
+        XCTAssertFalse(hint.contains(":-"), hint)
+        XCTAssertTrue(hint.contains("a credential has no default"), hint)
+    }
 }
