@@ -1,6 +1,7 @@
 import Basics
 import Client
 import Foundation
+import Planning
 import Spec
 
 /// The workspace of a manifest, for commands that look at its last run (`status`, `cancel`, `diff`, `plan`).
@@ -15,5 +16,15 @@ enum LastRun {
     /// The manifest's workspace, without reporting problems (for display only).
     static func quietWorkspace(_ manifestPath: String, environment: [String: String]) -> Workspace? {
         ManifestLoader(environment: environment).load(path: manifestPath).value.map { Workspace(manifest: $0) }
+    }
+
+    /// The plan ids a run of `plan` would take from the last results as they are: read through
+    /// the run's own function and keyed by the endpoint the run would use, so `plan` and `run`
+    /// never disagree about what is cached.
+    static func cachedIDs(
+        _ plan: Plan, manifest: Manifest, workspace: Workspace, endpointOverride: String?, environment: [String: String]
+    ) -> Set<String> {
+        let endpoint = RunSetup.withoutCredentials(RunSetup.endpointName(manifest, override: endpointOverride, environment: environment))
+        return Set(Runner.cachedEntries(for: plan, resultsPath: workspace.resultsPath, endpoint: endpoint).keys)
     }
 }

@@ -71,6 +71,25 @@ final class RunHardeningTests: XCTestCase {
         XCTAssertEqual(results["endpoint"], .string("http://127.0.0.1:\(second.port)"))
     }
 
+    func testPlanAndRunAgreeOnWhatIsCachedAfterAnEndpointChange() async throws {
+        let first = try EngineTestServer()
+        defer { first.stop() }
+        let second = try EngineTestServer()
+        defer { second.stop() }
+        let directory = try project(endpoint: "http://127.0.0.1:\(first.port)")
+        defer { directory.remove() }
+        let ran = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: secret)
+        XCTAssertEqual(ran.status, 0, ran.stderr)
+        let same = await CLIHarness.run(["plan", directory.path + "/pipeline.yml"], environment: secret)
+        XCTAssertTrue(same.stdout.contains("(cached)"), same.stdout)
+        let manifest = try String(contentsOfFile: directory.path + "/pipeline.yml", encoding: .utf8)
+        try manifest.replacingOccurrences(of: ":\(first.port)", with: ":\(second.port)").write(toFile: directory.path + "/pipeline.yml", atomically: true, encoding: .utf8)
+        let plan = await CLIHarness.run(["plan", directory.path + "/pipeline.yml"], environment: secret)
+        XCTAssertFalse(plan.stdout.contains("(cached)"), "another endpoint reuses nothing: \(plan.stdout)")
+        let run = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: secret)
+        XCTAssertTrue(run.stderr.contains("(0 cached)"), run.stderr)
+    }
+
     func testADownEndpointSaysWhatIsRetriedAndGivesUpSoon() async throws {
         let directory = try project(endpoint: "http://127.0.0.1:9")
         defer { directory.remove() }

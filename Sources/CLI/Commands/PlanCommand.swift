@@ -91,7 +91,9 @@ struct PlanCommand: Command {
             plan.writeJSON { context.output.out(String(decoding: $0, as: UTF8.self)) }
         } else {
             let previous = project.value.map { Workspace(manifest: $0.manifest) }?.lastResults()?.assemblies ?? []
-            let cached = Set(previous.filter(\.isCompleted).map(\.planID))
+            let cached = project.value.map {
+                LastRun.cachedIDs(plan, manifest: $0.manifest, workspace: Workspace(manifest: $0.manifest), endpointOverride: nil, environment: context.environment)
+            } ?? []
             var templates: String?
             if let manifest = project.value?.manifest { templates = await self.templates(manifest, context: context) }
             if markdown {

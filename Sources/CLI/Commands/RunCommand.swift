@@ -114,7 +114,9 @@ struct RunCommand: Command {
         }
         guard let manifest = project.value?.manifest else { return ExitCode.failure }
         if onlyWhenChanged, !arguments.flag("force") {
-            let completed = Set((Workspace(manifest: manifest, resultsOverride: arguments.value("results")).lastResults(keep: \.isCompleted)?.assemblies ?? []).map(\.planID))
+            let completed = LastRun.cachedIDs(
+                plan, manifest: manifest, workspace: Workspace(manifest: manifest, resultsOverride: arguments.value("results")),
+                endpointOverride: arguments.value("endpoint"), environment: context.environment)
             if plan.assemblies.allSatisfy({ completed.contains($0.id) }) { return ExitCode.success }
         }
         // One run per run state, taken before anything starts (the embedded engine included).
