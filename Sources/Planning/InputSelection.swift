@@ -42,7 +42,9 @@ enum InputSelection {
             if files.isEmpty, !job.allowEmpty {
                 diagnostics.append(.error(
                     "plan.no-match", "pattern '\(text)' matches no files", at: input.location,
-                    hint: "patterns are relative to the manifest's folder (\(walker.base)); set 'allow_empty: true' on job '\(job.name.value)' if that is expected"))
+                    hint: Self.otherCase(of: text, walker: &walker).map {
+                        "patterns are case-sensitive, and '\($0)' differs from it only in case: match both, as in '*.{jpg,JPG}'"
+                    } ?? "patterns are relative to the manifest's folder (\(walker.base)); set 'allow_empty: true' on job '\(job.name.value)' if that is expected"))
             }
             included += files
         }
@@ -58,6 +60,22 @@ enum InputSelection {
                 hint: "narrow the '!' patterns, or set 'allow_empty: true' if that is expected"))
         }
         return kept
+    }
+
+    /// A file the pattern would match in another case (all upper or all lower), for the hint.
+    static func otherCase(of text: String, walker: inout GlobWalker) -> String? {
+        // The extension's case only (`photos/*.jpg` against `photos/IMG_1.JPG`), else the whole name's.
+        let name = text.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? text
+        let folder = String(text.dropLast(name.count))
+        let dot = name.lastIndex(of: ".")
+        let variants = dot.map { dot in
+            [String(name[..<dot]) + name[dot...].uppercased(), String(name[..<dot]) + name[dot...].lowercased()]
+        } ?? [name.uppercased(), name.lowercased()]
+        for variant in variants.map({ folder + $0 }) where variant != text {
+            guard let pattern = try? GlobPattern(variant), let found = walker.files(matching: pattern).first else { continue }
+            return found
+        }
+        return nil
     }
 
     /// `paths` in byte order, each once (by bytes: names that only look alike are two files).

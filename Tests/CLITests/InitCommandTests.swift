@@ -64,10 +64,25 @@ final class InitCommandTests: XCTestCase {
         XCTAssertEqual(made.status, 0, made.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path + "/samples"), "no samples when the folder has PDFs")
         let manifest = try String(contentsOfFile: directory.path + "/pipeline.yml", encoding: .utf8)
-        XCTAssertTrue(manifest.contains(#"inputs: ["**/*.pdf", "!build/**", "!.pipeline/**", "!node_modules/**"]"#), manifest)
+        XCTAssertTrue(manifest.contains(#"inputs: ["**/*.{pdf,PDF}", "!build/**", "!.pipeline/**", "!node_modules/**"]"#), manifest)
         let plan = try pipeline(["plan", "pipeline.yml"])
         XCTAssertEqual(plan.status, 0, plan.stderr)
         XCTAssertTrue(plan.stdout.contains("docs/handbook.pdf"), plan.stdout)
+    }
+
+    func testCameraPhotosInCapitalsArePlanned() throws {
+        try directory.write("photos/IMG_0001.JPG", data: TestImages.png(width: 40, height: 30))
+        try directory.write("photos/IMG_0002.jpg", data: TestImages.png(width: 40, height: 30))
+        let made = try pipeline(["init", "--kind", "images"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let plan = try pipeline(["plan", "pipeline.yml"])
+        XCTAssertEqual(plan.status, 0, plan.stderr)
+        XCTAssertTrue(plan.stdout.contains("IMG_0001.JPG") && plan.stdout.contains("IMG_0002.jpg"), plan.stdout)
+        // A hand-written glob in one case: the error names the file that differs only in case.
+        try directory.write("only-lower.yml", "version: 1\nendpoint: local\nassemblies:\n  p:\n    inputs: [photos/*0001.jpg]\n    steps:\n      h: {robot: /file/hash, use: ':original'}\n")
+        let missed = try pipeline(["plan", "only-lower.yml"])
+        XCTAssertEqual(missed.status, 1)
+        XCTAssertTrue(missed.stderr.contains("'photos/IMG_0001.JPG' differs from it only in case"), missed.stderr)
     }
 
     func testUsageErrors() throws {

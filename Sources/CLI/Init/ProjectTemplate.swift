@@ -28,6 +28,8 @@ struct ProjectTemplate {
 
     /// The inputs of files with `extensions`: in `samples/`, or anywhere but the outputs.
     private func inputs(_ extensions: [String]) -> String {
+        // The folder's own files come in both cases (a camera's IMG_0001.JPG); globs are case-sensitive.
+        let extensions = usesSamples ? extensions : extensions + extensions.map { $0.uppercased() }
         let names = extensions.count == 1 ? "*.\(extensions[0])" : "*.{\(extensions.joined(separator: ","))}"
         let globs = usesSamples ? ["samples/" + names] : ["**/" + names, "!build/**", "!.pipeline/**", "!node_modules/**"]
         return "[" + globs.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
