@@ -109,6 +109,11 @@ final class RunResumeTests: XCTestCase {
         XCTAssertEqual(first.terminationStatus, 130, log)
         XCTAssertTrue(log.contains("interrupted; state is saved"), log)
         XCTAssertTrue(log.contains("Run the same command again to resume"), log)
+        // An Assembly cut short by Ctrl-C is interrupted (or not started), never a network failure.
+        if let results = try? String(contentsOfFile: directory.path + "/results.json", encoding: .utf8) {
+            XCTAssertFalse(results.contains("\"NETWORK\""), results)
+        }
+        XCTAssertFalse(log.contains("FAILED NETWORK"), log)
 
         let second = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["run", directory.path + "/pipeline.yml"],
                                            environment: ["TRANSLOADIT_SECRET": "unused-secret"])

@@ -178,7 +178,8 @@ struct RunCommand: Command {
             let canceled = await InFlight.cancel(configuration.workspace.startedAssemblies(in: [configuration.stateFile]), except: done)
             context.output.error("pipeline: interrupted; canceled \(plural(canceled, "Assembly", "Assemblies")) in flight.\n")
         } else {
-            context.output.error("pipeline: interrupted; state is saved in \(configuration.workspace.stateDirectory). Run the same command again to resume.\n")
+            let again = configuration.force ? "Run it again without --force to resume (with --force it starts over)" : "Run the same command again to resume"
+            context.output.error("pipeline: interrupted; state is saved in \(configuration.workspace.manifestStateDirectory). \(again).\n")
         }
         return status
     }

@@ -24,7 +24,7 @@ struct AssemblyRun: Sendable {
     let events: @Sendable (RunEvent) -> Void
 
     func run() async -> RunResults.Entry {
-        let outcome: (code: String, message: String)
+        var outcome: (code: String, message: String)
         do {
             let created = try await findOrCreate()
             var status = created
@@ -33,6 +33,9 @@ struct AssemblyRun: Sendable {
             }
             status = try await wait(status)
             return entry(status)
+        } catch _ where Task.isCancelled {
+            // Ctrl-C: a request cut short is not a network failure.
+            outcome = ("INTERRUPTED", "")
         } catch let failure as AssemblyClient.Failure {
             outcome = (failure.code, failure.message)
         } catch let error as TusError {
@@ -42,14 +45,23 @@ struct AssemblyRun: Sendable {
         } catch let error as ChangedFile {
             outcome = ("FILE_CHANGED", error.description)
         } catch is CancellationError {
-            outcome = ("INTERRUPTED", "the run was interrupted; run the same command again to resume")
+            outcome = ("INTERRUPTED", "")
         } catch {
             outcome = ("RUN_FAILED", "\(error)")
         }
         // The Assembly may exist although this run failed: keep its id and URL in the results.
         let known = await state.entry(planned.id, endpoint: configuration.endpointKey)
+        if outcome.code == "INTERRUPTED" {
+            // What the next run (without --force) does with it, as its own state.
+            outcome = known?.assemblyURL == nil
+                ? (Self.notStarted, "the run was interrupted before this Assembly was created; the next run creates it")
+                : ("INTERRUPTED", "the run was interrupted; the next run resumes Assembly \(known?.assemblyID ?? "")")
+        }
         return failed(outcome.code, outcome.message, assemblyID: known?.assemblyID, assemblyURL: known?.assemblyURL)
     }
+
+    /// The status of an Assembly a run was interrupted before it created.
+    static let notStarted = "NOT_STARTED"
 
     /// The Assembly from an earlier run if it still accepts uploads, is executing or completed;
     /// otherwise a new one, with its id saved before the request.
