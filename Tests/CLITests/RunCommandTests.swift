@@ -278,6 +278,21 @@ final class RunCommandTests: XCTestCase {
         }
     }
 
+    func testStatusOfALocalRunReportsWhatItStored() async throws {
+        let directory = try project()
+        defer { directory.remove() }
+        try directory.write("images/broken.png", "not an image")
+        let run = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(run.status, 1, run.stderr)
+        // The embedded engine is gone with the run: the stored state and error are reported, not NETWORK.
+        let status = await CLIHarness.run(["status", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(status.status, 0, status.stderr)
+        let lines = status.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.first, "JOB     PLAN          ASSEMBLY                          STATUS", status.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("thumbs  ") && $0.hasSuffix("IMAGE_RESIZE_ERROR") }, status.stdout)
+        XCTAssertFalse(status.stdout.contains("NETWORK") || status.stdout.contains("CANNOT_CONNECT"), status.stdout)
+    }
+
     func testStatusAndCancelSeeEveryShard() async throws {
         let directory = try project(batch: "1")
         defer { directory.remove() }

@@ -39,9 +39,18 @@ struct StatusCommand: Command {
                 while next < started.count {
                     let index = next
                     next += 1
-                    guard finished[started[index].key]?.isCompleted != true, let url = started[index].value.url, !url.hasPrefix("file://") else { continue }
+                    // The embedded engine is gone with its run: what the run stored is the truth.
+                    guard finished[started[index].key]?.isCompleted != true, started[index].value.endpoint != "local",
+                          let url = started[index].value.url, !url.hasPrefix("file://") else { continue }
+                    let stored = finished[started[index].key]?.status
                     group.addTask {
-                        do throws(AssemblyClient.Failure) { return (index, try await client.status(url).ok) } catch { return (index, error.code) }
+                        do throws(AssemblyClient.Failure) {
+                            let state = try await client.status(url)
+                            return (index, state.error ?? state.ok)
+                        } catch {
+                            // An answer the service refused to give is not the Assembly's state: keep the stored one.
+                            return (index, stored ?? error.code)
+                        }
                     }
                     return
                 }
@@ -53,15 +62,20 @@ struct StatusCommand: Command {
             }
         }
         let rows: [JSONValue] = zip(started, statuses).map { entry, status in
-            .object(["plan_id": .string(entry.key), "assembly_id": .string(entry.value.id), "status": .string(status)])
+            .object(["plan_id": .string(entry.key), "assembly_id": .string(entry.value.id), "status": .string(status),
+                     "job": finished[entry.key].map { .string($0.job) } ?? .null])
         }
         if json {
             context.output.out(JSONValue.object(["results": .string(workspace.resultsPath), "assemblies": .array(rows)]).serialized(pretty: true) + "\n")
         } else if rows.isEmpty {
             context.output.out("No run recorded for \(manifest) (no run state in \(workspace.stateDirectory)).\n")
         } else {
+            let width = max(3, rows.map { ($0["job"]?.stringValue ?? "-").count }.max() ?? 3)
+            func padded(_ text: String) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
+            context.output.out("\(padded("JOB"))  PLAN          ASSEMBLY                          STATUS\n")
             for row in rows {
-                context.output.out("\(row["plan_id"]?.stringValue?.prefix(12) ?? "")  \(row["assembly_id"]?.stringValue ?? "")  \(row["status"]?.stringValue ?? "")".printable + "\n")
+                let line = "\(padded(row["job"]?.stringValue ?? "-"))  \(row["plan_id"]?.stringValue?.prefix(12) ?? "")  \(row["assembly_id"]?.stringValue ?? "")  \(row["status"]?.stringValue ?? "")"
+                context.output.out(line.printable + "\n")
             }
             context.output.out("Results: \(workspace.resultsPath)\n")
         }
