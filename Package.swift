@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// One module per concern; see the README's layout section for what each owns.
+// One module per concern; docs/internals.md (Layout) says what each owns.
 let package = Package(
     name: "pipeline",
     platforms: [.macOS(.v15)],

@@ -414,9 +414,9 @@ check "tarball: apt-get install of the .deb's Depends only" in_root "$root" \
 keep_archives "$root"
 cp "$tarball" "$root/home/check/"
 check "tarball: one top folder, $top/" bash -c "tar -tzf '$tarball' | cut -d/ -f1 | sort -u | tee /dev/stderr | grep -qx '$top'"
-check "tarball: the binary, manual page, completions, schemas and README" in_root "$root" \
+check "tarball: the binary, manual page, completions, schemas, README and docs" in_root "$root" \
     "tar -xzf $(basename "$tarball"); cd $top; ls bin/pipeline share/man/man1/pipeline.1 share/bash-completion/completions/pipeline \
-        share/zsh/site-functions/_pipeline share/fish/vendor_completions.d/pipeline.fish share/pipeline/schemas/manifest.schema.json README.md"
+        share/zsh/site-functions/_pipeline share/fish/vendor_completions.d/pipeline.fish share/pipeline/schemas/manifest.schema.json README.md docs/security.md"
 tar -tzf "$tarball" | grep -q "^$top/LICENSE" || echo "dist-check: note: the tarball has no LICENSE (the repository has none)"
 check_toolchain_free "$root" "$bin" tarball
 check "tarball: pipeline init and plan with only the Depends" in_root "$root" "$bin init site; cd site; $bin plan pipeline.yml"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds what a machine without Swift installs, into dist/:
 #   pipeline-VERSION-linux-ARCH.tar.gz  one top folder: bin/, share/ (manual page, completions for
-#                                       bash, zsh and fish, JSON schemas), README.md, LICENSE
+#                                       bash, zsh and fish, JSON schemas), README.md, docs/, LICENSE
 #   pipeline_VERSION_DEBARCH.deb        the same files in their Debian places, built with dpkg-deb
 #   SHA256SUMS                          of both (`sha256sum -c SHA256SUMS` in dist/)
 # The binary is the release build with the Swift standard library and Foundation linked in
@@ -77,6 +77,7 @@ fi
 # The tarball: installed with the same recipe as `make install`, into one top folder.
 "$MAKE" --no-print-directory install-files PIPELINE_BIN="$stripped" DESTDIR="$work/tar" PREFIX="/$top" >/dev/null
 cp README.md "${licence[@]}" "$work/tar/$top/"
+cp -R docs "$work/tar/$top/docs"
 
 # The .deb's tree.
 root="$work/deb"
@@ -85,6 +86,8 @@ root="$work/deb"
 gzip -9n "$root/usr/share/man/man1/pipeline.1"
 install -d "$root/usr/share/doc/pipeline"
 install -m 644 README.md "$root/usr/share/doc/pipeline/README.md"
+install -d "$root/usr/share/doc/pipeline/docs"
+install -m 644 docs/*.md "$root/usr/share/doc/pipeline/docs/"
 if [ -f LICENSE ]; then install -m 644 LICENSE "$root/usr/share/doc/pipeline/copyright"; fi
 install -d "$root/DEBIAN"
 

@@ -17,7 +17,7 @@ struct SignerCommand: Command {
         policy in force; GET /healthz answers when it runs. A 'template_id' that the policy's templates.allowed \
         does not list as an id is looked up at --endpoint with the Auth Key and Secret, and allowed when the \
         Template's name is listed and its steps pass the policy (answers are kept for 60 s). With --tls-cert and --tls-key it speaks HTTPS; \
-        otherwise keep it on 127.0.0.1 or behind a TLS proxy (see the README).
+        otherwise keep it on 127.0.0.1 or behind a TLS proxy (see docs/signer.md).
         """,
         options: [
             .init(name: "policy", valueName: "FILE", help: "The policy to enforce (callers may name their own)."),

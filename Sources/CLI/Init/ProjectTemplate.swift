@@ -45,7 +45,7 @@ struct ProjectTemplate {
             #
             # `endpoint: local` runs everything on this machine with the built-in engine, no account
             # needed. To use Transloadit, remove that line and export TRANSLOADIT_KEY and
-            # TRANSLOADIT_SECRET (or sign through `pipeline signer`; see the README).
+            # TRANSLOADIT_SECRET (or sign through `pipeline signer`; see docs/signer.md).
 
             version: 1
             name: \(name)
@@ -186,7 +186,7 @@ struct ProjectTemplate {
         # hosted service, remove `endpoint: local` from pipeline.yml, set `engine-tools: false` (the
         # local engine's tools are not needed then), and add TRANSLOADIT_KEY as a variable and
         # TRANSLOADIT_SECRET as a secret (or use a signer with an identity token and no secret at all;
-        # see the README).
+        # see docs/ci.md).
         name: pipeline
         on:
           pull_request:
