@@ -110,4 +110,19 @@ final class DownloadSafetyTests: XCTestCase {
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/build/out/thumb").filter { $0.hasSuffix(".part") }
         XCTAssertEqual(leftovers, [])
     }
+
+    func testResultsOfRemovedSourcesLeaveTheDownloadFolderAndNothingElseDoes() async throws {
+        let directory = try project(endpoint: "local")
+        defer { directory.remove() }
+        try directory.write("images/b.png", data: TestImages.png(width: 64, height: 32))
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let thumbs = directory.path + "/build/out/thumb"
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: thumbs).sorted(), ["a.png", "b.png"])
+        try directory.write("build/out/thumb/mine.txt", "a file of the user's own")
+        try FileManager.default.removeItem(atPath: directory.path + "/images/b.png")
+        let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: thumbs).sorted(), ["a.png", "mine.txt"], "only what pipeline wrote and no result names is gone")
+    }
 }

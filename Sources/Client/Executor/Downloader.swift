@@ -25,9 +25,13 @@ struct Downloader: Sendable {
         var folder: LinkFreeFolder
         var name: String
         var size: Int64
+        /// `step/name` below the download folder.
+        var relative: String
     }
 
-    func download(_ entry: RunResults.Entry, into folder: String) async throws {
+    /// Downloads the entry's results; the files written, as `step/name` below `folder`.
+    @discardableResult
+    func download(_ entry: RunResults.Entry, into folder: String) async throws -> Set<String> {
         let root = try LinkFreeFolder.open(folder, below: trusted)
         var targets: [Target] = []
         for (step, files) in entry.results.sorted(by: { $0.key < $1.key }) {
@@ -44,7 +48,7 @@ struct Downloader: Sendable {
                     counter += 1
                 }
                 taken.insert(name)
-                targets.append(Target(url: url, folder: directory, name: name, size: file.size))
+                targets.append(Target(url: url, folder: directory, name: name, size: file.size, relative: FileNames.safeComponent(step) + "/" + name))
             }
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -58,6 +62,7 @@ struct Downloader: Sendable {
             for _ in 0..<Self.parallel { startNext() }
             while try await group.next() != nil { startNext() }
         }
+        return Set(targets.map(\.relative))
     }
 
     private func fetch(_ target: Target) async throws {

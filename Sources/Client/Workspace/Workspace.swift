@@ -49,6 +49,9 @@ public struct Workspace: Sendable, Equatable {
     /// File digests remembered between plans, by path and `stat` identity.
     public var digestCacheFile: String { manifestStateDirectory + "/digests" }
 
+    /// The files runs wrote into the manifest's download folders (`DownloadLedger`).
+    public var downloadsFile: String { manifestStateDirectory + "/downloads.json" }
+
     /// The embedded engine's data (`endpoint: local`).
     public var engineDirectory: String { stateDirectory + "/engine" }
 
