@@ -86,7 +86,23 @@ final class RunDisplay: @unchecked Sendable {
         let assemblyRate = Double(finished - cached) / elapsed
         let line = "\(ByteSize(bytes: bytes)) of \(ByteSize(bytes: all)) uploaded (\(ByteSize(bytes: Int64(byteRate)))/s\(eta(Double(all - bytes), byteRate))); "
             + "\(finished) of \(assemblies) Assemblies done (\(String(format: "%.1f", assemblyRate))/s\(eta(Double(assemblies - finished), assemblyRate))), \(running) in flight"
-        output.error(interactive ? "\r\u{1B}[K" + line : line + "\n")
+        output.error(interactive ? "\r\u{1B}[K" + Self.fitted(line, to: Self.terminalWidth()) : line + "\n")
+    }
+
+    /// The columns of the terminal on standard error, read at each redraw (so a resize is
+    /// followed); 80 when it cannot be had.
+    static func terminalWidth() -> Int {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+
+    /// `line` within `width - 1` columns (a full last column makes some terminals wrap), cut
+    /// with an ellipsis: a redraw can then always clear the whole of the previous line.
+    static func fitted(_ line: String, to width: Int) -> String {
+        let room = max(10, width - 1)
+        guard line.count > room else { return line }
+        return String(line.prefix(room - 1)) + "…"
     }
 
     /// At most ten `uploaded` events a second, never the same count twice; the last one always.
