@@ -36,7 +36,7 @@ enum HelpText {
           --color WHEN auto (default: on a terminal, unless NO_COLOR is set or TERM=dumb), always or never.
 
         Exit codes: 0 success, 1 the work failed (invalid manifest, policy violation),
-        2 'diff --exit-code' found changes, 64 usage error.
+        2 'diff --exit-code' found changes, 64 usage error, 130 'run' interrupted (state is saved).
 
         """
         return text

@@ -1,9 +1,9 @@
 /// `pipeline.1`: the manual page in roff (man(7)), generated from the same command
 /// specifications as the help, so the two never disagree.
 enum ManualPage {
-    static func render(_ specs: [CommandSpec], version: String) -> String {
+    static func render(_ specs: [CommandSpec], version: String, date: String = PipelineCLI.versionDate) -> String {
         var page = """
-            .TH PIPELINE 1 "" "pipeline \(version)" "User Commands"
+            .TH PIPELINE 1 "\(date)" "pipeline \(version)" "User Commands"
             .SH NAME
             pipeline \\- a declarative file-processing runner for Transloadit-compatible Assembly APIs
             .SH SYNOPSIS
@@ -52,6 +52,9 @@ enum ManualPage {
             .B TRANSLOADIT_KEY, TRANSLOADIT_SECRET
             The Auth Key and Secret, for endpoints that check signatures.
             .TP
+            .B TRANSLOADIT_ENDPOINT
+            The Assembly API for manifests that name no \\fBendpoint\\fR (default: the hosted service).
+            .TP
             .B SSL_CERT_FILE, SSL_CERT_DIR, CURL_CA_BUNDLE
             Certificate authorities to trust for HTTPS (also \\fB\\-\\-ca\\-cert\\fR).
             .TP
@@ -63,7 +66,7 @@ enum ManualPage {
             .SH FILES
             .TP
             .I .pipeline/
-            The workspace next to a manifest: digests, run state, the local engine's data.
+            The workspace next to a manifest: the local engine's data, and per manifest (\\fImanifests/<name>/\\fR) its digests, run state and lock.
 
             """
         return page

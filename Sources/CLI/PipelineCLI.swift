@@ -6,6 +6,8 @@ import HTTPClient
 public enum PipelineCLI {
     /// The tool's version.
     public static let version = "0.1.0"
+    /// When this version was made (the manual page's date).
+    public static let versionDate = "2026-12-01"
 
     static let commands: [any Command.Type] = [InitCommand.self, ValidateCommand.self, PlanCommand.self, DiffCommand.self, RunCommand.self, RobotsCommand.self, TemplatesCommand.self, ResultsCommand.self, StatusCommand.self, CancelCommand.self, UploadCommand.self, SignCommand.self, ServeCommand.self, SignerCommand.self, CompletionsCommand.self]
 

@@ -20,7 +20,9 @@ final class InstallTests: XCTestCase {
         XCTAssertTrue(version.stdout.hasPrefix("pipeline "), version.stdout)
 
         let page = try String(contentsOfFile: prefix.path + "/share/man/man1/pipeline.1", encoding: .utf8)
-        XCTAssertTrue(page.hasPrefix(".TH PIPELINE 1 "), page)
+        XCTAssertTrue(page.hasPrefix(".TH PIPELINE 1 \"20"), "the page is dated: \(page.prefix(60))")
+        XCTAssertTrue(page.contains(".B TRANSLOADIT_ENDPOINT"), "every variable the tool reads is listed")
+        XCTAssertTrue(page.contains("130 \\fBrun\\fR interrupted"), "exit code 130 is documented")
         for command in ["init", "validate", "plan", "diff", "run", "serve", "signer", "completions"] {
             XCTAssertTrue(page.contains(".SS pipeline \(command)"), "the page has \(command)")
         }

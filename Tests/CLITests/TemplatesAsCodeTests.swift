@@ -23,6 +23,22 @@ final class TemplatesAsCodeTests: XCTestCase {
         """
     }
 
+    func testAManifestOfTemplatesAloneIsManaged() async throws {
+        let directory = try TemporaryDirectory(prefix: "templates")
+        defer { directory.remove() }
+        try directory.write("pipeline.yml", "version: 1\nendpoint: local\ntemplates:\n  file-hashes:\n    steps:\n      h: {robot: /file/hash, use: ':original'}\n")
+        let validated = await CLIHarness.run(["validate", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(validated.status, 0, validated.stderr)
+        let run = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("template file-hashes: created"), run.stderr)
+        // Without Templates, a manifest still needs its jobs.
+        try directory.write("empty.yml", "version: 1\nendpoint: local\n")
+        let empty = await CLIHarness.run(["validate", directory.path + "/empty.yml"])
+        XCTAssertEqual(empty.status, 1)
+        XCTAssertTrue(empty.stderr.contains("'assemblies'"), empty.stderr)
+    }
+
     func testAListingWithNothingToListSaysSo() async throws {
         let directory = try TemporaryDirectory(prefix: "templates")
         defer { directory.remove() }

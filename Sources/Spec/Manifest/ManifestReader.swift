@@ -12,7 +12,9 @@ struct ManifestReader {
     let requiresCredentials: Bool
 
     mutating func read(_ root: Node) -> Manifest? {
-        guard let fields = decoder.fields(root, what: "the manifest", allowed: Self.topLevelKeys, required: ["version", "assemblies"]) else {
+        // Managing Templates alone is a use of its own: 'assemblies' may then be left out.
+        let required = root.pairs?.contains(where: { $0.keyText == "templates" }) == true ? ["version"] : ["version", "assemblies"]
+        guard let fields = decoder.fields(root, what: "the manifest", allowed: Self.topLevelKeys, required: required) else {
             return nil
         }
         if let node = fields["version"], let version = decoder.int(node, what: "'version'"), version.value != Self.supportedVersion {
@@ -25,7 +27,7 @@ struct ManifestReader {
         let templates = fields["templates"].map { TemplateReader(decoder: decoder).read($0) } ?? []
         var jobs: [Job] = []
         if let node = fields["assemblies"], let entries = decoder.entries(node, what: "'assemblies'") {
-            if entries.isEmpty {
+            if entries.isEmpty, fields["templates"] == nil {
                 decoder.report(.error(
                     "manifest.no-jobs", "'assemblies' has no jobs", at: node.location,
                     hint: "add a job: a name with 'inputs' and 'steps' or 'template_id'"))
