@@ -22,6 +22,22 @@ public struct URLSigner: ParamsSigner {
         self.timeout = timeout
     }
 
+    /// A signer's refusal in words: its code and message once, then each violation with its
+    /// path (`pipeline signer` answers `{"error", "message", "violations"}`); other bodies as text.
+    static func refusal(_ response: HTTPResponse) -> String {
+        guard let answer = try? JSONValue.parse(response.body), let code = answer["error"]?.stringValue else {
+            return response.bodyText(limit: 300)
+        }
+        var text = code + (answer["message"]?.stringValue.map { ": " + $0 } ?? "")
+        let violations = (answer["violations"]?.arrayValue ?? []).prefix(10).compactMap { violation -> String? in
+            guard let message = violation["message"]?.stringValue else { return nil }
+            let path = violation["path"]?.stringValue.map { $0.isEmpty ? "" : $0 + ": " } ?? ""
+            return path + message + (violation["id"]?.stringValue.map { " [\($0)]" } ?? "")
+        }
+        if !violations.isEmpty { text += " (" + violations.joined(separator: "; ") + ")" }
+        return TerminalText.printable(text)
+    }
+
     /// Asks the signing backend for the signature of exactly `params`.
     public func sign(_ params: String) async throws(SignerError) -> String {
         var headers: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Accept", "application/json")]
@@ -39,7 +55,7 @@ public struct URLSigner: ParamsSigner {
         }
         guard (200..<300).contains(response.status) else {
             let hint = (300..<400).contains(response.status) ? " (redirects are refused: configure the final URL)" : ""
-            throw SignerError("the signer at \(url) answered HTTP \(response.status)\(hint): \(response.bodyText(limit: 300))")
+            throw SignerError("the signer at \(url) answered HTTP \(response.status)\(hint): \(Self.refusal(response))")
         }
         guard let answer = try? JSONValue.parse(response.body), let returned = answer["params"]?.stringValue,
               let signature = answer["signature"]?.stringValue else {
