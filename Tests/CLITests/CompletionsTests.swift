@@ -33,6 +33,7 @@ final class CompletionsTests: XCTestCase {
             (["pipeline", "templates", ""], ["list", "pull", "sync"]),
             (["pipeline", "templates", "sync", ""], ["images", "other.yaml", "site.yml"]),
             (["pipeline", "completions", "z"], ["zsh"]),
+            (["pipeline", "robots", "/image/res"], ["/image/resize"]),
             (["pipeline", "run", "--concurrency", ""], []),
             (["pipeline", "--color", ""], ["auto", "always", "never"]),
             (["pipeline", "--color", "always", "ru"], ["run"]),

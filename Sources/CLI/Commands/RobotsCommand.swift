@@ -10,7 +10,7 @@ struct RobotsCommand: Command {
         The catalog comes from the official SDK's parameter schemas (schemas/robots.json); validate, plan and \
         run check every step against it. Robots marked 'local' also run on the local engine.
         """,
-        arguments: [.init(name: "NAME", help: "A robot, such as /image/resize.", optional: true)],
+        arguments: [.init(name: "NAME", help: "A robot, such as /image/resize.", optional: true, choices: RobotCatalog.bundled.robots.keys.sorted())],
         options: [.init(name: "json", help: "Print the catalog entry as JSON.")],
         examples: ["pipeline robots", "pipeline robots /image/resize", "pipeline robots /video/encode --json"])
 
