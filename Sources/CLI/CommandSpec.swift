@@ -8,6 +8,8 @@ struct CommandSpec: Sendable {
         var repeatable = false
         /// The only values it takes, offered by shell completion.
         var choices: [String] = []
+        /// A one-letter spelling (`-q` for `--quiet`), for flags.
+        var short: Character? = nil
     }
 
     /// One positional argument.

@@ -9,7 +9,7 @@ enum HelpText {
         }
         text += "\nOptions:\n"
         text += table(spec.allOptions.map { option in
-            let left = "--\(option.name)" + (option.valueName.map { " \($0)" } ?? "")
+            let left = (option.short.map { "-\($0), " } ?? "") + "--\(option.name)" + (option.valueName.map { " \($0)" } ?? "")
             return (left, option.help + (option.repeatable ? " (repeatable)" : ""))
         })
         if !spec.examples.isEmpty {

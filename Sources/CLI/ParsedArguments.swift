@@ -39,6 +39,10 @@ struct ParsedArguments: Sendable {
                 parsed.flags.insert("help")
                 continue
             }
+            if argument.count == 2, let letter = argument.last, let option = spec.allOptions.first(where: { $0.short == letter }) {
+                parsed.flags.insert(option.name)
+                continue
+            }
             guard argument.hasPrefix("--") else {
                 throw UsageError("unknown option '\(argument)'", command: spec.name)
             }

@@ -25,8 +25,13 @@ final class RunDisplay: @unchecked Sendable {
     /// Runs with more Assemblies to process than this list only their failures, one by one.
     static let listedAssemblies = 200
 
-    init(output: Output, json: Bool, githubActions: Bool) {
+    /// How much a run says.
+    enum Detail { case quiet, normal, verbose }
+    private let detail: Detail
+
+    init(output: Output, json: Bool, githubActions: Bool, detail: Detail = .normal) {
         self.output = output
+        self.detail = detail
         self.json = json
         self.githubActions = githubActions
         self.interactive = isatty(STDERR_FILENO) == 1 && !json
@@ -39,7 +44,10 @@ final class RunDisplay: @unchecked Sendable {
         }
         switch event {
         case .started(let assemblies, let cached, let files, let bytes):
-            lock.withLock { total = assemblies; done = cached; cachedAtStart = cached; lists = assemblies - cached <= Self.listedAssemblies }
+            lock.withLock {
+                total = assemblies; done = cached; cachedAtStart = cached
+                lists = detail == .verbose || detail == .normal && assemblies - cached <= Self.listedAssemblies
+            }
             output.error("run: \(plural(assemblies, "Assembly", "Assemblies")) (\(cached) cached), \(plural(files, "file")), \(ByteSize(bytes: bytes))\n")
         case .created(let job, let planID, let assemblyID, let resumed):
             let listed = lock.withLock { inFlight += 1; return lists }
@@ -71,6 +79,7 @@ final class RunDisplay: @unchecked Sendable {
     /// The progress line, at most every 200 ms on a terminal and every 5 s in a log: bytes
     /// uploaded with their rate and ETA, and Assemblies done with theirs.
     private func showProgress() {
+        guard detail != .quiet else { return }
         let now = ContinuousClock.now
         let state: (Int, Int, Int, Int64, Int64, Int)? = lock.withLock {
             guard now - lastProgress >= (interactive ? .milliseconds(200) : .seconds(5)) else { return nil }
@@ -143,7 +152,11 @@ final class RunDisplay: @unchecked Sendable {
             let assembly = entry.assemblyID.map { " (Assembly \($0))" } ?? " (no Assembly was created)"
             output.error("failed: \(entry.job) \(entry.planID.prefix(12))\(assembly): \(entry.status): \(entry.message ?? "")\n")
         }
-        output.out("Run: \(completed) completed, \(cached) cached, \(failed.count) failed. Results: \(Self.shown(resultsPath))\n")
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let sent = lock.withLock { uploaded.bytes }
+        output.out("Run: \(completed) completed, \(cached) cached, \(failed.count) failed. Results: \(Self.shown(resultsPath))"
+            + " (\(String(format: "%.1f", seconds)) s, \(ByteSize(bytes: sent)) uploaded)\n")
     }
 
     /// `path` relative to the current folder when it lies below it.

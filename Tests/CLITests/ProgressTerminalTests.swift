@@ -27,7 +27,8 @@ final class ProgressTerminalTests: XCTestCase {
         let text = result.stdout.replacingOccurrences(of: "\u{1B}[K", with: "")
         let rows = text.components(separatedBy: CharacterSet(charactersIn: "\r\n")).filter { !$0.isEmpty }
         XCTAssertTrue(rows.contains { $0.contains("uploaded") }, "the progress line was drawn: \(rows.prefix(5))")
-        for row in rows {
+        // Every redrawn row (the progress line) fits; log lines above it may wrap as any text does.
+        for row in rows where row.contains(" uploaded (") {
             XCTAssertLessThan(row.count, 80, "wider than the terminal: \(row)")
         }
     }

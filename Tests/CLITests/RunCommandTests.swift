@@ -278,6 +278,21 @@ final class RunCommandTests: XCTestCase {
         }
     }
 
+    func testQuietSaysOnlyFailuresAndTheSummaryVerboseSaysEveryAssembly() async throws {
+        let directory = try project(batch: "1")
+        defer { directory.remove() }
+        let quiet = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "-q"])
+        XCTAssertEqual(quiet.status, 0, quiet.stderr)
+        XCTAssertFalse(quiet.stderr.contains("created") || quiet.stderr.contains("uploaded") || quiet.stderr.contains("[1/3]"), quiet.stderr)
+        XCTAssertTrue(quiet.stdout.hasPrefix("Run: 3 completed, 0 cached, 0 failed. Results: "), quiet.stdout)
+        XCTAssertTrue(quiet.stdout.contains(" s, ") && quiet.stdout.contains(" uploaded)"), "the summary gives elapsed time and bytes: \(quiet.stdout)")
+        let verbose = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--verbose", "--force"])
+        XCTAssertEqual(verbose.status, 0, verbose.stderr)
+        XCTAssertEqual(verbose.stderr.components(separatedBy: "created thumbs").count - 1, 3, verbose.stderr)
+        let help = await CLIHarness.run(["run", "--help"])
+        XCTAssertTrue(help.stdout.contains("-q, --quiet"), help.stdout)
+    }
+
     func testStatusOfALocalRunReportsWhatItStored() async throws {
         let directory = try project()
         defer { directory.remove() }

@@ -33,6 +33,8 @@ struct RunCommand: Command {
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
             .init(name: "plan", valueName: "FILE", help: "Run exactly this reviewed plan; refuse if any of its files changed."),
             .init(name: "rehash", help: "Hash every file, trusting none of the digests remembered in .pipeline/."),
+            .init(name: "quiet", help: "Print only failures and the summary (no progress line, no line per Assembly).", short: "q"),
+            .init(name: "verbose", help: "Print a line for every Assembly as it starts and ends, however many there are.", short: "v"),
             .init(name: "shard", valueName: "I/N", help: "Run shard I of N (a contiguous share of the Assemblies, planned alone), for CI matrices; 'auto' (or 'auto/N') reads the CI's own variables (GitLab, CircleCI, Buildkite, Kubernetes)."),
             .init(name: "max-assemblies-per-minute", valueName: "N", help: "Create at most N Assemblies a minute (default \(Int(Self.accountBudget)) against a service, divided among N shards; none for 'local')."),
             .init(name: "cancel-on-interrupt", help: "On Ctrl-C, cancel the Assemblies in flight instead of leaving them to finish."),
@@ -150,7 +152,8 @@ struct RunCommand: Command {
         configuration.maxAssembliesPerMinute = perMinute.map(Double.init)
             ?? (prepared.engine == nil ? Self.accountBudget / Double(shard?.count ?? 1) : nil)
 
-        let display = RunDisplay(output: context.output, json: arguments.flag("json"), githubActions: context.environment["GITHUB_ACTIONS"] == "true")
+        let detail: RunDisplay.Detail = arguments.flag("quiet") ? .quiet : arguments.flag("verbose") ? .verbose : .normal
+        let display = RunDisplay(output: context.output, json: arguments.flag("json"), githubActions: context.environment["GITHUB_ACTIONS"] == "true", detail: detail)
         let runner = Runner(plan: plan, configuration: configuration)
         // After Ctrl-C, transfers cut short are no news: one line says the run was interrupted.
         let work = Task { try await runner.run { event in if !signals.hasReceived { display.show(event) } } }
