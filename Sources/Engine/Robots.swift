@@ -101,6 +101,12 @@ enum Robots {
     /// Runs a step's robot over its input files, several files at once.
     static func run(_ context: RobotContext, on inputs: [AssemblyFile]) throws(RobotError) -> [AssemblyFile] {
         let options = context.options
+        // A parameter this engine does not implement is refused, never silently ignored.
+        if let unknown = RobotCatalog.unimplementedLocally(robot: context.step.robot, keys: options.keys.sorted()).first {
+            throw RobotError(
+                code: "INVALID_STEP_PARAMETER",
+                message: "this engine's \(context.step.robot) does not implement '\(TerminalText.printable(String(unknown.prefix(60))))'")
+        }
         let robot: any FileRobot
         switch context.step.robot {
         case "/upload/handle": return inputs

@@ -4,6 +4,38 @@ import TestSupport
 import XCTest
 
 final class ValidateCommandTests: XCTestCase {
+    func testTheLocalEngineRefusesParametersItDoesNotImplementAtTheirLines() async throws {
+        let directory = try TemporaryDirectory(prefix: "validate-local")
+        defer { directory.remove() }
+        try directory.write("pipeline.yml", """
+            version: 1
+            endpoint: local
+            assemblies:
+              thumbs:
+                inputs: ["*.png"]
+                allow_empty: true
+                steps:
+                  thumb:
+                    robot: /image/resize
+                    use: ":original"
+                    width: 100
+                    colorspace: Gray
+                    blur: "0x8"
+            """)
+        let result = await CLIHarness.run(["validate", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("pipeline.yml:12:9: error: the local engine's /image/resize does not implement 'colorspace'"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("pipeline.yml:13:9: error: the local engine's /image/resize does not implement 'blur'"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("it implements background, crop"), result.stderr)
+        // Against another endpoint the same step is fine: the service implements them.
+        let text = try String(contentsOfFile: directory.path + "/pipeline.yml", encoding: .utf8)
+        try directory.write("remote.yml", text.replacingOccurrences(of: "endpoint: local", with: "endpoint: https://api.example.com"))
+        let remote = await CLIHarness.run(["validate", directory.path + "/remote.yml"])
+        XCTAssertFalse(remote.stderr.contains("not-local-parameter"), remote.stderr)
+        let robots = await CLIHarness.run(["robots", "/image/resize"])
+        XCTAssertTrue(robots.stdout.contains("local engine: no") && robots.stdout.contains("local engine: yes"), robots.stdout)
+    }
+
     func testExampleManifestIsValid() async {
         let result = await CLIHarness.run(["validate", PackageRoot.path + "/examples/site/pipeline.yml"])
         XCTAssertEqual(result.status, 0, result.stderr)

@@ -19,6 +19,13 @@ final class RobotTests: XCTestCase {
         .object(options.merging(["robot": .string(robot)]) { _, new in new })
     }
 
+    func testAParameterTheEngineDoesNotImplementFailsTheStepInsteadOfBeingIgnored() async throws {
+        let status = try await run(.object(["thumb": step("/image/resize", ["width": .int(50), "colorspace": .string("Gray")])]),
+                                   files: [("file", "a.png", TestImages.png(width: 100, height: 80))])
+        XCTAssertEqual(status["error"], .string("INVALID_STEP_PARAMETER"), status.serialized())
+        XCTAssertTrue(status["message"]?.stringValue?.contains("does not implement 'colorspace'") == true, status.serialized())
+    }
+
     func testResizeStrategies() async throws {
         let image = TestImages.png(width: 640, height: 480)
         let expected: [(String, Int, Int)] = [

@@ -69,6 +69,9 @@ struct RobotsCommand: Command {
             case (nil, nil): break
             }
             if let value = parameter.defaultValue, value != .null { facts += " (default \(show(value)))" }
+            if let implemented = RobotCatalog.localParameters[robot.name] {
+                facts += implemented.contains(name) ? "; local engine: yes" : "; local engine: no"
+            }
             text += "  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + facts + "\n"
             if let description = parameter.description { text += "  " + String(repeating: " ", count: width) + description + "\n" }
         }
@@ -79,15 +82,16 @@ struct RobotsCommand: Command {
         JSONValue.array(robots.map { robot in
             .object([
                 "robot": .string(robot.name), "summary": .string(robot.summary), "local": .bool(RobotCatalog.local.contains(robot.name)),
-                "parameters": .object(robot.parameters.mapValues { parameter in
+                "parameters": .object(Dictionary(uniqueKeysWithValues: robot.parameters.map { name, parameter in
                     var object: [String: JSONValue] = ["type": .array(parameter.types.map { .string($0) }), "nullable": .bool(parameter.nullable)]
                     if let allowed = parameter.allowed { object["enum"] = .array(allowed) }
                     if let minimum = parameter.minimum { object["minimum"] = .double(minimum) }
                     if let maximum = parameter.maximum { object["maximum"] = .double(maximum) }
                     if let value = parameter.defaultValue { object["default"] = value }
                     if let description = parameter.description { object["description"] = .string(description) }
-                    return .object(object)
-                }),
+                    if let implemented = RobotCatalog.localParameters[robot.name] { object["local"] = .bool(implemented.contains(name)) }
+                    return (name, .object(object))
+                })),
             ])
         }).serialized(pretty: true) + "\n"
     }

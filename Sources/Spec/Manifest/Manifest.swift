@@ -32,6 +32,27 @@ public struct Manifest: Sendable {
     /// said before anything runs, not as a failed Assembly later; and every export step, as a
     /// warning that the engine only copies the files into its own folder.
     public var localEngineProblems: [Diagnostic] {
+        robotProblemsForTheLocalEngine + parameterProblemsForTheLocalEngine
+    }
+
+    /// Every parameter of a local step that the local engine does not implement, as an error at
+    /// its key naming what it does implement: a step that validates runs as it says.
+    private var parameterProblemsForTheLocalEngine: [Diagnostic] {
+        let located = jobs.flatMap { job in job.steps.map { ($0, Optional(job.locations)) } } + templates.flatMap { $0.steps.map { ($0, LocationIndex?.none) } }
+        return located.flatMap { step, locations -> [Diagnostic] in
+            let keys = (step.instructions.objectValue ?? [:]).keys.sorted()
+            return RobotCatalog.unimplementedLocally(robot: step.robot, keys: keys).map { key in
+                let implemented = (RobotCatalog.localParameters[step.robot] ?? []).sorted()
+                return .error(
+                    "manifest.not-local-parameter", "the local engine's \(step.robot) does not implement '\(key)'",
+                    at: locations?.keyLocation(["steps", step.name.value, key]) ?? step.name.location,
+                    hint: implemented.isEmpty ? "it takes no parameters; remove '\(key)', or use another endpoint for this job"
+                        : "it implements \(implemented.joined(separator: ", ")); remove '\(key)', or use another endpoint for this job")
+            }
+        }
+    }
+
+    private var robotProblemsForTheLocalEngine: [Diagnostic] {
         (jobs.flatMap(\.steps) + templates.flatMap(\.steps)).compactMap { step in
             if RobotCatalog.localExports.contains(step.robot) {
                 return .warning(
