@@ -11,7 +11,7 @@ public enum FileNames {
     /// nothing is left.
     public static func safeComponent(_ name: String) -> String {
         let last = name.split(separator: "/").last.map(String.init) ?? name
-        let cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && $0 != "\\" }.map(Character.init))
+        let cleaned = String(last.unicodeScalars.filter { !TerminalText.isControl($0) && $0 != "\\" }.map(Character.init))
         let trimmed = String(cleaned.drop { $0 == "." })
         return trimmed.isEmpty ? "file" : shortened(trimmed)
     }

@@ -96,7 +96,7 @@ public final class LinkFreeFolder: Sendable {
     private static func refusal(_ path: String, code: Int32) -> FileError {
         var info = stat()
         if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
-            return FileError(path: path, operation: "write into", code: ELOOP, reason: "it is a symbolic link; downloads are never written through links (remove it)")
+            return FileError(path: path, operation: "write into", code: ELOOP, reason: "it is a symbolic link, and pipeline never writes through links below the manifest's folder (remove it)")
         }
         return FileError(path: path, operation: "open folder", code: code)
     }

@@ -19,13 +19,17 @@ enum CIShard {
         Source(name: "a Kubernetes indexed Job", index: "JOB_COMPLETION_INDEX", total: nil, zeroBased: true),
     ]
 
+    /// The most shards a run is split into.
+    static let largest = 100_000
+
     /// The shard (1-based index, total) and a sentence naming the variables it came from; nil
     /// when no CI's variables are set (or a total is missing).
     static func detect(_ environment: [String: String], total given: Int?) -> (index: Int, count: Int, origin: String)? {
         for source in sources {
-            guard let text = environment[source.index], let raw = Int(text) else { continue }
+            // Bounded first: a CI's index is small, and a huge one must not overflow the arithmetic.
+            guard let text = environment[source.index], let raw = Int(text), (0...Self.largest).contains(raw) else { continue }
             let total = given ?? source.total.flatMap { environment[$0] }.flatMap { Int($0) }
-            guard let total, total >= 1 else { continue }
+            guard let total, (1...Self.largest).contains(total) else { continue }
             let index = source.zeroBased ? raw + 1 : raw
             guard (1...total).contains(index) else { continue }
             let variables = [source.index] + (given == nil ? source.total.map { [$0] } ?? [] : [])

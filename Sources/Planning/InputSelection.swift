@@ -23,6 +23,12 @@ enum InputSelection {
                     hint: "keep inputs below the manifest's folder, or set 'allow_outside: true' on job '\(job.name.value)'"))
                 continue
             }
+            if !negated, text.split(separator: "/").contains(".git") {
+                diagnostics.append(.error(
+                    "plan.git-folder", "pattern '\(text)' names git's own folder, whose files are never inputs", at: input.location,
+                    hint: "remove the pattern: .git/config holds the checkout's credentials on CI"))
+                continue
+            }
             if pattern.isAbsolute, !negated, RealPath.isSystemTree(RealPath.normalized(text)) {
                 diagnostics.append(.error(
                     "plan.system-path", "pattern '\(text)' names the kernel's files; /proc, /sys and /dev are never inputs", at: input.location,

@@ -90,6 +90,14 @@ public struct PlanningSession: Sendable {
                 return merge(policy, into: loaded)
             }
             path = Self.resolve(reference.value, besides: manifest.file)
+            // A committed link must not make the policy (and its error messages) another file outside the project.
+            if let real = RealPath.of(path), let root = RealPath.of(manifest.directory), !RealPath.isInside(real, root) {
+                loaded.diagnostics.append(.error(
+                    "manifest.outside-project", "'policy' leads to '\(real)', outside the manifest's folder; not read", at: reference.location,
+                    hint: "keep the policy inside the project, or pass --policy FILE on the command line"))
+                loaded.value = nil
+                return (loaded, nil)
+            }
         } else {
             return (loaded, nil)
         }

@@ -59,12 +59,20 @@ public final class NodeDecoder {
         return Self.credentialLike(name)
     }
 
-    /// Names that say they hold a credential: TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL, PRIVATE,
-    /// API_KEY or ACCESS_KEY in them, or GitHub's runtime variables (ACTIONS_*).
+    /// Names that say they hold a credential: TOKEN, SECRET, PASSWORD, PASSPHRASE, CREDENTIAL,
+    /// PRIVATE, JWT, a connection string (DATABASE_URL, …_URI), a word such as PASS, PWD, DSN, AUTH,
+    /// SESSION or WEBHOOK, a name ending in _KEY (but TRANSLOADIT_KEY, the Auth Key), or GitHub's
+    /// runtime variables (ACTIONS_*). A list of names can never be complete: it covers the usual ones.
     public static func credentialLike(_ name: String) -> Bool {
         let upper = name.uppercased()
-        if upper.hasPrefix("ACTIONS_") { return true }
-        return ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE", "API_KEY", "APIKEY", "ACCESS_KEY"].contains { upper.contains($0) }
+        if upper.hasPrefix("ACTIONS_") || upper == "PGPASS" { return true }
+        if upper.hasSuffix("_KEY") && upper != "TRANSLOADIT_KEY" { return true }
+        let words = upper.split(separator: "_").map(String.init)
+        if words.contains(where: { ["PASS", "PWD", "SK", "DSN", "JWT", "BEARER", "COOKIE", "SESSION", "SALT", "CREDS", "AUTH", "WEBHOOK"].contains($0) }), upper != "PWD" {
+            return true
+        }
+        return ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "PRIVATE", "PRIVKEY", "APIKEY", "JWT", "DATABASE_URL",
+                "CONNECTION_STRING", "_URI", "REDIS_URL", "WEBHOOK"].contains { upper.contains($0) }
     }
 
     /// Runs `body` reading a value where credentials belong: credential variables may be used.

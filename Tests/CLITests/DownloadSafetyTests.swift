@@ -125,4 +125,24 @@ final class DownloadSafetyTests: XCTestCase {
         XCTAssertEqual(second.status, 0, second.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: thumbs).sorted(), ["a.png", "mine.txt"], "only what pipeline wrote and no result names is gone")
     }
+
+    func testTheResultsFileIsNeverWrittenThroughALink() async throws {
+        let elsewhere = try TemporaryDirectory(prefix: "results-elsewhere")
+        defer { elsewhere.remove() }
+        try elsewhere.write(".bashrc", "ORIGINAL\n")
+        let directory = try project(endpoint: "local")
+        defer { directory.remove() }
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/lnk", withDestinationPath: elsewhere.path)
+        let text = try String(contentsOfFile: directory.path + "/pipeline.yml", encoding: .utf8)
+        try text.replacingOccurrences(of: "results: results.json", with: "results: lnk/.bashrc").write(toFile: directory.path + "/pipeline.yml", atomically: true, encoding: .utf8)
+        let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("is a symbolic link"), result.stderr)
+        XCTAssertEqual(try String(contentsOfFile: elsewhere.path + "/.bashrc", encoding: .utf8), "ORIGINAL\n")
+        // Nor into git's own folder.
+        try text.replacingOccurrences(of: "results: results.json", with: "results: .git/config").write(toFile: directory.path + "/pipeline.yml", atomically: true, encoding: .utf8)
+        let git = await CLIHarness.run(["validate", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(git.status, 1)
+        XCTAssertTrue(git.stderr.contains("manifest.outside-project"), git.stderr)
+    }
 }

@@ -207,6 +207,12 @@ final class RunCommandTests: XCTestCase {
             let explicit = await CLIHarness.run(["plan", manifest, "--shard", String(index), "--format", "json"])
             XCTAssertEqual(auto.stdout, explicit.stdout, "\(environment): the same share as --shard \(index)")
         }
+        // A hostile or broken CI's numbers are refused, never overflowed.
+        for environment in [["CIRCLE_NODE_INDEX": "9223372036854775807", "CIRCLE_NODE_TOTAL": "5"],
+                            ["BUILDKITE_PARALLEL_JOB": "9223372036854775807", "BUILDKITE_PARALLEL_JOB_COUNT": "9223372036854775807"]] {
+            let huge = await CLIHarness.run(["plan", manifest, "--shard", "auto"], environment: environment)
+            XCTAssertEqual(huge.status, 64, "\(environment): \(huge.stderr)")
+        }
         let none = await CLIHarness.run(["plan", manifest, "--shard", "auto"])
         XCTAssertEqual(none.status, 64)
         XCTAssertTrue(none.stderr.contains("found no CI shard variables"), none.stderr)

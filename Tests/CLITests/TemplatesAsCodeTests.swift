@@ -204,11 +204,22 @@ final class TemplatesAsCodeTests: XCTestCase {
         XCTAssertTrue(renamed.stdout.contains("1 more Template not declared here: `pipeline plan --prune`"), renamed.stdout)
         let prunable = await CLIHarness.run(["plan", path, "--prune"])
         XCTAssertTrue(prunable.stdout.contains("- template file-hashes  not declared: `pipeline templates sync --prune` deletes it ("), prunable.stdout)
-        let pruned = await CLIHarness.run(["templates", "sync", path, "--prune"])
-        XCTAssertTrue(pruned.stdout.contains("created new-hashes") && pruned.stdout.contains("deleted file-hashes"), pruned.stdout)
+        // Another manifest's Template on the same account is never this one's to delete.
+        try directory.write("other.yml", manifest("sha1").replacingOccurrences(of: "file-hashes", with: "other-hashes"))
+        let other = await CLIHarness.run(["templates", "sync", directory.path + "/other.yml"])
+        XCTAssertTrue(other.stdout.contains("created other-hashes"), other.stdout + other.stderr)
+        // Nothing can be asked here: without --yes nothing is deleted.
+        let unasked = await CLIHarness.run(["templates", "sync", path, "--prune"])
+        XCTAssertEqual(unasked.status, 1)
+        XCTAssertTrue(unasked.stderr.contains("pass --yes") && unasked.stderr.contains("file-hashes"), unasked.stderr)
+        XCTAssertFalse(unasked.stdout.contains("deleted"), unasked.stdout)
+        let pruned = await CLIHarness.run(["templates", "sync", path, "--prune", "--yes"])
+        XCTAssertTrue(pruned.stdout.contains("deleted file-hashes"), pruned.stdout + pruned.stderr)
+        XCTAssertFalse(pruned.stdout.contains("deleted other-hashes"), pruned.stdout)
+        XCTAssertTrue(pruned.stderr.contains("leaving 1 Template this manifest did not make"), pruned.stderr)
         let prunedPlan = await CLIHarness.run(["plan", path])
         XCTAssertFalse(prunedPlan.stdout.contains("file-hashes"), "a pruned Template leaves the record: \(prunedPlan.stdout)")
         let after = await CLIHarness.run(["templates", "list", path])
-        XCTAssertTrue(after.stdout.hasPrefix("= new-hashes") && !after.stdout.contains("file-hashes"), after.stdout)
+        XCTAssertTrue(after.stdout.contains("= new-hashes") && !after.stdout.contains("file-hashes"), after.stdout)
     }
 }

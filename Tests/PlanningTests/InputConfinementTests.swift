@@ -105,4 +105,28 @@ final class InputConfinementTests: XCTestCase {
         defer { close(fifo) }
         XCTAssertEqual(FileHasher.refusal(of: fifo, confinement: root), "not a regular file")
     }
+
+    func testGitsOwnFolderIsNeverAnInput() throws {
+        let site = try site()
+        defer { site.remove() }
+        try site.write("project/.git/config", "[http] extraheader = AUTHORIZATION: basic c2VjcmV0")
+        let loaded = try plan(manifest(inputs: #"".git/config""#), in: site)
+        XCTAssertNil(loaded.value)
+        XCTAssertEqual(loaded.diagnostics.first { $0.id == "plan.git-folder" }?.location?.line, 5, "\(loaded.diagnostics)")
+    }
+
+    func testAPolicyOrAManifestLinkedFromOutsideIsNotRead() throws {
+        let site = try site()
+        defer { site.remove() }
+        try site.write("secrets/credentials", "https://x-access-token:ghs_SECRET@github.com")
+        try site.symlink("project/policy.yml", to: site.path + "/secrets/credentials")
+        let linkedPolicy = try plan(manifest(inputs: #""inputs/*.txt""#, extra: "policy: policy.yml"), in: site)
+        XCTAssertNil(linkedPolicy.value)
+        XCTAssertTrue(linkedPolicy.diagnostics.contains { $0.id == "manifest.outside-project" }, "\(linkedPolicy.diagnostics)")
+        XCTAssertFalse(linkedPolicy.diagnostics.map(\.message).joined().contains("ghs_SECRET"))
+        XCTAssertFalse(linkedPolicy.sources.line(1, in: site.path + "/project/policy.yml")?.contains("ghs_SECRET") ?? false)
+        try site.symlink("project/linked.yml", to: site.path + "/secrets/credentials")
+        let linkedManifest = PlanningSession(environment: [:]).plan(manifestPath: site.path + "/project/linked.yml")
+        XCTAssertEqual(linkedManifest.diagnostics.map(\.id), ["manifest.outside-project"])
+    }
 }

@@ -23,7 +23,8 @@ struct TemplatesCommand: Command {
         ],
         options: [
             .init(name: "endpoint", valueName: "URL", help: "The Assembly API to use instead of the manifest's (or 'local')."),
-            .init(name: "prune", help: "With sync: delete the endpoint's Templates the manifest does not declare."),
+            .init(name: "prune", help: "With sync: delete the Templates this manifest made (or adopted) and no longer declares; asks first on a terminal."),
+            .init(name: "yes", help: "With --prune: delete without asking (for CI, where nothing can be asked)."),
             CommandSpec.caCertOption,
         ],
         examples: ["pipeline templates list pipeline.yml", "pipeline templates pull pipeline.yml site-thumbs", "pipeline templates sync pipeline.yml"])
@@ -45,6 +46,7 @@ struct TemplatesCommand: Command {
         if action != "pull", let extra = name { throw UsageError("\(action) takes only MANIFEST, not '\(extra)'", command: Self.spec.name) }
         if arguments.positionals.count > 3 { throw UsageError("too many arguments: '\(arguments.positionals[3])'", command: Self.spec.name) }
         if arguments.flag("prune"), action != "sync" { throw UsageError("--prune goes with sync", command: Self.spec.name) }
+        if arguments.flag("yes"), !arguments.flag("prune") { throw UsageError("--yes goes with --prune", command: Self.spec.name) }
         self.arguments = arguments
     }
 
@@ -103,22 +105,52 @@ struct TemplatesCommand: Command {
         return ExitCode.success
     }
 
+    /// Whether the Templates may be deleted: `--yes`, or a "y" typed at the terminal's question.
+    private func confirmDeleting(_ templates: [RemoteTemplate], context: CommandContext) throws -> Bool {
+        if arguments.flag("yes") { return true }
+        let names = templates.map { "  \($0.name)  \($0.id)\n" }.joined()
+        guard isatty(STDIN_FILENO) == 1 else {
+            context.output.error("pipeline: --prune would delete:\n\(names)")
+            throw PruneRefused(message: "nothing can be asked here (no terminal): pass --yes to delete these \(plural(templates.count, "Template"))")
+        }
+        context.output.error("--prune deletes these from the endpoint:\n\(names)Delete \(plural(templates.count, "Template"))? [y/N] ")
+        let answer = (readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        return answer == "y" || answer == "yes"
+    }
+
+    /// A prune that was not confirmed.
+    struct PruneRefused: Error, CustomStringConvertible {
+        var message = "nothing was deleted"
+        var description: String { message }
+    }
+
     private func sync(
         _ client: TemplateClient, wanted: [String: DeclaredTemplate], configuration: RunConfiguration,
         context: CommandContext
     ) async throws {
+        // What this manifest made or adopted before this sync: the only Templates a prune may delete.
+        let own = configuration.workspace.syncedTemplates(endpoint: configuration.endpointKey)
         let applied = try await TemplateSync.apply(wanted, client: client)
         for (name, result) in applied.sorted(by: { $0.key < $1.key }) {
             context.output.out("\(result.action.rawValue) \(name)  \(result.id)\n")
         }
         try configuration.workspace.recordTemplates(TemplateSync.records(of: applied, wanted: wanted), endpoint: configuration.endpointKey)
         guard arguments.flag("prune") else { return }
-        for template in try await client.list() where wanted[template.name] == nil {
-            try await client.delete(id: template.id)
-            context.output.out("deleted \(template.name)  \(template.id)\n")
+        let undeclared = try await client.list().filter { wanted[$0.name] == nil }
+        let doomed = undeclared.filter { own[$0.name] != nil }
+        let others = undeclared.count - doomed.count
+        if others > 0 {
+            context.output.error("pipeline: leaving \(plural(others, "Template")) this manifest did not make (another manifest's or the account's own)\n")
         }
-        // After a prune the endpoint holds no undeclared Template, including any deleted elsewhere.
-        let undeclared = Set(configuration.workspace.syncedTemplates(endpoint: configuration.endpointKey).keys).subtracting(wanted.keys)
-        try configuration.workspace.recordTemplates([:], endpoint: configuration.endpointKey, removed: undeclared)
+        if !doomed.isEmpty {
+            guard try confirmDeleting(doomed, context: context) else { throw PruneRefused() }
+            for template in doomed {
+                try await client.delete(id: template.id)
+                context.output.out("deleted \(template.name)  \(template.id)\n")
+            }
+        }
+        // After a prune the endpoint holds none of this manifest's undeclared Templates, including any deleted elsewhere.
+        let forgotten = Set(configuration.workspace.syncedTemplates(endpoint: configuration.endpointKey).keys).subtracting(wanted.keys)
+        try configuration.workspace.recordTemplates([:], endpoint: configuration.endpointKey, removed: forgotten)
     }
 }

@@ -3,9 +3,12 @@ import Foundation
 
 extension RunResults {
     /// Writes the results atomically, an Assembly at a time (never the whole file's JSON tree).
-    public func write(to path: String) throws {
+    /// Below `trusted` (the manifest's folder), no folder on the way may be a link: a committed
+    /// `out -> /elsewhere` must not receive the results file (the file itself is renamed into
+    /// place, so a link in its place is replaced, never followed).
+    public func write(to path: String, below trusted: String? = nil) throws {
         let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        if !folder.isEmpty { _ = try LinkFreeFolder.open(folder, below: trusted) }
         try AtomicFile.write(to: path) { emit in writeJSON(emit) }
     }
 

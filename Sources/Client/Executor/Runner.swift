@@ -91,14 +91,14 @@ public struct Runner: Sendable {
                 collected.add(entry)
                 events(.finished(entry))
                 if clock.now - saved >= Self.saveInterval {
-                    try? results(collected).write(to: configuration.resultsPath)
+                    try? results(collected).write(to: configuration.resultsPath, below: configuration.workspace.directory)
                     saved = clock.now
                 }
                 startNext()
             }
         }
         let final = results(collected)
-        try final.write(to: configuration.resultsPath)
+        try final.write(to: configuration.resultsPath, below: configuration.workspace.directory)
         try? await state.fold()
         let downloader = Downloader(http: http, localResults: configuration.localResults, trusted: configuration.workspace.directory)
         var written: [String: Set<String>] = [:]

@@ -85,9 +85,14 @@ public struct TusClient: Sendable {
         let request = HTTPRequest(method: "PATCH", url: url, headers: fields, body: body, timeouts: bodyTimeouts, checksumTrailer: checksumTrailer)
         let response = try await send(request, progress: progress)
         guard (200..<300).contains(response.status) else { throw TusError.from(response, request: request) }
-        guard let newOffset = response.headers["Upload-Offset"].flatMap(TusProtocol.parseCount),
+        let offsets = response.headers.values("Upload-Offset")
+        guard offsets.count == 1, let newOffset = TusProtocol.parseCount(offsets[0]),
               newOffset >= offset, newOffset <= offset + body.length else {
             throw TusError(.rejected, request: request.summary, status: response.status, detail: "the response has no valid Upload-Offset")
+        }
+        // A server that accepts a body and keeps none of it would be sent the same bytes forever.
+        guard newOffset > offset || body.length == 0 else {
+            throw TusError(.serverError, request: request.summary, status: response.status, detail: "the server kept none of the \(body.length) bytes sent")
         }
         return Status(offset: newOffset, length: nil, expires: expires(response))
     }

@@ -17,7 +17,15 @@ public struct ManifestLoader: Sendable {
 
     /// Loads the manifest at `path` (relative to the current folder or absolute).
     public func load(path: String) -> Loaded<Manifest> {
-        decode(YAMLDocument(contentsOf: path, domain: "manifest"), file: path)
+        // A manifest that is a link out of its own folder (a committed `pipeline.yml -> ~/.git-credentials`)
+        // is not read: its errors would print the other file's lines.
+        let folder = (path as NSString).deletingLastPathComponent
+        if let real = RealPath.of(path), let root = RealPath.of(folder.isEmpty ? "." : folder), !RealPath.isInside(real, root) {
+            return Loaded(value: nil, diagnostics: [.error(
+                "manifest.outside-project", "'\(path)' is a link to '\(real)', outside its folder; not read",
+                hint: "name the manifest itself, not a link to a file elsewhere")], sources: SourceStore())
+        }
+        return decode(YAMLDocument(contentsOf: path, domain: "manifest"), file: path)
     }
 
     /// Parses and decodes manifest text that came from `file`.

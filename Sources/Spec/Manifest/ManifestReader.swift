@@ -43,7 +43,9 @@ struct ManifestReader {
             endpoint: endpoint,
             auth: fields["auth"].flatMap { AuthReader(decoder: decoder, requiresCredentials: requiresCredentials).read($0) }
                 ?? AuthSettings(),
-            policy: fields["policy"].flatMap { decoder.nonEmptyString($0, what: "'policy'") },
+            policy: fields["policy"].flatMap { decoder.nonEmptyString($0, what: "'policy'") }.flatMap { policy in
+                policy.value.contains("://") ? policy : decoder.insideProject(policy, what: "'policy'", flag: "--policy FILE")
+            },
             results: fields["results"].flatMap { decoder.nonEmptyString($0, what: "'results'") }.flatMap { decoder.insideProject($0, what: "'results'", flag: "--results FILE") },
             inputsRoot: fields["inputs_root"].flatMap { decoder.nonEmptyString($0, what: "'inputs_root'") },
             upload: fields["upload"].map(readUpload) ?? UploadSettings(),

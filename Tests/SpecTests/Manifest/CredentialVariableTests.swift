@@ -1,5 +1,6 @@
 import Basics
 import Spec
+import YAML
 import XCTest
 
 /// Variables that hold credentials are used where credentials go, and nowhere else: a secret
@@ -113,5 +114,15 @@ final class CredentialVariableTests: XCTestCase {
         let hint = try XCTUnwrap(manifest.auth.unresolved.first?.hint)
         XCTAssertFalse(hint.contains(":-"), hint)
         XCTAssertTrue(hint.contains("a credential has no default"), hint)
+    }
+
+    func testMoreNamesThatSayTheyAreCredentials() {
+        let refused = ["CI_JOB_JWT", "CI_JOB_JWT_V2", "DB_PASS", "MYSQL_PWD", "PGPASS", "DATABASE_URL", "MONGO_URI", "REDIS_URL", "CONNECTION_STRING",
+                       "SENTRY_DSN", "SLACK_WEBHOOK_URL", "DOCKER_AUTH_CONFIG", "STRIPE_SK", "ENCRYPTION_KEY", "SIGNING_KEY", "TLS_KEY", "MY_PRIVKEY",
+                       "GPG_PASSPHRASE", "JWT", "BEARER", "HMAC_SALT", "COOKIE", "NPM_AUTH", "CREDS", "SESSION"]
+        for name in refused { XCTAssertTrue(NodeDecoder.credentialLike(name), name) }
+        for name in ["TRANSLOADIT_KEY", "PWD", "CDN_BUCKET", "SITE_URL", "BUILD_NUMBER", "HOME", "KEYFRAME_INTERVAL"] {
+            XCTAssertFalse(NodeDecoder.credentialLike(name), name)
+        }
     }
 }
