@@ -79,7 +79,9 @@ struct TusEndpoint: Sendable {
             return .respond(answer(415, "a body in the creating POST needs Content-Type: \(TusProtocol.offsetContentType)"))
         }
         guard let checksum = bodyChecksum(head) else { return .respond(answer(400, Self.checksumFormat)) }
-        if let problem = trailerProblem(head, checksum) { return .respond(problem) }
+        // Read to its end, then refused: a proxy still sending the body when the connection closed
+        // would answer its client 502 instead of this 400, and the client could not fall back.
+        if let problem = trailerProblem(head, checksum) { return .stream(into: DiscardedBody()) { problem } }
         do { try store.create(record, withBody: hasBody) } catch { return .respond(answer(500, "the upload could not be created")) }
         onCreated(record)
         let location = head.origin + basePath + record.id
@@ -131,7 +133,9 @@ struct TusEndpoint: Sendable {
             record.length = length
         }
         guard let checksum = bodyChecksum(head) else { return .respond(answer(400, Self.checksumFormat)) }
-        if let problem = trailerProblem(head, checksum) { return .respond(problem) }
+        // Read to its end, then refused: a proxy still sending the body when the connection closed
+        // would answer its client 502 instead of this 400, and the client could not fall back.
+        if let problem = trailerProblem(head, checksum) { return .stream(into: DiscardedBody()) { problem } }
         if space.isShort(forBody: head.headers["Content-Length"]) {
             return .respond(answer(507, DiskSpace.fullMessage, extra: Array(common(record).dropFirst())))
         }
@@ -206,4 +210,10 @@ struct TusEndpoint: Sendable {
     private func answer(_ status: Int, _ message: String, extra: [(name: String, value: String)] = []) -> ServerResponse {
         .text(status, message, headers: [("Tus-Resumable", TusProtocol.version)] + extra)
     }
+}
+
+/// A body that is read and dropped, for a refusal that must come after it.
+final class DiscardedBody: BodySink {
+    func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError) {}
+    func close(complete: Bool, trailers: HTTPHeaders) {}
 }
