@@ -28,6 +28,7 @@ public final class NodeDecoder {
     /// Where credentials go, for the error's hint.
     public var credentialPlaces = "auth.signer.token"
     private var readingCredentials = false
+    private var allowsCredentialLikeNames = false
 
     /// The document's text, to point at the exact column of a `${VAR}` inside a value.
     public let sources: SourceStore
@@ -55,7 +56,7 @@ public final class NodeDecoder {
     /// Whether `name` is a credential variable: named so, or (with `refusesCredentialLikeNames`) named like one.
     public func isCredential(_ name: String) -> Bool {
         if credentialVariables.contains(name) || secretVariables.contains(name) { return true }
-        guard refusesCredentialLikeNames else { return false }
+        guard refusesCredentialLikeNames, !allowsCredentialLikeNames else { return false }
         return Self.credentialLike(name)
     }
 
@@ -73,6 +74,15 @@ public final class NodeDecoder {
         }
         return ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "PRIVATE", "PRIVKEY", "APIKEY", "JWT", "DATABASE_URL",
                 "CONNECTION_STRING", "_URI", "REDIS_URL", "WEBHOOK"].contains { upper.contains($0) }
+    }
+
+    /// Runs `body` reading a value that is named like a credential without being one (the Auth
+    /// Key, `${TRANSLOADIT_AUTH_KEY}`): only the manifest's real credential variables are refused.
+    public func allowingCredentialLikeNames<T>(_ body: () -> T) -> T {
+        let previous = allowsCredentialLikeNames
+        allowsCredentialLikeNames = true
+        defer { allowsCredentialLikeNames = previous }
+        return body()
     }
 
     /// Runs `body` reading a value where credentials belong: credential variables may be used.

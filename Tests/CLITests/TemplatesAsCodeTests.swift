@@ -110,6 +110,11 @@ final class TemplatesAsCodeTests: XCTestCase {
         XCTAssertEqual(result.status, 1)
         let ids = (try JSONValue.parse(Data(result.stdout.utf8))["diagnostics"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
         XCTAssertEqual(Set(ids), ["manifest.bad-template-name", "manifest.unknown-parameter", "manifest.unknown-template", "manifest.template-denies-steps"])
+        // A job using the badly named Template gets that one error, not a second claim that it is undeclared.
+        try directory.write("named.yml", "version: 1\ntemplates:\n  Bad_Name:\n    steps: {h: {robot: /file/hash, use: ':original'}}\nassemblies:\n  a: {inputs: [x], template: Bad_Name}\n")
+        let named = await CLIHarness.run(["validate", directory.path + "/named.yml", "--json"])
+        let namedIDs = (try JSONValue.parse(Data(named.stdout.utf8))["diagnostics"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+        XCTAssertEqual(namedIDs, ["manifest.bad-template-name"])
 
         // A job's own steps may use its Template's steps (the service merges them), and any step of
         // a Template the manifest does not manage; nothing else.

@@ -54,7 +54,7 @@ struct AuthReader {
         var settings = AuthSettings()
         let deferredBefore = decoder.deferred.count
         if let keyNode = fields["key"] {
-            settings.key = credential { decoder.nonEmptyString(keyNode, what: "'auth.key'") }
+            settings.key = credential { decoder.allowingCredentialLikeNames { decoder.nonEmptyString(keyNode, what: "'auth.key'") } }
             if let key = settings.key, Self.looksLikeSecret(key.value), keyNode.scalar?.text == key.value {
                 decoder.report(.error(
                     "manifest.secret-in-manifest", "'auth.key' looks like an Auth Secret (40 hexadecimal characters)",

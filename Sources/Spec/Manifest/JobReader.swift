@@ -10,6 +10,8 @@ struct JobReader {
     let decoder: NodeDecoder
     let defaults: JobDefaults
     let templates: [TemplateSpec]
+    /// Every name under `templates:`, the refused ones too.
+    var declaredTemplateNames: Set<String> = []
 
     func read(_ pair: Pair) -> Job? {
         let name = Located(pair.keyText, at: pair.key.location)
@@ -63,6 +65,8 @@ struct JobReader {
     private func readTemplate(_ node: Node, what: String, hasSteps: Bool, hasID: Bool) -> TemplateSpec? {
         guard let name = decoder.nonEmptyString(node, what: "'template'") else { return nil }
         guard let template = templates.first(where: { $0.name.value == name.value }) else {
+            // A Template declared with a name that was refused has its own error already.
+            if declaredTemplateNames.contains(name.value) { return nil }
             decoder.report(.error(
                 "manifest.unknown-template", "\(what) names Template '\(name.value)', which 'templates:' does not define", at: name.location,
                 hint: Suggestions.closest(to: name.value, in: templates.map(\.name.value)).map { "did you mean '\($0)'?" }

@@ -32,7 +32,12 @@ struct ManifestReader {
                     "manifest.no-jobs", "'assemblies' has no jobs", at: node.location,
                     hint: "add a job: a name with 'inputs' and 'steps' or 'template_id'"))
             }
-            jobs = entries.compactMap { JobReader(decoder: decoder, defaults: defaults, templates: templates).read($0) }
+            let declared = Set(fields["templates"]?.pairs?.map(\.keyText) ?? [])
+            jobs = entries.compactMap { entry in
+                var reader = JobReader(decoder: decoder, defaults: defaults, templates: templates)
+                reader.declaredTemplateNames = declared
+                return reader.read(entry)
+            }
         }
         let endpoint = fields["endpoint"].flatMap(readEndpoint)
         return Manifest(

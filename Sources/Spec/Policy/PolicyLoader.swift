@@ -54,7 +54,7 @@ public struct PolicyLoader: Sendable {
         }
         var policy = Policy(file: file)
         policy.authKey = fields["auth_key"].flatMap { node in
-            decoder.toleratingUnsetVariables { decoder.nonEmptyString(node, what: "'auth_key'")?.value }
+            decoder.toleratingUnsetVariables { decoder.allowingCredentialLikeNames { decoder.nonEmptyString(node, what: "'auth_key'")?.value } }
         }
         policy.maxExpiresIn = fields["max_expires_in"].flatMap { decoder.duration($0, what: "'max_expires_in'")?.value }
         if let node = fields["limits"], let limits = decoder.fields(node, what: "'limits'", allowed: Self.limitKeys) {

@@ -125,4 +125,13 @@ final class CredentialVariableTests: XCTestCase {
             XCTAssertFalse(NodeDecoder.credentialLike(name), name)
         }
     }
+
+    func testTheAuthKeyMayBeNamedLikeACredentialButNotBeOne() {
+        let loader = ManifestLoader(environment: ["MY_AUTH_KEY": "k", "SIGNER_TOKEN": "t"])
+        let job = "assemblies:\n  a: {inputs: [x], steps: {h: {robot: /file/hash, use: ':original'}}}\n"
+        let named = loader.decode(Data("version: 1\nauth:\n  key: ${MY_AUTH_KEY}\n\(job)".utf8), file: "m.yml")
+        XCTAssertEqual(named.value?.auth.key?.value, "k", "\(named.diagnostics)")
+        let token = loader.decode(Data("version: 1\nauth:\n  key: ${SIGNER_TOKEN}\n  signer: {url: 'https://s.example/sign', token: '${SIGNER_TOKEN}'}\n\(job)".utf8), file: "m.yml")
+        XCTAssertEqual(token.diagnostics.map(\.id), ["manifest.credential-variable"])
+    }
 }
