@@ -32,6 +32,12 @@ final class ValidateCommandTests: XCTestCase {
         try directory.write("remote.yml", text.replacingOccurrences(of: "endpoint: local", with: "endpoint: https://api.example.com"))
         let remote = await CLIHarness.run(["validate", directory.path + "/remote.yml"])
         XCTAssertFalse(remote.stderr.contains("not-local-parameter"), remote.stderr)
+        // A number in quotes is refused where only numbers are taken, as the policy refuses it.
+        try directory.write("quoted.yml", text.replacingOccurrences(of: "endpoint: local", with: "endpoint: https://api.example.com")
+            .replacingOccurrences(of: "width: 100", with: "width: \"240\"").replacingOccurrences(of: "            colorspace: Gray\n", with: ""))
+        let quoted = await CLIHarness.run(["validate", directory.path + "/quoted.yml"])
+        XCTAssertEqual(quoted.status, 1)
+        XCTAssertTrue(quoted.stderr.contains("found the string '240' (write it without quotes)"), quoted.stderr)
         let robots = await CLIHarness.run(["robots", "/image/resize"])
         XCTAssertTrue(robots.stdout.contains("local engine: no") && robots.stdout.contains("local engine: yes"), robots.stdout)
     }

@@ -1,12 +1,16 @@
 import Basics
 
 extension RobotCatalog.Parameter {
-    /// Why `value` is not accepted, or `nil`: its JSON type, its enum and its range.
-    /// Numbers written as strings count as numbers, as the service converts them.
+    /// Why `value` is not accepted, or `nil`: its JSON type, its enum and its range. A number
+    /// written as a string is refused where only numbers are taken, as a policy refuses it:
+    /// one rule for both (`height: "240"` is `height: 240`).
     public func problem(with value: JSONValue) -> String? {
         if types.contains("any") { return nil }
         if case .null = value { return nullable ? nil : "must not be null" }
-        let number = value.doubleValue ?? value.stringValue.flatMap { types.contains("integer") || types.contains("number") ? Double($0) : nil }
+        let number = value.doubleValue
+        if case .string(let text) = value, !types.contains("string"), types.contains("integer") || types.contains("number"), Double(text) != nil {
+            return "must be \(Self.describe(types)), found the string '\(text)' (write it without quotes)"
+        }
         guard accepts(value, number: number) else {
             return "must be \(Self.describe(types)), found \(Self.article(value.typeName)) \(value.typeName)"
         }
@@ -20,7 +24,7 @@ extension RobotCatalog.Parameter {
 
     private func accepts(_ value: JSONValue, number: Double?) -> Bool {
         switch value {
-        case .string(let text): return types.contains("string") || number != nil || (types.contains("boolean") && (text == "true" || text == "false"))
+        case .string(let text): return types.contains("string") || (types.contains("boolean") && (text == "true" || text == "false"))
         case .int: return types.contains("integer") || types.contains("number")
         case .double(let double): return types.contains("number") || (types.contains("integer") && double.rounded() == double)
         case .bool: return types.contains("boolean")

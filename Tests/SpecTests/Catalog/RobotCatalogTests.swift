@@ -37,11 +37,11 @@ final class RobotCatalogTests: XCTestCase {
         }
     }
 
-    func testParametersAcceptWhatTheServiceAccepts() throws {
+    func testParametersAcceptWhatAPolicyAccepts() throws {
         let parameter = RobotCatalog.Parameter(
             types: ["integer"], allowed: nil, minimum: 1, maximum: 5000, defaultValue: nil, nullable: false, suggestions: [], description: nil)
         let cases: [(JSONValue, String?)] = [
-            (.int(200), nil), (.string("200"), nil), (.double(200), nil),
+            (.int(200), nil), (.string("200"), "must be an integer, found the string '200' (write it without quotes)"), (.double(200), nil),
             (.int(0), "must be at least 1, found 0"), (.int(6000), "must be at most 5000, found 6000"),
             (.string("wide"), "must be an integer, found a string"), (.double(1.5), "must be an integer, found a number"),
             (.null, "must not be null"), (.bool(true), "must be an integer, found a boolean"),

@@ -58,14 +58,17 @@ final class ManifestLoaderTests: XCTestCase {
                 steps:
                   r:
                     robot: /image/resize
-                    width: "${W}"
+                    resize_strategy: "${S}"
                     height: ${H}
             """
-        let manifest = try XCTUnwrap(decode(text, environment: ["BATCH": "7", "W": "10", "H": "20"]).value)
+        let manifest = try XCTUnwrap(decode(text, environment: ["BATCH": "7", "S": "fit", "H": "20"]).value)
         XCTAssertEqual(manifest.jobs[0].batch, .count(7))
         XCTAssertEqual(manifest.jobs[0].inputs.map(\.value), ["img/*.png"])
-        XCTAssertEqual(manifest.jobs[0].steps[0].instructions["width"], .string("10"), "quoted stays a string")
+        XCTAssertEqual(manifest.jobs[0].steps[0].instructions["resize_strategy"], .string("fit"), "quoted stays a string")
         XCTAssertEqual(manifest.jobs[0].steps[0].instructions["height"], .int(20))
+        // Where only numbers are taken, a quoted number is refused, as a policy refuses it: one rule for both.
+        let quoted = decode(text.replacingOccurrences(of: "height: ${H}", with: "height: \"${H}\""), environment: ["BATCH": "7", "S": "fit", "H": "20"])
+        XCTAssertTrue(quoted.diagnostics.contains { $0.message.contains("found the string '20' (write it without quotes)") }, "\(quoted.diagnostics)")
     }
 
     func testCredentialsMayStayUnsetUntilTheyAreNeeded() throws {
