@@ -6,8 +6,9 @@ enum PlanSummary {
     /// How many Assemblies are listed per job before "... and N more".
     static let listedPerJob = 10
 
-    /// `cached` holds the plan ids that completed in the last run: `pipeline run` will reuse them.
-    static func render(_ plan: Plan, cached: Set<String> = [], palette: Palette = .plain) -> String {
+    /// `cached` holds the plan ids that completed in the last run: `pipeline run` will reuse them;
+    /// `stepOrder` the steps of each job in the order the manifest writes them.
+    static func render(_ plan: Plan, cached: Set<String> = [], stepOrder: [String: [String]] = [:], palette: Palette = .plain) -> String {
         var text = palette.bold("Plan for '\(plan.pipeline)' (\(plan.manifest))") + "\n"
         for job in plan.jobs {
             let assemblies = plan.assemblies.filter { $0.job == job }
@@ -15,7 +16,7 @@ enum PlanSummary {
             let bytes = assemblies.reduce(Int64(0)) { $0 + $1.bytes }
             text += "\n" + palette.bold("job \(job):") + " \(plural(assemblies.count, "Assembly", "Assemblies")), \(plural(files, "file")), \(ByteSize(bytes: bytes))\n"
             if let instructions = assemblies.first?.instructions {
-                text += "  " + describe(instructions) + "\n"
+                text += "  " + describe(instructions, order: stepOrder[job] ?? []) + "\n"
             }
             for assembly in assemblies.prefix(listedPerJob) {
                 let mark = cached.contains(assembly.id) ? palette.dim("=") : palette.added("+")
@@ -33,10 +34,12 @@ enum PlanSummary {
         return text
     }
 
-    private static func describe(_ instructions: JSONValue) -> String {
+    private static func describe(_ instructions: JSONValue, order: [String]) -> String {
         var parts: [String] = []
         if let steps = instructions["steps"]?.objectValue {
-            let names = steps.keys.sorted().map { name in "\(name) (\(steps[name]?["robot"]?.stringValue ?? "?"))" }
+            // As the manifest writes them; steps it does not know (a plan file's) follow in name order.
+            let ordered = order.filter { steps[$0] != nil } + steps.keys.filter { !order.contains($0) }.sorted()
+            let names = ordered.map { name in "\(name) (\(steps[name]?["robot"]?.stringValue ?? "?"))" }
             parts.append("steps: " + names.joined(separator: ", "))
         }
         if let template = instructions["template_id"]?.stringValue { parts.append("template: \(template)") }

@@ -21,6 +21,8 @@ final class RunDisplay: @unchecked Sendable {
     private var uploaded: (bytes: Int64, total: Int64) = (0, 0)
     private var lists = true
     private var cachedAtStart = 0
+    /// The progress line last drawn, to draw again under a log line.
+    private var progressLine = ""
 
     /// Runs with more Assemblies to process than this list only their failures, one by one.
     static let listedAssemblies = 200
@@ -52,24 +54,21 @@ final class RunDisplay: @unchecked Sendable {
         case .created(let job, let planID, let assemblyID, let resumed):
             let listed = lock.withLock { inFlight += 1; return lists }
             guard listed else { return }
-            let clear = interactive ? "\r\u{1B}[K" : ""
-            output.error("\(clear)\(resumed ? "resumed" : "created") \(job) \(planID.prefix(12)) as Assembly \(assemblyID)\n")
+            log("\(resumed ? "resumed" : "created") \(job) \(planID.prefix(12)) as Assembly \(assemblyID)")
         case .uploaded(let bytes, let all):
             lock.withLock { uploaded = (bytes, all) }
             showProgress()
         case .template(let name, let id, let action):
-            output.error("template \(name): \(action.rawValue) (\(id))\n")
+            log("template \(name): \(action.rawValue) (\(id))")
         case .retrying(let job, let planID, let reason, let wait, let attempt, let attempts):
-            let clear = interactive ? "\r\u{1B}[K" : ""
             let seconds = max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded()))
-            output.error("\(clear)\(job) \(planID.prefix(12)): \(reason); retrying in \(seconds) s (attempt \(attempt) of \(attempts))\n")
+            log("\(job) \(planID.prefix(12)): \(reason); retrying in \(seconds) s (attempt \(attempt) of \(attempts))")
         case .finished(let entry):
             let count: (Int, Int, Bool) = lock.withLock { done += 1; inFlight = max(0, inFlight - 1); return (done, total, lists) }
             guard count.2 || !entry.isCompleted else { return showProgress() }
-            let clear = interactive ? "\r\u{1B}[K" : ""
             let outcome = entry.isCompleted ? "completed, \(plural(entry.results.values.reduce(0) { $0 + $1.count }, "result"))"
                 : "FAILED \(entry.status): \(entry.message ?? "")"
-            output.error("\(clear)[\(count.0)/\(count.1)] \(entry.job) \(entry.planID.prefix(12)): \(outcome)\n")
+            log("[\(count.0)/\(count.1)] \(entry.job) \(entry.planID.prefix(12)): \(outcome)")
             if githubActions, !entry.isCompleted {
                 output.error("::error title=Assembly failed::\(entry.job) \(entry.planID): \(entry.status) \(entry.message ?? "")\n")
             }
@@ -95,7 +94,22 @@ final class RunDisplay: @unchecked Sendable {
         let assemblyRate = Double(finished - cached) / elapsed
         let line = "\(ByteSize(bytes: bytes)) of \(ByteSize(bytes: all)) uploaded (\(ByteSize(bytes: Int64(byteRate)))/s\(eta(Double(all - bytes), byteRate))); "
             + "\(finished) of \(assemblies) Assemblies done (\(String(format: "%.1f", assemblyRate))/s\(eta(Double(assemblies - finished), assemblyRate))), \(running) in flight"
-        output.error(interactive ? "\r\u{1B}[K" + Self.fitted(line, to: Self.terminalWidth()) : line + "\n")
+        let shown = Self.fitted(line, to: Self.terminalWidth())
+        lock.withLock { progressLine = shown }
+        output.error(interactive ? "\r\u{1B}[K" + shown : line + "\n")
+    }
+
+    /// A log line: on a terminal above the progress line, which is drawn again below it at once,
+    /// so the progress always stays on the last row.
+    private func log(_ line: String) {
+        guard interactive else { return output.error(line + "\n") }
+        let progress = lock.withLock { progressLine }
+        output.error("\r\u{1B}[K" + line + "\n" + progress)
+    }
+
+    /// Clears the progress line, for a message that follows it (after Ctrl-C).
+    func clearLine() {
+        if interactive { output.error("\r\u{1B}[K") }
     }
 
     /// The columns of the terminal on standard error, read at each redraw (so a resize is

@@ -4,6 +4,24 @@ import TestSupport
 import XCTest
 
 final class PlanCommandTests: XCTestCase {
+    func testStepsAreListedInTheManifestsOrder() async throws {
+        let directory = try TemporaryDirectory(prefix: "plan-order")
+        defer { directory.remove() }
+        try directory.write("files/a.bin", "a")
+        try directory.write("pipeline.yml", """
+            version: 1
+            endpoint: local
+            assemblies:
+              j:
+                inputs: ["files/*.bin"]
+                steps:
+                  zeta: {robot: /file/hash, use: ":original"}
+                  alpha: {robot: /file/hash, use: zeta}
+            """)
+        let plan = await CLIHarness.run(["plan", directory.path + "/pipeline.yml"])
+        XCTAssertTrue(plan.stdout.contains("steps: zeta (/file/hash), alpha (/file/hash)"), plan.stdout)
+    }
+
     func testTheManifestDefaultsToPipelineYmlHereOrInANamedFolder() throws {
         let project = try ProjectFixture()
         let folder = (project.manifest as NSString).deletingLastPathComponent

@@ -27,6 +27,9 @@ final class ProgressTerminalTests: XCTestCase {
         let text = result.stdout.replacingOccurrences(of: "\u{1B}[K", with: "")
         let rows = text.components(separatedBy: CharacterSet(charactersIn: "\r\n")).filter { !$0.isEmpty }
         XCTAssertTrue(rows.contains { $0.contains("uploaded") }, "the progress line was drawn: \(rows.prefix(5))")
+        // A log line is followed at once by the progress line again: it stays on the last row.
+        let logThenProgress = zip(rows, rows.dropFirst()).contains { ($0.hasPrefix("created") || $0.hasPrefix("[")) && $1.contains(" uploaded (") }
+        XCTAssertTrue(logThenProgress, "\(rows.prefix(12))")
         // Every redrawn row (the progress line) fits; log lines above it may wrap as any text does.
         for row in rows where row.contains(" uploaded (") {
             XCTAssertLessThan(row.count, 80, "wider than the terminal: \(row)")

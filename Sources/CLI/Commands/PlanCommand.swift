@@ -105,7 +105,8 @@ struct PlanCommand: Command {
                 context.output.out(PlanMarkdown.render(plan, cached: cached, gone: gone, previous: files, warnings: warnings, templates: templates))
                 return ExitCode.success
             }
-            context.output.out(PlanSummary.render(plan, cached: cached, palette: context.output.colors.out))
+            let order = Dictionary(uniqueKeysWithValues: (project.value?.manifest.jobs ?? []).map { ($0.name.value, $0.steps.map(\.name.value)) })
+            context.output.out(PlanSummary.render(plan, cached: cached, stepOrder: order, palette: context.output.colors.out))
             if let templates { context.output.out(templates) }
             if let out { context.output.out("Wrote \(out).\n") }
         }

@@ -164,11 +164,11 @@ struct RunCommand: Command {
         defer { interrupt.cancel() }
         do {
             let results = try await work.value
-            if work.isCancelled { return await interrupted(results, configuration: configuration, context: context, status: signals.exitStatus) }
+            if work.isCancelled { display.clearLine(); return await interrupted(results, configuration: configuration, context: context, status: signals.exitStatus) }
             display.summary(results, resultsPath: configuration.resultsPath)
             return results.assemblies.allSatisfy(\.isCompleted) ? ExitCode.success : ExitCode.failure
         } catch {
-            if work.isCancelled { return await interrupted(nil, configuration: configuration, context: context, status: signals.exitStatus) }
+            if work.isCancelled { display.clearLine(); return await interrupted(nil, configuration: configuration, context: context, status: signals.exitStatus) }
             context.output.failure("\(error)")
             return ExitCode.failure
         }
