@@ -299,6 +299,20 @@ final class RunCommandTests: XCTestCase {
         XCTAssertTrue(help.stdout.contains("-q, --quiet"), help.stdout)
     }
 
+    func testStatusShowsTheLastRunNotOlderVersionsOfTheManifest() async throws {
+        let directory = try project(batch: "2")
+        defer { directory.remove() }
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let manifest = try String(contentsOfFile: directory.path + "/pipeline.yml", encoding: .utf8)
+        try manifest.replacingOccurrences(of: "width: 100", with: "width: 90").write(toFile: directory.path + "/pipeline.yml", atomically: true, encoding: .utf8)
+        let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        let status = await CLIHarness.run(["status", directory.path + "/pipeline.yml", "--json"])
+        let rows = try JSONValue.parse(Data(status.stdout.utf8))["assemblies"]?.arrayValue ?? []
+        XCTAssertEqual(rows.count, 2, "this run's 2 Assemblies, not the 4 of both versions: \(status.stdout)")
+    }
+
     func testStatusOfALocalRunReportsWhatItStored() async throws {
         let directory = try project()
         defer { directory.remove() }

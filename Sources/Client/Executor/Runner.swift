@@ -99,7 +99,8 @@ public struct Runner: Sendable {
         }
         let final = results(collected)
         try final.write(to: configuration.resultsPath, below: configuration.workspace.directory)
-        try? await state.fold()
+        let finished = configuration.shard == nil && final.assemblies.allSatisfy(\.isCompleted)
+        try? await state.fold(keeping: finished ? Set(plan.assemblies.map(\.id)) : nil)
         let downloader = Downloader(http: http, localResults: configuration.localResults, trusted: configuration.workspace.directory)
         var written: [String: Set<String>] = [:]
         for entry in final.assemblies where entry.isCompleted {

@@ -66,14 +66,18 @@ actor RunState {
         guard written == line.count else { throw FileError(path: Self.journal(of: path), operation: "write", code: written < 0 ? errno : EIO) }
     }
 
-    /// Folds the journal into the file (at the end of a run).
-    func fold() throws {
-        try Self.fold(entries, into: path)
+    /// Folds the journal into the file (at the end of a run). With `planIDs` (a whole run whose
+    /// every Assembly completed), the entries of other plans go: they are an older manifest's,
+    /// and `status` then shows this run's Assemblies only.
+    func fold(keeping planIDs: Set<String>? = nil) throws {
+        let forgetting = planIDs.map { wanted in entries.keys.contains { !wanted.contains($0) } } ?? false
+        if let planIDs { entries = entries.filter { planIDs.contains($0.key) } }
+        try Self.fold(entries, into: path, always: forgetting)
     }
 
-    /// Writes `entries` to `path` atomically, then removes the journal they include.
-    private static func fold(_ entries: [String: Entry], into path: String) throws {
-        guard FileManager.default.fileExists(atPath: journal(of: path)) else { return }
+    /// Writes `entries` to `path` atomically (when a journal holds changes, or `always`), then removes the journal.
+    private static func fold(_ entries: [String: Entry], into path: String, always: Bool = false) throws {
+        guard always || FileManager.default.fileExists(atPath: journal(of: path)) else { return }
         let encoder = StateCoding.encoder
         encoder.outputFormatting.insert(.prettyPrinted)
         try AtomicFile.write(try encoder.encode(entries), to: path)
