@@ -213,6 +213,8 @@ final class TemplatesAsCodeTests: XCTestCase {
         try directory.write("other.yml", manifest("sha1").replacingOccurrences(of: "file-hashes", with: "other-hashes"))
         let other = await CLIHarness.run(["templates", "sync", directory.path + "/other.yml"])
         XCTAssertTrue(other.stdout.contains("created other-hashes"), other.stdout + other.stderr)
+        let listed = await CLIHarness.run(["plan", path, "--prune"])
+        XCTAssertTrue(listed.stdout.contains("- template file-hashes") && !listed.stdout.contains("other-hashes"), "only this manifest's: \(listed.stdout)")
         // Nothing can be asked here: without --yes nothing is deleted.
         let unasked = await CLIHarness.run(["templates", "sync", path, "--prune"])
         XCTAssertEqual(unasked.status, 1)

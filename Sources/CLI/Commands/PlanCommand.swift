@@ -28,7 +28,7 @@ struct PlanCommand: Command {
             .init(name: "shard", valueName: "I/N", help: "Plan only shard I of N, as 'run --shard I/N' runs it (only its files are hashed); 'auto' reads the CI's own variables."),
             .init(name: "endpoint", valueName: "URL", help: "Compare Templates with this Assembly API instead of the manifest's (or 'local')."),
             .init(name: "offline", help: "Compare Templates with the last sync recorded in .pipeline/ instead of asking the endpoint."),
-            .init(name: "prune", help: "List the endpoint's Templates the manifest does not declare, which 'templates sync --prune' deletes."),
+            .init(name: "prune", help: "List the Templates this manifest made and no longer declares, which 'templates sync --prune' deletes."),
             CommandSpec.caCertOption,
         ],
         examples: ["pipeline plan pipeline.yml", "pipeline plan pipeline.yml --out plan.json", "pipeline plan pipeline.yml --format markdown >> \"$GITHUB_STEP_SUMMARY\""])
@@ -124,7 +124,8 @@ struct PlanCommand: Command {
         var reason = "--offline"
         if !offline {
             do {
-                let remote = try await remoteTemplates(manifest, endpoint: endpoint, context: context)
+                // The account's other Templates (another manifest's) are not this plan's business, nor a prune's.
+                let remote = try await remoteTemplates(manifest, endpoint: endpoint, context: context).filter { declared[$0.name] != nil || synced[$0.name] != nil }
                 return TemplateRendering.plan(TemplateComparison.compare(declared, remote: remote), against: endpoint, prune: prune)
             } catch {
                 reason = (error as? DiagnosticsError)?.diagnostics.first?.message ?? "\(error)"
