@@ -79,9 +79,7 @@ struct TusEndpoint: Sendable {
             return .respond(answer(415, "a body in the creating POST needs Content-Type: \(TusProtocol.offsetContentType)"))
         }
         guard let checksum = bodyChecksum(head) else { return .respond(answer(400, Self.checksumFormat)) }
-        // Read to its end, then refused: a proxy still sending the body when the connection closed
-        // would answer its client 502 instead of this 400, and the client could not fall back.
-        if let problem = trailerProblem(head, checksum) { return .stream(into: DiscardedBody()) { problem } }
+        if let refusal = trailerRefusal(head, checksum) { return refusal }
         do { try store.create(record, withBody: hasBody) } catch { return .respond(answer(500, "the upload could not be created")) }
         onCreated(record)
         let location = head.origin + basePath + record.id
@@ -133,9 +131,7 @@ struct TusEndpoint: Sendable {
             record.length = length
         }
         guard let checksum = bodyChecksum(head) else { return .respond(answer(400, Self.checksumFormat)) }
-        // Read to its end, then refused: a proxy still sending the body when the connection closed
-        // would answer its client 502 instead of this 400, and the client could not fall back.
-        if let problem = trailerProblem(head, checksum) { return .stream(into: DiscardedBody()) { problem } }
+        if let refusal = trailerRefusal(head, checksum) { return refusal }
         if space.isShort(forBody: head.headers["Content-Length"]) {
             return .respond(answer(507, DiskSpace.fullMessage, extra: Array(common(record).dropFirst())))
         }
@@ -158,11 +154,12 @@ struct TusEndpoint: Sendable {
 
     /// Why an announced trailer cannot arrive: only a chunked HTTP/1.1 body carries one; a proxy
     /// that buffered the body and sent it with a length (nginx by default) has dropped it.
-    private func trailerProblem(_ head: RequestHead, _ checksum: BodyChecksum) -> ServerResponse? {
-        guard case .trailer = checksum else { return nil }
-        let chunked = head.headers["Transfer-Encoding"]?.lowercased() == "chunked"
-        guard !chunked else { return nil }
-        return answer(400, "the announced Upload-Checksum trailer cannot arrive: the body is not chunked (a proxy on the way removed the trailer); send Upload-Checksum as a header")
+    /// Read to its end, then refused: a proxy still sending the body when the connection closed
+    /// would answer its client 502 instead of this 400, and the client could not fall back.
+    private func trailerRefusal(_ head: RequestHead, _ checksum: BodyChecksum) -> RequestPlan? {
+        guard case .trailer = checksum, head.headers["Transfer-Encoding"]?.lowercased() != "chunked" else { return nil }
+        let refusal = answer(400, "the announced Upload-Checksum trailer cannot arrive: the body is not chunked (a proxy on the way removed the trailer); send Upload-Checksum as a header")
+        return .stream(into: DiscardedBody()) { refusal }
     }
 
     /// The answer to a body once it is in: `success`, or why it was not kept (with `extra` headers).

@@ -5,7 +5,7 @@ import Synchronization
 /// named by `--ca-cert`, `CURL_CA_BUNDLE`, `SSL_CERT_FILE` (files) and `SSL_CERT_DIR` (a folder),
 /// all together, as OpenSSL-based tools honour them. A variable that points at the system bundle
 /// (as many images set `CURL_CA_BUNDLE`) can therefore not hide a private CA named by another.
-public struct TLSTrust: Sendable, Equatable {
+public struct TLSTrust: Sendable, Hashable {
     /// PEM files of CA certificates, in the order named.
     public var caFiles: [String]
     /// A folder of hashed CA certificates (as `c_rehash` makes).
@@ -27,7 +27,8 @@ public struct TLSTrust: Sendable, Equatable {
     /// The named files' certificates as one PEM bundle, with the system's first; nil when no file is named.
     /// Files that cannot be read are left out (a request then fails on the certificate, naming the option).
     var pemBundle: Data? {
-        guard !caFiles.isEmpty else { return nil }
+        // Naming only the system's bundle (as many images set CURL_CA_BUNDLE) adds nothing to libcurl's default.
+        guard caFiles.contains(where: { $0 != Self.systemBundle }) else { return nil }
         let files = [Self.systemBundle] + caFiles
         var seen: Set<String> = []
         var pem = Data()
@@ -59,7 +60,15 @@ struct TrustBundle: Sendable {
     let caDirectory: String?
 
     init(_ trust: TLSTrust) {
-        bundle = trust.pemBundle
+        bundle = Self.read.withLock { read in
+            if let known = read[trust] { return known }
+            let bundle = trust.pemBundle
+            read[trust] = bundle
+            return bundle
+        }
         caDirectory = trust.caDirectory
     }
+
+    /// The bundles read so far: the files are read once per process, not once per client.
+    private static let read = Mutex<[TLSTrust: Data?]>([:])
 }

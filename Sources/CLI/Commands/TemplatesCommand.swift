@@ -137,7 +137,7 @@ struct TemplatesCommand: Command {
         try configuration.workspace.recordTemplates(TemplateSync.records(of: applied, wanted: wanted), endpoint: configuration.endpointKey)
         guard arguments.flag("prune") else { return }
         let undeclared = try await client.list().filter { wanted[$0.name] == nil }
-        let doomed = undeclared.filter { own[$0.name] != nil }
+        let doomed = undeclared.filter { own[$0.name]?.id == $0.id }
         let others = undeclared.count - doomed.count
         if others > 0 {
             context.output.error("pipeline: leaving \(plural(others, "Template")) this manifest did not make (another manifest's or the account's own)\n")

@@ -177,12 +177,12 @@ struct AssemblyRun: Sendable {
         return status
     }
 
-    /// Runs `call`, retrying transient failures (rate limits after `retryIn`, others with backoff).
     /// Attempts after the first, for a transient failure.
     static let retries = 8
     /// Attempts, in all, at a server that was never reached: a wrong or down endpoint fails soon.
     static let connectionAttempts = 4
 
+    /// Runs `call`, retrying transient failures (rate limits after `retryIn`, others with backoff).
     private func retrying<T: Sendable>(_ call: () async throws -> T) async throws -> T {
         var attempt = 0
         while true {

@@ -13,7 +13,7 @@ struct DownloadLedger {
     /// Removes what earlier runs wrote into each folder of `current` that it no longer holds,
     /// then remembers `current`. A file that cannot be removed is left, and said nothing of.
     func prune(keeping current: [String: Set<String>]) {
-        let earlier = (FileManager.default.contents(atPath: file)).flatMap { try? JSONDecoder().decode([String: [String]].self, from: $0) } ?? [:]
+        let earlier = FileManager.default.contents(atPath: file).flatMap { try? StateCoding.decode([String: [String]].self, from: $0) } ?? [:]
         for (folder, files) in earlier {
             let kept = current[folder] ?? []
             let stale = Set(files).subtracting(kept)
@@ -22,7 +22,7 @@ struct DownloadLedger {
         }
         var remembered = earlier
         for (folder, files) in current { remembered[folder] = files.sorted() }
-        if let data = try? JSONEncoder().encode(remembered) {
+        if let data = try? StateCoding.encoder.encode(remembered) {
             try? FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try? AtomicFile.write(data, to: file, durable: false)
         }

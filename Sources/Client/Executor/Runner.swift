@@ -99,16 +99,16 @@ public struct Runner: Sendable {
         }
         let final = results(collected)
         try final.write(to: configuration.resultsPath, below: configuration.workspace.directory)
-        let finished = configuration.shard == nil && final.assemblies.allSatisfy(\.isCompleted)
-        try? await state.fold(keeping: finished ? Set(plan.assemblies.map(\.id)) : nil)
+        // A whole run (not a shard's share) that completed everything: older plans' state can go.
+        let wholeRunCompleted = configuration.shard == nil && final.assemblies.allSatisfy(\.isCompleted)
+        try? await state.fold(keeping: wholeRunCompleted ? Set(plan.assemblies.map(\.id)) : nil)
         let downloader = Downloader(http: http, localResults: configuration.localResults, trusted: configuration.workspace.directory)
         var written: [String: Set<String>] = [:]
         for entry in final.assemblies where entry.isCompleted {
             if let folder = configuration.downloads[entry.job] { written[folder, default: []].formUnion(try await downloader.download(entry, into: folder)) }
         }
-        // After a run that completed everything (and only a whole run: a shard sees its share),
-        // files pipeline wrote earlier that no result names now are removed.
-        if configuration.shard == nil, final.assemblies.allSatisfy(\.isCompleted), !configuration.downloads.isEmpty {
+        // Then files pipeline wrote earlier that no result names now are removed.
+        if wholeRunCompleted, !configuration.downloads.isEmpty {
             let ledger = DownloadLedger(file: configuration.workspace.downloadsFile, trusted: configuration.workspace.directory)
             ledger.prune(keeping: Dictionary(uniqueKeysWithValues: Set(configuration.downloads.values).map { ($0, written[$0] ?? []) }))
         }

@@ -70,8 +70,9 @@ actor RunState {
     /// every Assembly completed), the entries of other plans go: they are an older manifest's,
     /// and `status` then shows this run's Assemblies only.
     func fold(keeping planIDs: Set<String>? = nil) throws {
-        let forgetting = planIDs.map { wanted in entries.keys.contains { !wanted.contains($0) } } ?? false
-        if let planIDs { entries = entries.filter { planIDs.contains($0.key) } }
+        let kept = planIDs.map { wanted in entries.filter { wanted.contains($0.key) } } ?? entries
+        let forgetting = kept.count != entries.count
+        entries = kept
         try Self.fold(entries, into: path, always: forgetting)
     }
 

@@ -11,7 +11,7 @@ extension RobotCatalog.Parameter {
         if case .string(let text) = value, !types.contains("string"), types.contains("integer") || types.contains("number"), Double(text) != nil {
             return "must be \(Self.describe(types)), found the string '\(text)' (write it without quotes)"
         }
-        guard accepts(value, number: number) else {
+        guard accepts(value) else {
             return "must be \(Self.describe(types)), found \(Self.article(value.typeName)) \(value.typeName)"
         }
         if let allowed, !allowed.contains(where: { $0.numericallyEquals(value) }) {
@@ -22,7 +22,7 @@ extension RobotCatalog.Parameter {
         return nil
     }
 
-    private func accepts(_ value: JSONValue, number: Double?) -> Bool {
+    private func accepts(_ value: JSONValue) -> Bool {
         switch value {
         case .string(let text): return types.contains("string") || (types.contains("boolean") && (text == "true" || text == "false"))
         case .int: return types.contains("integer") || types.contains("number")
