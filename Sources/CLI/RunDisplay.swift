@@ -1,31 +1,32 @@
 import Basics
 import Client
 import Foundation
+import Synchronization
 
-/// Shows a run: a line per Assembly as it starts and ends (for a run of more than
-/// `listedAssemblies`, only the failures) and a progress line every few seconds (live on a
-/// terminal), or one JSON event per line with `--json`; then a summary with failures first.
-final class RunDisplay: @unchecked Sendable {
+/// Shows a run: a line per failed Assembly (with `-v`, a line per Assembly as it starts and
+/// ends), retries and Template changes, and a progress line (live on the last row of a terminal,
+/// every 5 s in a log); or one JSON event per line with `--json`; then a summary with failures first.
+final class RunDisplay: Sendable {
+    private struct State {
+        var lastProgress = ContinuousClock.now - .seconds(60)
+        var done = 0
+        var total = 0
+        var inFlight = 0
+        var lastJSONBytes: Int64 = -1
+        var lastJSON = ContinuousClock.now - .seconds(60)
+        var uploaded: (bytes: Int64, total: Int64) = (0, 0)
+        var cachedAtStart = 0
+        var running = false
+        /// The progress line last drawn, to draw again under a log line or after a resize.
+        var progressLine = ""
+    }
+
     private let output: Output
     private let json: Bool
     private let githubActions: Bool
     private let interactive: Bool
-    private let lock = NSLock()
-    private var lastProgress = ContinuousClock.now - .seconds(60)
     private let started = ContinuousClock.now
-    private var done = 0
-    private var total = 0
-    private var inFlight = 0
-    private var lastJSONBytes: Int64 = -1
-    private var lastJSON = ContinuousClock.now - .seconds(60)
-    private var uploaded: (bytes: Int64, total: Int64) = (0, 0)
-    private var lists = true
-    private var cachedAtStart = 0
-    /// The progress line last drawn, to draw again under a log line.
-    private var progressLine = ""
-
-    /// Runs with more Assemblies to process than this list only their failures, one by one.
-    static let listedAssemblies = 200
+    private let state = Mutex(State())
 
     /// How much a run says.
     enum Detail { case quiet, normal, verbose }
@@ -36,7 +37,7 @@ final class RunDisplay: @unchecked Sendable {
         self.detail = detail
         self.json = json
         self.githubActions = githubActions
-        self.interactive = isatty(STDERR_FILENO) == 1 && !json
+        self.interactive = output.terminals.error && !json
     }
 
     func show(_ event: RunEvent) {
@@ -46,26 +47,28 @@ final class RunDisplay: @unchecked Sendable {
         }
         switch event {
         case .started(let assemblies, let cached, let files, let bytes):
-            lock.withLock {
-                total = assemblies; done = cached; cachedAtStart = cached
-                lists = detail == .verbose || detail == .normal && assemblies - cached <= Self.listedAssemblies
+            state.withLock { state in
+                state.total = assemblies; state.done = cached; state.cachedAtStart = cached; state.running = true
             }
             output.error("run: \(plural(assemblies, "Assembly", "Assemblies")) (\(cached) cached), \(plural(files, "file")), \(ByteSize(bytes: bytes))\n")
         case .created(let job, let planID, let assemblyID, let resumed):
-            let listed = lock.withLock { inFlight += 1; return lists }
-            guard listed else { return }
+            state.withLock { $0.inFlight += 1 }
+            // A resumed Assembly is news (an earlier run's work is picked up); a new one only with -v.
+            guard resumed || detail == .verbose else { return showProgress() }
             log("\(resumed ? "resumed" : "created") \(job) \(planID.prefix(12)) as Assembly \(assemblyID)")
         case .uploaded(let bytes, let all):
-            lock.withLock { uploaded = (bytes, all) }
+            state.withLock { $0.uploaded = (bytes, all) }
             showProgress()
         case .template(let name, let id, let action):
             log("template \(name): \(action.rawValue) (\(id))")
         case .retrying(let job, let planID, let reason, let wait, let attempt, let attempts):
-            let seconds = max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded()))
+            let seconds = max(1, Int(wait.inSeconds.rounded()))
             log("\(job) \(planID.prefix(12)): \(reason); retrying in \(seconds) s (attempt \(attempt) of \(attempts))")
         case .finished(let entry):
-            let count: (Int, Int, Bool) = lock.withLock { done += 1; inFlight = max(0, inFlight - 1); return (done, total, lists) }
-            guard count.2 || !entry.isCompleted else { return showProgress() }
+            let count = state.withLock { state in
+                state.done += 1; state.inFlight = max(0, state.inFlight - 1); return (state.done, state.total)
+            }
+            guard detail == .verbose || !entry.isCompleted else { return showProgress() }
             let outcome = entry.isCompleted ? "completed, \(plural(entry.results.values.reduce(0) { $0 + $1.count }, "result"))"
                 : "FAILED \(entry.status): \(entry.message ?? "")"
             log("[\(count.0)/\(count.1)] \(entry.job) \(entry.planID.prefix(12)): \(outcome)")
@@ -75,45 +78,68 @@ final class RunDisplay: @unchecked Sendable {
         }
     }
 
+    /// Called about once a second while the run goes on: the progress line is due every 5 s in a
+    /// log even when nothing moved (a retried creation), and its rates and ETA age on a terminal.
+    func tick() {
+        guard !json else { return }
+        showProgress()
+    }
+
+    /// The terminal was resized: the progress line is fitted to the new width at once.
+    func resized() {
+        guard interactive, !json else { return }
+        showProgress(force: true)
+    }
+
     /// The progress line, at most every 200 ms on a terminal and every 5 s in a log: bytes
     /// uploaded with their rate and ETA, and Assemblies done with theirs.
-    private func showProgress() {
+    private func showProgress(force: Bool = false) {
         guard detail != .quiet else { return }
         let now = ContinuousClock.now
-        let state: (Int, Int, Int, Int64, Int64, Int)? = lock.withLock {
-            guard now - lastProgress >= (interactive ? .milliseconds(200) : .seconds(5)) else { return nil }
-            lastProgress = now
-            return (done, total, inFlight, uploaded.bytes, uploaded.total, cachedAtStart)
+        state.withLock { state in
+            guard state.running, force || now - state.lastProgress >= (interactive ? .milliseconds(200) : .seconds(5)) else { return }
+            state.lastProgress = now
+            let line = progress(state, now: now)
+            if interactive {
+                state.progressLine = Self.fitted(line, to: Self.terminalWidth())
+                output.error("\r\u{1B}[K" + state.progressLine)
+            } else {
+                output.error(line + "\n")
+            }
         }
-        guard let (finished, assemblies, running, bytes, all, cached) = state else { return }
-        let elapsed = max(0.001, Double((now - started).components.seconds) + Double((now - started).components.attoseconds) / 1e18)
+    }
+
+    private func progress(_ state: State, now: ContinuousClock.Instant) -> String {
+        let elapsed = max(0.001, (now - started).inSeconds)
         func eta(_ left: Double, _ rate: Double) -> String {
             rate > 0 && left > 0 ? " ETA \(DurationText.format(.seconds(Int64((left / rate).rounded(.up)))))" : ""
         }
+        let (bytes, all) = state.uploaded
         let byteRate = Double(bytes) / elapsed
-        let assemblyRate = Double(finished - cached) / elapsed
-        let line = "\(ByteSize(bytes: bytes)) of \(ByteSize(bytes: all)) uploaded (\(ByteSize(bytes: Int64(byteRate)))/s\(eta(Double(all - bytes), byteRate))); "
-            + "\(finished) of \(assemblies) Assemblies done (\(String(format: "%.1f", assemblyRate))/s\(eta(Double(assemblies - finished), assemblyRate))), \(running) in flight"
-        let shown = Self.fitted(line, to: Self.terminalWidth())
-        lock.withLock { progressLine = shown }
-        output.error(interactive ? "\r\u{1B}[K" + shown : line + "\n")
+        let assemblyRate = Double(state.done - state.cachedAtStart) / elapsed
+        return "\(ByteSize(bytes: bytes)) of \(ByteSize(bytes: all)) uploaded (\(ByteSize(bytes: Int64(byteRate)))/s\(eta(Double(all - bytes), byteRate))); "
+            + "\(state.done) of \(state.total) Assemblies done (\(String(format: "%.1f", assemblyRate))/s"
+            + "\(eta(Double(state.total - state.done), assemblyRate))), \(state.inFlight) in flight"
     }
 
     /// A log line: on a terminal above the progress line, which is drawn again below it at once,
     /// so the progress always stays on the last row.
     private func log(_ line: String) {
         guard interactive else { return output.error(line + "\n") }
-        let progress = lock.withLock { progressLine }
-        output.error("\r\u{1B}[K" + line + "\n" + progress)
+        state.withLock { state in output.error("\r\u{1B}[K" + line + "\n" + state.progressLine) }
     }
 
-    /// Clears the progress line, for a message that follows it (after Ctrl-C).
+    /// Clears the progress line and stops drawing it, for a message that follows (after Ctrl-C,
+    /// before the summary).
     func clearLine() {
-        if interactive { output.error("\r\u{1B}[K") }
+        state.withLock { state in
+            state.running = false
+            state.progressLine = ""
+            if interactive { output.error("\r\u{1B}[K") }
+        }
     }
 
-    /// The columns of the terminal on standard error, read at each redraw (so a resize is
-    /// followed); 80 when it cannot be had.
+    /// The columns of the terminal on standard error; 80 when it cannot be had.
     static func terminalWidth() -> Int {
         var size = winsize()
         guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
@@ -131,16 +157,16 @@ final class RunDisplay: @unchecked Sendable {
     /// At most ten `uploaded` events a second, never the same count twice; the last one always.
     private func admitJSONProgress(bytes: Int64, total: Int64) -> Bool {
         let now = ContinuousClock.now
-        return lock.withLock {
-            guard bytes != lastJSONBytes, bytes == total || now - lastJSON >= .milliseconds(100) else { return false }
-            lastJSONBytes = bytes
-            lastJSON = now
+        return state.withLock { state in
+            guard bytes != state.lastJSONBytes, bytes == total || now - state.lastJSON >= .milliseconds(100) else { return false }
+            state.lastJSONBytes = bytes
+            state.lastJSON = now
             return true
         }
     }
 
     func summary(_ results: RunResults, resultsPath: String) {
-        if interactive { output.error("\r\u{1B}[K") }
+        clearLine()
         let failed = results.assemblies.filter { !$0.isCompleted }
         let cached = results.assemblies.filter(\.cached).count
         let completed = results.assemblies.count - failed.count - cached
@@ -167,8 +193,8 @@ final class RunDisplay: @unchecked Sendable {
             output.error("failed: \(entry.job) \(entry.planID.prefix(12))\(assembly): \(entry.status): \(entry.message ?? "")\n")
         }
         let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let sent = lock.withLock { uploaded.bytes }
+        let seconds = elapsed.inSeconds
+        let sent = state.withLock { $0.uploaded.bytes }
         output.out("Run: \(completed) completed, \(cached) cached, \(failed.count) failed. Results: \(Self.shown(resultsPath))"
             + " (\(String(format: "%.1f", seconds)) s, \(ByteSize(bytes: sent)) uploaded)\n")
     }
@@ -191,7 +217,7 @@ final class RunDisplay: @unchecked Sendable {
             .object(["event": .string("template"), "name": .string(name), "id": .string(id), "action": .string(action.rawValue)])
         case .retrying(let job, let planID, let reason, let wait, let attempt, let attempts):
             .object(["event": .string("retrying"), "job": .string(job), "plan_id": .string(planID), "reason": .string(reason),
-                     "wait_ms": .int(Int(wait.components.seconds) * 1000 + Int(wait.components.attoseconds / 1_000_000_000_000_000)),
+                     "wait_ms": .int(Int(wait.inMilliseconds)),
                      "attempt": .int(attempt), "attempts": .int(attempts)])
         case .finished(let entry):
             .object(["event": .string("finished"), "job": .string(entry.job), "plan_id": .string(entry.planID),

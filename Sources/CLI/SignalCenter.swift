@@ -1,9 +1,11 @@
 import Foundation
+import Synchronization
 
-/// Owns SIGINT and SIGTERM for the whole process. A signal handler (on whichever thread the
-/// kernel picks) only writes the signal's number into a pipe; one thread reads it and hands it to
-/// the command waiting for it, so none is lost however early it arrives. When no command waits,
-/// the process ends the way an unhandled signal would.
+/// Owns SIGINT, SIGTERM and SIGWINCH for the whole process. A signal handler (on whichever
+/// thread the kernel picks) only writes the signal's number into a pipe; one thread reads it and
+/// hands it to the command waiting for it, so none is lost however early it arrives. When no
+/// command waits for SIGINT or SIGTERM, the process ends the way an unhandled signal would;
+/// SIGWINCH (the terminal was resized) goes to whoever draws on it, and is otherwise ignored.
 public enum SignalCenter {
     private static let state = SignalState()
 
@@ -19,14 +21,16 @@ public enum SignalCenter {
                 let count = read(reader, &number, 1)
                 if count < 0, errno == EINTR { continue }
                 guard count == 1 else { return }
-                if !state.deliver(Int32(number)) {
+                if Int32(number) == SIGWINCH {
+                    state.resized()
+                } else if !state.deliver(Int32(number)) {
                     _exit(128 + Int32(number))
                 }
             }
         }
         thread.name = "pipeline.signals"
         thread.start()
-        for number in [SIGINT, SIGTERM] {
+        for number in [SIGINT, SIGTERM, SIGWINCH] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = signalHandler
             sigemptyset(&action.sa_mask)
@@ -42,32 +46,45 @@ public enum SignalCenter {
         return waiter
     }
 
-    fileprivate final class SignalState: @unchecked Sendable {
-        private let lock = NSLock()
-        private var waiters: [SignalWaiter] = []
+    /// From now on, `handler` (replacing any earlier one) runs on the signal thread each time the
+    /// terminal is resized.
+    static func onResize(_ handler: @escaping @Sendable () -> Void) {
+        state.resizeHandler.withLock { $0 = handler }
+    }
 
-        func register(_ waiter: SignalWaiter) { lock.withLock { waiters.append(waiter) } }
+    fileprivate final class SignalState: Sendable {
+        private let waiters = Mutex<[SignalWaiter]>([])
+        let resizeHandler = Mutex<(@Sendable () -> Void)?>(nil)
+
+        func register(_ waiter: SignalWaiter) { waiters.withLock { $0.append(waiter) } }
 
         /// Whether a waiter took the signal; a second Ctrl-C finds none and ends the process.
         func deliver(_ number: Int32) -> Bool {
-            let current = lock.withLock { waiters }
+            let current = waiters.withLock { $0 }
             return current.map { $0.deliver(number) }.contains(true)
+        }
+
+        func resized() {
+            resizeHandler.withLock { $0 }?()
         }
     }
 }
 
 /// Lets a task wait for the first SIGINT or SIGTERM (see `SignalCenter`).
-final class SignalWaiter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var received: Int32?
-    private var continuation: CheckedContinuation<Int32, Never>?
+final class SignalWaiter: Sendable {
+    private struct State {
+        var received: Int32?
+        var continuation: CheckedContinuation<Int32, Never>?
+    }
+
+    private let state = Mutex(State())
 
     /// The first signal caught.
     func next() async -> Int32 {
         await withCheckedContinuation { continuation in
-            let ready: Int32? = lock.withLock {
-                if let received { return received }
-                self.continuation = continuation
+            let ready: Int32? = state.withLock { state in
+                if let received = state.received { return received }
+                state.continuation = continuation
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }
@@ -75,18 +92,18 @@ final class SignalWaiter: @unchecked Sendable {
     }
 
     /// Whether a signal came (for code that polls rather than waits).
-    var hasReceived: Bool { lock.withLock { received != nil } }
+    var hasReceived: Bool { state.withLock { $0.received != nil } }
 
     /// The exit status of a process the signal ended: 130 for SIGINT, 143 for SIGTERM.
-    var exitStatus: Int32 { 128 + (lock.withLock { received } ?? SIGINT) }
+    var exitStatus: Int32 { 128 + (state.withLock { $0.received } ?? SIGINT) }
 
     /// Takes the first signal; `false` for any later one.
     func deliver(_ number: Int32) -> Bool {
-        let (taken, waiting): (Bool, CheckedContinuation<Int32, Never>?) = lock.withLock {
-            guard received == nil else { return (false, nil) }
-            received = number
-            defer { continuation = nil }
-            return (true, continuation)
+        let (taken, waiting): (Bool, CheckedContinuation<Int32, Never>?) = state.withLock { state in
+            guard state.received == nil else { return (false, nil) }
+            state.received = number
+            defer { state.continuation = nil }
+            return (true, state.continuation)
         }
         waiting?.resume(returning: number)
         return taken

@@ -44,7 +44,7 @@ final class RunHardeningTests: XCTestCase {
         let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: secret)
         XCTAssertEqual(first.status, 0, first.stderr)
         let before = try assemblies(directory).compactMap { $0["assembly_id"]?.stringValue }
-        let forced = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--force"], environment: secret)
+        let forced = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--force", "-v"], environment: secret)
         XCTAssertEqual(forced.status, 0, forced.stderr)
         let after = try assemblies(directory).compactMap { $0["assembly_id"]?.stringValue }
         XCTAssertEqual(after.count, 1)
@@ -101,6 +101,8 @@ final class RunHardeningTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("(attempt 4 of 4)"), result.stderr)
         XCTAssertTrue(result.stderr.contains("CANNOT_CONNECT"), result.stderr)
         XCTAssertTrue(result.stderr.contains("check the endpoint"), result.stderr)
+        // Nothing moves while the creation is retried, and the log still gets its line every 5 s.
+        XCTAssertTrue(result.stderr.contains("0 of 1 Assemblies done"), result.stderr)
     }
 
     func testRetriesEndAtTheRunsTimeout() async throws {

@@ -34,7 +34,7 @@ struct RunCommand: Command {
             .init(name: "plan", valueName: "FILE", help: "Run exactly this reviewed plan; refuse if any of its files changed."),
             .init(name: "rehash", help: "Hash every file, trusting none of the digests remembered in .pipeline/."),
             .init(name: "quiet", help: "Print only failures and the summary (no progress line, no line per Assembly).", short: "q"),
-            .init(name: "verbose", help: "Print a line for every Assembly as it starts and ends, however many there are.", short: "v"),
+            .init(name: "verbose", help: "Print a line for every Assembly as it starts and ends (by default only failures are listed).", short: "v"),
             .init(name: "shard", valueName: "I/N", help: "Run shard I of N (a contiguous share of the Assemblies, planned alone), for CI matrices; 'auto' (or 'auto/N') reads the CI's own variables (GitLab, CircleCI, Buildkite, Kubernetes)."),
             .init(name: "max-assemblies-per-minute", valueName: "N", help: "Create at most N Assemblies a minute (default \(Int(Self.accountBudget)) against a service, divided among N shards; none for 'local')."),
             .init(name: "cancel-on-interrupt", help: "On Ctrl-C, cancel the Assemblies in flight instead of leaving them to finish."),
@@ -154,6 +154,14 @@ struct RunCommand: Command {
 
         let detail: RunDisplay.Detail = arguments.flag("quiet") ? .quiet : arguments.flag("verbose") ? .verbose : .normal
         let display = RunDisplay(output: context.output, json: arguments.flag("json"), githubActions: context.environment["GITHUB_ACTIONS"] == "true", detail: detail)
+        SignalCenter.onResize { display.resized() }
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))  // cancelled at the end of the run: nothing to report
+                display.tick()
+            }
+        }
+        defer { ticker.cancel() }
         let runner = Runner(plan: plan, configuration: configuration)
         // After Ctrl-C, transfers cut short are no news: one line says the run was interrupted.
         let work = Task { try await runner.run { event in if !signals.hasReceived { display.show(event) } } }

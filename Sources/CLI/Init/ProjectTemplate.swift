@@ -76,7 +76,7 @@ struct ProjectTemplate {
                         robot: /image/optimize     # lossless, never larger
                         use: thumb
                         result: true
-                    download: build/thumbnails     # result files are copied here
+                    download: build                # result files are copied to build/<step>/
 
                 """
         case .media:
@@ -96,7 +96,7 @@ struct ProjectTemplate {
                         count: 1
                         width: 320
                         result: true
-                    download: build/videos
+                    download: build
 
                   audio:
                     inputs: \(inputs(Self.audioExtensions))
@@ -107,7 +107,7 @@ struct ProjectTemplate {
                         use: :original
                         preset: mp3
                         result: true
-                    download: build/audio
+                    download: build
 
                 """
         case .documents:
@@ -123,7 +123,7 @@ struct ProjectTemplate {
                         height: 300
                         format: png
                         result: true
-                    download: build/pages
+                    download: build
 
                 """
         }
