@@ -48,12 +48,8 @@ struct AssemblyAPI: Sendable {
             return .respond(status(record, origin: head.origin))
         case ("DELETE", 2):
             guard store.get(parts[1]) != nil else { return .respond(notFound(parts[1])) }
-            let record = store.update(parts[1]) { record in
-                guard !record.isTerminal else { return }
-                record.ok = AssemblyStatusCode.canceled
-                record.message = "The Assembly was canceled."
-                record.finished = Date()
-            }
+            // Its robots see the cancel and stop; the executor then discards what they wrote.
+            let record = store.update(parts[1]) { record in _ = record.apply(.cancel) }
             return .respond(record.map { status($0, origin: head.origin) } ?? notFound(parts[1]))
         default:
             return .respond(failure("NOT_FOUND", "no such endpoint: \(head.method) \(head.path)", 404))
@@ -137,13 +133,11 @@ struct AssemblyAPI: Sendable {
         }
         let record = AssemblyRecord(
             id: id, origin: origin, params: raw, steps: steps, fields: fields, notifyURL: params["notify_url"]?.stringValue,
-            expectedTusUploads: expected, uploads: uploads, ok: expected > 0 ? AssemblyStatusCode.uploading : AssemblyStatusCode.executing,
-            message: expected > 0 ? "The Assembly is waiting for its uploads." : "The Assembly is executing.",
-            created: Date(), clientAgent: client.map { String($0.prefix(200)) })
+            expectedTusUploads: expected, uploads: uploads, created: Date(), clientAgent: client.map { String($0.prefix(200)) })
         guard store.insert(record) else {
             return failure("DO_NOT_REUSE_ASSEMBLY_IDS", "Assembly \(id) exists already; use a new id", 409, id: id)
         }
-        if expected == 0 { executor.start(id) }
+        if record.phase == .executing { executor.execute(id) }
         return status(record, origin: origin)
     }
 

@@ -9,12 +9,18 @@ final class AssemblyExecutor: Sendable {
     let store: AssemblyStore
     let resultsDirectory: String
     let limits: RobotLimits
+    /// Assemblies whose steps run at once; each spreads its files over every core, so more would
+    /// only make each of them slower (and a burst of creations would start a thread each).
+    let maxRunning: Int
     private let queue = DispatchQueue(label: "pipeline.engine.assemblies", attributes: .concurrent)
+    private let waiting = Mutex<(running: Int, queued: [String])>((0, []))
 
-    init(store: AssemblyStore, resultsDirectory: String, limits: RobotLimits = RobotLimits()) {
+    init(store: AssemblyStore, resultsDirectory: String, limits: RobotLimits = RobotLimits(),
+         maxRunning: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)) {
         self.store = store
         self.resultsDirectory = resultsDirectory
         self.limits = limits
+        self.maxRunning = maxRunning
     }
 
     /// The file on disk behind a result URL path `/results/{assembly}/{file}/{name}`, if any.
@@ -23,33 +29,54 @@ final class AssemblyExecutor: Sendable {
         return (record.uploads + record.results.values.flatMap { $0 }).first { $0.id == file }?.path
     }
 
-    /// Starts executing an Assembly in the background.
-    func start(_ id: String) {
-        store.update(id) { record in
-            record.ok = AssemblyStatusCode.executing
-            record.message = "The Assembly is executing."
+    /// Runs an executing Assembly's steps in the background, after those started before it
+    /// when `maxRunning` are running already.
+    func execute(_ id: String) {
+        let starts = waiting.withLock { state in
+            guard state.running < maxRunning else { state.queued.append(id); return false }
+            state.running += 1
+            return true
         }
-        queue.async { self.run(id) }
+        if starts { queue.async { self.runThenNext(id) } }
+    }
+
+    private func runThenNext(_ id: String) {
+        var current: String? = id
+        while let id = current {
+            run(id)
+            current = waiting.withLock { state in
+                guard !state.queued.isEmpty else { state.running -= 1; return nil }
+                return state.queued.removeFirst()
+            }
+        }
     }
 
     /// Resumes Assemblies that were executing when the engine stopped, and starts those whose
     /// last upload arrived just before it stopped (their start may not have been written).
     func resumeInterrupted() {
-        for record in store.all where record.error == nil {
-            let uploaded = record.ok == AssemblyStatusCode.uploading && record.expectedTusUploads > 0
-                && record.finishedTusUploads >= record.expectedTusUploads
-            if record.ok == AssemblyStatusCode.executing || uploaded { start(record.id) }
+        for record in store.all.sorted(by: { ($0.created, $0.id) < ($1.created, $1.id) }) {
+            var action = AssemblyAction.none
+            store.update(record.id) { record in
+                action = record.apply(record.phase == .uploading && record.expectedTusUploads > 0
+                    && record.finishedTusUploads >= record.expectedTusUploads ? .uploadsComplete : .restarted)
+            }
+            if action == .execute { execute(record.id) }
         }
     }
 
     private func run(_ id: String) {
-        guard let record = store.get(id), let graph = StepGraph(record.steps) else {
-            fail(id, "ASSEMBLY_INVALID_STEPS", "the steps cannot be run")
-            return
-        }
         let folder = resultsDirectory + "/" + id
         // A failed or canceled Assembly reports no results: what its steps wrote only fills the disk.
         func discard() { try? FileManager.default.removeItem(atPath: folder) }
+        func end(_ event: AssemblyEvent) {
+            var action = AssemblyAction.none
+            self.store.update(id) { record in action = record.apply(event) }
+            if action == .discardResults { discard() }
+        }
+        guard let record = store.get(id), record.phase == .executing else { return discard() }
+        guard let graph = StepGraph(record.steps) else {
+            return end(.stepsFailed(code: "ASSEMBLY_INVALID_STEPS", message: "the steps cannot be run"))
+        }
         let outputs = Mutex<[String: [AssemblyFile]]>([":original": record.uploads])
         let ignored = Mutex<[JSONValue]>([])
         let store = store, limits = limits
@@ -78,30 +105,13 @@ final class AssemblyExecutor: Sendable {
             }
             // The first failing step in the Assembly's order names the failure.
             if let (index, error) = failures.withLock({ $0 }).min(by: { $0.key < $1.key }) {
-                // Removed before the failure shows: a client that sees it finds no partial files.
-                discard()
-                return fail(id, error.code, "step '\(wave[index].name)' (\(wave[index].robot)): \(error.message)")
+                // Canceled meanwhile, the robot stopped because of it: that is no failure (the
+                // lifecycle keeps the cancel). The files go either way.
+                return end(.stepsFailed(code: error.code, message: "step '\(wave[index].name)' (\(wave[index].robot)): \(error.message)"))
             }
         }
         let produced = outputs.withLock { $0 }
         let results = Dictionary(uniqueKeysWithValues: graph.ordered.filter(graph.isResult).map { ($0.name, produced[$0.name] ?? []) })
-        store.update(id) { record in
-            guard !record.isTerminal else { return }
-            record.results = results
-            record.ignoredErrors = ignored.withLock { $0 }
-            record.ok = AssemblyStatusCode.completed
-            record.message = "The Assembly was successfully completed."
-            record.finished = Date()
-        }
-    }
-
-    private func fail(_ id: String, _ code: String, _ message: String) {
-        store.update(id) { record in
-            // Canceled meanwhile: the robot stopped because of it, which is no failure.
-            guard !record.isTerminal else { return }
-            record.error = code
-            record.message = message
-            record.finished = Date()
-        }
+        end(.stepsFinished(results: results, ignored: ignored.withLock { $0 }))
     }
 }

@@ -28,18 +28,56 @@ struct AssemblyRecord: Codable, Sendable {
     var results: [String: [AssemblyFile]] = [:]
     /// Errors steps skipped under `ignore_errors` (`step`, `robot`, `error`, `message`).
     var ignoredErrors: [JSONValue]?
-    /// `ASSEMBLY_UPLOADING`, `ASSEMBLY_EXECUTING`, `ASSEMBLY_COMPLETED`, `ASSEMBLY_CANCELED`.
-    var ok: String?
-    var error: String?
-    var message: String
+    /// The stored form of `phase`: the status's `ok` and `error`, as earlier engines wrote them.
+    private var ok: String?
+    private var error: String?
+    private(set) var message: String
     var created: Date
     var finished: Date?
     /// The client's `Transloadit-Client` (or `User-Agent`) header, as the hosted API reports it.
     var clientAgent: String?
 
-    var isTerminal: Bool { error != nil || AssemblyStatusCode.isTerminal(ok) }
+    /// Where it is in its life; moved on only by `apply(_:)`.
+    private(set) var phase: AssemblyPhase {
+        get { AssemblyPhase(ok: ok, error: error) }
+        set { (ok, error) = (newValue.ok, newValue.error) }
+    }
+
+    /// A new Assembly: waiting for `expectedTusUploads`, or (expecting none) executing; `execute`
+    /// it once stored.
+    init(id: String, origin: String, params: String, steps: JSONValue, fields: [String: JSONValue], notifyURL: String?,
+         expectedTusUploads: Int, uploads: [AssemblyFile], created: Date, clientAgent: String?) {
+        let phase: AssemblyPhase = expectedTusUploads > 0 ? .uploading : .executing
+        (self.id, self.origin, self.params, self.steps, self.fields, self.notifyURL) = (id, origin, params, steps, fields, notifyURL)
+        (self.expectedTusUploads, self.uploads, self.created, self.clientAgent) = (expectedTusUploads, uploads, created, clientAgent)
+        (ok, error, message) = (phase.ok, phase.error, AssemblyLifecycle.message(phase))
+    }
+
+    var isTerminal: Bool { phase.isTerminal }
     var finishedTusUploads: Int { tusLinks.filter(\.finished).count }
     /// Bytes of the files sent with the creating request plus the announced tus uploads.
     var bytesExpected: Int64 { uploads.filter { !$0.isTusFile }.reduce(0) { $0 + $1.size } + tusLinks.reduce(0) { $0 + ($1.size ?? 0) } }
     var bytesReceived: Int64 { uploads.reduce(0) { $0 + $1.size } + tusLinks.filter { !$0.finished }.reduce(0) { $0 + $1.offset } }
+}
+
+extension AssemblyRecord {
+    /// Applies `event` to this record (its phase, message, results and end time) and says what
+    /// the engine does next. Call inside `AssemblyStore.update`, so each transition is one locked step.
+    mutating func apply(_ event: AssemblyEvent, at now: Date = Date()) -> AssemblyAction {
+        let (phase, action) = AssemblyLifecycle.next(self.phase, on: event)
+        guard phase != self.phase else { return action }
+        self.phase = phase
+        message = AssemblyLifecycle.message(phase)
+        switch event {
+        case .stepsFinished(let results, let ignored):
+            self.results = results
+            ignoredErrors = ignored
+        case .stepsFailed(_, let message):
+            self.message = message
+        default:
+            break
+        }
+        if phase.isTerminal { finished = now }
+        return action
+    }
 }

@@ -36,11 +36,8 @@ enum AssemblyStatus {
             "execution_start": .string(AuthTime.format(record.created)),
             "client_agent": record.clientAgent.map { .string($0) } ?? .null,
         ]
-        if let ok = record.ok { object["ok"] = .string(ok) }
-        if let error = record.error {
-            object["error"] = .string(error)
-            object["ok"] = nil
-        }
+        if let ok = record.phase.ok { object["ok"] = .string(ok) }
+        if let error = record.phase.error { object["error"] = .string(error) }
         if let finished = record.finished {
             object["execution_duration"] = .double((finished.timeIntervalSince(record.created) * 1000).rounded() / 1000)
         }

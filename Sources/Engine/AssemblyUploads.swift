@@ -13,7 +13,7 @@ struct AssemblyUploads: Sendable {
     func created(_ upload: TusUploadRecord) {
         guard let id = Self.assemblyID(upload.metadata) else { return }
         assemblies.update(id) { record in
-            guard record.ok == AssemblyStatusCode.uploading else { return }
+            guard record.phase == .uploading else { return }
             let link = AssemblyRecord.TusLink(
                 uploadID: upload.id, filename: upload.metadata["filename"] ?? "", fieldname: upload.metadata["fieldname"] ?? "file",
                 size: upload.length, offset: upload.offset, finished: false)
@@ -31,7 +31,7 @@ struct AssemblyUploads: Sendable {
     /// Whether an upload with `metadata` is for an Assembly of this engine that is still
     /// uploading and expects it: a file it has room for, or a retry of one not finished.
     func accepts(_ metadata: [String: String]) -> Bool {
-        guard let id = Self.assemblyID(metadata), let record = assemblies.get(id), record.ok == AssemblyStatusCode.uploading else { return false }
+        guard let id = Self.assemblyID(metadata), let record = assemblies.get(id), record.phase == .uploading else { return false }
         let retry = record.tusLinks.contains { !$0.finished && $0.fieldname == (metadata["fieldname"] ?? "file") && $0.filename == (metadata["filename"] ?? "") }
         return retry || record.tusLinks.count < record.expectedTusUploads
     }
@@ -51,15 +51,16 @@ struct AssemblyUploads: Sendable {
         let file = FileFacts.describe(
             id: fileID, name: name, field: upload.metadata["fieldname"] ?? "file", path: path, size: upload.offset,
             mime: upload.metadata["filetype"], isTus: true)
-        let updated = assemblies.update(id) { record in
+        // The last upload and the start of execution are one step: a cancel lands before or after both.
+        var action = AssemblyAction.none
+        assemblies.update(id) { record in
             guard let index = record.tusLinks.firstIndex(where: { $0.uploadID == upload.id }), !record.tusLinks[index].finished else { return }
             record.tusLinks[index].finished = true
             record.tusLinks[index].offset = upload.offset
             record.uploads.append(file)
+            if record.finishedTusUploads >= record.expectedTusUploads { action = record.apply(.uploadsComplete) }
         }
-        if let updated, updated.ok == AssemblyStatusCode.uploading, updated.finishedTusUploads >= updated.expectedTusUploads {
-            executor.start(id)
-        }
+        if action == .execute { executor.execute(id) }
     }
 
     /// The Assembly id from `assembly_url` (its last path segment) or `assembly_id`.

@@ -33,33 +33,22 @@ struct StatusCommand: Command {
         // The service is asked about the Assemblies not known to be completed, a few at a time,
         // so a run of thousands of Assemblies answers in seconds.
         var statuses = started.map { finished[$0.key]?.status ?? "STARTED" }
-        await withTaskGroup(of: (Int, String?).self) { group in
-            var next = 0
-            func askNext() {
-                while next < started.count {
-                    let index = next
-                    next += 1
-                    // The embedded engine is gone with its run: what the run stored is the truth.
-                    guard finished[started[index].key]?.isCompleted != true, started[index].value.endpoint != "local",
-                          let url = started[index].value.url, !url.hasPrefix("file://") else { continue }
-                    let stored = finished[started[index].key]?.status
-                    group.addTask {
-                        do throws(AssemblyClient.Failure) {
-                            let state = try await client.status(url)
-                            return (index, state.error ?? state.ok)
-                        } catch {
-                            // An answer the service refused to give is not the Assembly's state: keep the stored one.
-                            return (index, stored ?? error.code)
-                        }
-                    }
-                    return
-                }
+        // The embedded engine is gone with its run: what the run stored is the truth.
+        let asked: [(index: Int, url: String, stored: String?)] = started.indices.compactMap { index in
+            guard finished[started[index].key]?.isCompleted != true, started[index].value.endpoint != "local",
+                  let url = started[index].value.url, !url.hasPrefix("file://") else { return nil }
+            return (index, url, finished[started[index].key]?.status)
+        }
+        await forEachConcurrently(asked, width: Self.parallelQueries) { query in
+            do throws(AssemblyClient.Failure) {
+                let state = try await client.status(query.url)
+                return (query.index, state.error ?? state.ok)
+            } catch {
+                // An answer the service refused to give is not the Assembly's state: keep the stored one.
+                return (query.index, query.stored ?? error.code)
             }
-            for _ in 0..<Self.parallelQueries { askNext() }
-            while let (index, status) = await group.next() {
-                if let status { statuses[index] = status }
-                askNext()
-            }
+        } receive: { index, status in
+            if let status { statuses[index] = status }
         }
         let rows: [JSONValue] = zip(started, statuses).map { entry, status in
             .object(["plan_id": .string(entry.key), "assembly_id": .string(entry.value.id), "status": .string(status),

@@ -51,17 +51,7 @@ struct Downloader: Sendable {
                 targets.append(Target(url: url, folder: directory, name: name, size: file.size, relative: FileNames.safeComponent(step) + "/" + name))
             }
         }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var next = 0
-            func startNext() {
-                guard next < targets.count else { return }
-                let target = targets[next]
-                next += 1
-                group.addTask { try await fetch(target) }
-            }
-            for _ in 0..<Self.parallel { startNext() }
-            while try await group.next() != nil { startNext() }
-        }
+        try await forEachConcurrently(targets, width: Self.parallel) { target in try await fetch(target) } receive: { _ in }
         return Set(targets.map(\.relative))
     }
 

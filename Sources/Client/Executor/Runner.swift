@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Synchronization
 import HTTPClient
@@ -69,32 +70,22 @@ public struct Runner: Sendable {
         }
         let templates = templateIDs
 
-        try await withThrowingTaskGroup(of: RunResults.Entry.self) { group in
-            var next = 0
-            // Results are saved as Assemblies end, at most every few seconds (and always at the
-            // end): rewriting the whole file per Assembly would grow with the square of their number.
-            var saved = clock.now
-            func startNext() {
-                guard next < pending.count else { return }
-                let planned = pending[next]
-                next += 1
-                group.addTask {
-                    await AssemblyRun(
-                        planned: planned, configuration: configuration, client: service, uploads: uploads, clock: clock, pacer: pacer, state: state,
-                        deadline: deadline, templateIDs: templates,
-                        progress: { events(.uploaded(bytes: progress.set(planned.id, $0), total: total)) }, events: events
-                    ).run()
-                }
-            }
-            for _ in 0..<max(1, configuration.concurrency) { startNext() }
-            while let entry = try await group.next() {
-                collected.add(entry)
-                events(.finished(entry))
-                if clock.now - saved >= Self.saveInterval {
-                    try? results(collected).write(to: configuration.resultsPath, below: configuration.workspace.directory)
-                    saved = clock.now
-                }
-                startNext()
+        // Results are saved as Assemblies end, at most every few seconds (and always at the
+        // end): rewriting the whole file per Assembly would grow with the square of their number.
+        var saved = clock.now
+        let (service, uploads, clock, configuration) = (service, uploads, clock, configuration)
+        await forEachConcurrently(pending, width: configuration.concurrency) { planned in
+            await AssemblyRun(
+                planned: planned, configuration: configuration, client: service, uploads: uploads, clock: clock, pacer: pacer, state: state,
+                deadline: deadline, templateIDs: templates,
+                progress: { events(.uploaded(bytes: progress.set(planned.id, $0), total: total)) }, events: events
+            ).run()
+        } receive: { entry in
+            collected.add(entry)
+            events(.finished(entry))
+            if clock.now - saved >= Self.saveInterval {
+                try? results(collected).write(to: configuration.resultsPath, below: configuration.workspace.directory)
+                saved = clock.now
             }
         }
         let final = results(collected)

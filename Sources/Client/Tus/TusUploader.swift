@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import HTTPClient
 import Wire
@@ -43,28 +44,17 @@ public struct TusUploader: Sendable {
         let store = options.stateDirectory.map { ResumeStore(directory: $0) }
         let uploader = FileUploader(client: client, capabilities: capabilities, options: options, store: store)
         var results = [Result<UploadResult, any Error>?](repeating: nil, count: files.count)
-        try await withThrowingTaskGroup(of: (Int, Result<UploadResult, any Error>).self) { group in
-            var next = 0
-            func startNext() {
-                guard next < files.count else { return }
-                let index = next
-                next += 1
-                group.addTask {
-                    do {
-                        return (index, .success(try await uploader.upload(
-                            index: index, path: files[index].path, metadata: files[index].metadata, known: files[index].known, progress: progress)))
-                    } catch is CancellationError {
-                        throw CancellationError()
-                    } catch {
-                        return (index, .failure(error))
-                    }
-                }
+        try await forEachConcurrently(Array(files.indices), width: options.parallel) { index in
+            do {
+                return (index, Result<UploadResult, any Error>.success(try await uploader.upload(
+                    index: index, path: files[index].path, metadata: files[index].metadata, known: files[index].known, progress: progress)))
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                return (index, .failure(error))
             }
-            for _ in 0..<max(1, options.parallel) { startNext() }
-            while let (index, result) = try await group.next() {
-                results[index] = result
-                startNext()
-            }
+        } receive: { index, result in
+            results[index] = result
         }
         return results.map { $0 ?? .failure(CancellationError()) }
     }

@@ -1,0 +1,128 @@
+@testable import Engine
+import Basics
+import Client
+import Foundation
+import HTTPClient
+import EngineTestSupport
+import TestSupport
+import XCTest
+
+/// The engine Assembly's one transition function, fed events without sockets, and a cancel at
+/// each point of a real Assembly's life on a real engine.
+final class AssemblyLifecycleTests: XCTestCase {
+    private let phases: [AssemblyPhase] = [.uploading, .executing, .completed, .canceled, .failed(code: "X_ERROR")]
+    private let events: [AssemblyEvent] = [
+        .uploadsComplete, .restarted, .cancel, .stepsFinished(results: [:], ignored: []), .stepsFailed(code: "Y_ERROR", message: "m"),
+    ]
+
+    func testEveryTransition() {
+        func next(_ phase: AssemblyPhase, _ event: AssemblyEvent) -> String {
+            let (phase, action) = AssemblyLifecycle.next(phase, on: event)
+            return "\(phase) \(action)"
+        }
+        XCTAssertEqual(next(.uploading, .uploadsComplete), "executing execute")
+        XCTAssertEqual(next(.uploading, .cancel), "canceled none")
+        XCTAssertEqual(next(.uploading, .restarted), "uploading none", "a restart does not start an Assembly still waiting")
+        XCTAssertEqual(next(.uploading, .stepsFinished(results: [:], ignored: [])), "uploading none")
+        XCTAssertEqual(next(.executing, .restarted), "executing execute")
+        XCTAssertEqual(next(.executing, .uploadsComplete), "executing none", "a late upload does not start it twice")
+        XCTAssertEqual(next(.executing, .cancel), "canceled none")
+        XCTAssertEqual(next(.executing, .stepsFinished(results: [:], ignored: [])), "completed none")
+        XCTAssertEqual(next(.executing, .stepsFailed(code: "Y_ERROR", message: "m")), "failed(code: \"Y_ERROR\") discardResults")
+        // Steps that end after a cancel: the cancel stands and their files go.
+        XCTAssertEqual(next(.canceled, .stepsFinished(results: [:], ignored: [])), "canceled discardResults")
+        XCTAssertEqual(next(.canceled, .stepsFailed(code: "ASSEMBLY_CANCELED", message: "m")), "canceled discardResults")
+    }
+
+    func testAnEndingIsNeverUndone() {
+        for phase in phases where phase.isTerminal {
+            for event in events {
+                XCTAssertEqual(AssemblyLifecycle.next(phase, on: event).phase, phase, "\(phase) after \(event)")
+            }
+        }
+    }
+
+    func testTheRecordKeepsTheWireFormOfEarlierEngines() throws {
+        var record = AssemblyRecord(
+            id: String(repeating: "a", count: 32), origin: "http://127.0.0.1:1", params: "{}", steps: .object([:]), fields: [:], notifyURL: nil,
+            expectedTusUploads: 1, uploads: [], created: Date(timeIntervalSince1970: 0), clientAgent: nil)
+        XCTAssertEqual(record.phase, .uploading)
+        XCTAssertEqual(record.message, "The Assembly is waiting for its uploads.")
+        XCTAssertEqual(record.apply(.uploadsComplete), .execute)
+        XCTAssertEqual(record.apply(.stepsFailed(code: "IMAGE_RESIZE_ERROR", message: "step 'a' (/image/resize): bad")), .discardResults)
+        XCTAssertNotNil(record.finished)
+        XCTAssertEqual(record.message, "step 'a' (/image/resize): bad")
+        let stored = try XCTUnwrap(JSONValue.parse(try StateCoding.encoder.encode(record)))
+        XCTAssertEqual(stored["error"], .string("IMAGE_RESIZE_ERROR"))
+        XCTAssertNil(stored["ok"])
+        let status = AssemblyStatus.json(record, tusPath: "/resumable/files/")
+        XCTAssertEqual(status["error"], .string("IMAGE_RESIZE_ERROR"))
+        // A record an earlier engine wrote reads back in the phase its `ok` names.
+        var earlier = try XCTUnwrap(stored.objectValue)
+        earlier["error"] = nil
+        earlier["ok"] = .string("ASSEMBLY_COMPLETED")
+        let decoded = try StateCoding.decode(AssemblyRecord.self, from: Data(JSONValue.object(earlier).serialized().utf8))
+        XCTAssertEqual(decoded.phase, .completed)
+    }
+
+    private let hashStep: JSONValue = .object(["hash": .object(["robot": .string("/file/hash"), "use": .string(":original")])])
+
+    func testACancelWhileUploadingStandsWhenTheLastUploadArrives() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        let created = try await client.create(steps: hashStep, expectedUploads: 1)
+        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
+        let tus = TusClient(http: client.http, endpoint: try XCTUnwrap(created.body["tus_url"]?.stringValue))
+        let data = Data("the only file".utf8)
+        let upload = try await tus.create(
+            length: Int64(data.count), metadata: ["assembly_url": try XCTUnwrap(created.body["assembly_ssl_url"]?.stringValue), "filename": "f.txt"])
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("f", data: data)
+        _ = try await tus.append(to: upload.url, offset: 0, body: .file(path: path, offset: 0, length: 4), checksum: nil)
+        let canceled = try await client.http.send(HTTPRequest(method: "DELETE", url: client.base + "/assemblies/" + id))
+        XCTAssertEqual(try JSONValue.parse(canceled.body)["ok"], .string("ASSEMBLY_CANCELED"))
+        // The rest of the file is refused or ignored; either way the Assembly never runs.
+        _ = try? await tus.append(to: upload.url, offset: 4, body: .file(path: path, offset: 4, length: Int64(data.count) - 4), checksum: nil)
+        let after = try await client.status(id)
+        XCTAssertEqual(after["ok"], .string("ASSEMBLY_CANCELED"), after.serialized())
+        XCTAssertEqual(after["results"], .object([:]))
+    }
+
+    func testACancelAfterCompletionChangesNothing() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        let created = try await client.create(steps: hashStep, files: [("file", "a.txt", Data("a".utf8))])
+        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
+        let done = try await client.wait(id)
+        XCTAssertEqual(done["ok"], .string("ASSEMBLY_COMPLETED"))
+        let canceled = try await client.http.send(HTTPRequest(method: "DELETE", url: client.base + "/assemblies/" + id))
+        let answer = try JSONValue.parse(canceled.body)
+        XCTAssertEqual(answer["ok"], .string("ASSEMBLY_COMPLETED"))
+        XCTAssertEqual(answer["results"]?["hash"]?.arrayValue?.count, 1)
+    }
+
+    func testAssembliesBeyondTheBoundWaitTheirTurnInOrder() throws {
+        let data = try TemporaryDirectory(prefix: "engine-bound")
+        defer { data.remove() }
+        let store = try AssemblyStore(directory: data.path + "/assemblies")
+        let executor = AssemblyExecutor(store: store, resultsDirectory: data.path + "/results", maxRunning: 1)
+        let ids = (0..<6).map { String(format: "%032x", $0 + 1) }
+        for id in ids {
+            let file = data.path + "/" + id
+            try Data(id.utf8).write(to: URL(fileURLWithPath: file))
+            let upload = FileFacts.describe(id: AssemblyFile.newID(), name: "f.txt", field: "file", path: file, size: 32, mime: nil, isTus: false)
+            XCTAssertTrue(store.insert(AssemblyRecord(
+                id: id, origin: "http://127.0.0.1:1", params: "{}", steps: hashStep, fields: [:], notifyURL: nil,
+                expectedTusUploads: 0, uploads: [upload], created: Date(), clientAgent: nil)))
+        }
+        for id in ids { executor.execute(id) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ids.contains(where: { store.get($0)?.isTerminal != true }), ContinuousClock.now < deadline { usleep(10_000) }
+        let finished = ids.compactMap { store.get($0) }.filter { $0.phase == .completed }.compactMap(\.finished)
+        XCTAssertEqual(finished.count, 6)
+        XCTAssertEqual(finished, finished.sorted(), "one at a time, in the order they were started")
+    }
+}
