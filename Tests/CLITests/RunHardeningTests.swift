@@ -119,6 +119,25 @@ final class RunHardeningTests: XCTestCase {
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(20), "retries stopped at the timeout, not after eight backoffs")
     }
 
+    func testAnEarlierAssemblyWhoseStatusCannotBeHadIsNeverDuplicated() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        // Every status request fails: the first run times out with its Assembly still going.
+        let (proxy, endpoint) = try server.faulty(["GET:*:status=503"])
+        defer { proxy.stop() }
+        let directory = try project(endpoint: String(endpoint.dropLast("/resumable/files/".count)))
+        defer { directory.remove() }
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--timeout", "3s"], environment: secret)
+        XCTAssertEqual(first.status, 1, first.stderr)
+        XCTAssertEqual(fileNames(in: server.data.path + "/assemblies").filter { $0.hasSuffix(".json") }.count, 1)
+        // Asked again and still unanswered, the Assembly may be running: no second one is made.
+        let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--timeout", "3s"], environment: secret)
+        XCTAssertEqual(second.status, 1, second.stderr)
+        XCTAssertTrue(second.stderr.contains("cannot tell whether Assembly"), second.stderr)
+        XCTAssertTrue(second.stderr.contains("--force"), second.stderr)
+        XCTAssertEqual(fileNames(in: server.data.path + "/assemblies").filter { $0.hasSuffix(".json") }.count, 1, "no duplicate Assembly")
+    }
+
     func testAFailedWriteToStandardOutputOrADeviceIsAnError() throws {
         let sign = try ProcessRunner.run("/bin/sh", ["-c", "echo '{\"steps\": {}}' | \"$0\" sign > /dev/full", ProcessRunner.pipelineExecutable],
                                          environment: ["TRANSLOADIT_KEY": "k", "TRANSLOADIT_SECRET": "s"])

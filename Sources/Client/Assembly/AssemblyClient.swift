@@ -15,18 +15,25 @@ public struct AssemblyClient: Sendable {
         public var retryIn: Double?
         /// Whether trying again may help (rate limits, 5xx, transport errors).
         public var isTransient: Bool
+        /// The HTTP status of the answer; `nil` when none came.
+        public var httpStatus: Int?
 
         /// `CODE: message`.
         public var description: String { "\(code): \(message)" }
 
         /// Creates a failure; `code` and `message` (often a server's words) are made printable, and
         /// a server's `retryIn` is kept within `0...longestWait` (NaN is no advice at all).
-        public init(code: String, message: String, retryIn: Double? = nil, isTransient: Bool = false) {
+        public init(code: String, message: String, retryIn: Double? = nil, isTransient: Bool = false, httpStatus: Int? = nil) {
             self.code = TerminalText.printable(code)
             self.message = TerminalText.printable(message)
             self.retryIn = retryIn.flatMap { $0.isNaN ? nil : min(max($0, 0), Self.longestWait) }
             self.isTransient = isTransient
+            self.httpStatus = httpStatus
         }
+
+        /// Whether the answer settles what became of the Assembly asked about: there is none
+        /// (404), or it failed (an `error` in a 200 status). Anything else says nothing about it.
+        public var settlesTheAssembly: Bool { httpStatus == 404 || httpStatus == 200 }
 
         /// The longest wait a server can ask for, in seconds; the run's own timeout still applies.
         public static let longestWait: Double = 3600
@@ -86,18 +93,18 @@ public struct AssemblyClient: Sendable {
         guard let json = try? JSONValue.parse(response.body), json.objectValue != nil else {
             throw Failure(
                 code: "HTTP_\(response.status)", message: "\(request.summary) answered without a JSON status: \(response.bodyText(limit: 200))",
-                retryIn: Self.retryAfter(response), isTransient: response.status >= 500 || response.status == 429)
+                retryIn: Self.retryAfter(response), isTransient: response.status >= 500 || response.status == 429, httpStatus: response.status)
         }
         let state = AssemblyState(json)
         if let error = state.error {
             let limited = error == "RATE_LIMIT_REACHED" || response.status == 429
             throw Failure(
                 code: error, message: state.message ?? "", retryIn: state.retryIn ?? Self.retryAfter(response),
-                isTransient: limited || response.status >= 500 || error == "ASSEMBLY_STATUS_FETCHING_RATE_LIMIT_REACHED")
+                isTransient: limited || response.status >= 500 || error == "ASSEMBLY_STATUS_FETCHING_RATE_LIMIT_REACHED", httpStatus: response.status)
         }
         guard (200..<300).contains(response.status) else {
             throw Failure(code: "HTTP_\(response.status)", message: state.message ?? "", retryIn: Self.retryAfter(response),
-                          isTransient: response.status >= 500 || response.status == 429)
+                          isTransient: response.status >= 500 || response.status == 429, httpStatus: response.status)
         }
         if let id = state.assemblyID, !AssemblyID.isValid(id) {
             throw Failure(

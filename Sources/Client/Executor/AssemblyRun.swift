@@ -64,7 +64,8 @@ struct AssemblyRun: Sendable {
     static let notStarted = "NOT_STARTED"
 
     /// The Assembly from an earlier run if it still accepts uploads, is executing or completed;
-    /// otherwise a new one, with its id saved before the request.
+    /// otherwise (it failed, or the service has none) a new one, with its id saved before the
+    /// request. When the service cannot say which, the run fails rather than risk a duplicate.
     private func findOrCreate() async throws -> AssemblyState {
         // --force redoes the work: a new Assembly, whatever an earlier run left.
         // A state file is not trusted to name an Assembly: an id that is not one starts afresh.
@@ -73,9 +74,22 @@ struct AssemblyRun: Sendable {
             // The stored URL, else the endpoint's own (the embedded engine gets a new port each run).
             let byID = configuration.endpoint + "/assemblies/" + entry.assemblyID
             for candidate in url == byID ? [url] : [url, byID] {
-                if let status = try? await client.status(candidate), status.isBusy || status.isCompleted {
-                    events(.created(job: planned.job, planID: planned.id, assemblyID: entry.assemblyID, resumed: true))
-                    return status
+                do {
+                    // The endpoint's own URL is asked as patiently as any request; an older
+                    // address (a gone embedded engine's port) only once.
+                    let status = candidate == byID ? try await retrying { try await client.status(candidate) } : try await client.status(candidate)
+                    if status.isBusy || status.isCompleted {
+                        events(.created(job: planned.job, planID: planned.id, assemblyID: entry.assemblyID, resumed: true))
+                        return status
+                    }
+                    break  // canceled or aborted: this plan needs a new Assembly
+                } catch let failure as AssemblyClient.Failure where candidate != byID || failure.settlesTheAssembly {
+                    continue
+                } catch let failure as AssemblyClient.Failure {
+                    throw AssemblyClient.Failure(
+                        code: failure.code, message: "cannot tell whether Assembly \(entry.assemblyID) of an earlier run is still going (\(failure.message)), "
+                            + "so no new one is made; run again later, or with --force to start over",
+                        retryIn: failure.retryIn, isTransient: false, httpStatus: failure.httpStatus)
                 }
             }
         }
