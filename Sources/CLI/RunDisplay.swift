@@ -61,6 +61,8 @@ final class RunDisplay: Sendable {
             showProgress()
         case .template(let name, let id, let action):
             log("template \(name): \(action.rawValue) (\(id))")
+        case .warning(let message):
+            log("warning: \(message)")
         case .retrying(let job, let planID, let reason, let wait, let attempt, let attempts):
             let seconds = max(1, Int(wait.inSeconds.rounded()))
             log("\(job) \(planID.prefix(12)): \(reason); retrying in \(seconds) s (attempt \(attempt) of \(attempts))")
@@ -219,6 +221,8 @@ final class RunDisplay: Sendable {
             .object(["event": .string("retrying"), "job": .string(job), "plan_id": .string(planID), "reason": .string(reason),
                      "wait_ms": .int(Int(wait.inMilliseconds)),
                      "attempt": .int(attempt), "attempts": .int(attempts)])
+        case .warning(let message):
+            .object(["event": .string("warning"), "message": .string(message)])
         case .finished(let entry):
             .object(["event": .string("finished"), "job": .string(entry.job), "plan_id": .string(entry.planID),
                      "status": .string(entry.status), "assembly_id": entry.assemblyID.map { .string($0) } ?? .null])

@@ -134,8 +134,12 @@ struct AssemblyAPI: Sendable {
         let record = AssemblyRecord(
             id: id, origin: origin, params: raw, steps: steps, fields: fields, notifyURL: params["notify_url"]?.stringValue,
             expectedTusUploads: expected, uploads: uploads, created: Date(), clientAgent: client.map { String($0.prefix(200)) })
-        guard store.insert(record) else {
-            return failure("DO_NOT_REUSE_ASSEMBLY_IDS", "Assembly \(id) exists already; use a new id", 409, id: id)
+        do {
+            guard try store.insert(record) else {
+                return failure("DO_NOT_REUSE_ASSEMBLY_IDS", "Assembly \(id) exists already; use a new id", 409, id: id)
+            }
+        } catch {
+            return failure("SERVER_STORAGE_ERROR", "the Assembly could not be saved in the engine's data folder: \(error)", 500, id: id)
         }
         if record.phase == .executing { executor.execute(id) }
         return status(record, origin: origin)

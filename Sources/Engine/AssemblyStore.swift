@@ -13,9 +13,12 @@ final class AssemblyStore: Sendable {
     private let unwritten = Mutex<Set<String>>([])
     private let writer = DispatchQueue(label: "assembly-store.writer")
     static let writeDelay = DispatchTimeInterval.milliseconds(20)
+    /// Told when an Assembly cannot be written (it lives on in memory, and would not survive a restart).
+    private let warn: @Sendable (String) -> Void
 
-    init(directory: String) throws {
+    init(directory: String, warn: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.directory = directory
+        self.warn = warn
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var loaded: [String: AssemblyRecord] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".json") {
@@ -30,17 +33,20 @@ final class AssemblyStore: Sendable {
     /// Whether `id` has the shape of an Assembly id.
     static func isValidID(_ id: String) -> Bool { UploadStore.isValidID(id) }
 
-    /// Adds a new Assembly; `false` when the id is taken.
-    func insert(_ record: AssemblyRecord) -> Bool {
+    /// Adds a new Assembly; `false` when the id is taken. Written before the creating request
+    /// is answered: an acknowledged Assembly survives a killed engine.
+    func insert(_ record: AssemblyRecord) throws -> Bool {
         let inserted = records.withLock { records -> Bool in
             guard records[record.id] == nil else { return false }
             records[record.id] = record
             return true
         }
-        // Written before the creating request is answered: an acknowledged Assembly survives a
-        // killed engine (later changes go through the write-behind).
-        if inserted { writer.sync { write(record.id) } }
-        return inserted
+        guard inserted else { return false }
+        do { try writer.sync { try save(record) } } catch {
+            records.withLock { _ = $0.removeValue(forKey: record.id) }
+            throw error
+        }
+        return true
     }
 
     func get(_ id: String) -> AssemblyRecord? { records.withLock { $0[id] } }
@@ -78,7 +84,11 @@ final class AssemblyStore: Sendable {
 
     /// Writes the latest state of `id`; on `writer` only.
     private func write(_ id: String) {
-        guard let record = get(id), let data = try? StateCoding.encoder.encode(record) else { return }
-        try? AtomicFile.write(data, to: directory + "/" + id + ".json", durable: false)
+        guard let record = get(id) else { return }
+        do { try save(record) } catch { warn("Assembly \(id) could not be saved in the data folder: \(error)") }
+    }
+
+    private func save(_ record: AssemblyRecord) throws {
+        try AtomicFile.write(try StateCoding.encoder.encode(record), to: directory + "/" + record.id + ".json", durable: false)
     }
 }

@@ -31,6 +31,10 @@ public final class LocalEngine: Sendable {
         public var whileWaitingForTheFolder: (@Sendable () -> Void)?
         /// Polled while waiting for the folder: true gives up (`WaitInterrupted`).
         public var stopWaiting: (@Sendable () -> Bool)?
+        /// Told what the engine could not keep (an Assembly it could not save); standard error by default.
+        public var warn: @Sendable (String) -> Void = { message in
+            FileHandle.standardError.write(Data("pipeline: warning: \(message)\n".utf8))
+        }
 
         /// Creates a configuration.
         public init(
@@ -67,7 +71,7 @@ public final class LocalEngine: Sendable {
         try Self.sweepIncoming(data + "/incoming")
         let space = DiskSpace(directory: data, reserve: configuration.reservedSpace)
         let uploads = try UploadStore(directory: data + "/uploads")
-        let assemblies = try AssemblyStore(directory: data + "/assemblies")
+        let assemblies = try AssemblyStore(directory: data + "/assemblies", warn: configuration.warn)
         executor = AssemblyExecutor(store: assemblies, resultsDirectory: data + "/results", limits: configuration.robotLimits)
         let links = AssemblyUploads(assemblies: assemblies, uploads: uploads, executor: executor)
         let executor = self.executor

@@ -59,10 +59,11 @@ struct TemplateAPI: Sendable {
     private func create(_ params: JSONValue) -> ServerResponse {
         let fields: (name: String, content: JSONValue, requireSignature: Bool)
         do { fields = try Self.fields(params, existing: nil) } catch { return error.response }
-        guard let record = store.create(name: fields.name, content: fields.content, requireSignatureAuth: fields.requireSignature) else {
-            return SignedParams.answer("TEMPLATE_NAME_TAKEN", "a Template named '\(fields.name)' exists; update it instead", 409)
+        switch store.create(name: fields.name, content: fields.content, requireSignatureAuth: fields.requireSignature) {
+        case .success(let record): return answer("TEMPLATE_CREATED", record)
+        case .failure(.notSaved(let reason)): return Self.notSaved(reason)
+        case .failure: return SignedParams.answer("TEMPLATE_NAME_TAKEN", "a Template named '\(fields.name)' exists; update it instead", 409)
         }
-        return answer("TEMPLATE_CREATED", record)
     }
 
     private func update(_ id: String, _ params: JSONValue) -> ServerResponse {
@@ -77,6 +78,7 @@ struct TemplateAPI: Sendable {
         case .success(let record): return answer("TEMPLATE_UPDATED", record)
         case .failure(.nameTaken): return SignedParams.answer("TEMPLATE_NAME_TAKEN", "a Template named '\(fields.name)' exists", 409)
         case .failure(.notFound): return notFound(id)
+        case .failure(.notSaved(let reason)): return Self.notSaved(reason)
         }
     }
 
@@ -131,6 +133,10 @@ struct TemplateAPI: Sendable {
             "require_signature_auth": .int(record.requireSignatureAuth ? 1 : 0),
             "created": .string(AuthTime.format(record.created)), "modified": .string(AuthTime.format(record.modified)),
         ])
+    }
+
+    private static func notSaved(_ reason: String) -> ServerResponse {
+        SignedParams.answer("SERVER_STORAGE_ERROR", "the Template could not be saved in the engine's data folder: \(reason)", 500)
     }
 
     private func notFound(_ id: String) -> ServerResponse { SignedParams.answer("TEMPLATE_NOT_FOUND", "no Template with id \(id)", 404) }

@@ -41,8 +41,9 @@ final class TemplateStore: Sendable {
     /// Every Template, oldest first.
     var all: [TemplateRecord] { records.withLock { $0.values.sorted { ($0.created, $0.id) < ($1.created, $1.id) } } }
 
-    /// Creates a Template; `nil` when another one has the name.
-    func create(name: String, content: JSONValue, requireSignatureAuth: Bool, now: Date = Date()) -> TemplateRecord? {
+    /// Creates a Template; `.nameTaken` when another one has the name, `.notSaved` when it
+    /// cannot be written (then it is not kept either: a restart would lose it).
+    func create(name: String, content: JSONValue, requireSignatureAuth: Bool, now: Date = Date()) -> Result<TemplateRecord, TemplateStoreError> {
         let record = TemplateRecord(
             id: RandomID.hex32(), name: name, content: content, requireSignatureAuth: requireSignatureAuth, created: now, modified: now)
         let created = records.withLock { records -> Bool in
@@ -50,9 +51,12 @@ final class TemplateStore: Sendable {
             records[record.id] = record
             return true
         }
-        guard created else { return nil }
-        persist(record)
-        return record
+        guard created else { return .failure(.nameTaken) }
+        do { try persist(record) } catch {
+            records.withLock { _ = $0.removeValue(forKey: record.id) }
+            return .failure(.notSaved("\(error)"))
+        }
+        return .success(record)
     }
 
     /// Changes a Template; `.failure` names why it could not (unknown id, or a name another one has).
@@ -65,7 +69,8 @@ final class TemplateStore: Sendable {
             records[id] = record
             return .success(record)
         }
-        if case .success(let record) = outcome { persist(record) }
+        guard case .success(let record) = outcome else { return outcome }
+        do { try persist(record) } catch { return .failure(.notSaved("\(error)")) }
         return outcome
     }
 
@@ -76,16 +81,17 @@ final class TemplateStore: Sendable {
         return removed
     }
 
-    private func persist(_ record: TemplateRecord) {
-        guard let data = try? StateCoding.encoder.encode(record) else { return }
-        try? AtomicFile.write(data, to: directory + "/" + record.id + ".json")
+    private func persist(_ record: TemplateRecord) throws {
+        try AtomicFile.write(try StateCoding.encoder.encode(record), to: directory + "/" + record.id + ".json")
     }
 }
 
-/// Why a Template could not be changed.
+/// Why a Template could not be made or changed.
 enum TemplateStoreError: Error {
     case notFound
     case nameTaken
+    /// The data folder could not be written (why).
+    case notSaved(String)
 }
 
 extension TemplateStore {

@@ -114,7 +114,7 @@ final class AssemblyLifecycleTests: XCTestCase {
             let file = data.path + "/" + id
             try Data(id.utf8).write(to: URL(fileURLWithPath: file))
             let upload = FileFacts.describe(id: AssemblyFile.newID(), name: "f.txt", field: "file", path: file, size: 32, mime: nil, isTus: false)
-            XCTAssertTrue(store.insert(AssemblyRecord(
+            XCTAssertTrue(try store.insert(AssemblyRecord(
                 id: id, origin: "http://127.0.0.1:1", params: "{}", steps: hashStep, fields: [:], notifyURL: nil,
                 expectedTusUploads: 0, uploads: [upload], created: Date(), clientAgent: nil)))
         }

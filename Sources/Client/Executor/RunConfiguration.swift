@@ -86,4 +86,6 @@ public enum RunEvent: Sendable {
     case retrying(job: String, planID: String, reason: String, wait: Duration, attempt: Int, attempts: Int)
     /// A Template of the manifest was brought in line before the Assemblies that use it.
     case template(name: String, id: String, action: TemplateSync.Action)
+    /// Something the run could not keep (state it could not save) that does not stop it.
+    case warning(String)
 }

@@ -66,7 +66,11 @@ public struct Runner: Sendable {
                 events(.template(name: name, id: result.id, action: result.action))
             }
             let synced = TemplateSync.records(of: applied, wanted: wanted)
-            if !synced.isEmpty { try? configuration.workspace.recordTemplates(synced, endpoint: configuration.endpointKey) }
+            if !synced.isEmpty {
+                do { try configuration.workspace.recordTemplates(synced, endpoint: configuration.endpointKey) } catch {
+                    events(.warning("the Templates' ids could not be saved (\(error)); the next run finds them by name"))
+                }
+            }
         }
         let templates = templateIDs
 
@@ -84,7 +88,10 @@ public struct Runner: Sendable {
             collected.add(entry)
             events(.finished(entry))
             if clock.now - saved >= Self.saveInterval {
-                try? results(collected).write(to: configuration.resultsPath, below: configuration.workspace.directory)
+                // The results file is written again at the end, where a failure stops the run.
+                do { try results(collected).write(to: configuration.resultsPath, below: configuration.workspace.directory) } catch {
+                    events(.warning("the results so far could not be saved: \(error)"))
+                }
                 saved = clock.now
             }
         }
@@ -92,7 +99,9 @@ public struct Runner: Sendable {
         try final.write(to: configuration.resultsPath, below: configuration.workspace.directory)
         // A whole run (not a shard's share) that completed everything: older plans' state can go.
         let wholeRunCompleted = configuration.shard == nil && final.assemblies.allSatisfy(\.isCompleted)
-        try? await state.fold(keeping: wholeRunCompleted ? Set(plan.assemblies.map(\.id)) : nil)
+        do { try await state.fold(keeping: wholeRunCompleted ? Set(plan.assemblies.map(\.id)) : nil) } catch {
+            events(.warning("the run state could not be compacted (\(error)); it is kept as a journal and read as before"))
+        }
         let downloader = Downloader(http: http, localResults: configuration.localResults, trusted: configuration.workspace.directory)
         var written: [String: Set<String>] = [:]
         for entry in final.assemblies where entry.isCompleted {
