@@ -1,13 +1,14 @@
 import Basics
 import Foundation
 import HTTPClient
+import Wire
 
 /// The `pipeline` command line: finds the command, parses its arguments and runs it.
 public enum PipelineCLI {
     /// The tool's version.
-    public static let version = "0.1.0"
+    public static let version = ClientIdentity.version
     /// When this version was made (the manual page's date).
-    public static let versionDate = "2026-12-01"
+    public static let versionDate = ClientIdentity.versionDate
 
     static let commands: [any Command.Type] = [InitCommand.self, ValidateCommand.self, PlanCommand.self, DiffCommand.self, RunCommand.self, RobotsCommand.self, TemplatesCommand.self, ResultsCommand.self, StatusCommand.self, CancelCommand.self, UploadCommand.self, SignCommand.self, ServeCommand.self, SignerCommand.self, CompletionsCommand.self]
 

@@ -22,11 +22,11 @@ struct AssemblyAPI: Sendable {
         case ("POST", 1), ("POST", 2):
             let id = parts.count == 2 ? parts[1] : AssemblyFile.newID()
             guard AssemblyStore.isValidID(id) else {
-                return .respond(failure("INVALID_ASSEMBLY_ID", "an Assembly id is 32 lowercase hex characters", 400))
+                return .respond(failure(APIErrorCode.invalidAssemblyID.rawValue, "an Assembly id is 32 lowercase hex characters", 400))
             }
             if let wait = rateLimiter?.admit() {
                 let body = JSONValue.object([
-                    "error": .string("RATE_LIMIT_REACHED"), "message": .string("too many Assemblies; retry in \(Int(wait)) s"),
+                    "error": .string(APIErrorCode.rateLimitReached.rawValue), "message": .string("too many Assemblies; retry in \(Int(wait)) s"),
                     "http_code": .int(429), "info": .object(["retryIn": .double(wait)]),
                 ]).serialized()
                 return .respond(.json(429, body, headers: [("Retry-After", String(Int(wait.rounded(.up))))]))
@@ -58,12 +58,10 @@ struct AssemblyAPI: Sendable {
 
     /// `GET /results/{assembly}/{file}/{name}`: a stored upload or result.
     func serveFile(_ head: RequestHead) -> ServerResponse {
-        let parts = head.path.split(separator: "/").map(String.init)
-        guard head.method == "GET" || head.method == "HEAD", parts.count >= 3, let record = store.get(parts[1]) else {
+        guard head.method == "GET" || head.method == "HEAD", let result = ResultPath(head.path),
+              let file = store.get(result.assembly)?.file(result.file) else {
             return .text(404, "no such file")
         }
-        let files = record.uploads + record.results.values.flatMap { $0 }
-        guard let file = files.first(where: { $0.id == parts[2] }) else { return .text(404, "no such file") }
         // A file removed from the data folder since (by hand, or a cleanup) is gone, not an error.
         var facts = stat()
         guard stat(file.path, &facts) == 0, (facts.st_mode & S_IFMT) == S_IFREG, Int64(facts.st_size) == file.size else {
@@ -136,10 +134,10 @@ struct AssemblyAPI: Sendable {
             expectedTusUploads: expected, uploads: uploads, created: Date(), clientAgent: client.map { String($0.prefix(200)) })
         do {
             guard try store.insert(record) else {
-                return failure("DO_NOT_REUSE_ASSEMBLY_IDS", "Assembly \(id) exists already; use a new id", 409, id: id)
+                return failure(APIErrorCode.assemblyIDTaken.rawValue, "Assembly \(id) exists already; use a new id", 409, id: id)
             }
         } catch {
-            return failure("SERVER_STORAGE_ERROR", "the Assembly could not be saved in the engine's data folder: \(error)", 500, id: id)
+            return failure(APIErrorCode.storageError.rawValue, "the Assembly could not be saved in the engine's data folder: \(error)", 500, id: id)
         }
         if record.phase == .executing { executor.execute(id) }
         return status(record, origin: origin)
@@ -150,7 +148,7 @@ struct AssemblyAPI: Sendable {
     }
 
     private func notFound(_ id: String) -> ServerResponse {
-        failure("ASSEMBLY_NOT_FOUND", "no Assembly with id \(id)", 404, id: id)
+        failure(APIErrorCode.assemblyNotFound.rawValue, "no Assembly with id \(id)", 404, id: id)
     }
 
     private func failure(_ code: String, _ message: String, _ status: Int, id: String? = nil) -> ServerResponse {

@@ -23,10 +23,9 @@ final class AssemblyExecutor: Sendable {
         self.maxRunning = maxRunning
     }
 
-    /// The file on disk behind a result URL path `/results/{assembly}/{file}/{name}`, if any.
-    func localPath(assembly: String, file: String) -> String? {
-        guard let record = store.get(assembly) else { return nil }
-        return (record.uploads + record.results.values.flatMap { $0 }).first { $0.id == file }?.path
+    /// The file on disk behind a result path, if any.
+    func localPath(of result: ResultPath) -> String? {
+        store.get(result.assembly)?.file(result.file)?.path
     }
 
     /// Runs an executing Assembly's steps in the background, after those started before it
@@ -106,7 +105,9 @@ final class AssemblyExecutor: Sendable {
             // The first failing step in the Assembly's order names the failure.
             if let (index, error) = failures.withLock({ $0 }).min(by: { $0.key < $1.key }) {
                 // Canceled meanwhile, the robot stopped because of it: that is no failure (the
-                // lifecycle keeps the cancel). The files go either way.
+                // lifecycle keeps the cancel). The files go either way, before the failure shows:
+                // a client that sees it finds no partial files.
+                discard()
                 return end(.stepsFailed(code: error.code, message: "step '\(wave[index].name)' (\(wave[index].robot)): \(error.message)"))
             }
         }

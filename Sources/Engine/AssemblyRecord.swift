@@ -54,6 +54,8 @@ struct AssemblyRecord: Codable, Sendable {
     }
 
     var isTerminal: Bool { phase.isTerminal }
+    /// The upload or result file with this id.
+    func file(_ id: String) -> AssemblyFile? { (uploads + results.values.flatMap { $0 }).first { $0.id == id } }
     var finishedTusUploads: Int { tusLinks.filter(\.finished).count }
     /// Bytes of the files sent with the creating request plus the announced tus uploads.
     var bytesExpected: Int64 { uploads.filter { !$0.isTusFile }.reduce(0) { $0 + $1.size } + tusLinks.reduce(0) { $0 + ($1.size ?? 0) } }

@@ -47,7 +47,7 @@ enum AssemblyStatus {
 
     /// Where the engine serves a file of this Assembly.
     static func fileURL(_ record: AssemblyRecord, _ file: AssemblyFile) -> String {
-        record.origin + "/results/" + record.id + "/" + file.id + "/" + (file.name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? file.id)
+        record.origin + ResultPath.path(assembly: record.id, file: file.id, name: file.name)
     }
 
     /// An error answer in the shape the SDKs expect.

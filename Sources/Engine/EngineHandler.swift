@@ -26,7 +26,7 @@ final class EngineHandler: HTTPServerHandler {
         if head.path == "/templates" || head.path.hasPrefix("/templates/") {
             return templates.plan(head)
         }
-        if head.path.hasPrefix("/results/") {
+        if ResultPath(head.path) != nil {
             return .respond(assemblies.serveFile(head))
         }
         if head.path == "/" || head.path == "/healthz" {

@@ -101,9 +101,7 @@ public final class LocalEngine: Sendable {
         if parts.count == 2, parts[0] == "assemblies", AssemblyStore.isValidID(parts[1]) {
             return assembliesDirectory + "/" + parts[1] + ".json"
         }
-        guard parts.first == "results" else { return nil }
-        guard parts.count >= 3 else { return nil }
-        return executor.localPath(assembly: parts[1], file: parts[2])
+        return ResultPath(path).flatMap { executor.localPath(of: $0) }
     }
 
     /// Removes what requests cut off by a crash or a restart left in `incoming/`, and makes sure it exists.

@@ -1,3 +1,4 @@
+import Wire
 import Foundation
 import Basics
 import Spec
@@ -28,7 +29,7 @@ struct RobotError: Error, Sendable {
     var message: String
 
     /// The step stopped because its Assembly was canceled (which is no failure of the step).
-    static let canceled = RobotError(code: "ASSEMBLY_CANCELED", message: "the Assembly was canceled")
+    static let canceled = RobotError(code: APIErrorCode.assemblyCanceled.rawValue, message: "the Assembly was canceled")
 }
 
 /// A robot that turns each input file into results by itself, so a step's files can be spread

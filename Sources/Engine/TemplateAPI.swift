@@ -1,3 +1,4 @@
+import Wire
 import Basics
 import Crypto
 import Foundation
@@ -136,7 +137,7 @@ struct TemplateAPI: Sendable {
     }
 
     private static func notSaved(_ reason: String) -> ServerResponse {
-        SignedParams.answer("SERVER_STORAGE_ERROR", "the Template could not be saved in the engine's data folder: \(reason)", 500)
+        SignedParams.answer(APIErrorCode.storageError.rawValue, "the Template could not be saved in the engine's data folder: \(reason)", 500)
     }
 
     private func notFound(_ id: String) -> ServerResponse { SignedParams.answer("TEMPLATE_NOT_FOUND", "no Template with id \(id)", 404) }

@@ -1,5 +1,5 @@
+import Crypto
 import Foundation
-import Wire
 
 /// One HTTP request: method, URL, headers, a body in memory or streamed from a file, and limits.
 public struct HTTPRequest: Sendable {
@@ -44,16 +44,33 @@ public struct HTTPRequest: Sendable {
     /// Which addresses the request may connect to; `nil` allows any. With a policy, proxies are
     /// not used, so the address checked is the server's own.
     public var addressPolicy: AddressPolicy?
-    /// When set, the body is sent in chunked encoding and its checksum follows it as an
-    /// `Upload-Checksum` trailer (tus `checksum-trailer`), computed from the bytes as they are
-    /// read for sending: the body is read once, with no pass of its own for the checksum.
-    public var checksumTrailer: ChecksumAlgorithm?
+    /// When set, the body is sent in chunked encoding and a digest of it follows as a trailer
+    /// field, computed from the bytes as they are read for sending: the body is read once, with
+    /// no pass of its own for the digest.
+    public var digestTrailer: DigestTrailer?
+
+    /// A trailer field whose value is a digest of the body (tus `checksum-trailer` sends one).
+    public struct DigestTrailer: Sendable {
+        /// The field's name, announced in the `Trailer` header.
+        public var field: String
+        /// The digest taken of the body.
+        public var algorithm: DigestAlgorithm
+        /// The field's value for the digest.
+        public var value: @Sendable ([UInt8]) -> String
+
+        /// Creates a trailer description.
+        public init(field: String, algorithm: DigestAlgorithm, value: @escaping @Sendable ([UInt8]) -> String) {
+            self.field = field
+            self.algorithm = algorithm
+            self.value = value
+        }
+    }
 
     /// Creates a request.
     public init(
         method: String, url: String, headers: [(name: String, value: String)] = [], body: Body = .none,
         timeouts: HTTPTimeouts = HTTPTimeouts(), followsRedirects: Bool = false, maxResponseBytes: Int = 16 << 20,
-        responseFile: String? = nil, addressPolicy: AddressPolicy? = nil, checksumTrailer: ChecksumAlgorithm? = nil
+        responseFile: String? = nil, addressPolicy: AddressPolicy? = nil, digestTrailer: DigestTrailer? = nil
     ) {
         self.method = method
         self.url = url
@@ -64,7 +81,7 @@ public struct HTTPRequest: Sendable {
         self.maxResponseBytes = maxResponseBytes
         self.responseFile = responseFile
         self.addressPolicy = addressPolicy
-        self.checksumTrailer = checksumTrailer
+        self.digestTrailer = digestTrailer
     }
 
     /// `PATCH http://host/files/abc`, for messages: never the headers, which may carry tokens, nor the

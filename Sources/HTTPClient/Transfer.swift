@@ -101,9 +101,9 @@ final class Transfer: @unchecked Sendable {
         for header in request.headers {
             headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
         }
-        if let algorithm = request.checksumTrailer {
-            bodyDigest = StreamingDigest(algorithm.digest)
-            headerList = curl_slist_append(headerList, "Trailer: Upload-Checksum")
+        if let trailer = request.digestTrailer {
+            bodyDigest = StreamingDigest(trailer.algorithm)
+            headerList = curl_slist_append(headerList, "Trailer: \(trailer.field)")
             ccurl_setopt_trailer_callback(handle, transferTrailerCallback)
             ccurl_setopt_pointer(handle, CURLOPT_TRAILERDATA, context)
         }
@@ -132,7 +132,7 @@ final class Transfer: @unchecked Sendable {
             ccurl_setopt_long(handle, CURLOPT_UPLOAD, 1)
             // Larger reads from the file mean fewer system calls per gigabyte.
             ccurl_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, 1 << 20)
-            ccurl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, request.checksumTrailer == nil ? curl_off_t(request.body.length) : -1)
+            ccurl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, request.digestTrailer == nil ? curl_off_t(request.body.length) : -1)
             ccurl_setopt_data_callback(handle, CURLOPT_READFUNCTION, transferReadCallback)
             ccurl_setopt_pointer(handle, CURLOPT_READDATA, context)
             ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
@@ -141,10 +141,10 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
-    /// The trailer field `Upload-Checksum: ALGORITHM BASE64` of the body read; once, when the body has been sent.
-    var checksumTrailerField: String? {
-        guard let algorithm = request.checksumTrailer, let bodyDigest else { return nil }
-        return "Upload-Checksum: \(algorithm.headerValue(digest: bodyDigest.finish()))"
+    /// The digest trailer field of the body read; once, when the body has been sent.
+    var digestTrailerField: String? {
+        guard let trailer = request.digestTrailer, let bodyDigest else { return nil }
+        return "\(trailer.field): \(trailer.value(bodyDigest.finish()))"
     }
 
     /// Copies up to `capacity` body bytes into `buffer`; `nil` when the file cannot be read.
@@ -282,11 +282,11 @@ private let transferReadCallback: ccurl_data_callback = { buffer, size, count, c
     return transfer.readBody(into: buffer, capacity: size * count) ?? ccurl_read_abort()
 }
 
-/// Called once the body has been sent: the `Upload-Checksum` trailer of everything read.
+/// Called once the body has been sent: the digest trailer of everything read.
 private let transferTrailerCallback: ccurl_trailer_callback = { list, context in
     guard let list, let context else { return Int32(CURL_TRAILERFUNC_ABORT) }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    guard let trailer = transfer.checksumTrailerField else { return Int32(CURL_TRAILERFUNC_ABORT) }
+    guard let trailer = transfer.digestTrailerField else { return Int32(CURL_TRAILERFUNC_ABORT) }
     list.pointee = curl_slist_append(list.pointee, trailer)
     return Int32(CURL_TRAILERFUNC_OK)
 }

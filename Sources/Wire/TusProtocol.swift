@@ -6,6 +6,8 @@ public enum TusProtocol {
     public static let version = "1.0.0"
     /// The content type of PATCH bodies.
     public static let offsetContentType = "application/offset+octet-stream"
+    /// The header (or trailer) field that carries a body's checksum.
+    public static let checksumField = "Upload-Checksum"
 
     /// `key base64(value)` pairs, sorted by key, joined by commas (the `Upload-Metadata` header).
     public static func encodeMetadata(_ metadata: [String: String]) -> String {

@@ -1,3 +1,4 @@
+@testable import Engine
 import Foundation
 import Spec
 import TestSupport
@@ -43,5 +44,21 @@ final class LocalParametersDriftTests: XCTestCase {
             XCTAssertEqual(RobotCatalog.localParameters[robot], exports, robot)
         }
         XCTAssertEqual(Set(RobotCatalog.localParameters.keys), RobotCatalog.local, "every robot the engine runs has a record")
+    }
+
+    /// The catalog's list of local robots is the engine's dispatch: each one listed is run (it may
+    /// refuse its empty options, never as a robot it lacks), and one not listed is refused as such.
+    func testTheCatalogsLocalRobotsAreTheOnesTheEngineRuns() throws {
+        let folder = try TemporaryDirectory(prefix: "robots-dispatch")
+        defer { folder.remove() }
+        func outcome(_ robot: String) -> String {
+            let step = StepGraph.Step(name: "s", robot: robot, options: ["robot": .string(robot)], uses: [])
+            let context = RobotContext(step: step, folder: folder.path, fields: [:], assembly: "a", exports: folder.path + "/exports", limits: RobotLimits())
+            do throws(RobotError) { _ = try Robots.run(context, on: []); return "ran" } catch { return error.message }
+        }
+        for robot in RobotCatalog.local.sorted() {
+            XCTAssertFalse(outcome(robot).contains("does not run locally"), robot)
+        }
+        XCTAssertTrue(outcome("/image/describe").contains("does not run locally"))
     }
 }

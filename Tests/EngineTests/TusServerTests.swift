@@ -1,3 +1,4 @@
+import Wire
 import Foundation
 import HTTPClient
 import EngineTestSupport
@@ -112,14 +113,14 @@ final class TusServerTests: XCTestCase {
 
         // The HTTP client sends the trailer itself, from the bytes as it reads them.
         let fields = tus + [("Upload-Offset", "6"), octets]
-        let sent = try await http.send(HTTPRequest(method: "PATCH", url: url, headers: fields, body: .data(Data("ghi".utf8)), checksumTrailer: .crc32))
+        let sent = try await http.send(HTTPRequest(method: "PATCH", url: url, headers: fields, body: .data(Data("ghi".utf8)), digestTrailer: HTTPRequest.DigestTrailer(field: "Upload-Checksum", algorithm: .crc32) { ChecksumAlgorithm.crc32.headerValue(digest: $0) }))
         XCTAssertEqual(sent.status, 204)
         XCTAssertEqual(sent.headers["Upload-Offset"], "9")
         let file = try TemporaryDirectory()
         try Data("0jkl".utf8).write(to: URL(fileURLWithPath: file.path + "/part"))
         let fromFile = try await http.send(HTTPRequest(
             method: "PATCH", url: url, headers: tus + [("Upload-Offset", "9"), octets], body: .file(path: file.path + "/part", offset: 1, length: 3),
-            checksumTrailer: .sha256))
+            digestTrailer: HTTPRequest.DigestTrailer(field: "Upload-Checksum", algorithm: .sha256) { ChecksumAlgorithm.sha256.headerValue(digest: $0) }))
         XCTAssertEqual(fromFile.status, 204)
         XCTAssertEqual(try server.storedBytes(of: url), Data("abcdefghijkl".utf8))
     }

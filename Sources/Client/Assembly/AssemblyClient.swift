@@ -62,7 +62,7 @@ public struct AssemblyClient: Sendable {
         let body = fields.map { Self.escape($0.0) + "=" + Self.escape($0.1) }.joined(separator: "&")
         let request = HTTPRequest(
             method: "POST", url: endpoint + "/assemblies/" + id,
-            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Transloadit-Client", "pipeline:0.1.0")],
+            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Transloadit-Client", ClientIdentity.transloaditClient)],
             body: .data(Data(body.utf8)), timeouts: HTTPTimeouts(total: .seconds(120)))
         return try await send(request)
     }
@@ -97,10 +97,10 @@ public struct AssemblyClient: Sendable {
         }
         let state = AssemblyState(json)
         if let error = state.error {
-            let limited = error == "RATE_LIMIT_REACHED" || response.status == 429
+            let limited = error == .rateLimitReached || response.status == 429
             throw Failure(
                 code: error, message: state.message ?? "", retryIn: state.retryIn ?? Self.retryAfter(response),
-                isTransient: limited || response.status >= 500 || error == "ASSEMBLY_STATUS_FETCHING_RATE_LIMIT_REACHED", httpStatus: response.status)
+                isTransient: limited || response.status >= 500 || error == .statusRateLimitReached, httpStatus: response.status)
         }
         guard (200..<300).contains(response.status) else {
             throw Failure(code: "HTTP_\(response.status)", message: state.message ?? "", retryIn: Self.retryAfter(response),
@@ -108,7 +108,7 @@ public struct AssemblyClient: Sendable {
         }
         if let id = state.assemblyID, !AssemblyID.isValid(id) {
             throw Failure(
-                code: "INVALID_ASSEMBLY_ID", message: "\(request.summary) answered the assembly_id '\(TerminalText.printable(String(id.prefix(80))))', which is not 32 lowercase hexadecimal characters",
+                code: APIErrorCode.invalidAssemblyID.rawValue, message: "\(request.summary) answered the assembly_id '\(TerminalText.printable(String(id.prefix(80))))', which is not 32 lowercase hexadecimal characters",
                 retryIn: nil, isTransient: false)
         }
         return state

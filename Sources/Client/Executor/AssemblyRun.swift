@@ -105,7 +105,7 @@ struct AssemblyRun: Sendable {
             }
         } catch let failure as AssemblyClient.Failure {
             // The create went through before (its answer was lost): the Assembly exists.
-            guard failure.code == "DO_NOT_REUSE_ASSEMBLY_IDS" else { throw failure }
+            guard failure.code == .assemblyIDTaken else { throw failure }
             status = try await client.status(configuration.endpoint + "/assemblies/" + id)
         }
         // A server may answer with an id of its own choosing: that is the Assembly's id from now on.

@@ -47,7 +47,7 @@ public struct TusClient: Sendable {
         var fields = tusHeaders + [("Upload-Length", String(length))]
         if !metadata.isEmpty { fields.append(("Upload-Metadata", TusProtocol.encodeMetadata(metadata))) }
         if body.length > 0 { fields.append(("Content-Type", TusProtocol.offsetContentType)) }
-        if let checksum, body.length > 0 { fields.append(("Upload-Checksum", checksum)) }
+        if let checksum, body.length > 0 { fields.append((TusProtocol.checksumField, checksum)) }
         let request = HTTPRequest(method: "POST", url: endpoint, headers: fields, body: body, timeouts: bodyTimeouts)
         let response = try await send(request)
         // Any 2xx with a Location: lenient servers answer 200 or 204 to creation-with-upload.
@@ -81,8 +81,9 @@ public struct TusClient: Sendable {
         progress: (@Sendable (Int64) -> Void)? = nil
     ) async throws(TusError) -> Status {
         var fields = tusHeaders + [("Upload-Offset", String(offset)), ("Content-Type", TusProtocol.offsetContentType)]
-        if let checksum { fields.append(("Upload-Checksum", checksum)) }
-        let request = HTTPRequest(method: "PATCH", url: url, headers: fields, body: body, timeouts: bodyTimeouts, checksumTrailer: checksumTrailer)
+        if let checksum { fields.append((TusProtocol.checksumField, checksum)) }
+        let trailer = checksumTrailer.map(HTTPRequest.DigestTrailer.tusChecksum)
+        let request = HTTPRequest(method: "PATCH", url: url, headers: fields, body: body, timeouts: bodyTimeouts, digestTrailer: trailer)
         let response = try await send(request, progress: progress)
         guard (200..<300).contains(response.status) else { throw TusError.from(response, request: request) }
         let offsets = response.headers.values("Upload-Offset")
@@ -127,5 +128,12 @@ public struct TusClient: Sendable {
         } catch {
             throw TusError(.transport, request: request.summary, detail: "\(error)")
         }
+    }
+}
+
+extension HTTPRequest.DigestTrailer {
+    /// The `Upload-Checksum` trailer of tus `checksum-trailer`, with `algorithm`'s checksum of the body.
+    static func tusChecksum(_ algorithm: ChecksumAlgorithm) -> HTTPRequest.DigestTrailer {
+        HTTPRequest.DigestTrailer(field: TusProtocol.checksumField, algorithm: algorithm.digest) { algorithm.headerValue(digest: $0) }
     }
 }
