@@ -43,9 +43,7 @@ public enum Hex {
 public enum SHA256 {
     /// Lowercase hex SHA-256 of `bytes`.
     public static func hex(_ bytes: [UInt8]) -> String {
-        let digest = StreamingDigest(.sha256)
-        bytes.withUnsafeBytes { digest.update($0) }
-        return Hex.encode(digest.finish())
+        Hex.encode(bytes.withUnsafeBytes { StreamingDigest.inMemory(.sha256, $0) })
     }
 
     /// Lowercase hex SHA-256 of the UTF-8 bytes of `text`.

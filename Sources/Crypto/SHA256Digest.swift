@@ -93,10 +93,8 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
 extension SHA256 {
     /// The SHA-256 of `bytes`.
     public static func digest(_ bytes: [UInt8]) -> SHA256Digest {
-        let digest = StreamingDigest(.sha256)
-        bytes.withUnsafeBytes { digest.update($0) }
         // OpenSSL's SHA-256 output is 32 bytes.
-        return SHA256Digest(bytes: digest.finish()) ?? SHA256Digest()
+        SHA256Digest(bytes: bytes.withUnsafeBytes { StreamingDigest.inMemory(.sha256, $0) }) ?? SHA256Digest()
     }
 
     /// The SHA-256 of the UTF-8 bytes of `text`.

@@ -20,40 +20,74 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable {
     }
 }
 
-/// A digest fed piece by piece (OpenSSL EVP, or libdeflate for CRC-32); its context is freed with it.
-public final class StreamingDigest: @unchecked Sendable {
-    private let context: OpaquePointer?
-    private var crc: UInt32 = 0
+/// A digest fed piece by piece (OpenSSL EVP, or libdeflate for CRC-32); its context is freed
+/// with it. Every EVP call is checked: one that fails (no memory, an algorithm the OpenSSL
+/// configuration disabled) makes `finish` answer `nil`, never a digest of something else.
+public final class StreamingDigest: @unchecked Sendable {  // one owner at a time, as with any EVP context
+    private enum State {
+        case crc(UInt32)
+        case evp(OpaquePointer)
+        case failed(String)
+    }
+
+    private var state: State
 
     /// Starts a digest.
     public init(_ algorithm: DigestAlgorithm) {
-        if let evp = algorithm.evp {
-            context = EVP_MD_CTX_new()
-            EVP_DigestInit_ex(context, evp, nil)
-        } else {
-            context = nil
+        guard let evp = algorithm.evp else { state = .crc(0); return }
+        guard let context = EVP_MD_CTX_new() else { state = .failed("EVP_MD_CTX_new"); return }
+        guard EVP_DigestInit_ex(context, evp, nil) == 1 else {
+            EVP_MD_CTX_free(context)
+            state = .failed("EVP_DigestInit_ex(\(algorithm.rawValue))")
+            return
         }
+        state = .evp(context)
     }
 
-    deinit { EVP_MD_CTX_free(context) }
+    deinit {
+        if case .evp(let context) = state { EVP_MD_CTX_free(context) }
+    }
+
+    /// The OpenSSL call that failed, if one did.
+    public var failure: String? {
+        if case .failed(let call) = state { return call }
+        return nil
+    }
 
     /// Adds `bytes`.
     public func update(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count > 0, let base = bytes.baseAddress else { return }
-        if let context {
-            EVP_DigestUpdate(context, base, bytes.count)
-        } else {
-            crc = libdeflate_crc32(crc, base, bytes.count)
+        switch state {
+        case .crc(let crc): state = .crc(libdeflate_crc32(crc, base, bytes.count))
+        case .evp(let context):
+            if EVP_DigestUpdate(context, base, bytes.count) != 1 {
+                EVP_MD_CTX_free(context)
+                state = .failed("EVP_DigestUpdate")
+            }
+        case .failed: break
         }
     }
 
-    /// The digest of everything added; call once.
-    public func finish() -> [UInt8] {
-        guard let context else { return (0..<4).map { UInt8(truncatingIfNeeded: crc >> (24 - 8 * $0)) } }
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        EVP_DigestFinal_ex(context, &output, &length)
-        return Array(output.prefix(Int(length)))
+    /// The digest of everything added, or `nil` when OpenSSL failed (`failure` says where); call once.
+    public func finish() -> [UInt8]? {
+        switch state {
+        case .crc(let crc): return (0..<4).map { UInt8(truncatingIfNeeded: crc >> (24 - 8 * $0)) }
+        case .evp(let context):
+            var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+            var length: UInt32 = 0
+            guard EVP_DigestFinal_ex(context, &output, &length) == 1 else { return nil }
+            return Array(output.prefix(Int(length)))
+        case .failed: return nil
+        }
+    }
+
+    /// The digest of bytes in memory, where OpenSSL fails only when memory runs out: then the
+    /// process stops, as it does when any allocation fails.
+    static func inMemory(_ algorithm: DigestAlgorithm, _ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        let digest = StreamingDigest(algorithm)
+        digest.update(bytes)
+        guard let result = digest.finish() else { preconditionFailure("OpenSSL failed in \(digest.failure ?? "EVP_DigestFinal_ex")") }
+        return result
     }
 
     /// The digest of `length` bytes of the file at `path` from `offset` (to its end when `nil`),
@@ -96,7 +130,8 @@ public final class StreamingDigest: @unchecked Sendable {
             remaining -= Int64(count)
             if regular, length == nil, count < wanted { break }
         }
-        return (digest.finish(), position - offset, modified, known ? info : nil)
+        guard let result = digest.finish() else { throw FileDigestError(path: path, code: EIO, reason: "OpenSSL failed in \(digest.failure ?? "EVP_DigestFinal_ex")") }
+        return (result, position - offset, modified, known ? info : nil)
     }
 }
 

@@ -99,7 +99,7 @@ final class TusBodySink: BodySink, @unchecked Sendable {
 
     /// Whether a complete body passes its checksum.
     private func verdict(trailers: HTTPHeaders) -> Outcome {
-        let trailed = trailers.values("Upload-Checksum")
+        let trailed = trailers.values(TusProtocol.checksumField)
         switch checksum {
         case .none:
             return trailed.isEmpty ? .stored : .unexpectedTrailer

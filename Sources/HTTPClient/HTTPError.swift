@@ -18,6 +18,8 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         case insecureCredentials
         /// The request was cancelled.
         case cancelled
+        /// libcurl refused an option of the request (this libcurl lacks a feature it needs).
+        case setup(option: String, message: String)
     }
 
     /// What went wrong.
@@ -44,6 +46,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         case .addressRefused(let reason): "refused to connect: \(reason)"
         case .insecureCredentials: "not sent: it carries a bearer token, which goes only over https (or http to 127.0.0.1, localhost or [::1])"
         case .cancelled: "cancelled"
+        case .setup(let option, let message): "not sent: libcurl refused \(option) (\(message))"
         }
     }
 

@@ -58,56 +58,56 @@ final class Transfer: @unchecked Sendable {
             throw HTTPError(.insecureCredentials, request: request.summary)
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        ccurl_setopt_string(handle, CURLOPT_URL, request.url)
-        ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        ccurl_setopt_pointer(handle, CURLOPT_PRIVATE, context)
-        errorBuffer.withUnsafeMutableBufferPointer { _ = ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, $0.baseAddress) }
-        ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.timeouts.connect))
-        ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, request.timeouts.stallBytesPerSecond)
-        ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Self.milliseconds(request.timeouts.stallTime) / 1000))
-        if let total = request.timeouts.total { ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
+        try check(ccurl_setopt_string(handle, CURLOPT_URL, request.url), "CURLOPT_URL")
+        try check(ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL")
+        try check(ccurl_setopt_pointer(handle, CURLOPT_PRIVATE, context), "CURLOPT_PRIVATE")
+        try check(errorBuffer.withUnsafeMutableBufferPointer { ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, $0.baseAddress) }, "CURLOPT_ERRORBUFFER")
+        try check(ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.timeouts.connect)), "CURLOPT_CONNECTTIMEOUT_MS")
+        try check(ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, request.timeouts.stallBytesPerSecond), "CURLOPT_LOW_SPEED_LIMIT")
+        try check(ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Self.milliseconds(request.timeouts.stallTime) / 1000)), "CURLOPT_LOW_SPEED_TIME")
+        if let total = request.timeouts.total { try check(ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(total)), "CURLOPT_TIMEOUT_MS") }
         // Redirects are followed by `HTTPClient.send`, which decides what goes along.
-        ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        try check(ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0), "CURLOPT_FOLLOWLOCATION")
         // Whatever a URL says, nothing but HTTP(S) is spoken (no file://, no gopher://).
-        ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        try check(ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"), "CURLOPT_PROTOCOLS_STR")
         if request.addressPolicy != nil {
-            ccurl_setopt_opensocket_callback(handle, transferOpenSocketCallback)
-            ccurl_setopt_pointer(handle, CURLOPT_OPENSOCKETDATA, context)
-            ccurl_setopt_string(handle, CURLOPT_NOPROXY, "*")
+            try check(ccurl_setopt_opensocket_callback(handle, transferOpenSocketCallback), "CURLOPT_OPENSOCKETFUNCTION")
+            try check(ccurl_setopt_pointer(handle, CURLOPT_OPENSOCKETDATA, context), "CURLOPT_OPENSOCKETDATA")
+            try check(ccurl_setopt_string(handle, CURLOPT_NOPROXY, "*"), "CURLOPT_NOPROXY")
         }
         if let given = request.responseDescriptor {
             responseDescriptor = fcntl(given, F_DUPFD_CLOEXEC, 0)
             guard responseDescriptor >= 0 else { throw HTTPError(.unwritableFile(path: "the response file", code: errno), request: request.summary) }
-            ccurl_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes))
+            try check(ccurl_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes)), "CURLOPT_MAXFILESIZE_LARGE")
         } else if let path = request.responseFile {
             responseDescriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard responseDescriptor >= 0 else { throw HTTPError(.unwritableFile(path: path, code: errno), request: request.summary) }
             // A server that announces a larger body is refused before it is read.
-            ccurl_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes))
+            try check(ccurl_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes)), "CURLOPT_MAXFILESIZE_LARGE")
         }
-        ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
-        ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
+        try check(ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1), "CURLOPT_SSL_VERIFYPEER")
+        try check(ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2), "CURLOPT_SSL_VERIFYHOST")
         if let bundle = trust.bundle {
-            bundle.withUnsafeBytes { _ = ccurl_setopt_blob(handle, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) }
+            try check(bundle.withUnsafeBytes { ccurl_setopt_blob(handle, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) }, "CURLOPT_CAINFO_BLOB")
         }
-        if let directory = trust.caDirectory { ccurl_setopt_string(handle, CURLOPT_CAPATH, directory) }
-        ccurl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
-        ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
-        ccurl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
-        ccurl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
-        ccurl_setopt_progress_callback(handle, transferProgressCallback)
-        ccurl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
-        ccurl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+        if let directory = trust.caDirectory { try check(ccurl_setopt_string(handle, CURLOPT_CAPATH, directory), "CURLOPT_CAPATH") }
+        try check(ccurl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, transferWriteCallback), "CURLOPT_WRITEFUNCTION")
+        try check(ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context), "CURLOPT_WRITEDATA")
+        try check(ccurl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, transferHeaderCallback), "CURLOPT_HEADERFUNCTION")
+        try check(ccurl_setopt_pointer(handle, CURLOPT_HEADERDATA, context), "CURLOPT_HEADERDATA")
+        try check(ccurl_setopt_progress_callback(handle, transferProgressCallback), "CURLOPT_XFERINFOFUNCTION")
+        try check(ccurl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context), "CURLOPT_XFERINFODATA")
+        try check(ccurl_setopt_long(handle, CURLOPT_NOPROGRESS, 0), "CURLOPT_NOPROGRESS")
         for header in request.headers {
             headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
         }
         if let trailer = request.digestTrailer {
             bodyDigest = StreamingDigest(trailer.algorithm)
             headerList = curl_slist_append(headerList, "Trailer: \(trailer.field)")
-            ccurl_setopt_trailer_callback(handle, transferTrailerCallback)
-            ccurl_setopt_pointer(handle, CURLOPT_TRAILERDATA, context)
+            try check(ccurl_setopt_trailer_callback(handle, transferTrailerCallback), "CURLOPT_TRAILERFUNCTION")
+            try check(ccurl_setopt_pointer(handle, CURLOPT_TRAILERDATA, context), "CURLOPT_TRAILERDATA")
         }
-        ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
+        try check(ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
         try configureMethodAndBody(context: context)
     }
 
@@ -124,27 +124,35 @@ final class Transfer: @unchecked Sendable {
         }
         switch request.method {
         case "GET":
-            ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1)
+            try check(ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1), "CURLOPT_HTTPGET")
         case "HEAD":
-            ccurl_setopt_long(handle, CURLOPT_NOBODY, 1)
+            try check(ccurl_setopt_long(handle, CURLOPT_NOBODY, 1), "CURLOPT_NOBODY")
         case "POST", "PATCH", "PUT":
             // Streamed with a known length: Content-Length; chunked encoding only to carry a trailer.
-            ccurl_setopt_long(handle, CURLOPT_UPLOAD, 1)
+            try check(ccurl_setopt_long(handle, CURLOPT_UPLOAD, 1), "CURLOPT_UPLOAD")
             // Larger reads from the file mean fewer system calls per gigabyte.
-            ccurl_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, 1 << 20)
-            ccurl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, request.digestTrailer == nil ? curl_off_t(request.body.length) : -1)
-            ccurl_setopt_data_callback(handle, CURLOPT_READFUNCTION, transferReadCallback)
-            ccurl_setopt_pointer(handle, CURLOPT_READDATA, context)
-            ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
+            try check(ccurl_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, 1 << 20), "CURLOPT_UPLOAD_BUFFERSIZE")
+            try check(ccurl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, request.digestTrailer == nil ? curl_off_t(request.body.length) : -1), "CURLOPT_INFILESIZE_LARGE")
+            try check(ccurl_setopt_data_callback(handle, CURLOPT_READFUNCTION, transferReadCallback), "CURLOPT_READFUNCTION")
+            try check(ccurl_setopt_pointer(handle, CURLOPT_READDATA, context), "CURLOPT_READDATA")
+            try check(ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method), "CURLOPT_CUSTOMREQUEST")
         default:
-            ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
+            try check(ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method), "CURLOPT_CUSTOMREQUEST")
         }
+    }
+
+    /// Throws when libcurl refused an option: a request it would send without the option (no
+    /// protocol limit, no TLS check, no timeout) is not sent at all.
+    private func check(_ code: CURLcode, _ option: StaticString) throws(HTTPError) {
+        guard code != CURLE_OK else { return }
+        throw HTTPError(.setup(option: "\(option)", message: String(cString: curl_easy_strerror(code))), request: request.summary)
     }
 
     /// The digest trailer field of the body read; once, when the body has been sent.
     var digestTrailerField: String? {
-        guard let trailer = request.digestTrailer, let bodyDigest else { return nil }
-        return "\(trailer.field): \(trailer.value(bodyDigest.finish()))"
+        // A digest OpenSSL could not finish sends no trailer: the transfer is aborted.
+        guard let trailer = request.digestTrailer, let digest = bodyDigest?.finish() else { return nil }
+        return "\(trailer.field): \(trailer.value(digest))"
     }
 
     /// Copies up to `capacity` body bytes into `buffer`; `nil` when the file cannot be read.

@@ -37,6 +37,19 @@ final class HTTPClientTests: XCTestCase {
         XCTAssertEqual(report["sha256"] as? String, try sha256(expected))
     }
 
+    func testAnOptionLibcurlRefusesStopsTheRequestBeforeItIsSent() async throws {
+        // libcurl refuses strings over 8,000,000 bytes: the request is not sent without its URL.
+        let url = "http://127.0.0.1:9/" + String(repeating: "a", count: 8_100_000)
+        do {
+            _ = try await HTTPClient().send(HTTPRequest(method: "GET", url: url))
+            XCTFail("sent")
+        } catch let error as HTTPError {
+            guard case .setup(let option, _) = error.kind else { return XCTFail("\(error.kind)") }
+            XCTAssertEqual(option, "CURLOPT_URL")
+            XCTAssertTrue(error.message.hasPrefix("not sent: libcurl refused CURLOPT_URL"), error.message)
+        }
+    }
+
     func testRedirectsAreNotFollowedUnlessAsked() async throws {
         let server = try startServer()
         defer { server.stop() }
