@@ -32,7 +32,7 @@ public enum AtomicFile {
     private static func writeAll(_ produce: (_ emit: (Data) -> Void) throws -> Void, to descriptor: Int32) throws -> Int32? {
         var failure: Int32?
         try produce { data in
-            if failure == nil { failure = data.withUnsafeBytes { AtomicFileWriter.writeAll($0, to: descriptor) } }
+            if failure == nil { failure = data.withUnsafeBytes { SystemCall.writeAll($0, to: descriptor) } }
         }
         return failure
     }

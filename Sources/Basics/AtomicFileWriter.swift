@@ -25,7 +25,7 @@ public final class AtomicFileWriter {
     /// Appends `bytes`; after a failed write the rest is dropped and `commit` reports the failure.
     public func write(_ bytes: UnsafeRawBufferPointer) {
         guard failure == nil, descriptor >= 0 else { return }
-        failure = Self.writeAll(bytes, to: descriptor)
+        failure = SystemCall.writeAll(bytes, to: descriptor)
     }
 
     /// Appends `data`.
@@ -65,18 +65,5 @@ public final class AtomicFileWriter {
         unlink(temporary)
     }
 
-    /// Writes every byte; the `errno` of the first failure, if any.
-    public static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
-        guard let base = buffer.baseAddress else { return nil }
-        var offset = 0
-        while offset < buffer.count {
-            let written = Foundation.write(descriptor, base + offset, buffer.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += written
-        }
-        return nil
-    }
+
 }

@@ -47,9 +47,7 @@ public final class BufferedFileReader {
         }
         guard end < buffer.count else { return false }
         let count = buffer.withUnsafeMutableBytes { bytes in
-            var result: Int
-            repeat { result = read(descriptor, bytes.baseAddress.map { $0 + end }, bytes.count - end) } while result < 0 && errno == EINTR
-            return result
+            SystemCall.uninterrupted { read(descriptor, bytes.baseAddress.map { $0 + end }, bytes.count - end) }
         }
         guard count >= 0 else { throw FileError(path: "", operation: "read", code: errno) }
         end += count

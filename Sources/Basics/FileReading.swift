@@ -14,11 +14,8 @@ public enum FileReading {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
-            let count = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw FileError(path: path, operation: "read", code: errno)
-            }
+            let count = buffer.withUnsafeMutableBytes { bytes in SystemCall.uninterrupted { Foundation.read(descriptor, bytes.baseAddress, bytes.count) } }
+            if count < 0 { throw FileError(path: path, operation: "read", code: errno) }
             if count == 0 { break }
             data.append(contentsOf: buffer[0..<count])
             if data.count > limit { throw FileError(path: path, operation: "read", code: EFBIG) }

@@ -75,16 +75,7 @@ final class DescriptorWriter: Sendable {
             guard failed == nil else { return }
             var text = text
             text.withUTF8 { bytes in
-                var offset = 0
-                while offset < bytes.count, let base = bytes.baseAddress {
-                    let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        failed = errno
-                        return
-                    }
-                    offset += written
-                }
+                failed = SystemCall.writeAll(UnsafeRawBufferPointer(bytes), to: descriptor)
             }
         }
     }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Synchronization
 
@@ -18,8 +19,7 @@ public enum SignalCenter {
         let thread = Thread {
             var number: UInt8 = 0
             while true {
-                let count = read(reader, &number, 1)
-                if count < 0, errno == EINTR { continue }
+                let count = SystemCall.uninterrupted { read(reader, &number, 1) }
                 guard count == 1 else { return }
                 if Int32(number) == SIGWINCH {
                     state.resized()

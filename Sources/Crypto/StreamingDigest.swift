@@ -116,11 +116,8 @@ public final class StreamingDigest: @unchecked Sendable {  // one owner at a tim
         var remaining = length ?? Int64.max
         while remaining > 0 {
             let wanted = Int(min(Int64(buffer.count), remaining))
-            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, wanted, off_t(position)) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw FileDigestError(path: path, code: errno)
-            }
+            let count = buffer.withUnsafeMutableBytes { bytes in SystemCall.uninterrupted { pread(descriptor, bytes.baseAddress, wanted, off_t(position)) } }
+            if count < 0 { throw FileDigestError(path: path, code: errno) }
             if count == 0 {
                 guard length == nil else { throw FileDigestError(path: path, code: EIO) }
                 break

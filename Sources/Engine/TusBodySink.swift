@@ -1,4 +1,5 @@
 import Crypto
+import Basics
 import Foundation
 import HTTPServer
 import Synchronization
@@ -60,18 +61,12 @@ final class TusBodySink: BodySink, @unchecked Sendable {
     var current: TusUploadRecord { lock.withLock { record } }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError) {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        guard bytes.baseAddress != nil, bytes.count > 0 else { return }
         guard written + Int64(bytes.count) <= limit else {
             throw SinkError(.text(413, "the body goes past Upload-Length"))
         }
-        var offset = 0
-        while offset < bytes.count {
-            let count = pwrite(descriptor, base + offset, bytes.count - offset, off_t(start + written + Int64(offset)))
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw SinkError(.text(500, "the upload could not be stored"))
-            }
-            offset += count
+        if SystemCall.writeAll(bytes, to: descriptor, at: start + written) != nil {
+            throw SinkError(.text(500, "the upload could not be stored"))
         }
         digest?.update(bytes)
         written += Int64(bytes.count)

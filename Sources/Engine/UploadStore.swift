@@ -93,7 +93,7 @@ final class UploadStore: Sendable {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileError(path: path, operation: "create", code: errno) }
         defer { close(descriptor) }
-        if let failure = contents.withUnsafeBytes({ AtomicFileWriter.writeAll($0, to: descriptor) }) {
+        if let failure = contents.withUnsafeBytes({ SystemCall.writeAll($0, to: descriptor) }) {
             throw FileError(path: path, operation: "write", code: failure)
         }
     }

@@ -1,5 +1,6 @@
 import CCurl
 import Crypto
+import Basics
 import Foundation
 import Synchronization
 import Wire
@@ -160,19 +161,16 @@ final class Transfer: @unchecked Sendable {
         if fileDescriptor >= 0 {
             let wanted = Int(min(Int64(capacity), fileRemaining))
             guard wanted > 0 else { return 0 }
-            while true {
-                let count = pread(fileDescriptor, buffer, wanted, off_t(fileOffset))
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else {
-                    readFailure = count < 0 ? errno : EIO
-                    return nil
-                }
-                bodyDigest?.update(UnsafeRawBufferPointer(start: buffer, count: count))
-                bodyBytesRead += Int64(count)
-                fileOffset += Int64(count)
-                fileRemaining -= Int64(count)
-                return count
+            let count = SystemCall.uninterrupted { pread(fileDescriptor, buffer, wanted, off_t(fileOffset)) }
+            guard count > 0 else {
+                readFailure = count < 0 ? errno : EIO
+                return nil
             }
+            bodyDigest?.update(UnsafeRawBufferPointer(start: buffer, count: count))
+            bodyBytesRead += Int64(count)
+            fileOffset += Int64(count)
+            fileRemaining -= Int64(count)
+            return count
         }
         let count = min(capacity, memoryBody.count - memoryOffset)
         guard count > 0 else { return 0 }
@@ -208,15 +206,9 @@ final class Transfer: @unchecked Sendable {
 
     /// Appends body bytes to the response file; false (with `writeFailure` set) when it cannot.
     func writeResponse(_ buffer: UnsafeRawPointer, count: Int) -> Bool {
-        var written = 0
-        while written < count {
-            let result = write(responseDescriptor, buffer + written, count - written)
-            if result < 0, errno == EINTR { continue }
-            guard result > 0 else {
-                writeFailure = result < 0 ? errno : EIO
-                return false
-            }
-            written += result
+        if let failure = SystemCall.writeAll(UnsafeRawBufferPointer(start: buffer, count: count), to: responseDescriptor) {
+            writeFailure = failure
+            return false
         }
         responseBytes += count
         return true

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Basics
 import Foundation
 
 /// Parses multipart and urlencoded forms with libmicrohttpd's post processor, streaming file
@@ -103,15 +104,9 @@ final class FormCollector: @unchecked Sendable {
             openFile = (key, filename, contentType, descriptor, path, 0)
         }
         guard var file = openFile else { return false }
-        var offset = 0
-        while offset < bytes.count, let base = bytes.baseAddress {
-            let written = write(file.descriptor, base + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                problem = .text(errno == ENOSPC ? 507 : 500, "cannot store the uploaded file")
-                return false
-            }
-            offset += written
+        if let failure = SystemCall.writeAll(bytes, to: file.descriptor) {
+            problem = .text(failure == ENOSPC ? 507 : 500, "cannot store the uploaded file")
+            return false
         }
         file.size += Int64(bytes.count)
         openFile = file

@@ -123,11 +123,10 @@ struct Downloader: Sendable {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var total: Int64 = 0
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
+            let count = buffer.withUnsafeMutableBytes { bytes in SystemCall.uninterrupted { read(source, bytes.baseAddress, bytes.count) } }
             guard count >= 0 else { throw FileError(path: path, operation: "read", code: errno) }
             if count == 0 { return total }
-            if let failure = buffer.withUnsafeBytes({ AtomicFileWriter.writeAll(UnsafeRawBufferPointer(rebasing: $0[0..<count]), to: descriptor) }) {
+            if let failure = buffer.withUnsafeBytes({ SystemCall.writeAll(UnsafeRawBufferPointer(rebasing: $0[0..<count]), to: descriptor) }) {
                 throw FileError(path: path, operation: "copy", code: failure)
             }
             total += Int64(count)

@@ -1,4 +1,5 @@
 import CArchive
+import Basics
 import Foundation
 
 /// Writes a zip, tar or gzipped tar archive with libarchive, one file at a time, streamed from disk.
@@ -48,8 +49,7 @@ final class ArchiveWriter {
         guard archive_write_header(archive, item) == ARCHIVE_OK else { throw failure("cannot add '\(entry)' to") }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(input.fileDescriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
+            let count = buffer.withUnsafeMutableBytes { bytes in SystemCall.uninterrupted { read(input.fileDescriptor, bytes.baseAddress, bytes.count) } }
             guard count >= 0 else { throw failure("cannot read '\(entry)' for") }
             if count == 0 { break }
             let written = buffer.withUnsafeBytes { archive_write_data(archive, $0.baseAddress, count) }
