@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// Lowercase hexadecimal encoding.
 public enum Hex {

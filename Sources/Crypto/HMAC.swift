@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// Keyed hashes and comparisons that do not leak timing.
 public enum KeyedHash {

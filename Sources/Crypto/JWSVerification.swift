@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 import Foundation
 
 /// Verifies JWS signatures with public keys given as JWK numbers: RS256 (RSASSA-PKCS1-v1_5 with

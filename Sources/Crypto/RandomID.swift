@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// Random identifiers from OpenSSL's generator.
 public enum RandomID {

@@ -1,6 +1,6 @@
 import Basics
-import COpenSSL
-import CDeflate
+internal import COpenSSL
+internal import CDeflate
 import Foundation
 
 /// The digest algorithms the project uses (checksums, `/file/hash`, plan hashes). CRC-32 is

@@ -1,4 +1,4 @@
-import CVips
+internal import CVips
 import Foundation
 
 /// The largest images the engine decodes (`RobotLimits.imagePixels`): a small file can declare

@@ -1,4 +1,4 @@
-import CVips
+internal import CVips
 import Foundation
 
 /// An image held by libvips, released with it.

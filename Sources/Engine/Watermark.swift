@@ -1,5 +1,5 @@
 import Basics
-import CVips
+internal import CVips
 import Foundation
 import Synchronization
 

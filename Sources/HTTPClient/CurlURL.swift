@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 
 /// URLs as libcurl itself reads them, so that a check sees the host a request really goes to
 /// (`http://127.0.0.1:1@127.0.0.2/` goes to 127.0.0.2).

@@ -1,4 +1,4 @@
-import CMicroHTTPD
+internal import CMicroHTTPD
 import Foundation
 
 // libmicrohttpd's callbacks. Each gets the server through an unretained context pointer (the

@@ -1,4 +1,4 @@
-import CYAML
+internal import CYAML
 import Foundation
 import Basics
 

@@ -1,5 +1,5 @@
 import Basics
-import CZlib
+internal import CZlib
 import Foundation
 
 /// Small sample inputs `pipeline init` writes when a folder has none of its own: PNG images

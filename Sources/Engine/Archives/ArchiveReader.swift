@@ -1,5 +1,5 @@
 import Basics
-import CArchive
+internal import CArchive
 import Foundation
 
 /// Extracts the regular files of an archive (zip, tar, 7z and the compressions libarchive reads)

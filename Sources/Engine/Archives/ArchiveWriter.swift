@@ -1,4 +1,4 @@
-import CArchive
+internal import CArchive
 import Basics
 import Foundation
 
