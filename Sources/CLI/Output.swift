@@ -3,10 +3,10 @@ import Foundation
 import Synchronization
 
 /// Where a command writes: standard output for results, standard error for diagnostics.
-public final class Output: @unchecked Sendable {
-    private let writeOut: (String) -> Void
-    private let writeError: (String) -> Void
-    private let outFailure: () -> Int32?
+public final class Output: Sendable {
+    private let writeOut: @Sendable (String) -> Void
+    private let writeError: @Sendable (String) -> Void
+    private let outFailure: @Sendable () -> Int32?
     /// Whether each stream is a terminal (colours are only ever automatic on one).
     let terminals: (out: Bool, error: Bool)
     private let palettes = Mutex<(out: Palette, error: Palette)>((.plain, .plain))
@@ -14,7 +14,7 @@ public final class Output: @unchecked Sendable {
     /// Creates an output from two writers (tests capture, the tool writes to file descriptors);
     /// `failure` tells the `errno` of a failed write to standard output, if one failed.
     public init(
-        out: @escaping (String) -> Void, error: @escaping (String) -> Void, failure: @escaping () -> Int32? = { nil },
+        out: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void, failure: @escaping @Sendable () -> Int32? = { nil },
         terminals: (out: Bool, error: Bool) = (false, false)
     ) {
         self.writeOut = out

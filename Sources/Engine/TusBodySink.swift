@@ -18,21 +18,27 @@ enum BodyChecksum {
 /// Writes one PATCH (or creation-with-upload) body into an upload's file at its offset. Bytes
 /// that arrived before a dropped connection are kept, unless a checksum was announced, which
 /// only a complete body can satisfy. On close, the record is saved and the upload's claim dropped.
-final class TusBodySink: BodySink, @unchecked Sendable {
+final class TusBodySink: BodySink, @unchecked Sendable {  // `written` and `digest` belong to the connection thread; the rest is `state`
     enum Outcome: Equatable { case pending, stored, checksumMismatch, checksumMissing, unexpectedTrailer, failed }
 
     private let store: UploadStore
-    private let lock = NSLock()
-    private var record: TusUploadRecord
+    /// What other threads read: the record, the outcome, the claim on the upload.
+    private struct State {
+        var record: TusUploadRecord
+        var outcome: Outcome = .pending
+        /// Held while the body is written; dropped (and the upload free again) on close.
+        var claim: UploadClaim?
+    }
+
+    private let state: Mutex<State>
     private let descriptor: Int32
+    private let recordID: String
     private let start: Int64
     private let limit: Int64
     private var written: Int64 = 0
     private let checksum: BodyChecksum
     private let digest: StreamingDigest?
-    private(set) var outcome: Outcome = .pending
-    /// Held while the body is written; dropped (and the upload free again) on close.
-    private var claim: UploadClaim?
+    var outcome: Outcome { state.withLock { $0.outcome } }
     let onFinished: @Sendable (TusUploadRecord) -> Void
 
     /// Opens the upload's file; `nil` when it cannot be opened.
@@ -43,8 +49,8 @@ final class TusBodySink: BodySink, @unchecked Sendable {
         let descriptor = open(store.dataPath(record.id), O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         self.store = store
-        self.claim = claim
-        self.record = record
+        self.state = Mutex(State(record: record, claim: claim))
+        self.recordID = record.id
         self.descriptor = descriptor
         self.start = record.offset
         self.limit = record.length.map { $0 - record.offset } ?? Int64.max
@@ -58,7 +64,7 @@ final class TusBodySink: BodySink, @unchecked Sendable {
     }
 
     /// The record as it stands after the body.
-    var current: TusUploadRecord { lock.withLock { record } }
+    var current: TusUploadRecord { state.withLock { $0.record } }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(SinkError) {
         guard bytes.baseAddress != nil, bytes.count > 0 else { return }
@@ -73,23 +79,25 @@ final class TusBodySink: BodySink, @unchecked Sendable {
     }
 
     func attach(_ ender: RequestEnder) {
-        lock.withLock { claim }?.attach(ender)
+        state.withLock { $0.claim }?.attach(ender)
     }
 
     func close(complete: Bool, trailers: HTTPHeaders) {
-        lock.withLock {
-            guard outcome == .pending else { return }
-            outcome = complete ? verdict(trailers: trailers) : .stored
+        let finished: TusUploadRecord? = state.withLock { state in
+            guard state.outcome == .pending else { return nil }
+            var outcome = complete ? verdict(trailers: trailers) : .stored
             let keep = outcome == .stored && (complete || checksum.isNone) ? written : 0
             if keep < written { ftruncate(descriptor, off_t(start + keep)) }
             // The bytes reach the disk before the record says they are there.
             if keep > 0, fdatasync(descriptor) != 0 { outcome = .failed }
             Foundation.close(descriptor)
-            record.offset = outcome == .failed ? start : start + keep
-            if (try? store.save(record)) == nil { outcome = .failed }
-            claim = nil
+            state.record.offset = outcome == .failed ? start : start + keep
+            do { try store.save(state.record) } catch { outcome = .failed }
+            state.outcome = outcome
+            state.claim = nil
+            return state.record.isFinished ? state.record : nil
         }
-        if record.isFinished { onFinished(record) }
+        if let finished { onFinished(finished) }
     }
 
     /// Whether a complete body passes its checksum.
@@ -112,7 +120,7 @@ final class TusBodySink: BodySink, @unchecked Sendable {
     /// The digest of the bytes this body wrote, read back from the file.
     private func storedDigest(_ algorithm: ChecksumAlgorithm) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        return try? StreamingDigest.file(store.dataPath(record.id), algorithm: algorithm.digest, offset: start, length: written, buffer: &buffer).digest
+        return try? StreamingDigest.file(store.dataPath(recordID), algorithm: algorithm.digest, offset: start, length: written, buffer: &buffer).digest
     }
 }
 

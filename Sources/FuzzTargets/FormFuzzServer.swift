@@ -1,10 +1,11 @@
 import Foundation
+import Synchronization
 import HTTPClient
 import HTTPServer
 
 /// One HTTP server for the process, whose only route parses a form into a temporary folder, and
 /// a client that posts fuzz inputs to it as multipart bodies (boundary `fuzz`).
-final class FormFuzzServer: @unchecked Sendable {
+final class FormFuzzServer: Sendable {
     static let shared = FormFuzzServer()
 
     private let folder: String
@@ -23,16 +24,18 @@ final class FormFuzzServer: @unchecked Sendable {
         let request = HTTPRequest(
             method: "POST", url: "http://127.0.0.1:\(server.port)/form",
             headers: [("Content-Type", "multipart/form-data; boundary=fuzz")], body: .data(body))
-        let answer = Answer()
+        let answer = Mutex(0)
         let done = DispatchSemaphore(value: 0)
         let client = http
         Task {
-            answer.status = (try? await client.send(request))?.status ?? -1
+            let status = (try? await client.send(request))?.status ?? -1
+            answer.withLock { $0 = status }
             done.signal()
         }
         done.wait()
-        guard [200, 400, 403, 413].contains(answer.status) else {
-            FileHandle.standardError.write(Data("form: unexpected status \(answer.status)\n".utf8))
+        let status = answer.withLock { $0 }
+        guard [200, 400, 403, 413].contains(status) else {
+            FileHandle.standardError.write(Data("form: unexpected status \(status)\n".utf8))
             return false
         }
         // The server removes a request's files once it has answered, on its own thread: allow it a moment.
@@ -43,10 +46,6 @@ final class FormFuzzServer: @unchecked Sendable {
         }
         FileHandle.standardError.write(Data("form: files were left behind\n".utf8))
         return false
-    }
-
-    private final class Answer: @unchecked Sendable {
-        var status = 0
     }
 }
 

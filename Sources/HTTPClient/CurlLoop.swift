@@ -7,7 +7,7 @@ let curlReady: Bool = ccurl_global_init() == CURLE_OK
 
 /// Runs every transfer of one client on a single thread with libcurl's multi interface, so
 /// transfers share connections and many run at once without a thread each.
-final class CurlLoop: @unchecked Sendable {
+final class CurlLoop: @unchecked Sendable {  // `active` and the multi handle are the loop thread's; the rest is Mutex and Atomic
     private let multi: UnsafeMutableRawPointer
     private let pending = Mutex<[Transfer]>([])
     private let stopping = Atomic<Bool>(false)

@@ -7,7 +7,7 @@ import Wire
 
 /// One request in flight: the libcurl easy handle and everything its callbacks touch. Callbacks
 /// run on the loop thread only; `cancelled` is the one field other threads write.
-final class Transfer: @unchecked Sendable {
+final class Transfer: @unchecked Sendable {  // confined to the loop thread but `cancelled`, an Atomic
     let request: HTTPRequest
     let handle: UnsafeMutableRawPointer
     let progress: (@Sendable (Int64) -> Void)?

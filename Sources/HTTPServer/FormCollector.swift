@@ -6,7 +6,7 @@ import Foundation
 /// parts to disk so large uploads never sit in memory. Fields are capped (`fieldLimit` bytes in
 /// all); the handler's `admit` sees the fields before the first file byte is stored, so a refused
 /// request never writes to disk. Every temporary file goes when the request ends.
-final class FormCollector: @unchecked Sendable {
+final class FormCollector: @unchecked Sendable {  // owned by its request's RequestContext, on its connection thread
     /// The most bytes of non-file fields (params, signature, fields) a form may carry.
     static let fieldLimit = 1 << 20
 

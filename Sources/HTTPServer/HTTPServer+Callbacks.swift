@@ -4,7 +4,7 @@ import Foundation
 // libmicrohttpd's callbacks. Each gets the server through an unretained context pointer (the
 // server outlives its daemon) and each request's `RequestContext` through the per-request slot.
 
-final class PairCollector: @unchecked Sendable {
+final class PairCollector: @unchecked Sendable {  // filled and read within one synchronous libmicrohttpd call
     var pairs: [(name: String, value: String)] = []
 }
 

@@ -5,7 +5,7 @@ import Wire
 
 /// An HTTP/1.1 server on libmicrohttpd: one thread per connection, bodies streamed to the
 /// handler's sinks, keep-alive, and limits that keep slow or greedy clients from starving others.
-public final class HTTPServer: @unchecked Sendable {
+public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set in init and freed in stop; the rest is Mutex
     /// What the server was asked to do on start.
     public struct Configuration: Sendable {
         /// The IPv4 address to bind (127.0.0.1 by default).

@@ -3,7 +3,7 @@ import Foundation
 import Wire
 
 /// One request's state between libmicrohttpd's calls; owned by the connection's thread.
-final class RequestContext: @unchecked Sendable {
+final class RequestContext: @unchecked Sendable {  // one connection thread at a time, as libmicrohttpd calls it
     let head: RequestHead
     let plan: RequestPlan
     let started = ContinuousClock.now

@@ -1,6 +1,7 @@
 import Basics
 import Crypto
 import Foundation
+import Synchronization
 
 /// Who asked, as far as the signer got in telling: the caller (a static caller or the matched
 /// identity) and, for identity tokens, the provider and the verified subject.
@@ -12,26 +13,26 @@ struct Attempt: Sendable {
 
 /// One JSON line per decision: time, caller, provider and subject (for identity tokens), decision,
 /// status, violations and the SHA-256 of the params. Never the secret, the token or the signature.
-final class AuditLog: @unchecked Sendable {
-    private let handle: FileHandle?
-    private let lock = NSLock()
+final class AuditLog: Sendable {
+    /// Opened for appending, so each line is written whole at the end; -1 without a log.
+    private let descriptor: Int32
+    private let path: String?
+    private let failed = Mutex(false)
 
     init(path: String?) throws {
+        self.path = path
         guard let path else {
-            handle = nil
+            descriptor = -1
             return
         }
-        if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw FileError(path: path, operation: "create", code: errno)
-            }
-        }
-        handle = FileHandle(forWritingAtPath: path)
-        _ = try handle?.seekToEnd()
+        descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
     }
 
+    deinit { if descriptor >= 0 { close(descriptor) } }
+
     func record(_ attempt: Attempt, decision: String, status: Int, violations: [JSONValue], params: String?) {
-        guard let handle else { return }
+        guard descriptor >= 0 else { return }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         var entry: [String: JSONValue] = [
@@ -42,6 +43,10 @@ final class AuditLog: @unchecked Sendable {
         if let subject = attempt.subject { entry["subject"] = .string(subject) }
         if let params { entry["params_sha256"] = .string(SHA256.hex(params)) }
         let line = Data((JSONValue.object(entry).serialized() + "\n").utf8)
-        lock.withLock { try? handle.write(contentsOf: line) }
+        guard let failure = line.withUnsafeBytes({ SystemCall.writeAll($0, to: descriptor) }) else { return }
+        // An audit line that cannot be written is said on standard error, once, not dropped unseen.
+        if failed.withLock({ seen in defer { seen = true }; return !seen }) {
+            FileHandle.standardError.write(Data("pipeline signer: warning: cannot write the audit log '\(path ?? "")': \(String(cString: strerror(failure)))\n".utf8))
+        }
     }
 }
