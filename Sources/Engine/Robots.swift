@@ -133,21 +133,17 @@ enum Robots {
 
     /// `work` on every input, on all cores, keeping the input order; the first error wins.
     static func parallel<Input: Sendable, Output: Sendable>(
-        _ inputs: [Input], _ work: @Sendable (Input) throws(RobotError) -> Output
+        _ inputs: [Input], _ work: @escaping @Sendable (Input) throws(RobotError) -> Output
     ) throws(RobotError) -> [Output] {
         try outcomes(inputs, work).map { outcome throws(RobotError) in try outcome.get() }
     }
 
     /// Every input's outcome, worked on all cores, in the input order.
     static func outcomes<Input: Sendable, Output: Sendable>(
-        _ inputs: [Input], _ work: @Sendable (Input) throws(RobotError) -> Output
+        _ inputs: [Input], _ work: @escaping @Sendable (Input) throws(RobotError) -> Output
     ) -> [Result<Output, RobotError>] {
-        let outputs = Mutex<[Int: Result<Output, RobotError>]>([:])
-        DispatchQueue.concurrentPerform(iterations: inputs.count) { index in
-            let result = Result { () throws(RobotError) -> Output in try work(inputs[index]) }
-            outputs.withLock { $0[index] = result }
+        ParallelWork.map(count: inputs.count, placeholder: .failure(RobotError(code: "INTERNAL_COMMAND_ERROR", message: "not run"))) {
+            { index in Result { () throws(RobotError) -> Output in try work(inputs[index]) } }
         }
-        let collected = outputs.withLock { $0 }
-        return inputs.indices.compactMap { collected[$0] }
     }
 }

@@ -36,7 +36,7 @@ public enum FileHasher {
         paths: [String], base: String? = nil, remembered: [RememberedDigest?]? = nil, confinement: String? = nil,
         workers: Int = ProcessInfo.processInfo.activeProcessorCount
     ) -> [Result<FileDigest, HashingError>] {
-        ResultSlots.compute(count: paths.count, workers: workers, placeholder: .failure(HashingError(path: "", code: EIO))) {
+        ParallelWork.map(count: paths.count, workers: workers, placeholder: .failure(HashingError(path: "", code: EIO))) {
             var buffer = [UInt8](repeating: 0, count: paths.count > 1000 ? 64 << 10 : blockSize)
             return { index in
                 let path = base.map { paths[index].hasPrefix("/") ? paths[index] : $0 + "/" + paths[index] } ?? paths[index]
@@ -102,43 +102,4 @@ public struct HashingError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// "cannot read 'x': Permission denied".
     public var description: String { "cannot read '\(path)': \(reason ?? String(cString: strerror(code)))" }
-}
-
-/// Fixed slots that worker threads fill at distinct indices, each holding `placeholder` until then.
-final class ResultSlots<Value: Sendable>: Sendable {
-    private let storage: Mutex<[Value]>
-
-    init(count: Int, placeholder: Value) {
-        storage = Mutex(Array(repeating: placeholder, count: count))
-    }
-
-    subscript(index: Int) -> Value {
-        get { storage.withLock { $0[index] } }
-        set { storage.withLock { $0[index] = newValue } }
-    }
-
-    /// `count` values computed on up to `workers` threads, each thread taking the next index in
-    /// turn. `worker` runs once per thread and gives the function for one index, so a thread can
-    /// keep state (a read buffer) from one index to the next.
-    static func compute(count: Int, workers: Int, placeholder: Value, worker: @Sendable () -> (Int) -> Value) -> [Value] {
-        let slots = ResultSlots(count: count, placeholder: placeholder)
-        let next = Atomic<Int>(0)
-        DispatchQueue.concurrentPerform(iterations: max(1, min(workers, count))) { _ in
-            let one = worker()
-            while true {
-                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard index < count else { return }
-                slots[index] = one(index)
-            }
-        }
-        return slots.take()
-    }
-
-    /// The values, moved out (not copied: a plan's digests are a large array); the slots are empty afterwards.
-    func take() -> [Value] {
-        storage.withLock { slots in
-            defer { slots = [] }
-            return slots
-        }
-    }
 }

@@ -145,7 +145,7 @@ public struct GlobWalker {
     private mutating func prefetch(_ paths: [String]) {
         let wanted = paths.filter { listings[Array($0.utf8)] == nil && prefetched[Array($0.utf8)] == nil }
         guard wanted.count > 1 else { return }
-        let listed = ResultSlots<[DirectoryEntry]?>.compute(count: wanted.count, workers: ProcessInfo.processInfo.activeProcessorCount, placeholder: nil) {
+        let listed = ParallelWork.map(count: wanted.count, placeholder: [DirectoryEntry]?.none) {
             { index in try? DirectoryListing.list(wanted[index]) }
         }
         for (path, entries) in zip(wanted, listed) {
