@@ -24,7 +24,7 @@ enum LastRun {
     static func cachedIDs(
         _ plan: Plan, manifest: Manifest, workspace: Workspace, endpointOverride: String?, environment: [String: String]
     ) -> Set<String> {
-        let endpoint = RunSetup.withoutCredentials(RunSetup.endpointName(manifest, override: endpointOverride, environment: environment))
-        return Set(Runner.cachedEntries(for: plan, resultsPath: workspace.resultsPath, endpoint: endpoint).keys)
+        let endpoint = Endpoint.of(manifest, override: endpointOverride, environment: environment)
+        return Set(Runner.cachedEntries(for: plan, resultsPath: workspace.resultsPath, endpoint: endpoint.key).keys)
     }
 }

@@ -13,34 +13,24 @@ struct RunSetup {
     var configuration: RunConfiguration
     var engine: LocalEngine?
 
-    static let publicEndpoint = "https://api2.transloadit.com"
-
-    /// The endpoint as the user names it: `--endpoint`, the manifest's, `$TRANSLOADIT_ENDPOINT`, else the public API.
-    static func endpointName(_ manifest: Manifest, override: String?, environment: [String: String]) -> String {
-        override ?? manifest.endpoint.map {
-            if case .url(let url) = $0.value { return url }
-            return "local"
-        } ?? environment["TRANSLOADIT_ENDPOINT"] ?? publicEndpoint
-    }
-
     /// The configuration of a command that talks to the manifest's endpoint; for 'local', the
     /// embedded engine, started here (waiting for another command using it, unless `waitForEngine` is false).
     static func prepare(
         manifest: Manifest, workspace: Workspace, arguments: ParsedArguments, context: CommandContext, waitForEngine: Bool = true,
         interrupted: @escaping @Sendable () -> Bool = { false }
     ) throws(DiagnosticsError) -> RunSetup {
-        let endpointText = endpointName(manifest, override: arguments.value("endpoint"), environment: context.environment)
+        let endpoint = Endpoint.of(manifest, override: arguments.value("endpoint"), environment: context.environment)
         var downloads: [String: String] = [:]
         for job in manifest.jobs {
             if let folder = arguments.value("download") { downloads[job.name.value] = folder }
             else if let folder = job.download { downloads[job.name.value] = manifest.path(folder.value) }
         }
         var configuration = RunConfiguration(
-            endpoint: endpointText, authKey: nil, signer: nil,
+            endpoint: endpoint.name, authKey: nil, signer: nil,
             lifetime: manifest.auth.expiresIn?.value ?? AuthSettings.defaultExpiresIn, workspace: workspace, downloads: downloads)
-        configuration.endpointKey = Self.withoutCredentials(endpointText)
+        configuration.endpointKey = endpoint.key
         configuration.chunkSize = manifest.upload.chunkSize?.value.bytes
-        if endpointText == "local" {
+        guard case .url(let endpointText) = endpoint else {
             let engine: LocalEngine
             do throws(FileError) { try workspace.refuseLinks() } catch {
                 throw DiagnosticsError(.error("run.workspace-link", error.description))
@@ -80,16 +70,5 @@ struct RunSetup {
             throw DiagnosticsError(.error("run.signer", error.message, at: signed.auth.signer?.location))
         }
         return RunSetup(configuration: configuration, engine: nil)
-    }
-}
-
-extension RunSetup {
-    /// `https://host/...` without any `user:password@`, so an endpoint can be recorded in results.
-    static func withoutCredentials(_ endpoint: String) -> String {
-        guard let schemeEnd = endpoint.range(of: "://") else { return endpoint }
-        let rest = endpoint[schemeEnd.upperBound...]
-        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return endpoint }
-        return String(endpoint[..<schemeEnd.upperBound]) + String(rest[rest.index(after: at)...])
     }
 }

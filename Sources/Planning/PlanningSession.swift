@@ -43,7 +43,7 @@ public struct PlanningSession: Sendable {
     /// beside it, or a URL already in `fetchedPolicies`).
     public func project(_ loaded: Loaded<Manifest>) -> Loaded<Project> {
         var (withPolicy, policy) = addPolicy(to: loaded)
-        if let manifest = withPolicy.value, endpointOverride.map({ $0 == "local" }) ?? (manifest.endpoint?.value == .local) {
+        if let manifest = withPolicy.value, Endpoint.of(manifest, override: endpointOverride, environment: environment) == .local {
             let problems = manifest.localEngineProblems
             withPolicy.diagnostics += problems
             if problems.containsErrors { withPolicy.value = nil }

@@ -32,6 +32,13 @@ final class ValidateCommandTests: XCTestCase {
         try directory.write("remote.yml", text.replacingOccurrences(of: "endpoint: local", with: "endpoint: https://api.example.com"))
         let remote = await CLIHarness.run(["validate", directory.path + "/remote.yml"])
         XCTAssertFalse(remote.stderr.contains("not-local-parameter"), remote.stderr)
+        // Without an endpoint in the manifest, $TRANSLOADIT_ENDPOINT or --endpoint decides, as for run.
+        try directory.write("unnamed.yml", text.replacingOccurrences(of: "endpoint: local\n", with: ""))
+        for (arguments, environment) in [([String](), ["TRANSLOADIT_ENDPOINT": "local"]), (["--endpoint", "local"], [:])] {
+            let unnamed = await CLIHarness.run(["plan", directory.path + "/unnamed.yml"] + arguments, environment: environment)
+            XCTAssertEqual(unnamed.status, 1, "\(arguments) \(environment)")
+            XCTAssertTrue(unnamed.stderr.contains("the local engine's /image/resize does not implement 'blur'"), unnamed.stderr)
+        }
         // A number in quotes is refused where only numbers are taken, as the policy refuses it.
         try directory.write("quoted.yml", text.replacingOccurrences(of: "endpoint: local", with: "endpoint: https://api.example.com")
             .replacingOccurrences(of: "width: 100", with: "width: \"240\"").replacingOccurrences(of: "            colorspace: Gray\n", with: ""))

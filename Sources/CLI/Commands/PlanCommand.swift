@@ -64,7 +64,7 @@ struct PlanCommand: Command {
 
     func run(_ context: CommandContext) async throws -> Int32 {
         if let origin = arguments.shardOrigin { context.output.error("pipeline: \(origin)\n") }
-        var loader = ProjectLoader(environment: context.environment, policyPath: policy)
+        var loader = ProjectLoader(environment: context.environment, policyPath: policy, endpointOverride: arguments.value("endpoint"))
         loader.rehash = arguments.flag("rehash")
         let (project, session) = await loader.load(manifest)
         let loaded = session.plan(project, workers: ProcessInfo.processInfo.activeProcessorCount, shard: shard)
@@ -118,29 +118,29 @@ struct PlanCommand: Command {
     /// declares no Template and none was synced from it, so such a plan never contacts the endpoint.
     private func templates(_ manifest: Manifest, context: CommandContext) async -> String? {
         let declared = TemplateSync.wanted(in: manifest)
-        let endpoint = RunSetup.withoutCredentials(RunSetup.endpointName(manifest, override: arguments.value("endpoint"), environment: context.environment))
-        let synced = Workspace(manifest: manifest).syncedTemplates(endpoint: endpoint)
+        let endpoint = Endpoint.of(manifest, override: arguments.value("endpoint"), environment: context.environment)
+        let synced = Workspace(manifest: manifest).syncedTemplates(endpoint: endpoint.key)
         guard !declared.isEmpty || !synced.isEmpty else { return nil }
         var reason = "--offline"
         if !offline {
             do {
                 // The account's other Templates (another manifest's) are not this plan's business, nor a prune's.
                 let remote = try await remoteTemplates(manifest, endpoint: endpoint, context: context).filter { declared[$0.name] != nil || synced[$0.name] != nil }
-                return TemplateRendering.plan(TemplateComparison.compare(declared, remote: remote), against: endpoint, prune: prune)
+                return TemplateRendering.plan(TemplateComparison.compare(declared, remote: remote), against: endpoint.key, prune: prune)
             } catch {
                 reason = (error as? DiagnosticsError)?.diagnostics.first?.message ?? "\(error)"
-                context.output.error("pipeline: warning: Templates not compared with \(endpoint): \(reason)\n")
+                context.output.error("pipeline: warning: Templates not compared with \(endpoint.key): \(reason)\n")
             }
         }
         let comparisons = TemplateComparison.compare(declared, synced: synced)
-        return TemplateRendering.plan(comparisons, against: "the last sync to \(endpoint), not the endpoint itself: \(reason)", prune: prune)
+        return TemplateRendering.plan(comparisons, against: "the last sync to \(endpoint.key), not the endpoint itself: \(reason)", prune: prune)
     }
 
     /// Every Template of the manifest's endpoint, signed as `run` signs (the embedded engine for 'local').
-    private func remoteTemplates(_ manifest: Manifest, endpoint: String, context: CommandContext) async throws -> [RemoteTemplate] {
+    private func remoteTemplates(_ manifest: Manifest, endpoint: Endpoint, context: CommandContext) async throws -> [RemoteTemplate] {
         let workspace = Workspace(manifest: manifest)
         // An embedded engine that never ran holds no Template; planning does not create one.
-        if endpoint == "local", !FileManager.default.fileExists(atPath: workspace.engineDirectory) { return [] }
+        if endpoint == .local, !FileManager.default.fileExists(atPath: workspace.engineDirectory) { return [] }
         // A plan does not wait for a run using the embedded engine: it compares offline instead.
         let prepared = try RunSetup.prepare(manifest: manifest, workspace: workspace, arguments: arguments, context: context, waitForEngine: false)
         defer { prepared.engine?.stop() }

@@ -31,7 +31,7 @@ struct SignerCommand: Command {
             .init(name: "host", valueName: "ADDRESS", help: "The IPv4 address to listen on (default 127.0.0.1)."),
             .init(name: "port", valueName: "N", help: "The port (default 8788; 0 picks a free one)."),
             .init(name: "audit-log", valueName: "FILE", help: "Append one JSON line per decision to FILE."),
-            .init(name: "endpoint", valueName: "URL", help: "Where a template_id the policy lists by name is looked up (default \(RunSetup.publicEndpoint); 'none' accepts only ids the policy lists)."),
+            .init(name: "endpoint", valueName: "URL", help: "Where a template_id the policy lists by name is looked up (default \(Endpoint.hosted.name); 'none' accepts only ids the policy lists)."),
             CommandSpec.caCertOption,
         ] + TLSFiles.options,
         examples: ["pipeline signer --policy policy.yml --tokens callers.yml --audit-log audit.jsonl"])
@@ -59,7 +59,7 @@ struct SignerCommand: Command {
             jwks = nil
         }
         port = try arguments.port(default: 8788)
-        switch arguments.value("endpoint") ?? RunSetup.publicEndpoint {
+        switch arguments.value("endpoint") ?? Endpoint.hosted.name {
         case "none": templatesEndpoint = nil
         case let url where url.hasPrefix("https://") || url.hasPrefix("http://"): templatesEndpoint = url
         case let other: throw UsageError("--endpoint must be an http(s) URL or 'none', not '\(other)'", command: Self.spec.name)

@@ -2,6 +2,7 @@ import Basics
 import Client
 import Foundation
 import HTTPClient
+import Spec
 import Wire
 
 /// `pipeline status`: the last run's Assemblies, as the results and the service see them.
@@ -35,7 +36,7 @@ struct StatusCommand: Command {
         var statuses = started.map { finished[$0.key]?.status ?? "STARTED" }
         // The embedded engine is gone with its run: what the run stored is the truth.
         let asked: [(index: Int, url: String, stored: String?)] = started.indices.compactMap { index in
-            guard finished[started[index].key]?.isCompleted != true, started[index].value.endpoint != "local",
+            guard finished[started[index].key]?.isCompleted != true, started[index].value.endpoint != Endpoint.local.key,
                   let url = started[index].value.url, !url.hasPrefix("file://") else { return nil }
             return (index, url, finished[started[index].key]?.status)
         }

@@ -1,0 +1,36 @@
+extension Endpoint {
+    /// The hosted service, where Assemblies go when nothing names an endpoint.
+    public static let hosted = Endpoint.url("https://api2.transloadit.com")
+
+    /// `local` or an API URL, as a user writes it (`--endpoint`, `$TRANSLOADIT_ENDPOINT`).
+    public init(_ text: String) {
+        self = text == "local" ? .local : .url(text)
+    }
+
+    /// The endpoint a command uses: `override` (`--endpoint`), the manifest's, `$TRANSLOADIT_ENDPOINT`, else the hosted service.
+    public static func of(_ manifest: Manifest, override: String?, environment: [String: String]) -> Endpoint {
+        override.map(Endpoint.init) ?? manifest.endpoint?.value ?? environment["TRANSLOADIT_ENDPOINT"].map(Endpoint.init) ?? hosted
+    }
+
+    /// How results, run state and Template records name it: `local`, or the URL without any
+    /// `user:password@`, so no credential is ever written down.
+    public var key: String {
+        switch self {
+        case .local: return "local"
+        case .url(let url):
+            guard let schemeEnd = url.range(of: "://") else { return url }
+            let rest = url[schemeEnd.upperBound...]
+            let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+            guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
+            return String(url[..<schemeEnd.upperBound]) + String(rest[rest.index(after: at)...])
+        }
+    }
+
+    /// The endpoint as a user names it (`local`, or its URL as written).
+    public var name: String {
+        switch self {
+        case .local: "local"
+        case .url(let url): url
+        }
+    }
+}
