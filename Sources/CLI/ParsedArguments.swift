@@ -8,20 +8,38 @@ struct ParsedArguments: Sendable {
     var positionals: [String] = []
     private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
+    /// The options the command declares; a debug build stops at a lookup of any other (a typo
+    /// would otherwise read as "not given"). `OptionDeclarationTests` checks the sources too.
+    private var declared: Set<String> = []
 
     /// Whether a flag without a value was given.
-    func flag(_ name: String) -> Bool { flags.contains(name) }
+    func flag(_ name: String) -> Bool {
+        assert(isDeclared(name), "'--\(name)' is not an option of '\(command)'")
+        return flags.contains(name)
+    }
 
     /// The last value given for an option.
-    func value(_ name: String) -> String? { values[name]?.last }
+    func value(_ name: String) -> String? {
+        assert(isDeclared(name), "'--\(name)' is not an option of '\(command)'")
+        return values[name]?.last
+    }
 
     /// Every value given for a repeatable option.
-    func values(_ name: String) -> [String] { values[name] ?? [] }
+    func values(_ name: String) -> [String] {
+        assert(isDeclared(name), "'--\(name)' is not an option of '\(command)'")
+        return values[name] ?? []
+    }
+
+    private func isDeclared(_ name: String) -> Bool { declared.isEmpty || declared.contains(name) }
+
+    /// Whether the command declares the option (for lookups shared by every command).
+    func declares(_ name: String) -> Bool { declared.contains(name) }
 
     /// Parses `arguments` for `spec`; `--name value`, `--name=value` and `--` are understood.
     static func parse(_ arguments: [String], for spec: CommandSpec) throws(UsageError) -> ParsedArguments {
         var parsed = ParsedArguments()
         parsed.command = spec.name
+        parsed.declared = Set(spec.allOptions.map(\.name))
         var index = 0
         var optionsEnded = false
         while index < arguments.count {

@@ -84,7 +84,7 @@ public enum PipelineCLI {
     /// The CAs to trust: the system's, the environment's variables' and `--ca-cert`'s, together.
     private static func trust(_ arguments: ParsedArguments, environment: [String: String], command: String) throws(UsageError) -> TLSTrust {
         var trust = TLSTrust.fromEnvironment(environment)
-        if let file = arguments.value(CommandSpec.caCertOption.name) {
+        if arguments.declares(CommandSpec.caCertOption.name), let file = arguments.value(CommandSpec.caCertOption.name) {
             guard FileManager.default.isReadableFile(atPath: file) else {
                 throw UsageError("cannot read the CA certificate file '\(file)' given to --ca-cert", command: command)
             }

@@ -22,7 +22,8 @@ struct RunSetup {
         let endpoint = Endpoint.of(manifest, override: arguments.value("endpoint"), environment: context.environment)
         var downloads: [String: String] = [:]
         for job in manifest.jobs {
-            if let folder = arguments.value("download") { downloads[job.name.value] = folder }
+            // Only `run` has --download (plan and templates prepare a configuration too).
+            if arguments.declares("download"), let folder = arguments.value("download") { downloads[job.name.value] = folder }
             else if let folder = job.download { downloads[job.name.value] = manifest.path(folder.value) }
         }
         var configuration = RunConfiguration(

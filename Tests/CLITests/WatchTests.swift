@@ -19,7 +19,7 @@ final class WatchTests: XCTestCase {
     private func startWatching(in directory: TemporaryDirectory, manifest: String = "pipeline.yml") throws -> (Process, Collected) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ProcessRunner.pipelineExecutable)
-        process.arguments = ["run", manifest, "--watch"]
+        process.arguments = ["run", manifest, "--watch", "-v"]
         process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
         let errors = Pipe(), collected = Collected()
         process.standardError = errors

@@ -21,8 +21,8 @@ final class DataFolderLockTests: XCTestCase {
         var patient = LocalEngine.Configuration(dataDirectory: data.path)
         patient.whileWaitingForTheFolder = { waited.store(true, ordering: .relaxed) }
         let second = Task.detached { try LocalEngine(patient, server: settings) }
-        try await Task.sleep(for: .milliseconds(300))
-        XCTAssertTrue(waited.load(ordering: .relaxed), "told that it waits")
+        let told = await eventually(within: .seconds(10)) { waited.load(ordering: .relaxed) }
+        XCTAssertTrue(told, "told that it waits")
         first.stop()
         let engine = try await second.value
         engine.stop()

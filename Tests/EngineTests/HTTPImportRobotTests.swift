@@ -144,7 +144,9 @@ final class HTTPImportRobotTests: XCTestCase {
         let slow = (0..<20).map { JSONValue.string(url("/slow?copy=\($0)")) }
         let created = try await client.create(steps: .object(["imported": .object(["robot": .string("/http/import"), "url": .array(slow)])]))
         let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
-        try await Task.sleep(for: .milliseconds(500))
+        // Canceled once the first imports are under way.
+        let importing = await eventually(within: .seconds(10)) { FileManager.default.fileExists(atPath: self.directory.path + "/requests.log") }
+        XCTAssertTrue(importing)
         let started = ContinuousClock.now
         let canceled = try await client.http.send(HTTPRequest(method: "DELETE", url: client.base + "/assemblies/" + id))
         XCTAssertEqual(canceled.status, 200)

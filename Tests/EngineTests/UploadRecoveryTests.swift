@@ -44,7 +44,8 @@ final class UploadRecoveryTests: XCTestCase {
             + "Content-Type: application/offset+octet-stream\r\nUpload-Offset: 0\r\nContent-Length: \(data.count)\r\n\r\n")
         let sent = 5 << 20
         XCTAssertTrue(dead.send(data.prefix(sent)))
-        try await Task.sleep(for: .milliseconds(300))
+        let arrived = await eventually(within: .seconds(10)) { server.largestStoredSize() >= sent }
+        XCTAssertTrue(arrived, "the dead connection's bytes reached the upload")
         let started = ContinuousClock.now
         let status = try await head(server.endpoint + id)
         XCTAssertEqual(status.status, 200, "not locked out")

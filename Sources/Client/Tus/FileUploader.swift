@@ -3,10 +3,9 @@ import Foundation
 import HTTPClient
 import Wire
 
-/// Uploads one file with the tus protocol, resuming where the server stopped: after a transport
-/// error or a 409 it asks the server for its offset and continues from there; a stored URL the
-/// server no longer knows (404/410) means a new upload. Retries wait `retryDelays`, and the
-/// attempt counter resets whenever the server's offset has moved forward.
+/// Uploads one file with the tus protocol: `UploadMachine` decides each step from the server's
+/// answers (resume, retry, a new upload when the server forgot one); this type makes the
+/// requests, computes checksums, reports progress and keeps the resume record.
 struct FileUploader: Sendable {
     let client: TusClient
     let capabilities: TusCapabilities
@@ -29,114 +28,94 @@ struct FileUploader: Sendable {
         let offersTrailer = checksum == .crc32 && capabilities.extensions.contains("checksum-trailer")
         var ahead: ChecksumAhead?
         // The plan's digest is the checksum of a whole-file request, if the file is the version it hashed.
-        var knownHeader = known.flatMap { known in
+        let knownHeader = known.flatMap { known in
             checksum == .sha256 && known.modified == file.modified ? Hex.decode(known.sha256).map { "sha256 " + Data($0).base64EncodedString() } : nil
         }
-        var url = store?.load(key)?.uploadURL
-        var offset: Int64 = 0
-        var resumedFrom: Int64 = 0
-        var attempt = 0
-        var offsetAtLastFailure: Int64 = -1
-        var needsStatus = url != nil
-        // An upload this call created that the server then forgets is retried with backoff like
-        // any failure, so a server that loses every upload cannot make an endless create loop.
-        var createdHere = false
+        var machine = UploadMachine(size: file.size, resuming: store?.load(key)?.uploadURL, retryDelays: options.retryDelays)
         var expirySaved = ContinuousClock.now
+        var lastExpiry: Date?
         progress(UploadProgress(index: index, confirmed: 0, inFlight: 0, total: file.size))
-
+        var action = machine.start
         while true {
-            do {
-                try Task.checkCancellation()
-                if let current = url, needsStatus {
-                    let status = try await client.status(of: current)
-                    if let length = status.length, length != file.size {
-                        throw TusError(.gone, request: "HEAD \(current)", detail: "the server holds \(length) bytes for a \(file.size)-byte file")
-                    }
-                    guard status.offset <= file.size else {
-                        throw TusError(.rejected, request: "HEAD \(current)", detail: "the server claims \(status.offset) bytes of a \(file.size)-byte file")
-                    }
-                    offset = status.offset
-                    if resumedFrom == 0 { resumedFrom = offset }
-                    needsStatus = false
-                } else if url == nil {
-                    let created = try await create(file: file, metadata: metadata, checksum: checksum, known: knownHeader)
-                    url = created.url
-                    createdHere = true
-                    offset = created.status.offset
-                    // A file that went whole in the creating POST has nothing left to resume.
-                    if offset < file.size || options.remembersFinished {
-                        try store?.save(.init(uploadURL: created.url, endpoint: client.endpoint, path: file.path, size: file.size,
-                                              expires: created.status.expires), for: key)
-                    }
-                }
-                guard let current = url else { continue }
-                progress(UploadProgress(index: index, confirmed: offset, inFlight: 0, total: file.size))
-                while offset < file.size {
-                    let chunkSize = options.bodyLimits.limit(for: client.endpoint)
-                        ?? options.chunkSize ?? (checksum == nil ? Int64.max : UploadOptions.checksumChunkSize)
-                    let length = min(chunkSize, file.size - offset)
-                    let whole = offset == 0 && length == file.size
-                    let trailer = offersTrailer && !options.bodyLimits.refusesTrailers(for: client.endpoint) ? checksum : nil
-                    if trailer == nil, ahead == nil, let checksum { ahead = ChecksumAhead(algorithm: checksum, path: file.path) }
-                    let header = try await whole && knownHeader != nil ? knownHeader : ahead?.value(offset: offset, length: length)
-                    if let ahead, offset + length < file.size {
-                        ahead.prepare(offset: offset + length, length: min(chunkSize, file.size - offset - length))
-                    }
-                    let start = offset
-                    guard let status = try await append(to: current, file: file, offset: start, length: length, checksum: header, trailer: trailer, progress: { sent in
-                        progress(UploadProgress(index: index, confirmed: start, inFlight: sent, total: file.size))
-                    }) else {
-                        progress(UploadProgress(index: index, confirmed: start, inFlight: 0, total: file.size))
-                        continue
-                    }
-                    offset = status.offset
-                    progress(UploadProgress(index: index, confirmed: offset, inFlight: 0, total: file.size))
-                    // The server moves the expiry with every PATCH; a flushed write per chunk would cost
-                    // more than the chunk, so the record follows it every few seconds (it keeps a minute's margin).
-                    if let expires = status.expires, ContinuousClock.now - expirySaved >= .seconds(5) {
-                        try? store?.save(.init(uploadURL: current, endpoint: client.endpoint, path: file.path, size: file.size,
-                                               expires: expires), for: key)
-                        expirySaved = .now
-                    }
-                }
+            try Task.checkCancellation()
+            let event: UploadMachine.Event
+            switch action {
+            case .fail(let error):
+                throw error
+            case .finish(let url):
                 // Bytes read while the file was being rewritten are a mix of two versions: never a success.
                 if let change = file.change() {
                     store?.remove(key)
-                    throw TusError(.rejected, request: "PATCH \(current)", detail: "'\(path)' changed while it was uploaded (\(change)); upload it again")
+                    throw TusError(.rejected, request: "PATCH \(url)", detail: "'\(path)' changed while it was uploaded (\(change)); upload it again")
                 }
                 if !options.remembersFinished { store?.remove(key) }
-                return UploadResult(index: index, path: path, url: current, size: file.size, resumedFrom: resumedFrom)
-            } catch let error as TusError {
-                // A creating request refused with a Location (a body whose checksum failed): the
-                // upload exists, empty; it is used, not abandoned for a new one per retry.
-                if url == nil, let location = error.location, error.kind != .gone {
-                    url = location
-                    createdHere = true
-                    needsStatus = true
-                    try? store?.save(.init(uploadURL: location, endpoint: client.endpoint, path: file.path, size: file.size, expires: nil), for: key)
+                return UploadResult(index: index, path: path, url: url, size: file.size, resumedFrom: machine.resumedFrom)
+            case .wait(let delay):
+                try await options.sleep(delay)
+                event = .waited
+            case .askOffset(let url):
+                event = try await Self.outcome {
+                    let status = try await client.status(of: url)
+                    if let length = status.length, length != file.size {
+                        throw TusError(.gone, request: "HEAD \(url)", detail: "the server holds \(length) bytes for a \(file.size)-byte file")
+                    }
+                    guard status.offset <= file.size else {
+                        throw TusError(.rejected, request: "HEAD \(url)", detail: "the server claims \(status.offset) bytes of a \(file.size)-byte file")
+                    }
+                    return .offsetKnown(status.offset)
                 }
-                if error.kind == .gone {
-                    // The server forgot the upload (or never had it): start a new one; not an
-                    // attempt, unless this call created it (then the server keeps losing uploads).
-                    store?.remove(key)
-                    guard url != nil else { throw error }
-                    url = nil
-                    offset = 0
-                    needsStatus = false
-                    if !createdHere { continue }
+            case .create:
+                let known = machine.trustsKnownDigest ? knownHeader : nil
+                event = try await Self.outcome {
+                    let created = try await create(file: file, metadata: metadata, checksum: checksum, known: known)
+                    lastExpiry = created.status.expires
+                    return .created(url: created.url, offset: created.status.offset)
                 }
-                guard error.isRetryable || error.kind == .gone else { throw error }
-                if offset > offsetAtLastFailure { attempt = 0 }
-                offsetAtLastFailure = offset
-                guard attempt < options.retryDelays.count else { throw error }
-                try await Task.sleep(for: options.retryDelays[attempt])
-                attempt += 1
-                needsStatus = url != nil && error.kind != .checksumMismatch
-                // A mismatch with the plan's digest: the file changed within the same clock tick; hash it.
-                if error.kind == .checksumMismatch { knownHeader = nil }
-                createdHere = false
+            case .send(let url, let offset):
+                let chunkSize = options.bodyLimits.limit(for: client.endpoint)
+                    ?? options.chunkSize ?? (checksum == nil ? Int64.max : UploadOptions.checksumChunkSize)
+                let length = min(chunkSize, file.size - offset)
+                let whole = offset == 0 && length == file.size
+                let trailer = offersTrailer && !options.bodyLimits.refusesTrailers(for: client.endpoint) ? checksum : nil
+                if trailer == nil, ahead == nil, let checksum { ahead = ChecksumAhead(algorithm: checksum, path: file.path) }
+                let header = try await whole && machine.trustsKnownDigest && knownHeader != nil ? knownHeader : ahead?.value(offset: offset, length: length)
+                if let ahead, offset + length < file.size {
+                    ahead.prepare(offset: offset + length, length: min(chunkSize, file.size - offset - length))
+                }
+                progress(UploadProgress(index: index, confirmed: offset, inFlight: 0, total: file.size))
+                event = try await Self.outcome {
+                    guard let status = try await append(to: url, file: file, offset: offset, length: length, checksum: header, trailer: trailer, progress: { sent in
+                        progress(UploadProgress(index: index, confirmed: offset, inFlight: sent, total: file.size))
+                    }) else { return .sendRefused }
+                    lastExpiry = status.expires
+                    return .sent(offset: status.offset)
+                }
             }
+            let (next, record) = machine.handle(event)
+            switch record {
+            case .save(let url):
+                // A file that went whole in the creating POST has nothing left to resume.
+                if case .finish = next, !options.remembersFinished { break }
+                // Without the record a later run cannot resume, and starts the file again: no failure of this one.
+                try? store?.save(.init(uploadURL: url, endpoint: client.endpoint, path: file.path, size: file.size, expires: lastExpiry), for: key)
+            case .forget:
+                store?.remove(key)
+            case nil:
+                // The server moves the expiry with every PATCH; a flushed write per chunk would cost
+                // more than the chunk, so the record follows it every few seconds (it keeps a minute's margin).
+                if case .sent = event, let url = machine.url, let expires = lastExpiry, ContinuousClock.now - expirySaved >= .seconds(5) {
+                    try? store?.save(.init(uploadURL: url, endpoint: client.endpoint, path: file.path, size: file.size, expires: expires), for: key)
+                    expirySaved = .now
+                }
+            }
+            if case .sent = event { progress(UploadProgress(index: index, confirmed: machine.offset, inFlight: 0, total: file.size)) }
+            action = next
         }
+    }
+
+    /// The event a request's outcome is: what `request` returns, or its tus failure.
+    private static func outcome(_ request: () async throws -> UploadMachine.Event) async throws -> UploadMachine.Event {
+        do { return try await request() } catch let error as TusError { return .failed(error) }
     }
 
     /// One PATCH; `nil` when a proxy refused its size (413) and a smaller one should be sent, or

@@ -1,7 +1,7 @@
 import HTTPClient
 
 /// Why a tus request failed, classified by what the uploader should do next.
-public struct TusError: Error, Sendable, CustomStringConvertible {
+public struct TusError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The classes of failure the protocol distinguishes.
     public enum Kind: Sendable, Equatable {
         /// The connection failed, stalled or was cut: HEAD and continue.

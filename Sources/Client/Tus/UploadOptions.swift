@@ -35,6 +35,8 @@ public struct UploadOptions: Sendable {
     /// Whether finished uploads stay in the resume state, so that running the same upload again
     /// (after an interruption) asks the server once and sends none of their bytes again.
     public var remembersFinished = false
+    /// How a retry waits: the task's sleep, or the run's own clock (tests give a clock that does not).
+    public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
 
     /// Creates options; the defaults follow tus-js-client where it is sound.
     public init(
