@@ -1,10 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// One module per concern; docs/internals.md (Layout) says what each owns.
+// One module per concern; docs/internals.md (Layout) says what each owns. Linux only (inotify,
+// /proc, Glibc's stat and fadvise): Sources/Basics/Platform.swift stops a build elsewhere.
 let package = Package(
     name: "pipeline",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "pipeline", targets: ["pipeline"]),
     ],
