@@ -69,9 +69,9 @@ public enum PipelineCLI {
                 output.out(HelpText.command(command.spec))
                 return ExitCode.success
             }
-            // Every command's requests (a robot's import, a policy fetch) trust the environment's CAs.
-            TLSTrust.processDefault = try trust(parsed, environment: environment, command: command.spec.name)
-            let context = CommandContext(environment: environment, output: output)
+            // One client per command, trusting the environment's CAs and --ca-cert's, for all its requests.
+            let http = HTTPClient(trust: try trust(parsed, environment: environment, command: command.spec.name))
+            let context = CommandContext(environment: environment, output: output, http: http)
             return try await command.init(parsed).run(context)
         } catch let error as UsageError {
             return usage(error, specs: specs, output: output)
@@ -108,6 +108,8 @@ public enum PipelineCLI {
 struct CommandContext {
     var environment: [String: String]
     var output: Output
+    /// The command's one HTTP client (its connection pool and network thread).
+    var http: HTTPClient
 
     /// Diagnostics rendered for people (and GitHub Actions when running there) on standard error.
     func report(_ diagnostics: [Diagnostic], sources: SourceStore) {

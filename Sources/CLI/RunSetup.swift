@@ -66,7 +66,7 @@ struct RunSetup {
         }
         configuration.authKey = key
         do throws(SignerError) {
-            configuration.signer = try SignerFactory.make(signed.auth.signer?.value, environment: context.environment)
+            configuration.signer = try SignerFactory.make(signed.auth.signer?.value, environment: context.environment, http: context.http)
         } catch {
             throw DiagnosticsError(.error("run.signer", error.message, at: signed.auth.signer?.location))
         }

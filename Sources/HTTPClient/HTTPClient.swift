@@ -6,8 +6,10 @@ public final class HTTPClient: Sendable {
     private let loop: CurlLoop?
     private let trust: TrustBundle
 
-    /// Creates a client with its own network thread, checking HTTPS servers against `trust`.
-    public init(trust: TLSTrust = .processDefault) {
+    /// Creates a client with its own network thread, checking HTTPS servers against `trust`
+    /// (by default the system's CAs and those the process's environment names). A command makes
+    /// one and passes it down, so all its requests share one thread and one connection pool.
+    public init(trust: TLSTrust = .fromEnvironment(ProcessInfo.processInfo.environment)) {
         loop = CurlLoop()
         self.trust = TrustBundle(trust)
     }

@@ -42,14 +42,6 @@ public struct TLSTrust: Sendable, Hashable {
 
     /// Debian's bundle of the system's CAs (`ca-certificates`).
     static let systemBundle = "/etc/ssl/certs/ca-certificates.crt"
-
-    private static let current = Mutex(TLSTrust())
-
-    /// The trust every `HTTPClient` of this process starts with; the command line sets it once.
-    public static var processDefault: TLSTrust {
-        get { current.withLock { $0 } }
-        set { current.withLock { $0 = newValue } }
-    }
 }
 
 /// A `TLSTrust` with its files read once, for every request of one client.

@@ -47,7 +47,7 @@ struct DiffCommand: Command {
     func run(_ context: CommandContext) async -> Int32 {
         let sides = [old] + (new.map { [$0] } ?? [])
         let manifests = sides.filter { !$0.hasSuffix(".json") }.compactMap { ManifestLoader(environment: context.environment).load(path: $0).value }
-        let session = await ProjectLoader(environment: context.environment, policyPath: policy).session(for: manifests)
+        let session = await ProjectLoader(environment: context.environment, policyPath: policy, http: context.http).session(for: manifests)
         return compare(context, fetchedPolicies: session.fetchedPolicies)
     }
 

@@ -64,7 +64,7 @@ struct PlanCommand: Command {
 
     func run(_ context: CommandContext) async throws -> Int32 {
         if let origin = arguments.shardOrigin { context.output.error("pipeline: \(origin)\n") }
-        var loader = ProjectLoader(environment: context.environment, policyPath: policy, endpointOverride: arguments.value("endpoint"))
+        var loader = ProjectLoader(environment: context.environment, policyPath: policy, endpointOverride: arguments.value("endpoint"), http: context.http)
         loader.rehash = arguments.flag("rehash")
         let (project, session) = await loader.load(manifest)
         let loaded = session.plan(project, workers: ProcessInfo.processInfo.activeProcessorCount, shard: shard)
@@ -144,6 +144,6 @@ struct PlanCommand: Command {
         // A plan does not wait for a run using the embedded engine: it compares offline instead.
         let prepared = try RunSetup.prepare(manifest: manifest, workspace: workspace, arguments: arguments, context: context, waitForEngine: false)
         defer { prepared.engine?.stop() }
-        return try await TemplateClient(configuration: prepared.configuration, http: HTTPClient()).list()
+        return try await TemplateClient(configuration: prepared.configuration, http: context.http).list()
     }
 }

@@ -103,7 +103,7 @@ struct RunCommand: Command {
     func runOnce(_ context: CommandContext, onlyWhenChanged: Bool = false) async -> Int32 {
         let signals = SignalCenter.waiter()
         // The manifest and its policy are read once, for planning and for the run.
-        var loader = ProjectLoader(environment: context.environment, policyPath: arguments.value("policy"), endpointOverride: arguments.value("endpoint"))
+        var loader = ProjectLoader(environment: context.environment, policyPath: arguments.value("policy"), endpointOverride: arguments.value("endpoint"), http: context.http)
         loader.rehash = arguments.flag("rehash")
         let (project, session) = await loader.load(manifestPath)
         // A shard plans (and hashes) only its own share.
@@ -162,7 +162,7 @@ struct RunCommand: Command {
             }
         }
         defer { ticker.cancel() }
-        let runner = Runner(plan: plan, configuration: configuration)
+        let runner = Runner(plan: plan, configuration: configuration, http: context.http)
         // After Ctrl-C, transfers cut short are no news: one line says the run was interrupted.
         let work = Task { try await runner.run { event in if !signals.hasReceived { display.show(event) } } }
         let interrupt = Task {
@@ -186,7 +186,7 @@ struct RunCommand: Command {
     private func interrupted(_ results: RunResults?, configuration: RunConfiguration, context: CommandContext, status: Int32) async -> Int32 {
         if arguments.flag("cancel-on-interrupt") {
             let done = Set((results?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
-            let canceled = await InFlight.cancel(configuration.workspace.startedAssemblies(in: [configuration.stateFile]), except: done)
+            let canceled = await InFlight.cancel(configuration.workspace.startedAssemblies(in: [configuration.stateFile]), except: done, http: context.http)
             context.output.error("pipeline: interrupted; canceled \(plural(canceled, "Assembly", "Assemblies")) in flight.\n")
         } else {
             let again = configuration.force ? "Run it again without --force to resume (with --force it starts over)" : "Run the same command again to resume"

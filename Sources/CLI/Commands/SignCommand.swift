@@ -102,7 +102,7 @@ struct SignCommand: Command {
         }
         do {
             let params = try prepare(parsed, environment: context.environment).serialized()
-            let signature = try await makeSigner(context.environment).sign(params)
+            let signature = try await makeSigner(context).sign(params)
             context.output.out(JSONValue.object(["params": .string(params), "signature": .string(signature)]).serialized(pretty: true) + "\n")
             return ExitCode.success
         } catch {
@@ -123,14 +123,15 @@ struct SignCommand: Command {
         return .object(prepared)
     }
 
-    private func makeSigner(_ environment: [String: String]) throws(SignerError) -> any ParamsSigner {
+    private func makeSigner(_ context: CommandContext) throws(SignerError) -> any ParamsSigner {
+        let environment = context.environment
         let settings: SignerSettings
         switch signer {
         case "command": settings = .command(arguments: (arguments.value("command") ?? "").split(separator: " ").map(String.init), timeout: nil)
         case "url": settings = .url(arguments.value("url") ?? "", token: try token(environment))
         default: settings = .secret(variable: arguments.value("secret-env") ?? "TRANSLOADIT_SECRET")
         }
-        return try SignerFactory.make(settings, environment: environment)
+        return try SignerFactory.make(settings, environment: environment, http: context.http)
     }
 
     private func token(_ environment: [String: String]) throws(SignerError) -> SignerToken? {

@@ -80,7 +80,7 @@ struct SignerCommand: Command {
                 policy: policy, policyText: String(decoding: policyData, as: UTF8.self), callersPath: arguments.value("tokens") ?? "",
                 providers: jwks.map { [IdentityProvider(name: "default", issuer: $0.issuer, audiences: [$0.audience], keys: .file($0.path))] } ?? [],
                 authKey: arguments.value("auth-key"), secret: secret, auditLog: arguments.value("audit-log"),
-                templatesEndpoint: templatesEndpoint),
+                templatesEndpoint: templatesEndpoint, http: context.http),
                 environment: context.environment)
         } catch {
             context.report(error.diagnostics, sources: SourceStore())

@@ -29,7 +29,7 @@ struct StatusCommand: Command {
         guard let workspace = LastRun.workspace(manifest, context: context) else { return ExitCode.failure }
         let entries = workspace.lastResults()?.assemblies ?? []
         let finished = Dictionary(entries.map { ($0.planID, $0) }, uniquingKeysWith: { first, _ in first })
-        let client = AssemblyClient(http: HTTPClient(), endpoint: "")
+        let client = AssemblyClient(http: context.http, endpoint: "")
         let started = workspace.startedAssemblies().sorted(by: { $0.key < $1.key })
         // The service is asked about the Assemblies not known to be completed, a few at a time,
         // so a run of thousands of Assemblies answers in seconds.
@@ -91,7 +91,7 @@ struct CancelCommand: Command {
     func run(_ context: CommandContext) async throws -> Int32 {
         guard let workspace = LastRun.workspace(manifest, context: context) else { return ExitCode.failure }
         let done = Set((workspace.lastResults()?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
-        let canceled = await InFlight.cancel(workspace.startedAssemblies(), except: done) { line in
+        let canceled = await InFlight.cancel(workspace.startedAssemblies(), except: done, http: context.http) { line in
             context.output.out(line + "\n")
         }
         context.output.out("Canceled \(plural(canceled, "Assembly", "Assemblies")).\n")
@@ -102,8 +102,10 @@ struct CancelCommand: Command {
 /// The Assemblies a run started and has not seen end.
 enum InFlight {
     /// Cancels every `started` Assembly whose plan id is not in `except`; returns how many.
-    static func cancel(_ started: [String: StartedAssembly], except done: Set<String>, report: (String) -> Void = { _ in }) async -> Int {
-        let client = AssemblyClient(http: HTTPClient(), endpoint: "")
+    static func cancel(
+        _ started: [String: StartedAssembly], except done: Set<String>, http: HTTPClient, report: (String) -> Void = { _ in }
+    ) async -> Int {
+        let client = AssemblyClient(http: http, endpoint: "")
         var canceled = 0
         for (planID, started) in started.sorted(by: { $0.key < $1.key }) where !done.contains(planID) {
             guard let url = started.url else { continue }

@@ -63,7 +63,7 @@ struct TemplatesCommand: Command {
         }
         defer { prepared.engine?.stop() }
         let configuration = prepared.configuration
-        let client = TemplateClient(configuration: configuration, http: HTTPClient())
+        let client = TemplateClient(configuration: configuration, http: context.http)
         let wanted = TemplateSync.wanted(in: manifest)
         do {
             switch action {

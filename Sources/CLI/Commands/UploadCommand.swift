@@ -92,7 +92,7 @@ struct UploadCommand: Command {
             UploadFile(path: path, metadata: MediaTypes.uploadMetadata(for: path).merging(metadata) { _, given in given })
         }
         let reporter = ProgressReporter(output: context.output, enabled: !quiet, totalFiles: files.count)
-        let uploader = TusUploader(endpoint: endpoint, options: options, http: HTTPClient())
+        let uploader = TusUploader(endpoint: endpoint, options: options, http: context.http)
         let results: [Result<UploadResult, any Error>]
         do {
             results = try await uploader.upload(uploads) { reporter.update($0) }

@@ -27,7 +27,7 @@ struct ValidateCommand: Command {
     }
 
     func run(_ context: CommandContext) async -> Int32 {
-        let (project, session) = await ProjectLoader(environment: context.environment, policyPath: policy).load(manifest)
+        let (project, session) = await ProjectLoader(environment: context.environment, policyPath: policy, http: context.http).load(manifest)
         let loaded = session.validate(project)
         let valid = loaded.value != nil
         if json {

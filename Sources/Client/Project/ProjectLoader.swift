@@ -16,9 +16,12 @@ public struct ProjectLoader: Sendable {
     public var endpointOverride: String?
     /// Hash every file, trusting no remembered digest (`--rehash`).
     public var rehash = false
+    /// Fetches policies given by URL.
+    public var http: HTTPClient
 
     /// Creates a loader.
-    public init(environment: [String: String], policyPath: String? = nil, endpointOverride: String? = nil) {
+    public init(environment: [String: String], policyPath: String? = nil, endpointOverride: String? = nil, http: HTTPClient) {
+        self.http = http
         self.environment = environment
         self.policyPath = policyPath
         self.endpointOverride = endpointOverride
@@ -39,7 +42,7 @@ public struct ProjectLoader: Sendable {
             for url in manifests.compactMap({ $0.policy?.value }) where url.contains("://") && fetched[url] == nil {
                 let request = HTTPRequest(method: "GET", url: url, timeouts: HTTPTimeouts(total: .seconds(15)), maxResponseBytes: 1 << 20)
                 do {
-                    let response = try await HTTPClient().send(request)
+                    let response = try await http.send(request)
                     if response.status == 200 { fetched[url] = response.body } else { failures[url] = "HTTP \(response.status)" }
                 } catch let error as HTTPError {
                     failures[url] = error.message
