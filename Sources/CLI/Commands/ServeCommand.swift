@@ -1,4 +1,5 @@
 import Basics
+import Client
 import Dispatch
 import Engine
 import Foundation
@@ -68,7 +69,7 @@ struct ServeCommand: Command {
         policyPath = arguments.value("policy")
         host = arguments.value("host") ?? "127.0.0.1"
         port = try arguments.port(default: 8787)
-        dataDirectory = arguments.value("data-dir") ?? ".pipeline/engine"
+        dataDirectory = arguments.value("data-dir") ?? Workspace.here.engineDirectory
         quiet = arguments.flag("quiet")
         let duration = try arguments.duration("max-media-duration", default: .seconds(4 * 3600))
         let pixels = arguments.value("max-image-pixels")

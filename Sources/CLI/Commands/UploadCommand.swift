@@ -60,7 +60,7 @@ struct UploadCommand: Command {
             metadata[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
         }
         self.metadata = metadata
-        var options = UploadOptions(stateDirectory: arguments.value("state-dir") ?? ".pipeline/uploads")
+        var options = UploadOptions(stateDirectory: arguments.value("state-dir") ?? Workspace.here.uploadsDirectory)
         options.remembersFinished = true
         options.chunkSize = try arguments.size("chunk-size", minimum: UploadSettings.smallestChunk)
         options.parallel = try arguments.integer("parallel", in: OptionLimits.parallel, default: options.parallel)

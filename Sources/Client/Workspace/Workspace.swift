@@ -55,6 +55,15 @@ public struct Workspace: Sendable, Equatable {
     /// The embedded engine's data (`endpoint: local`).
     public var engineDirectory: String { stateDirectory + "/engine" }
 
+    /// Where `pipeline upload` keeps its upload URLs for resuming.
+    public var uploadsDirectory: String { stateDirectory + "/uploads" }
+
+    /// The workspace of the current folder, for commands without a manifest (`serve`, `upload`).
+    public static var here: Workspace {
+        let folder = FileManager.default.currentDirectoryPath
+        return Workspace(directory: folder, resultsPath: folder + "/results.json")
+    }
+
     /// Where the uploads of one Assembly remember their URLs.
     /// Nil for anything but a well-formed Assembly id, which could otherwise name another folder.
     public func uploadsDirectory(assemblyID: String) -> String? {
