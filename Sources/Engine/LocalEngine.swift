@@ -80,7 +80,7 @@ public final class LocalEngine: Sendable {
             onCreated: { links.created($0) }, onFinished: { links.finished($0) })
         if configuration.credentials != nil { tus.admits = { links.accepts($0) } }
         tus.trailersBehindProxy = configuration.trailersBehindProxy
-        let auth = configuration.credentials.map { AssemblyAuth(key: $0.key, secret: $0.secret, ledger: SignatureLedger(path: data + "/signatures.log")) }
+        let auth = try configuration.credentials.map { AssemblyAuth(key: $0.key, secret: $0.secret, ledger: try SignatureLedger(path: data + "/signatures.log")) }
         let templateStore = try TemplateStore(directory: data + "/templates")
         let api = AssemblyAPI(
             store: assemblies, templates: templateStore, executor: executor, auth: auth,

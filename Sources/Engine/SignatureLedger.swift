@@ -10,8 +10,10 @@ final class SignatureLedger: Sendable {
     private let path: String
     private let state: Mutex<(seen: [String: TimeInterval], descriptor: Int32)>
 
-    /// Loads the ledger, dropping expired entries (the file is rewritten without them).
-    init(path: String, now: Date = Date()) {
+    /// Loads the ledger, dropping expired entries (the file is rewritten without them). A ledger
+    /// that cannot be written is an error: an engine that could not remember signatures across a
+    /// restart would take a replayed one.
+    init(path: String, now: Date = Date()) throws {
         self.path = path
         var seen: [String: TimeInterval] = [:]
         if let text = try? String(contentsOfFile: path, encoding: .utf8) {
@@ -22,8 +24,10 @@ final class SignatureLedger: Sendable {
             }
         }
         let text = seen.sorted { $0.key < $1.key }.map { "\(Int($0.value.rounded(.up))) \($0.key)\n" }.joined()
-        try? AtomicFile.write(Data(text.utf8), to: path)
-        state = Mutex((seen, open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)))
+        try AtomicFile.write(Data(text.utf8), to: path)
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
+        state = Mutex((seen, descriptor))
     }
 
     deinit {
@@ -37,10 +41,10 @@ final class SignatureLedger: Sendable {
             if let known = state.seen[digest], known > Date().timeIntervalSince1970 { return false }
             state.seen[digest] = expires.timeIntervalSince1970
             let line = "\(Int(expires.timeIntervalSince1970.rounded(.up))) \(digest)\n"
-            if state.descriptor >= 0 {
-                _ = line.utf8CString.withUnsafeBufferPointer { write(state.descriptor, $0.baseAddress, $0.count - 1) }
-                fsync(state.descriptor)
-            }
+            // Remembered in memory whatever happens; on disk unless the disk refuses (then a
+            // restart forgets it, as it would forget everything in a full data folder).
+            var text = line
+            if text.withUTF8({ SystemCall.writeAll(UnsafeRawBufferPointer($0), to: state.descriptor) }) == nil { fsync(state.descriptor) }
             return true
         }
     }

@@ -49,7 +49,7 @@ public struct Runner: Sendable {
         let pending = plan.assemblies.filter { cached[$0.id] == nil }
         let total = pending.reduce(Int64(0)) { $0 + $1.bytes }
         events(.started(assemblies: plan.assemblies.count, cached: cached.count, files: plan.fileCount, bytes: plan.byteCount))
-        let state = RunState(path: configuration.stateFile)
+        let state = try RunState(path: configuration.stateFile)
         let progress = ProgressSum<String>()
         let collected = ResultsCollector(cached: cached)
         let deadline = clock.now + configuration.timeout

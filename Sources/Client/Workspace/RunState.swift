@@ -24,20 +24,22 @@ actor RunState {
     private let path: String
     private var entries: [String: Entry]
 
-    init(path: String) {
+    /// The state at `path`; an unreadable state file stops the run (read as empty, it would
+    /// make every Assembly it names again), and so does one that cannot be folded.
+    init(path: String) throws {
         self.path = path
-        entries = Self.read(path)
-        try? Self.fold(entries, into: path)
+        entries = try Self.read(path)
+        try Self.fold(entries, into: path)
     }
 
     /// The journal of `path`.
     static func journal(of path: String) -> String { path + ".journal" }
 
-    /// The entries of a run-state file and its journal (none when missing or unreadable): its one reader.
-    static func read(_ path: String) -> [String: Entry] {
+    /// The entries of a run-state file and its journal (none when missing): its one reader.
+    static func read(_ path: String) throws(UnreadableState) -> [String: Entry] {
         var entries: [String: Entry] = [:]
         if let data = FileManager.default.contents(atPath: path) {
-            entries = (try? StateCoding.decode([String: Entry].self, from: data)) ?? [:]
+            do { entries = try StateCoding.decode([String: Entry].self, from: data) } catch { throw UnreadableState(path: path, reason: "\(error)") }
         }
         guard let journal = FileManager.default.contents(atPath: journal(of: path)) else { return entries }
         // Each line is one change; a line that does not read (never written whole) is skipped.
@@ -93,5 +95,18 @@ actor RunState {
         enum CodingKeys: String, CodingKey {
             case planID = "plan_id", entry
         }
+    }
+}
+
+/// A run-state file that is not what runs write (edited by hand, or another tool's).
+public struct UnreadableState: Error, CustomStringConvertible {
+    /// The file.
+    public var path: String
+    /// What the decoder said.
+    public var reason: String
+
+    public var description: String {
+        "the run state '\(path)' cannot be read (\(reason)); move it away to start afresh, knowing that the next run then makes "
+            + "new Assemblies for any it named"
     }
 }

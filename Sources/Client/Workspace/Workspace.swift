@@ -89,7 +89,8 @@ public struct Workspace: Sendable, Equatable {
         var started: [String: StartedAssembly] = [:]
         for file in files ?? runStateFiles {
             // A state file is not trusted to name Assemblies: an id that is not one is skipped.
-            for (planID, entry) in RunState.read(file) where AssemblyID.isValid(entry.assemblyID) {
+            // An unreadable state file names nothing to trust (a run says why it cannot go on).
+            for (planID, entry) in (try? RunState.read(file)) ?? [:] where AssemblyID.isValid(entry.assemblyID) {
                 started[planID] = StartedAssembly(id: entry.assemblyID, url: entry.assemblyURL, endpoint: entry.endpoint)
             }
         }

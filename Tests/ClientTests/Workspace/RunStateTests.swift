@@ -11,7 +11,7 @@ final class RunStateTests: XCTestCase {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path + "/run-state.json"
-        let state = RunState(path: path)
+        let state = try RunState(path: path)
         for index in 0..<200 {
             try await state.set(.init(assemblyID: "id-\(index)", assemblyURL: nil, endpoint: "local"), for: "plan-\(index)")
         }
@@ -27,25 +27,35 @@ final class RunStateTests: XCTestCase {
         try handle.write(contentsOf: Data(#"{"plan_id":"plan-9","entry":{"assembly_"#.utf8))
         try handle.close()
 
-        let read = RunState.read(path)
+        let read = try RunState.read(path)
         XCTAssertEqual(read.count, 199)
         XCTAssertEqual(read["plan-7"]?.assemblyURL, "http://x/7")
         XCTAssertNil(read["plan-8"])
         XCTAssertEqual(read["plan-9"]?.assemblyID, "id-9", "the torn line changed nothing")
 
         // The next run folds the journal into the file, which then reads the same.
-        let next = RunState(path: path)
+        let next = try RunState(path: path)
         XCTAssertFalse(FileManager.default.fileExists(atPath: RunState.journal(of: path)))
-        XCTAssertEqual(RunState.read(path), read)
+        XCTAssertEqual(try RunState.read(path), read)
         let entry = await next.entry("plan-7", endpoint: "local")
         XCTAssertEqual(entry?.assemblyURL, "http://x/7")
+    }
+
+    func testAnUnreadableStateStopsTheRunAndIsLeftAsItWas() throws {
+        let directory = try TemporaryDirectory(prefix: "run-state")
+        defer { directory.remove() }
+        let path = try directory.write("run-state.json", "{\"a\": {\"assembly_id\": 7}")
+        XCTAssertThrowsError(try RunState(path: path)) { error in
+            XCTAssertTrue("\(error)".contains("move it away to start afresh"), "\(error)")
+        }
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "{\"a\": {\"assembly_id\": 7}", "not overwritten")
     }
 
     func testStatusAndCancelSeeARunThatHasOnlyJournaledSoFar() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let workspace = Workspace(directory: folder.path, resultsPath: folder.path + "/results.json")
-        let state = RunState(path: workspace.runStateFile(shard: (2, 3)))
+        let state = try RunState(path: workspace.runStateFile(shard: (2, 3)))
         try await state.set(.init(assemblyID: "0123456789abcdef0123456789abcdef", assemblyURL: "http://x/abc", endpoint: "local"), for: "plan-1")
         XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.runStateFile(shard: (2, 3))), "only the journal so far")
         XCTAssertEqual(workspace.runStateFiles, [workspace.runStateFile(shard: (2, 3))])
