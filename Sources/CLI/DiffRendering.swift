@@ -5,7 +5,8 @@ import Planning
 enum DiffRendering {
     static let listedFiles = 10
 
-    static func text(_ diff: PlanDiff, palette: Palette = .plain) -> String {
+    /// The differences job by job; with `summary`, the closing line of counts (or "No changes").
+    static func text(_ diff: PlanDiff, palette: Palette = .plain, summary: Bool = true) -> String {
         var text = ""
         for job in diff.jobs where job.presence != .both || !job.created.isEmpty || !job.changed.isEmpty
             || !job.removed.isEmpty || !job.instructionChanges.isEmpty {
@@ -32,6 +33,7 @@ enum DiffRendering {
                 text += "    " + palette.removed("-") + " \(assembly.id.prefix(12).printable)  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes))\n"
             }
         }
+        guard summary else { return text }
         if diff.isEmpty { text += "No changes. Both plans create the same Assemblies.\n" } else { text += "\n" }
         text += "Plan: \(diff.createCount) to create, \(diff.changeCount) to change, \(diff.removeCount) to remove, "
             + "\(diff.unchangedCount) unchanged.\n"

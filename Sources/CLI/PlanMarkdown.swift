@@ -9,13 +9,20 @@ enum PlanMarkdown {
     static let listed = 50
 
     /// `cached` holds the plan ids the last run completed; `gone` what it ran that the plan no
-    /// longer has (job, plan id); `previous` the files the last run had, by path.
+    /// longer has (job, plan id); `previous` the files the last run had, by path; `changes` this
+    /// plan next to the one the last run ran, which says why Assemblies change.
     static func render(
         _ plan: Plan, cached: Set<String>, gone: [(job: String, planID: String)], previous: [String: SHA256Digest] = [:],
-        warnings: [Diagnostic], templates: String?
+        changes: PlanDiff? = nil, warnings: [Diagnostic], templates: String?
     ) -> String {
         let process = plan.assemblies.filter { !cached.contains($0.id) }
         var text = "### Plan for \(code(plan.pipeline)) (\(code(plan.manifest)))\n\n"
+        let causes = changes.map(ChangeCauses.init)
+        if let causes {
+            let (leading, more) = causes.leading
+            let shown = leading.map { "\(code($0.job)): \(markdown($0.cause))" }.joined(separator: "; ")
+            text += "**Since the last run:** " + (leading.isEmpty ? "no changes" : shown + (more > 0 ? "; and \(more) more" : "")) + "\n\n"
+        }
         text += "**\(plural(process.count, "Assembly", "Assemblies")) to process**, \(plan.assemblies.count - process.count) cached from the last run, "
             + "\(gone.count) gone; \(plural(plan.fileCount, "file")), \(ByteSize(bytes: plan.byteCount)) in all.\n\n"
         if !plan.jobs.isEmpty {
@@ -26,6 +33,14 @@ enum PlanMarkdown {
                 let bytes = assemblies.reduce(Int64(0)) { $0 + $1.bytes }
                 let steps = assemblies.first.map { describe($0.instructions) } ?? ""
                 text += "| \(cell(job)) | \(steps) | \(assemblies.count) | \(assemblies.filter { !cached.contains($0.id) }.count) | \(files) | \(ByteSize(bytes: bytes)) |\n"
+            }
+            text += "\n"
+        }
+        if let causes, !causes.jobs.isEmpty {
+            text += "**What changes, and why**\n\n"
+            for job in causes.jobs {
+                text += "- job \(code(job.name))\n"
+                for cause in job.causes { text += "  - \(markdown(cause))\n" }
             }
             text += "\n"
         }
@@ -103,6 +118,11 @@ enum PlanMarkdown {
     private static func cell(_ text: String) -> String { escaped(text) }
 
     /// Text whose Markdown and HTML characters are shown as they are.
+    /// A cause with its options as code.
+    private static func markdown(_ cause: ChangeCauses.Cause) -> String {
+        cause.options.map { "\(code($0)) (\(escaped(cause.effect)))" } ?? escaped(cause.effect)
+    }
+
     private static func escaped(_ text: String) -> String {
         var result = ""
         for character in TerminalText.printable(text) {

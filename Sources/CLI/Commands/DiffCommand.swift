@@ -12,8 +12,10 @@ struct DiffCommand: Command {
         discussion: """
         Each side is a plan JSON file (from 'pipeline plan --out') or a manifest, which is planned on the fly. \
         Shows Assemblies to create, change and remove; within a change, which steps, options and files changed. \
-        With one manifest, compares its plan with the last run's results: what would be processed, what is \
-        cached, and what would disappear.
+        With one manifest, compares its plan with the last run: what would be processed, what is cached, what \
+        would disappear, and why (the options, Templates and files that changed since the plan the last run ran). \
+        With one manifest and --base REF, compares it with the manifest (and its policy file) at the git revision \
+        REF, over the files as they are now: what a pull request changes, with no state at all.
         """,
         arguments: [
             .init(name: "OLD", help: "The plan or manifest before the change."),
@@ -23,15 +25,17 @@ struct DiffCommand: Command {
             .init(name: "json", help: "Print the differences as JSON."),
             .init(name: "exit-code", help: "Exit 2 when there are differences, 0 when there are none."),
             .init(name: "policy", valueName: "FILE", help: "Check manifests against this policy instead of their 'policy:'."),
+            .init(name: "base", valueName: "REF", help: "Compare the manifest with itself at this git revision (a pull request's base branch)."),
             CommandSpec.caCertOption,
         ],
-        examples: ["pipeline diff plan.json pipeline.yml", "pipeline diff old-plan.json new-plan.json --exit-code"])
+        examples: ["pipeline diff plan.json pipeline.yml", "pipeline diff old-plan.json new-plan.json --exit-code", "pipeline diff pipeline.yml --base origin/main"])
 
     let old: String
     let new: String?
     let json: Bool
     let exitCode: Bool
     let policy: String?
+    let base: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         old = arguments.positionals[0]
@@ -42,6 +46,10 @@ struct DiffCommand: Command {
         json = arguments.flag("json")
         exitCode = arguments.flag("exit-code")
         policy = arguments.value("policy")
+        base = arguments.value("base")
+        if base != nil, new != nil || old.hasSuffix(".json") {
+            throw UsageError("--base REF compares one manifest with itself at REF: give only the manifest", command: Self.spec.name)
+        }
     }
 
     func run(_ context: CommandContext) async -> Int32 {
@@ -52,9 +60,35 @@ struct DiffCommand: Command {
     }
 
     private func compare(_ context: CommandContext, fetchedPolicies: [String: Data]) -> Int32 {
+        if let base { return againstRevision(base, context, fetchedPolicies: fetchedPolicies) }
         guard let new else { return againstLastRun(context, fetchedPolicies: fetchedPolicies) }
-        let before = load(old, context, fetchedPolicies: fetchedPolicies)
-        let after = load(new, context, fetchedPolicies: fetchedPolicies)
+        return render(load(old, context, fetchedPolicies: fetchedPolicies), load(new, context, fetchedPolicies: fetchedPolicies), context)
+    }
+
+    /// The manifest at `revision` (and the policy file it names there), planned over today's files, next to the manifest now.
+    private func againstRevision(_ revision: String, _ context: CommandContext, fetchedPolicies: [String: Data]) -> Int32 {
+        let revisionFiles = GitRevision(revision: revision, file: old)
+        let before: Loaded<Plan>
+        do {
+            let text = try revisionFiles.show(old)
+            let manifest = ManifestLoader(environment: context.environment).decode(text, file: old)
+            var session = PlanningSession(environment: context.environment, policyPath: policy, fetchedPolicies: fetchedPolicies)
+            // The policy as it was too, when the manifest names a file (a URL is the same either way).
+            var basePolicy: TemporaryFile?
+            if policy == nil, let named = manifest.value?.policy?.value, !named.contains("://") {
+                basePolicy = try TemporaryFile(contents: try revisionFiles.show(manifest.value?.path(named) ?? named))
+                session.policyPath = basePolicy?.path
+            }
+            defer { basePolicy?.remove() }
+            before = session.plan(session.project(manifest), workers: ProcessInfo.processInfo.activeProcessorCount)
+        } catch {
+            context.output.failure("\(error)", hint: "--base takes a git revision (a branch, tag or commit) at which the manifest exists")
+            return ExitCode.failure
+        }
+        return render(before, load(old, context, fetchedPolicies: fetchedPolicies), context)
+    }
+
+    private func render(_ before: Loaded<Plan>, _ after: Loaded<Plan>, _ context: CommandContext) -> Int32 {
         guard let oldPlan = before.value, let newPlan = after.value else {
             let diagnostics = before.diagnostics + after.diagnostics
             var sources = before.sources
@@ -83,13 +117,23 @@ struct DiffCommand: Command {
         let planIDs = Set(plan.assemblies.map(\.id))
         let process = plan.assemblies.filter { !completed.contains($0.id) }
         let cached = plan.assemblies.count - process.count
-        let gone = previous.filter { !planIDs.contains($0.planID) }
+        // Why they change: the plan the last run ran, next to this one. An Assembly replaced by a
+        // new version is a change, not a loss.
+        let explained = workspace.lastPlan().map { PlanDiff(old: $0, new: plan) }
+        let replaced = ChangeCauses.replaced(in: explained)
+        let gone = previous.filter { !planIDs.contains($0.planID) && !replaced.contains($0.planID) }
         if json {
-            context.output.out(JSONValue.object([
+            var object: [String: JSONValue] = [
                 "process": .array(process.map { .object(["plan_id": .string($0.id), "job": .string($0.job), "files": .int($0.files.count)]) }),
                 "cached": .int(cached),
                 "gone": .array(gone.map { .object(["plan_id": .string($0.planID), "job": .string($0.job)]) }),
-            ]).serialized(pretty: true) + "\n")
+            ]
+            if let explained { object["changes"] = DiffRendering.json(explained) }
+            context.output.out(JSONValue.object(object).serialized(pretty: true) + "\n")
+        } else if let explained {
+            context.output.out(DiffRendering.text(explained, palette: context.output.colors.out, summary: false))
+            context.output.out("Since the last run (\(workspace.resultsPath)): \(process.count) to process, \(cached) cached, "
+                + "\(replaced.count) replaced, \(gone.count) gone.\n")
         } else {
             for assembly in process {
                 context.output.out("+ \(assembly.job.printable) \(assembly.id.prefix(12))  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes)) to process\n")

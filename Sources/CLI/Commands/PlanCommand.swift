@@ -98,15 +98,27 @@ struct PlanCommand: Command {
             if let manifest = project.value?.manifest { templates = await self.templates(manifest, context: context) }
             if markdown {
                 let planned = Set(plan.assemblies.map(\.id))
-                let gone = previous.filter { !planned.contains($0.planID) }.map { (job: $0.job, planID: $0.planID) }
+                let changes = project.value.flatMap { Workspace(manifest: $0.manifest).lastPlan() }.map { PlanDiff(old: $0, new: plan) }
+                // An Assembly replaced by a new version is a change (explained), not a loss.
+                let replaced = ChangeCauses.replaced(in: changes)
+                let gone = previous.filter { !planned.contains($0.planID) && !replaced.contains($0.planID) }.map { (job: $0.job, planID: $0.planID) }
                 let warnings = loaded.diagnostics.filter { $0.severity != .error }
                 var files: [String: SHA256Digest] = [:]
                 for entry in previous { for file in entry.files { files[file.path] = file.digest } }
-                context.output.out(PlanMarkdown.render(plan, cached: cached, gone: gone, previous: files, warnings: warnings, templates: templates))
+                context.output.out(PlanMarkdown.render(
+                    plan, cached: cached, gone: gone, previous: files, changes: changes, warnings: warnings, templates: templates))
                 return ExitCode.success
             }
             let order = Dictionary(uniqueKeysWithValues: (project.value?.manifest.jobs ?? []).map { ($0.name.value, $0.steps.map(\.name.value)) })
             context.output.out(PlanSummary.render(plan, cached: cached, stepOrder: order, palette: context.output.colors.out))
+            if let last = project.value.flatMap({ Workspace(manifest: $0.manifest).lastPlan() }) {
+                let causes = ChangeCauses(PlanDiff(old: last, new: plan))
+                if !causes.jobs.isEmpty {
+                    context.output.out("Since the last run:\n" + causes.jobs.map { job in
+                        job.causes.map { "  ~ job \(job.name.printable): \($0.text.printable)\n" }.joined()
+                    }.joined())
+                }
+            }
             if let templates { context.output.out(templates) }
             if let out { context.output.out("Wrote \(out).\n") }
         }

@@ -107,6 +107,15 @@ public struct Runner: Sendable {
         for entry in final.assemblies where entry.isCompleted {
             if let folder = configuration.downloads[entry.job] { written[folder, default: []].formUnion(try await downloader.download(entry, into: folder)) }
         }
+        // The plan that ran, for the next plan to explain its changes against (a shard ran only part of it).
+        if configuration.shard == nil {
+            do {
+                try FileManager.default.createDirectory(atPath: configuration.workspace.manifestStateDirectory, withIntermediateDirectories: true)
+                try AtomicFile.write(to: configuration.workspace.lastPlanFile, durable: false) { emit in plan.writeJSON(emit) }
+            } catch {
+                events(.warning("the plan that ran could not be kept (\(error)); the next plan is compared by counts only"))
+            }
+        }
         // Then files pipeline wrote earlier that no result names now are removed.
         if wholeRunCompleted, !configuration.downloads.isEmpty {
             let ledger = DownloadLedger(file: configuration.workspace.downloadsFile, trusted: configuration.workspace.directory)

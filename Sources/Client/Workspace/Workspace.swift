@@ -2,6 +2,7 @@ import Basics
 import Wire
 import Foundation
 import Spec
+import Planning
 
 /// Everything a manifest's runs keep on disk, and the one owner of those paths: `.pipeline/`
 /// beside the manifest, shared by the manifests of one folder (the embedded engine's data, upload
@@ -54,6 +55,15 @@ public struct Workspace: Sendable, Equatable {
 
     /// The embedded engine's data (`endpoint: local`).
     public var engineDirectory: String { stateDirectory + "/engine" }
+
+    /// The plan the last whole run ran (`last-plan.json`), so a later plan can say what changed and why.
+    public var lastPlanFile: String { manifestStateDirectory + "/last-plan.json" }
+
+    /// The plan the last whole run ran, if one was kept and still reads.
+    public func lastPlan() -> Plan? {
+        guard let data = try? FileReading.read(lastPlanFile, limit: 1 << 30) else { return nil }  // none kept yet
+        return try? Plan.decode(data, file: lastPlanFile)  // an older format: explained by counts only
+    }
 
     /// Where `pipeline upload` keeps its upload URLs for resuming.
     public var uploadsDirectory: String { stateDirectory + "/uploads" }
