@@ -64,7 +64,8 @@ extension JSONValue {
         output.append(UInt8(ascii: "\""))
         let plain = value.utf8.withContiguousStorageIfAvailable { bytes in
             var special = false
-            for byte in bytes { special = special || byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") }
+            // 0xC2 and 0xE2 lead C1 controls and the bidirectional controls, which are escaped too.
+            for byte in bytes { special = special || byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xC2 || byte == 0xE2 }
             if !special { output.append(contentsOf: bytes) }
             return !special
         }
@@ -72,7 +73,18 @@ extension JSONValue {
             output.append(UInt8(ascii: "\""))
             return
         }
-        for byte in value.utf8 {
+        for scalar in value.unicodeScalars {
+            // Controls no terminal should be handed: C1, and the bidirectional overrides and isolates.
+            if (0x80...0x9F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value) {
+                output.append(contentsOf: "\\u".utf8)
+                for shift in stride(from: 12, through: 0, by: -4) { output.append(hexDigits[Int((scalar.value >> UInt32(shift)) & 0xF)]) }
+                continue
+            }
+            guard scalar.isASCII else {
+                output.append(contentsOf: String(scalar).utf8)
+                continue
+            }
+            let byte = UInt8(scalar.value)
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: "\\\"".utf8)
             case UInt8(ascii: "\\"): output.append(contentsOf: "\\\\".utf8)

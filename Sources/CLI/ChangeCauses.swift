@@ -7,9 +7,11 @@ import Planning
 struct ChangeCauses {
     /// One cause: the options that changed, if that is the cause, and what it does.
     struct Cause {
+        /// `+` something new, `-` something gone, `~` something changed.
+        var sign: Character = "~"
         /// Such as `steps.thumb.width: 180 -> 160` (shown as code in Markdown).
         var options: String?
-        /// Such as "re-processes 49 files in 10 Assemblies", or "+ 3 new files".
+        /// Such as "re-processes 49 files in 10 Assemblies", or "3 new files".
         var effect: String
 
         /// The cause in one line of plain text.
@@ -34,9 +36,9 @@ struct ChangeCauses {
             switch job.presence {
             case .added:
                 let files = job.created.reduce(0) { $0 + $1.files.count }
-                causes.append(Cause(effect: "new job: \(plural(files, "file")) in \(plural(job.created.count, "Assembly", "Assemblies"))"))
+                causes.append(Cause(sign: "+", effect: "new job: \(plural(files, "file")) in \(plural(job.created.count, "Assembly", "Assemblies"))"))
             case .removed:
-                causes.append(Cause(effect: "job removed: \(plural(job.removed.count, "Assembly", "Assemblies")) no longer run"))
+                causes.append(Cause(sign: "-", effect: "job removed: \(plural(job.removed.count, "Assembly", "Assemblies")) no longer run"))
             case .both:
                 let reprocessed = job.changed.reduce(0) { $0 + $1.new.files.count }
                 let shown = job.instructionChanges.prefix(Self.listedOptions).map { DiffRendering.describe($0) }
@@ -49,9 +51,9 @@ struct ChangeCauses {
                 let added = job.created.reduce(0) { $0 + $1.files.count } + job.changed.reduce(0) { $0 + $1.addedFiles.count }
                 let removed = job.removed.reduce(0) { $0 + $1.files.count } + job.changed.reduce(0) { $0 + $1.removedFiles.count }
                 let changed = job.changed.reduce(0) { $0 + $1.changedFiles.count }
-                if added > 0 { causes.append(Cause(effect: "+ \(plural(added, "new file"))")) }
-                if removed > 0 { causes.append(Cause(effect: "- \(plural(removed, "file")) removed")) }
-                if changed > 0 { causes.append(Cause(effect: "~ \(plural(changed, "file")) with new content")) }
+                if added > 0 { causes.append(Cause(sign: "+", effect: plural(added, "new file"))) }
+                if removed > 0 { causes.append(Cause(sign: "-", effect: "\(plural(removed, "file")) removed")) }
+                if changed > 0 { causes.append(Cause(effect: "\(plural(changed, "file")) with new content")) }
             }
             return causes.isEmpty ? nil : Job(name: job.job, causes: causes)
         }

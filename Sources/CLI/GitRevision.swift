@@ -13,22 +13,34 @@ struct GitRevision {
         folder = (file as NSString).deletingLastPathComponent.isEmpty ? "." : (file as NSString).deletingLastPathComponent
     }
 
-    /// The bytes of `path` (as the working tree names it) at the revision.
-    func show(_ path: String) throws -> Data {
-        // `REV:./name` is the file beside the manifest, wherever the repository's root is.
+    /// The revision as messages may show it.
+    var shown: String { TerminalText.printable(revision) }
+
+    /// The commit the revision names; an error for anything else (a pathspec, an option, a typo).
+    func commit() throws -> String {
+        let outcome = try git(["rev-parse", "--verify", "--quiet", "--end-of-options", revision + "^{commit}"])
+        let commit = outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard outcome.status == 0, commit.count == 40 || commit.count == 64, commit.allSatisfy(\.isHexDigit) else {
+            throw Failure(message: "'\(shown)' is not a git revision of the repository holding '\(folder)'")
+        }
+        return commit
+    }
+
+    /// The bytes of `path` (as the working tree names it) at the revision; `nil` when the file is not there.
+    func show(_ path: String) throws -> Data? {
+        // `COMMIT:./name` is the file beside the manifest, wherever the repository's root is.
         let relative = "./" + (path.hasPrefix(folder + "/") ? String(path.dropFirst(folder.count + 1)) : (path as NSString).lastPathComponent)
-        guard !revision.hasPrefix("-") else { throw Failure(message: "'\(revision)' is not a git revision") }
-        let outcome: ChildProcess.Outcome
-        do {
-            outcome = try ChildProcess.runBlocking(["git", "-C", folder, "show", "\(revision):\(relative)"], timeout: .seconds(30))
-        } catch {
-            throw Failure(message: "cannot run git to read '\(relative)' at \(revision): \(error)")
-        }
-        guard outcome.status == 0 else {
-            let said = outcome.stderr.split(separator: "\n").first.map(String.init) ?? "exit status \(outcome.status)"
-            throw Failure(message: "git cannot show '\(relative)' at \(revision): \(TerminalText.printable(said))")
-        }
+        let outcome = try git(["cat-file", "blob", try commit() + ":" + relative])
+        guard outcome.status == 0 else { return nil }
         return Data(outcome.stdout.utf8)
+    }
+
+    private func git(_ arguments: [String]) throws -> ChildProcess.Outcome {
+        do {
+            return try ChildProcess.runBlocking(["git", "-C", folder] + arguments, timeout: .seconds(30))
+        } catch {
+            throw Failure(message: "cannot run git (\(error)); --base needs git on PATH")
+        }
     }
 
     struct Failure: Error, CustomStringConvertible {

@@ -13,7 +13,7 @@ enum PlanMarkdown {
     /// plan next to the one the last run ran, which says why Assemblies change.
     static func render(
         _ plan: Plan, cached: Set<String>, gone: [(job: String, planID: String)], previous: [String: SHA256Digest] = [:],
-        changes: PlanDiff? = nil, warnings: [Diagnostic], templates: String?
+        changes: PlanDiff? = nil, usage: UsageReport? = nil, warnings: [Diagnostic], templates: String?
     ) -> String {
         let process = plan.assemblies.filter { !cached.contains($0.id) }
         var text = "### Plan for \(code(plan.pipeline)) (\(code(plan.manifest)))\n\n"
@@ -36,6 +36,7 @@ enum PlanMarkdown {
             }
             text += "\n"
         }
+        if let usage { text += usage.markdown }
         if let causes, !causes.jobs.isEmpty {
             text += "**What changes, and why**\n\n"
             for job in causes.jobs {

@@ -50,6 +50,7 @@ final class RunDisplay: Sendable {
             state.withLock { state in
                 state.total = assemblies; state.done = cached; state.cachedAtStart = cached; state.running = true
             }
+            guard detail != .quiet else { return }
             output.error("run: \(plural(assemblies, "Assembly", "Assemblies")) (\(cached) cached), \(plural(files, "file")), \(ByteSize(bytes: bytes))\n")
         case .created(let job, let planID, let assemblyID, let resumed):
             state.withLock { $0.inFlight += 1 }
@@ -128,7 +129,11 @@ final class RunDisplay: Sendable {
     /// so the progress always stays on the last row.
     private func log(_ line: String) {
         guard interactive else { return output.error(line + "\n") }
-        state.withLock { state in output.error("\r\u{1B}[K" + line + "\n" + state.progressLine) }
+        state.withLock { state in
+            // Drawn afresh: the counts may have moved since the line was last drawn.
+            if state.running, detail != .quiet { state.progressLine = Self.fitted(progress(state, now: .now), to: Self.terminalWidth()) }
+            output.error("\r\u{1B}[K" + line + "\n" + state.progressLine)
+        }
     }
 
     /// Clears the progress line and stops drawing it, for a message that follows (after Ctrl-C,
@@ -151,7 +156,7 @@ final class RunDisplay: Sendable {
     /// `line` within `width - 1` columns (a full last column makes some terminals wrap), cut
     /// with an ellipsis: a redraw can then always clear the whole of the previous line.
     static func fitted(_ line: String, to width: Int) -> String {
-        let room = max(10, width - 1)
+        let room = max(1, width - 1)
         guard line.count > room else { return line }
         return String(line.prefix(room - 1)) + "…"
     }

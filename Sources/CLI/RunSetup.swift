@@ -54,9 +54,7 @@ struct RunSetup {
             configuration.localResults = workspace.engineDirectory
             return RunSetup(configuration: configuration, engine: engine)
         }
-        guard endpointText.lowercased().hasPrefix("http://") || endpointText.lowercased().hasPrefix("https://") else {
-            throw DiagnosticsError(.error("run.bad-endpoint", "endpoint '\(endpointText)' is not 'local' or an http(s) URL"))
-        }
+        if let problem = endpoint.problem { throw DiagnosticsError(.error("run.bad-endpoint", problem.printable)) }
         // Credentials naming unset variables were fine for planning; here they are needed.
         guard manifest.auth.unresolved.isEmpty else { throw DiagnosticsError(manifest.auth.unresolved) }
         let signed = manifest

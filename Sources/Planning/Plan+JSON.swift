@@ -15,6 +15,7 @@ extension Plan {
                 "assemblies": .int(assemblies.count),
                 "files": .int(fileCount),
                 "bytes": .int(Int(byteCount)),
+                "usage": UsageEstimate(self).json,
             ]),
         ])
     }

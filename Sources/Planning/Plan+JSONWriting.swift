@@ -30,6 +30,7 @@ extension Plan {
         output.append(contentsOf: ",\n  \"summary\": ".utf8)
         JSONValue.object([
             "jobs": .int(jobs.count), "assemblies": .int(assemblies.count), "files": .int(fileCount), "bytes": .int(Int(byteCount)),
+            "usage": UsageEstimate(self).json,
         ]).write(to: &output, pretty: true, depth: 1)
         output.append(contentsOf: ",\n  \"version\": \(Self.formatVersion)\n}\n".utf8)
         emit(Data(output))

@@ -66,7 +66,15 @@ public struct PlanningSession: Sendable {
     public func plan(_ project: Loaded<Project>, workers: Int = 2, shard: (index: Int, count: Int)? = nil) -> Loaded<Plan> {
         guard let loaded = project.value else { return Loaded(value: nil, diagnostics: project.diagnostics, sources: project.sources) }
         let cache = digestCache?(loaded.manifest)
-        let (plan, diagnostics) = Planner(policy: loaded.policy, workers: workers, cache: cache, shard: shard).plan(loaded.manifest)
+        var (plan, diagnostics) = Planner(policy: loaded.policy, workers: workers, cache: cache, shard: shard).plan(loaded.manifest)
+        // A whole run over its budget (a shard is judged by the whole plan, which it does not see).
+        if let whole = plan, shard == nil, let policy = loaded.policy, let most = policy.limits.runSize, whole.byteCount > most.bytes {
+            diagnostics.append(.error(
+                "policy.run-too-large", "the run's \(plural(whole.fileCount, "file")) add up to \(ByteSize(bytes: whole.byteCount)), "
+                    + "more than the policy's limits.run_size of \(most) (\(policy.file))",
+                hint: "check the inputs' globs: a pattern may reach the whole asset folder"))
+            plan = nil
+        }
         return Loaded(value: plan, diagnostics: (project.diagnostics + diagnostics).uniqued(), sources: project.sources)
     }
 

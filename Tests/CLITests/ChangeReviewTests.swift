@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import TestSupport
 import XCTest
@@ -49,8 +50,71 @@ final class ChangeReviewTests: XCTestCase {
 
         let unknown = try pipeline(["diff", "pipeline.yml", "--base", "no-such-branch"], in: directory)
         XCTAssertEqual(unknown.status, 1)
-        XCTAssertTrue(unknown.stderr.contains("git cannot show './pipeline.yml' at no-such-branch"), unknown.stderr)
+        XCTAssertTrue(unknown.stderr.contains("'no-such-branch' is not a git revision"), unknown.stderr)
+        // A pattern is no revision (git would read it as a pathspec and show nothing).
+        let pattern = try pipeline(["diff", "pipeline.yml", "--base", "*"], in: directory)
+        XCTAssertTrue(pattern.status == 1 && pattern.stderr.contains("'*' is not a git revision"), pattern.stderr)
+
+        // A loosened policy is shown beside the manifest's change; an error of the base names the base.
+        let policy = try String(contentsOfFile: directory.path + "/policy.yml", encoding: .utf8)
+        try directory.write("policy.yml", policy.replacingOccurrences(of: "max: 4000}", with: "max: 9000}"))
+        let loosened = try pipeline(["diff", "pipeline.yml", "--base", "HEAD", "--exit-code"], in: directory)
+        XCTAssertEqual(loosened.status, 2, loosened.stderr)
+        XCTAssertTrue(loosened.stdout.hasPrefix("~ policy policy.yml changed since HEAD\n"), loosened.stdout)
+        XCTAssertTrue(loosened.stdout.contains("    +     width: {type: integer, min: 1, max: 9000}"), loosened.stdout)
+        try git(["commit", "-qam", "loosen"], in: directory)
+        let fixed = try String(contentsOfFile: manifest, encoding: .utf8)
+        try fixed.replacingOccurrences(of: "width: 160", with: "widht: 160").write(toFile: manifest, atomically: false, encoding: .utf8)
+        try git(["commit", "-qam", "typo"], in: directory)
+        try fixed.write(toFile: manifest, atomically: false, encoding: .utf8)
+        let broken = try pipeline(["diff", "pipeline.yml", "--base", "HEAD"], in: directory)
+        XCTAssertEqual(broken.status, 1)
+        XCTAssertTrue(broken.stderr.contains("pipeline.yml@HEAD:"), "the base's error is the base's: \(broken.stderr)")
         let both = try pipeline(["diff", "a.json", "pipeline.yml", "--base", "HEAD"], in: directory)
         XCTAssertEqual(both.status, 64, both.stderr)
+    }
+
+    func testThePlanEstimatesUsageAndABudgetStopsIt() throws {
+        let directory = try TemporaryDirectory(prefix: "usage")
+        defer { directory.remove() }
+        XCTAssertEqual(try pipeline(["init"], in: directory).status, 0)
+        // Two seconds of silence: a media input whose duration ffprobe reads.
+        let wav = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
+            import wave, sys
+            with wave.open(sys.argv[1], 'wb') as w:
+                w.setnchannels(1); w.setsampwidth(2); w.setframerate(8000); w.writeframes(b'\\0\\0' * 16000)
+            """, directory.path + "/voice.wav"])
+        XCTAssertEqual(wav.status, 0, wav.stderr)
+        let manifest = directory.path + "/pipeline.yml"
+        try (try String(contentsOfFile: manifest, encoding: .utf8) + """
+
+              voices:
+                inputs: [voice.wav]
+                steps:
+                  hashed: {robot: /file/hash, use: ":original", result: true}
+
+            """).write(toFile: manifest, atomically: false, encoding: .utf8)
+        let allowed = try String(contentsOfFile: directory.path + "/policy.yml", encoding: .utf8)
+        try directory.write("policy.yml", allowed.replacingOccurrences(of: "\nrobots:\n", with: "\nrobots:\n  /file/hash:\n    result: {type: boolean}\n"))
+        let before = try pipeline(["plan", "--format", "markdown"], in: directory)
+        XCTAssertEqual(before.status, 0, before.stderr)
+        XCTAssertTrue(before.stdout.contains("| thumbnails | 3 files, 22.2 KB | 3 `/image/optimize`, 3 `/image/resize` | unknown | none |"), before.stdout)
+        XCTAssertTrue(before.stdout.contains("| 1 `/file/hash` | unknown | 2s |"), "ffprobe's duration: \(before.stdout)")
+
+        XCTAssertEqual(try pipeline(["run"], in: directory).status, 0)
+        let after = try pipeline(["plan"], in: directory)
+        XCTAssertTrue(after.stdout.contains("out (measured on the last run)"), after.stdout)
+        let json = try JSONValue.parse(Data(try pipeline(["plan", "--format", "json"], in: directory).stdout.utf8))
+        XCTAssertEqual(json["summary"]?["usage"]?["robot_executions"], .object(["/image/optimize": .int(3), "/image/resize": .int(3), "/file/hash": .int(1)]))
+
+        let over = try pipeline(["plan", "--max-bytes", "1KB"], in: directory)
+        XCTAssertEqual(over.status, 1)
+        XCTAssertTrue(over.stderr.contains("more than --max-bytes 1 KB"), over.stderr)
+        let policy = try String(contentsOfFile: directory.path + "/policy.yml", encoding: .utf8)
+        XCTAssertTrue(policy.contains("\nlimits:\n"), policy)
+        try directory.write("policy.yml", policy.replacingOccurrences(of: "\nlimits:\n", with: "\nlimits:\n  run_size: 10KB\n"))
+        let policed = try pipeline(["plan"], in: directory)
+        XCTAssertEqual(policed.status, 1, policed.stdout)
+        XCTAssertTrue(policed.stderr.contains("more than the policy's limits.run_size of 10 KB"), policed.stderr)
     }
 }

@@ -292,6 +292,8 @@ final class RunCommandTests: XCTestCase {
         XCTAssertFalse(quiet.stderr.contains("created") || quiet.stderr.contains("uploaded") || quiet.stderr.contains("[1/3]"), quiet.stderr)
         XCTAssertTrue(quiet.stdout.hasPrefix("Run: 3 completed, 0 cached, 0 failed. Results: "), quiet.stdout)
         XCTAssertTrue(quiet.stdout.contains(" s, ") && quiet.stdout.contains(" uploaded)"), "the summary gives elapsed time and bytes: \(quiet.stdout)")
+        XCTAssertFalse(quiet.stdout.contains(" 0 B uploaded"), "bytes sent in the creating requests count: \(quiet.stdout)")
+        XCTAssertEqual(quiet.stderr, "", "-q: no header, no progress")
         let verbose = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--verbose", "--force"])
         XCTAssertEqual(verbose.status, 0, verbose.stderr)
         XCTAssertEqual(verbose.stderr.components(separatedBy: "created thumbs").count - 1, 3, verbose.stderr)

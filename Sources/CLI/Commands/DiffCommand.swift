@@ -47,6 +47,7 @@ struct DiffCommand: Command {
         exitCode = arguments.flag("exit-code")
         policy = arguments.value("policy")
         base = arguments.value("base")
+        if base?.isEmpty == true { throw UsageError("--base needs a git revision, such as origin/main", command: Self.spec.name) }
         if base != nil, new != nil || old.hasSuffix(".json") {
             throw UsageError("--base REF compares one manifest with itself at REF: give only the manifest", command: Self.spec.name)
         }
@@ -69,26 +70,34 @@ struct DiffCommand: Command {
     private func againstRevision(_ revision: String, _ context: CommandContext, fetchedPolicies: [String: Data]) -> Int32 {
         let revisionFiles = GitRevision(revision: revision, file: old)
         let before: Loaded<Plan>
+        var policyChange: String?
         do {
-            let text = try revisionFiles.show(old)
-            let manifest = ManifestLoader(environment: context.environment).decode(text, file: old)
+            guard let text = try revisionFiles.show(old) else {
+                throw GitRevision.Failure(message: "'\(old.printable)' is not in the repository at \(revisionFiles.shown)")
+            }
+            // Named for the revision, so its own errors are never quoted from the working tree's lines.
+            let manifest = ManifestLoader(environment: context.environment).decode(text, file: old + "@" + revisionFiles.shown)
             var session = PlanningSession(environment: context.environment, policyPath: policy, fetchedPolicies: fetchedPolicies)
             // The policy as it was too, when the manifest names a file (a URL is the same either way).
             var basePolicy: TemporaryFile?
             if policy == nil, let named = manifest.value?.policy?.value, !named.contains("://") {
-                basePolicy = try TemporaryFile(contents: try revisionFiles.show(manifest.value?.path(named) ?? named))
+                let original = try revisionFiles.show((old as NSString).deletingLastPathComponent.isEmpty ? named : (old as NSString).deletingLastPathComponent + "/" + named)
+                basePolicy = try TemporaryFile(contents: original ?? Data())
                 session.policyPath = basePolicy?.path
             }
             defer { basePolicy?.remove() }
+            // A base manifest that does not read names no policy to compare; its errors say why.
+            if manifest.value != nil { policyChange = try PolicyChange.describe(base: manifest.value?.policy?.value, revision: revisionFiles, current: ManifestLoader(environment: context.environment).load(path: old).value, manifestPath: old) }
             before = session.plan(session.project(manifest), workers: ProcessInfo.processInfo.activeProcessorCount)
         } catch {
             context.output.failure("\(error)", hint: "--base takes a git revision (a branch, tag or commit) at which the manifest exists")
             return ExitCode.failure
         }
-        return render(before, load(old, context, fetchedPolicies: fetchedPolicies), context)
+        if let policyChange, !json { context.output.out(policyChange) }
+        return render(before, load(old, context, fetchedPolicies: fetchedPolicies), context, changedPolicy: policyChange != nil)
     }
 
-    private func render(_ before: Loaded<Plan>, _ after: Loaded<Plan>, _ context: CommandContext) -> Int32 {
+    private func render(_ before: Loaded<Plan>, _ after: Loaded<Plan>, _ context: CommandContext, changedPolicy: Bool = false) -> Int32 {
         guard let oldPlan = before.value, let newPlan = after.value else {
             let diagnostics = before.diagnostics + after.diagnostics
             var sources = before.sources
@@ -102,7 +111,7 @@ struct DiffCommand: Command {
         } else {
             context.output.out(DiffRendering.text(diff, palette: context.output.colors.out))
         }
-        return exitCode && !diff.isEmpty ? ExitCode.changes : ExitCode.success
+        return exitCode && !(diff.isEmpty && !changedPolicy) ? ExitCode.changes : ExitCode.success
     }
 
     /// The manifest's plan next to its last results: to process, cached, gone.

@@ -21,6 +21,7 @@ struct PlanCommand: Command {
         options: [
             .init(name: "out", valueName: "FILE", help: "Write the plan as JSON to FILE."),
             .init(name: "json", help: "Print the plan as JSON on standard output instead of the summary (as --format json)."),
+            .init(name: "max-bytes", valueName: "SIZE", help: "Fail when the run would go over this many bytes in and out (such as 2GiB): a glob over the whole asset folder is caught in review."),
             .init(name: "format", valueName: "FORMAT", help: "text (default), json, or markdown: the plan and what changed since the last run, for a pull request or $GITHUB_STEP_SUMMARY.",
                   choices: ["text", "json", "markdown"]),
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
@@ -42,6 +43,7 @@ struct PlanCommand: Command {
     let prune: Bool
     let arguments: ParsedArguments
     let shard: (index: Int, count: Int)?
+    let maxBytes: Int64?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         manifest = arguments.positionals[0]
@@ -59,6 +61,8 @@ struct PlanCommand: Command {
         offline = arguments.flag("offline")
         prune = arguments.flag("prune")
         shard = try arguments.shard()
+        maxBytes = try arguments.size("max-bytes", minimum: 1)
+        if let problem = arguments.value("endpoint").flatMap({ Endpoint($0).problem }) { throw UsageError(problem.printable, command: Self.spec.name) }
         self.arguments = arguments
     }
 
@@ -79,6 +83,15 @@ struct PlanCommand: Command {
             return ExitCode.failure
         }
         context.report(loaded.diagnostics, sources: loaded.sources)
+        let workspace = project.value.map { Workspace(manifest: $0.manifest) }
+        let usage = UsageReport(plan, lastResults: workspace?.lastResults(), resolve: { path in project.value?.manifest.path(path) ?? path })
+        if let maxBytes, usage.countedBytes.bytes > maxBytes {
+            context.output.failure(
+                "the run would count about \(ByteSize(bytes: usage.countedBytes.bytes)), more than --max-bytes \(ByteSize(bytes: maxBytes))",
+                hint: "check the inputs' globs (\(plural(plan.fileCount, "file")), \(ByteSize(bytes: plan.byteCount)) in), or raise --max-bytes")
+            if markdown { context.output.out(usage.markdownOverBudget(maxBytes)) }
+            return ExitCode.failure
+        }
         if let out {
             do {
                 try AtomicFile.write(to: out) { emit in plan.writeJSON(emit) }
@@ -106,16 +119,17 @@ struct PlanCommand: Command {
                 var files: [String: SHA256Digest] = [:]
                 for entry in previous { for file in entry.files { files[file.path] = file.digest } }
                 context.output.out(PlanMarkdown.render(
-                    plan, cached: cached, gone: gone, previous: files, changes: changes, warnings: warnings, templates: templates))
+                    plan, cached: cached, gone: gone, previous: files, changes: changes, usage: usage, warnings: warnings, templates: templates))
                 return ExitCode.success
             }
             let order = Dictionary(uniqueKeysWithValues: (project.value?.manifest.jobs ?? []).map { ($0.name.value, $0.steps.map(\.name.value)) })
             context.output.out(PlanSummary.render(plan, cached: cached, stepOrder: order, palette: context.output.colors.out))
+            context.output.out(usage.text)
             if let last = project.value.flatMap({ Workspace(manifest: $0.manifest).lastPlan() }) {
                 let causes = ChangeCauses(PlanDiff(old: last, new: plan))
                 if !causes.jobs.isEmpty {
                     context.output.out("Since the last run:\n" + causes.jobs.map { job in
-                        job.causes.map { "  ~ job \(job.name.printable): \($0.text.printable)\n" }.joined()
+                        job.causes.map { "  \($0.sign) job \(job.name.printable): \($0.text.printable)\n" }.joined()
                     }.joined())
                 }
             }

@@ -30,7 +30,11 @@ struct StatusCommand: Command {
         let entries = workspace.lastResults()?.assemblies ?? []
         let finished = Dictionary(entries.map { ($0.planID, $0) }, uniquingKeysWith: { first, _ in first })
         let client = AssemblyClient(http: context.http, endpoint: "")
-        let started = workspace.startedAssemblies().sorted(by: { $0.key < $1.key })
+        let started: [(key: String, value: StartedAssembly)]
+        do { started = try workspace.startedAssemblies().sorted(by: { $0.key < $1.key }) } catch {
+            context.output.failure(error.description)
+            return ExitCode.failure
+        }
         // The service is asked about the Assemblies not known to be completed, a few at a time,
         // so a run of thousands of Assemblies answers in seconds.
         var statuses = started.map { finished[$0.key]?.status ?? "STARTED" }
@@ -91,7 +95,12 @@ struct CancelCommand: Command {
     func run(_ context: CommandContext) async throws -> Int32 {
         guard let workspace = LastRun.workspace(manifest, context: context) else { return ExitCode.failure }
         let done = Set((workspace.lastResults()?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
-        let canceled = await InFlight.cancel(workspace.startedAssemblies(), except: done, http: context.http) { line in
+        let started: [String: StartedAssembly]
+        do { started = try workspace.startedAssemblies() } catch {
+            context.output.failure(error.description)
+            return ExitCode.failure
+        }
+        let canceled = await InFlight.cancel(started, except: done, http: context.http) { line in
             context.output.out(line + "\n")
         }
         context.output.out("Canceled \(plural(canceled, "Assembly", "Assemblies")).\n")

@@ -108,7 +108,11 @@ struct FileUploader: Sendable {
                     expirySaved = .now
                 }
             }
-            if case .sent = event { progress(UploadProgress(index: index, confirmed: machine.offset, inFlight: 0, total: file.size)) }
+            // What the server holds now (a creating request may have carried the whole file).
+            switch event {
+            case .sent, .created, .offsetKnown: progress(UploadProgress(index: index, confirmed: machine.offset, inFlight: 0, total: file.size))
+            case .sendRefused, .failed, .waited: break
+            }
             action = next
         }
     }

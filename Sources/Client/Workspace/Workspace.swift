@@ -94,13 +94,13 @@ public struct Workspace: Sendable, Equatable {
         return Set(files).sorted().map { manifestStateDirectory + "/" + $0 }
     }
 
-    /// The Assemblies that runs started, by plan id, over every shard (or the run-state `files` given).
-    public func startedAssemblies(in files: [String]? = nil) -> [String: StartedAssembly] {
+    /// The Assemblies that runs started, by plan id, over every shard (or the run-state `files`
+    /// given); an unreadable state file is an error, as it is for a run.
+    public func startedAssemblies(in files: [String]? = nil) throws(UnreadableState) -> [String: StartedAssembly] {
         var started: [String: StartedAssembly] = [:]
         for file in files ?? runStateFiles {
             // A state file is not trusted to name Assemblies: an id that is not one is skipped.
-            // An unreadable state file names nothing to trust (a run says why it cannot go on).
-            for (planID, entry) in (try? RunState.read(file)) ?? [:] where AssemblyID.isValid(entry.assemblyID) {
+            for (planID, entry) in try RunState.read(file) where AssemblyID.isValid(entry.assemblyID) {
                 started[planID] = StartedAssembly(id: entry.assemblyID, url: entry.assemblyURL, endpoint: entry.endpoint)
             }
         }

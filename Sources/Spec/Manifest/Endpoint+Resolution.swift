@@ -26,6 +26,13 @@ extension Endpoint {
         }
     }
 
+    /// Why the endpoint cannot be used, if it cannot: only `local` and http(s) URLs can.
+    public var problem: String? {
+        guard case .url(let url) = self else { return nil }
+        let lowered = url.lowercased()
+        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://") ? nil : "endpoint '\(url)' is not 'local' or an http(s) URL"
+    }
+
     /// The endpoint as a user names it (`local`, or its URL as written).
     public var name: String {
         switch self {

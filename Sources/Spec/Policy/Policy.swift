@@ -44,6 +44,8 @@ public struct Policy: Sendable {
         public var fileSize: ByteSize?
         /// The most bytes one Assembly may hold.
         public var assemblySize: ByteSize?
+        /// The most bytes all input files of a whole run (every Assembly of the plan) may add up to.
+        public var runSize: ByteSize?
 
         /// Creates limits.
         public init(filesPerAssembly: Int? = nil, fileSize: ByteSize? = nil, assemblySize: ByteSize? = nil) {

@@ -5,7 +5,7 @@ import YAML
 /// Reads a policy file (YAML) into a `Policy`, collecting every problem with its location.
 public struct PolicyLoader: Sendable {
     static let keys = ["version", "auth_key", "max_expires_in", "limits", "templates", "fields", "notify_url", "robots"]
-    static let limitKeys = ["files_per_assembly", "file_size", "assembly_size"]
+    static let limitKeys = ["files_per_assembly", "file_size", "assembly_size", "run_size"]
     static let constraintKeys = ["type", "enum", "min", "max", "pattern"]
 
     /// The variables `${VAR}` refers to.
@@ -63,6 +63,7 @@ public struct PolicyLoader: Sendable {
             }
             policy.limits.fileSize = limits["file_size"].flatMap { decoder.size($0, what: "'file_size'")?.value }
             policy.limits.assemblySize = limits["assembly_size"].flatMap { decoder.size($0, what: "'assembly_size'")?.value }
+            policy.limits.runSize = limits["run_size"].flatMap { decoder.size($0, what: "'run_size'")?.value }
         }
         if let node = fields["templates"], let templates = decoder.fields(node, what: "'templates'", allowed: ["allowed", "allow_steps_override", "allow_listing"]) {
             let allowed = templates["allowed"].flatMap { allowedList($0, what: "'templates.allowed'", decoder: decoder) } ?? []

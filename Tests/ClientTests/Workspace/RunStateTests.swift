@@ -59,6 +59,6 @@ final class RunStateTests: XCTestCase {
         try await state.set(.init(assemblyID: "0123456789abcdef0123456789abcdef", assemblyURL: "http://x/abc", endpoint: "local"), for: "plan-1")
         XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.runStateFile(shard: (2, 3))), "only the journal so far")
         XCTAssertEqual(workspace.runStateFiles, [workspace.runStateFile(shard: (2, 3))])
-        XCTAssertEqual(workspace.startedAssemblies()["plan-1"]?.id, "0123456789abcdef0123456789abcdef")
+        XCTAssertEqual(try workspace.startedAssemblies()["plan-1"]?.id, "0123456789abcdef0123456789abcdef")
     }
 }
