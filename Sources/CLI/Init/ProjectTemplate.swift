@@ -231,6 +231,10 @@ struct ProjectTemplate {
                 env:
                   TRANSLOADIT_KEY: ${{ vars.TRANSLOADIT_KEY }}
                   TRANSLOADIT_SECRET: ${{ secrets.TRANSLOADIT_SECRET }}
+              # One HTML page of the run (each source beside its results), linked from the summary.
+              - run: |
+                  pipeline report pipeline.yml
+                  echo "Report: build/report.html in the [results artifact](${{ github.server_url }}/${{ github.repository }}/actions/runs/${{ github.run_id }})" >> "$GITHUB_STEP_SUMMARY"
               - uses: actions/upload-artifact@v4
                 with: {name: results, path: build/}
 

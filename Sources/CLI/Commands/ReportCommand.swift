@@ -1,0 +1,63 @@
+import Basics
+import Client
+import Foundation
+import Spec
+
+/// `pipeline report`: one self-contained HTML page of a manifest's last run.
+struct ReportCommand: Command {
+    static let spec = CommandSpec(
+        name: "report",
+        summary: "Write one HTML page of the last run: each source file beside its results, with previews.",
+        discussion: """
+        The page needs no network: previews (images, a video's frame, an audio file's waveform, a document's first \\
+        page) are made from the files on this machine (the embedded engine's results, or a job's download folder) \\
+        and embedded, small and within a size budget; other files are listed by name and size. Failures show with \\
+        their messages; a job and status filter works in any browser, and without JavaScript everything is shown. \\
+        With --compare OLD_RESULTS, results that changed are paired with their old versions, side by side.
+        """,
+        arguments: [.init(name: "MANIFEST", help: "The manifest that was run.")],
+        options: [
+            .init(name: "out", valueName: "FILE", help: "Where to write the page (default: report.html beside the results)."),
+            .init(name: "compare", valueName: "OLD_RESULTS", help: "An earlier results file to compare with, result by result."),
+        ],
+        examples: ["pipeline report pipeline.yml", "pipeline report pipeline.yml --compare old-results.json --out review.html"])
+
+    let manifest: String
+    let out: String?
+    let compare: String?
+
+    init(_ arguments: ParsedArguments) {
+        manifest = arguments.positionals[0]
+        out = arguments.value("out")
+        compare = arguments.value("compare")
+    }
+
+    func run(_ context: CommandContext) async throws -> Int32 {
+        let loaded = ManifestLoader(environment: context.environment).load(path: manifest)
+        context.report(loaded.diagnostics, sources: loaded.sources)
+        guard let manifest = loaded.value else { return ExitCode.failure }
+        let workspace = Workspace(manifest: manifest)
+        guard let results = RunResults.load(workspace.resultsPath) else {
+            context.output.failure("no results to report at \(workspace.resultsPath.printable)", hint: "run the manifest first: pipeline run \(self.manifest)")
+            return ExitCode.failure
+        }
+        var previous: ReportModel?
+        if let compare {
+            guard let old = RunResults.load(compare) else {
+                context.output.failure("cannot read the results file '\(compare.printable)' given to --compare", hint: "give a results.json a run wrote")
+                return ExitCode.failure
+            }
+            previous = ReportModel(results: old, manifest: manifest, workspace: workspace)
+        }
+        let page = ReportHTML.render(ReportModel(results: results, manifest: manifest, workspace: workspace), previous: previous)
+        let target = out ?? ((workspace.resultsPath as NSString).deletingLastPathComponent + "/report.html")
+        do {
+            try AtomicFile.write(Data(page.utf8), to: target)
+        } catch {
+            context.output.failure("\(error)", hint: "check that the folder of '\(target.printable)' exists and is writable")
+            return ExitCode.failure
+        }
+        context.output.out("Wrote \(RunDisplay.shown(target)) (\(ByteSize(bytes: Int64(page.utf8.count)))).\n")
+        return ExitCode.success
+    }
+}

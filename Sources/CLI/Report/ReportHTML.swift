@@ -1,0 +1,148 @@
+import Basics
+import Foundation
+
+/// A `ReportModel` as one self-contained HTML page: no script or style from anywhere else, previews
+/// embedded as data URLs, readable without JavaScript (a small script only adds the filters).
+enum ReportHTML {
+    /// The page for `model`; with `previous`, a section pairs each result that changed with its old version.
+    static func render(_ model: ReportModel, previous: ReportModel? = nil) -> String {
+        let jobs = orderedUnique(model.assemblies.map(\.job))
+        let statuses = orderedUnique(model.assemblies.map(\.status))
+        let failed = model.assemblies.filter { $0.status != "ASSEMBLY_COMPLETED" }.count
+        var html = """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(escape(model.title)): run report</title>
+            <style>\(style)</style>
+            </head>
+            <body>
+            <header>
+            <h1>\(escape(model.title)): run report</h1>
+            <p id="summary">\(model.assemblies.count) Assemblies, \(failed) not completed, \(model.assemblies.reduce(0) { $0 + $1.sources.count }) source files.</p>
+            <form id="filters" hidden>
+            <label>Job <select id="job-filter"><option value="">all</option>\(jobs.map { "<option>\(escape($0))</option>" }.joined())</select></label>
+            <label>Status <select id="status-filter"><option value="">all</option>\(statuses.map { "<option>\(escape($0))</option>" }.joined())</select></label>
+            </form>
+            </header>
+            <main>
+
+            """
+        if let previous { html += compare(model, previous) }
+        for job in jobs {
+            html += "<section class=\"job\" data-job=\"\(escape(job))\">\n<h2>Job \(escape(job))</h2>\n"
+            for assembly in model.assemblies where assembly.job == job { html += render(assembly) }
+            html += "</section>\n"
+        }
+        html += "</main>\n<script>\(script)</script>\n</body>\n</html>\n"
+        return html
+    }
+
+    private static func render(_ assembly: ReportModel.Assembly) -> String {
+        let ok = assembly.status == "ASSEMBLY_COMPLETED"
+        var html = "<article class=\"assembly\(ok ? "" : " failed")\" data-assembly=\"\(escape(assembly.planID))\" data-status=\"\(escape(assembly.status))\" data-job=\"\(escape(assembly.job))\">\n"
+        html += "<h3>Assembly \(escape(String(assembly.planID.prefix(12)))) <span class=\"status\">\(escape(assembly.status))</span></h3>\n"
+        if let id = assembly.assemblyID { html += "<p class=\"meta\">Assembly id <code>\(escape(id))</code></p>\n" }
+        if !ok { html += "<p class=\"failure\" role=\"alert\">\(escape(assembly.status)): \(escape(assembly.message ?? "no message"))</p>\n" }
+        html += "<table>\n<thead><tr><th scope=\"col\">Source</th><th scope=\"col\">Results</th></tr></thead>\n<tbody>\n"
+        for source in assembly.sources {
+            html += "<tr><td>\(figure(source.file))</td><td>"
+            if source.results.isEmpty { html += "<span class=\"none\">no results</span>" }
+            for (step, items) in source.results {
+                html += "<div class=\"step\"><span class=\"step-name\">\(escape(step))</span>" + items.map(figure).joined() + "</div>"
+            }
+            html += "</td></tr>\n"
+        }
+        return html + "</tbody>\n</table>\n</article>\n"
+    }
+
+    /// Results whose file changed since `previous`, old beside new (by job, source, step and name).
+    private static func compare(_ model: ReportModel, _ previous: ReportModel) -> String {
+        func key(_ assembly: ReportModel.Assembly, _ source: ReportModel.Source, _ step: String, _ item: ReportModel.Item) -> String {
+            [assembly.job, source.file.name, step, item.name].joined(separator: "\u{0}")
+        }
+        var old: [String: ReportModel.Item] = [:]
+        for assembly in previous.assemblies {
+            for source in assembly.sources { for (step, items) in source.results { for item in items { old[key(assembly, source, step, item)] = item } } }
+        }
+        var rows = ""
+        var count = 0
+        for assembly in model.assemblies {
+            for source in assembly.sources {
+                for (step, items) in source.results {
+                    for item in items {
+                        guard let before = old[key(assembly, source, step, item)], before.size != item.size || before.link != item.link else { continue }
+                        count += 1
+                        rows += "<tr data-job=\"\(escape(assembly.job))\"><th scope=\"row\">\(escape(assembly.job)) · \(escape(source.file.name)) · \(escape(step))</th>"
+                            + "<td>\(figure(before))</td><td>\(figure(item))</td></tr>\n"
+                    }
+                }
+            }
+        }
+        return "<section id=\"compare\">\n<h2>Changed results (\(count))</h2>\n"
+            + (count == 0 ? "<p>No result changed.</p>\n"
+                : "<table class=\"compare\">\n<thead><tr><th scope=\"col\">Result</th><th scope=\"col\">Before</th><th scope=\"col\">After</th></tr></thead>\n<tbody>\n\(rows)</tbody>\n</table>\n")
+            + "</section>\n"
+    }
+
+    private static func figure(_ item: ReportModel.Item) -> String {
+        let caption = [escape(item.name), ByteSize(bytes: item.size).description, item.facts.map(escape)].compactMap { $0 }.joined(separator: " · ")
+        var html = "<figure class=\"file\">"
+        if let preview = item.preview {
+            html += "<img src=\"data:image/jpeg;base64,\(preview.base64EncodedString())\" alt=\"\(escape(item.name)) (\(escape(item.mime)))\">"
+        } else {
+            html += "<div class=\"placeholder\" aria-hidden=\"true\">\(escape(String(item.mime.split(separator: "/").last ?? "file")))</div>"
+        }
+        let named = item.link.map { "<a href=\"\(escape($0))\">\(caption)</a>" } ?? caption
+        return html + "<figcaption>\(named)</figcaption></figure>"
+    }
+
+    private static func orderedUnique(_ values: [String]) -> [String] {
+        var seen: Set<String> = []
+        return values.filter { seen.insert($0).inserted }
+    }
+
+    /// Text made safe for HTML content and attribute values, control characters shown as escapes.
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        for character in TerminalText.printable(text) {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    private static let style = """
+        body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1b1b1b;background:#fafafa}
+        header{padding:16px 24px;background:#fff;border-bottom:1px solid #ddd}main{padding:8px 24px 32px}
+        h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:24px 0 8px}h3{font-size:15px;margin:0 0 6px}
+        .assembly{background:#fff;border:1px solid #ddd;border-radius:6px;padding:12px;margin:12px 0}
+        .assembly.failed{border-color:#c62828}.failure{color:#b71c1c;font-weight:600}
+        .status{font-weight:400;color:#555;font-size:13px}.meta{color:#555;font-size:13px;margin:0 0 8px}
+        table{border-collapse:collapse;width:100%}td,th{vertical-align:top;text-align:left;padding:6px;border-top:1px solid #eee}
+        .step{display:inline-block;margin:0 12px 8px 0;vertical-align:top}.step-name{display:block;font-size:12px;color:#555}
+        figure{display:inline-block;margin:0 8px 0 0;max-width:180px;vertical-align:top}
+        img{max-width:160px;max-height:160px;border:1px solid #ccc;background:#eee}
+        figcaption{font-size:12px;overflow-wrap:anywhere}
+        .placeholder{width:120px;height:80px;display:flex;align-items:center;justify-content:center;background:#eceff1;color:#455a64;border:1px solid #cfd8dc}
+        form label{margin-right:16px}select:focus,a:focus{outline:2px solid #1565c0}
+        """
+
+    // Filters for readers with JavaScript; without it every Assembly is shown.
+    private static let script = """
+        (function(){var f=document.getElementById('filters');f.hidden=false;
+        var j=document.getElementById('job-filter'),s=document.getElementById('status-filter');
+        function apply(){document.querySelectorAll('.assembly').forEach(function(a){
+        a.hidden=(j.value&&a.dataset.job!==j.value)||(s.value&&a.dataset.status!==s.value);});
+        document.querySelectorAll('.job').forEach(function(x){x.hidden=j.value&&x.dataset.job!==j.value;});}
+        j.addEventListener('change',apply);s.addEventListener('change',apply);})();
+        """
+}

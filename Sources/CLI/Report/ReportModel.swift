@@ -1,0 +1,103 @@
+import Basics
+import Client
+import Engine
+import Foundation
+import Spec
+
+/// What `pipeline report` shows, read from a results file: per job and Assembly, each source
+/// file beside its results, with previews made from the files on this machine. A results file
+/// is not trusted to name files: a source must lie inside the manifest's folder and a result in
+/// the embedded engine's data folder or the job's download folder, or it is shown by name only.
+struct ReportModel {
+    /// A file with what the report can say of it.
+    struct Item {
+        var name: String
+        var size: Int64
+        var mime: String
+        /// Width and height, or duration, when known.
+        var facts: String?
+        /// A small JPEG, when one could be made.
+        var preview: Data?
+        /// An http(s) URL to link to.
+        var link: String?
+    }
+
+    /// One source file and what its steps made of it.
+    struct Source {
+        var file: Item
+        /// Step -> results.
+        var results: [(step: String, items: [Item])]
+    }
+
+    /// One Assembly of the run.
+    struct Assembly {
+        var job: String
+        var planID: String
+        var assemblyID: String?
+        var status: String
+        var message: String?
+        var sources: [Source]
+    }
+
+    let title: String
+    let assemblies: [Assembly]
+
+    /// The most preview bytes one report holds; files after that are shown by name.
+    static let previewBudget = 12 << 20
+
+    init(results: RunResults, manifest: Manifest, workspace: Workspace, side: Int = 160) {
+        title = manifest.name
+        var budget = Self.previewBudget
+        let trustedFolder = RealPath.of(workspace.directory) ?? workspace.directory
+        let engineFolder = RealPath.of(workspace.engineDirectory)
+        var downloads: [String: String] = [:]
+        for job in manifest.jobs { if let folder = job.download { downloads[job.name.value] = manifest.path(folder.value) } }
+
+        func preview(_ path: String?, mime: String) -> Data? {
+            guard let path, budget > 0, let made = PreviewImage.jpeg(of: path, mime: mime, side: side) else { return nil }
+            budget -= made.count
+            return budget >= 0 ? made : nil
+        }
+        // A file the report may read: a regular file whose real path lies inside `root`.
+        func confined(_ path: String, in root: String?) -> String? {
+            guard let root, let real = RealPath.of(path), RealPath.isInside(real, root) else { return nil }
+            var info = stat()
+            return stat(real, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? real : nil
+        }
+
+        assemblies = results.assemblies.map { entry in
+            let sources = entry.files.map { file -> Source in
+                let local = confined(manifest.path(file.path), in: trustedFolder)
+                let mime = MediaTypes.guess(file.path)
+                let item = Item(name: file.path, size: file.size, mime: mime, facts: nil, preview: preview(local, mime: mime), link: nil)
+                var results: [(step: String, items: [Item])] = []
+                for (step, files) in entry.results.sorted(by: { $0.key < $1.key }) {
+                    let mine = files.filter { $0.source == file.path || (entry.files.count == 1 && $0.source == nil) }
+                    guard !mine.isEmpty else { continue }
+                    results.append((step, mine.map { result in
+                        let url = result.url ?? ""
+                        var path: String?
+                        if url.hasPrefix("file://") { path = confined(String(url.dropFirst("file://".count)), in: engineFolder) }
+                        if path == nil, let folder = downloads[entry.job] {
+                            path = confined(folder + "/" + FileNames.safeComponent(step) + "/" + FileNames.safeComponent(result.name), in: trustedFolder)
+                        }
+                        let mime = result.mime ?? MediaTypes.guess(result.name)
+                        let lowered = url.lowercased()
+                        return Item(name: result.name, size: result.size, mime: mime, facts: Self.facts(result.meta),
+                                    preview: preview(path, mime: mime), link: lowered.hasPrefix("https://") || lowered.hasPrefix("http://") ? url : nil)
+                    }))
+                }
+                return Source(file: item, results: results)
+            }
+            return Assembly(job: entry.job, planID: entry.planID, assemblyID: entry.assemblyID, status: entry.status, message: entry.message, sources: sources)
+        }
+    }
+
+    /// "320 × 240", "12 s", from a result's meta.
+    static func facts(_ meta: JSONValue) -> String? {
+        var parts: [String] = []
+        if let width = meta["width"]?.intValue, let height = meta["height"]?.intValue { parts.append("\(width) × \(height)") }
+        if let duration = meta["duration"]?.doubleValue ?? meta["duration"]?.intValue.map(Double.init) { parts.append(String(format: "%.1f s", duration)) }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+    }
+}
