@@ -40,11 +40,11 @@ final class RunLifecycleTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         let same = await CLIHarness.run(["diff", manifest, "--exit-code"])
         XCTAssertEqual(same.status, 0)
-        XCTAssertTrue(same.stdout.hasSuffix("0 to process, 2 cached, 0 gone.\n"), same.stdout)
+        XCTAssertTrue(same.stdout.hasSuffix("0 to process, 2 cached, 0 replaced, 0 gone.\n"), same.stdout)
         try directory.write("data/b.bin", data: Data("b, edited".utf8))
         let changed = await CLIHarness.run(["diff", manifest, "--exit-code"])
         XCTAssertEqual(changed.status, 2)
-        XCTAssertTrue(changed.stdout.hasSuffix("1 to process, 1 cached, 1 gone.\n"), changed.stdout)
+        XCTAssertTrue(changed.stdout.hasSuffix("1 to process, 1 cached, 1 replaced, 0 gone.\n"), changed.stdout)
 
         let status = await CLIHarness.run(["status", manifest, "--json"])
         let rows = try JSONValue.parse(Data(status.stdout.utf8))["assemblies"]?.arrayValue ?? []
