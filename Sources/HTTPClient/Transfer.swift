@@ -102,6 +102,13 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
         for header in request.headers {
             headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
         }
+        // libcurl asks before sending a body larger than 1 KiB (Expect: 100-continue), which costs
+        // a round trip; for a body this small, sending it at once costs less even when refused.
+        // Larger bodies keep asking: a proxy's 413 then comes before the body is sent.
+        if request.body.length > 0, request.body.length <= Self.sendWithoutAsking,
+           !request.headers.contains(where: { $0.name.lowercased() == "expect" }) {
+            headerList = curl_slist_append(headerList, "Expect:")
+        }
         if let trailer = request.digestTrailer {
             bodyDigest = StreamingDigest(trailer.algorithm)
             headerList = curl_slist_append(headerList, "Trailer: \(trailer.field)")
@@ -111,6 +118,10 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
         try check(ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
         try configureMethodAndBody(context: context)
     }
+
+    /// The largest body sent without `Expect: 100-continue`: nginx's default body limit, so a
+    /// proxy as it comes never refuses a body sent unasked.
+    static let sendWithoutAsking: Int64 = 1 << 20
 
     private func configureMethodAndBody(context: UnsafeMutableRawPointer) throws(HTTPError) {
         switch request.body {

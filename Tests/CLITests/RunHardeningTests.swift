@@ -138,6 +138,22 @@ final class RunHardeningTests: XCTestCase {
         XCTAssertEqual(fileNames(in: server.data.path + "/assemblies").filter { $0.hasSuffix(".json") }.count, 1, "no duplicate Assembly")
     }
 
+    func testATusEndpointIsAskedItsCapabilitiesOncePerRunAndSmallBodiesDoNotWaitToBeAsked() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let directory = try project(endpoint: "http://127.0.0.1:\(server.port)")
+        defer { directory.remove() }
+        for index in 0..<6 { try directory.write("files/more-\(index).bin", data: Data(repeating: UInt8(index), count: 5_000)) }
+        let manifest = directory.path + "/pipeline.yml"
+        try String(contentsOfFile: manifest, encoding: .utf8).replacingOccurrences(of: "batch: all", with: "batch: 1")
+            .write(toFile: manifest, atomically: false, encoding: .utf8)
+        let ran = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: secret)
+        XCTAssertEqual(ran.status, 0, ran.stderr)
+        let requests = server.requests
+        XCTAssertGreaterThanOrEqual(requests.filter { $0.hasPrefix("POST /assemblies") }.count, 4, "\(requests)")
+        XCTAssertEqual(requests.filter { $0.hasPrefix("OPTIONS ") }.count, 1, "one OPTIONS for the run: \(requests)")
+    }
+
     func testAFailedWriteToStandardOutputOrADeviceIsAnError() throws {
         let sign = try ProcessRunner.run("/bin/sh", ["-c", "echo '{\"steps\": {}}' | \"$0\" sign > /dev/full", ProcessRunner.pipelineExecutable],
                                          environment: ["TRANSLOADIT_KEY": "k", "TRANSLOADIT_SECRET": "s"])

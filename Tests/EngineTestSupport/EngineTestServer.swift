@@ -1,6 +1,7 @@
 import Engine
 import TestSupport
 import Foundation
+import Synchronization
 import HTTPServer
 import Spec
 
@@ -10,6 +11,10 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
     public let data: TemporaryDirectory
     /// The running engine.
     public let engine: LocalEngine
+    private let logged = RequestLog()
+
+    /// Every request answered so far, as `METHOD path status ms`.
+    public var requests: [String] { logged.lines.withLock { $0 } }
 
     /// Starts an engine with a fresh data folder (or `data`, to restart on old state).
     public init(
@@ -27,7 +32,8 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
         // Trusts X-Forwarded-Host, as set by the fault-injecting proxy some tests put in front.
         var server = HTTPServer.Configuration(port: port, origin: PublicOrigin(trustProxy: true))
         if let perClientLimit { server.perClientLimit = perClientLimit }
-        engine = try LocalEngine(configuration, server: server)
+        let logged = self.logged
+        engine = try LocalEngine(configuration, server: server, log: { line in logged.lines.withLock { $0.append(line) } })
     }
 
     /// The tus creation endpoint.
@@ -56,4 +62,9 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
         engine.stop()
         if !keepData { data.remove() }
     }
+}
+
+/// The lines an engine logs, one per request.
+private final class RequestLog: Sendable {
+    let lines = Mutex<[String]>([])
 }

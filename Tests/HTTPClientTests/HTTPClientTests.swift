@@ -37,6 +37,20 @@ final class HTTPClientTests: XCTestCase {
         XCTAssertEqual(report["sha256"] as? String, try sha256(expected))
     }
 
+    func testASmallBodyGoesWithoutAskingAndALargeOneAsksFirst() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("body.bin", data: Data(repeating: 7, count: 3 << 20))
+        let client = HTTPClient()
+        for (length, expect) in [(Int64(200_000), nil), (Int64(1 << 20), nil), (Int64(2 << 20), "100-continue")] as [(Int64, String?)] {
+            let response = try await client.send(HTTPRequest(method: "POST", url: server.url("/echo"), body: .file(path: path, offset: 0, length: length)))
+            let headers = try XCTUnwrap(try echo(response)["headers"] as? [String: String])
+            XCTAssertEqual(headers["expect"], expect, "\(length) bytes: a round trip to ask costs more than sending a small body")
+        }
+    }
+
     func testAnOptionLibcurlRefusesStopsTheRequestBeforeItIsSent() async throws {
         // libcurl refuses strings over 8,000,000 bytes: the request is not sent without its URL.
         let url = "http://127.0.0.1:9/" + String(repeating: "a", count: 8_100_000)

@@ -36,7 +36,7 @@ struct RunCommand: Command {
             .init(name: "quiet", help: "Print only failures and the summary (no progress line, no line per Assembly).", short: "q"),
             .init(name: "verbose", help: "Print a line for every Assembly as it starts and ends (by default only failures are listed).", short: "v"),
             .init(name: "shard", valueName: "I/N", help: "Run shard I of N (a contiguous share of the Assemblies, planned alone), for CI matrices; 'auto' (or 'auto/N') reads the CI's own variables (GitLab, CircleCI, Buildkite, Kubernetes)."),
-            .init(name: "max-assemblies-per-minute", valueName: "N", help: "Create at most N Assemblies a minute (default \(Int(Self.accountBudget)) against a service, divided among N shards; none for 'local')."),
+            .init(name: "max-assemblies-per-minute", valueName: "N", help: "Create at most N Assemblies a minute (default \(Int(Self.accountBudget)) against the hosted service, divided among N shards; elsewhere none until the server signals a limit)."),
             .init(name: "cancel-on-interrupt", help: "On Ctrl-C, cancel the Assemblies in flight instead of leaving them to finish."),
             .init(name: "json", help: "Print one JSON event per line instead of progress and a summary."),
             .init(name: "watch", help: "After the run, watch the manifest, the policy and the input folders, and run again (incrementally) when they change; Ctrl-C stops."),
@@ -148,9 +148,10 @@ struct RunCommand: Command {
         if let chunkSize { configuration.chunkSize = chunkSize }
         configuration.shard = shard
         configuration.declaredTemplates = TemplateSync.wanted(in: manifest)
-        // N shards share one account's budget; the embedded engine has none.
-        configuration.maxAssembliesPerMinute = perMinute.map(Double.init)
-            ?? (prepared.engine == nil ? Self.accountBudget / Double(shard?.count ?? 1) : nil)
+        // The hosted service's budget is per account, which N shards share; any other endpoint
+        // runs at full concurrency until it signals a limit (413/429 with retryIn slows the run).
+        let hosted = Endpoint.of(manifest, override: arguments.value("endpoint"), environment: context.environment).isHostedService
+        configuration.maxAssembliesPerMinute = perMinute.map(Double.init) ?? (hosted ? Self.accountBudget / Double(shard?.count ?? 1) : nil)
 
         let detail: RunDisplay.Detail = arguments.flag("quiet") ? .quiet : arguments.flag("verbose") ? .verbose : .normal
         let display = RunDisplay(output: context.output, json: arguments.flag("json"), githubActions: context.environment["GITHUB_ACTIONS"] == "true", detail: detail)

@@ -172,9 +172,10 @@ struct AssemblyRun: Sendable {
     private func wait(_ initial: AssemblyState) async throws -> AssemblyState {
         var status = initial
         guard let url = status.assemblyURL else { return status }
-        // Small Assemblies finish fast: look again after a tenth of the interval and widen by a
-        // quarter each time (about ten polls in the first two seconds), then slow gently.
-        var interval = configuration.pollInterval / 10
+        // The first look is at once (the last upload's answer is in; the server may be done), then
+        // small Assemblies finish fast: after a tenth of the interval, widening by a quarter each
+        // time (about ten polls in the first two seconds), then slowly.
+        var interval = Duration.zero
         let uploaded = clock.now
         while status.isBusy {
             // Every file went up: an Assembly still waiting for uploads long after will never start.
@@ -186,7 +187,8 @@ struct AssemblyRun: Sendable {
             guard clock.now + interval < deadline else { throw Self.timedOut }
             try await clock.sleep(for: interval)
             status = try await retrying { try await client.status(url) }
-            interval = interval < configuration.pollInterval ? min(interval * 1.25, configuration.pollInterval) : min(interval * 1.2, .seconds(5))
+            interval = interval == .zero ? configuration.pollInterval / 10
+                : interval < configuration.pollInterval ? min(interval * 1.25, configuration.pollInterval) : min(interval * 1.2, .seconds(5))
         }
         return status
     }

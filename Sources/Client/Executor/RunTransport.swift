@@ -21,9 +21,10 @@ public protocol UploadService: Sendable {
     ) async throws -> [Result<UploadResult, any Error>]
 }
 
-/// Uploads over tus with a shared HTTP client.
+/// Uploads over tus with a shared HTTP client, asking each endpoint's capabilities once per run.
 public struct TusUploads: UploadService {
     let http: HTTPClient
+    let known = TusCapabilityCache()
 
     /// Creates the service.
     public init(http: HTTPClient) {
@@ -34,7 +35,7 @@ public struct TusUploads: UploadService {
     public func upload(
         _ files: [UploadFile], to url: String, options: UploadOptions, progress: @escaping @Sendable (UploadProgress) -> Void
     ) async throws -> [Result<UploadResult, any Error>] {
-        try await TusUploader(endpoint: url, options: options, http: http).upload(files, progress: progress)
+        try await TusUploader(endpoint: url, options: options, http: http, known: known).upload(files, progress: progress)
     }
 }
 

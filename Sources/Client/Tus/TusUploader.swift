@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Synchronization
 import HTTPClient
 import Wire
 
@@ -29,10 +30,17 @@ public struct TusUploader: Sendable {
     /// How uploads behave.
     public let options: UploadOptions
 
-    /// Creates an uploader for `endpoint`.
-    public init(endpoint: String, options: UploadOptions, http: HTTPClient, headers: [(name: String, value: String)] = []) {
+    /// What servers offer, asked once per endpoint however many batches go there.
+    let known: TusCapabilityCache
+
+    /// Creates an uploader for `endpoint`; batches sharing `known` ask each endpoint's capabilities once.
+    public init(
+        endpoint: String, options: UploadOptions, http: HTTPClient, headers: [(name: String, value: String)] = [],
+        known: TusCapabilityCache = TusCapabilityCache()
+    ) {
         client = TusClient(http: http, endpoint: endpoint, headers: headers)
         self.options = options
+        self.known = known
     }
 
     /// Uploads every file; the results are in the order of `files`. A file that fails does not
@@ -40,7 +48,7 @@ public struct TusUploader: Sendable {
     public func upload(
         _ files: [UploadFile], progress: @escaping @Sendable (UploadProgress) -> Void
     ) async throws -> [Result<UploadResult, any Error>] {
-        let capabilities = try await discoverCapabilities()
+        let capabilities = try await known.capabilities(of: client.endpoint) { try await discoverCapabilities() }
         let store = options.stateDirectory.map { ResumeStore(directory: $0) }
         let uploader = FileUploader(client: client, capabilities: capabilities, options: options, store: store)
         var results = [Result<UploadResult, any Error>?](repeating: nil, count: files.count)
@@ -74,6 +82,31 @@ public struct TusUploader: Sendable {
             } catch {
                 return TusCapabilities(extensions: ["creation"])
             }
+        }
+    }
+}
+
+/// Each tus endpoint's capabilities, asked once (one `OPTIONS`, however many batches ask at
+/// once) and kept for as long as the cache lives: a run's.
+public final class TusCapabilityCache: Sendable {
+    private let asked = Mutex<[String: Task<TusCapabilities, any Error>]>([:])
+
+    /// Creates an empty cache.
+    public init() {}
+
+    /// The capabilities of `endpoint`, from `discover` the first time; a failed discovery is not kept.
+    func capabilities(of endpoint: String, discover: @escaping @Sendable () async throws -> TusCapabilities) async throws -> TusCapabilities {
+        let task = asked.withLock { asked in
+            if let task = asked[endpoint] { return task }
+            let task = Task { try await discover() }
+            asked[endpoint] = task
+            return task
+        }
+        do {
+            return try await task.value
+        } catch {
+            asked.withLock { if $0[endpoint] == task { $0[endpoint] = nil } }
+            throw error
         }
     }
 }

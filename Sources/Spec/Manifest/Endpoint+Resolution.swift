@@ -1,3 +1,5 @@
+import Foundation
+
 extension Endpoint {
     /// The hosted service, where Assemblies go when nothing names an endpoint.
     public static let hosted = Endpoint.url("https://api2.transloadit.com")
@@ -31,6 +33,13 @@ extension Endpoint {
         guard case .url(let url) = self else { return nil }
         let lowered = url.lowercased()
         return lowered.hasPrefix("http://") || lowered.hasPrefix("https://") ? nil : "endpoint '\(url)' is not 'local' or an http(s) URL"
+    }
+
+    /// Whether the endpoint is the hosted service (`*.transloadit.com`), which allows about 250
+    /// Assemblies a minute per account, so a run paces its creations there from the start.
+    public var isHostedService: Bool {
+        guard case .url(let url) = self, let host = URLComponents(string: url)?.host?.lowercased() else { return false }
+        return host == "transloadit.com" || host.hasSuffix(".transloadit.com")
     }
 
     /// The endpoint as a user names it (`local`, or its URL as written).

@@ -61,19 +61,20 @@ final class ExecutorLogicTests: XCTestCase {
         XCTAssertLessThanOrEqual(wait, .milliseconds(7700), "retryIn plus at most 10% jitter")
     }
 
-    func testPollingStartsSoonThenSlowsGently() async throws {
+    func testPollingStartsAtOnceThenSoonThenSlowsGently() async throws {
         let clock = TestClock()
         let executing = ScriptedService.status(AssemblyStatusCode.executing)
         let service = ScriptedService(
-            creates: [executing], statuses: Array(repeating: executing, count: 14) + [ScriptedService.status(AssemblyStatusCode.completed)])
+            creates: [executing], statuses: Array(repeating: executing, count: 15) + [ScriptedService.status(AssemblyStatusCode.completed)])
         _ = try await run(service, clock: clock)
         let seconds = clock.sleeps.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
-        XCTAssertEqual(seconds.count, 15)
-        for (index, value) in seconds.prefix(11).enumerated() {
+        XCTAssertEqual(seconds.count, 16)
+        XCTAssertEqual(seconds[0], 0, "the first look is as soon as the last upload is answered")
+        for (index, value) in seconds.dropFirst().prefix(11).enumerated() {
             XCTAssertEqual(value, 0.1 * pow(1.25, Double(index)), accuracy: 0.001, "a tenth of the interval, widening by a quarter")
         }
-        XCTAssertEqual(seconds[11], 1.0, accuracy: 0.001, "up to the interval")
-        XCTAssertEqual(seconds[12], 1.2, accuracy: 0.001, "then slowing gently")
+        XCTAssertEqual(seconds[12], 1.0, accuracy: 0.001, "up to the interval")
+        XCTAssertEqual(seconds[13], 1.2, accuracy: 0.001, "then slowing gently")
     }
 
     func testAnAssemblyThatNeverGetsItsUploadsFailsAfterTheGrace() async throws {
