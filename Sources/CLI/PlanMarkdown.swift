@@ -13,7 +13,7 @@ enum PlanMarkdown {
     /// plan next to the one the last run ran, which says why Assemblies change.
     static func render(
         _ plan: Plan, cached: Set<String>, gone: [(job: String, planID: String)], previous: [String: SHA256Digest] = [:],
-        changes: PlanDiff? = nil, usage: UsageReport? = nil, warnings: [Diagnostic], templates: String?
+        changes: PlanDiff? = nil, usage: UsageReport? = nil, stepOrder: [String: [String]] = [:], warnings: [Diagnostic], templates: String?
     ) -> String {
         let process = plan.assemblies.filter { !cached.contains($0.id) }
         var text = "### Plan for \(code(plan.pipeline)) (\(code(plan.manifest)))\n\n"
@@ -31,7 +31,7 @@ enum PlanMarkdown {
                 let assemblies = plan.assemblies.filter { $0.job == job }
                 let files = assemblies.reduce(0) { $0 + $1.files.count }
                 let bytes = assemblies.reduce(Int64(0)) { $0 + $1.bytes }
-                let steps = assemblies.first.map { describe($0.instructions) } ?? ""
+                let steps = assemblies.first.map { describe($0.instructions, order: stepOrder[job] ?? []) } ?? ""
                 text += "| \(cell(job)) | \(steps) | \(assemblies.count) | \(assemblies.filter { !cached.contains($0.id) }.count) | \(files) | \(ByteSize(bytes: bytes)) |\n"
             }
             text += "\n"
@@ -98,9 +98,11 @@ enum PlanMarkdown {
         return text + "\n</details>\n\n"
     }
 
-    private static func describe(_ instructions: JSONValue) -> String {
+    /// A job's steps in the manifest's order (`order`; others after it, by name).
+    private static func describe(_ instructions: JSONValue, order: [String]) -> String {
         if let steps = instructions["steps"]?.objectValue {
-            return steps.keys.sorted().map { name in "\(cell(name)) (\(code(steps[name]?["robot"]?.stringValue ?? "?", inTable: true)))" }.joined(separator: ", ")
+            let names = order.filter { steps[$0] != nil } + steps.keys.filter { !order.contains($0) }.sorted()
+            return names.map { name in "\(cell(name)) (\(code(steps[name]?["robot"]?.stringValue ?? "?", inTable: true)))" }.joined(separator: ", ")
         }
         let template = instructions["template_id"]?.stringValue ?? instructions["template"]?["name"]?.stringValue
         return template.map { "Template \(code($0, inTable: true))" } ?? ""

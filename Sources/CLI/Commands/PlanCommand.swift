@@ -118,8 +118,10 @@ struct PlanCommand: Command {
                 let warnings = loaded.diagnostics.filter { $0.severity != .error }
                 var files: [String: SHA256Digest] = [:]
                 for entry in previous { for file in entry.files { files[file.path] = file.digest } }
+                let order = Dictionary(uniqueKeysWithValues: (project.value?.manifest.jobs ?? []).map { ($0.name.value, $0.steps.map(\.name.value)) })
                 context.output.out(PlanMarkdown.render(
-                    plan, cached: cached, gone: gone, previous: files, changes: changes, usage: usage, warnings: warnings, templates: templates))
+                    plan, cached: cached, gone: gone, previous: files, changes: changes, usage: usage, stepOrder: order,
+                    warnings: warnings, templates: templates))
                 return ExitCode.success
             }
             let order = Dictionary(uniqueKeysWithValues: (project.value?.manifest.jobs ?? []).map { ($0.name.value, $0.steps.map(\.name.value)) })
