@@ -21,16 +21,23 @@ struct FileUploader: Sendable {
             throw TusError(.rejected, request: "POST \(client.endpoint)", detail: "'\(path)' is \(file.size) bytes; the server takes at most \(maxSize)")
         }
         let key = ResumeStore.key(endpoint: client.endpoint, file: file)
-        let checksum = try checksumAlgorithm()
+        var checksum = try checksumAlgorithm()
+        // The plan's digest is the checksum of a whole-file request, if the file is the version it hashed.
+        let planDigest = known.flatMap { known in
+            known.modified == file.modified ? Hex.decode(known.sha256).map { "sha256 " + Data($0).base64EncodedString() } : nil
+        }
+        // Chosen by cost: CRC-32 is nearly free; hashing every byte with SHA-256 (or SHA-1, MD5)
+        // again costs both ends more than a check against damage in transit is worth (TCP and TLS
+        // check that too), so by default such a server gets only the digest the plan already has,
+        // on a whole-file request, and otherwise none, as plain tus clients send.
+        let knownOnly = options.checksum == .automatic && checksum != nil && checksum != .crc32
+        if knownOnly { checksum = planDigest != nil && capabilities.checksumAlgorithms.contains("sha256") ? .sha256 : nil }
         // CRC-32 costs less than reading the bytes again: where the server takes it as a trailer it
         // is computed from the bytes as they are sent; otherwise each chunk's is computed ahead.
         // A proxy that refused a trailer for this endpoint (it buffers chunked bodies) gets header checksums.
         let offersTrailer = checksum == .crc32 && capabilities.extensions.contains("checksum-trailer")
         var ahead: ChecksumAhead?
-        // The plan's digest is the checksum of a whole-file request, if the file is the version it hashed.
-        let knownHeader = known.flatMap { known in
-            checksum == .sha256 && known.modified == file.modified ? Hex.decode(known.sha256).map { "sha256 " + Data($0).base64EncodedString() } : nil
-        }
+        let knownHeader = checksum == .sha256 ? planDigest : nil
         var machine = UploadMachine(size: file.size, resuming: store?.load(key)?.uploadURL, retryDelays: options.retryDelays)
         var expirySaved = ContinuousClock.now
         var lastExpiry: Date?
@@ -73,11 +80,11 @@ struct FileUploader: Sendable {
                 }
             case .send(let url, let offset):
                 let chunkSize = options.bodyLimits.limit(for: client.endpoint)
-                    ?? options.chunkSize ?? (checksum == nil ? Int64.max : UploadOptions.checksumChunkSize)
+                    ?? options.chunkSize ?? (checksum == nil || knownOnly ? Int64.max : UploadOptions.checksumChunkSize)
                 let length = min(chunkSize, file.size - offset)
                 let whole = offset == 0 && length == file.size
                 let trailer = offersTrailer && !options.bodyLimits.refusesTrailers(for: client.endpoint) ? checksum : nil
-                if trailer == nil, ahead == nil, let checksum { ahead = ChecksumAhead(algorithm: checksum, path: file.path) }
+                if trailer == nil, ahead == nil, !knownOnly, let checksum { ahead = ChecksumAhead(algorithm: checksum, path: file.path) }
                 let header = try await whole && machine.trustsKnownDigest && knownHeader != nil ? knownHeader : ahead?.value(offset: offset, length: length)
                 if let ahead, offset + length < file.size {
                     ahead.prepare(offset: offset + length, length: min(chunkSize, file.size - offset - length))

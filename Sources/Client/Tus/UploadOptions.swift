@@ -6,7 +6,8 @@ import Wire
 public struct UploadOptions: Sendable {
     /// Whether to send `Upload-Checksum`.
     public enum ChecksumMode: Sendable, Equatable {
-        /// Use the best algorithm the server offers, if it offers any.
+        /// CRC-32 when the server offers it; otherwise the plan's SHA-256 on a whole-file request
+        /// when the server takes SHA-256 and the plan has it, else none: never a second pass over the bytes.
         case automatic
         /// Never send checksums.
         case off
