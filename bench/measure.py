@@ -443,8 +443,9 @@ def upload_report(args):
     print("before the clock starts.")
     print(f"tuspy sends the big file in {args.tuspy_chunk_mib} MiB PATCH requests (its default would read the")
     print("whole file into memory) and each small file in one PATCH; it sends no checksum.")
-    print("--checksum auto sends an Upload-Checksum with every PATCH: CRC-32 where the server")
-    print("offers it (pipeline serve), else SHA-256 (litestar-tus); the small-file run uses auto.")
+    print("--checksum auto sends CRC-32 with every PATCH where the server offers it (pipeline serve);")
+    print("to a server offering only SHA-256 (litestar-tus) it sends a plan's SHA-256 on whole-file")
+    print("requests, else none (pipeline upload has no plan: none); the small-file run uses auto.")
     if floors:
         print(f"'<=' marks a peak at the measuring floor of {max(floors):.1f} MB: Linux counts")
         print("the forked copy of the measuring Python process as each child's starting size")
