@@ -26,11 +26,10 @@ struct GitRevision {
         return commit
     }
 
-    /// The bytes of `path` (as the working tree names it) at the revision; `nil` when the file is not there.
-    func show(_ path: String) throws -> Data? {
-        // `COMMIT:./name` is the file beside the manifest, wherever the repository's root is.
-        let relative = "./" + (path.hasPrefix(folder + "/") ? String(path.dropFirst(folder.count + 1)) : (path as NSString).lastPathComponent)
-        let outcome = try git(["cat-file", "blob", try commit() + ":" + relative])
+    /// The bytes at the revision of `relative` (a path from the manifest's folder); `nil` when the file is not there.
+    func show(_ relative: String) throws -> Data? {
+        // `COMMIT:./path` is relative to the folder git runs in, wherever the repository's root is.
+        let outcome = try git(["cat-file", "blob", try commit() + ":./" + relative])
         guard outcome.status == 0 else { return nil }
         return Data(outcome.stdout.utf8)
     }
@@ -47,16 +46,4 @@ struct GitRevision {
         var message: String
         var description: String { message }
     }
-}
-
-/// A file of our own in the temporary folder, removed by its owner.
-struct TemporaryFile {
-    let path: String
-
-    init(contents: Data) throws {
-        path = NSTemporaryDirectory() + "/pipeline-\(UUID().uuidString)"
-        try contents.write(to: URL(fileURLWithPath: path))
-    }
-
-    func remove() { unlink(path) }
 }

@@ -24,7 +24,7 @@ enum PolicyChange {
             if base.contains("://") || now.contains("://") {
                 return base == now ? nil : "~ policy \(base.printable) -> \(now.printable)\n"
             }
-            let before = String(decoding: try revision.show(local(base)) ?? Data(), as: UTF8.self)
+            let before = String(decoding: try revision.show(base) ?? Data(), as: UTF8.self)
             let after = (try? String(contentsOfFile: local(now), encoding: .utf8)) ?? ""  // unreadable: planning says so
             guard base != now || before != after else { return nil }
             let old = before.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -72,7 +72,7 @@ struct DiffCommand: Command {
         let before: Loaded<Plan>
         var policyChange: String?
         do {
-            guard let text = try revisionFiles.show(old) else {
+            guard let text = try revisionFiles.show((old as NSString).lastPathComponent) else {
                 throw GitRevision.Failure(message: "'\(old.printable)' is not in the repository at \(revisionFiles.shown)")
             }
             // Named for the revision, so its own errors are never quoted from the working tree's lines.
@@ -81,8 +81,7 @@ struct DiffCommand: Command {
             // The policy as it was too, when the manifest names a file (a URL is the same either way).
             var basePolicy: TemporaryFile?
             if policy == nil, let named = manifest.value?.policy?.value, !named.contains("://") {
-                let original = try revisionFiles.show((old as NSString).deletingLastPathComponent.isEmpty ? named : (old as NSString).deletingLastPathComponent + "/" + named)
-                basePolicy = try TemporaryFile(contents: original ?? Data())
+                basePolicy = try TemporaryFile(contents: try revisionFiles.show(named) ?? Data())
                 session.policyPath = basePolicy?.path
             }
             defer { basePolicy?.remove() }

@@ -84,8 +84,10 @@ struct PlanCommand: Command {
         }
         context.report(loaded.diagnostics, sources: loaded.sources)
         let workspace = project.value.map { Workspace(manifest: $0.manifest) }
-        let usage = UsageReport(plan, lastResults: workspace?.lastResults(), resolve: { path in project.value?.manifest.path(path) ?? path })
-        if let maxBytes, usage.countedBytes.bytes > maxBytes {
+        // Measured only where it is shown or judged (it may run ffprobe on every media file).
+        let usage = json && maxBytes == nil ? nil
+            : UsageReport(plan, lastResults: workspace?.lastResults(), resolve: { path in project.value?.manifest.path(path) ?? path })
+        if let maxBytes, let usage, usage.countedBytes.bytes > maxBytes {
             context.output.failure(
                 "the run would count about \(ByteSize(bytes: usage.countedBytes.bytes)), more than --max-bytes \(ByteSize(bytes: maxBytes))",
                 hint: "check the inputs' globs (\(plural(plan.fileCount, "file")), \(ByteSize(bytes: plan.byteCount)) in), or raise --max-bytes")
@@ -126,7 +128,7 @@ struct PlanCommand: Command {
             }
             let order = Dictionary(uniqueKeysWithValues: (project.value?.manifest.jobs ?? []).map { ($0.name.value, $0.steps.map(\.name.value)) })
             context.output.out(PlanSummary.render(plan, cached: cached, stepOrder: order, palette: context.output.colors.out))
-            context.output.out(usage.text)
+            if let usage { context.output.out(usage.text) }
             if let last = project.value.flatMap({ Workspace(manifest: $0.manifest).lastPlan() }) {
                 let causes = ChangeCauses(PlanDiff(old: last, new: plan))
                 if !causes.jobs.isEmpty {

@@ -66,13 +66,21 @@ struct ReportModel {
         }
 
         assemblies = results.assemblies.map { entry in
-            let sources = entry.files.map { file -> Source in
-                let local = confined(manifest.path(file.path), in: trustedFolder)
-                let mime = MediaTypes.guess(file.path)
-                let item = Item(name: file.path, size: file.size, mime: mime, facts: nil, preview: preview(local, mime: mime), link: nil)
+            let named = Set(entry.files.map(\.path))
+            // Results of all the files (an archive) belong to no one source: they get a row of their own.
+            let ofAll = entry.files.count > 1 && entry.results.values.contains { $0.contains { $0.source.map { !named.contains($0) } ?? true } }
+            // A row per source file (`nil`: the row of results made of all of them).
+            let rows: [(path: String?, size: Int64)] = entry.files.map { ($0.path, $0.size) } + (ofAll ? [(nil, entry.files.reduce(0) { $0 + $1.size })] : [])
+            let sources = rows.map { row -> Source in
+                let local = row.path.flatMap { confined(manifest.path($0), in: trustedFolder) }
+                let mime = row.path.map(MediaTypes.guess) ?? "application/x-assembly"
+                let item = Item(name: row.path ?? "(all the files)", size: row.size, mime: mime, facts: nil, preview: preview(local, mime: mime), link: nil)
                 var results: [(step: String, items: [Item])] = []
                 for (step, files) in entry.results.sorted(by: { $0.key < $1.key }) {
-                    let mine = files.filter { $0.source == file.path || (entry.files.count == 1 && $0.source == nil) }
+                    let mine = files.filter { result in
+                        guard let path = row.path else { return result.source.map { !named.contains($0) } ?? true }
+                        return result.source == path || (entry.files.count == 1 && result.source == nil)
+                    }
                     guard !mine.isEmpty else { continue }
                     results.append((step, mine.map { result in
                         let url = result.url ?? ""

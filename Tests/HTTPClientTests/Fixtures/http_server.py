@@ -77,7 +77,12 @@ class Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = do_HEAD = do_OPTIONS = handle_any
 
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+class Server(ThreadingHTTPServer):
+    # The default backlog of 5 resets connections when many clients connect at once.
+    request_queue_size = 128
+
+
+server = Server(("127.0.0.1", 0), Handler)
 server.daemon_threads = True
 print(f"PORT {server.server_address[1]}", flush=True)
 server.serve_forever()
