@@ -30,6 +30,7 @@ enum ReportHTML {
             <main>
 
             """
+        html += failures(model)
         if let previous { html += compare(model, previous) }
         for job in jobs {
             html += "<section class=\"job\" data-job=\"\(escape(job))\">\n<h2>Job \(escape(job))</h2>\n"
@@ -42,7 +43,7 @@ enum ReportHTML {
 
     private static func render(_ assembly: ReportModel.Assembly) -> String {
         let ok = assembly.status == "ASSEMBLY_COMPLETED"
-        var html = "<article class=\"assembly\(ok ? "" : " failed")\" data-assembly=\"\(escape(assembly.planID))\" data-status=\"\(escape(assembly.status))\" data-job=\"\(escape(assembly.job))\">\n"
+        var html = "<article id=\"a-\(escape(assembly.planID))\" class=\"assembly\(ok ? "" : " failed")\" data-assembly=\"\(escape(assembly.planID))\" data-status=\"\(escape(assembly.status))\" data-job=\"\(escape(assembly.job))\">\n"
         html += "<h3>Assembly \(escape(String(assembly.planID.prefix(12)))) <span class=\"status\">\(escape(assembly.status))</span></h3>\n"
         if let id = assembly.assemblyID { html += "<p class=\"meta\">Assembly id <code>\(escape(id))</code></p>\n" }
         if !ok { html += "<p class=\"failure\" role=\"alert\">\(escape(assembly.status)): \(escape(assembly.message ?? "no message"))</p>\n" }
@@ -56,6 +57,16 @@ enum ReportHTML {
             html += "</td></tr>\n"
         }
         return html + "</tbody>\n</table>\n</article>\n"
+    }
+
+    /// The Assemblies that did not complete, first, each linking to its own section.
+    private static func failures(_ model: ReportModel) -> String {
+        let failed = model.assemblies.filter { $0.status != "ASSEMBLY_COMPLETED" }
+        guard !failed.isEmpty else { return "" }
+        return "<section id=\"failures\">\n<h2>Not completed (\(failed.count))</h2>\n<ul>\n" + failed.map { assembly in
+            "<li><a href=\"#a-\(escape(assembly.planID))\">\(escape(assembly.job)) · Assembly \(escape(String(assembly.planID.prefix(12))))</a>: "
+                + "<span class=\"failure\">\(escape(assembly.status))</span> \(escape(assembly.message ?? ""))</li>\n"
+        }.joined() + "</ul>\n</section>\n"
     }
 
     /// Results whose file changed since `previous`, old beside new (by job, source, step and name).
