@@ -34,6 +34,8 @@ final class ValidateCommandTests: XCTestCase {
         XCTAssertFalse(remote.stderr.contains("not-local-parameter"), remote.stderr)
         // Without an endpoint in the manifest, $TRANSLOADIT_ENDPOINT or --endpoint decides, as for run.
         try directory.write("unnamed.yml", text.replacingOccurrences(of: "endpoint: local\n", with: ""))
+        let checked = await CLIHarness.run(["validate", directory.path + "/unnamed.yml", "--endpoint", "local"])
+        XCTAssertTrue(checked.status == 1 && checked.stderr.contains("does not implement 'blur'"), checked.stderr)
         for (arguments, environment) in [([String](), ["TRANSLOADIT_ENDPOINT": "local"]), (["--endpoint", "local"], [:])] {
             let unnamed = await CLIHarness.run(["plan", directory.path + "/unnamed.yml"] + arguments, environment: environment)
             XCTAssertEqual(unnamed.status, 1, "\(arguments) \(environment)")

@@ -1,6 +1,7 @@
 import Basics
 import Client
 import Planning
+import Spec
 
 /// `pipeline validate`: parse, shape and policy checks, nothing else.
 struct ValidateCommand: Command {
@@ -12,6 +13,7 @@ struct ValidateCommand: Command {
         options: [
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
             .init(name: "json", help: "Print the result as JSON on standard output."),
+            .init(name: "endpoint", valueName: "URL", help: "Check for this endpoint instead of the manifest's ('local' checks what the local engine implements)."),
             CommandSpec.caCertOption,
         ],
         examples: ["pipeline validate pipeline.yml", "pipeline validate pipeline.yml --policy policy.yml --json"])
@@ -19,15 +21,19 @@ struct ValidateCommand: Command {
     let manifest: String
     let policy: String?
     let json: Bool
+    let endpoint: String?
 
-    init(_ arguments: ParsedArguments) {
+    init(_ arguments: ParsedArguments) throws(UsageError) {
         manifest = arguments.positionals[0]
         policy = arguments.value("policy")
         json = arguments.flag("json")
+        endpoint = arguments.value("endpoint")
+        if let problem = endpoint.flatMap({ Endpoint($0).problem }) { throw UsageError(problem.printable, command: Self.spec.name) }
     }
 
     func run(_ context: CommandContext) async -> Int32 {
-        let (project, session) = await ProjectLoader(environment: context.environment, policyPath: policy, http: context.http).load(manifest)
+        let loader = ProjectLoader(environment: context.environment, policyPath: policy, endpointOverride: endpoint, http: context.http)
+        let (project, session) = await loader.load(manifest)
         let loaded = session.validate(project)
         let valid = loaded.value != nil
         if json {
