@@ -272,7 +272,9 @@ final class RunHardeningTests: XCTestCase {
     func testOneRunAtATimePerRunStateEvenAfterKill9() async throws {
         let server = try EngineTestServer()
         defer { server.stop() }
-        let (proxy, endpoint) = try server.faulty(["PATCH:1:hang=100000"])
+        // The first tus creation (POST 2, after the Assembly's) carries its file and hangs after
+        // 100 KB of it: the first run holds its lock until it is killed.
+        let (proxy, endpoint) = try server.faulty(["POST:2:hang=100000"])
         defer { proxy.stop() }
         let directory = try project(endpoint: String(endpoint.dropLast("/resumable/files/".count)))
         defer { directory.remove() }
