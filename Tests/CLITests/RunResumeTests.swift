@@ -87,9 +87,10 @@ final class RunResumeTests: XCTestCase {
     func testCtrlCSavesStateAndExits130() async throws {
         let server = try EngineTestServer()
         defer { server.stop() }
+        // Over 4 MiB, so it goes by PATCH (whose URL the run knows, to resume): the PATCH hangs.
         let (proxy, endpoint) = try server.faulty(["PATCH:1:hang=1000000"])
         defer { proxy.stop() }
-        let content = randomData(3_000_000)
+        let content = randomData(5_000_000)
         let directory = try project(endpoint: String(endpoint.dropLast("/resumable/files/".count)), content: content)
         defer { directory.remove() }
 
