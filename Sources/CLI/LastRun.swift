@@ -27,4 +27,15 @@ enum LastRun {
         let endpoint = Endpoint.of(manifest, override: endpointOverride, environment: environment)
         return Set(Runner.cachedEntries(for: plan, resultsPath: workspace.resultsPath, endpoint: endpoint.key).keys)
     }
+
+    /// The plan the last whole run ran; a kept plan that does not read is said once on standard
+    /// error (the changes are then shown by counts only), a missing one is no news.
+    static func lastPlan(_ workspace: Workspace, context: CommandContext) -> Plan? {
+        if let plan = workspace.lastPlan() { return plan }
+        if FileManager.default.fileExists(atPath: workspace.lastPlanFile) {
+            context.output.error("pipeline: warning: the plan the last run kept (\(workspace.lastPlanFile.printable)) cannot be read; "
+                + "changes are shown by counts only until the next run\n")
+        }
+        return nil
+    }
 }

@@ -40,6 +40,13 @@ final class ChangeReviewTests: XCTestCase {
         XCTAssertTrue(diff.stdout.contains("~ steps.thumb.width: 320 -> 160 (re-processes 3 files in 1 Assembly)"), diff.stdout)
         XCTAssertTrue(diff.stdout.contains("1 to process, 0 cached, 1 replaced, 0 gone."), diff.stdout)
 
+        // A kept plan that no longer reads is said, and the plan goes on by counts.
+        try directory.write(".pipeline/manifests/pipeline/last-plan.json", "{not a plan")
+        let unreadable = try pipeline(["plan"], in: directory)
+        XCTAssertEqual(unreadable.status, 0, unreadable.stderr)
+        XCTAssertTrue(unreadable.stderr.contains("cannot be read; changes are shown by counts only"), unreadable.stderr)
+        XCTAssertFalse(unreadable.stdout.contains("Since the last run:"), unreadable.stdout)
+
         // Against the base revision, with no state at all (a fresh CI checkout).
         try FileManager.default.removeItem(atPath: directory.path + "/.pipeline")
         try FileManager.default.removeItem(atPath: directory.path + "/build")

@@ -127,7 +127,7 @@ struct DiffCommand: Command {
         let cached = plan.assemblies.count - process.count
         // Why they change: the plan the last run ran, next to this one. An Assembly replaced by a
         // new version is a change, not a loss.
-        let explained = workspace.lastPlan().map { PlanDiff(old: $0, new: plan) }
+        let explained = LastRun.lastPlan(workspace, context: context).map { PlanDiff(old: $0, new: plan) }
         let replaced = ChangeCauses.replaced(in: explained)
         let gone = previous.filter { !planIDs.contains($0.planID) && !replaced.contains($0.planID) }
         if json {

@@ -113,7 +113,7 @@ struct PlanCommand: Command {
             if let manifest = project.value?.manifest { templates = await self.templates(manifest, context: context) }
             if markdown {
                 let planned = Set(plan.assemblies.map(\.id))
-                let changes = project.value.flatMap { Workspace(manifest: $0.manifest).lastPlan() }.map { PlanDiff(old: $0, new: plan) }
+                let changes = workspace.flatMap { LastRun.lastPlan($0, context: context) }.map { PlanDiff(old: $0, new: plan) }
                 // An Assembly replaced by a new version is a change (explained), not a loss.
                 let replaced = ChangeCauses.replaced(in: changes)
                 let gone = previous.filter { !planned.contains($0.planID) && !replaced.contains($0.planID) }.map { (job: $0.job, planID: $0.planID) }
@@ -129,7 +129,7 @@ struct PlanCommand: Command {
             let order = Dictionary(uniqueKeysWithValues: (project.value?.manifest.jobs ?? []).map { ($0.name.value, $0.steps.map(\.name.value)) })
             context.output.out(PlanSummary.render(plan, cached: cached, stepOrder: order, palette: context.output.colors.out))
             if let usage { context.output.out(usage.text) }
-            if let last = project.value.flatMap({ Workspace(manifest: $0.manifest).lastPlan() }) {
+            if let last = workspace.flatMap({ LastRun.lastPlan($0, context: context) }) {
                 let causes = ChangeCauses(PlanDiff(old: last, new: plan))
                 if !causes.jobs.isEmpty {
                     context.output.out("Since the last run:\n" + causes.jobs.map { job in
