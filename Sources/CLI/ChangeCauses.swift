@@ -40,13 +40,12 @@ struct ChangeCauses {
             case .removed:
                 causes.append(Cause(sign: "-", effect: "job removed: \(plural(job.removed.count, "Assembly", "Assemblies")) no longer run"))
             case .both:
-                let reprocessed = job.changed.reduce(0) { $0 + $1.new.files.count }
                 let shown = job.instructionChanges.prefix(Self.listedOptions).map { DiffRendering.describe($0) }
                 if !shown.isEmpty {
                     let more = job.instructionChanges.count - shown.count
                     causes.append(Cause(
                         options: shown.joined(separator: ", ") + (more > 0 ? ", and \(more) more" : ""),
-                        effect: "re-processes \(plural(reprocessed, "file")) in \(plural(job.changed.count, "Assembly", "Assemblies"))"))
+                        effect: Self.reprocessing(job)))
                 }
                 let added = job.created.reduce(0) { $0 + $1.files.count } + job.changed.reduce(0) { $0 + $1.addedFiles.count }
                 let removed = job.removed.reduce(0) { $0 + $1.files.count } + job.changed.reduce(0) { $0 + $1.removedFiles.count }
@@ -57,6 +56,11 @@ struct ChangeCauses {
             }
             return causes.isEmpty ? nil : Job(name: job.job, causes: causes)
         }
+    }
+
+    /// What a job's changed instructions re-process: "re-processes 49 files in 10 Assemblies".
+    static func reprocessing(_ job: PlanDiff.JobDiff) -> String {
+        "re-processes \(plural(job.changed.reduce(0) { $0 + $1.new.files.count }, "file")) in \(plural(job.changed.count, "Assembly", "Assemblies"))"
     }
 
     /// The first few causes with their jobs, for a one-line headline, and how many more there are.

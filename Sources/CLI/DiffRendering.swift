@@ -15,10 +15,8 @@ enum DiffRendering {
             case .removed: text += palette.removed("- job \(job.job.printable) (removed)") + "\n"
             case .both: text += palette.changed("~ job \(job.job.printable)") + "\n"
             }
-            let reprocessed = job.changed.reduce(0) { $0 + $1.new.files.count }
             for change in job.instructionChanges {
-                text += "    " + palette.changed("~") + " \(describe(change)) (re-processes \(plural(reprocessed, "file")) in "
-                    + "\(plural(job.changed.count, "Assembly", "Assemblies")))\n"
+                text += "    " + palette.changed("~") + " \(describe(change)) (\(ChangeCauses.reprocessing(job)))\n"
             }
             for assembly in job.created {
                 text += "    " + palette.added("+") + " \(assembly.id.prefix(12).printable)  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes))\n"

@@ -77,9 +77,11 @@ struct UsageReport {
         return parts.joined(separator: "; ")
     }
 
-    static let mediaExtensions: Set<String> = ["mp4", "mov", "webm", "mkv", "avi", "m4v", "mp3", "wav", "ogg", "oga", "flac", "m4a", "aac", "opus"]
-
-    static func isMedia(_ path: String) -> Bool { mediaExtensions.contains((path as NSString).pathExtension.lowercased()) }
+    /// Audio and video, by the media type the uploader would send.
+    static func isMedia(_ path: String) -> Bool {
+        let type = MediaTypes.guess(path)
+        return type.hasPrefix("video/") || type.hasPrefix("audio/")
+    }
 
     /// A media file's length in seconds from ffprobe; `nil` without ffprobe or when it cannot tell.
     static func duration(_ path: String) -> Double? {

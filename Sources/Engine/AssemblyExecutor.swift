@@ -39,6 +39,11 @@ final class AssemblyExecutor: Sendable {
         if starts { queue.async { self.runThenNext(id) } }
     }
 
+    /// Assemblies running, and waiting for a turn.
+    var load: (running: Int, queued: Int) {
+        waiting.withLock { ($0.running, $0.queued.count) }
+    }
+
     private func runThenNext(_ id: String) {
         var current: String? = id
         while let id = current {

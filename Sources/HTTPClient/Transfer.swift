@@ -63,10 +63,10 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
         try check(ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL")
         try check(ccurl_setopt_pointer(handle, CURLOPT_PRIVATE, context), "CURLOPT_PRIVATE")
         try check(errorBuffer.withUnsafeMutableBufferPointer { ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, $0.baseAddress) }, "CURLOPT_ERRORBUFFER")
-        try check(ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.timeouts.connect)), "CURLOPT_CONNECTTIMEOUT_MS")
+        try check(ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(request.timeouts.connect.inMilliseconds)), "CURLOPT_CONNECTTIMEOUT_MS")
         try check(ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, request.timeouts.stallBytesPerSecond), "CURLOPT_LOW_SPEED_LIMIT")
-        try check(ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Self.milliseconds(request.timeouts.stallTime) / 1000)), "CURLOPT_LOW_SPEED_TIME")
-        if let total = request.timeouts.total { try check(ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(total)), "CURLOPT_TIMEOUT_MS") }
+        try check(ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(request.timeouts.stallTime.inMilliseconds) / 1000)), "CURLOPT_LOW_SPEED_TIME")
+        if let total = request.timeouts.total { try check(ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(total.inMilliseconds)), "CURLOPT_TIMEOUT_MS") }
         // Redirects are followed by `HTTPClient.send`, which decides what goes along.
         try check(ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0), "CURLOPT_FOLLOWLOCATION")
         // Whatever a URL says, nothing but HTTP(S) is spoken (no file://, no gopher://).
@@ -245,11 +245,6 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
             return false
         }
         return true
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 }
 

@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+import Basics
 import Foundation
 import Synchronization
 import Wire
@@ -194,8 +195,7 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set
         context.close()
         guard let log else { return }
         let elapsed = ContinuousClock.now - context.started
-        let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
         let status = context.answered ? String(context.status) : "dropped"
-        log("\(context.head.method) \(context.head.path) \(status) \(milliseconds)ms")
+        log("\(context.head.method) \(context.head.path) \(status) \(elapsed.inMilliseconds)ms")
     }
 }

@@ -118,10 +118,29 @@ final class AssemblyLifecycleTests: XCTestCase {
                 id: id, origin: "http://127.0.0.1:1", params: "{}", steps: hashStep, fields: [:], notifyURL: nil,
                 expectedTusUploads: 0, uploads: [upload], created: Date(), clientAgent: nil)))
         }
+        // The first Assembly's file becomes a FIFO: its hashing waits until the test writes to it,
+        // so while it runs the others can only wait.
+        let gate = data.path + "/" + ids[0]
+        XCTAssertEqual(unlink(gate), 0)
+        XCTAssertEqual(mkfifo(gate, 0o600), 0)
         for id in ids { executor.execute(id) }
+        XCTAssertEqual(executor.load.running, 1)
+        XCTAssertEqual(executor.load.queued, 5, "the Assemblies beyond the bound wait their turn")
+        let writer = open(gate, O_WRONLY)  // meets the blocked reader
+        XCTAssertGreaterThanOrEqual(writer, 0)
+        _ = ids[0].withCString { write(writer, $0, 32) }
+        close(writer)
+        var busiest = 0
         let deadline = ContinuousClock.now + .seconds(30)
-        while ids.contains(where: { store.get($0)?.isTerminal != true }), ContinuousClock.now < deadline { usleep(10_000) }
-        let finished = ids.compactMap { store.get($0) }.filter { $0.phase == .completed }.compactMap(\.finished)
+        while ids.contains(where: { store.get($0)?.isTerminal != true }), ContinuousClock.now < deadline {
+            busiest = max(busiest, executor.load.running)
+            usleep(1_000)
+        }
+        XCTAssertLessThanOrEqual(busiest, 1)
+        // The gated one ends either way (the hash robot takes regular files only); the others complete.
+        let records = ids.compactMap { store.get($0) }
+        XCTAssertEqual(records.dropFirst().filter { $0.phase == .completed }.count, 5)
+        let finished = records.compactMap(\.finished)
         XCTAssertEqual(finished.count, 6)
         XCTAssertEqual(finished, finished.sorted(), "one at a time, in the order they were started")
     }

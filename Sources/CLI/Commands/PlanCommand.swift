@@ -84,9 +84,11 @@ struct PlanCommand: Command {
         }
         context.report(loaded.diagnostics, sources: loaded.sources)
         let workspace = project.value.map { Workspace(manifest: $0.manifest) }
-        // Measured only where it is shown or judged (it may run ffprobe on every media file).
+        // The last results, read once, and usage measured only where it is shown or judged (it may
+        // run ffprobe on every media file).
+        let lastResults = json && maxBytes == nil ? nil : workspace?.lastResults()
         let usage = json && maxBytes == nil ? nil
-            : UsageReport(plan, lastResults: workspace?.lastResults(), resolve: { path in project.value?.manifest.path(path) ?? path })
+            : UsageReport(plan, lastResults: lastResults, resolve: { path in project.value?.manifest.path(path) ?? path })
         if let maxBytes, let usage, usage.countedBytes.bytes > maxBytes {
             context.output.failure(
                 "the run would count about \(ByteSize(bytes: usage.countedBytes.bytes)), more than --max-bytes \(ByteSize(bytes: maxBytes))",
@@ -105,32 +107,32 @@ struct PlanCommand: Command {
         if json {
             plan.writeJSON { context.output.out(String(decoding: $0, as: UTF8.self)) }
         } else {
-            let previous = project.value.map { Workspace(manifest: $0.manifest) }?.lastResults()?.assemblies ?? []
-            let cached = project.value.map {
-                LastRun.cachedIDs(plan, manifest: $0.manifest, workspace: Workspace(manifest: $0.manifest), endpointOverride: nil, environment: context.environment)
+            let previous = lastResults?.assemblies ?? []
+            let cached = project.value.flatMap { project in
+                workspace.map { LastRun.cachedIDs(plan, manifest: project.manifest, workspace: $0, endpointOverride: nil, environment: context.environment) }
             } ?? []
+            // Why Assemblies change: this plan next to the one the last run ran.
+            let changes = workspace.flatMap { LastRun.lastPlan($0, context: context) }.map { PlanDiff(old: $0, new: plan) }
+            let order = Dictionary(uniqueKeysWithValues: (project.value?.manifest.jobs ?? []).map { ($0.name.value, $0.steps.map(\.name.value)) })
             var templates: String?
             if let manifest = project.value?.manifest { templates = await self.templates(manifest, context: context) }
             if markdown {
                 let planned = Set(plan.assemblies.map(\.id))
-                let changes = workspace.flatMap { LastRun.lastPlan($0, context: context) }.map { PlanDiff(old: $0, new: plan) }
                 // An Assembly replaced by a new version is a change (explained), not a loss.
                 let replaced = ChangeCauses.replaced(in: changes)
                 let gone = previous.filter { !planned.contains($0.planID) && !replaced.contains($0.planID) }.map { (job: $0.job, planID: $0.planID) }
                 let warnings = loaded.diagnostics.filter { $0.severity != .error }
                 var files: [String: SHA256Digest] = [:]
                 for entry in previous { for file in entry.files { files[file.path] = file.digest } }
-                let order = Dictionary(uniqueKeysWithValues: (project.value?.manifest.jobs ?? []).map { ($0.name.value, $0.steps.map(\.name.value)) })
                 context.output.out(PlanMarkdown.render(
                     plan, cached: cached, gone: gone, previous: files, changes: changes, usage: usage, stepOrder: order,
                     warnings: warnings, templates: templates))
                 return ExitCode.success
             }
-            let order = Dictionary(uniqueKeysWithValues: (project.value?.manifest.jobs ?? []).map { ($0.name.value, $0.steps.map(\.name.value)) })
             context.output.out(PlanSummary.render(plan, cached: cached, stepOrder: order, palette: context.output.colors.out))
             if let usage { context.output.out(usage.text) }
-            if let last = workspace.flatMap({ LastRun.lastPlan($0, context: context) }) {
-                let causes = ChangeCauses(PlanDiff(old: last, new: plan))
+            if let changes {
+                let causes = ChangeCauses(changes)
                 if !causes.jobs.isEmpty {
                     context.output.out("Since the last run:\n" + causes.jobs.map { job in
                         job.causes.map { "  \($0.sign) job \(job.name.printable): \($0.text.printable)\n" }.joined()
