@@ -23,8 +23,32 @@ public enum MediaTypes {
 
     /// The media type for a file name or path, `application/octet-stream` when unknown.
     public static func guess(_ path: String) -> String {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "application/octet-stream" }
-        return byExtension[name[name.index(after: dot)...].lowercased()] ?? "application/octet-stream"
+        extensionKey(path).flatMap { byKey[$0] } ?? "application/octet-stream"
+    }
+
+    /// The table by `extensionKey`.
+    private static let byKey = Dictionary(uniqueKeysWithValues: byExtension.compactMap { name, type in extensionKey("x." + name).map { ($0, type) } })
+
+    /// The extension of a path's last part, ASCII-lowercased and packed into a number, read from
+    /// the path's end without making strings (a plan asks this of every file); nil for none, a
+    /// name that begins with its only dot, or one longer than 7 bytes (longer than any known).
+    static func extensionKey(_ path: String) -> UInt64? {
+        var key: UInt64 = 0
+        var length = 0
+        var bytes = path.utf8.reversed().makeIterator()
+        while let byte = bytes.next() {
+            switch byte {
+            case UInt8(ascii: "/"):
+                return nil
+            case UInt8(ascii: "."):
+                guard let before = bytes.next(), before != UInt8(ascii: "/") else { return nil }
+                return key | UInt64(length) << 60
+            default:
+                guard length < 7 else { return nil }
+                key = key << 8 | UInt64(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
+                length += 1
+            }
+        }
+        return nil
     }
 }

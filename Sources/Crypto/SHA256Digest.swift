@@ -42,6 +42,21 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
         (first, second, third, fourth) = (word(0), word(16), word(32), word(48))
     }
 
+    /// The digest in the 32 bytes at `raw`, which must hold at least that many.
+    public init(raw: UnsafeRawPointer) {
+        (first, second, third, fourth) = (
+            UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+            UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)), UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+        )
+    }
+
+    /// Appends the 32 bytes to `output`.
+    public func appendBytes(to output: inout [UInt8]) {
+        for word in [first, second, third, fourth] {
+            withUnsafeBytes(of: word.bigEndian) { output.append(contentsOf: $0) }
+        }
+    }
+
     /// The 32 bytes.
     public var bytes: [UInt8] {
         (0..<32).map { UInt8(truncatingIfNeeded: self[$0 / 8] >> UInt64(56 - 8 * ($0 % 8))) }

@@ -13,9 +13,9 @@ struct RememberedDigest: Sendable, Equatable {
 /// its file's times are older than the cache's own writing by more than `slack`: a file changed
 /// in the same clock tick as it was hashed (same size, same second) is hashed again.
 ///
-/// The file lists entries in the byte order of their paths, as plans list files, so a plan reads
-/// the old entries and writes the new ones in one pass, a piece at a time (`DigestCacheUpdate`):
-/// the cache never has to be held in memory whole.
+/// The file (`DigestCacheFormat`) lists entries in the byte order of their paths, as plans list
+/// files, so a plan reads the old entries and writes the new ones in one pass, a piece at a time
+/// (`DigestCacheUpdate`): the cache never has to be held in memory whole.
 public struct DigestCache: Sendable {
     let file: String
     let slack: Int64
@@ -41,8 +41,6 @@ public struct DigestCache: Sendable {
             reading: rehashing && !keepingOthers ? nil : DigestCacheReader(file: file), writing: Self.mayWrite(file) ? file : nil,
             stamp: Int64(opened.timeIntervalSince1970 * 1_000_000_000), slack: slack, keepingOthers: keepingOthers, rehashing: rehashing)
     }
-
-    static let magic = "pipeline-digests 1"
 
     /// Whether the cache may be written at `path`: inside real folders (created if missing) from
     /// `.pipeline` down, and over nothing but a regular file. Anything else leaves the cache unwritten.

@@ -2,93 +2,117 @@ import Basics
 import Crypto
 import Foundation
 
-/// Reads a digest cache record by record through a bounded buffer. A record is five numbers
-/// (size, mtime, ctime, inode, device) and a digest separated by spaces, a space, then the path
-/// ended by a NUL (which no path contains); paths ascend in byte order. Reading stops at the
-/// first malformed record, and `damaged` says so.
+/// Reads a digest cache (`DigestCacheFormat`) record by record through a bounded buffer, the
+/// current record read in place: paths are compared where they lie and made into strings only
+/// when asked for. Reading stops at the first malformed record or path out of order, and
+/// `damaged` says so.
 final class DigestCacheReader {
     /// When the cache was written (nanoseconds since 1970), from its header.
     private(set) var written: Int64 = 0
     /// Whether a malformed record ended the reading early.
     private(set) var damaged = false
+    /// The current record's entry; nil at the end of the cache (or of what could be read).
+    private(set) var entry: RememberedDigest?
     private let reader: BufferedFileReader
-    private var lastPath: String?
+    /// The size of the current record, which is at the front of the reader's bytes.
+    private var currentSize = 0
 
-    /// The reader of the cache at `file`, if it is a regular file (not a link, a device or a pipe,
-    /// which a checkout could plant to make planning block or read elsewhere) with a valid header.
+    /// The reader of the cache at `file`, at its first record, if it is a regular file (not a
+    /// link, a device or a pipe, which a checkout could plant to make planning block or read
+    /// elsewhere) with a valid header.
     init?(file: String) {
         guard let reader = BufferedFileReader(path: file, followingLinks: false) else { return nil }
         self.reader = reader
-        guard let header = nextLine(), let stamp = Self.stamp(header) else { return nil }
+        guard fill(to: DigestCacheFormat.headerSize), let stamp = reader.withAvailable(DigestCacheFormat.stamp) else { return nil }
         written = stamp
+        reader.consume(DigestCacheFormat.headerSize)
+        advance()
     }
 
-    /// The next record, or nil at the end of the file or at a malformed record.
+    /// Where the current record ends in the file.
+    var recordEnd: Int { reader.offset + currentSize }
+
+    /// The current record's path.
+    var path: String {
+        guard entry != nil else { return "" }
+        return reader.withAvailable { String(decoding: Self.path(ofRecordAt: $0), as: UTF8.self) }
+    }
+
+    /// How the current record's path sorts against `key`, byte by byte: negative before it, zero
+    /// for the same bytes, positive after it (and at the end of the cache).
+    func compare(to key: String) -> Int {
+        guard entry != nil else { return 1 }
+        var key = key
+        return key.withUTF8 { key in
+            reader.withAvailable { Self.order(Self.path(ofRecordAt: $0), UnsafeRawBufferPointer(key)) }
+        }
+    }
+
+    /// The current record as a path and an entry, moving on to the next; nil at the end.
     func next() -> (path: String, entry: RememberedDigest)? {
-        guard !damaged, let record = nextRecord() else { return nil }
-        guard let parsed = Self.parse(record) else {
-            damaged = true
-            return nil
-        }
-        let path = String(decoding: parsed.path, as: UTF8.self)
-        guard lastPath.map({ ByteOrder.precedes($0, path) }) ?? true else {
-            damaged = true
-            return nil
-        }
-        lastPath = path
-        return (path, parsed.entry)
+        guard let entry else { return nil }
+        let record = (path, entry)
+        advance()
+        return record
     }
 
-    private func nextLine() -> ArraySlice<UInt8>? { nextPiece(endingWith: UInt8(ascii: "\n")) }
-
-    private func nextRecord() -> ArraySlice<UInt8>? {
-        let piece = nextPiece(endingWith: 0)
-        if piece == nil, !reader.available.isEmpty { damaged = true }
-        return piece
-    }
-
-    /// The bytes up to the next `terminator` (which is consumed), reading more as needed; nil at
-    /// the end of the file, or when a piece is longer than the buffer (which is malformed).
-    private func nextPiece(endingWith terminator: UInt8) -> ArraySlice<UInt8>? {
-        while true {
-            let available = reader.available
-            if let found = available.firstIndex(of: terminator) {
-                let piece = available[..<found]
-                reader.consume(found - available.startIndex + 1)
-                return piece
+    /// Moves on to the next record (the current one stays in the buffer until the next one is
+    /// checked to sort after it).
+    func advance() {
+        let previous = currentSize
+        entry = nil
+        guard !damaged else { return }
+        guard fill(to: previous + DigestCacheFormat.fixedSize) else {
+            // The end of the file right after the previous record, or a record cut short.
+            if reader.withAvailable({ $0.count }) != previous { damaged = true }
+            reader.consume(previous)
+            currentSize = 0
+            return
+        }
+        let parsed: RememberedDigest? = {
+            guard let length = reader.withAvailable({ DigestCacheFormat.pathLength(UnsafeRawBufferPointer(rebasing: $0[previous...])) }),
+                  fill(to: previous + DigestCacheFormat.fixedSize + length) else { return nil }
+            return reader.withAvailable { bytes in
+                let record = UnsafeRawBufferPointer(rebasing: bytes[previous...])
+                guard let entry = DigestCacheFormat.entry(record) else { return nil }
+                guard previous == 0 || Self.order(Self.path(ofRecordAt: bytes), Self.path(ofRecordAt: record)) < 0 else { return nil }
+                return entry
             }
-            guard (try? reader.fill()) == true else { return nil }
+        }()
+        guard let parsed else {
+            damaged = true
+            return
         }
+        reader.consume(previous)
+        currentSize = DigestCacheFormat.fixedSize + reader.withAvailable { DigestCacheFormat.pathLength($0) ?? 0 }
+        entry = parsed
     }
 
-    private static func stamp(_ header: ArraySlice<UInt8>) -> Int64? {
-        let words = String(decoding: header, as: UTF8.self).split(separator: " ")
-        guard words.count == 3, words[0] + " " + words[1] == DigestCache.magic, let stamp = Int64(words[2]), stamp >= 0 else { return nil }
-        return stamp
+    /// Hands the file's bytes in `range` to `sink`, without moving the reading position.
+    func copy(_ range: Range<Int>, to sink: (UnsafeRawBufferPointer) -> Void) throws(FileError) {
+        try reader.copy(range, to: sink)
     }
 
-    private static func parse(_ record: ArraySlice<UInt8>) -> (path: ArraySlice<UInt8>, entry: RememberedDigest)? {
-        var position = record.startIndex
-        func number() -> Int64? {
-            let negative = position < record.endIndex && record[position] == UInt8(ascii: "-")
-            if negative { position += 1 }
-            var value: Int64 = 0
-            let first = position
-            while position < record.endIndex, record[position] >= 48, record[position] <= 57 {
-                let (product, overflow) = value.multipliedReportingOverflow(by: 10)
-                guard !overflow else { return nil }
-                value = product + Int64(record[position] - 48)
-                position += 1
-            }
-            guard position > first, position < record.endIndex, record[position] == UInt8(ascii: " ") else { return nil }
-            position += 1
-            return negative ? -value : value
+    /// Whether at least `count` bytes are read and not consumed, reading more as needed.
+    private func fill(to count: Int) -> Bool {
+        while reader.withAvailable({ $0.count }) < count {
+            guard (try? reader.fill()) == true else { return false }  // a read error ends the cache like its end
         }
-        guard let size = number(), let modified = number(), let changed = number(), let inode = number(), let device = number(),
-              size >= 0, let inode = UInt64(exactly: inode), let device = UInt64(exactly: device),
-              record.endIndex - position > 65, record[position + 64] == UInt8(ascii: " "),
-              let digest = record[position..<position + 64].withUnsafeBufferPointer({ SHA256Digest(hexDigits: $0) }) else { return nil }
-        let identity = FileIdentity(size: size, modified: modified, changed: changed, inode: inode, device: device)
-        return (record[(position + 65)...], RememberedDigest(identity: identity, digest: digest))
+        return true
+    }
+
+    /// The path of the record at the start of `bytes`, which hold all of it.
+    private static func path(ofRecordAt bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        let length = DigestCacheFormat.pathLength(bytes) ?? 0
+        return UnsafeRawBufferPointer(rebasing: bytes[DigestCacheFormat.fixedSize..<DigestCacheFormat.fixedSize + length])
+    }
+
+    private static func order(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {
+        let common = min(left.count, right.count)
+        if common > 0, let l = left.baseAddress, let r = right.baseAddress {
+            let order = memcmp(l, r, common)
+            if order != 0 { return Int(order) }
+        }
+        return left.count - right.count
     }
 }

@@ -24,10 +24,15 @@ enum DirectoryListing {
         defer { closedir(directory) }
         var entries: [DirectoryEntry] = []
         while let entry = readdir(directory) {
-            let bytes = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: UInt8.self, capacity: 256) { Array(UnsafeBufferPointer(start: $0, count: strlen(UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)))) }
+            // The name is read where it lies; only one that is not UTF-8 is copied, to be shown.
+            let (name, bytes) = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: UInt8.self, capacity: 256) { start in
+                    let bytes = UnsafeBufferPointer(start: start, count: strlen(UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)))
+                    let name = String(validating: bytes, as: UTF8.self)
+                    return (name, name == nil ? Array(bytes) : [])
+                }
             }
-            guard let name = String(validating: bytes, as: UTF8.self) else {
+            guard let name else {
                 let shown = bytes.map { $0 < 0x80 && $0 >= 0x20 ? String(UnicodeScalar($0)) : String(format: "\\x%02x", $0) }.joined()
                 entries.append(DirectoryEntry(name: shown, kind: .unreadableName))
                 continue
@@ -50,7 +55,14 @@ enum DirectoryListing {
     /// key, as one big-endian number, decide most comparisons without touching the strings.
     private static func sortedByPath(_ entries: [DirectoryEntry]) -> [DirectoryEntry] {
         let keys = entries.map { $0.kind == .directory ? $0.name + "/" : $0.name }
-        let prefixes = keys.map { key in key.utf8.prefix(8).enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << UInt64(56 - 8 * $1.offset) } }
+        let prefixes = keys.map { key in
+            var prefix: UInt64 = 0, shift: UInt64 = 56
+            for byte in key.utf8.prefix(8) {
+                prefix |= UInt64(byte) << shift
+                shift &-= 8
+            }
+            return prefix
+        }
         let order = entries.indices.sorted { left, right in
             prefixes[left] != prefixes[right] ? prefixes[left] < prefixes[right] : ByteOrder.precedes(keys[left], keys[right])
         }

@@ -36,14 +36,21 @@ public enum FileHasher {
         paths: [String], base: String? = nil, remembered: [RememberedDigest?]? = nil, confinement: String? = nil,
         workers: Int = ProcessInfo.processInfo.activeProcessorCount
     ) -> [Result<FileDigest, HashingError>] {
-        ParallelWork.map(count: paths.count, workers: workers, placeholder: .failure(HashingError(path: "", code: EIO))) {
+        // Remembered files are stat'ed from their folder (see `FolderCursor`): no joined path to
+        // make, and one path component for the kernel to look up.
+        let folder = base.map { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } ?? AT_FDCWD
+        defer { if folder >= 0, folder != AT_FDCWD { close(folder) } }
+        return ParallelWork.map(count: paths.count, workers: workers, placeholder: .failure(HashingError(path: "", code: EIO))) {
             var buffer = [UInt8](repeating: 0, count: paths.count > 1000 ? 64 << 10 : blockSize)
+            let cursor = FolderCursor(base: folder)
             return { index in
-                let path = base.map { paths[index].hasPrefix("/") ? paths[index] : $0 + "/" + paths[index] } ?? paths[index]
+                func joined() -> String { base.map { paths[index].hasPrefix("/") ? paths[index] : $0 + "/" + paths[index] } ?? paths[index] }
                 // Only a file with a remembered digest is stat'ed first; the others are opened at once.
-                if let known = remembered?[index], let identity = FileIdentity(path: path), known.identity == identity {
+                if let known = remembered?[index], let identity = folder >= 0 ? cursor.identity(paths[index]) : FileIdentity(path: joined()),
+                   known.identity == identity {
                     return .success(FileDigest(size: identity.size, digest: known.digest, modified: identity.modified, identity: identity))
                 }
+                let path = joined()
                 return Result { () throws(HashingError) in try digest(path: path, buffer: &buffer, confinement: confinement) }
             }
         }

@@ -102,6 +102,27 @@ public struct GlobPattern: Sendable, Hashable {
         fnmatch(pattern, name, FNM_PERIOD) == 0
     }
 
+    /// One wildcard segment made ready to match a folder's names: the commonest kind, `*` and a
+    /// plain suffix (`*.jpg`), by comparing bytes; any other by `fnmatch`, with the same answers.
+    struct WildcardMatcher {
+        private let pattern: String
+        private let suffix: [UInt8]?
+
+        init(_ pattern: String) {
+            self.pattern = pattern
+            let rest = pattern.utf8.dropFirst()
+            let special = Set("*?[\\".utf8)
+            suffix = pattern.hasPrefix("*") && !rest.contains(where: special.contains) ? Array(rest) : nil
+        }
+
+        func matches(_ name: String) -> Bool {
+            guard let suffix else { return fnmatches(pattern, name) }
+            // `*` never matches a leading dot (FNM_PERIOD).
+            let bytes = name.utf8
+            return bytes.first != UInt8(ascii: ".") && bytes.count >= suffix.count && bytes.suffix(suffix.count).elementsEqual(suffix)
+        }
+    }
+
     private static func unescape(_ text: String) -> String {
         guard text.contains("\\") else { return text }
         var output = ""

@@ -72,10 +72,11 @@ public struct GlobWalker {
             }
         case .wildcard(let wildcard):
             let entries = list(directory, relative: relative)
+            let matcher = GlobPattern.WildcardMatcher(wildcard)
             if !rest.isEmpty {
-                prefetch(entries.filter { $0.kind == .directory && GlobPattern.fnmatches(wildcard, $0.name) }.map { directory + "/" + $0.name })
+                prefetch(entries.filter { $0.kind == .directory && matcher.matches($0.name) }.map { directory + "/" + $0.name })
             }
-            for entry in entries where GlobPattern.fnmatches(wildcard, entry.name) {
+            for entry in entries where matcher.matches(entry.name) {
                 if entry.isLink, entry.kind == .file || (entry.kind == .directory && !rest.isEmpty),
                    !admitsLink(directory + "/" + entry.name, shown: relative + entry.name) { continue }
                 if rest.isEmpty {

@@ -81,21 +81,71 @@ final class DigestCacheTests: XCTestCase {
         let file = site.path + "/.pipeline/digests"
         let first = try plan(site, slack: .zero)
         let written = try FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date
-        let text = try String(contentsOfFile: file, encoding: .utf8)
-        XCTAssertTrue(text.hasPrefix("pipeline-digests 1 "), text)
-        XCTAssertTrue(text.contains(" \(sha256("alpha")) files/a.txt\u{0}"), text)
+        let records = try CacheFile.records(file)
+        XCTAssertEqual(records.map(\.path), ["files/a.txt", "files/b.txt"])
+        XCTAssertEqual(records.first?.entry.digest.hex, sha256("alpha"))
+        XCTAssertEqual(records.first?.entry.identity, FileIdentity(path: site.path + "/files/a.txt"))
         Thread.sleep(forTimeInterval: 0.05)
         XCTAssertEqual(try plan(site, slack: .zero).json, first.json)
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date, written, "no change, no write")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: site.path + "/.pipeline"), ["digests"], "not even a temporary file")
 
         try FileManager.default.removeItem(atPath: site.path + "/files/b.txt")
         _ = try plan(site, slack: .zero)
-        XCTAssertFalse(try String(contentsOfFile: file, encoding: .utf8).contains("files/b.txt"), "a file no longer planned is forgotten")
+        XCTAssertEqual(try CacheFile.records(file).map(\.path), ["files/a.txt"], "a file no longer planned is forgotten")
 
-        for garbage in ["", "pipeline-digests 1 x\n", "pipeline-digests 1 5\n1 2 3 4 5 short files/a.txt\u{0}", "\u{0}\u{0}\u{0}"] {
-            try site.write(".pipeline/digests", garbage)
-            XCTAssertEqual(digests(try plan(site, slack: .zero))["files/a.txt"], sha256("alpha"), "a damaged cache is ignored: \(garbage)")
+        let valid = try XCTUnwrap(FileManager.default.contents(atPath: file))
+        let header = DigestCacheFormat.headerSize
+        let damaged: [(String, Data)] = [
+            ("empty", Data()), ("the text cache of version 1", Data("pipeline-digests 1 5\n".utf8)), ("a header cut short", valid.prefix(header - 1)),
+            ("a record cut short", valid.prefix(valid.count - 1)), ("a path length of 0", valid.prefix(header) + Data(count: 4) + valid.dropFirst(header + 4)),
+            ("a negative size", valid.prefix(header + 4) + Data(repeating: 0xFF, count: 8) + valid.dropFirst(header + 12)),
+        ]
+        for (name, bytes) in damaged {
+            try bytes.write(to: URL(fileURLWithPath: file))
+            XCTAssertEqual(digests(try plan(site, slack: .zero))["files/a.txt"], sha256("alpha"), "a damaged cache is ignored: \(name)")
+            XCTAssertEqual(try CacheFile.records(file).map(\.path), ["files/a.txt"], "and written anew: \(name)")
         }
+    }
+
+    func testAChangeAfterUnchangedRecordsKeepsThemByteForByte() throws {
+        let site = try TemporaryDirectory()
+        defer { site.remove() }
+        try site.write("pipeline.yml", "version: 1\nassemblies:\n  all:\n    inputs: [files/*.txt]\n    steps: {h: {robot: /file/hash, use: ':original'}}\n")
+        for index in 0..<50 { try site.write(String(format: "files/%02d.txt", index), "file \(index)") }
+        let file = site.path + "/.pipeline/digests"
+        _ = try plan(site, slack: .zero)
+        let before = try CacheFile.records(file)
+        try site.write("files/40.txt", "changed")
+        try site.write("files/45.txt", "changed too, longer")
+        let plan = try plan(site, slack: .zero)
+        XCTAssertEqual(digests(plan)["files/40.txt"], sha256("changed"))
+        let after = try CacheFile.records(file)
+        XCTAssertEqual(after.map(\.path), before.map(\.path))
+        XCTAssertEqual(after.prefix(40).map(\.entry), before.prefix(40).map(\.entry), "the 40 records before the change are copied as they were")
+        XCTAssertEqual(after[40].entry.digest.hex, sha256("changed"))
+        XCTAssertEqual(after[45].entry.digest.hex, sha256("changed too, longer"))
+        XCTAssertEqual(after[41..<45].map(\.entry), before[41..<45].map(\.entry))
+    }
+}
+
+/// Reads and plants digest cache files.
+enum CacheFile {
+    /// Every record of the cache at `file`, which must read whole.
+    static func records(_ file: String) throws -> [(path: String, entry: RememberedDigest)] {
+        let reader = try XCTUnwrap(DigestCacheReader(file: file), "no readable cache at \(file)")
+        var records: [(path: String, entry: RememberedDigest)] = []
+        while let record = reader.next() { records.append(record) }
+        XCTAssertFalse(reader.damaged, file)
+        return records
+    }
+
+    /// Writes a cache stamped `stamp` with `records` as given (in their order).
+    static func write(_ file: String, stamp: Int64, _ records: [(path: String, entry: RememberedDigest)]) throws {
+        var bytes = DigestCacheFormat.header(stamp: stamp)
+        for record in records { DigestCacheFormat.append(record.path, record.entry, to: &bytes) }
+        try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
     }
 }
 
@@ -116,26 +166,25 @@ final class DigestCacheFileTests: XCTestCase {
         return Dictionary(uniqueKeysWithValues: plan.assemblies.flatMap(\.files).map { ($0.path, $0.sha256) })
     }
 
-    /// A record for files/a.txt with its real identity and `digest`, written `stamp` ns after 1970.
-    private func plant(_ site: TemporaryDirectory, digest: String, inode: String? = nil, stamp: Int64 = Int64.max / 2) throws {
-        var info = stat()
-        XCTAssertEqual(stat(site.path + "/files/a.txt", &info), 0)
-        let times = "\(Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)) \(Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec))"
-        try site.write(".pipeline/digests", "pipeline-digests 1 \(stamp)\n\(info.st_size) \(times) \(inode ?? String(info.st_ino)) \(info.st_dev) \(digest) files/a.txt\u{0}")
+    /// A record for files/a.txt with its real identity (or another inode) and `digest`, written `stamp` ns after 1970.
+    private func plant(_ site: TemporaryDirectory, digest: SHA256Digest, inode: UInt64? = nil, stamp: Int64 = Int64.max / 2) throws {
+        var identity = try XCTUnwrap(FileIdentity(path: site.path + "/files/a.txt"))
+        if let inode { identity.inode = inode }
+        try CacheFile.write(site.path + "/.pipeline/digests", stamp: stamp, [("files/a.txt", RememberedDigest(identity: identity, digest: digest))])
     }
 
-    func testAPlantedDigestIsUsedUntilRehashAndDamagedOnesAreNot() throws {
+    func testAPlantedDigestIsUsedUntilRehashAndOthersAreNot() throws {
         let site = try site()
         defer { site.remove() }
-        let planted = String(repeating: "0", count: 64)
+        let planted = SHA256.digest("planted")
         try plant(site, digest: planted)
-        XCTAssertEqual(try plan(site)["files/a.txt"], planted, "a well-formed entry is trusted: the file is not read")
+        XCTAssertEqual(try plan(site)["files/a.txt"], planted.hex, "a well-formed entry is trusted: the file is not read")
         try plant(site, digest: planted)
         XCTAssertEqual(try plan(site, rehashing: true)["files/a.txt"], SHA256.hex("alpha"), "--rehash trusts nothing")
-        for (digest, inode) in [(String(repeating: "Z", count: 64), nil), ("\"\\" + String(repeating: "0", count: 62), nil), (planted, "-5")] {
-            try plant(site, digest: digest, inode: inode)
-            XCTAssertEqual(try plan(site)["files/a.txt"], SHA256.hex("alpha"), "a damaged cache is ignored whole: \(digest) \(inode ?? "")")
-        }
+        try plant(site, digest: planted, inode: 5)
+        XCTAssertEqual(try plan(site)["files/a.txt"], SHA256.hex("alpha"), "another file's entry is not this one's")
+        try plant(site, digest: planted, stamp: 0)
+        XCTAssertEqual(try plan(site)["files/a.txt"], SHA256.hex("alpha"), "an entry written before its file changed is not trusted")
     }
 
     func testTheCacheIsNeverReadOrWrittenThroughALinkOrAPipe() throws {
@@ -169,8 +218,8 @@ final class DigestCacheFileTests: XCTestCase {
         var session = PlanningSession(environment: [:])
         session.digestCache = { _ in cache }
         XCTAssertNotNil(session.plan(manifestPath: site.path + "/pipeline.yml").value)
-        let header = try String(contentsOfFile: site.path + "/.pipeline/digests", encoding: .utf8).prefix { $0 != "\n" }
-        let stamp = try XCTUnwrap(Double(header.split(separator: " ").last ?? "")) / 1e9
+        let stamp = Double(try XCTUnwrap(DigestCacheReader(file: site.path + "/.pipeline/digests")).written) / 1e9
+        XCTAssertGreaterThanOrEqual(stamp, before.timeIntervalSince1970 - 0.01)
         XCTAssertLessThan(stamp, before.timeIntervalSince1970 + 0.2, "a file changed while others were hashed stays racy")
     }
 

@@ -158,4 +158,15 @@ final class GlobPatternTests: XCTestCase {
             XCTAssertEqual(pattern.matches(path.split(separator: "/")), expected, "\(source) vs \(path)", line: line)
         }
     }
+
+    func testTheSuffixMatcherAnswersAsFnmatchDoes() {
+        let patterns = ["*", "*.jpg", "*.JPG", "*jpg", "*.tar.gz", "*é.png", "*.j?g", "*.[jp]ng", "a*.jpg", "*\\*.jpg"]
+        let names = ["a.jpg", ".jpg", ".a.jpg", "jpg", "a.JPG", "x.tar.gz", "a.gz", "café.png", "cafe\u{301}.png", "a.png", "a*.jpg", "", "ajpg", "b.jpgx"]
+        for pattern in patterns {
+            let matcher = GlobPattern.WildcardMatcher(pattern)
+            for name in names {
+                XCTAssertEqual(matcher.matches(name), GlobPattern.fnmatches(pattern, name), "\(pattern) against '\(name)'")
+            }
+        }
+    }
 }

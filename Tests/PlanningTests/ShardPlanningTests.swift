@@ -53,13 +53,13 @@ final class ShardPlanningTests: XCTestCase {
         defer { site.remove() }
         let cacheFile = site.path + "/.pipeline/digests"
         let first = try plan(site, shard: (1, 3), cache: DigestCache(file: cacheFile, slack: .zero))
-        let hashed = try String(contentsOfFile: cacheFile, encoding: .utf8).split(separator: "\u{0}").count
+        let hashed = try CacheFile.records(cacheFile).count
         XCTAssertEqual(hashed, Set(first.assemblies.flatMap(\.files).map(\.path)).count, "only the shard's files were read")
         XCTAssertLessThan(hashed, 30)
         // The next shard adds its files to the cache and keeps the first shard's.
         let second = try plan(site, shard: (2, 3), cache: DigestCache(file: cacheFile, slack: .zero))
         let both = Set((first.assemblies + second.assemblies).flatMap(\.files).map(\.path)).count
-        XCTAssertEqual(try String(contentsOfFile: cacheFile, encoding: .utf8).split(separator: "\u{0}").count, both)
+        XCTAssertEqual(try CacheFile.records(cacheFile).count, both)
     }
 }
 
@@ -99,12 +99,12 @@ final class DigestCachePiecesTests: XCTestCase {
         let site = try ShardPlanningTests.makeSite()
         defer { site.remove() }
         let whole = try plan(site, pieceSize: 1000)
-        let cache = try String(contentsOfFile: site.path + "/.pipeline/digests", encoding: .utf8).drop { $0 != "\n" }
+        let cache = try XCTUnwrap(FileManager.default.contents(atPath: site.path + "/.pipeline/digests")).dropFirst(DigestCacheFormat.headerSize)
         XCTAssertEqual(try cachedPaths(site).current.count, 30)
         for size in [1, 2, 7] {
             try FileManager.default.removeItem(atPath: site.path + "/.pipeline")
             XCTAssertEqual(try plan(site, pieceSize: size).json, whole.json, "pieces of \(size)")
-            XCTAssertEqual(try String(contentsOfFile: site.path + "/.pipeline/digests", encoding: .utf8).drop { $0 != "\n" }, cache)
+            XCTAssertEqual(try XCTUnwrap(FileManager.default.contents(atPath: site.path + "/.pipeline/digests")).dropFirst(DigestCacheFormat.headerSize), cache)
             XCTAssertEqual(try plan(site, pieceSize: size).json, whole.json, "pieces of \(size), from the cache")
         }
     }
@@ -133,10 +133,11 @@ final class DigestCachePiecesTests: XCTestCase {
         defer { site.remove() }
         _ = try plan(site, pieceSize: 1000)
         let file = site.path + "/.pipeline/digests"
-        var text = try String(contentsOfFile: file, encoding: .utf8)
-        let range = try XCTUnwrap(text.range(of: " images/10.png\u{0}"))
-        text.replaceSubrange(range, with: " images/10.png")  // the record runs into the next one
-        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        var bytes = try XCTUnwrap(FileManager.default.contents(atPath: file))
+        let path = try XCTUnwrap(bytes.range(of: Data("images/10.png".utf8)))
+        let length = path.lowerBound - DigestCacheFormat.fixedSize
+        bytes.replaceSubrange(length..<length + 4, with: [200, 0, 0, 0])  // the record runs into the next one
+        try bytes.write(to: URL(fileURLWithPath: file))
         _ = try plan(site, pieceSize: 4)
         XCTAssertEqual(try cachedPaths(site).current.count, 30, "rewritten whole")
     }
@@ -146,10 +147,10 @@ final class DigestCachePiecesTests: XCTestCase {
         defer { site.remove() }
         let file = site.path + "/.pipeline/digests"
         // Written at 100 s: "a" was changed at 99.5 s (in the cache's last two seconds, racy); "c" long before.
-        func record(_ path: String, modified: Int64) -> String {
-            "5 \(modified) \(modified) 1 1 \(SHA256.digest(path).hex) \(path)\u{0}"
+        func record(_ path: String, modified: Int64) -> (path: String, entry: RememberedDigest) {
+            (path, RememberedDigest(identity: FileIdentity(size: 5, modified: modified, changed: modified, inode: 1, device: 1), digest: SHA256.digest(path)))
         }
-        try site.write(".pipeline/digests", "pipeline-digests 1 100000000000\n" + record("a", modified: 99_500_000_000) + record("c", modified: 1_000_000_000))
+        try CacheFile.write(file, stamp: 100_000_000_000, [record("a", modified: 99_500_000_000), record("c", modified: 1_000_000_000)])
         for rehashing in [false, true] {
             let update = DigestCache(file: file, slack: .seconds(2), rehashing: rehashing).update(keepingOthers: true)
             let (trusted, piece) = update.remembered(for: ["b"])
