@@ -101,6 +101,15 @@ if ((BIG_MIB > 0)); then
     cat big/big.bin >/dev/null
 fi
 
+# git re-checks an unchanged tree against its index the way a re-plan checks
+# the digest cache: the re-plan's baseline is `git add -A` of the same files.
+if command -v git >/dev/null 2>&1 && ((FILES > 0)); then
+    echo
+    echo "== indexing the small files with git (the re-plan's baseline)"
+    printf '.pipeline/\n' >.gitignore
+    git init -q . && git add -A files .gitignore
+fi
+
 # -------------------------------------------------------------- measuring
 results=$out/results.tsv
 : >"$results"
@@ -122,6 +131,9 @@ for ((run = 1; run <= RUNS; run++)); do
         measure_once small-pipeline -- "$bin" plan small.yml --out "$out/small-plan.json"
         measure_once small-replan -- "$bin" plan small.yml --out "$out/small-plan-again.json"
         measure_once small-baseline -- bash -c "$small_baseline"
+        if [[ -d .git ]]; then
+            measure_once small-git -- git add -A files
+        fi
     fi
     if ((BIG_MIB > 0)); then
         rm -rf .pipeline

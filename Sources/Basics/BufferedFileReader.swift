@@ -28,26 +28,6 @@ public final class BufferedFileReader {
     /// The bytes read and not yet consumed (indices are the buffer's).
     public var available: ArraySlice<UInt8> { buffer[start..<end] }
 
-    /// Calls `body` with the bytes read and not yet consumed, without copying them.
-    public func withAvailable<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
-    }
-
-    /// Hands the file's bytes in `range` to `sink` a buffer at a time, read at their offset (the
-    /// reading position is not moved); the error is a failed or short read.
-    public func copy(_ range: Range<Int>, to sink: (UnsafeRawBufferPointer) -> Void) throws(FileError) {
-        var chunk = [UInt8](repeating: 0, count: min(range.count, 1 << 20))
-        var offset = range.lowerBound
-        while offset < range.upperBound {
-            let count = chunk.withUnsafeMutableBytes { bytes in
-                SystemCall.uninterrupted { pread(descriptor, bytes.baseAddress, min(bytes.count, range.upperBound - offset), off_t(offset)) }
-            }
-            guard count > 0 else { throw FileError(path: "", operation: "read", code: count == 0 ? EIO : errno) }
-            chunk.withUnsafeBytes { sink(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-            offset += count
-        }
-    }
-
     /// Marks the first `count` available bytes as consumed.
     public func consume(_ count: Int) {
         start += count

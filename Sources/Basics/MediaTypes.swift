@@ -26,6 +26,14 @@ public enum MediaTypes {
         extensionKey(path).flatMap { byKey[$0] } ?? "application/octet-stream"
     }
 
+    /// Whether the path's media type is audio or video.
+    public static func isAudioOrVideo(_ path: String) -> Bool {
+        extensionKey(path).map(audioAndVideo.contains) ?? false
+    }
+
+    /// A dozen keys: looked through faster than hashed.
+    private static let audioAndVideo = byKey.compactMap { key, type in type.hasPrefix("audio/") || type.hasPrefix("video/") ? key : nil }
+
     /// The table by `extensionKey`.
     private static let byKey = Dictionary(uniqueKeysWithValues: byExtension.compactMap { name, type in extensionKey("x." + name).map { ($0, type) } })
 

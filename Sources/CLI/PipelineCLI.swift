@@ -30,28 +30,30 @@ public enum PipelineCLI {
     }
 
     private static func dispatch(_ arguments: [String], environment: [String: String], output: Output) async -> Int32 {
-        let specs = commands.map { $0.spec }
+        // Every command's spec is built only where all are shown: the robots command's names the
+        // whole bundled catalog, which other commands need not parse to start.
+        func specs() -> [CommandSpec] { commands.map { $0.spec } }
         guard let first = arguments.first else {
-            output.error(HelpText.tool(specs))
+            output.error(HelpText.tool(specs()))
             return ExitCode.usage
         }
         switch first {
         case "--help", "-h":
-            output.out(HelpText.tool(specs))
+            output.out(HelpText.tool(specs()))
             return ExitCode.success
         case "--version":
             output.out("pipeline \(version)\n")
             return ExitCode.success
         case "help" where arguments.dropFirst().first == "--man":
-            output.out(ManualPage.render(specs, version: version))
+            output.out(ManualPage.render(specs(), version: version))
             return ExitCode.success
         case "help":
             guard let name = arguments.dropFirst().first, !["--help", "-h"].contains(name) else {
-                output.out(HelpText.tool(specs))
+                output.out(HelpText.tool(specs()))
                 return ExitCode.success
             }
             guard let command = commands.first(where: { $0.spec.name == name }) else {
-                return usage(UsageError("unknown command '\(name)'", command: nil), specs: specs, output: output)
+                return usage(UsageError("unknown command '\(name)'", command: nil), specs: specs(), output: output)
             }
             output.out(HelpText.command(command.spec))
             return ExitCode.success
@@ -59,8 +61,8 @@ public enum PipelineCLI {
             break
         }
         guard let command = commands.first(where: { $0.spec.name == first }) else {
-            let hint = Suggestions.closest(to: first, in: specs.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
-            return usage(UsageError("unknown command '\(first)'\(hint)", command: nil), specs: specs, output: output)
+            let hint = Suggestions.closest(to: first, in: specs().map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
+            return usage(UsageError("unknown command '\(first)'\(hint)", command: nil), specs: specs(), output: output)
         }
         do {
             var parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), for: command.spec)
@@ -74,7 +76,7 @@ public enum PipelineCLI {
             let context = CommandContext(environment: environment, output: output, http: http)
             return try await command.init(parsed).run(context)
         } catch let error as UsageError {
-            return usage(error, specs: specs, output: output)
+            return usage(error, specs: specs(), output: output)
         } catch {
             output.failure("\(error)")
             return ExitCode.failure

@@ -24,7 +24,7 @@ struct UsageReport {
         ratios = Dictionary(uniqueKeysWithValues: input.compactMap { job, bytes in bytes > 0 ? (job, Double(output[job] ?? 0) / Double(bytes)) : nil })
         var durations: [String: Double?] = [:]
         for assembly in plan.assemblies {
-            for file in assembly.files where Self.isMedia(file.path) {
+            for file in assembly.files where MediaTypes.isAudioOrVideo(file.path) {
                 let known = durations[assembly.job] ?? 0
                 let length = probe(resolve(file.path))
                 durations[assembly.job] = known.flatMap { total in length.map { total + $0 } }
@@ -75,12 +75,6 @@ struct UsageReport {
             parts.append(duration.map { "\(DurationText.format(.seconds(Int64($0.rounded(.up))))) of media" } ?? "media duration unknown")
         }
         return parts.joined(separator: "; ")
-    }
-
-    /// Audio and video, by the media type the uploader would send.
-    static func isMedia(_ path: String) -> Bool {
-        let type = MediaTypes.guess(path)
-        return type.hasPrefix("video/") || type.hasPrefix("audio/")
     }
 
     /// A media file's length in seconds from ffprobe; `nil` without ffprobe or when it cannot tell.

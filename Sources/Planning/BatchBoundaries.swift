@@ -28,9 +28,12 @@ enum BatchBoundaries {
     /// (Swift's own hashing is seeded per process).
     static func fnv1a(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
+        var text = text
+        text.withUTF8 { bytes in
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash &*= 0x0000_0100_0000_01b3
+            }
         }
         // The low bits of FNV mix poorly for short, similar inputs: fold the high half in.
         return hash ^ (hash >> 32)

@@ -2,10 +2,10 @@ import Basics
 import Crypto
 import Foundation
 
-/// Reads a digest cache (`DigestCacheFormat`) record by record through a bounded buffer, the
-/// current record read in place: paths are compared where they lie and made into strings only
-/// when asked for. Reading stops at the first malformed record or path out of order, and
-/// `damaged` says so.
+/// Reads a digest cache (`DigestCacheFormat`) record by record through a fixed buffer of its own,
+/// the current record read where it lies: paths are compared in place and made into strings only
+/// when asked for, and nothing is allocated per record. Reading stops at the first malformed
+/// record or path out of order, and `damaged` says so.
 final class DigestCacheReader {
     /// When the cache was written (nanoseconds since 1970), from its header.
     private(set) var written: Int64 = 0
@@ -13,29 +13,44 @@ final class DigestCacheReader {
     private(set) var damaged = false
     /// The current record's entry; nil at the end of the cache (or of what could be read).
     private(set) var entry: RememberedDigest?
-    private let reader: BufferedFileReader
-    /// The size of the current record, which is at the front of the reader's bytes.
-    private var currentSize = 0
+    private let descriptor: Int32
+    private let buffer: UnsafeMutableRawBufferPointer
+    /// The unconsumed bytes are `buffer[start..<end]`; the current record is at `start`.
+    private var start = 0, end = 0
+    /// Where `buffer[start]` lies in the file.
+    private var offset = 0
+    /// The current record's size and its path's.
+    private var currentSize = 0, pathLength = 0
+    private var exhausted = false
 
     /// The reader of the cache at `file`, at its first record, if it is a regular file (not a
     /// link, a device or a pipe, which a checkout could plant to make planning block or read
     /// elsewhere) with a valid header.
     init?(file: String) {
-        guard let reader = BufferedFileReader(path: file, followingLinks: false) else { return nil }
-        self.reader = reader
-        guard fill(to: DigestCacheFormat.headerSize), let stamp = reader.withAvailable(DigestCacheFormat.stamp) else { return nil }
+        descriptor = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        // Two of the longest records fit, with room to read ahead.
+        buffer = .allocate(byteCount: 1 << 20, alignment: 8)
+        var info = stat()
+        // Every property is set: returning nil runs `deinit`, which closes the file.
+        guard descriptor >= 0, fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+              fill(to: DigestCacheFormat.headerSize), let stamp = DigestCacheFormat.stamp(UnsafeRawBufferPointer(rebasing: buffer[..<end])) else { return nil }
         written = stamp
-        reader.consume(DigestCacheFormat.headerSize)
+        consume(DigestCacheFormat.headerSize)
         advance()
     }
 
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+        buffer.deallocate()
+    }
+
     /// Where the current record ends in the file.
-    var recordEnd: Int { reader.offset + currentSize }
+    var recordEnd: Int { offset + currentSize }
 
     /// The current record's path.
     var path: String {
         guard entry != nil else { return "" }
-        return reader.withAvailable { String(decoding: Self.path(ofRecordAt: $0), as: UTF8.self) }
+        return String(decoding: currentPath, as: UTF8.self)
     }
 
     /// How the current record's path sorts against `key`, byte by byte: negative before it, zero
@@ -43,9 +58,7 @@ final class DigestCacheReader {
     func compare(to key: String) -> Int {
         guard entry != nil else { return 1 }
         var key = key
-        return key.withUTF8 { key in
-            reader.withAvailable { Self.order(Self.path(ofRecordAt: $0), UnsafeRawBufferPointer(key)) }
-        }
+        return key.withUTF8 { Self.order(currentPath, UnsafeRawBufferPointer($0)) }
     }
 
     /// The current record as a path and an entry, moving on to the next; nil at the end.
@@ -62,49 +75,72 @@ final class DigestCacheReader {
         let previous = currentSize
         entry = nil
         guard !damaged else { return }
-        guard fill(to: previous + DigestCacheFormat.fixedSize) else {
+        guard fill(to: start + previous + DigestCacheFormat.fixedSize) else {
             // The end of the file right after the previous record, or a record cut short.
-            if reader.withAvailable({ $0.count }) != previous { damaged = true }
-            reader.consume(previous)
+            if end - start != previous { damaged = true }
+            consume(previous)
             currentSize = 0
             return
         }
-        let parsed: RememberedDigest? = {
-            guard let length = reader.withAvailable({ DigestCacheFormat.pathLength(UnsafeRawBufferPointer(rebasing: $0[previous...])) }),
-                  fill(to: previous + DigestCacheFormat.fixedSize + length) else { return nil }
-            return reader.withAvailable { bytes in
-                let record = UnsafeRawBufferPointer(rebasing: bytes[previous...])
-                guard let entry = DigestCacheFormat.entry(record) else { return nil }
-                guard previous == 0 || Self.order(Self.path(ofRecordAt: bytes), Self.path(ofRecordAt: record)) < 0 else { return nil }
-                return entry
-            }
-        }()
-        guard let parsed else {
+        guard let length = DigestCacheFormat.pathLength(UnsafeRawBufferPointer(rebasing: buffer[(start + previous)...])),
+              fill(to: start + previous + DigestCacheFormat.fixedSize + length),
+              let parsed = DigestCacheFormat.entry(UnsafeRawBufferPointer(rebasing: buffer[(start + previous)...])) else {
             damaged = true
             return
         }
-        reader.consume(previous)
-        currentSize = DigestCacheFormat.fixedSize + reader.withAvailable { DigestCacheFormat.pathLength($0) ?? 0 }
+        let next = start + previous  // after the filling, which may have moved the bytes
+        let path = UnsafeRawBufferPointer(rebasing: buffer[next + DigestCacheFormat.fixedSize..<next + DigestCacheFormat.fixedSize + length])
+        guard previous == 0 || Self.order(currentPath, path) < 0 else {
+            damaged = true
+            return
+        }
+        consume(previous)
+        (currentSize, pathLength) = (DigestCacheFormat.fixedSize + length, length)
         entry = parsed
     }
 
-    /// Hands the file's bytes in `range` to `sink`, without moving the reading position.
+    /// Hands the file's bytes in `range` to `sink` a buffer at a time, read at their offset (the
+    /// reading position is not moved); the error is a failed or short read.
     func copy(_ range: Range<Int>, to sink: (UnsafeRawBufferPointer) -> Void) throws(FileError) {
-        try reader.copy(range, to: sink)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: min(max(range.count, 1), 1 << 20), alignment: 8)
+        defer { chunk.deallocate() }
+        var position = range.lowerBound
+        while position < range.upperBound {
+            let count = SystemCall.uninterrupted { pread(descriptor, chunk.baseAddress, min(chunk.count, range.upperBound - position), off_t(position)) }
+            guard count > 0 else { throw FileError(path: "", operation: "read", code: count == 0 ? EIO : errno) }
+            sink(UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+            position += count
+        }
     }
 
-    /// Whether at least `count` bytes are read and not consumed, reading more as needed.
-    private func fill(to count: Int) -> Bool {
-        while reader.withAvailable({ $0.count }) < count {
-            guard (try? reader.fill()) == true else { return false }  // a read error ends the cache like its end
+    private var currentPath: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: buffer[start + DigestCacheFormat.fixedSize..<start + DigestCacheFormat.fixedSize + pathLength])
+    }
+
+    private func consume(_ count: Int) {
+        start += count
+        offset += count
+    }
+
+    /// Whether the buffer holds the file's bytes up to index `target`, reading more (after moving
+    /// the unconsumed bytes to the front, which moves `target` with them) as needed.
+    private func fill(to target: Int) -> Bool {
+        var target = target
+        while end < target {
+            if start > 0 {
+                if let base = buffer.baseAddress { memmove(base, base + start, end - start) }
+                (target, end, start) = (target - start, end - start, 0)
+                continue
+            }
+            guard !exhausted, end < buffer.count else { return false }
+            let count = SystemCall.uninterrupted { read(descriptor, buffer.baseAddress.map { $0 + end }, buffer.count - end) }
+            guard count > 0 else {
+                exhausted = true  // a read error ends the cache like its end
+                return false
+            }
+            end += count
         }
         return true
-    }
-
-    /// The path of the record at the start of `bytes`, which hold all of it.
-    private static func path(ofRecordAt bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        let length = DigestCacheFormat.pathLength(bytes) ?? 0
-        return UnsafeRawBufferPointer(rebasing: bytes[DigestCacheFormat.fixedSize..<DigestCacheFormat.fixedSize + length])
     }
 
     private static func order(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {

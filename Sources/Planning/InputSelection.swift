@@ -87,8 +87,7 @@ enum InputSelection {
     /// `paths` in byte order, each once (by bytes: names that only look alike are two files).
     static func sortedUnique(_ paths: [String]) -> [String] {
         // One pattern's walk lists its files in order already: then checking is all it costs.
-        let ordered = zip(paths, paths.dropFirst()).allSatisfy { ByteOrder.precedes($0, $1) }
-        if ordered { return paths }
+        if paths.indices.dropFirst().allSatisfy({ ByteOrder.precedes(paths[$0 - 1], paths[$0]) }) { return paths }
         var sorted = paths.sorted(by: ByteOrder.precedes)
         var write = 0
         for read in sorted.indices where write == 0 || !ByteOrder.same(sorted[read], sorted[write - 1]) {

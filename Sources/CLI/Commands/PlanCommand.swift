@@ -98,7 +98,9 @@ struct PlanCommand: Command {
         }
         if let out {
             do {
-                try AtomicFile.write(to: out) { emit in plan.writeJSON(emit) }
+                // Whole or not there, but not flushed to disk: a plan lost to a power cut is made again.
+                // An unchanged plan is not written again (its file keeps its time, for build tools).
+                try AtomicFile.update(out, durable: false) { emit in plan.writeJSON(emit) }
             } catch {
                 context.output.failure("\(error)", hint: "check that the folder of '\(out)' exists and is writable")
                 return ExitCode.failure

@@ -111,7 +111,7 @@ public struct Runner: Sendable {
         if configuration.shard == nil {
             do {
                 try FileManager.default.createDirectory(atPath: configuration.workspace.manifestStateDirectory, withIntermediateDirectories: true)
-                try AtomicFile.write(to: configuration.workspace.lastPlanFile, durable: false) { emit in plan.writeJSON(emit) }
+                try AtomicFile.update(configuration.workspace.lastPlanFile, durable: false) { emit in plan.writeJSON(emit) }
             } catch {
                 events(.warning("the plan that ran could not be kept (\(error)); the next plan is compared by counts only"))
             }
