@@ -1,8 +1,10 @@
 #ifndef PIPELINE_CVIPS_SHIM_H
 #define PIPELINE_CVIPS_SHIM_H
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <string.h>
+#include <unistd.h>
 
 /* libvips is loaded when the local engine first needs it, not linked: it brings about a hundred
    shared libraries that every command would otherwise map at start (13 MB and 20 ms), while only
@@ -13,6 +15,7 @@
    int give 0 on success and -1 on failure, with the reason in pipeline_vips_error(). */
 
 typedef struct _VipsImage VipsImage;
+typedef struct _VipsSource VipsSource;
 
 enum {
     PIPELINE_VIPS_ACCESS_SEQUENTIAL = 1,     /* VipsAccess */
@@ -37,7 +40,17 @@ static inline void *pipeline_vips_symbol(const char *name) {
     return symbol;
 }
 
-#define PIPELINE_VIPS_CALL(type, name) ((type)pipeline_vips_symbol(name))
+/* Each call site looks its function up once and keeps it (libvips is never unloaded): a lookup
+   takes the loader's lock, and an image costs some thirty calls. */
+#define PIPELINE_VIPS_CALL(type, name) ({                                   \
+    static void *pipeline_vips_found;                                      \
+    void *found = __atomic_load_n(&pipeline_vips_found, __ATOMIC_ACQUIRE); \
+    if (found == NULL) {                                                   \
+        found = pipeline_vips_symbol(name);                                \
+        __atomic_store_n(&pipeline_vips_found, found, __ATOMIC_RELEASE);   \
+    }                                                                      \
+    (type)found;                                                           \
+})
 
 /* Loads and starts libvips; -1 with the loader's reason in `buffer` when it cannot.
    The engine runs files in parallel on every core itself, so each image runs on one thread
@@ -83,7 +96,41 @@ static inline void pipeline_vips_error(char *buffer, size_t size) {
 }
 
 /* Opens an image lazily (only the header is read until pixels are needed); NULL on failure. */
+/* The file at `path` as a libvips source on its open descriptor: opened once, its format told
+   from the bytes the source keeps in memory. Opening by name opens and reads the file once per
+   loader it tries (some fifteen times for a PNG), and a source made from the name closes and
+   opens it again between stages (ten times); one made from a descriptor keeps it. NULL when
+   the file cannot be opened. */
+static inline VipsSource *pipeline_vips_source(const char *path) {
+    VipsSource *(*source)(int) = PIPELINE_VIPS_CALL(VipsSource *(*)(int), "vips_source_new_from_descriptor");
+    if (source == NULL) return NULL;
+    int descriptor = open(path, O_RDONLY | O_CLOEXEC);
+    if (descriptor < 0) return NULL;
+    VipsSource *made = source(descriptor);  /* it keeps a duplicate of the descriptor */
+    close(descriptor);
+    return made;
+}
+
+static inline void pipeline_vips_clear_error(void) {
+    void (*clear)(void) = PIPELINE_VIPS_CALL(void (*)(void), "vips_error_clear");
+    if (clear) clear();
+}
+
 static inline VipsImage *pipeline_vips_open(const char *path, int sequential) {
+    VipsImage *(*from_source)(VipsSource *, const char *, ...) =
+        PIPELINE_VIPS_CALL(VipsImage *(*)(VipsSource *, const char *, ...), "vips_image_new_from_source");
+    void (*unref)(void *) = PIPELINE_VIPS_CALL(void (*)(void *), "g_object_unref");
+    VipsSource *source = pipeline_vips_source(path);
+    if (source != NULL && from_source != NULL && unref != NULL) {
+        int access = sequential ? PIPELINE_VIPS_ACCESS_SEQUENTIAL : 0;
+        VipsImage *image = from_source(source, "", "access", access, "fail_on", PIPELINE_VIPS_FAIL_ON_ERROR, NULL);
+        unref(source);
+        if (image != NULL) return image;
+        /* A format libvips reads only by name (a loader without sources): try that, with its error. */
+        pipeline_vips_clear_error();
+    } else if (source != NULL && unref != NULL) {
+        unref(source);
+    }
     VipsImage *(*open)(const char *, ...) = PIPELINE_VIPS_CALL(VipsImage *(*)(const char *, ...), "vips_image_new_from_file");
     if (open == NULL) return NULL;
     return sequential ? open(path, "access", PIPELINE_VIPS_ACCESS_SEQUENTIAL, "fail_on", PIPELINE_VIPS_FAIL_ON_ERROR, NULL)
@@ -115,12 +162,26 @@ static inline int pipeline_vips_pages(VipsImage *image) {
 /* Thumbnails the file at `path` into width x height: `crop` covers the box and cuts its centre,
    `force` ignores the aspect, `upscale` allows growing. */
 static inline int pipeline_vips_thumbnail(const char *path, VipsImage **out, int width, int height, int crop, int force, int upscale) {
+    int size = force ? PIPELINE_VIPS_SIZE_FORCE : (upscale ? PIPELINE_VIPS_SIZE_BOTH : PIPELINE_VIPS_SIZE_DOWN);
+    int interesting = crop ? PIPELINE_VIPS_INTERESTING_CENTRE : 0;  /* VIPS_INTERESTING_NONE */
+    /* From a source first (see pipeline_vips_source), by name for formats read only that way. */
+    int (*from_source)(VipsSource *, VipsImage **, int, ...) =
+        PIPELINE_VIPS_CALL(int (*)(VipsSource *, VipsImage **, int, ...), "vips_thumbnail_source");
+    void (*unref)(void *) = PIPELINE_VIPS_CALL(void (*)(void *), "g_object_unref");
+    VipsSource *source = pipeline_vips_source(path);
+    if (source != NULL && from_source != NULL && unref != NULL) {
+        /* The loader behind a source thumbnail takes fail_on only from the option string. */
+        int made = from_source(source, out, width, "height", height, "crop", interesting, "size", size,
+                               "fail_on", PIPELINE_VIPS_FAIL_ON_ERROR, "option_string", "fail_on=error", NULL);
+        unref(source);
+        if (made == 0) return 0;
+        pipeline_vips_clear_error();
+    } else if (source != NULL && unref != NULL) {
+        unref(source);
+    }
     int (*thumbnail)(const char *, VipsImage **, int, ...) = PIPELINE_VIPS_CALL(int (*)(const char *, VipsImage **, int, ...), "vips_thumbnail");
     if (thumbnail == NULL) return -1;
-    int size = force ? PIPELINE_VIPS_SIZE_FORCE : (upscale ? PIPELINE_VIPS_SIZE_BOTH : PIPELINE_VIPS_SIZE_DOWN);
-    return crop ? thumbnail(path, out, width, "height", height, "crop", PIPELINE_VIPS_INTERESTING_CENTRE, "size", size,
-                            "fail_on", PIPELINE_VIPS_FAIL_ON_ERROR, NULL)
-                : thumbnail(path, out, width, "height", height, "size", size, "fail_on", PIPELINE_VIPS_FAIL_ON_ERROR, NULL);
+    return thumbnail(path, out, width, "height", height, "crop", interesting, "size", size, "fail_on", PIPELINE_VIPS_FAIL_ON_ERROR, NULL);
 }
 
 static inline int pipeline_vips_extract(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {

@@ -27,6 +27,14 @@ struct AssemblyFile: Codable, Sendable, Equatable {
     /// Where an export step put it (a `file://` URL on the local engine), reported as its URL.
     var exportURL: String?
 
+    /// An image's width and height as the engine read them from its header when it stored the
+    /// file (never from a request); nil for other files.
+    var imageSize: (width: Int32, height: Int32)? {
+        guard mime.hasPrefix("image/"), let width = meta["width"]?.intValue.flatMap(Int32.init(exactly:)),
+              let height = meta["height"]?.intValue.flatMap(Int32.init(exactly:)), width > 0, height > 0 else { return nil }
+        return (width, height)
+    }
+
     var basename: String {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
         return String(name[..<dot])

@@ -6,14 +6,15 @@ import Basics
 /// header with libvips, without decoding the pixels); for PDFs, the page count and the first
 /// page's size; for audio and video, what ffprobe reports.
 enum FileFacts {
+    /// `imageSize`, when the caller made the image, spares reading its header again.
     static func describe(
         id: String, name: String, field: String, path: String, size: Int64, mime: String?, isTus: Bool,
-        original: (id: String, name: String)? = nil
+        original: (id: String, name: String)? = nil, imageSize: (width: Int, height: Int)? = nil
     ) -> AssemblyFile {
         let claimed = (mime?.isEmpty == false && mime != "application/octet-stream") ? mime ?? "" : MediaTypes.guess(name)
         let type = ContentSniffing.mediaType(of: path, claimed: claimed)
         var meta: [String: JSONValue] = [:]
-        if type.hasPrefix("image/"), let (width, height) = VipsLibrary.size(of: path) {
+        if type.hasPrefix("image/"), let (width, height) = imageSize ?? VipsLibrary.size(of: path) {
             meta["width"] = .int(width)
             meta["height"] = .int(height)
         } else if type == "application/pdf", let (pages, width, height) = VipsLibrary.pages(of: path) {

@@ -67,10 +67,15 @@ struct ImageResizeRobot: Sendable {
         if let failure = VipsLibrary.failure {
             throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "libvips could not start (\(failure)); install it: apt-get install libvips42")
         }
-        if let header = VipsImageRef(path: file.path, sequential: true) {
-            try ImageLimits.check(width: header.width, height: header.height, of: file, limit: limits.imagePixels)
-        } else {
+        // The size the engine read from the file's header when it stored the file, else read now.
+        var size = file.imageSize
+        if size == nil, let header = VipsImageRef(path: file.path, sequential: true) {
+            size = (header.width, header.height)
+        } else if size == nil {
             _ = VipsLibrary.lastError()  // the resize below fails and says why
+        }
+        if let size {
+            try ImageLimits.check(width: size.width, height: size.height, of: file, limit: limits.imagePixels)
         }
         let ext = format ?? (Self.formats.contains(file.ext) ? file.ext : "png")
         let slot = try ResultSlot(name: file.basename + "." + ext, in: folder)
@@ -85,7 +90,8 @@ struct ImageResizeRobot: Sendable {
             try cut(region, from: file, into: source)
         }
         defer { if source != file.path { unlink(source) } }
-        var resized = strategy.resize(source, width: width, height: height, upscale: upscale, background: background, gravity: gravity)
+        var resized = strategy.resize(
+            source, width: width, height: height, upscale: upscale, background: background, gravity: gravity, size: source == file.path ? size : nil)
         if quarterTurns != 0, let image = resized {
             resized = VipsImageRef.made { pipeline_vips_rotate(image.pointer, $0, quarterTurns) }
         }
@@ -98,7 +104,7 @@ struct ImageResizeRobot: Sendable {
                 .replacingOccurrences(of: target, with: slot.name)
             throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot resize '\(file.name)': \(detail)")
         }
-        return slot.file(from: file)
+        return slot.file(from: file, imageSize: (Int(resized.width), Int(resized.height)))
     }
 
     /// `crop: {x1, y1, x2, y2}` in pixels (x2, y2 beyond the image are held to its edge).

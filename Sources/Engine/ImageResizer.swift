@@ -46,12 +46,18 @@ enum ResizeStrategy: String, CaseIterable, Sendable {
 
     /// The resized image of the file at `path`, `width` x `height` (a missing one, 0, follows
     /// the aspect; both missing keep the size); `gravity` says which part `crop` and `fillcrop` keep. `nil` when libvips
-    /// fails (see `VipsLibrary.lastError()`).
+    /// fails (see `VipsLibrary.lastError()`). `size` is the file's, when its header was read already:
+    /// the strategies that thumbnail from the file then open it once, to decode it.
     func resize(
-        _ path: String, width: Int32, height: Int32, upscale: Bool, background: (Double, Double, Double), gravity: Gravity = .center
+        _ path: String, width: Int32, height: Int32, upscale: Bool, background: (Double, Double, Double), gravity: Gravity = .center,
+        size: (width: Int32, height: Int32)? = nil
     ) -> VipsImageRef? {
-        guard let source = VipsImageRef(path: path) else { return nil }
-        let sourceWidth = source.width, sourceHeight = source.height
+        var opened: VipsImageRef?
+        func source() -> VipsImageRef? {
+            if opened == nil { opened = VipsImageRef(path: path) }
+            return opened
+        }
+        guard let (sourceWidth, sourceHeight) = size ?? source().map({ ($0.width, $0.height) }) else { return nil }
         // Neither given: the image keeps its size (a format change, a rotation, a watermark).
         let (givenWidth, givenHeight) = width == 0 && height == 0 ? (sourceWidth, sourceHeight) : (width, height)
         let width = givenWidth > 0 ? givenWidth : Int32((Double(sourceWidth) * Double(givenHeight) / Double(sourceHeight)).rounded(.up))
@@ -67,7 +73,7 @@ enum ResizeStrategy: String, CaseIterable, Sendable {
             // Cover the box, then keep the part gravity names.
             var scale = max(Double(width) / Double(sourceWidth), Double(height) / Double(sourceHeight))
             if !upscale { scale = min(scale, 1) }
-            guard let covered = VipsImageRef.made({ pipeline_vips_scale(source.pointer, $0, scale) }) else { return nil }
+            guard let source = source(), let covered = VipsImageRef.made({ pipeline_vips_scale(source.pointer, $0, scale) }) else { return nil }
             let cutWidth = min(width, covered.width), cutHeight = min(height, covered.height)
             let (left, top) = gravity.origin(cut: (cutWidth, cutHeight), of: (covered.width, covered.height))
             return .made { pipeline_vips_extract(covered.pointer, $0, left, top, cutWidth, cutHeight) }
@@ -76,10 +82,12 @@ enum ResizeStrategy: String, CaseIterable, Sendable {
         case .crop:
             let cutWidth = min(width, sourceWidth), cutHeight = min(height, sourceHeight)
             let (left, top) = gravity.origin(cut: (cutWidth, cutHeight), of: (sourceWidth, sourceHeight))
+            guard let source = source() else { return nil }
             return .made { pipeline_vips_extract(source.pointer, $0, left, top, cutWidth, cutHeight) }
         case .minFit:
             var scale = max(Double(width) / Double(sourceWidth), Double(height) / Double(sourceHeight))
             if !upscale { scale = min(scale, 1) }
+            guard let source = source() else { return nil }
             return .made { pipeline_vips_scale(source.pointer, $0, scale) }
         case .pad:
             guard let fitted = VipsImageRef.made({ pipeline_vips_thumbnail(path, $0, width, height, 0, 0, up) }) else { return nil }

@@ -42,20 +42,28 @@ struct ResultSlot: Sendable {
         try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
     }
 
+    /// The size of the written file (a `stat`: Foundation's attributes read the user and group
+    /// databases for each file).
+    private var storedSize: Int64 {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+    }
+
     /// The file once written, as a file of its own (an import): its own original.
     func imported(mime: String?, meta: [String: JSONValue]) -> AssemblyFile {
-        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        let size = storedSize
         var file = FileFacts.describe(id: id, name: name, field: "", path: path, size: size, mime: mime, isTus: false)
         file.meta.merge(meta) { _, added in added }
         return file
     }
 
-    /// The result file once written, derived from `source`, with `meta` added to what its kind reports.
-    func file(from source: AssemblyFile, meta: [String: JSONValue] = [:]) -> AssemblyFile {
-        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+    /// The result file once written, derived from `source`, with `meta` added to what its kind
+    /// reports; `imageSize` is the image's when the robot knows it (its header is then not read).
+    func file(from source: AssemblyFile, meta: [String: JSONValue] = [:], imageSize: (width: Int, height: Int)? = nil) -> AssemblyFile {
+        let size = storedSize
         var file = FileFacts.describe(
             id: id, name: name, field: source.field, path: path, size: size, mime: nil, isTus: false,
-            original: (source.originalID, source.originalName))
+            original: (source.originalID, source.originalName), imageSize: imageSize)
         file.meta.merge(meta) { _, added in added }
         return file
     }
