@@ -152,6 +152,7 @@ struct RunCommand: Command {
         // runs at full concurrency until it signals a limit (413/429 with retryIn slows the run).
         let hosted = Endpoint.of(manifest, override: arguments.value("endpoint"), environment: context.environment).isHostedService
         configuration.maxAssembliesPerMinute = perMinute.map(Double.init) ?? (hosted ? Self.accountBudget / Double(shard?.count ?? 1) : nil)
+        configuration.eagerPolls = !hosted
 
         let detail: RunDisplay.Detail = arguments.flag("quiet") ? .quiet : arguments.flag("verbose") ? .verbose : .normal
         let display = RunDisplay(output: context.output, json: arguments.flag("json"), githubActions: context.environment["GITHUB_ACTIONS"] == "true", detail: detail)

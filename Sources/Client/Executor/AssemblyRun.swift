@@ -174,7 +174,8 @@ struct AssemblyRun: Sendable {
         guard let url = status.assemblyURL else { return status }
         // The first look is at once (the last upload's answer is in; the server may be done), then
         // small Assemblies finish fast: after a tenth of the interval, widening by a quarter each
-        // time (about ten polls in the first two seconds), then slowly.
+        // time (about ten polls in the first two seconds), or from 5 ms doubling (`eagerPolls`),
+        // then slowly.
         var interval = Duration.zero
         let uploaded = clock.now
         while status.isBusy {
@@ -187,10 +188,16 @@ struct AssemblyRun: Sendable {
             guard clock.now + interval < deadline else { throw Self.timedOut }
             try await clock.sleep(for: interval)
             status = try await retrying { try await client.status(url) }
-            interval = interval == .zero ? configuration.pollInterval / 10
-                : interval < configuration.pollInterval ? min(interval * 1.25, configuration.pollInterval) : min(interval * 1.2, .seconds(5))
+            interval = Self.nextPoll(after: interval, settled: configuration.pollInterval, eager: configuration.eagerPolls)
         }
         return status
+    }
+
+    /// The wait before the next poll, after waiting `interval` before this one (zero: the first).
+    static func nextPoll(after interval: Duration, settled: Duration, eager: Bool) -> Duration {
+        if interval == .zero { return eager ? .milliseconds(5) : settled / 10 }
+        if interval < settled { return min(interval * (eager ? 2 : 1.25), settled) }
+        return min(interval * 1.2, .seconds(5))
     }
 
     /// Attempts after the first, for a transient failure.

@@ -32,6 +32,11 @@ public struct RunConfiguration: Sendable {
     public var rewriteURL: (@Sendable (String) -> String)?
     /// The settled poll interval: the first poll comes after a tenth of it, later ones widen up to it, then slow gently.
     public var pollInterval: Duration
+    /// Polls start 5 ms after the first and double up to `pollInterval`: for a server whose status
+    /// answers cost little (not the hosted service, which limits status requests), so an
+    /// Assembly done in milliseconds is seen done in milliseconds. That is two polls more than
+    /// the gentle start makes in the first second, and none more in the first two.
+    public var eagerPolls = false
     /// Shard `index` of `count` when running one shard.
     public var shard: (index: Int, count: Int)?
     /// The most bytes per PATCH; `nil` lets the uploader choose.

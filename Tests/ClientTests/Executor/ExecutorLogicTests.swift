@@ -17,7 +17,7 @@ final class ExecutorLogicTests: XCTestCase {
 
     override func tearDown() { directory.remove() }
 
-    private func run(_ service: ScriptedService, clock: TestClock, timeout: Duration = .seconds(3600)) async throws -> RunResults {
+    private func run(_ service: ScriptedService, clock: TestClock, timeout: Duration = .seconds(3600), eagerPolls: Bool = false) async throws -> RunResults {
         let file = try FileHasher.digest(path: directory.path + "/a.txt")
         let planned = PlannedAssembly(
             job: "job", instructions: .object(["steps": .object([:])]),
@@ -26,6 +26,7 @@ final class ExecutorLogicTests: XCTestCase {
             endpoint: "https://api.test", authKey: nil, signer: nil, lifetime: .seconds(600),
             workspace: Workspace(directory: directory.path, resultsPath: directory.path + "/results.json"), timeout: timeout)
         configuration.pollInterval = .seconds(1)
+        configuration.eagerPolls = eagerPolls
         let runner = Runner(
             plan: Plan(pipeline: "p", manifest: "m.yml", assemblies: [planned]), configuration: configuration,
             service: service, uploads: CountingUploads(), clock: clock)
@@ -75,6 +76,31 @@ final class ExecutorLogicTests: XCTestCase {
         }
         XCTAssertEqual(seconds[12], 1.0, accuracy: 0.001, "up to the interval")
         XCTAssertEqual(seconds[13], 1.2, accuracy: 0.001, "then slowing gently")
+    }
+
+    func testEagerPollsStartAtFiveMillisecondsAndDoubleWithoutPollingMoreInTheFirstSecond() async throws {
+        let executing = ScriptedService.status(AssemblyStatusCode.executing)
+        func sleeps(eager: Bool) async throws -> [Double] {
+            let clock = TestClock()
+            let service = ScriptedService(
+                creates: [executing], statuses: Array(repeating: executing, count: 15) + [ScriptedService.status(AssemblyStatusCode.completed)])
+            _ = try await run(service, clock: clock, eagerPolls: eager)
+            return clock.sleeps.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        }
+        let eager = try await sleeps(eager: true)
+        for (value, expected) in zip(eager, [0, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64]) {
+            XCTAssertEqual(value, expected, accuracy: 0.0001, "at once, then from 5 ms doubling")
+        }
+        XCTAssertEqual(eager[9], 1.0, accuracy: 0.001, "up to the interval")
+        XCTAssertEqual(eager[10], 1.2, accuracy: 0.001, "then slowing gently")
+        func pollsWithin(_ sleeps: [Double], seconds: Double) -> Int {
+            var elapsed = 0.0
+            return sleeps.prefix { elapsed += $0; return elapsed <= seconds }.count
+        }
+        // The gentle start, as `testPollingStartsAtOnceThenSoonThenSlowsGently` checks it.
+        let gentle = [0.0] + (0..<11).map { 0.1 * pow(1.25, Double($0)) } + [1.0, 1.2]
+        XCTAssertLessThanOrEqual(pollsWithin(eager, seconds: 1), pollsWithin(gentle, seconds: 1) + 2)
+        XCTAssertLessThanOrEqual(pollsWithin(eager, seconds: 2), pollsWithin(gentle, seconds: 2), "and no more within two seconds")
     }
 
     func testAnAssemblyThatNeverGetsItsUploadsFailsAfterTheGrace() async throws {
