@@ -759,6 +759,9 @@ def run_report(args):
     # name, label, kind
     specs = [
         ("images-run", f"{images}: pipeline run", "images"),
+        ("images-run-one", f"{images}: pipeline run, one file per Assembly", "images"),
+        ("images-vipsthumbnail", f"{images}: vipsthumbnail, a process per core", "images"),
+        ("images-mogrify", f"{images}: mogrify, a process per core", "images"),
         ("images-sdk", f"{images}: Python SDK, batch after batch", "images"),
         ("big-run", f"{big}: pipeline run (/file/hash)", "big"),
         ("big-upload", f"{big}: pipeline upload alone", "big"),
@@ -799,8 +802,9 @@ def run_report(args):
     print("pipeline run times the whole command: planning (globbing and hashing every")
     print(f"file), {args.batch} files per Assembly, creating the Assemblies (--concurrency "
           f"{args.concurrency}),")
-    print("tus uploads (4 files at once per Assembly), polling the status (first 0.1 s after")
-    print("the uploads, each wait a quarter longer up to 1 s, then 1.2x up to 5 s) and writing results.json.")
+    print("tus uploads (4 files at once per Assembly), polling the status (at once after the")
+    print("uploads, then from 5 ms doubling up to 1 s, then 1.2x up to 5 s) and writing results.json.")
+    print("vipsthumbnail and mogrify resize the same files by hand, one process per core.")
     print(f"The Python SDK (pytransloadit) creates the same Assemblies of {args.batch} files with")
     print("the same step one after another (it has no concurrency), uploads each file with")
     print("tus one after another (its resumable mode) and polls once a second (its way).")
@@ -824,6 +828,18 @@ def run_report(args):
         print(f"INFO  {args.images} images peak RSS: pipeline run {peak_cell(ours[1], ours[2])} MB, "
               f"Python SDK {peak_cell(theirs[1], theirs[2])} MB: pipeline run uses {memory} "
               "the SDK's (no target)")
+    tools = [name for name in ("images-vipsthumbnail", "images-mogrify") if name in best]
+    if "images-run" in best and tools:
+        fastest = min(tools, key=lambda name: best[name][0])
+        ratio = best[fastest][0] / best["images-run"][0]
+        missed |= ratio < 0.9
+        print(f"{'PASS' if ratio >= 0.9 else 'MISS'}  {args.images} images: pipeline run at least 0.9x the fastest tool by hand "
+              f"({fastest[len('images-'):]}, {best[fastest][0]:.2f} s): {best['images-run'][0]:.2f} s, {ratio:.2f}x")
+    if "images-run" in best and "images-run-one" in best:
+        factor = best["images-run-one"][0] / best["images-run"][0]
+        missed |= factor > 1.5
+        print(f"{'PASS' if factor <= 1.5 else 'MISS'}  {args.images} images one per Assembly within 1.5x of {args.batch} per Assembly: "
+              f"{best['images-run-one'][0]:.2f} s against {best['images-run'][0]:.2f} s, {factor:.2f}x")
     if upload_share is not None:
         run, upload = best["big-run"], best["big-upload"]
         overhead = run[0] - upload[0]

@@ -6,6 +6,10 @@
 # API's overhead). One `pipeline serve` on 127.0.0.1 serves every case.
 # See bench/README.md.
 #
+# The images are also run one per Assembly, and resized by hand with
+# vipsthumbnail and ImageMagick's mogrify (where installed) on one process per
+# core: the engine's own overhead is what run costs beyond them.
+#
 # Environment:
 #   IMAGES=1000       number of 256x256 PNGs (0 skips that case)
 #   BIG_MIB=1024      size of the big file in MiB (0 skips that case)
@@ -138,6 +142,8 @@ if total != expect:
     sys.exit(f"sdk_run.py: {total} thumbnails in all, expected {expect}")
 PY
 
+cores=$(nproc 2>/dev/null || echo 2)
+
 # ----------------------------------------------------------------- engine
 echo
 echo "== starting pipeline serve on 127.0.0.1 (data: $engine_data)"
@@ -161,6 +167,7 @@ assemblies:
     steps:
       thumb: {robot: /image/resize, use: ":original", width: $BOX, height: $BOX, resize_strategy: fit}
 YAML
+sed 's/^    batch: .*/    batch: 1/' "$data/images.yml" >"$data/images-one.yml"
 cat >"$data/big.yml" <<YAML
 version: 1
 name: bench-big
@@ -238,6 +245,27 @@ for ((run = 1; run <= RUNS; run++)); do
         clear_engine
         pipeline_run images.yml results.json images-run
         check_results "$run" results.json --step thumb --expect "$IMAGES"
+
+        clear_engine
+        pipeline_run images-one.yml results.json images-run-one
+        check_results "$run" results.json --step thumb --expect "$IMAGES"
+
+        # The same resize by hand, on as many processes as the machine has cores, each given
+        # its share of the files: what the engine's own overhead is measured against.
+        thumbs=$work/thumbs.$run
+        per_process=$(((IMAGES + cores - 1) / cores))
+        if command -v vipsthumbnail >/dev/null 2>&1; then
+            mkdir -p "$thumbs/vips"
+            measure_once images-vipsthumbnail bash -c 'printf "%s\0" images/*.png | xargs -0 -P "$1" -n "$2" vipsthumbnail --size "$3x$3" -o "$4/%s.png"' \
+                _ "$cores" "$per_process" "$BOX" "$thumbs/vips"
+            [[ $(find "$thumbs/vips" -type f | wc -l) == "$IMAGES" ]] || { echo "run.sh: FAIL: vipsthumbnail made too few thumbnails" >&2; exit 1; }
+        fi
+        if command -v mogrify >/dev/null 2>&1; then
+            mkdir -p "$thumbs/mogrify"
+            measure_once images-mogrify bash -c 'printf "%s\0" images/*.png | xargs -0 -P "$1" -n "$2" mogrify -path "$4" -thumbnail "$3x$3" -format png' \
+                _ "$cores" "$per_process" "$BOX" "$thumbs/mogrify"
+            [[ $(find "$thumbs/mogrify" -type f | wc -l) == "$IMAGES" ]] || { echo "run.sh: FAIL: mogrify made too few thumbnails" >&2; exit 1; }
+        fi
 
         clear_engine
         measure_once images-sdk "$sdk_python" "$work/sdk_run.py" "$origin" "$BATCH" "$BOX" "$IMAGES" "${images[@]}"
