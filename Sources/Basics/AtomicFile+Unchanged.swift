@@ -6,7 +6,8 @@ extension AtomicFile {
     /// (as build tools expect of an output that did not change). The bytes are compared as they
     /// are emitted; at the first difference the new file is begun with the old file's equal part.
     public static func update(_ path: String, durable: Bool = true, _ produce: (_ emit: (Data) -> Void) throws -> Void) throws {
-        let old = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // Non-blocking: opening a pipe to read would wait for a writer, which is this process.
+        let old = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         var info = stat()
         guard old >= 0, fstat(old, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             if old >= 0 { close(old) }

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Synchronization
 import TestSupport
 import XCTest
 
@@ -54,6 +55,31 @@ final class AtomicFileUpdateTests: XCTestCase {
             XCTAssertNotEqual(identity(path).inode, before.inode, "replaced whole: \(name)")
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["plan.json"])
+    }
+
+    func testAPipeIsWrittenIntoNotWaitedOn() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let pipe = folder.path + "/plan.fifo"
+        XCTAssertEqual(mkfifo(pipe, 0o644), 0)
+        let read = Mutex<Data?>(nil)
+        let reader = Thread {
+            let descriptor = open(pipe, O_RDONLY)
+            var data = Data()
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while descriptor >= 0 {
+                let count = Foundation.read(descriptor, &buffer, buffer.count)
+                guard count > 0 else { break }
+                data.append(contentsOf: buffer[..<count])
+            }
+            if descriptor >= 0 { close(descriptor) }
+            read.withLock { $0 = data }
+        }
+        reader.start()
+        try update(pipe, ["through ", "the pipe"])
+        let deadline = Date().addingTimeInterval(10)
+        while read.withLock({ $0 }) == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(read.withLock { $0 }.map { String(decoding: $0, as: UTF8.self) }, "through the pipe")
     }
 
     func testAMissingFileIsWritten() throws {

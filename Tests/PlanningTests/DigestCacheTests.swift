@@ -129,6 +129,49 @@ final class DigestCacheTests: XCTestCase {
     }
 }
 
+/// A cache file is read from whatever a checkout left: any bytes read to a clean stop, never a
+/// crash, and what is read is well-formed.
+final class DigestCacheDamageTests: XCTestCase {
+    func testAnyDamageStopsTheReadingCleanly() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let file = folder.path + "/digests"
+        let records = (0..<60).map { index in
+            (path: String(format: "files/%03d-%@.png", index, String(repeating: "x", count: index % 7)),
+             entry: RememberedDigest(identity: FileIdentity(size: Int64(index), modified: 1, changed: 2, inode: UInt64(index), device: 3), digest: SHA256.digest("\(index)")))
+        }
+        try CacheFile.write(file, stamp: 5, records)
+        let valid = [UInt8](try XCTUnwrap(FileManager.default.contents(atPath: file)))
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<3000 {
+            var bytes = valid
+            switch round % 4 {
+            case 0:  // a few bytes changed anywhere
+                for _ in 0..<Int.random(in: 1...4, using: &generator) { bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
+            case 1:  // cut short
+                bytes = Array(bytes.prefix(Int.random(in: 0..<bytes.count, using: &generator)))
+            case 2:  // a path length made huge or zero
+                let record = DigestCacheFormat.headerSize + (DigestCacheFormat.fixedSize + 16) * Int.random(in: 0..<10, using: &generator)
+                let length: [UInt8] = [[0, 0, 0, 0], [0, 0, 1, 0], [255, 255, 255, 255], [1, 0, 1, 0]][Int.random(in: 0..<4, using: &generator)]
+                if record + 4 <= bytes.count { bytes.replaceSubrange(record..<record + 4, with: length) }
+            default:  // a piece repeated, so paths go back
+                let start = Int.random(in: DigestCacheFormat.headerSize..<bytes.count, using: &generator)
+                bytes.insert(contentsOf: bytes[start..<min(bytes.count, start + 200)], at: start)
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: file))
+            guard let reader = DigestCacheReader(file: file) else { continue }
+            var paths: [String] = []
+            while let record = reader.next() {
+                paths.append(record.path)
+                XCTAssertGreaterThanOrEqual(record.entry.identity.size, 0)
+            }
+            XCTAssertEqual(paths, paths.sorted(by: ByteOrder.precedes), "round \(round)")
+            XCTAssertEqual(Set(paths).count, paths.count, "round \(round)")
+            XCTAssertLessThanOrEqual(paths.count, records.count + 3, "round \(round)")
+        }
+    }
+}
+
 /// Reads and plants digest cache files.
 enum CacheFile {
     /// Every record of the cache at `file`, which must read whole.
