@@ -5,11 +5,14 @@ import Synchronization
 /// thread that may block (never from an async task), each worker takes the next index in turn.
 /// Async work fans out with `forEachConcurrently` instead.
 public enum ParallelWork {
+    /// The cores this process may use, read once (Foundation reads the cgroup files at each ask).
+    public static let cores = ProcessInfo.processInfo.activeProcessorCount
+
     /// `count` values computed on up to `workers` threads. `worker` runs once per thread and
     /// gives the function for one index, so a thread can keep state (a read buffer) from one
     /// index to the next. `placeholder` fills the slots until their value is in.
     public static func map<Value: Sendable>(
-        count: Int, workers: Int = ProcessInfo.processInfo.activeProcessorCount, placeholder: Value,
+        count: Int, workers: Int = cores, placeholder: Value,
         worker: @Sendable () -> (Int) -> Value
     ) -> [Value] {
         var values = Array(repeating: placeholder, count: count)

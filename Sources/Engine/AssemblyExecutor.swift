@@ -16,7 +16,7 @@ final class AssemblyExecutor: Sendable {
     private let waiting = Mutex<(running: Int, queued: [String])>((0, []))
 
     init(store: AssemblyStore, resultsDirectory: String, limits: RobotLimits = RobotLimits(),
-         maxRunning: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)) {
+         maxRunning: Int = max(2, ParallelWork.cores)) {
         self.store = store
         self.resultsDirectory = resultsDirectory
         self.limits = limits

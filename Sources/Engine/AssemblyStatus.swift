@@ -58,11 +58,19 @@ enum AssemblyStatus {
     }
 }
 
-/// UTC timestamps in the status, without locale.
+/// UTC timestamps in the status, without locale: `2026-12-01T19:41:53Z`.
 enum AuthTime {
+    /// From the calendar fields `gmtime_r` gives: an ISO 8601 formatter reads the time zone
+    /// database each time one is made, and a status is written at every change of an Assembly.
     static func format(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil else { return "1970-01-01T00:00:00Z" }
+        func padded(_ value: Int32, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(padded(parts.tm_year + 1900, 4))-\(padded(parts.tm_mon + 1, 2))-\(padded(parts.tm_mday, 2))"
+            + "T\(padded(parts.tm_hour, 2)):\(padded(parts.tm_min, 2)):\(padded(parts.tm_sec, 2))Z"
     }
 }

@@ -34,7 +34,7 @@ public enum FileHasher {
     /// Relative paths are taken from `base` (joined one at a time, not held as a second list).
     static func digests(
         paths: [String], base: String? = nil, remembered: [RememberedDigest?]? = nil, confinement: String? = nil,
-        workers: Int = ProcessInfo.processInfo.activeProcessorCount
+        workers: Int = ParallelWork.cores
     ) -> [Result<FileDigest, HashingError>] {
         // Remembered files are stat'ed from their folder (see `FolderCursor`): no joined path to
         // make, and one path component for the kernel to look up.
@@ -57,7 +57,7 @@ public enum FileHasher {
     }
 
     /// The digests of many files, in the same order, using up to `workers` threads.
-    public static func digests(paths: [String], workers: Int = ProcessInfo.processInfo.activeProcessorCount) -> [Result<FileDigest, HashingError>] {
+    public static func digests(paths: [String], workers: Int = ParallelWork.cores) -> [Result<FileDigest, HashingError>] {
         digests(paths: paths, remembered: nil, workers: workers)
     }
 

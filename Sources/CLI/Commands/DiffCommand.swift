@@ -87,7 +87,7 @@ struct DiffCommand: Command {
             defer { basePolicy?.remove() }
             // A base manifest that does not read names no policy to compare; its errors say why.
             if manifest.value != nil { policyChange = try PolicyChange.describe(base: manifest.value?.policy?.value, revision: revisionFiles, current: ManifestLoader(environment: context.environment).load(path: old).value, manifestPath: old) }
-            before = session.plan(session.project(manifest), workers: ProcessInfo.processInfo.activeProcessorCount)
+            before = session.plan(session.project(manifest), workers: ParallelWork.cores)
         } catch {
             context.output.failure("\(error)", hint: "--base takes a git revision (a branch, tag or commit) at which the manifest exists")
             return ExitCode.failure
@@ -155,7 +155,7 @@ struct DiffCommand: Command {
     private func load(_ path: String, _ context: CommandContext, fetchedPolicies: [String: Data]) -> Loaded<Plan> {
         guard path.hasSuffix(".json") else {
             let session = PlanningSession(environment: context.environment, policyPath: policy, fetchedPolicies: fetchedPolicies)
-            return session.plan(manifestPath: path, workers: ProcessInfo.processInfo.activeProcessorCount)
+            return session.plan(manifestPath: path, workers: ParallelWork.cores)
         }
         do {
             let data = try FileReading.read(path, limit: 1 << 30)

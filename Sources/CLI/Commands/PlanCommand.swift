@@ -71,7 +71,7 @@ struct PlanCommand: Command {
         var loader = ProjectLoader(environment: context.environment, policyPath: policy, endpointOverride: arguments.value("endpoint"), http: context.http)
         loader.rehash = arguments.flag("rehash")
         let (project, session) = await loader.load(manifest)
-        let loaded = session.plan(project, workers: ProcessInfo.processInfo.activeProcessorCount, shard: shard)
+        let loaded = session.plan(project, workers: ParallelWork.cores, shard: shard)
         guard let plan = loaded.value else {
             if json {
                 context.reportJSON(loaded.diagnostics)

@@ -107,7 +107,7 @@ struct RunCommand: Command {
         loader.rehash = arguments.flag("rehash")
         let (project, session) = await loader.load(manifestPath)
         // A shard plans (and hashes) only its own share.
-        let planned = session.plan(project, workers: ProcessInfo.processInfo.activeProcessorCount, shard: shard)
+        let planned = session.plan(project, workers: ParallelWork.cores, shard: shard)
         context.report(planned.diagnostics, sources: planned.sources)
         guard var plan = planned.value else { return ExitCode.failure }
         if let reviewed = arguments.value("plan") {
