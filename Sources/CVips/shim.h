@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* libvips is loaded when the local engine first needs it, not linked: it brings about a hundred
@@ -106,8 +107,11 @@ static inline VipsSource *pipeline_vips_source(const char *path) {
     if (source == NULL) return NULL;
     int descriptor = open(path, O_RDONLY | O_CLOEXEC);
     if (descriptor < 0) return NULL;
-    VipsSource *made = source(descriptor);  /* it keeps a duplicate of the descriptor */
-    close(descriptor);
+    /* Only a regular file with bytes in it: libvips takes anything else for a pipe, and an empty
+       file as a pipe stops the process on an assertion. NULL sends the caller to the name. */
+    struct stat info;
+    VipsSource *made = fstat(descriptor, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0 ? source(descriptor) : NULL;
+    close(descriptor);  /* the source keeps a duplicate */
     return made;
 }
 

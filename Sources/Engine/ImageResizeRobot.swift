@@ -102,7 +102,9 @@ struct ImageResizeRobot: Sendable {
             // libvips names the files it read and wrote: say the upload's name, never the engine's folders.
             let detail = VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name)
                 .replacingOccurrences(of: target, with: slot.name)
-            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot resize '\(file.name)': \(detail)")
+            // libvips says nothing of some files that only begin like an image (a PNG signature alone).
+            let reason = detail.isEmpty ? "it is not an image libvips can read (damaged, cut short or empty)" : detail
+            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot resize '\(file.name)': \(reason)")
         }
         return slot.file(from: file, imageSize: (Int(resized.width), Int(resized.height)))
     }

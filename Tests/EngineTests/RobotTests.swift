@@ -176,6 +176,23 @@ final class RobotTests: XCTestCase {
         XCTAssertTrue(status["message"]?.stringValue?.hasPrefix("step 'r' (/image/resize): cannot resize 'cut.png'") == true, status.serialized())
     }
 
+    func testEmptyAndSignatureOnlyImagesFailTheirAssemblyAndTheEngineGoesOn() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        let resize = JSONValue.object(["r": step("/image/resize", ["use": .string(":original"), "width": .int(64)])])
+        for (name, bytes) in [("empty.png", Data()), ("empty.jpg", Data()), ("signature.png", Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))] {
+            let created = try await client.create(steps: resize, files: [("f", name, bytes)])
+            let status = try await client.wait(try XCTUnwrap(created.body["assembly_id"]?.stringValue, created.body.serialized()))
+            let message = status["message"]?.stringValue ?? ""
+            XCTAssertNotNil(status["error"], "\(name): \(status.serialized())")
+            XCTAssertTrue(message.contains("'\(name)'") && !message.hasSuffix(": "), "\(name): the message says which file and why: \(message)")
+        }
+        let created = try await client.create(steps: resize, files: [("f", "photo.png", TestImages.png(width: 128, height: 96))])
+        let status = try await client.wait(try XCTUnwrap(created.body["assembly_id"]?.stringValue))
+        XCTAssertEqual(status["ok"], .string("ASSEMBLY_COMPLETED"), "the engine is still up: \(status.serialized())")
+    }
+
     func testRotationStripAndProgressive() async throws {
         let server = try EngineTestServer()
         defer { server.stop() }
