@@ -19,7 +19,7 @@ extension AtomicFile {
         var failure: FileError?
         func begin() {
             do throws(FileError) {
-                let started = try AtomicFileWriter(path: path)
+                let started = try AtomicFileWriter(path: path, mode: mode_t(info.st_mode & 0o7777))
                 try comparison.copyEqualPart(to: started)
                 writer = started
             } catch {

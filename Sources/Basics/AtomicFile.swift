@@ -16,16 +16,34 @@ public enum AtomicFile {
     /// file (a non-regular target, written in place, keeps what was emitted).
     public static func write(to path: String, durable: Bool = true, _ produce: (_ emit: (Data) -> Void) throws -> Void) throws {
         var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+        let existing = lstat(path, &info) == 0 ? info : nil
+        if let existing, writesInPlace(path, existing) {
             let descriptor = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
             guard descriptor >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
             defer { close(descriptor) }
             if let failure = try writeAll(produce, to: descriptor) { throw FileError(path: path, operation: "write", code: failure) }
             return
         }
-        let writer = try AtomicFileWriter(path: path)
+        // A file replaced keeps its permissions (a private file stays private).
+        let mode = existing.flatMap { $0.st_mode & S_IFMT == S_IFREG ? mode_t($0.st_mode & 0o7777) : nil }
+        let writer = try AtomicFileWriter(path: path, mode: mode ?? 0o644)
         try produce { writer.write($0) }
         try writer.commit(durable: durable)
+    }
+
+    /// Whether the existing `path` (as `lstat` describes it) is written into rather than replaced:
+    /// a pipe, a device, or a link to a stream the process was given (`/dev/stdout`, `/dev/fd/1`,
+    /// `/proc/self/fd/1`); renaming over those would replace the device or the link. Any other
+    /// link is replaced by the new file, never written through: a checkout's link must not make
+    /// a results file land elsewhere.
+    static func writesInPlace(_ path: String, _ info: stat) -> Bool {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return false
+        case S_IFLNK:
+            let normalized = RealPath.normalized(path)
+            return normalized.hasPrefix("/dev/") || normalized.hasPrefix("/proc/")
+        default: return true
+        }
     }
 
     /// Writes every piece `produce` emits; the `errno` of the first failure, after which the rest is dropped.

@@ -10,13 +10,14 @@ public final class AtomicFileWriter {
     private var descriptor: Int32
     private var failure: Int32?
 
-    /// Creates the temporary file beside `path`.
-    public init(path: String) throws(FileError) {
+    /// Creates the temporary file beside `path`, with permissions `mode` less the umask (a
+    /// read-only mode still lets this writer write: the file is open already).
+    public init(path: String, mode: mode_t = 0o644) throws(FileError) {
         self.path = path
         let directory = (path as NSString).deletingLastPathComponent
         let unique = "\(getpid()).\(UInt64.random(in: 0...UInt64.max))"
         temporary = (directory.isEmpty ? "." : directory) + "/.\((path as NSString).lastPathComponent).\(unique).tmp"
-        descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw FileError(path: path, operation: "create", code: errno) }
     }
 

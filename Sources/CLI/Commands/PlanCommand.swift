@@ -97,6 +97,16 @@ struct PlanCommand: Command {
             return ExitCode.failure
         }
         if let out {
+            if let manifestFile = project.value.map({ $0.manifest.directory + "/" + ($0.manifest.file as NSString).lastPathComponent }),
+               let real = RealPath.of(out), real == RealPath.of(manifestFile) {
+                context.output.failure("--out '\(out)' is the manifest itself; the plan would replace it", hint: "name another file, such as plan.json")
+                return ExitCode.failure
+            }
+            var info = stat()
+            if stat(out, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+                context.output.failure("--out '\(out)' is a folder", hint: "name a file for the plan, such as '\(out)/plan.json'")
+                return ExitCode.failure
+            }
             do {
                 // Whole or not there, but not flushed to disk: a plan lost to a power cut is made again.
                 // An unchanged plan is not written again (its file keeps its time, for build tools).

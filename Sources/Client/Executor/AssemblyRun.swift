@@ -183,7 +183,7 @@ struct AssemblyRun: Sendable {
             if status.ok == AssemblyStatusCode.uploading, clock.now - uploaded > Self.uploadingGrace {
                 throw AssemblyClient.Failure(
                     code: "ASSEMBLY_UPLOADS_MISSING",
-                    message: "the Assembly still waits for uploads after all \(planned.files.count) were sent; run again with --force")
+                    message: "the Assembly still waits for uploads after all \(planned.files.count) were sent (the server lost one); run the same command again: it sends what is missing, and the rest stays cached")
             }
             guard clock.now + interval < deadline else { throw Self.timedOut }
             try await clock.sleep(for: interval)

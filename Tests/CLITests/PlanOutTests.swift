@@ -1,0 +1,61 @@
+import Basics
+import Foundation
+import TestSupport
+import XCTest
+
+/// Where `plan --out` writes: into a stream the process was given, over a file (keeping its
+/// permissions), never through a link elsewhere and never over the manifest or a folder.
+final class PlanOutTests: XCTestCase {
+    private func project() throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory(prefix: "plan-out")
+        try directory.write("files/a.bin", "a")
+        try directory.write("pipeline.yml", "version: 1\nendpoint: local\nassemblies:\n  j:\n    inputs: [\"files/*.bin\"]\n    steps: {h: {robot: /file/hash, use: \":original\"}}\n")
+        return directory
+    }
+
+    func testAStreamGivenAsAPathIsWrittenInto() throws {
+        let directory = try project()
+        defer { directory.remove() }
+        // /dev/fd/1 is a link into /proc: renaming over it cannot work, so writing into it must.
+        let result = try ProcessRunner.run("/bin/sh", ["-c", "exec \"$0\" plan pipeline.yml --out /dev/fd/1 > plan.txt", ProcessRunner.pipelineExecutable], in: directory.path)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let written = try String(contentsOfFile: directory.path + "/plan.txt", encoding: .utf8)
+        XCTAssertTrue(written.contains("\"assemblies\""), written)
+        var info = stat()
+        XCTAssertEqual(lstat("/dev/stdout", &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFLNK, "/dev/stdout is still a link")
+    }
+
+    func testALinkIsReplacedNotWrittenThroughAndPermissionsStay() async throws {
+        let directory = try project()
+        defer { directory.remove() }
+        try directory.write("elsewhere.txt", "keep me")
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/link.json", withDestinationPath: directory.path + "/elsewhere.txt")
+        let linked = await CLIHarness.run(["plan", directory.path + "/pipeline.yml", "--out", directory.path + "/link.json"])
+        XCTAssertEqual(linked.status, 0, linked.stderr)
+        XCTAssertEqual(try String(contentsOfFile: directory.path + "/elsewhere.txt", encoding: .utf8), "keep me")
+        var info = stat()
+        XCTAssertEqual(lstat(directory.path + "/link.json", &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFREG, "the link became the plan file")
+
+        try directory.write("private.json", "old")
+        XCTAssertEqual(chmod(directory.path + "/private.json", 0o600), 0)
+        let replaced = await CLIHarness.run(["plan", directory.path + "/pipeline.yml", "--out", directory.path + "/private.json"])
+        XCTAssertEqual(replaced.status, 0, replaced.stderr)
+        XCTAssertEqual(stat(directory.path + "/private.json", &info), 0)
+        XCTAssertEqual(info.st_mode & 0o777, 0o600, "a private file stays private")
+    }
+
+    func testTheManifestAndAFolderAreRefused() async throws {
+        let directory = try project()
+        defer { directory.remove() }
+        let before = try String(contentsOfFile: directory.path + "/pipeline.yml", encoding: .utf8)
+        let itself = await CLIHarness.run(["plan", directory.path + "/pipeline.yml", "--out", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(itself.status, 1)
+        XCTAssertTrue(itself.stderr.contains("is the manifest itself"), itself.stderr)
+        XCTAssertEqual(try String(contentsOfFile: directory.path + "/pipeline.yml", encoding: .utf8), before)
+        let folder = await CLIHarness.run(["plan", directory.path + "/pipeline.yml", "--out", directory.path + "/files"])
+        XCTAssertEqual(folder.status, 1)
+        XCTAssertTrue(folder.stderr.contains("is a folder") && folder.stderr.contains("plan.json"), folder.stderr)
+    }
+}
