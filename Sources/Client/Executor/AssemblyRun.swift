@@ -211,11 +211,18 @@ struct AssemblyRun: Sendable {
         while true {
             do {
                 try await pacer.waitOutPause()
-                return try await call()
+                let answer = try await call()
+                pacer.endpointDown.store(false, ordering: .relaxed)
+                return answer
             } catch let failure as AssemblyClient.Failure where failure.isTransient && attempt < Self.retries {
                 attempt += 1
                 let unreachable = failure.code == AssemblyClient.cannotConnect
+                if unreachable, pacer.endpointDown.load(ordering: .relaxed) {
+                    throw AssemblyClient.Failure(
+                        code: failure.code, message: "\(failure.message); the endpoint stopped answering earlier in this run: check that its server is running, then run again")
+                }
                 if unreachable, attempt >= Self.connectionAttempts {
+                    pacer.endpointDown.store(true, ordering: .relaxed)
                     throw AssemblyClient.Failure(
                         code: failure.code, message: "\(failure.message) (\(Self.connectionAttempts) attempts); check the endpoint, and that its server is running")
                 }

@@ -103,6 +103,28 @@ final class ExecutorLogicTests: XCTestCase {
         XCTAssertLessThanOrEqual(pollsWithin(eager, seconds: 2), pollsWithin(gentle, seconds: 2), "and no more within two seconds")
     }
 
+    func testOnceTheEndpointIsFoundDownTheOtherAssembliesFailAtTheirFirstRefusal() async throws {
+        for name in ["b.txt", "c.txt"] { try directory.write(name, name) }
+        let refused = ScriptedService.Answer.failure(AssemblyClient.Failure(code: AssemblyClient.cannotConnect, message: "connection refused", isTransient: true))
+        let service = ScriptedService(creates: Array(repeating: refused, count: 20), statuses: [])
+        let assemblies = try ["a.txt", "b.txt", "c.txt"].map { name in
+            let file = try FileHasher.digest(path: directory.path + "/" + name)
+            return PlannedAssembly(job: "job", instructions: .object(["steps": .object([:])]),
+                                   files: [PlannedFile(path: name, size: file.size, digest: file.digest, modified: file.modified)])
+        }
+        var configuration = RunConfiguration(
+            endpoint: "https://api.test", authKey: nil, signer: nil, lifetime: .seconds(600),
+            workspace: Workspace(directory: directory.path, resultsPath: directory.path + "/results.json"), concurrency: 1)
+        configuration.pollInterval = .seconds(1)
+        let runner = Runner(
+            plan: Plan(pipeline: "p", manifest: "m.yml", assemblies: assemblies), configuration: configuration,
+            service: service, uploads: CountingUploads(), clock: TestClock())
+        let results = try await runner.run { _ in }
+        XCTAssertEqual(results.assemblies.map(\.status), Array(repeating: AssemblyClient.cannotConnect, count: 3))
+        XCTAssertEqual(service.calls.count, 4 + 1 + 1, "the first Assembly tries 4 times, the others once: \(service.calls)")
+        XCTAssertTrue(results.assemblies.last?.message?.contains("stopped answering earlier in this run") == true, "\(results.assemblies.last?.message ?? "")")
+    }
+
     func testAnAssemblyThatNeverGetsItsUploadsFailsAfterTheGrace() async throws {
         let clock = TestClock()
         let uploading = ScriptedService.status(AssemblyStatusCode.uploading)
