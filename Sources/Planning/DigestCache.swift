@@ -37,9 +37,12 @@ public struct DigestCache: Sendable {
     /// `keepingOthers` (a shard's plan sees only its share).
     func update(keepingOthers: Bool) -> DigestCacheUpdate {
         // Rehashing a shard still reads the cache: the other shards' entries are kept.
-        DigestCacheUpdate(
-            reading: rehashing && !keepingOthers ? nil : DigestCacheReader(file: file), writing: Self.mayWrite(file) ? file : nil,
+        let writable = Self.mayWrite(file)
+        let update = DigestCacheUpdate(
+            reading: rehashing && !keepingOthers ? nil : DigestCacheReader(file: file), writing: writable ? file : nil,
             stamp: Int64(opened.timeIntervalSince1970 * 1_000_000_000), slack: slack, keepingOthers: keepingOthers, rehashing: rehashing)
+        if !writable { update.unwritable = "it or a folder above it is a link, a pipe or a device" }
+        return update
     }
 
     /// Whether the cache may be written at `path`: inside real folders (created if missing) from

@@ -25,6 +25,10 @@ final class DigestCacheUpdate {
     /// Whether the new content differs from the old, or the old had entries too new to trust
     /// (written again, a later plan may trust them).
     private var needsWriting = false
+    /// Why the cache could not be written when it needed to be (nil when it was, or had not to be).
+    var unwritable: String?
+    /// Whether the new cache had to be written.
+    var needed: Bool { needsWriting }
     /// While nothing needs writing, the records recorded so far are the old file's up to here.
     private var unchangedThrough = DigestCacheFormat.headerSize
 
@@ -147,8 +151,14 @@ final class DigestCacheUpdate {
     private func startWriting() {
         guard !started, let file else { return }
         started = true
-        // A cache that cannot be written is no cache: the next plan hashes again.
-        guard let writer = try? AtomicFileWriter(path: file) else { return }
+        // A cache that cannot be written is no cache: the next plan hashes again, and is told why.
+        let writer: AtomicFileWriter
+        do throws(FileError) {
+            writer = try AtomicFileWriter(path: file)
+        } catch {
+            unwritable = String(cString: strerror(error.code))
+            return
+        }
         DigestCacheFormat.header(stamp: stamp).withUnsafeBytes { writer.write($0) }
         if let reader, unchangedThrough > DigestCacheFormat.headerSize {
             do {

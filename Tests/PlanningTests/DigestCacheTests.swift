@@ -250,6 +250,10 @@ final class DigestCacheFileTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: site.path + "/.pipeline", withIntermediateDirectories: true)
         XCTAssertEqual(mkfifo(site.path + "/.pipeline/digests", 0o644), 0)
         XCTAssertEqual(try plan(site)["files/a.txt"], SHA256.hex("alpha"), "a pipe neither blocks nor is used")
+        var session = PlanningSession(environment: [:])
+        session.digestCache = { _ in DigestCache(file: site.path + "/.pipeline/digests", slack: .zero) }
+        let warned = session.plan(manifestPath: site.path + "/pipeline.yml").diagnostics
+        XCTAssertTrue(warned.contains { $0.id == "plan.digest-cache" && $0.severity == .warning && $0.message.contains("cannot be written") }, "and the plan says why it hashes every time: \(warned)")
     }
 
     func testTheCacheIsStampedWhenPlanningBegins() throws {
