@@ -18,6 +18,12 @@ public enum AtomicFile {
         var info = stat()
         let existing = lstat(path, &info) == 0 ? info : nil
         if let existing, writesInPlace(path, existing) {
+            // A descriptor of this process is written as it is, where it is: opened again, a file
+            // behind it would be written from its start, under what the process writes to it.
+            if let given = givenDescriptor(path) {
+                if let failure = try writeAll(produce, to: given) { throw FileError(path: path, operation: "write", code: failure) }
+                return
+            }
             let descriptor = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
             guard descriptor >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
             defer { close(descriptor) }
@@ -36,6 +42,20 @@ public enum AtomicFile {
     /// `/proc/self/fd/1`); renaming over those would replace the device or the link. Any other
     /// link is replaced by the new file, never written through: a checkout's link must not make
     /// a results file land elsewhere.
+    /// The descriptor `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` or `/proc/self/fd/N` names, if open.
+    static func givenDescriptor(_ path: String) -> Int32? {
+        let normalized = RealPath.normalized(path)
+        let named: Int32? = switch normalized {
+        case "/dev/stdout": 1
+        case "/dev/stderr": 2
+        case _ where normalized.hasPrefix("/dev/fd/"): Int32(normalized.dropFirst("/dev/fd/".count))
+        case _ where normalized.hasPrefix("/proc/self/fd/"): Int32(normalized.dropFirst("/proc/self/fd/".count))
+        default: nil
+        }
+        guard let named, named >= 0, fcntl(named, F_GETFD) != -1 else { return nil }
+        return named
+    }
+
     static func writesInPlace(_ path: String, _ info: stat) -> Bool {
         switch info.st_mode & S_IFMT {
         case S_IFREG: return false

@@ -20,7 +20,9 @@ final class PlanOutTests: XCTestCase {
         let result = try ProcessRunner.run("/bin/sh", ["-c", "exec \"$0\" plan pipeline.yml --out /dev/fd/1 > plan.txt", ProcessRunner.pipelineExecutable], in: directory.path)
         XCTAssertEqual(result.status, 0, result.stderr)
         let written = try String(contentsOfFile: directory.path + "/plan.txt", encoding: .utf8)
-        XCTAssertTrue(written.contains("\"assemblies\""), written)
+        // The plan JSON, then the text plan after it: both written to the one standard output.
+        XCTAssertTrue(written.hasPrefix("{\n  \"assemblies\""), written)
+        XCTAssertTrue(written.contains("}\nPlan for "), written)
         var info = stat()
         XCTAssertEqual(lstat("/dev/stdout", &info), 0)
         XCTAssertEqual(info.st_mode & S_IFMT, S_IFLNK, "/dev/stdout is still a link")
