@@ -14,13 +14,33 @@ extension AtomicFile {
             return try write(to: path, durable: durable, produce)
         }
         defer { close(old) }
-        var comparison = Comparison(old: old)
+        // How many bytes from the start are the same in the old content and the new.
+        var equal = 0
+        func matches(_ data: Data) -> Bool {
+            var same = true
+            do {
+                try SystemCall.read(old, equal..<equal + data.count) { bytes, offset in
+                    same = data.withUnsafeBytes { (new: UnsafeRawBufferPointer) -> Bool in
+                        guard let new = new.baseAddress, let read = bytes.baseAddress else { return false }
+                        return memcmp(new + (offset - equal), read, bytes.count) == 0
+                    }
+                    return same
+                }
+            } catch {
+                return false  // the old file ends first
+            }
+            if same { equal += data.count }
+            return same
+        }
         var writer: AtomicFileWriter?
         var failure: FileError?
         func begin() {
             do throws(FileError) {
                 let started = try AtomicFileWriter(path: path, mode: mode_t(info.st_mode & 0o7777))
-                try comparison.copyEqualPart(to: started)
+                try SystemCall.read(old, 0..<equal) { bytes, _ in
+                    started.write(bytes)
+                    return true
+                }
                 writer = started
             } catch {
                 failure = FileError(path: path, operation: error.operation, code: error.code)
@@ -29,62 +49,17 @@ extension AtomicFile {
         try produce { data in
             guard failure == nil else { return }
             if writer == nil {
-                if comparison.matches(data) { return }
+                if matches(data) { return }
                 begin()
             }
             writer?.write(data)
         }
         if let failure { throw failure }
         if writer == nil {
-            guard comparison.equal != Int(info.st_size) else { return }
+            guard equal != Int(info.st_size) else { return }
             begin()  // the new content is a shorter beginning of the old
             if let failure { throw failure }
         }
         try writer?.commit(durable: durable)
-    }
-
-    /// The new content compared with the old file's, from the start.
-    private struct Comparison {
-        let old: Int32
-        /// How many bytes from the start are the same in both.
-        private(set) var equal = 0
-        private var buffer = [UInt8](repeating: 0, count: 1 << 20)
-
-        init(old: Int32) {
-            self.old = old
-        }
-
-        /// Whether `data` is what the old file holds next; counted into `equal` when it is.
-        mutating func matches(_ data: Data) -> Bool {
-            var compared = 0
-            while compared < data.count {
-                let wanted = min(buffer.count, data.count - compared)
-                let position = equal + compared
-                let read = buffer.withUnsafeMutableBytes { bytes in SystemCall.uninterrupted { pread(old, bytes.baseAddress, wanted, off_t(position)) } }
-                guard read == wanted else { return false }
-                let same = data.withUnsafeBytes { new in
-                    buffer.withUnsafeBytes { old in
-                        guard let new = new.baseAddress, let old = old.baseAddress else { return false }
-                        return memcmp(new + compared, old, wanted) == 0
-                    }
-                }
-                guard same else { return false }
-                compared += wanted
-            }
-            equal += compared
-            return true
-        }
-
-        /// Writes the old file's first `equal` bytes to `writer`.
-        mutating func copyEqualPart(to writer: AtomicFileWriter) throws(FileError) {
-            var copied = 0
-            while copied < equal {
-                let wanted = min(buffer.count, equal - copied)
-                let read = buffer.withUnsafeMutableBytes { bytes in SystemCall.uninterrupted { pread(old, bytes.baseAddress, wanted, off_t(copied)) } }
-                guard read == wanted else { throw FileError(path: "", operation: "read", code: read < 0 ? errno : EIO) }
-                buffer.withUnsafeBytes { writer.write(UnsafeRawBufferPointer(rebasing: $0[..<wanted])) }
-                copied += wanted
-            }
-        }
     }
 }

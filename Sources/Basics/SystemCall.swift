@@ -27,4 +27,21 @@ public enum SystemCall {
         }
         return nil
     }
+
+    /// Reads `descriptor`'s bytes in `range` at their offsets (the file position is not moved),
+    /// handing them to `body` with the offset of each buffer's first byte until it returns false;
+    /// the error is a failed read, or `EIO` for one that found the file ending first.
+    public static func read(
+        _ descriptor: Int32, _ range: Range<Int>, _ body: (UnsafeRawBufferPointer, Int) -> Bool
+    ) throws(FileError) {
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: min(max(range.count, 1), 1 << 20), alignment: 8)
+        defer { chunk.deallocate() }
+        var position = range.lowerBound
+        while position < range.upperBound {
+            let count = uninterrupted { pread(descriptor, chunk.baseAddress, min(chunk.count, range.upperBound - position), off_t(position)) }
+            guard count > 0 else { throw FileError(path: "", operation: "read", code: count == 0 ? EIO : errno) }
+            guard body(UnsafeRawBufferPointer(rebasing: chunk[..<count]), position) else { return }
+            position += count
+        }
+    }
 }

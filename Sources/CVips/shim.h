@@ -115,6 +115,12 @@ static inline VipsSource *pipeline_vips_source(const char *path) {
     return made;
 }
 
+/* Drops a reference to a libvips object (an image, a source). */
+static inline void pipeline_vips_unref(void *object) {
+    void (*unref)(void *) = PIPELINE_VIPS_CALL(void (*)(void *), "g_object_unref");
+    if (unref) unref(object);
+}
+
 static inline void pipeline_vips_clear_error(void) {
     void (*clear)(void) = PIPELINE_VIPS_CALL(void (*)(void), "vips_error_clear");
     if (clear) clear();
@@ -123,17 +129,14 @@ static inline void pipeline_vips_clear_error(void) {
 static inline VipsImage *pipeline_vips_open(const char *path, int sequential) {
     VipsImage *(*from_source)(VipsSource *, const char *, ...) =
         PIPELINE_VIPS_CALL(VipsImage *(*)(VipsSource *, const char *, ...), "vips_image_new_from_source");
-    void (*unref)(void *) = PIPELINE_VIPS_CALL(void (*)(void *), "g_object_unref");
     VipsSource *source = pipeline_vips_source(path);
-    if (source != NULL && from_source != NULL && unref != NULL) {
+    if (source != NULL) {
         int access = sequential ? PIPELINE_VIPS_ACCESS_SEQUENTIAL : 0;
-        VipsImage *image = from_source(source, "", "access", access, "fail_on", PIPELINE_VIPS_FAIL_ON_ERROR, NULL);
-        unref(source);
+        VipsImage *image = from_source ? from_source(source, "", "access", access, "fail_on", PIPELINE_VIPS_FAIL_ON_ERROR, NULL) : NULL;
+        pipeline_vips_unref(source);
         if (image != NULL) return image;
         /* A format libvips reads only by name (a loader without sources): try that, with its error. */
         pipeline_vips_clear_error();
-    } else if (source != NULL && unref != NULL) {
-        unref(source);
     }
     VipsImage *(*open)(const char *, ...) = PIPELINE_VIPS_CALL(VipsImage *(*)(const char *, ...), "vips_image_new_from_file");
     if (open == NULL) return NULL;
@@ -171,17 +174,14 @@ static inline int pipeline_vips_thumbnail(const char *path, VipsImage **out, int
     /* From a source first (see pipeline_vips_source), by name for formats read only that way. */
     int (*from_source)(VipsSource *, VipsImage **, int, ...) =
         PIPELINE_VIPS_CALL(int (*)(VipsSource *, VipsImage **, int, ...), "vips_thumbnail_source");
-    void (*unref)(void *) = PIPELINE_VIPS_CALL(void (*)(void *), "g_object_unref");
     VipsSource *source = pipeline_vips_source(path);
-    if (source != NULL && from_source != NULL && unref != NULL) {
+    if (source != NULL) {
         /* The loader behind a source thumbnail takes fail_on only from the option string. */
-        int made = from_source(source, out, width, "height", height, "crop", interesting, "size", size,
-                               "fail_on", PIPELINE_VIPS_FAIL_ON_ERROR, "option_string", "fail_on=error", NULL);
-        unref(source);
+        int made = from_source ? from_source(source, out, width, "height", height, "crop", interesting, "size", size,
+                                             "fail_on", PIPELINE_VIPS_FAIL_ON_ERROR, "option_string", "fail_on=error", NULL) : -1;
+        pipeline_vips_unref(source);
         if (made == 0) return 0;
         pipeline_vips_clear_error();
-    } else if (source != NULL && unref != NULL) {
-        unref(source);
     }
     int (*thumbnail)(const char *, VipsImage **, int, ...) = PIPELINE_VIPS_CALL(int (*)(const char *, VipsImage **, int, ...), "vips_thumbnail");
     if (thumbnail == NULL) return -1;
@@ -288,7 +288,6 @@ static inline int pipeline_vips_write(VipsImage *image, const char *path) {
 }
 
 static inline void pipeline_vips_release(VipsImage *image) {
-    void (*unref)(void *) = PIPELINE_VIPS_CALL(void (*)(void *), "g_object_unref");
-    if (unref) unref(image);
+    pipeline_vips_unref(image);
 }
 #endif

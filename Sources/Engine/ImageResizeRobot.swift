@@ -69,10 +69,12 @@ struct ImageResizeRobot: Sendable {
         }
         // The size the engine read from the file's header when it stored the file, else read now.
         var size = file.imageSize
-        if size == nil, let header = VipsImageRef(path: file.path, sequential: true) {
-            size = (header.width, header.height)
-        } else if size == nil {
-            _ = VipsLibrary.lastError()  // the resize below fails and says why
+        if size == nil {
+            if let header = VipsImageRef(path: file.path, sequential: true) {
+                size = (header.width, header.height)
+            } else {
+                _ = VipsLibrary.lastError()  // the resize below fails and says why
+            }
         }
         if let size {
             try ImageLimits.check(width: size.width, height: size.height, of: file, limit: limits.imagePixels)

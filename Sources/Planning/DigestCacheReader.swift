@@ -99,17 +99,11 @@ final class DigestCacheReader {
         entry = parsed
     }
 
-    /// Hands the file's bytes in `range` to `sink` a buffer at a time, read at their offset (the
-    /// reading position is not moved); the error is a failed or short read.
+    /// Hands the file's bytes in `range` to `sink` a buffer at a time, without moving the reading position.
     func copy(_ range: Range<Int>, to sink: (UnsafeRawBufferPointer) -> Void) throws(FileError) {
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: min(max(range.count, 1), 1 << 20), alignment: 8)
-        defer { chunk.deallocate() }
-        var position = range.lowerBound
-        while position < range.upperBound {
-            let count = SystemCall.uninterrupted { pread(descriptor, chunk.baseAddress, min(chunk.count, range.upperBound - position), off_t(position)) }
-            guard count > 0 else { throw FileError(path: "", operation: "read", code: count == 0 ? EIO : errno) }
-            sink(UnsafeRawBufferPointer(rebasing: chunk[..<count]))
-            position += count
+        try SystemCall.read(descriptor, range) { bytes, _ in
+            sink(bytes)
+            return true
         }
     }
 

@@ -24,11 +24,9 @@ final class DigestCacheUpdate {
     private var output: [UInt8] = []
     /// Whether the new content differs from the old, or the old had entries too new to trust
     /// (written again, a later plan may trust them).
-    private var needsWriting = false
+    private(set) var needsWriting = false
     /// Why the cache could not be written when it needed to be (nil when it was, or had not to be).
     var unwritable: String?
-    /// Whether the new cache had to be written.
-    var needed: Bool { needsWriting }
     /// While nothing needs writing, the records recorded so far are the old file's up to here.
     private var unchangedThrough = DigestCacheFormat.headerSize
 

@@ -44,7 +44,7 @@ public struct Planner: Sendable {
             ? assembliesOfOneJob(manifest, paths: selections[0], batches: batches, update: update, diagnostics: &diagnostics)
             : assembliesOfJobs(manifest, batches: batches, update: update, diagnostics: &diagnostics)
         update?.finish()
-        if let update, update.needed, let problem = update.unwritable, let cache {
+        if let update, update.needsWriting, let problem = update.unwritable, let cache {
             diagnostics.append(.warning(
                 "plan.digest-cache", "the digest cache '\(cache.file)' cannot be written: \(problem); every plan hashes every file again",
                 hint: "remove it, or make the manifest's .pipeline folder a writable folder"))
