@@ -34,7 +34,8 @@ let package = Package(
         .executableTarget(name: "pipeline", dependencies: ["CLI"]),
         .target(name: "FuzzTargets", dependencies: ["Spec", "Basics", "Wire", "HTTPClient", "HTTPServer"]),
 
-        .target(name: "TestSupport", dependencies: ["Basics"], path: "Tests/TestSupport"),
+        .target(name: "TestProcess", path: "Tests/TestProcess"),
+        .target(name: "TestSupport", dependencies: ["Basics", "TestProcess"], path: "Tests/TestSupport"),
         .target(name: "EngineTestSupport", dependencies: ["TestSupport", "Engine", "HTTPServer", "Spec"], path: "Tests/EngineTestSupport"),
         .testTarget(name: "BasicsTests", dependencies: ["Basics", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),

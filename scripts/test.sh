@@ -12,14 +12,25 @@ trap 'rm -f "$log"' EXIT
 timeout --signal=KILL "${TEST_TIMEOUT:-1200}" swift test 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 
-summary="$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -1)"
-executed="$(sed -E 's/.*Executed ([0-9]+) tests?.*/\1/' <<<"$summary")"
-failed="$(sed -E 's/.*with ([0-9]+) failures?.*/\1/' <<<"$summary")"
+# The count is the line after "Test Suite 'All tests' passed|failed": a process that crashes or is
+# killed never prints it, and then the test it was running is named at the very end, where a
+# CI log's tail shows it.
+summary="$(grep -A1 -E "^Test Suite 'All tests' (passed|failed)" "$log" \
+    | grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" | tail -1)"
+stopped=""
 if [ -z "$summary" ]; then
-    echo "tests: no XCTest summary found (swift test exited $status)"
-    exit $((status == 0 ? 1 : status))
+    running="$(grep -oE "^Test Case '[^']+' (started|passed|failed|skipped)" "$log" | tail -1)"
+    case "$running" in *started) stopped="${running% started}" ;; esac
+    stopped="XCTest ended before its summary (swift test exited $status) in ${stopped:-no test case}"
+    crash="$(mktemp)"
+    grep -E "Fatal error|Program crashed|signal|Crash|Precondition|error:" "$log" | tail -6 >"$crash"
+    passed="$(grep -cE "^Test Case '[^']+' passed" "$log")"
+    failed=$(($(grep -cE "^Test Case '[^']+' failed" "$log") + 1))
+else
+    executed="$(sed -E 's/.*Executed ([0-9]+) tests?.*/\1/' <<<"$summary")"
+    failed="$(sed -E 's/.*with ([0-9]+) failures?.*/\1/' <<<"$summary")"
+    passed=$((executed - failed))
 fi
-passed=$((executed - failed))
 
 if [ "${DIST_CHECK:-1}" != 0 ]; then
     # One dist check at a time in this checkout: both would write dist/. A stuck check gets TERM
@@ -39,5 +50,11 @@ if [ "${DIST_CHECK:-1}" != 0 ]; then
     if [ "$status" -eq 0 ] && [ "$dist_status" -ne 0 ]; then status=$dist_status; fi
 fi
 
+if [ -n "$stopped" ]; then
+    echo "tests: $stopped"
+    sed 's/^/tests:   /' "$crash"
+    rm -f "$crash"
+    if [ "$status" -eq 0 ]; then status=1; fi
+fi
 echo "tests: $passed passed, $failed failed"
 exit "$status"

@@ -1,0 +1,1 @@
+// Nothing to call: linking this target makes the test process ignore SIGPIPE (ignore_sigpipe.c).
