@@ -32,8 +32,9 @@ public enum RealPath {
         return "/" + kept.joined(separator: "/")
     }
 
-    /// The kernel's own trees, which are never files to read as input: `/proc`, `/sys`, `/dev`.
+    /// The kernel's own trees, which are never files to read as input: `/proc`, `/sys`, and `/dev`
+    /// but for `/dev/shm`, a memory file system where projects and their files may well live.
     public static func isSystemTree(_ path: String) -> Bool {
-        ["/proc", "/sys", "/dev"].contains { isInside(path, $0) }
+        isInside(path, "/proc") || isInside(path, "/sys") || (isInside(path, "/dev") && !isInside(path, "/dev/shm"))
     }
 }

@@ -89,6 +89,24 @@ final class InputConfinementTests: XCTestCase {
         XCTAssertEqual(kernel.diagnostics.filter { $0.id == "plan.system-path" }.map(\.location?.column), [14, 36, 53], "\(kernel.diagnostics)")
     }
 
+    func testAProjectInDevShmIsPlannedAndDevicesStayRefused() throws {
+        // /dev/shm is a memory file system people keep projects in; the rest of /dev is the kernel's.
+        var template = Array("/dev/shm/pipeline-confinement.XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw XCTSkip("no /dev/shm here") }
+        let root = String(cString: made)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/inputs", withIntermediateDirectories: true)
+        try Data("own".utf8).write(to: URL(fileURLWithPath: root + "/inputs/own.txt"))
+        try FileManager.default.createSymbolicLink(atPath: root + "/inputs/null.txt", withDestinationPath: "/dev/null")
+        try Data(manifest(inputs: #""inputs/own.txt""#).utf8).write(to: URL(fileURLWithPath: root + "/pipeline.yml"))
+        let planned = PlanningSession(environment: [:]).plan(manifestPath: root + "/pipeline.yml")
+        XCTAssertEqual(planned.value?.assemblies.flatMap(\.files).map(\.path), ["inputs/own.txt"], "\(planned.diagnostics)")
+        try Data(manifest(inputs: #""inputs/null.txt""#).utf8).write(to: URL(fileURLWithPath: root + "/pipeline.yml"))
+        let device = PlanningSession(environment: [:]).plan(manifestPath: root + "/pipeline.yml")
+        XCTAssertNil(device.value)
+        XCTAssertFalse(device.diagnostics.isEmpty, "a link to /dev/null is no input")
+    }
+
     func testAnOpenedFileIsJudgedByWhereItReallyIs() throws {
         let site = try site()
         defer { site.remove() }
