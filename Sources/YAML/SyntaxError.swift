@@ -23,8 +23,19 @@ enum SyntaxError {
                 file: file, line: Int(parser.context_mark.line) + 1, column: Int(parser.context_mark.column) + 1)
             if start != location { notes.append(.init("\(context.replacingOccurrences(of: "while ", with: "")) that starts here", at: start)) }
         }
+        let isAlias = parser.context.map { String(cString: $0).contains("alias") } ?? false
         return .error(
-            "yaml.syntax", message, at: location, hint: hint(for: problem, line: location.line, data: data), notes: notes)
+            "yaml.syntax", message, at: location,
+            hint: isAlias ? aliasHint(parser.context_mark, data: data) : hint(for: problem, line: location.line, data: data), notes: notes)
+    }
+
+    /// A value that starts with `*` is an alias to YAML; most often it is a glob left unquoted.
+    private static func aliasHint(_ start: yaml_mark_t, data: Data) -> String {
+        let text = Array(InputCheck.line(Int(start.line) + 1, of: data).unicodeScalars)
+        let from = min(Int(start.column), text.count)
+        let pattern = String(String.UnicodeScalarView(text[from...].prefix { !" ,]}#\t".unicodeScalars.contains($0) }))
+        let example = pattern.isEmpty ? "\"*.png\"" : "\"\(pattern)\""
+        return "a value starting with '*' is a YAML alias; quote a file pattern: \(example)"
     }
 
     private static func hint(for problem: String, line: Int, data: Data) -> String {

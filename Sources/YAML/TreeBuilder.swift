@@ -56,7 +56,7 @@ struct TreeBuilder {
         guard let target = anchors[name] else {
             throw DiagnosticsError(.error(
                 "yaml.unknown-anchor", "alias '*\(name)' refers to an anchor that is not defined above it",
-                at: location, hint: "define '&\(name)' on a value before this alias"))
+                at: location, hint: "define '&\(name)' on a value before this alias, or quote it (\"*\(name)\") if it is a file pattern"))
         }
         try add(Node(target.node.kind, at: location, tag: target.node.tag), weight: target.weight, anchor: nil, isAlias: true)
     }

@@ -28,7 +28,7 @@ final class AnchorAliasTests: XCTestCase {
         XCTAssertEqual(parseFailure("a: *nope\n"), [
             .error(
                 "yaml.unknown-anchor", "alias '*nope' refers to an anchor that is not defined above it", at: loc(1, 4),
-                hint: "define '&nope' on a value before this alias"),
+                hint: "define '&nope' on a value before this alias, or quote it (\"*nope\") if it is a file pattern"),
         ])
     }
 

@@ -53,6 +53,16 @@ final class YAMLSyntaxErrorTests: XCTestCase {
         ])
     }
 
+    func testAnUnquotedGlobIsToldToBeQuoted() {
+        for (text, pattern) in [("inputs: [*.png]\n", "*.png"), ("inputs:\n  - **/*.jpg\n", "**/*.jpg"), ("inputs: *.{png,gif}\n", "*.{png")] {
+            let diagnostics = parseFailure(text)
+            XCTAssertEqual(diagnostics.map(\.id), ["yaml.syntax"], text)
+            XCTAssertEqual(diagnostics.first?.hint, "a value starting with '*' is a YAML alias; quote a file pattern: \"\(pattern)\"", text)
+        }
+        // A star and a name is an alias to a missing anchor: either may be meant.
+        XCTAssertEqual(parseFailure("inputs: [*png]\n").first?.hint, "define '&png' on a value before this alias, or quote it (\"*png\") if it is a file pattern")
+    }
+
     func testTabAfterAValueMentionsTabs() {
         let diagnostics = parseFailure("a: 1\n\tb: 2\n")
         XCTAssertEqual(diagnostics.map(\.id), ["yaml.syntax"])
