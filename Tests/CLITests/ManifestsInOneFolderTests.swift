@@ -3,7 +3,7 @@ import Basics
 import TestSupport
 import XCTest
 
-/// Two manifests in one folder keep their own state: digests, run state, lock and status.
+/// Two manifests in one folder keep their own state: digests, run state, lock, status and results.
 final class ManifestsInOneFolderTests: XCTestCase {
     private func manifest(_ pattern: String, results: String) -> String {
         """
@@ -38,6 +38,31 @@ final class ManifestsInOneFolderTests: XCTestCase {
             XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/.pipeline/manifests/\(name.replacingOccurrences(of: ".yml", with: ""))/digests"), name)
             XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/.pipeline/manifests/\(name.replacingOccurrences(of: ".yml", with: ""))/run-state.json"), name)
         }
+    }
+
+    func testOneResultsFileIsNotTakenOverByTheOtherManifest() async throws {
+        let directory = try TemporaryDirectory(prefix: "two-manifests")
+        defer { directory.remove() }
+        for name in ["a1", "b1"] { try directory.write("files/\(name).txt", name) }
+        try directory.write("a.yml", manifest("files/a*.txt", results: "results.json"))
+        try directory.write("b.yml", manifest("files/b*.txt", results: "results.json"))
+        let first = await CLIHarness.run(["run", directory.path + "/a.yml"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let before = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json"))
+        XCTAssertEqual(try JSONParser.parse(before)["manifest"], .string("a.yml"))
+        let second = await CLIHarness.run(["run", directory.path + "/b.yml"])
+        XCTAssertEqual(second.status, 1)
+        XCTAssertTrue(second.stderr.contains("holds the results of 'a.yml', which a run of 'b.yml' would replace; nothing was run"), second.stderr)
+        XCTAssertTrue(second.stderr.contains("results: b-results.json"), second.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")), before, "a.yml's results are left as they were")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path + "/.pipeline/manifests/b/run-state.json"), "nothing of b.yml ran")
+        // Its own file, or a.yml gone (renamed, say): the run goes ahead.
+        let own = await CLIHarness.run(["run", directory.path + "/b.yml", "--results", directory.path + "/b-results.json"])
+        XCTAssertEqual(own.status, 0, own.stderr)
+        try FileManager.default.removeItem(atPath: directory.path + "/a.yml")
+        let renamed = await CLIHarness.run(["run", directory.path + "/b.yml"])
+        XCTAssertEqual(renamed.status, 0, renamed.stderr)
+        XCTAssertEqual(try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")))["manifest"], .string("b.yml"))
     }
 
     func testStateFromBeforeIsAdoptedSoNothingIsMadeTwice() async throws {

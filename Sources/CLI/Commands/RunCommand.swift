@@ -129,6 +129,14 @@ struct RunCommand: Command {
             return ExitCode.failure
         }
         defer { withExtendedLifetime(lock) {} }
+        if let owner = workspace.resultsOwner() {
+            let results = workspace.resultsPath
+            context.output.failure(
+                "'\(results)' holds the results of '\(owner)', which a run of '\(workspace.manifestFile ?? manifestPath)' would replace; nothing was run",
+                hint: "give each manifest its own results file ('results: \(workspace.manifestName ?? "other")-results.json' in the manifest, "
+                    + "or --results FILE), or delete '\(results)' to replace them")
+            return ExitCode.failure
+        }
         let prepared: RunSetup
         do {
             prepared = try RunSetup.prepare(

@@ -51,6 +51,9 @@ public struct RunResults: Sendable, Equatable {
 
     /// The pipeline's name.
     public var pipeline: String
+    /// The file name of the manifest whose run wrote them (beside it), so that another manifest in
+    /// the same folder does not replace them unawares; nil in files older versions wrote.
+    public var manifest: String?
     /// `I/N` for the results of one shard.
     public var shard: String?
     /// The endpoint the Assemblies ran on, as the user named it (`local`, or a URL without
@@ -60,8 +63,9 @@ public struct RunResults: Sendable, Equatable {
     public var assemblies: [Entry]
 
     /// Creates results.
-    public init(pipeline: String, shard: String? = nil, endpoint: String? = nil, assemblies: [Entry]) {
+    public init(pipeline: String, manifest: String? = nil, shard: String? = nil, endpoint: String? = nil, assemblies: [Entry]) {
         self.pipeline = pipeline
+        self.manifest = manifest
         self.shard = shard
         self.endpoint = endpoint
         self.assemblies = assemblies
@@ -70,6 +74,7 @@ public struct RunResults: Sendable, Equatable {
     /// The results as JSON.
     public var json: JSONValue {
         var top: [String: JSONValue] = ["version": .int(1), "pipeline": .string(pipeline), "assemblies": .array(assemblies.map(\.json))]
+        if let manifest { top["manifest"] = .string(manifest) }
         if let shard { top["shard"] = .string(shard) }
         if let endpoint { top["endpoint"] = .string(endpoint) }
         return .object(top)
@@ -89,7 +94,9 @@ public struct RunResults: Sendable, Equatable {
             return nil
         }
         guard let pipeline = members["pipeline"]?.stringValue else { return nil }
-        return RunResults(pipeline: pipeline, shard: members["shard"]?.stringValue, endpoint: members["endpoint"]?.stringValue, assemblies: entries)
+        return RunResults(
+            pipeline: pipeline, manifest: members["manifest"]?.stringValue, shard: members["shard"]?.stringValue,
+            endpoint: members["endpoint"]?.stringValue, assemblies: entries)
     }
 }
 

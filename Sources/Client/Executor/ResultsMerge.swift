@@ -16,6 +16,7 @@ public enum ResultsMerge {
     private struct Header {
         var file: String
         var pipeline: String
+        var manifest: String?
         var shard: (index: Int, count: Int)
         var endpoint: String?
     }
@@ -74,7 +75,10 @@ public enum ResultsMerge {
             }
             if let problem { throw problem }
         }
-        writer.finish(pipeline: first.pipeline, shard: nil, endpoint: endpoints.count == 1 ? first.endpoint : nil, emit)
+        let manifests = Set(headers.map(\.manifest))
+        writer.finish(
+            pipeline: first.pipeline, manifest: manifests.count == 1 ? first.manifest : nil, shard: nil,
+            endpoint: endpoints.count == 1 ? first.endpoint : nil, emit)
         return completed
     }
 
@@ -101,7 +105,7 @@ public enum ResultsMerge {
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, index >= 1, index <= count else {
             throw notResults(file, "its 'shard' is '\(text)', not I/N with 1 <= I <= N")
         }
-        return Header(file: file, pipeline: pipeline, shard: (index, count), endpoint: members["endpoint"]?.stringValue)
+        return Header(file: file, pipeline: pipeline, manifest: members["manifest"]?.stringValue, shard: (index, count), endpoint: members["endpoint"]?.stringValue)
     }
 
     private static func stream(_ file: String, _ element: (JSONValue) -> Void) throws(Failure) {

@@ -16,12 +16,12 @@ extension RunResults {
     public func writeJSON(_ emit: (Data) -> Void) {
         var writer = ResultsJSONWriter()
         for entry in assemblies { writer.add(entry.json, emit) }
-        writer.finish(pipeline: pipeline, shard: shard, endpoint: endpoint, emit)
+        writer.finish(pipeline: pipeline, manifest: manifest, shard: shard, endpoint: endpoint, emit)
     }
 }
 
 /// Writes a results file's JSON from its entries' JSON one at a time: the top-level keys in the
-/// serializer's order (`assemblies`, `endpoint`, `pipeline`, `shard`, `version`), so streamed
+/// serializer's order (`assemblies`, `endpoint`, `manifest`, `pipeline`, `shard`, `version`), so streamed
 /// and whole files are the same bytes.
 struct ResultsJSONWriter {
     private var output: [UInt8] = Array("{\n  \"assemblies\": [".utf8)
@@ -40,10 +40,10 @@ struct ResultsJSONWriter {
     }
 
     /// Closes the array and writes the other members.
-    mutating func finish(pipeline: String, shard: String?, endpoint: String?, _ emit: (Data) -> Void) {
+    mutating func finish(pipeline: String, manifest: String?, shard: String?, endpoint: String?, _ emit: (Data) -> Void) {
         if count > 0 { JSONValue.newline(&output, pretty: true, depth: 1) }
         output.append(UInt8(ascii: "]"))
-        let members: [(key: String, value: String?)] = [("endpoint", endpoint), ("pipeline", pipeline), ("shard", shard)]
+        let members: [(key: String, value: String?)] = [("endpoint", endpoint), ("manifest", manifest), ("pipeline", pipeline), ("shard", shard)]
         for (key, value) in members {
             guard let value else { continue }
             output += ",\n  \"\(key)\": ".utf8

@@ -16,6 +16,8 @@ public struct Workspace: Sendable, Equatable {
     public let resultsPath: String
     /// The manifest's name (its file name without `.yml`), which names its own state folder; nil keeps that state in `.pipeline/` itself.
     public let manifestName: String?
+    /// The manifest's file name, which its results record; nil for commands without a manifest.
+    public let manifestFile: String?
 
     /// The workspace of `manifest`, with the results file `override` when given. State an older
     /// version kept for the whole folder is copied into the manifest's own folder the first time.
@@ -23,6 +25,7 @@ public struct Workspace: Sendable, Equatable {
         directory = manifest.directory
         resultsPath = override ?? manifest.results.map { manifest.path($0.value) } ?? manifest.path("results.json")
         manifestName = Self.stateName(of: manifest.file)
+        manifestFile = (manifest.file as NSString).lastPathComponent
         adoptFolderState()
     }
 
@@ -35,10 +38,11 @@ public struct Workspace: Sendable, Equatable {
     }
 
     /// A workspace at `directory`, writing results to `resultsPath`.
-    public init(directory: String, resultsPath: String, manifestName: String? = nil) {
+    public init(directory: String, resultsPath: String, manifestName: String? = nil, manifestFile: String? = nil) {
         self.directory = directory
         self.resultsPath = resultsPath
         self.manifestName = manifestName
+        self.manifestFile = manifestFile
     }
 
     /// `.pipeline/` beside the manifest.
