@@ -1,8 +1,11 @@
-/// Renders `--help` for the tool and for each command.
+/// Renders `--help` for the tool and for each command, in lines of at most 80 columns.
 enum HelpText {
+    /// The widest line help text writes.
+    static let width = 80
+
     static func command(_ spec: CommandSpec) -> String {
-        var text = "\(spec.summary)\n\nUsage: \(spec.usage)\n"
-        if let discussion = spec.discussion { text += "\n" + wrap(discussion, width: 80) + "\n" }
+        var text = "\(wrap(spec.summary, width: width))\n\nUsage: \(spec.usage)\n"
+        if let discussion = spec.discussion { text += "\n" + wrap(discussion, width: width) + "\n" }
         if !spec.arguments.isEmpty {
             text += "\nArguments:\n"
             text += table(spec.arguments.map { ($0.name, $0.help) })
@@ -13,14 +16,15 @@ enum HelpText {
             return (left, option.help + (option.repeatable ? " (repeatable)" : ""))
         })
         if !spec.examples.isEmpty {
-            text += "\nExamples:\n" + spec.examples.map { "  \($0)\n" }.joined()
+            text += "\nExamples:\n" + spec.examples.map { "  \(commandLine($0))\n" }.joined()
         }
         return text
     }
 
     static func tool(_ commands: [CommandSpec]) -> String {
         var text = """
-        pipeline: a declarative file-processing runner for Transloadit-compatible Assembly APIs.
+        pipeline: a declarative file-processing runner for Transloadit-compatible
+        Assembly APIs.
 
         Usage: pipeline <command> [arguments] [options]
 
@@ -28,18 +32,26 @@ enum HelpText {
 
         """
         text += table(commands.map { ($0.name, $0.summary) })
+        text += "\nGlobal options:\n"
+        text += table([
+            ("--help", "Show help (also 'pipeline help <command>'; 'pipeline help --man' prints the manual page)."),
+            ("--version", "Print the version."),
+            ("--color WHEN", "auto (default: on a terminal, unless NO_COLOR is set or TERM=dumb), always or never."),
+        ])
         text += """
 
-        Global options:
-          --help       Show help (also 'pipeline help <command>'; 'pipeline help --man' prints the manual page).
-          --version    Print the version.
-          --color WHEN auto (default: on a terminal, unless NO_COLOR is set or TERM=dumb), always or never.
-
         Exit codes: 0 success, 1 the work failed (invalid manifest, policy violation),
-        2 'diff --exit-code' found changes, 64 usage error, 130 'run' interrupted (state is saved).
+        2 'diff --exit-code' found changes, 64 usage error, 130 'run' interrupted
+        (state is saved).
 
         """
         return text
+    }
+
+    /// An example command, broken with shell continuations ("\\") where it is wider than the help.
+    static func commandLine(_ command: String) -> String {
+        // Continued lines are indented 6 more than the first, and end in " \\".
+        wrap(command, width: width - 2 - 6 - 2).replacingOccurrences(of: "\n", with: " \\\n        ")
     }
 
     /// Breaks text into lines of at most `width` characters at spaces.
@@ -57,11 +69,14 @@ enum HelpText {
         return lines.joined(separator: "\n")
     }
 
+    /// Two columns, the right one wrapped under itself.
     private static func table(_ rows: [(String, String)]) -> String {
-        let width = min(28, (rows.map(\.0.count).max() ?? 0) + 2)
+        let column = min(28, (rows.map(\.0.count).max() ?? 0) + 2)
+        let indent = String(repeating: " ", count: column + 2)
         return rows.map { left, right in
-            let padding = left.count < width ? String(repeating: " ", count: width - left.count) : "\n" + String(repeating: " ", count: width + 2)
-            return "  \(left)\(padding)\(right)\n"
+            let padding = left.count < column ? String(repeating: " ", count: column - left.count) : "\n" + indent
+            let wrapped = wrap(right, width: width - column - 2).replacingOccurrences(of: "\n", with: "\n" + indent)
+            return "  \(left)\(padding)\(wrapped)\n"
         }.joined()
     }
 }

@@ -20,6 +20,20 @@ final class HelpTests: XCTestCase {
         }
     }
 
+    func testEveryHelpFitsAnEightyColumnTerminal() async throws {
+        let tool = await CLIHarness.run(["--help"])
+        let table = tool.stdout.components(separatedBy: "Commands:\n").last?.components(separatedBy: "\n\n").first ?? ""
+        let commands = table.split(separator: "\n").compactMap { $0.hasPrefix("  ") && !$0.hasPrefix("   ") ? $0.split(separator: " ").first.map(String.init) : nil }
+        XCTAssertGreaterThan(commands.count, 15, tool.stdout)
+        for command in [nil] + commands {
+            let help = await CLIHarness.run((command.map { [$0] } ?? []) + ["--help"])
+            XCTAssertEqual(help.status, 0, command ?? "pipeline")
+            for line in help.stdout.split(separator: "\n") where line.count > 80 {
+                XCTFail("'\(command ?? "pipeline") --help' has a line of \(line.count) columns: \(line)")
+            }
+        }
+    }
+
     func testVersion() async {
         let result = await CLIHarness.run(["--version"])
         XCTAssertEqual(result.status, 0)
