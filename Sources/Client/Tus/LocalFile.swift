@@ -38,7 +38,9 @@ public struct LocalFile: Sendable, Hashable {
         }
         guard readHead == head, readTail == tail else { throw LocalFileError(path: path, code: errno == 0 ? EIO : errno) }
         let sample = SHA256.hex(bytes)
-        return LocalFile(path: (absolute as NSString).standardizingPath, size: size, modified: modified, sample: sample)
+        // Where the open file really is (one readlink, where resolving the path by name reads each folder's link).
+        let real = RealPath.of(descriptor: descriptor) ?? (absolute as NSString).standardizingPath
+        return LocalFile(path: real, size: size, modified: modified, sample: sample)
     }
 }
 
