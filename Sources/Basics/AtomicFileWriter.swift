@@ -14,7 +14,7 @@ public final class AtomicFileWriter {
     /// read-only mode still lets this writer write: the file is open already).
     public init(path: String, mode: mode_t = 0o644) throws(FileError) {
         self.path = path
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = FolderPath.of(path)
         let unique = "\(getpid()).\(UInt64.random(in: 0...UInt64.max))"
         temporary = (directory.isEmpty ? "." : directory) + "/.\((path as NSString).lastPathComponent).\(unique).tmp"
         descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
@@ -50,7 +50,7 @@ public final class AtomicFileWriter {
             throw FileError(path: path, operation: "rename into place", code: code)
         }
         guard durable else { return }
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = FolderPath.of(path)
         let folderDescriptor = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderDescriptor >= 0 {
             fsync(folderDescriptor)

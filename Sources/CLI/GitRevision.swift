@@ -10,7 +10,7 @@ struct GitRevision {
     /// A revision of the repository that holds `file`.
     init(revision: String, file: String) {
         self.revision = revision
-        folder = (file as NSString).deletingLastPathComponent.isEmpty ? "." : (file as NSString).deletingLastPathComponent
+        folder = FolderPath.of(file).isEmpty ? "." : FolderPath.of(file)
     }
 
     /// The revision as messages may show it.

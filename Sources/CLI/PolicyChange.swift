@@ -10,7 +10,7 @@ enum PolicyChange {
 
     /// Lines describing the change, or `nil` when the policy is the same.
     static func describe(base: String?, revision: GitRevision, current: Manifest?, manifestPath: String) throws -> String? {
-        let folder = (manifestPath as NSString).deletingLastPathComponent
+        let folder = FolderPath.of(manifestPath)
         func local(_ name: String) -> String { folder.isEmpty ? name : folder + "/" + name }
         let now = current?.policy?.value
         switch (base, now) {

@@ -1,3 +1,4 @@
+import Basics
 import Client
 import Foundation
 import Spec
@@ -12,7 +13,7 @@ struct WatchTargets {
 
     init(command: RunCommand, environment: [String: String]) {
         let path = URL(fileURLWithPath: command.manifestPath).standardizedFileURL.path
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = FolderPath.of(path)
         add(path)
         guard let manifest = ManifestLoader(environment: environment).load(path: path).value else {
             // A manifest that does not load is watched until it does.
@@ -43,10 +44,10 @@ struct WatchTargets {
     /// Watches for `path` in the nearest folder above it that exists.
     private mutating func add(_ path: String) {
         var missing = path
-        var folder = (path as NSString).deletingLastPathComponent
+        var folder = FolderPath.of(path)
         while !Self.isFolder(folder), folder != "/", !folder.isEmpty {
             missing = folder
-            folder = (folder as NSString).deletingLastPathComponent
+            folder = FolderPath.of(folder)
         }
         single[folder, default: []].insert((missing as NSString).lastPathComponent)
     }

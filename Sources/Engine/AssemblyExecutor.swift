@@ -84,7 +84,7 @@ final class AssemblyExecutor: Sendable {
         let outputs = Mutex<[String: [AssemblyFile]]>([":original": record.uploads])
         let ignored = Mutex<[JSONValue]>([])
         let store = store, limits = limits
-        let exports = (resultsDirectory as NSString).deletingLastPathComponent + "/exports"
+        let exports = FolderPath.of(resultsDirectory) + "/exports"
         // Steps that do not use each other run at once (each also spreads its files over the cores).
         for wave in graph.waves {
             if store.get(id)?.isTerminal == true { return discard() }

@@ -32,7 +32,7 @@ struct ExportRobot: Sendable {
         // (a fixed `path`) replace each other whole, as on a bucket, instead of failing.
         let temporary = destination + ".\(AssemblyFile.newID()).partial"
         do {
-            try FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: FolderPath.of(destination), withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: file.path, toPath: temporary)
             guard rename(temporary, destination) == 0 else { throw FileError(path: relative, operation: "rename into place", code: errno) }
         } catch {

@@ -78,7 +78,7 @@ struct MetaWriteRobot: Sendable {
     /// JPEG called `.png`); no configuration file is read.
     private func writeImage(_ file: AssemblyFile, as pathExtension: String, context: RobotContext) throws(RobotError) -> AssemblyFile {
         let slot = try ResultSlot(name: file.name, in: context.folder)
-        let work = (slot.path as NSString).deletingLastPathComponent + "/.metadata." + pathExtension
+        let work = FolderPath.of(slot.path) + "/.metadata." + pathExtension
         do {
             try FileManager.default.copyItem(atPath: file.path, toPath: work)
         } catch {

@@ -30,7 +30,7 @@ struct ResultSlot: Sendable {
     /// The same slot with its file renamed to (a safe form of) `name`.
     func renamed(to name: String) throws(RobotError) -> ResultSlot {
         let safe = FileNames.safeComponent(name)
-        let target = (path as NSString).deletingLastPathComponent + "/" + safe
+        let target = FolderPath.of(path) + "/" + safe
         guard safe == self.name || rename(path, target) == 0 else {
             throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the result '\(safe)'")
         }
@@ -39,7 +39,7 @@ struct ResultSlot: Sendable {
 
     /// Removes the slot's folder and whatever it holds.
     func remove() {
-        try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+        try? FileManager.default.removeItem(atPath: FolderPath.of(path))
     }
 
     /// The size of the written file (a `stat`: Foundation's attributes read the user and group

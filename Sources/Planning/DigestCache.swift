@@ -48,7 +48,7 @@ public struct DigestCache: Sendable {
     /// Whether the cache may be written at `path`: inside real folders (created if missing) from
     /// `.pipeline` down, and over nothing but a regular file. Anything else leaves the cache unwritten.
     private static func mayWrite(_ path: String) -> Bool {
-        let components = (path as NSString).deletingLastPathComponent.split(separator: "/", omittingEmptySubsequences: false)
+        let components = FolderPath.of(path).split(separator: "/", omittingEmptySubsequences: false)
         let start = components.lastIndex(of: ".pipeline") ?? components.count - 1
         var info = stat()
         for end in start..<components.count {

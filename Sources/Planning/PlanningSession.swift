@@ -123,7 +123,7 @@ public struct PlanningSession: Sendable {
     /// `relative` interpreted against the folder of `file`, keeping the result as short as the user wrote it.
     static func resolve(_ relative: String, besides file: String) -> String {
         if relative.hasPrefix("/") { return relative }
-        let folder = (file as NSString).deletingLastPathComponent
+        let folder = FolderPath.of(file)
         return folder.isEmpty ? relative : folder + "/" + relative
     }
 }

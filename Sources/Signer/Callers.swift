@@ -53,7 +53,7 @@ struct Callers: Sendable {
         var callers = Callers()
         var sources = document.sources
         if let fields = decoder.fields(root, what: "the callers file", allowed: ["version", "providers", "callers", "identities"], required: ["version"]) {
-            callers.providers = (fields["providers"]?.elements ?? []).compactMap { ProviderReader(decoder: decoder).provider($0, folder: (path as NSString).deletingLastPathComponent) }
+            callers.providers = (fields["providers"]?.elements ?? []).compactMap { ProviderReader(decoder: decoder).provider($0, folder: FolderPath.of(path)) }
             if let node = fields["providers"], node.elements == nil {
                 decoder.report(.error("callers.type-mismatch", "'providers' must be a list", at: node.location))
             }
@@ -111,7 +111,7 @@ struct Callers: Sendable {
                         }
                     }
                     if let node = entry["policy"], let file = decoder.nonEmptyString(node, what: "'policy'") {
-                        let folder = (path as NSString).deletingLastPathComponent
+                        let folder = FolderPath.of(path)
                         let policyPath = file.value.hasPrefix("/") || folder.isEmpty ? file.value : folder + "/" + file.value
                         let loaded = PolicyLoader(environment: environment).load(path: policyPath)
                         sources.merge(loaded.sources)

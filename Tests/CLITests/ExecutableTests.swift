@@ -21,6 +21,22 @@ final class ExecutableTests: XCTestCase {
         let usage = try ProcessRunner.run(binary, ["plan", "--bogus"], in: project.directory.path)
         XCTAssertEqual(usage.status, 64)
     }
+
+    func testOneCharacterManifestPathsAreReadNotCrashedOn() async throws {
+        let project = try ProjectFixture()
+        let binary = ProcessRunner.pipelineExecutable
+        try FileManager.default.copyItem(atPath: project.directory.path + "/pipeline.yml", toPath: project.directory.path + "/m")
+        for command in ["validate", "plan", "status"] {
+            let named = try ProcessRunner.run(binary, [command, "m"], in: project.directory.path)
+            XCTAssertLessThanOrEqual(named.status, 1, "\(command) m: \(named.stderr)")
+            XCTAssertFalse(named.stderr.contains("crashed"), named.stderr)
+            let dash = try ProcessRunner.run(binary, [command, "-"], in: project.directory.path)
+            XCTAssertEqual(dash.status, 1, "\(command) -: \(dash.stderr)")
+            XCTAssertTrue(dash.stderr.contains("cannot open '-'"), dash.stderr)
+        }
+        let planned = try ProcessRunner.run(binary, ["plan", "m"], in: project.directory.path)
+        XCTAssertEqual(planned.status, 0, planned.stderr)
+    }
 }
 
 /// `pipeline serve` as a process: it prints where it listens and stops cleanly on SIGTERM.

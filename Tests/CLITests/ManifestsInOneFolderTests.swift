@@ -56,6 +56,10 @@ final class ManifestsInOneFolderTests: XCTestCase {
         XCTAssertTrue(second.stderr.contains("results: b-results.json"), second.stderr)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")), before, "a.yml's results are left as they were")
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path + "/.pipeline/manifests/b/run-state.json"), "nothing of b.yml ran")
+        // The same manifest by another name (a link to it) is not another manifest.
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/ci.yml", withDestinationPath: "a.yml")
+        let linked = await CLIHarness.run(["run", directory.path + "/ci.yml"])
+        XCTAssertEqual(linked.status, 0, linked.stderr)
         // Its own file, or a.yml gone (renamed, say): the run goes ahead.
         let own = await CLIHarness.run(["run", directory.path + "/b.yml", "--results", directory.path + "/b-results.json"])
         XCTAssertEqual(own.status, 0, own.stderr)

@@ -50,7 +50,7 @@ struct ReportCommand: Command {
             previous = ReportModel(results: old, manifest: manifest, workspace: workspace)
         }
         let page = ReportHTML.render(ReportModel(results: results, manifest: manifest, workspace: workspace), previous: previous)
-        let target = out ?? ((workspace.resultsPath as NSString).deletingLastPathComponent + "/report.html")
+        let target = out ?? (FolderPath.of(workspace.resultsPath) + "/report.html")
         do {
             try AtomicFile.write(Data(page.utf8), to: target)
         } catch {

@@ -81,7 +81,7 @@ struct RunCommand: Command {
         }
         // A shard runs, and so checks, only its share of the reviewed plan.
         if let shard { reviewed = reviewed.shard(shard.index, of: shard.count) }
-        let directory = (manifestPath as NSString).deletingLastPathComponent
+        let directory = FolderPath.of(manifestPath)
         let differences = PlanVerification.differences(reviewed, baseDirectory: directory.isEmpty ? "." : directory)
         guard differences.isEmpty else {
             context.output.failure(

@@ -69,7 +69,7 @@ struct ProjectWriter {
                 made.append(root + "/" + folder)
             }
             if Self.kind(path) != nil {
-                let aside = (path as NSString).deletingLastPathComponent + "/.\((path as NSString).lastPathComponent).init-\(getpid())"
+                let aside = FolderPath.of(path) + "/.\((path as NSString).lastPathComponent).init-\(getpid())"
                 guard rename(path, aside) == 0 else { throw fail(FileError(path: file.path, operation: "replace", code: errno).description) }
                 replaced.append((path, aside))
             }

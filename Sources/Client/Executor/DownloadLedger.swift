@@ -23,7 +23,7 @@ struct DownloadLedger {
         var remembered = earlier
         for (folder, files) in current { remembered[folder] = files.sorted() }
         if let data = try? StateCoding.encoder.encode(remembered) {
-            try? FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(atPath: FolderPath.of(file), withIntermediateDirectories: true)
             try? AtomicFile.write(data, to: file, durable: false)
         }
     }

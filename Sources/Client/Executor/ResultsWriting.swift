@@ -7,7 +7,7 @@ extension RunResults {
     /// `out -> /elsewhere` must not receive the results file (the file itself is renamed into
     /// place, so a link in its place is replaced, never followed).
     public func write(to path: String, below trusted: String? = nil) throws {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = FolderPath.of(path)
         if !folder.isEmpty { _ = try LinkFreeFolder.open(folder, below: trusted) }
         try AtomicFile.write(to: path) { emit in writeJSON(emit) }
     }

@@ -20,7 +20,7 @@ public final class RunLock: Sendable {
 
     /// Takes the lock at `path` without waiting.
     init(path: String) throws {
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: FolderPath.of(path), withIntermediateDirectories: true)
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {

@@ -58,7 +58,7 @@ actor RunState {
     /// Records `entry` for `planID` (nil forgets it): one line appended to the journal.
     func set(_ entry: Entry?, for planID: String) throws {
         entries[planID] = entry
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: FolderPath.of(path), withIntermediateDirectories: true)
         var line = try StateCoding.encoder.encode(Change(planID: planID, entry: entry))
         line.append(UInt8(ascii: "\n"))
         let descriptor = open(Self.journal(of: path), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)

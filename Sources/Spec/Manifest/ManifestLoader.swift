@@ -19,7 +19,7 @@ public struct ManifestLoader: Sendable {
     public func load(path: String) -> Loaded<Manifest> {
         // A manifest that is a link out of its own folder (a committed `pipeline.yml -> ~/.git-credentials`)
         // is not read: its errors would print the other file's lines.
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = FolderPath.of(path)
         if let real = RealPath.of(path), let root = RealPath.of(folder.isEmpty ? "." : folder), !RealPath.isInside(real, root) {
             return Loaded(value: nil, diagnostics: [.error(
                 "manifest.outside-project", "'\(path)' is a link to '\(real)', outside its folder; not read",
