@@ -107,6 +107,22 @@ final class InputConfinementTests: XCTestCase {
         XCTAssertFalse(device.diagnostics.isEmpty, "a link to /dev/null is no input")
     }
 
+    func testAManifestReadThroughTheKernelsTreesIsRefused() throws {
+        let site = try site()
+        defer { site.remove() }
+        let path = try site.write("project/pipeline.yml", manifest(inputs: #""inputs/*.txt""#))
+        let descriptor = open(path, O_RDONLY)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        defer { close(descriptor) }
+        // /dev/fd/N would make /dev the project folder, /proc/self/fd the other spelling of it.
+        for name in ["/dev/fd/\(descriptor)", "/proc/self/fd/\(descriptor)"] {
+            let loaded = PlanningSession(environment: [:]).plan(manifestPath: name)
+            XCTAssertNil(loaded.value, name)
+            XCTAssertEqual(loaded.diagnostics.map(\.id), ["manifest.system-path"], name)
+        }
+        XCTAssertNotNil(PlanningSession(environment: [:]).plan(manifestPath: path).value, "the file itself plans")
+    }
+
     func testAnOpenedFileIsJudgedByWhereItReallyIs() throws {
         let site = try site()
         defer { site.remove() }
