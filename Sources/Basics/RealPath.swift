@@ -32,6 +32,15 @@ public enum RealPath {
         return "/" + kept.joined(separator: "/")
     }
 
+    /// `path` as seen from `folder`, both made absolute and normalized ("../x/pipeline.yml").
+    public static func relative(_ path: String, from folder: String) -> String {
+        let target = normalized(path).split(separator: "/"), base = normalized(folder).split(separator: "/")
+        var common = 0
+        while common < min(target.count, base.count), target[common] == base[common] { common += 1 }
+        let parts = Array(repeating: "..", count: base.count - common) + target[common...].map(String.init)
+        return parts.isEmpty ? "." : parts.joined(separator: "/")
+    }
+
     /// The kernel's own trees, which are never files to read as input: `/proc`, `/sys`, and `/dev`
     /// but for `/dev/shm`, a memory file system where projects and their files may well live.
     public static func isSystemTree(_ path: String) -> Bool {

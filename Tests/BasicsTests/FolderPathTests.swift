@@ -18,3 +18,15 @@ final class FolderPathTests: XCTestCase {
         XCTAssertEqual(FolderPath.of("//"), "/", "the root, where Foundation says ''")
     }
 }
+
+/// Paths as seen from a folder.
+final class RelativePathTests: XCTestCase {
+    func testRelativePaths() {
+        XCTAssertEqual(RealPath.relative("/p/a.yml", from: "/p"), "a.yml")
+        XCTAssertEqual(RealPath.relative("/p/x/pipeline.yml", from: "/p/shared"), "../x/pipeline.yml")
+        XCTAssertEqual(RealPath.relative("/p/x/y/m.yml", from: "/p/x"), "y/m.yml")
+        XCTAssertEqual(RealPath.relative("/m.yml", from: "/a/b"), "../../m.yml")
+        XCTAssertEqual(RealPath.relative("/a/b", from: "/a/b"), ".")
+        XCTAssertEqual(RealPath.relative("/a/./b//c/../m.yml", from: "/a/b/"), "m.yml")
+    }
+}

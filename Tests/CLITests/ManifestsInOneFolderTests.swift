@@ -69,6 +69,26 @@ final class ManifestsInOneFolderTests: XCTestCase {
         XCTAssertEqual(try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")))["manifest"], .string("b.yml"))
     }
 
+    func testManifestsOfTwoFoldersPointedAtOneResultsFileDoNotTakeEachOthers() async throws {
+        let directory = try TemporaryDirectory(prefix: "two-manifests")
+        defer { directory.remove() }
+        for folder in ["x", "y"] {
+            try directory.write("\(folder)/files/a1.txt", folder)
+            try directory.write("\(folder)/pipeline.yml", manifest("files/a*.txt", results: "results.json"))
+        }
+        let shared = directory.path + "/shared/results.json"
+        try FileManager.default.createDirectory(atPath: directory.path + "/shared", withIntermediateDirectories: true)
+        let first = await CLIHarness.run(["run", directory.path + "/x/pipeline.yml", "--results", shared])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertEqual(try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: shared)))["manifest"], .string("../x/pipeline.yml"))
+        let second = await CLIHarness.run(["run", directory.path + "/y/pipeline.yml", "--results", shared])
+        XCTAssertEqual(second.status, 1, second.stderr)
+        XCTAssertTrue(second.stderr.contains("holds the results of '\(directory.path)/x/pipeline.yml'"), second.stderr)
+        let again = await CLIHarness.run(["run", directory.path + "/x/pipeline.yml", "--results", shared])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stderr.contains("1 cached"), again.stderr)
+    }
+
     func testStateFromBeforeIsAdoptedSoNothingIsMadeTwice() async throws {
         let directory = try TemporaryDirectory(prefix: "two-manifests")
         defer { directory.remove() }

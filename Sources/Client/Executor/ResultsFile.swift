@@ -51,8 +51,8 @@ public struct RunResults: Sendable, Equatable {
 
     /// The pipeline's name.
     public var pipeline: String
-    /// The file name of the manifest whose run wrote them (beside it), so that another manifest in
-    /// the same folder does not replace them unawares; nil in files older versions wrote.
+    /// The manifest whose run wrote them, from the results file's folder (its file name when beside
+    /// it), so that another manifest does not replace them unawares; nil in files older versions wrote.
     public var manifest: String?
     /// `I/N` for the results of one shard.
     public var shard: String?

@@ -130,7 +130,7 @@ public struct Runner: Sendable {
     private func results(_ collected: ResultsCollector) -> RunResults {
         let entries = collected.entries
         return RunResults(
-            pipeline: plan.pipeline, manifest: configuration.workspace.manifestFile, shard: configuration.shard.map { "\($0.index)/\($0.count)" }, endpoint: configuration.endpointKey,
+            pipeline: plan.pipeline, manifest: configuration.workspace.manifestFromResults, shard: configuration.shard.map { "\($0.index)/\($0.count)" }, endpoint: configuration.endpointKey,
             assemblies: plan.assemblies.compactMap { entries[$0.id] })
     }
 }
