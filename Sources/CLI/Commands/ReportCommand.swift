@@ -9,10 +9,10 @@ struct ReportCommand: Command {
         name: "report",
         summary: "Write one HTML page of the last run: each source file beside its results, with previews.",
         discussion: """
-        The page needs no network: previews (images, a video's frame, an audio file's waveform, a document's first \\
-        page) are made from the files on this machine (the embedded engine's results, or a job's download folder) \\
-        and embedded, small and within a size budget; other files are listed by name and size. Failures show with \\
-        their messages; a job and status filter works in any browser, and without JavaScript everything is shown. \\
+        The page needs no network: previews (images, a video's frame, an audio file's waveform, a document's first \
+        page) are made from the files on this machine (the embedded engine's results, or a job's download folder) \
+        and embedded, small and within a size budget; other files are listed by name and size. Failures show with \
+        their messages; a job and status filter works in any browser, and without JavaScript everything is shown. \
         With --compare OLD_RESULTS, results that changed are paired with their old versions, side by side.
         """,
         arguments: [.init(name: "MANIFEST", help: "The manifest that was run.")],
