@@ -89,6 +89,43 @@ final class ManifestsInOneFolderTests: XCTestCase {
         XCTAssertTrue(again.stderr.contains("1 cached"), again.stderr)
     }
 
+    func testAYmlAndAYamlOfOneNameKeepTheirOwnState() async throws {
+        let directory = try TemporaryDirectory(prefix: "two-manifests")
+        defer { directory.remove() }
+        for name in ["a1", "a2", "b1"] { try directory.write("files/\(name).txt", name) }
+        try directory.write("m.yml", manifest("files/a*.txt", results: "a-results.json"))
+        try directory.write("m.yaml", manifest("files/b*.txt", results: "b-results.json"))
+        for name in ["m.yml", "m.yaml", "m.yml", "m.yaml"] {
+            let run = await CLIHarness.run(["run", directory.path + "/" + name])
+            XCTAssertEqual(run.status, 0, run.stderr)
+        }
+        let yml = await CLIHarness.run(["run", directory.path + "/m.yml"])
+        XCTAssertTrue(yml.stderr.contains("(2 cached)"), yml.stderr)
+        let yaml = await CLIHarness.run(["run", directory.path + "/m.yaml"])
+        XCTAssertTrue(yaml.stderr.contains("(1 cached)"), yaml.stderr)
+        let status = await CLIHarness.run(["status", directory.path + "/m.yaml"])
+        XCTAssertEqual(status.stdout.split(separator: "\n").filter { $0.contains("ASSEMBLY_COMPLETED") }.count, 1, status.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/.pipeline/manifests/m.yaml/run-state.json"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/.pipeline/manifests/m/run-state.json"))
+    }
+
+    func testAYamlManifestsOlderStateIsAdoptedSoNothingIsMadeTwice() async throws {
+        let directory = try TemporaryDirectory(prefix: "two-manifests")
+        defer { directory.remove() }
+        try directory.write("files/a1.txt", "a1")
+        try directory.write("m.yaml", manifest("files/a*.txt", results: "a-results.json"))
+        let first = await CLIHarness.run(["run", directory.path + "/m.yaml"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        // As an older version left it: in manifests/m/, and no results file to say it is done.
+        let state = directory.path + "/.pipeline/manifests"
+        try FileManager.default.moveItem(atPath: state + "/m.yaml", toPath: state + "/m")
+        try FileManager.default.removeItem(atPath: directory.path + "/a-results.json")
+        let again = await CLIHarness.run(["run", directory.path + "/m.yaml"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stderr.contains("resumed hashes"), "the Assembly made before is found again: \(again.stderr)")
+        XCTAssertFalse(again.stderr.contains("created hashes"), again.stderr)
+    }
+
     func testStateFromBeforeIsAdoptedSoNothingIsMadeTwice() async throws {
         let directory = try TemporaryDirectory(prefix: "two-manifests")
         defer { directory.remove() }

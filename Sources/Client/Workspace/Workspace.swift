@@ -14,7 +14,7 @@ public struct Workspace: Sendable, Equatable {
     public let directory: String
     /// Where results are written: `--results`, else the manifest's `results:`, else `results.json` beside it.
     public let resultsPath: String
-    /// The manifest's name (its file name without `.yml`), which names its own state folder; nil keeps that state in `.pipeline/` itself.
+    /// The manifest's name (its file name, without `.yml`), which names its own state folder; nil keeps that state in `.pipeline/` itself.
     public let manifestName: String?
     /// The manifest's file name, which its results record; nil for commands without a manifest.
     public let manifestFile: String?
@@ -26,14 +26,16 @@ public struct Workspace: Sendable, Equatable {
         resultsPath = override ?? manifest.results.map { manifest.path($0.value) } ?? manifest.path("results.json")
         manifestName = Self.stateName(of: manifest.file)
         manifestFile = (manifest.file as NSString).lastPathComponent
+        adoptYAMLState()
         adoptFolderState()
     }
 
-    /// The name of a manifest's own state folder: its file name without `.yml`/`.yaml`
-    /// (`pipeline.yml` keeps its state in `.pipeline/manifests/pipeline/`).
+    /// The name of a manifest's own state folder: its file name without `.yml` (`pipeline.yml`
+    /// keeps its state in `.pipeline/manifests/pipeline/`); any other name whole, so `a.yml` and
+    /// `a.yaml` in one folder keep theirs apart (`manifests/a/` and `manifests/a.yaml/`).
     static func stateName(of file: String) -> String {
         let name = (file as NSString).lastPathComponent
-        let bare = ["yml", "yaml"].contains((name as NSString).pathExtension.lowercased()) ? (name as NSString).deletingPathExtension : name
+        let bare = (name as NSString).pathExtension.lowercased() == "yml" ? (name as NSString).deletingPathExtension : name
         return FileNames.safeComponent(bare)
     }
 
