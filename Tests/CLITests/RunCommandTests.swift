@@ -328,6 +328,15 @@ final class RunCommandTests: XCTestCase {
         XCTAssertEqual(lines.first, "JOB     PLAN          ASSEMBLY                          STATUS", status.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("thumbs  ") && $0.hasSuffix("IMAGE_RESIZE_ERROR") }, status.stdout)
         XCTAssertFalse(status.stdout.contains("NETWORK") || status.stdout.contains("CANNOT_CONNECT"), status.stdout)
+        // Without the results file (removed, or a run killed before it wrote them) the engine's
+        // records still tell, and the plan the run kept names the jobs.
+        try FileManager.default.removeItem(atPath: directory.path + "/out/results.json")
+        let bare = await CLIHarness.run(["status", directory.path + "/pipeline.yml"])
+        let rows = bare.stdout.split(separator: "\n").dropFirst().filter { !$0.hasPrefix("Results:") }
+        XCTAssertFalse(rows.isEmpty, bare.stdout)
+        XCTAssertTrue(rows.allSatisfy { $0.hasPrefix("thumbs  ") && !$0.hasSuffix("STARTED") }, bare.stdout)
+        XCTAssertTrue(rows.contains { $0.hasSuffix("IMAGE_RESIZE_ERROR") }, bare.stdout)
+        XCTAssertTrue(bare.stdout.contains("out/results.json (not written)"), bare.stdout)
     }
 
     func testStatusAndCancelSeeEveryShard() async throws {

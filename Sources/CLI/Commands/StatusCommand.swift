@@ -36,8 +36,15 @@ struct StatusCommand: Command {
             return ExitCode.failure
         }
         // The service is asked about the Assemblies not known to be completed, a few at a time,
-        // so a run of thousands of Assemblies answers in seconds.
-        var statuses = started.map { finished[$0.key]?.status ?? "STARTED" }
+        // so a run of thousands of Assemblies answers in seconds; the embedded engine's are read
+        // from what it stored (it is gone with its run), so a missing results file or a killed
+        // run does not leave them all "STARTED".
+        var statuses = started.map { entry in
+            finished[entry.key]?.status
+                ?? (entry.value.endpoint == Endpoint.local.key ? Self.storedStatus(of: entry.value.id, in: workspace) : nil)
+                ?? "STARTED"
+        }
+        let jobs = Dictionary((workspace.lastPlan()?.assemblies ?? []).map { ($0.id, $0.job) }, uniquingKeysWith: { first, _ in first })
         // The embedded engine is gone with its run: what the run stored is the truth.
         let asked: [(index: Int, url: String, stored: String?)] = started.indices.compactMap { index in
             guard finished[started[index].key]?.isCompleted != true, started[index].value.endpoint != Endpoint.local.key,
@@ -57,7 +64,7 @@ struct StatusCommand: Command {
         }
         let rows: [JSONValue] = zip(started, statuses).map { entry, status in
             .object(["plan_id": .string(entry.key), "assembly_id": .string(entry.value.id), "status": .string(status),
-                     "job": finished[entry.key].map { .string($0.job) } ?? .null])
+                     "job": (finished[entry.key]?.job ?? jobs[entry.key]).map { .string($0) } ?? .null])
         }
         if json {
             context.output.out(JSONValue.object(["results": .string(workspace.resultsPath), "assemblies": .array(rows)]).serialized(pretty: true) + "\n")
@@ -71,9 +78,18 @@ struct StatusCommand: Command {
                 let line = "\(padded(row["job"]?.stringValue ?? "-"))  \(row["plan_id"]?.stringValue?.prefix(12) ?? "")  \(row["assembly_id"]?.stringValue ?? "")  \(row["status"]?.stringValue ?? "")"
                 context.output.out(line.printable + "\n")
             }
-            context.output.out("Results: \(workspace.resultsPath)\n")
+            let written = FileManager.default.fileExists(atPath: workspace.resultsPath)
+            context.output.out("Results: \(workspace.resultsPath)\(written ? "" : " (not written)")\n")
         }
         return ExitCode.success
+    }
+
+    /// What the embedded engine stored of Assembly `id` in this workspace: its `ok` or `error` code.
+    static func storedStatus(of id: String, in workspace: Workspace) -> String? {
+        guard AssemblyID.isValid(id),
+              let data = try? FileReading.read(workspace.engineDirectory + "/assemblies/" + id + ".json", limit: 64 << 20),
+              let record = try? JSONParser.parse(data) else { return nil }  // not stored: nothing known
+        return (record["error"]?.stringValue ?? record["ok"]?.stringValue).flatMap { $0.isEmpty ? nil : $0 }
     }
 }
 
