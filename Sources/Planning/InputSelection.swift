@@ -1,3 +1,4 @@
+import Foundation
 import Spec
 import Basics
 
@@ -40,12 +41,19 @@ enum InputSelection {
                 continue
             }
             let files = walker.files(matching: pattern)
-            for refusal in walker.takeRefusals() {
+            let refusals = walker.takeRefusals()
+            for refusal in refusals {
                 diagnostics.append(.error(
                     refusal.id, refusal.message + "; not planned", at: input.location,
                     hint: "a committed link must not lead out of the project: point it inside, or widen where inputs may come from with 'inputs_root: ..' (relative to the manifest)"))
             }
-            if files.isEmpty, !job.allowEmpty {
+            // A pattern whose only matches were refused just above does not also "match no files".
+            if files.isEmpty, !job.allowEmpty, refusals.isEmpty, let kind = Self.nonFileKind(of: text, base: walker.base) {
+                diagnostics.append(.error(
+                    "plan.not-a-file", "'\(text)' is \(kind), not a regular file; only regular files are inputs", at: input.location,
+                    hint: kind == "a folder" ? "to take the files inside it, write '\(text)/**'"
+                        : "name the files to process; set 'allow_empty: true' on job '\(job.name.value)' if no file here is expected"))
+            } else if files.isEmpty, !job.allowEmpty, refusals.isEmpty {
                 diagnostics.append(.error(
                     "plan.no-match", "pattern '\(text)' matches no files", at: input.location,
                     hint: Self.otherCase(of: text, walker: &walker).map {
@@ -69,6 +77,21 @@ enum InputSelection {
     }
 
     /// A file the pattern would match in another case (all upper or all lower), for the hint.
+    /// What a pattern without wildcards names when it is there but no regular file: "a FIFO", "a folder"...
+    static func nonFileKind(of text: String, base: String) -> String? {
+        guard !text.contains(where: { "*?[{".contains($0) }) else { return nil }
+        var info = stat()
+        guard stat(text.hasPrefix("/") ? text : base + "/" + text, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR, S_IFBLK: return "a device"
+        default: return "not a file"
+        }
+    }
+
     static func otherCase(of text: String, walker: inout GlobWalker) -> String? {
         // The extension's case only (`photos/*.jpg` against `photos/IMG_1.JPG`), else the whole name's.
         let name = text.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? text

@@ -154,6 +154,27 @@ final class PlanningSessionTests: XCTestCase {
                        [["images/Z.png"], ["images/a-b.png"], ["images/a.png"], ["images/b.png"]])
     }
 
+    func testANamedFIFOOrFolderIsSaidToBeNoFile() throws {
+        let site = try makeSite()
+        defer { site.remove() }
+        XCTAssertEqual(mkfifo(site.path + "/images/pipe.png", 0o600), 0)
+        let manifest = """
+            version: 1
+            assemblies:
+              odd:
+                inputs: [images/pipe.png, images/sub, "images/*.png"]
+                steps: {keep: {robot: /file/filter}}
+            """
+        let (loaded, _) = try planManifest(manifest, in: site)
+        XCTAssertNil(loaded.value)
+        XCTAssertEqual(loaded.diagnostics.map(\.id), ["plan.not-a-file", "plan.not-a-file"], "\(loaded.diagnostics)")
+        XCTAssertEqual(loaded.diagnostics.map(\.message), [
+            "'images/pipe.png' is a FIFO, not a regular file; only regular files are inputs",
+            "'images/sub' is a folder, not a regular file; only regular files are inputs",
+        ])
+        XCTAssertEqual(loaded.diagnostics.last?.hint, "to take the files inside it, write 'images/sub/**'")
+    }
+
     func testExclusionsThatRemoveEverythingAreAnErrorAtTheJob() throws {
         let site = try makeSite()
         defer { site.remove() }
