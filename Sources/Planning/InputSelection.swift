@@ -45,7 +45,9 @@ enum InputSelection {
             for refusal in refusals {
                 diagnostics.append(.error(
                     refusal.id, refusal.message + "; not planned", at: input.location,
-                    hint: "a committed link must not lead out of the project: point it inside, or widen where inputs may come from with 'inputs_root: ..' (relative to the manifest)"))
+                    hint: refusal.message.contains("the kernel's")
+                        ? "files of the kernel's /proc, /sys and /dev are never inputs, whatever 'inputs_root' says: remove the link"
+                        : "a committed link must not lead out of the project: point it inside, or widen where inputs may come from with 'inputs_root: ..' (relative to the manifest)"))
             }
             // A pattern whose only matches were refused just above does not also "match no files".
             if files.isEmpty, !job.allowEmpty, refusals.isEmpty, let kind = Self.nonFileKind(of: text, base: walker.base) {

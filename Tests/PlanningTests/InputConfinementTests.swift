@@ -77,6 +77,8 @@ final class InputConfinementTests: XCTestCase {
         let kernel = try plan(manifest(inputs: #""inputs/*.txt""#, extra: "inputs_root: /"), in: site)
         XCTAssertNil(kernel.value)
         XCTAssertTrue(kernel.diagnostics.contains { $0.id == "plan.link-outside" && $0.message.contains("/proc") }, "\(kernel.diagnostics)")
+        XCTAssertEqual(kernel.diagnostics.first { $0.message.contains("/proc") }?.hint?.contains("whatever 'inputs_root' says: remove the link"), true,
+                       "no widening helps here: \(kernel.diagnostics)")
     }
 
     func testAllowOutsideNeverReachesTheKernelsTrees() throws {

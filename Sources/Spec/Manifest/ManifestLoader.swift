@@ -46,7 +46,7 @@ public struct ManifestLoader: Sendable {
             return Loaded(value: nil, diagnostics: [.error(
                 "manifest.empty", "the manifest is empty",
                 at: SourceLocation(file: file, line: 1, column: 1),
-                hint: "start with 'version: 1' and an 'assemblies:' mapping; see examples/")], sources: sources)
+                hint: "start with 'version: 1' and an 'assemblies:' mapping; 'pipeline init' writes a project to start from")], sources: sources)
         }
         let decoder = NodeDecoder(environment: environment, sources: sources)
         decoder.credentialVariables = AuthReader.credentialVariables(in: root)
