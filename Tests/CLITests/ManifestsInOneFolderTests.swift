@@ -52,7 +52,7 @@ final class ManifestsInOneFolderTests: XCTestCase {
         XCTAssertEqual(try JSONParser.parse(before)["manifest"], .string("a.yml"))
         let second = await CLIHarness.run(["run", directory.path + "/b.yml"])
         XCTAssertEqual(second.status, 1)
-        XCTAssertTrue(second.stderr.contains("holds the results of 'a.yml', which a run of 'b.yml' would replace; nothing was run"), second.stderr)
+        XCTAssertTrue(second.stderr.contains("holds the results of '\(directory.path)/a.yml', which a run of '\(directory.path)/b.yml' would replace; nothing was run"), second.stderr)
         XCTAssertTrue(second.stderr.contains("results: b-results.json"), second.stderr)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")), before, "a.yml's results are left as they were")
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path + "/.pipeline/manifests/b/run-state.json"), "nothing of b.yml ran")
@@ -67,6 +67,22 @@ final class ManifestsInOneFolderTests: XCTestCase {
         let renamed = await CLIHarness.run(["run", directory.path + "/b.yml"])
         XCTAssertEqual(renamed.status, 0, renamed.stderr)
         XCTAssertEqual(try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")))["manifest"], .string("b.yml"))
+    }
+
+    func testTwoManifestsRunAtOnceOnOneResultsFileDoNotBothWriteIt() async throws {
+        let directory = try TemporaryDirectory(prefix: "two-manifests")
+        defer { directory.remove() }
+        for name in ["a1", "a2", "b1", "b2"] { try directory.write("files/\(name).txt", name) }
+        try directory.write("a.yml", manifest("files/a*.txt", results: "results.json"))
+        try directory.write("b.yml", manifest("files/b*.txt", results: "results.json"))
+        // The second waits for the embedded engine the first holds, then sees what the first wrote.
+        async let first = CLIHarness.run(["run", directory.path + "/a.yml"])
+        async let second = CLIHarness.run(["run", directory.path + "/b.yml"])
+        let outcomes = await [first, second]
+        XCTAssertEqual(outcomes.map(\.status).sorted(), [0, 1], outcomes.map(\.stderr).joined(separator: "\n"))
+        let winner = outcomes[0].status == 0 ? "a.yml" : "b.yml"
+        XCTAssertEqual(try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")))["manifest"], .string(winner))
+        XCTAssertTrue(outcomes.contains { $0.stderr.contains("nothing was run") }, outcomes.map(\.stderr).joined(separator: "\n"))
     }
 
     func testManifestsOfTwoFoldersPointedAtOneResultsFileDoNotTakeEachOthers() async throws {
@@ -124,6 +140,28 @@ final class ManifestsInOneFolderTests: XCTestCase {
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertTrue(again.stderr.contains("resumed hashes"), "the Assembly made before is found again: \(again.stderr)")
         XCTAssertFalse(again.stderr.contains("created hashes"), again.stderr)
+    }
+
+    func testTwoShardsOfOneManifestDoNotReplaceEachOthersResults() async throws {
+        let directory = try TemporaryDirectory(prefix: "two-manifests")
+        defer { directory.remove() }
+        for name in ["a1", "a2", "a3", "a4"] { try directory.write("files/\(name).txt", name) }
+        try directory.write("pipeline.yml", manifest("files/a*.txt", results: "results.json"))
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--shard", "1/2"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let before = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json"))
+        let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--shard", "2/2"])
+        XCTAssertEqual(second.status, 1, second.stderr)
+        XCTAssertTrue(second.stderr.contains("holds the results of shard 1/2, which shard 2/2's run would replace; nothing was run"), second.stderr)
+        XCTAssertTrue(second.stderr.contains("--results file (such as results-2-of-2.json)"), second.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")), before)
+        // Its own file; the same shard again; and the whole run, which holds every shard's share.
+        let own = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--shard", "2/2", "--results", directory.path + "/results-2.json"])
+        XCTAssertEqual(own.status, 0, own.stderr)
+        let again = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--shard", "1/2"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        let whole = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(whole.status, 0, whole.stderr)
     }
 
     func testStateFromBeforeIsAdoptedSoNothingIsMadeTwice() async throws {

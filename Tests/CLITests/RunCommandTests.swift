@@ -274,7 +274,8 @@ final class RunCommandTests: XCTestCase {
         let reviewed = directory.path + "/plan.json"
         _ = await CLIHarness.run(["plan", manifest, "--out", reviewed])
         for shard in ["1/2", "2/2"] {
-            let part = await CLIHarness.run(["run", manifest, "--plan", reviewed, "--shard", shard, "--json"])
+            let results = directory.path + "/results-\(shard.replacingOccurrences(of: "/", with: "-")).json"
+            let part = await CLIHarness.run(["run", manifest, "--plan", reviewed, "--shard", shard, "--json", "--results", results])
             XCTAssertEqual(part.status, 0, part.stderr)
         }
         for wrong in ["0/2", "3/2", "1/0", "a/b", "1/2/3", "/2"] {
@@ -344,7 +345,8 @@ final class RunCommandTests: XCTestCase {
         defer { directory.remove() }
         let manifest = directory.path + "/pipeline.yml"
         for shard in ["1/2", "2/2"] {
-            let part = await CLIHarness.run(["run", manifest, "--shard", shard])
+            let results = directory.path + "/results-\(shard.replacingOccurrences(of: "/", with: "-")).json"
+            let part = await CLIHarness.run(["run", manifest, "--shard", shard, "--results", results])
             XCTAssertEqual(part.status, 0, part.stderr)
         }
         let status = await CLIHarness.run(["status", manifest, "--json"])

@@ -129,14 +129,6 @@ struct RunCommand: Command {
             return ExitCode.failure
         }
         defer { withExtendedLifetime(lock) {} }
-        if let owner = workspace.resultsOwner() {
-            let results = workspace.resultsPath
-            context.output.failure(
-                "'\(results)' holds the results of '\(owner)', which a run of '\(workspace.manifestFile ?? manifestPath)' would replace; nothing was run",
-                hint: "give each manifest its own results file ('results: \(workspace.manifestName ?? "other")-results.json' in the manifest, "
-                    + "or --results FILE), or delete '\(results)' to replace them")
-            return ExitCode.failure
-        }
         let prepared: RunSetup
         do {
             prepared = try RunSetup.prepare(
@@ -148,6 +140,11 @@ struct RunCommand: Command {
             return ExitCode.failure
         }
         defer { prepared.engine?.stop() }
+        // After the wait for the embedded engine, so a run that waited for another one sees what it wrote.
+        if let conflict = workspace.resultsConflict(shard: shard.map { "\($0.index)/\($0.count)" }) {
+            context.report([conflict], sources: SourceStore())
+            return ExitCode.failure
+        }
         var configuration = prepared.configuration
         configuration.concurrency = concurrency
         configuration.uploadParallel = parallel

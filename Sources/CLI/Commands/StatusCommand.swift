@@ -84,12 +84,17 @@ struct StatusCommand: Command {
         return ExitCode.success
     }
 
-    /// What the embedded engine stored of Assembly `id` in this workspace: its `ok` or `error` code.
+    /// What the embedded engine stored of Assembly `id` in this workspace: its `ok` or `error`
+    /// code, when the record is a regular file and the code looks like one (`IMAGE_RESIZE_ERROR`).
     static func storedStatus(of id: String, in workspace: Workspace) -> String? {
         guard AssemblyID.isValid(id),
-              let data = try? FileReading.read(workspace.engineDirectory + "/assemblies/" + id + ".json", limit: 64 << 20),
+              let data = try? FileReading.read(workspace.engineDirectory + "/assemblies/" + id + ".json", limit: 64 << 20, regularOnly: true),
               let record = try? JSONParser.parse(data) else { return nil }  // not stored: nothing known
-        return (record["error"]?.stringValue ?? record["ok"]?.stringValue).flatMap { $0.isEmpty ? nil : $0 }
+        let code = record["error"]?.stringValue ?? record["ok"]?.stringValue ?? ""
+        let isCode = (1...64).contains(code.utf8.count) && code.utf8.allSatisfy { byte in
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+        }
+        return isCode ? code : nil
     }
 }
 

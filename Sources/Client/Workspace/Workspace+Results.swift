@@ -8,17 +8,32 @@ extension Workspace {
         manifestFile.map { RealPath.relative(directory + "/" + $0, from: FolderPath.of(RealPath.normalized(resultsPath))) }
     }
 
-    /// The other manifest whose run wrote the results file, while it is still there: this
-    /// manifest's run would replace its results (two manifests left at `results.json` in one
-    /// folder, or pointed at one file). Nil when the file is this manifest's (by path, or by link
-    /// to the same file), missing, from an older version, or its manifest is gone.
-    public func resultsOwner() -> String? {
-        guard let manifestFile, let owner = RunResults.load(resultsPath, keep: { _ in false })?.manifest else { return nil }
+    /// Why this manifest's run (of `shard`, `I/N`, if any) must not write the results file: it
+    /// holds the results of another manifest that is still there (two manifests left at
+    /// `results.json` in one folder, or pointed at one file), or of another shard of this one,
+    /// which the run would replace. Nil when the file is missing, from an older version, this
+    /// run's own, or its manifest is gone.
+    public func resultsConflict(shard: String?) -> Diagnostic? {
+        guard let manifestFile, let held = RunResults.load(resultsPath, keep: { _ in false }), let owner = held.manifest else { return nil }
+        let results = TerminalText.printable(resultsPath)
         let theirPath = RealPath.normalized(FolderPath.of(RealPath.normalized(resultsPath)) + "/" + owner)
         let ourPath = RealPath.normalized(directory + "/" + manifestFile)
         var theirs = stat(), ours = stat()
-        guard theirPath != ourPath, stat(theirPath, &theirs) == 0, theirs.st_mode & S_IFMT == S_IFREG else { return nil }
-        if stat(ourPath, &ours) == 0, ours.st_dev == theirs.st_dev, ours.st_ino == theirs.st_ino { return nil }
-        return owner.contains("/") ? theirPath : owner
+        guard stat(theirPath, &theirs) == 0, theirs.st_mode & S_IFMT == S_IFREG else { return nil }
+        let sameManifest = theirPath == ourPath
+            || (stat(ourPath, &ours) == 0 && ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino)
+        if sameManifest {
+            // Only a shard's run would lose what another shard, or the whole run, wrote.
+            guard let shard, held.shard != shard else { return nil }
+            return .error(
+                "run.results-taken",
+                "'\(results)' holds the results of \(held.shard.map { "shard \($0)" } ?? "the whole run"), which shard \(shard)'s run would replace; nothing was run",
+                hint: "give each shard its own --results file (such as results-\(shard.replacingOccurrences(of: "/", with: "-of-")).json), then combine them with 'pipeline results merge'")
+        }
+        return .error(
+            "run.results-taken",
+            "'\(results)' holds the results of '\(TerminalText.printable(theirPath))', which a run of '\(TerminalText.printable(ourPath))' would replace; nothing was run",
+            hint: "give each manifest its own results file ('results: \(TerminalText.printable(manifestName ?? "other"))-results.json' in the manifest), "
+                + "or delete '\(results)' to replace them")
     }
 }
