@@ -338,6 +338,14 @@ final class RunCommandTests: XCTestCase {
         XCTAssertTrue(rows.allSatisfy { $0.hasPrefix("thumbs  ") && !$0.hasSuffix("STARTED") }, bare.stdout)
         XCTAssertTrue(rows.contains { $0.hasSuffix("IMAGE_RESIZE_ERROR") }, bare.stdout)
         XCTAssertTrue(bare.stdout.contains("out/results.json (not written)"), bare.stdout)
+        // A record that is no regular file (planted) is not waited on, and says nothing.
+        let records = directory.path + "/.pipeline/engine/assemblies"
+        let record = try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: records).first { $0.hasSuffix(".json") })
+        try FileManager.default.removeItem(atPath: records + "/" + record)
+        XCTAssertEqual(mkfifo(records + "/" + record, 0o600), 0)
+        let planted = await CLIHarness.run(["status", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(planted.status, 0, planted.stderr)
+        XCTAssertTrue(planted.stdout.contains(String(record.dropLast(5)) + "  STARTED"), planted.stdout)
     }
 
     func testStatusAndCancelSeeEveryShard() async throws {
