@@ -21,6 +21,9 @@ struct GitRevision {
         let outcome = try git(["rev-parse", "--verify", "--quiet", "--end-of-options", revision + "^{commit}"])
         let commit = outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         guard outcome.status == 0, commit.count == 40 || commit.count == 64, commit.allSatisfy(\.isHexDigit) else {
+            // Outside a repository, rev-parse fails too: say which of the two it is.
+            let inside = try git(["rev-parse", "--is-inside-work-tree"])
+            guard inside.status == 0 else { throw Failure(message: "'\(folder)' is not in a git repository, so --base '\(shown)' names nothing") }
             throw Failure(message: "'\(shown)' is not a git revision of the repository holding '\(folder)'")
         }
         return commit

@@ -81,6 +81,18 @@ final class ChangeReviewTests: XCTestCase {
         XCTAssertEqual(both.status, 64, both.stderr)
     }
 
+    func testABaseOutsideAnyRepositoryIsSaidToBeSo() throws {
+        let directory = try TemporaryDirectory(prefix: "no-repository")
+        defer { directory.remove() }
+        let probe = try ProcessRunner.run("/usr/bin/env", ["git", "rev-parse", "--is-inside-work-tree"], in: directory.path)
+        if probe.status == 0 { throw XCTSkip("the temporary folder is inside a git repository here") }
+        try directory.write("files/a.txt", "a")
+        try directory.write("pipeline.yml", "version: 1\nassemblies:\n  a:\n    inputs: [files/a.txt]\n    steps:\n      hash: {robot: /file/hash, use: \":original\"}\n")
+        let outcome = try pipeline(["diff", "pipeline.yml", "--base", "HEAD"], in: directory)
+        XCTAssertEqual(outcome.status, 1, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("is not in a git repository, so --base 'HEAD' names nothing"), outcome.stderr)
+    }
+
     func testThePlanEstimatesUsageAndABudgetStopsIt() throws {
         let directory = try TemporaryDirectory(prefix: "usage")
         defer { directory.remove() }
