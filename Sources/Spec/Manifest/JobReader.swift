@@ -130,6 +130,13 @@ struct JobReader {
                 "manifest.out-of-range", "'batch' must be at least 1, found \(count)", at: node.location,
                 hint: "use 1 for one Assembly per file, or 'all' for a single Assembly"))
             return nil
+        case .double(let number)?:
+            // Beyond Int's range YAML's integer is read as a number, as is any fraction.
+            let written = node.scalar?.text ?? "\(number)"
+            let message = number.rounded() != number || number < 1 ? "'batch' must be a whole number of at least 1, found \(written)"
+                : number >= 9.2e18 ? "'batch' \(written) is too large" : "'batch' must be written as a whole number (\(Int(number))), found \(written)"
+            decoder.report(.error("manifest.out-of-range", message, at: node.location, hint: "use 'all' for a single Assembly, or a count such as 100"))
+            return nil
         default:
             decoder.typeMismatch(node, expected: expected, what: "'batch'")
             return nil

@@ -148,6 +148,21 @@ final class ManifestLoaderTests: XCTestCase {
         XCTAssertEqual(inside.diagnostics.map(\.id), [])
     }
 
+    func testABatchThatIsNoWholeNumberSaysWhatIsWrongWithIt() {
+        let cases = [
+            ("99999999999999999999", "'batch' 99999999999999999999 is too large"),
+            ("2.5", "'batch' must be a whole number of at least 1, found 2.5"),
+            ("1e3", "'batch' must be written as a whole number (1000), found 1e3"),
+            (".nan", "'batch' must be a whole number of at least 1, found .nan"),
+            (".inf", "'batch' .inf is too large"),
+            ("0", "'batch' must be at least 1, found 0"),
+        ]
+        for (batch, message) in cases {
+            let loaded = decode("version: 1\nassemblies: {a: {inputs: x, batch: \(batch), steps: {h: {robot: /file/hash, use: ':original'}}}}\n")
+            XCTAssertEqual(loaded.diagnostics.map(\.message), [message], batch)
+        }
+    }
+
     private func decode(_ text: String, environment: [String: String] = [:]) -> Loaded<Manifest> {
         ManifestLoader(environment: environment).decode(Data(text.utf8), file: "m.yml")
     }
