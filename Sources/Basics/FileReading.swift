@@ -2,16 +2,14 @@ import Foundation
 
 /// Reads whole small files (manifests, policies, plans) with errors that name the file.
 public enum FileReading {
-    /// Reads at most `limit` bytes of `path`; a larger file is an error. With `regularOnly`, a
-    /// link, FIFO or device is refused without waiting on it (for files a tool wrote, not a user).
-    public static func read(_ path: String, limit: Int = 16 << 20, regularOnly: Bool = false) throws -> Data {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK | O_NOFOLLOW : 0))
+    /// Reads at most `limit` bytes of `path`; a larger file is an error.
+    public static func read(_ path: String, limit: Int = 16 << 20) throws -> Data {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw FileError(path: path, operation: "stat", code: errno) }
         if (info.st_mode & S_IFMT) == S_IFDIR { throw FileError(path: path, operation: "read", code: EISDIR) }
-        if regularOnly, (info.st_mode & S_IFMT) != S_IFREG { throw FileError(path: path, operation: "read", code: EINVAL) }
         guard info.st_size <= limit else { throw FileError(path: path, operation: "read", code: EFBIG) }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 << 10)

@@ -85,12 +85,13 @@ struct StatusCommand: Command {
     }
 
     /// What the embedded engine stored of Assembly `id` in this workspace: its `ok` or `error`
-    /// code, when the record is a regular file and the code looks like one (`IMAGE_RESIZE_ERROR`).
+    /// code, when the record is a regular file (read without waiting on anything else, its uploads
+    /// passed over) and the code looks like one (`IMAGE_RESIZE_ERROR`).
     static func storedStatus(of id: String, in workspace: Workspace) -> String? {
-        guard AssemblyID.isValid(id),
-              let data = try? FileReading.read(workspace.engineDirectory + "/assemblies/" + id + ".json", limit: 64 << 20, regularOnly: true),
-              let record = try? JSONParser.parse(data) else { return nil }  // not stored: nothing known
-        let code = record["error"]?.stringValue ?? record["ok"]?.stringValue ?? ""
+        guard AssemblyID.isValid(id), let record = JSONObjectStream(path: workspace.engineDirectory + "/assemblies/" + id + ".json") else { return nil }
+        var members: [String: JSONValue] = [:]
+        guard (try? record.read(streaming: "uploads", element: { _ in }, member: { members[$0] = $1 })) != nil else { return nil }  // damaged: nothing known
+        let code = members["error"]?.stringValue ?? members["ok"]?.stringValue ?? ""
         let isCode = (1...64).contains(code.utf8.count) && code.utf8.allSatisfy { byte in
             (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
         }
