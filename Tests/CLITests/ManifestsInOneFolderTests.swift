@@ -19,10 +19,29 @@ final class ManifestsInOneFolderTests: XCTestCase {
         """
     }
 
-    func testEachManifestKeepsItsOwnState() async throws {
+    /// A fresh folder with `files/<name>.txt` for each name.
+    private func folder(_ names: [String]) throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory(prefix: "two-manifests")
+        for name in names { try directory.write("files/\(name).txt", name) }
+        return directory
+    }
+
+    /// The manifest a results file says wrote it.
+    private func recordedManifest(_ results: String) throws -> JSONValue? {
+        try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: results)))["manifest"]
+    }
+
+    /// Runs `manifest` again and checks that the Assembly an earlier run made is found, not made twice.
+    private func assertResumesTheEarlierAssembly(_ manifest: String, line: UInt = #line) async {
+        let again = await CLIHarness.run(["run", manifest])
+        XCTAssertEqual(again.status, 0, again.stderr, line: line)
+        XCTAssertTrue(again.stderr.contains("resumed hashes"), "the Assembly made before is found again: \(again.stderr)", line: line)
+        XCTAssertFalse(again.stderr.contains("created hashes"), again.stderr, line: line)
+    }
+
+    func testEachManifestKeepsItsOwnState() async throws {
+        let directory = try folder(["a1", "a2", "b1"])
         defer { directory.remove() }
-        for name in ["a1", "a2", "b1"] { try directory.write("files/\(name).txt", name) }
         try directory.write("pipeline.yml", manifest("files/a*.txt", results: "a-results.json"))
         try directory.write("second.yml", manifest("files/b*.txt", results: "b-results.json"))
         let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
@@ -41,15 +60,14 @@ final class ManifestsInOneFolderTests: XCTestCase {
     }
 
     func testOneResultsFileIsNotTakenOverByTheOtherManifest() async throws {
-        let directory = try TemporaryDirectory(prefix: "two-manifests")
+        let directory = try folder(["a1", "b1"])
         defer { directory.remove() }
-        for name in ["a1", "b1"] { try directory.write("files/\(name).txt", name) }
         try directory.write("a.yml", manifest("files/a*.txt", results: "results.json"))
         try directory.write("b.yml", manifest("files/b*.txt", results: "results.json"))
         let first = await CLIHarness.run(["run", directory.path + "/a.yml"])
         XCTAssertEqual(first.status, 0, first.stderr)
         let before = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json"))
-        XCTAssertEqual(try JSONParser.parse(before)["manifest"], .string("a.yml"))
+        XCTAssertEqual(try recordedManifest(directory.path + "/results.json"), .string("a.yml"))
         let second = await CLIHarness.run(["run", directory.path + "/b.yml"])
         XCTAssertEqual(second.status, 1)
         XCTAssertTrue(second.stderr.contains("holds the results of '\(directory.path)/a.yml', which a run of '\(directory.path)/b.yml' would replace; nothing was run"), second.stderr)
@@ -66,13 +84,12 @@ final class ManifestsInOneFolderTests: XCTestCase {
         try FileManager.default.removeItem(atPath: directory.path + "/a.yml")
         let renamed = await CLIHarness.run(["run", directory.path + "/b.yml"])
         XCTAssertEqual(renamed.status, 0, renamed.stderr)
-        XCTAssertEqual(try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")))["manifest"], .string("b.yml"))
+        XCTAssertEqual(try recordedManifest(directory.path + "/results.json"), .string("b.yml"))
     }
 
     func testTwoManifestsRunAtOnceOnOneResultsFileDoNotBothWriteIt() async throws {
-        let directory = try TemporaryDirectory(prefix: "two-manifests")
+        let directory = try folder(["a1", "a2", "b1", "b2"])
         defer { directory.remove() }
-        for name in ["a1", "a2", "b1", "b2"] { try directory.write("files/\(name).txt", name) }
         try directory.write("a.yml", manifest("files/a*.txt", results: "results.json"))
         try directory.write("b.yml", manifest("files/b*.txt", results: "results.json"))
         // The second waits for the embedded engine the first holds, then sees what the first wrote.
@@ -81,7 +98,7 @@ final class ManifestsInOneFolderTests: XCTestCase {
         let outcomes = await [first, second]
         XCTAssertEqual(outcomes.map(\.status).sorted(), [0, 1], outcomes.map(\.stderr).joined(separator: "\n"))
         let winner = outcomes[0].status == 0 ? "a.yml" : "b.yml"
-        XCTAssertEqual(try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")))["manifest"], .string(winner))
+        XCTAssertEqual(try recordedManifest(directory.path + "/results.json"), .string(winner))
         XCTAssertTrue(outcomes.contains { $0.stderr.contains("nothing was run") }, outcomes.map(\.stderr).joined(separator: "\n"))
     }
 
@@ -96,7 +113,7 @@ final class ManifestsInOneFolderTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: directory.path + "/shared", withIntermediateDirectories: true)
         let first = await CLIHarness.run(["run", directory.path + "/x/pipeline.yml", "--results", shared])
         XCTAssertEqual(first.status, 0, first.stderr)
-        XCTAssertEqual(try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: shared)))["manifest"], .string("../x/pipeline.yml"))
+        XCTAssertEqual(try recordedManifest(shared), .string("../x/pipeline.yml"))
         let second = await CLIHarness.run(["run", directory.path + "/y/pipeline.yml", "--results", shared])
         XCTAssertEqual(second.status, 1, second.stderr)
         XCTAssertTrue(second.stderr.contains("holds the results of '\(directory.path)/x/pipeline.yml'"), second.stderr)
@@ -106,9 +123,8 @@ final class ManifestsInOneFolderTests: XCTestCase {
     }
 
     func testAYmlAndAYamlOfOneNameKeepTheirOwnState() async throws {
-        let directory = try TemporaryDirectory(prefix: "two-manifests")
+        let directory = try folder(["a1", "a2", "b1"])
         defer { directory.remove() }
-        for name in ["a1", "a2", "b1"] { try directory.write("files/\(name).txt", name) }
         try directory.write("m.yml", manifest("files/a*.txt", results: "a-results.json"))
         try directory.write("m.yaml", manifest("files/b*.txt", results: "b-results.json"))
         for name in ["m.yml", "m.yaml", "m.yml", "m.yaml"] {
@@ -126,9 +142,8 @@ final class ManifestsInOneFolderTests: XCTestCase {
     }
 
     func testAYamlManifestsOlderStateIsAdoptedSoNothingIsMadeTwice() async throws {
-        let directory = try TemporaryDirectory(prefix: "two-manifests")
+        let directory = try folder(["a1"])
         defer { directory.remove() }
-        try directory.write("files/a1.txt", "a1")
         try directory.write("m.yaml", manifest("files/a*.txt", results: "a-results.json"))
         let first = await CLIHarness.run(["run", directory.path + "/m.yaml"])
         XCTAssertEqual(first.status, 0, first.stderr)
@@ -136,16 +151,12 @@ final class ManifestsInOneFolderTests: XCTestCase {
         let state = directory.path + "/.pipeline/manifests"
         try FileManager.default.moveItem(atPath: state + "/m.yaml", toPath: state + "/m")
         try FileManager.default.removeItem(atPath: directory.path + "/a-results.json")
-        let again = await CLIHarness.run(["run", directory.path + "/m.yaml"])
-        XCTAssertEqual(again.status, 0, again.stderr)
-        XCTAssertTrue(again.stderr.contains("resumed hashes"), "the Assembly made before is found again: \(again.stderr)")
-        XCTAssertFalse(again.stderr.contains("created hashes"), again.stderr)
+        await assertResumesTheEarlierAssembly(directory.path + "/m.yaml")
     }
 
     func testTwoShardsOfOneManifestDoNotReplaceEachOthersResults() async throws {
-        let directory = try TemporaryDirectory(prefix: "two-manifests")
+        let directory = try folder(["a1", "a2", "a3", "a4"])
         defer { directory.remove() }
-        for name in ["a1", "a2", "a3", "a4"] { try directory.write("files/\(name).txt", name) }
         try directory.write("pipeline.yml", manifest("files/a*.txt", results: "results.json"))
         let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--shard", "1/2"])
         XCTAssertEqual(first.status, 0, first.stderr)
@@ -165,9 +176,8 @@ final class ManifestsInOneFolderTests: XCTestCase {
     }
 
     func testStateFromBeforeIsAdoptedSoNothingIsMadeTwice() async throws {
-        let directory = try TemporaryDirectory(prefix: "two-manifests")
+        let directory = try folder(["a1"])
         defer { directory.remove() }
-        try directory.write("files/a1.txt", "a1")
         try directory.write("pipeline.yml", manifest("files/a*.txt", results: "a-results.json"))
         let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
         XCTAssertEqual(first.status, 0, first.stderr)
@@ -176,9 +186,6 @@ final class ManifestsInOneFolderTests: XCTestCase {
         try FileManager.default.moveItem(atPath: own + "/run-state.json", toPath: directory.path + "/.pipeline/run-state.json")
         try FileManager.default.removeItem(atPath: own)
         try FileManager.default.removeItem(atPath: directory.path + "/a-results.json")
-        let again = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
-        XCTAssertEqual(again.status, 0, again.stderr)
-        XCTAssertTrue(again.stderr.contains("resumed hashes"), "the Assembly made before is found again: \(again.stderr)")
-        XCTAssertFalse(again.stderr.contains("created hashes"), again.stderr)
+        await assertResumesTheEarlierAssembly(directory.path + "/pipeline.yml")
     }
 }
