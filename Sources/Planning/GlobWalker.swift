@@ -11,6 +11,8 @@ public struct GlobWalker {
         public var id: String
         /// What happened, naming the path.
         public var message: String
+        /// How to fix it, for a refusal.
+        public var hint: String? = nil
     }
 
     /// The absolute folder relative patterns start from.
@@ -158,18 +160,20 @@ public struct GlobWalker {
     private mutating func admitsLink(_ path: String, shown: String) -> Bool {
         guard let real = RealPath.of(path) else { return false }
         if RealPath.isSystemTree(real) {
-            refuse("'\(shown)' is a symbolic link to '\(real)'; the kernel's /proc, /sys and /dev are never inputs")
+            refuse("'\(shown)' is a symbolic link to '\(real)'; the kernel's /proc, /sys and /dev are never inputs",
+                   hint: "files of the kernel's /proc, /sys and /dev are never inputs, whatever 'inputs_root' says: remove the link")
             return false
         }
         if let confinement, !RealPath.isInside(real, confinement) {
-            refuse("'\(shown)' is a symbolic link to '\(real)', outside \(confinementName)")
+            refuse("'\(shown)' is a symbolic link to '\(real)', outside \(confinementName)",
+                   hint: "a committed link must not lead out of the project: point it inside, or widen where inputs may come from with 'inputs_root: ..' (relative to the manifest)")
             return false
         }
         return true
     }
 
-    private mutating func refuse(_ message: String) {
-        let refusal = Warning(id: "plan.link-outside", message: message)
+    private mutating func refuse(_ message: String, hint: String) {
+        let refusal = Warning(id: "plan.link-outside", message: message, hint: hint)
         if !refusals.contains(refusal) { refusals.append(refusal) }
     }
 

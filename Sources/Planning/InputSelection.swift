@@ -43,24 +43,11 @@ enum InputSelection {
             let files = walker.files(matching: pattern)
             let refusals = walker.takeRefusals()
             for refusal in refusals {
-                diagnostics.append(.error(
-                    refusal.id, refusal.message + "; not planned", at: input.location,
-                    hint: refusal.message.contains("the kernel's")
-                        ? "files of the kernel's /proc, /sys and /dev are never inputs, whatever 'inputs_root' says: remove the link"
-                        : "a committed link must not lead out of the project: point it inside, or widen where inputs may come from with 'inputs_root: ..' (relative to the manifest)"))
+                diagnostics.append(.error(refusal.id, refusal.message + "; not planned", at: input.location, hint: refusal.hint))
             }
             // A pattern whose only matches were refused just above does not also "match no files".
-            if files.isEmpty, !job.allowEmpty, refusals.isEmpty, let kind = Self.nonFileKind(of: text, base: walker.base) {
-                diagnostics.append(.error(
-                    "plan.not-a-file", "'\(text)' is \(kind), not a regular file; only regular files are inputs", at: input.location,
-                    hint: kind == "a folder" ? "to take the files inside it, write '\(text)/**'"
-                        : "name the files to process; set 'allow_empty: true' on job '\(job.name.value)' if no file here is expected"))
-            } else if files.isEmpty, !job.allowEmpty, refusals.isEmpty {
-                diagnostics.append(.error(
-                    "plan.no-match", "pattern '\(text)' matches no files", at: input.location,
-                    hint: Self.otherCase(of: text, walker: &walker).map {
-                        "patterns are case-sensitive, and '\($0)' differs from it only in case: match both, as in '*.{jpg,JPG}'"
-                    } ?? "patterns are relative to the manifest's folder (\(walker.base)); set 'allow_empty: true' on job '\(job.name.value)' if that is expected"))
+            if files.isEmpty, !job.allowEmpty, refusals.isEmpty {
+                diagnostics.append(Self.nothingMatched(text, job: job.name.value, at: input.location, walker: &walker))
             }
             included += files
         }
@@ -78,7 +65,21 @@ enum InputSelection {
         return kept
     }
 
-    /// A file the pattern would match in another case (all upper or all lower), for the hint.
+    /// Why `text` gave no file: it names something that is no regular file, or it matches nothing.
+    static func nothingMatched(_ text: String, job: String, at location: SourceLocation?, walker: inout GlobWalker) -> Diagnostic {
+        if let kind = nonFileKind(of: text, base: walker.base) {
+            return .error(
+                "plan.not-a-file", "'\(text)' is \(kind), not a regular file; only regular files are inputs", at: location,
+                hint: kind == "a folder" ? "to take the files inside it, write '\(text)/**'"
+                    : "name the files to process; set 'allow_empty: true' on job '\(job)' if no file here is expected")
+        }
+        return .error(
+            "plan.no-match", "pattern '\(text)' matches no files", at: location,
+            hint: otherCase(of: text, walker: &walker).map {
+                "patterns are case-sensitive, and '\($0)' differs from it only in case: match both, as in '*.{jpg,JPG}'"
+            } ?? "patterns are relative to the manifest's folder (\(walker.base)); set 'allow_empty: true' on job '\(job)' if that is expected")
+    }
+
     /// What a pattern without wildcards names when it is there but no regular file: "a FIFO", "a folder"...
     static func nonFileKind(of text: String, base: String) -> String? {
         guard !text.contains(where: { "*?[{".contains($0) }) else { return nil }
@@ -90,9 +91,11 @@ enum InputSelection {
         case S_IFIFO: return "a FIFO"
         case S_IFSOCK: return "a socket"
         case S_IFCHR, S_IFBLK: return "a device"
-        default: return "not a file"
+        default: return "of another kind"
         }
     }
+
+    /// A file the pattern would match in another case (all upper or all lower), for the hint.
 
     static func otherCase(of text: String, walker: inout GlobWalker) -> String? {
         // The extension's case only (`photos/*.jpg` against `photos/IMG_1.JPG`), else the whole name's.

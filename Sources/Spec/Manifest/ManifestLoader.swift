@@ -20,13 +20,14 @@ public struct ManifestLoader: Sendable {
         // A manifest that is a link out of its own folder (a committed `pipeline.yml -> ~/.git-credentials`)
         // is not read: its errors would print the other file's lines.
         let folder = FolderPath.of(path)
+        let real = RealPath.of(path)
         // Its folder is the project: never the kernel's (`/dev/stdin`, `/proc/self/fd/0`).
-        if RealPath.isSystemTree(RealPath.normalized(path)) || RealPath.of(path).map(RealPath.isSystemTree) == true {
+        if RealPath.isSystemTree(RealPath.normalized(path)) || real.map(RealPath.isSystemTree) == true {
             return Loaded(value: nil, diagnostics: [.error(
                 "manifest.system-path", "'\(path)' is in the kernel's /proc, /sys or /dev, which is no project folder; not read",
                 hint: "save the manifest as a file in the project's folder, such as pipeline.yml, and name that file")], sources: SourceStore())
         }
-        if let real = RealPath.of(path), let root = RealPath.of(folder.isEmpty ? "." : folder), !RealPath.isInside(real, root) {
+        if let real, let root = RealPath.of(folder.isEmpty ? "." : folder), !RealPath.isInside(real, root) {
             return Loaded(value: nil, diagnostics: [.error(
                 "manifest.outside-project", "'\(path)' is a link to '\(real)', outside its folder; not read",
                 hint: "name the manifest itself, not a link to a file elsewhere")], sources: SourceStore())
