@@ -6,10 +6,8 @@ import Basics
 enum SyntaxError {
     static func diagnostic(from parser: yaml_parser_t, data: Data, file: String) -> Diagnostic {
         let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
-        var message = problem
-        if let context = parser.context.map({ String(cString: $0) }) {
-            message = "\(problem) \(context)"
-        }
+        let context = parser.context.map { String(cString: $0) }
+        let message = context.map { "\(problem) \($0)" } ?? problem
         let location: SourceLocation
         if parser.error == YAML_READER_ERROR {
             location = InputCheck.location(ofByte: Int(parser.problem_offset), in: data, file: file)
@@ -18,12 +16,12 @@ enum SyntaxError {
                 file: file, line: Int(parser.problem_mark.line) + 1, column: Int(parser.problem_mark.column) + 1)
         }
         var notes: [Diagnostic.Note] = []
-        if let context = parser.context.map({ String(cString: $0) }), parser.error != YAML_READER_ERROR {
+        if let context, parser.error != YAML_READER_ERROR {
             let start = SourceLocation(
                 file: file, line: Int(parser.context_mark.line) + 1, column: Int(parser.context_mark.column) + 1)
             if start != location { notes.append(.init("\(context.replacingOccurrences(of: "while ", with: "")) that starts here", at: start)) }
         }
-        let isAlias = parser.context.map { String(cString: $0).contains("alias") } ?? false
+        let isAlias = context?.contains("alias") == true
         return .error(
             "yaml.syntax", message, at: location,
             hint: isAlias ? aliasHint(parser.context_mark, data: data) : hint(for: problem, line: location.line, data: data), notes: notes)
