@@ -96,7 +96,6 @@ enum InputSelection {
     }
 
     /// A file the pattern would match in another case (all upper or all lower), for the hint.
-
     static func otherCase(of text: String, walker: inout GlobWalker) -> String? {
         // The extension's case only (`photos/*.jpg` against `photos/IMG_1.JPG`), else the whole name's.
         let name = text.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? text
