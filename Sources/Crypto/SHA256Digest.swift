@@ -72,7 +72,8 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     /// Appends the 64 lowercase hexadecimal digits to `output`, without making a string.
     public func appendHex(to output: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digits in
-            for (slot, word) in [first, second, third, fourth].enumerated() {
+            for slot in 0..<4 {
+                let word = self[slot]
                 for index in 0..<16 {
                     let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * index)) & 0xF
                     digits[slot * 16 + index] = nibble &+ (nibble < 10 ? UInt8(ascii: "0") : UInt8(ascii: "a") &- 10)
