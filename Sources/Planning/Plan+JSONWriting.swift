@@ -5,9 +5,8 @@ import Foundation
 extension Plan {
     /// The plan's JSON text followed by a newline, byte for byte what `json.serialized(pretty: true)`
     /// gives, emitted in pieces of about `pieceSize` bytes without building the JSON tree, so a plan
-    /// of a million files is written in little memory. Assemblies are rendered on `workers` threads
-    /// a window at a time, and emitted in order.
-    public func writeJSON(pieceSize: Int = 1 << 20, workers: Int = ParallelWork.cores, _ emit: (Data) -> Void) {
+    /// of a million files is written in little memory.
+    public func writeJSON(pieceSize: Int = 1 << 20, _ emit: (Data) -> Void) {
         var output: [UInt8] = []
         output.reserveCapacity(pieceSize + (64 << 10))
         // Keys in byte order, as the serializer sorts them: assemblies, manifest, pipeline, summary, version.
@@ -16,26 +15,10 @@ extension Plan {
             output.append(contentsOf: "[]".utf8)
         } else {
             output.append(UInt8(ascii: "["))
-            var start = 0
-            while start < assemblies.count {
-                let end = windowEnd(from: start, workers: workers, perShare: Self.filesPerShare(pieceSize: pieceSize))
-                if end == start + 1 || workers == 1 {
-                    // One Assembly (perhaps of many files, written in pieces as it goes), or one thread.
-                    for index in start..<end { writeAssembly(index, to: &output, pieceSize: pieceSize, emit: emit) }
-                } else {
-                    if !output.isEmpty { emit(Data(output)) }
-                    output.removeAll(keepingCapacity: true)
-                    let shares = Self.shares(of: assemblies[start..<end], count: workers)
-                    let rendered = ParallelWork.map(count: shares.count, workers: workers, placeholder: [UInt8]()) {
-                        { share in
-                            var bytes: [UInt8] = []
-                            for index in shares[share] { writeAssembly(index, to: &bytes, pieceSize: .max, emit: { _ in }) }
-                            return bytes
-                        }
-                    }
-                    for bytes in rendered where !bytes.isEmpty { emit(Data(bytes)) }
-                }
-                start = end
+            for (index, assembly) in assemblies.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                JSONValue.newline(&output, pretty: true, depth: 2)
+                assembly.writeJSON(to: &output, depth: 2, pieceSize: pieceSize, emit: emit)
             }
             JSONValue.newline(&output, pretty: true, depth: 1)
             output.append(UInt8(ascii: "]"))
@@ -51,49 +34,6 @@ extension Plan {
         ]).write(to: &output, pretty: true, depth: 1)
         output.append(contentsOf: ",\n  \"version\": \(Self.formatVersion)\n}\n".utf8)
         emit(Data(output))
-    }
-}
-
-extension Plan {
-    /// How many files one thread renders at once for pieces of `pieceSize` bytes: a file takes
-    /// about 256 bytes of a plan, so a share is about a piece (4,096 files for a megabyte).
-    static func filesPerShare(pieceSize: Int) -> Int { max(1, pieceSize / 256) }
-
-    /// The end of the window that starts at `start`: the Assemblies after it up to `workers`
-    /// shares of files. An Assembly of more than a share is a window of its own.
-    fileprivate func windowEnd(from start: Int, workers: Int, perShare: Int) -> Int {
-        var end = start, files = 0
-        while end < assemblies.count, files < workers * perShare {
-            let count = assemblies[end].files.count
-            if count > perShare { return end == start ? start + 1 : end }
-            files += count + 1
-            end += 1
-        }
-        return end
-    }
-
-    /// `window` cut into up to `count` runs of Assemblies with about as many files each.
-    fileprivate static func shares(of window: ArraySlice<PlannedAssembly>, count: Int) -> [Range<Int>] {
-        let total = window.reduce(0) { $0 + $1.files.count + 1 }
-        let target = max(1, (total + count - 1) / count)
-        var shares: [Range<Int>] = [], first = window.startIndex, files = 0
-        for index in window.indices {
-            files += window[index].files.count + 1
-            if files >= target {
-                shares.append(first..<index + 1)
-                first = index + 1
-                files = 0
-            }
-        }
-        if first < window.endIndex { shares.append(first..<window.endIndex) }
-        return shares
-    }
-
-    /// The Assembly at `index` as an element of the plan's array, with the comma before it.
-    fileprivate func writeAssembly(_ index: Int, to output: inout [UInt8], pieceSize: Int, emit: (Data) -> Void) {
-        if index > 0 { output.append(UInt8(ascii: ",")) }
-        JSONValue.newline(&output, pretty: true, depth: 2)
-        assemblies[index].writeJSON(to: &output, depth: 2, pieceSize: pieceSize, emit: emit)
     }
 }
 

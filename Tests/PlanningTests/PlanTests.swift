@@ -143,23 +143,6 @@ final class PlanTests: XCTestCase {
         }
     }
 
-    func testJSONRenderedOnSeveralThreadsIsByteForByteTheSerializedPlan() {
-        // Windows of many small Assemblies, one of many files between them, and a last short one.
-        var assemblies = (0..<300).map { index in
-            PlannedAssembly(job: "job\(index % 3)", instructions: PlanFixtures.resize(width: 10 + index),
-                            files: (0..<(index % 7)).map { PlanFixtures.file("a\(index)/f\($0).png") })
-        }
-        assemblies.insert(PlannedAssembly(job: "big", instructions: .object([:]), files: (0..<500).map { PlanFixtures.file("big/\($0).png") }), at: 150)
-        let plan = Plan(pipeline: "p", manifest: "m.yml", assemblies: assemblies)
-        let expected = plan.json.serialized(pretty: true) + "\n"
-        for (pieceSize, workers) in [(1, 4), (4_096, 2), (16_384, 3), (1 << 20, 8), (1 << 20, 1)] {
-            var pieces: [Data] = []
-            plan.writeJSON(pieceSize: pieceSize, workers: workers) { pieces.append($0) }
-            XCTAssertEqual(String(decoding: pieces.reduce(Data(), +), as: UTF8.self), expected, "pieces of \(pieceSize) on \(workers) threads")
-            if pieceSize == 4_096 { XCTAssertGreaterThan(pieces.count, 10, "written a window at a time") }
-        }
-    }
-
     func testJSONRoundTrip() throws {
         let plan = PlanFixtures.samplePlan()
         let text = plan.json.serialized(pretty: true)
