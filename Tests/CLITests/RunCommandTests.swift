@@ -348,6 +348,38 @@ final class RunCommandTests: XCTestCase {
         XCTAssertTrue(planted.stdout.contains(String(record.dropLast(5)) + "  STARTED"), planted.stdout)
     }
 
+    func testStatusSaysWhichEmbeddedEngineAssembliesStoppedWithAKilledRun() async throws {
+        let directory = try project()
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml"
+        let run = await CLIHarness.run(["run", manifest])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        // As a run killed mid-way leaves it: one record stored in flight, and no results file.
+        try FileManager.default.removeItem(atPath: directory.path + "/out/results.json")
+        let records = directory.path + "/.pipeline/engine/assemblies"
+        let name = try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: records).first { $0.hasSuffix(".json") })
+        var record = try XCTUnwrap(JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: records + "/" + name))).objectValue)
+        record["ok"] = .string("ASSEMBLY_EXECUTING")
+        try Data(JSONValue.object(record).serialized().utf8).write(to: URL(fileURLWithPath: records + "/" + name))
+        let id = String(name.dropLast(5))
+        let stopped = await CLIHarness.run(["status", manifest])
+        XCTAssertEqual(stopped.status, 0, stopped.stderr)
+        XCTAssertTrue(stopped.stdout.contains(id + "  ASSEMBLY_EXECUTING (interrupted)\n"), stopped.stdout)
+        XCTAssertTrue(stopped.stdout.contains("1 Assembly stopped with its run, unfinished; 'pipeline run \(manifest)' resumes it."), stopped.stdout)
+        XCTAssertEqual(stopped.stdout.components(separatedBy: "(interrupted)").count, 2, "only the one in flight: \(stopped.stdout)")
+        let json = try JSONValue.parse(Data(await CLIHarness.run(["status", manifest, "--json"]).stdout.utf8))
+        let rows = json["assemblies"]?.arrayValue ?? []
+        XCTAssertEqual(rows.filter { $0["interrupted"] == .bool(true) }.map { $0["assembly_id"] }, [.string(id)])
+        // While a run of the manifest holds its lock, the engine of that run is working on it.
+        let lock = open(directory.path + "/.pipeline/manifests/pipeline/run-state.json.lock", O_RDWR | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(lock, 0)
+        defer { close(lock) }
+        XCTAssertEqual(flock(lock, LOCK_EX | LOCK_NB), 0)
+        let running = await CLIHarness.run(["status", manifest])
+        XCTAssertTrue(running.stdout.contains(id + "  ASSEMBLY_EXECUTING\n"), running.stdout)
+        XCTAssertFalse(running.stdout.contains("interrupted") || running.stdout.contains("resumes"), running.stdout)
+    }
+
     func testStatusAndCancelSeeEveryShard() async throws {
         let directory = try project(batch: "1")
         defer { directory.remove() }

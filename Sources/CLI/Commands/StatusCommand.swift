@@ -45,6 +45,13 @@ struct StatusCommand: Command {
                 ?? "STARTED"
         }
         let jobs = Dictionary((workspace.lastPlan()?.assemblies ?? []).map { ($0.id, $0.job) }, uniquingKeysWith: { first, _ in first })
+        // An embedded-engine Assembly stored in flight, with no run of this manifest going on, was
+        // stopped with its run (killed, or the machine went down): it is not running anywhere.
+        let stopped = workspace.runIsGoingOn() == false
+        let interrupted = started.indices.map { index in
+            stopped && started[index].value.endpoint == Endpoint.local.key && finished[started[index].key] == nil
+                && [AssemblyStatusCode.uploading, AssemblyStatusCode.executing, AssemblyStatusCode.replaying].contains(statuses[index])
+        }
         // The embedded engine is gone with its run: what the run stored is the truth.
         let asked: [(index: Int, url: String, stored: String?)] = started.indices.compactMap { index in
             guard finished[started[index].key]?.isCompleted != true, started[index].value.endpoint != Endpoint.local.key,
@@ -62,9 +69,11 @@ struct StatusCommand: Command {
         } receive: { index, status in
             if let status { statuses[index] = status }
         }
-        let rows: [JSONValue] = zip(started, statuses).map { entry, status in
-            .object(["plan_id": .string(entry.key), "assembly_id": .string(entry.value.id), "status": .string(status),
-                     "job": (finished[entry.key]?.job ?? jobs[entry.key]).map { .string($0) } ?? .null])
+        let rows: [JSONValue] = started.indices.map { index in
+            let entry = started[index]
+            return .object(["plan_id": .string(entry.key), "assembly_id": .string(entry.value.id), "status": .string(statuses[index]),
+                            "job": (finished[entry.key]?.job ?? jobs[entry.key]).map { .string($0) } ?? .null,
+                            "interrupted": .bool(interrupted[index])])
         }
         if json {
             context.output.out(JSONValue.object(["results": .string(workspace.resultsPath), "assemblies": .array(rows)]).serialized(pretty: true) + "\n")
@@ -74,12 +83,18 @@ struct StatusCommand: Command {
             let width = max(3, rows.map { ($0["job"]?.stringValue ?? "-").count }.max() ?? 3)
             func padded(_ text: String) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
             context.output.out("\(padded("JOB"))  PLAN          ASSEMBLY                          STATUS\n")
-            for row in rows {
-                let line = "\(padded(row["job"]?.stringValue ?? "-"))  \(row["plan_id"]?.stringValue?.prefix(12) ?? "")  \(row["assembly_id"]?.stringValue ?? "")  \(row["status"]?.stringValue ?? "")"
+            for (row, interrupted) in zip(rows, interrupted) {
+                let status = (row["status"]?.stringValue ?? "") + (interrupted ? " (interrupted)" : "")
+                let line = "\(padded(row["job"]?.stringValue ?? "-"))  \(row["plan_id"]?.stringValue?.prefix(12) ?? "")  \(row["assembly_id"]?.stringValue ?? "")  \(status)"
                 context.output.out(line.printable + "\n")
             }
             let written = FileManager.default.fileExists(atPath: workspace.resultsPath)
             context.output.out("Results: \(workspace.resultsPath)\(written ? "" : " (not written)")\n")
+            let stoppedCount = interrupted.filter { $0 }.count
+            if stoppedCount > 0 {
+                let (their, them) = stoppedCount == 1 ? ("its", "it") : ("their", "them")
+                context.output.out("\(plural(stoppedCount, "Assembly", "Assemblies")) stopped with \(their) run, unfinished; 'pipeline run \(manifest.printable)' resumes \(them).\n")
+            }
         }
         return ExitCode.success
     }

@@ -42,3 +42,28 @@ extension Workspace {
         return try RunLock(path: runStateFile(shard: shard) + ".lock")
     }
 }
+
+extension Workspace {
+    /// Whether a run of this manifest (any shard) holds its lock now; `nil` when the kernel's lock
+    /// table cannot be read. Read from `/proc/locks`, so looking never takes a lock that a run
+    /// starting at that moment needs.
+    public func runIsGoingOn() -> Bool? {
+        guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
+        // Each lock's file as `major:minor:inode`, the device numbers in hexadecimal.
+        let held = Set(table.split(separator: "\n").compactMap { line -> Substring? in
+            let fields = line.split(separator: " ")
+            guard fields.contains("FLOCK"), !fields.contains("->") else { return nil }
+            return fields.first { $0.split(separator: ":").count == 3 }
+        })
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: manifestStateDirectory)) ?? []
+        return names.contains { name in
+            var info = stat()
+            guard name.hasSuffix(".lock"), lstat(manifestStateDirectory + "/" + name, &info) == 0 else { return false }
+            let device = UInt64(info.st_dev)
+            let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFF)
+            let minor = (device & 0xFF) | ((device >> 12) & ~0xFF)
+            let key = String(format: "%02x:%02x:%llu", major, minor, UInt64(info.st_ino))
+            return held.contains(Substring(key))
+        }
+    }
+}
