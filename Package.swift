@@ -19,7 +19,9 @@ let package = Package(
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
-        .target(name: "Basics"),
+        // Linux calls Swift's Glibc module leaves out: passing open files over a Unix socket, copy_file_range.
+        .target(name: "CLinux"),
+        .target(name: "Basics", dependencies: ["CLinux"]),
         .target(name: "Crypto", dependencies: ["Basics", "COpenSSL", "CDeflate"]),
         .target(name: "YAML", dependencies: ["CYAML", "Basics"]),
         .target(name: "Spec", dependencies: ["YAML", "Basics"]),

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 
 /// The one place system calls are restarted after a signal: callers never test for EINTR.
@@ -10,6 +11,15 @@ public enum SystemCall {
             if result < 0, errno == EINTR { continue }
             return result
         }
+    }
+
+    /// Copies up to `count` bytes from `source` at `sourceOffset` to `target` at `targetOffset` in
+    /// the kernel (`copy_file_range`): the count copied, 0 at the end of `source`, or the `errno`
+    /// (`EXDEV`, `EINVAL`: files this cannot copy between; read and write instead).
+    public static func copyRange(from source: Int32, at sourceOffset: Int64, to target: Int32, at targetOffset: Int64, count: Int) -> Result<Int, FileError> {
+        var from = off_t(sourceOffset), to = off_t(targetOffset)
+        let copied = pipeline_copy_file_range(source, &from, target, &to, count)
+        return copied >= 0 ? .success(copied) : .failure(FileError(path: "", operation: "copy_file_range", code: errno))
     }
 
     /// Writes every byte of `buffer` to `descriptor` (at `offset` with `pwrite`, else where the

@@ -26,6 +26,11 @@ public final class LocalEngine: Sendable {
         /// Offer tus `checksum-trailer` to every client, not only to those that reach the engine
         /// directly: for a proxy in front that passes chunked bodies through unbuffered.
         public var trailersBehindProxy = false
+        /// Offer clients on this machine the same-machine handoff (`LocalHandoff`): they send each
+        /// upload's file as an open descriptor over a Unix socket in the data folder instead of its
+        /// bytes over HTTP. Only when listening on a loopback address, without TLS, and with no
+        /// proxy in front (`--public-url`, `--trust-proxy`).
+        public var handoff = true
         /// When another engine uses the data folder: nil fails at once; otherwise this is called and
         /// the engine waits its turn (commands sharing a project's embedded engine).
         public var whileWaitingForTheFolder: (@Sendable () -> Void)?
@@ -56,6 +61,7 @@ public final class LocalEngine: Sendable {
     private let executor: AssemblyExecutor
     private let assembliesDirectory: String
     private let lock: DataFolderLock
+    private let handoff: HandoffServer?
 
     /// The port the engine listens on.
     public var port: UInt16 { server.port }
@@ -80,6 +86,14 @@ public final class LocalEngine: Sendable {
             onCreated: { links.created($0) }, onFinished: { links.finished($0) })
         if configuration.credentials != nil { tus.admits = { links.accepts($0) } }
         tus.trailersBehindProxy = configuration.trailersBehindProxy
+        // Only where every client is on this machine: a client elsewhere could not open the socket,
+        // and a remote server's offer is never taken (the client checks the endpoint is loopback too).
+        let loopback = settings.host == "127.0.0.1" || settings.host == "::1" || settings.host == "localhost"
+        let proxied = settings.origin?.fixed != nil || settings.origin?.trustProxy == true
+        let endpoint = tus
+        handoff = configuration.handoff && loopback && !proxied && settings.tls == nil
+            ? HandoffServer(folder: data, append: { request, file in endpoint.append(request, from: file) }) : nil
+        tus.handoff = handoff?.offer
         let auth = try configuration.credentials.map { AssemblyAuth(key: $0.key, secret: $0.secret, ledger: try SignatureLedger(path: data + "/signatures.log")) }
         let templateStore = try TemplateStore(directory: data + "/templates")
         let api = AssemblyAPI(
@@ -89,7 +103,12 @@ public final class LocalEngine: Sendable {
         var settings = settings
         settings.origin = settings.origin ?? PublicOrigin()
         let templates = TemplateAPI(store: templateStore, auth: auth, dataDirectory: data)
-        server = try HTTPServer(settings, handler: EngineHandler(tus: tus, assemblies: api, templates: templates), log: log)
+        do {
+            server = try HTTPServer(settings, handler: EngineHandler(tus: tus, assemblies: api, templates: templates), log: log)
+        } catch {
+            handoff?.stop()
+            throw error
+        }
         executor.resumeInterrupted()
     }
 
@@ -112,6 +131,7 @@ public final class LocalEngine: Sendable {
 
     /// Stops serving.
     public func stop() {
+        handoff?.stop()
         server.stop()
         executor.store.flush()
         lock.release()

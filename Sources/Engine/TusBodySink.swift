@@ -78,6 +78,44 @@ final class TusBodySink: BodySink, @unchecked Sendable {  // `written` and `dige
         written += Int64(bytes.count)
     }
 
+    /// Copies `length` bytes of the open file `source` from `offset` in, as a body bringing them
+    /// would (the same-machine handoff): in the kernel where it can, else read and written. The
+    /// bytes copied; fewer when the file ends first or a write fails.
+    func copy(from source: Int32, offset: Int64, length: Int64) -> Int64 {
+        guard digest == nil, length <= limit - written else { return 0 }
+        var copied: Int64 = 0
+        var inKernel = true
+        var buffer: [UInt8] = []
+        while copied < length {
+            let wanted = Int(min(length - copied, 8 << 20))
+            if inKernel {
+                switch SystemCall.copyRange(from: source, at: offset + copied, to: descriptor, at: start + written, count: wanted) {
+                case .success(let count) where count > 0:
+                    copied += Int64(count)
+                    written += Int64(count)
+                    continue
+                case .success:
+                    return copied  // the file ended first
+                case .failure(let error) where [EXDEV, EINVAL, ENOSYS, EOPNOTSUPP].contains(error.code):
+                    // Another file system, or one that cannot: read and write instead.
+                    inKernel = false
+                    buffer = [UInt8](repeating: 0, count: 1 << 20)
+                case .failure:
+                    return copied
+                }
+            }
+            let count = buffer.withUnsafeMutableBytes { pread(source, $0.baseAddress, min(wanted, $0.count), off_t(offset + copied)) }
+            guard count > 0 else { return copied }
+            let at = start + written
+            guard buffer.withUnsafeBytes({ SystemCall.writeAll(UnsafeRawBufferPointer(rebasing: $0[..<count]), to: descriptor, at: at) }) == nil else {
+                return copied
+            }
+            copied += Int64(count)
+            written += Int64(count)
+        }
+        return copied
+    }
+
     func attach(_ ender: RequestEnder) {
         state.withLock { $0.claim }?.attach(ender)
     }

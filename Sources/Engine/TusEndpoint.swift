@@ -23,6 +23,8 @@ struct TusEndpoint: Sendable {
     var admits: (@Sendable ([String: String]) -> Bool)? = nil
     /// Offer `checksum-trailer` to clients behind a proxy too (see `LocalEngine.Configuration`).
     var trailersBehindProxy = false
+    /// The same-machine handoff, offered to clients that reach this server directly.
+    var handoff: LocalHandoff.Offer?
     /// Called when an upload is created.
     let onCreated: @Sendable (TusUploadRecord) -> Void
     /// Called once an upload has all its bytes.
@@ -34,10 +36,12 @@ struct TusEndpoint: Sendable {
             // Trailers are offered only to a client that reaches this server directly: a proxy
             // that buffers chunked bodies (nginx by default) drops them on the way.
             let extensions = head.isDirect || trailersBehindProxy ? Self.extensions : Self.extensions.replacingOccurrences(of: ",checksum-trailer", with: "")
-            return .respond(ServerResponse(status: 204, headers: [
+            var headers = [
                 ("Tus-Resumable", TusProtocol.version), ("Tus-Version", TusProtocol.version), ("Tus-Extension", extensions),
                 ("Tus-Checksum-Algorithm", Self.checksumAlgorithms), ("Tus-Max-Size", String(maxSize)),
-            ]))
+            ]
+            if let handoff, head.isDirect { headers.append((LocalHandoff.header, handoff.header)) }
+            return .respond(ServerResponse(status: 204, headers: headers))
         }
         if let repeated = Self.singleHeaders.first(where: { head.headers.values($0).count > 1 }) {
             return .respond(answer(400, "\(repeated) is sent more than once; send it once"))
@@ -142,6 +146,30 @@ struct TusEndpoint: Sendable {
         return .stream(into: sink) {
             response(to: sink, success: ServerResponse(status: 204, headers: common(sink.current)))
         }
+    }
+
+    /// The same-machine handoff's PATCH: `request.length` bytes of the open file `file`, from
+    /// `request.offset`, appended to the upload as a body of those bytes without a checksum would be.
+    func append(_ request: LocalHandoff.Append, from file: Int32) -> LocalHandoff.Reply {
+        func refuse(_ status: Int, _ message: String) -> LocalHandoff.Reply { .refused(status: status, message: message) }
+        guard UploadStore.isValidID(request.id) else { return refuse(404, "no such upload") }
+        guard store.release(request.id) else { return refuse(423, "another request is writing this upload and did not let go; try again") }
+        guard let record = live(request.id) else { return refuse(gone(request.id).status, "no such upload, or it has expired") }
+        guard request.offset == record.offset else { return refuse(409, "offset \(request.offset) does not match the upload's offset \(record.offset)") }
+        guard let length = record.length else { return refuse(400, "an upload of deferred length takes its bytes over HTTP") }
+        guard request.length <= length - record.offset else { return refuse(413, "the bytes go past Upload-Length") }
+        var info = stat()
+        guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return refuse(400, "the descriptor is not a regular file") }
+        guard Int64(info.st_size) >= request.offset + request.length else { return refuse(400, "the file is shorter than the bytes asked for") }
+        if space.isShort(forBody: String(request.length)) { return refuse(507, DiskSpace.fullMessage) }
+        guard let claim = store.claim(request.id) else { return refuse(423, "another request is writing this upload") }
+        guard let sink = TusBodySink(store: store, record: record, claim: claim, checksum: .none, onFinished: onFinished) else {
+            return refuse(500, "the upload could not be opened")
+        }
+        let copied = sink.copy(from: file, offset: request.offset, length: request.length)
+        sink.close(complete: copied == request.length, trailers: HTTPHeaders())
+        guard sink.outcome == .stored else { return refuse(500, "the upload could not be stored") }
+        return .stored(offset: sink.current.offset)
     }
 
     /// How the body's checksum arrives (`nil`: a malformed `Upload-Checksum` header).

@@ -121,12 +121,15 @@ public struct TusCapabilities: Sendable, Equatable {
     public var checksumAlgorithms: [String]
     /// The largest upload the server takes, if it said.
     public var maxSize: Int64?
+    /// The local engine's same-machine handoff, when it offers one.
+    public var handoff: LocalHandoff.Offer?
 
     /// Creates capabilities.
-    public init(extensions: Set<String> = [], checksumAlgorithms: [String] = [], maxSize: Int64? = nil) {
+    public init(extensions: Set<String> = [], checksumAlgorithms: [String] = [], maxSize: Int64? = nil, handoff: LocalHandoff.Offer? = nil) {
         self.extensions = extensions
         self.checksumAlgorithms = checksumAlgorithms
         self.maxSize = maxSize
+        self.handoff = handoff
     }
 
     /// Reads capabilities from an OPTIONS response.
@@ -134,6 +137,7 @@ public struct TusCapabilities: Sendable, Equatable {
         extensions = Set(TusProtocol.list(headers["Tus-Extension"]))
         checksumAlgorithms = TusProtocol.list(headers["Tus-Checksum-Algorithm"])
         maxSize = headers["Tus-Max-Size"].flatMap { Int64($0) }
+        handoff = LocalHandoff.Offer(header: headers[LocalHandoff.header])
     }
 
     /// Whether the server can take data in the creating POST.

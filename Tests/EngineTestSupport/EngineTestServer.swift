@@ -20,7 +20,7 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
     public init(
         data: TemporaryDirectory? = nil, credentials: (key: String, secret: String)? = nil, rateLimit: (count: Int, window: TimeInterval)? = nil,
         port: UInt16 = 0, reservedSpace: Int64? = nil, perClientLimit: Int? = nil, policy: Policy? = nil,
-        robotLimits: RobotLimits = RobotLimits()
+        robotLimits: RobotLimits = RobotLimits(), trustProxy: Bool = true
     ) throws {
         self.data = try data ?? TemporaryDirectory(prefix: "engine")
         var configuration = LocalEngine.Configuration(dataDirectory: self.data.path, credentials: credentials, policy: policy)
@@ -29,8 +29,9 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
         // The fault-injecting proxy passes chunked bodies through as they are: trailers arrive.
         configuration.trailersBehindProxy = true
         if let reservedSpace { configuration.reservedSpace = reservedSpace }
-        // Trusts X-Forwarded-Host, as set by the fault-injecting proxy some tests put in front.
-        var server = HTTPServer.Configuration(port: port, origin: PublicOrigin(trustProxy: true))
+        // Trusts X-Forwarded-Host, as set by the fault-injecting proxy some tests put in front (and
+        // then offers no same-machine handoff: a client behind a proxy may be elsewhere).
+        var server = HTTPServer.Configuration(port: port, origin: PublicOrigin(trustProxy: trustProxy))
         if let perClientLimit { server.perClientLimit = perClientLimit }
         let logged = self.logged
         engine = try LocalEngine(configuration, server: server, log: { line in logged.lines.withLock { $0.append(line) } })

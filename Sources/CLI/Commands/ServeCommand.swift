@@ -28,6 +28,7 @@ struct ServeCommand: Command {
             .init(name: "public-url", valueName: "URL", help: "The URL clients reach the engine at (behind a proxy); result and upload URLs use it."),
             .init(name: "trust-proxy", help: "Build URLs from the Forwarded or X-Forwarded-Host/-Proto headers a proxy in front sets."),
             .init(name: "trailers", help: "Offer tus checksum trailers behind a proxy too (one that passes chunked bodies unbuffered, such as nginx with proxy_request_buffering off)."),
+            .init(name: "no-handoff", help: "Take every upload's bytes over HTTP: offer clients on this machine no Unix socket to hand files over as open descriptors."),
             .init(name: "max-media-duration", valueName: "DURATION", help: "Refuse audio and video longer than this (default 4h)."),
             .init(name: "max-image-pixels", valueName: "N", help: "Refuse images and document pages over N pixels (default 100000000)."),
             .init(name: "max-import-size", valueName: "SIZE", help: "The largest file /http/import fetches (default 10GiB)."),
@@ -88,6 +89,7 @@ struct ServeCommand: Command {
         configuration.rateLimit = rateLimit
         configuration.robotLimits = robotLimits
         configuration.trailersBehindProxy = arguments.flag("trailers")
+        configuration.handoff = !arguments.flag("no-handoff")
         if let authKey {
             guard let secret = context.environment[secretVariable], !secret.isEmpty else {
                 context.output.failure("--auth-key needs the Auth Secret in $\(secretVariable)")

@@ -11,6 +11,8 @@ struct FileUploader: Sendable {
     let capabilities: TusCapabilities
     let options: UploadOptions
     let store: ResumeStore?
+    /// The local engine's same-machine handoff, when it offers one and no checksum was asked for.
+    var handoff: HandoffClient?
 
     func upload(
         index: Int, path: String, metadata: [String: String], known: (sha256: String, modified: Int64)? = nil,
@@ -78,6 +80,15 @@ struct FileUploader: Sendable {
                     lastExpiry = created.status.expires
                     return .created(url: created.url, offset: created.status.offset)
                 }
+            case .send(let url, let offset) where handsOver:
+                // The rest of the file as an open descriptor: the engine copies it in the kernel.
+                progress(UploadProgress(index: index, confirmed: offset, inFlight: 0, total: file.size))
+                event = try await Self.outcome {
+                    guard let stored = try await handoff?.append(to: url, path: file.path, offset: offset, length: file.size - offset) else {
+                        return .sendRefused  // the socket is gone: the same bytes go over HTTP
+                    }
+                    return .sent(offset: stored)
+                }
             case .send(let url, let offset):
                 let chunkSize = options.bodyLimits.limit(for: client.endpoint)
                     ?? options.chunkSize ?? (checksum == nil || knownOnly ? Int64.max : UploadOptions.checksumChunkSize)
@@ -101,8 +112,10 @@ struct FileUploader: Sendable {
             let (next, record) = machine.handle(event)
             switch record {
             case .save(let url):
-                // A file that went whole in the creating POST has nothing left to resume.
+                // A file that went whole in the creating POST has nothing left to resume, and one
+                // handed over on this machine is copied whole at once (made again if cut short).
                 if case .finish = next, !options.remembersFinished { break }
+                if handsOver, !options.remembersFinished { break }
                 // Without the record a later run cannot resume, and starts the file again: no failure of this one.
                 try? store?.save(.init(uploadURL: url, endpoint: client.endpoint, path: file.path, size: file.size, expires: lastExpiry), for: key)
             case .forget:
@@ -122,6 +135,14 @@ struct FileUploader: Sendable {
             }
             action = next
         }
+    }
+
+    /// Whether bytes go by the handoff: offered, still working, and no checksum asked for by name
+    /// (a copy on one machine needs none; an explicit `--checksum` is honoured over HTTP).
+    private var handsOver: Bool {
+        guard let handoff, handoff.isUsable else { return false }
+        if case .algorithm = options.checksum { return false }
+        return true
     }
 
     /// The event a request's outcome is: what `request` returns, or its tus failure.
@@ -153,7 +174,7 @@ struct FileUploader: Sendable {
     private func create(
         file: LocalFile, metadata: [String: String], checksum: ChecksumAlgorithm?, known: String?
     ) async throws -> (url: String, status: TusClient.Status) {
-        let inline = capabilities.supportsCreationWithUpload && file.size > 0 && file.size <= options.creationWithUploadLimit
+        let inline = !handsOver && capabilities.supportsCreationWithUpload && file.size > 0 && file.size <= options.creationWithUploadLimit
             && (options.chunkSize ?? Int64.max) >= file.size && options.bodyLimits.limit(for: client.endpoint).map({ $0 >= file.size }) ?? true
         guard inline else { return try await client.create(length: file.size, metadata: metadata) }
         var header = known

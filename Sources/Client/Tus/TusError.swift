@@ -60,18 +60,22 @@ public struct TusError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Classifies a response status (not 2xx) for `request`.
     static func from(_ response: HTTPResponse, request: HTTPRequest, isHead: Bool = false) -> TusError {
-        let kind: Kind
-        switch response.status {
-        case 409 where request.method == "POST": kind = .rejected
-        case 409: kind = .offsetConflict
-        case 423: kind = .locked
-        case 460: kind = .checksumMismatch
-        case 404, 410: kind = .gone
-        case 403 where isHead: kind = .gone
-        case 500...599: kind = .serverError
-        default: kind = .rejected
+        TusError(kind(status: response.status, method: request.method, isHead: isHead), request: request.summary,
+                 status: response.status, detail: response.bodyText())
+    }
+
+    /// What a refusal with `status` means for a `method` request.
+    static func kind(status: Int, method: String, isHead: Bool = false) -> Kind {
+        switch status {
+        case 409 where method == "POST": .rejected
+        case 409: .offsetConflict
+        case 423: .locked
+        case 460: .checksumMismatch
+        case 404, 410: .gone
+        case 403 where isHead: .gone
+        case 500...599: .serverError
+        default: .rejected
         }
-        return TusError(kind, request: request.summary, status: response.status, detail: response.bodyText())
     }
 
     /// Wraps a transport failure.

@@ -50,7 +50,8 @@ public struct TusUploader: Sendable {
     ) async throws -> [Result<UploadResult, any Error>] {
         let capabilities = try await known.capabilities(of: client.endpoint) { try await discoverCapabilities() }
         let store = options.stateDirectory.map { ResumeStore(directory: $0) }
-        let uploader = FileUploader(client: client, capabilities: capabilities, options: options, store: store)
+        let handoff = options.handoff ? HandoffClient(offer: capabilities.handoff, endpoint: client.endpoint) : nil
+        let uploader = FileUploader(client: client, capabilities: capabilities, options: options, store: store, handoff: handoff)
         var results = [Result<UploadResult, any Error>?](repeating: nil, count: files.count)
         try await forEachConcurrently(Array(files.indices), width: options.parallel) { index in
             do {

@@ -36,6 +36,9 @@ public struct UploadOptions: Sendable {
     /// Whether finished uploads stay in the resume state, so that running the same upload again
     /// (after an interruption) asks the server once and sends none of their bytes again.
     public var remembersFinished = false
+    /// Hand files to a local engine that offers it as open descriptors instead of sending their
+    /// bytes (`LocalHandoff`); off, every byte goes over HTTP.
+    public var handoff = true
     /// How a retry waits: the task's sleep, or the run's own clock (tests give a clock that does not).
     public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
 

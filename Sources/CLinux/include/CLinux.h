@@ -1,0 +1,28 @@
+#ifndef PIPELINE_CLINUX_H
+#define PIPELINE_CLINUX_H
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Linux calls that Swift's Glibc module leaves out (they need _GNU_SOURCE or macros Swift cannot
+   import): passing descriptors over a Unix socket, accept4, copy_file_range. */
+
+/* One message on a SOCK_SEQPACKET Unix socket, with one open file descriptor riding along
+   (SCM_RIGHTS): how a client on the same machine hands the local engine a file it may read.
+   Both return -1 with errno set on failure. */
+
+/* Sends `length` bytes and, when `descriptor` >= 0, that descriptor. */
+ssize_t pipeline_send_with_descriptor(int socket, const void *bytes, size_t length, int descriptor);
+
+/* Receives one message into `bytes` (at most `capacity`: a longer one fails with EMSGSIZE) and
+   the one descriptor that came with it into `*descriptor` (-1 when none). Descriptors beyond the
+   first, or any that came with a message too long, are closed: a peer cannot make the receiver
+   hold open files it did not ask for. 0 is the peer's orderly close. */
+ssize_t pipeline_receive_with_descriptor(int socket, void *bytes, size_t capacity, int *descriptor);
+
+/* The next connection on a listening socket, closed on exec; -1 once it is shut down. */
+int pipeline_accept(int socket);
+
+/* copy_file_range(2): `length` bytes from `in` at `*in_offset` to `out` at `*out_offset`, in the
+   kernel; both offsets move on. The count copied, 0 at the end of `in`, -1 with errno. */
+ssize_t pipeline_copy_file_range(int in, off_t *in_offset, int out, off_t *out_offset, size_t length);
+#endif

@@ -1,0 +1,64 @@
+#define _GNU_SOURCE
+#include "CLinux.h"
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+ssize_t pipeline_send_with_descriptor(int socket, const void *bytes, size_t length, int descriptor) {
+    struct iovec part = {.iov_base = (void *)bytes, .iov_len = length};
+    struct msghdr message = {.msg_iov = &part, .msg_iovlen = 1};
+    union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int))]; } control;
+    if (descriptor >= 0) {
+        memset(&control, 0, sizeof control);
+        message.msg_control = control.space;
+        message.msg_controllen = sizeof control.space;
+        struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+        header->cmsg_level = SOL_SOCKET;
+        header->cmsg_type = SCM_RIGHTS;
+        header->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(header), &descriptor, sizeof(int));
+    }
+    ssize_t sent;
+    do { sent = sendmsg(socket, &message, MSG_NOSIGNAL); } while (sent < 0 && errno == EINTR);
+    return sent;
+}
+
+ssize_t pipeline_receive_with_descriptor(int socket, void *bytes, size_t capacity, int *descriptor) {
+    *descriptor = -1;
+    struct iovec part = {.iov_base = bytes, .iov_len = capacity};
+    /* Room for a few: every descriptor that arrives is either kept (the first) or closed. */
+    union { struct cmsghdr header; char space[CMSG_SPACE(8 * sizeof(int))]; } control;
+    struct msghdr message = {.msg_iov = &part, .msg_iovlen = 1, .msg_control = control.space, .msg_controllen = sizeof control.space};
+    ssize_t received;
+    do { received = recvmsg(socket, &message, MSG_CMSG_CLOEXEC); } while (received < 0 && errno == EINTR);
+    if (received < 0) return -1;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t index = 0; index < count; index++) {
+            int arrived;
+            memcpy(&arrived, CMSG_DATA(header) + index * sizeof(int), sizeof(int));
+            if (*descriptor < 0) *descriptor = arrived; else close(arrived);
+        }
+    }
+    if (message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+        if (*descriptor >= 0) close(*descriptor);
+        *descriptor = -1;
+        errno = EMSGSIZE;
+        return -1;
+    }
+    return received;
+}
+
+int pipeline_accept(int socket) {
+    int accepted;
+    do { accepted = accept4(socket, NULL, NULL, SOCK_CLOEXEC); } while (accepted < 0 && (errno == EINTR || errno == ECONNABORTED));
+    return accepted;
+}
+
+ssize_t pipeline_copy_file_range(int in, off_t *in_offset, int out, off_t *out_offset, size_t length) {
+    ssize_t copied;
+    do { copied = copy_file_range(in, in_offset, out, out_offset, length, 0); } while (copied < 0 && errno == EINTR);
+    return copied;
+}

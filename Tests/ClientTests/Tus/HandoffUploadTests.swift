@@ -1,0 +1,101 @@
+import Basics
+@testable import Client
+import EngineTestSupport
+import Foundation
+import HTTPClient
+import Synchronization
+import TestSupport
+import Wire
+import XCTest
+
+/// Uploads to a local engine that offers the same-machine handoff: files go as open descriptors,
+/// and whatever goes wrong with the socket, their bytes go over HTTP instead.
+final class HandoffUploadTests: XCTestCase {
+    private func upload(_ paths: [String], to server: EngineTestServer, fixture: UploadFixture, configure: (inout UploadOptions) -> Void = { _ in })
+        async throws -> [UploadResult] {
+        var options = UploadOptions(retryDelays: [.zero, .milliseconds(50)], parallel: 4, stateDirectory: fixture.state.path)
+        // Bytes that go over HTTP go in a PATCH, which the engine's log shows.
+        options.creationWithUploadLimit = 0
+        configure(&options)
+        let uploader = TusUploader(endpoint: server.endpoint, options: options, http: fixture.http)
+        return try await uploader.upload(paths.map { UploadFile(path: $0, metadata: ["filename": "f.bin"]) }) { _ in }.map { try $0.get() }
+    }
+
+    private func patches(_ server: EngineTestServer) -> Int { server.requests.filter { $0.hasPrefix("PATCH") }.count }
+
+    func testFilesGoToALocalEngineAsOpenDescriptors() async throws {
+        let server = try EngineTestServer(trustProxy: false)
+        defer { server.stop() }
+        let fixture = try UploadFixture()
+        let files = try [fixture.file("a.bin", size: 3_000_000), fixture.file("b.bin", size: 70_000), fixture.file("empty.bin", size: 0)]
+        let results = try await upload(files.map(\.path), to: server, fixture: fixture)
+        for (result, file) in zip(results, files) {
+            XCTAssertEqual(try server.storedBytes(of: result.url), file.data)
+        }
+        XCTAssertEqual(patches(server), 0, "no byte went over HTTP: \(server.requests)")
+    }
+
+    func testBytesGoOverHTTPWhenTheHandoffIsOffOrAChecksumIsAskedFor() async throws {
+        let server = try EngineTestServer(trustProxy: false)
+        defer { server.stop() }
+        let fixture = try UploadFixture()
+        let file = try fixture.file("a.bin", size: 3_000_000)
+        _ = try await upload([file.path], to: server, fixture: fixture) { $0.handoff = false; $0.stateDirectory = nil }
+        XCTAssertEqual(patches(server), 1)
+        let checked = try await upload([file.path], to: server, fixture: fixture) { $0.checksum = .algorithm(.sha256); $0.stateDirectory = nil }
+        XCTAssertEqual(try server.storedBytes(of: checked[0].url), file.data)
+        XCTAssertGreaterThan(patches(server), 1, "a checksum asked for by name is sent, with the bytes, over HTTP")
+    }
+
+    func testASocketThatIsGoneSendsTheBytesOverHTTP() async throws {
+        let server = try EngineTestServer(trustProxy: false)
+        defer { server.stop() }
+        // Still offered in OPTIONS, but nothing listens there any more.
+        XCTAssertEqual(unlink(server.data.path + "/handoff.sock"), 0)
+        let fixture = try UploadFixture()
+        let file = try fixture.file("a.bin", size: 3_000_000)
+        let results = try await upload([file.path], to: server, fixture: fixture)
+        XCTAssertEqual(try server.storedBytes(of: results[0].url), file.data)
+        XCTAssertEqual(patches(server), 1)
+    }
+
+    func testAnImpostorAtTheOfferedPathIsHandedNoFile() async throws {
+        let server = try EngineTestServer(trustProxy: false)
+        defer { server.stop() }
+        // Another program listens where the engine's socket was, and greets without its token.
+        let path = server.data.path + "/handoff.sock"
+        XCTAssertEqual(unlink(path), 0)
+        let impostor = try MessageSocket.listen(path)
+        let handed = Atomic(0)
+        let thread = Thread {
+            while let connection = impostor.accept() {
+                connection.send(LocalHandoff.greetingPrefix + "0123abcd")
+                while let (_, file) = connection.receive(waiting: .seconds(2)) {
+                    if file >= 0 { handed.add(1, ordering: .relaxed); close(file) }
+                }
+            }
+        }
+        thread.start()
+        defer { impostor.shutDown() }
+        let fixture = try UploadFixture()
+        let file = try fixture.file("a.bin", size: 2_000_000)
+        let results = try await upload([file.path], to: server, fixture: fixture)
+        XCTAssertEqual(try server.storedBytes(of: results[0].url), file.data)
+        XCTAssertEqual(handed.load(ordering: .relaxed), 0, "no descriptor went to a socket that did not greet with the token")
+        XCTAssertEqual(patches(server), 1)
+    }
+
+    func testOnlyAnEndpointOnThisMachineIsHandedFiles() {
+        let offer = LocalHandoff.Offer(path: "/tmp/x.sock", token: "ab")
+        for endpoint in ["http://127.0.0.1:8787/resumable/files/", "http://localhost:1/files/", "http://[::1]:8787/files/"] {
+            XCTAssertNotNil(HandoffClient(offer: offer, endpoint: endpoint), endpoint)
+        }
+        // A server elsewhere that offers a socket path would have this machine's client hand a
+        // local program its files: never taken.
+        for endpoint in ["https://api2.transloadit.com/resumable/files/", "http://10.0.0.8:8787/files/", "http://127.0.0.2/files/",
+                         "http://127.0.0.1.example.com/files/", "http://localhost.evil.test/files/"] {
+            XCTAssertNil(HandoffClient(offer: offer, endpoint: endpoint), endpoint)
+        }
+        XCTAssertNil(HandoffClient(offer: nil, endpoint: "http://127.0.0.1:8787/files/"))
+    }
+}
