@@ -17,17 +17,17 @@ final class HandoffServer: Sendable {
 
     /// Listens at `folder/handoff.sock`; `nil` when the socket cannot be made there (a path too
     /// long for a socket address, a file system without sockets): clients then send bytes over HTTP.
-    init?(folder: String, append: @escaping @Sendable (LocalHandoff.Append, Int32) -> LocalHandoff.Reply) {
+    init?(folder: String, tus: TusEndpoint) {
         guard let real = RealPath.of(folder), let listening = try? MessageSocket.listen(real + "/handoff.sock") else { return nil }
         self.listening = listening
         offer = LocalHandoff.Offer(path: real + "/handoff.sock", token: RandomID.hex32())
-        let thread = Thread { [self] in acceptConnections(append) }
+        let thread = Thread { [self] in acceptConnections(tus) }
         thread.name = "pipeline-handoff"
         thread.start()
     }
 
     /// Serves each connection on a thread of its own, until `stop`.
-    private func acceptConnections(_ append: @escaping @Sendable (LocalHandoff.Append, Int32) -> LocalHandoff.Reply) {
+    private func acceptConnections(_ tus: TusEndpoint) {
         while let connection = listening.accept() {
             let admitted = connections.withLock { count in
                 guard count < Self.maxConnections else { return false }
@@ -37,7 +37,7 @@ final class HandoffServer: Sendable {
             guard admitted else { continue }  // closed as it goes
             let offer = offer
             Thread { [self] in
-                Self.serve(connection, offer: offer, append: append)
+                Self.serve(connection, offer: offer, tus: tus)
                 connections.withLock { $0 -= 1 }
             }.start()
         }
@@ -49,17 +49,19 @@ final class HandoffServer: Sendable {
         unlink(offer.path)
     }
 
-    /// Greets, then answers each `append` until the client closes or falls silent.
-    private static func serve(_ connection: MessageSocket, offer: LocalHandoff.Offer, append: (LocalHandoff.Append, Int32) -> LocalHandoff.Reply) {
+    /// Greets, then answers each request until the client closes or falls silent.
+    private static func serve(_ connection: MessageSocket, offer: LocalHandoff.Offer, tus: TusEndpoint) {
         guard connection.send(offer.greeting) else { return }
         while let (message, file) = connection.receive(waiting: .seconds(60)) {
             let reply: LocalHandoff.Reply
             if file < 0 {
-                reply = .refused(status: 400, message: "an append comes with the file's descriptor")
+                reply = .refused(status: 400, message: "a request comes with the file's descriptor")
+            } else if let request = LocalHandoff.Create(message: message) {
+                reply = tus.create(request, from: file)
             } else if let request = LocalHandoff.Append(message: message) {
-                reply = append(request, file)
+                reply = tus.append(request, from: file)
             } else {
-                reply = .refused(status: 400, message: "expected 'append <id> <offset> <length>'")
+                reply = .refused(status: 400, message: "expected 'create <length> <metadata>' or 'append <id> <offset> <length>'")
             }
             if file >= 0 { close(file) }
             guard connection.send(reply.message) else { return }

@@ -90,9 +90,7 @@ public final class LocalEngine: Sendable {
         // and a remote server's offer is never taken (the client checks the endpoint is loopback too).
         let loopback = settings.host == "127.0.0.1" || settings.host == "::1" || settings.host == "localhost"
         let proxied = settings.origin?.fixed != nil || settings.origin?.trustProxy == true
-        let endpoint = tus
-        handoff = configuration.handoff && loopback && !proxied && settings.tls == nil
-            ? HandoffServer(folder: data, append: { request, file in endpoint.append(request, from: file) }) : nil
+        handoff = configuration.handoff && loopback && !proxied && settings.tls == nil ? HandoffServer(folder: data, tus: tus) : nil
         tus.handoff = handoff?.offer
         let auth = try configuration.credentials.map { AssemblyAuth(key: $0.key, secret: $0.secret, ledger: try SignatureLedger(path: data + "/signatures.log")) }
         let templateStore = try TemplateStore(directory: data + "/templates")

@@ -67,17 +67,14 @@ struct TusEndpoint: Sendable {
         } else if deferred != "1" {
             return .respond(answer(400, "send Upload-Length, or Upload-Defer-Length: 1"))
         }
-        if let length, length > maxSize { return .respond(answer(413, "the upload is larger than Tus-Max-Size (\(maxSize) bytes)")) }
         guard let metadata = TusProtocol.parseMetadata(head.headers["Upload-Metadata"]) else {
             return .respond(answer(400, "Upload-Metadata must be comma-separated 'key base64value' pairs"))
         }
-        if let admits, !admits(metadata) {
-            return .respond(answer(403, "this engine takes uploads only for its Assemblies: name one that is still uploading and expects more files in the 'assembly_url' metadata"))
+        let record: TusUploadRecord
+        switch newRecord(length: length, metadata: metadata) {
+        case .success(let made): record = made
+        case .failure(let refusal): return .respond(answer(refusal.status, refusal.message))
         }
-        let now = Date()
-        let record = TusUploadRecord(
-            id: RandomID.hex32(), length: length, offset: 0, metadata: metadata,
-            created: now, expires: now.addingTimeInterval(lifetime))
         let hasBody = (Int(head.headers["Content-Length"] ?? "0") ?? 0) > 0
         if hasBody, head.headers["Content-Type"] != TusProtocol.offsetContentType {
             return .respond(answer(415, "a body in the creating POST needs Content-Type: \(TusProtocol.offsetContentType)"))
@@ -148,6 +145,67 @@ struct TusEndpoint: Sendable {
         }
     }
 
+    /// Why an upload is not made: the status and the message.
+    struct Refusal: Error {
+        var status: Int
+        var message: String
+    }
+
+    /// The record of a new upload of `length` bytes (nil: deferred) with `metadata`, unless the
+    /// size or the metadata is refused.
+    private func newRecord(length: Int64?, metadata: [String: String]) -> Result<TusUploadRecord, Refusal> {
+        if let length, length > maxSize { return .failure(Refusal(status: 413, message: "the upload is larger than Tus-Max-Size (\(maxSize) bytes)")) }
+        if let admits, !admits(metadata) {
+            return .failure(Refusal(status: 403, message: "this engine takes uploads only for its Assemblies: name one that is still uploading and expects more files in the 'assembly_url' metadata"))
+        }
+        let now = Date()
+        return .success(TusUploadRecord(
+            id: RandomID.hex32(), length: length, offset: 0, metadata: metadata, created: now, expires: now.addingTimeInterval(lifetime)))
+    }
+
+    /// The same-machine handoff's creation-with-upload: an upload of `request.length` bytes, all
+    /// of them from the open file `file`, made as a creating POST carrying them would make it.
+    func create(_ request: LocalHandoff.Create, from file: Int32) -> LocalHandoff.Reply {
+        let record: TusUploadRecord
+        switch newRecord(length: request.length, metadata: request.metadata) {
+        case .success(let made): record = made
+        case .failure(let refusal): return .refused(status: refusal.status, message: refusal.message)
+        }
+        if let refusal = unreadable(file, through: request.length) { return refusal }
+        do { try store.create(record, withBody: request.length > 0) } catch { return .refused(status: 500, message: "the upload could not be created") }
+        onCreated(record)
+        guard request.length > 0 else {
+            onFinished(record)
+            return .created(location: basePath + record.id, offset: 0)
+        }
+        switch fill(record, from: file, length: request.length) {
+        case .stored(let offset): return .created(location: basePath + record.id, offset: offset)
+        case let other: return other
+        }
+    }
+
+    /// Why the open file `file` cannot give bytes up to `end`, if it cannot.
+    private func unreadable(_ file: Int32, through end: Int64) -> LocalHandoff.Reply? {
+        var info = stat()
+        guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return .refused(status: 400, message: "the descriptor is not a regular file") }
+        guard Int64(info.st_size) >= end else { return .refused(status: 400, message: "the file is shorter than the bytes asked for") }
+        return nil
+    }
+
+    /// Copies `length` bytes of `file` from the upload's offset into the upload, as a body of
+    /// those bytes without a checksum would be written.
+    private func fill(_ record: TusUploadRecord, from file: Int32, length: Int64) -> LocalHandoff.Reply {
+        if space.isShort(forBody: String(length)) { return .refused(status: 507, message: DiskSpace.fullMessage) }
+        guard let claim = store.claim(record.id) else { return .refused(status: 423, message: "another request is writing this upload") }
+        guard let sink = TusBodySink(store: store, record: record, claim: claim, checksum: .none, onFinished: onFinished) else {
+            return .refused(status: 500, message: "the upload could not be opened")
+        }
+        let copied = sink.copy(from: file, offset: record.offset, length: length)
+        sink.close(complete: copied == length, trailers: HTTPHeaders())
+        guard sink.outcome == .stored else { return .refused(status: 500, message: "the upload could not be stored") }
+        return .stored(offset: sink.current.offset)
+    }
+
     /// The same-machine handoff's PATCH: `request.length` bytes of the open file `file`, from
     /// `request.offset`, appended to the upload as a body of those bytes without a checksum would be.
     func append(_ request: LocalHandoff.Append, from file: Int32) -> LocalHandoff.Reply {
@@ -158,18 +216,8 @@ struct TusEndpoint: Sendable {
         guard request.offset == record.offset else { return refuse(409, "offset \(request.offset) does not match the upload's offset \(record.offset)") }
         guard let length = record.length else { return refuse(400, "an upload of deferred length takes its bytes over HTTP") }
         guard request.length <= length - record.offset else { return refuse(413, "the bytes go past Upload-Length") }
-        var info = stat()
-        guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return refuse(400, "the descriptor is not a regular file") }
-        guard Int64(info.st_size) >= request.offset + request.length else { return refuse(400, "the file is shorter than the bytes asked for") }
-        if space.isShort(forBody: String(request.length)) { return refuse(507, DiskSpace.fullMessage) }
-        guard let claim = store.claim(request.id) else { return refuse(423, "another request is writing this upload") }
-        guard let sink = TusBodySink(store: store, record: record, claim: claim, checksum: .none, onFinished: onFinished) else {
-            return refuse(500, "the upload could not be opened")
-        }
-        let copied = sink.copy(from: file, offset: request.offset, length: request.length)
-        sink.close(complete: copied == request.length, trailers: HTTPHeaders())
-        guard sink.outcome == .stored else { return refuse(500, "the upload could not be stored") }
-        return .stored(offset: sink.current.offset)
+        if let refusal = unreadable(file, through: request.offset + request.length) { return refusal }
+        return fill(record, from: file, length: request.length)
     }
 
     /// How the body's checksum arrives (`nil`: a malformed `Upload-Checksum` header).

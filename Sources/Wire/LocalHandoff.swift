@@ -1,6 +1,6 @@
 /// The same-machine handoff: a local engine offers a Unix socket in its tus `OPTIONS` answer, and
 /// a client on the same machine sends it each file as an open descriptor instead of its bytes.
-/// The upload is created over HTTP as always; only the PATCH's body takes the shortcut. Messages
+/// An upload is created with its bytes (`Create`), or continued (`Append`) after one begun over HTTP. Messages
 /// are lines of text on a `SOCK_SEQPACKET` socket (see docs/engine.md, "Uploads from this machine").
 public enum LocalHandoff {
     /// The `OPTIONS` header that offers it: `<absolute socket path>; token=<hex>`.
@@ -66,10 +66,40 @@ public enum LocalHandoff {
         public var message: String { "append \(id) \(offset) \(length)" }
     }
 
-    /// The engine's answer to an `Append`.
+    /// "Create an upload of `length` bytes with `metadata`, all of them from the descriptor that
+    /// comes along": a creation-with-upload of the whole file.
+    public struct Create: Sendable, Equatable {
+        /// The upload's length, and the bytes the file gives from its start.
+        public var length: Int64
+        /// `Upload-Metadata` pairs.
+        public var metadata: [String: String]
+
+        /// Creates a request.
+        public init(length: Int64, metadata: [String: String]) {
+            self.length = length
+            self.metadata = metadata
+        }
+
+        /// Reads `create <length> <Upload-Metadata value>` (the value may be empty); `nil` when
+        /// malformed, the metadata included.
+        public init?(message: String) {
+            let parts = message.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count == 3, parts[0] == "create", let length = TusProtocol.parseCount(String(parts[1])),
+                  let metadata = TusProtocol.parseMetadata(parts[2].isEmpty ? nil : String(parts[2])) else { return nil }
+            self.init(length: length, metadata: metadata)
+        }
+
+        /// The message.
+        public var message: String { "create \(length) \(TusProtocol.encodeMetadata(metadata))" }
+    }
+
+    /// The engine's answer to an `Append` or a `Create`.
     public enum Reply: Sendable, Equatable {
         /// The bytes are stored: the upload's offset now.
         case stored(offset: Int64)
+        /// The upload is made, at `location` (its URL's path, as a `Location` header gives it),
+        /// holding `offset` bytes.
+        case created(location: String, offset: Int64)
         /// Refused, with the HTTP status a PATCH would have had and why.
         case refused(status: Int, message: String)
 
@@ -78,6 +108,8 @@ public enum LocalHandoff {
             let parts = message.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
             if parts.count == 2, parts[0] == "ok", let offset = TusProtocol.parseCount(String(parts[1])) {
                 self = .stored(offset: offset)
+            } else if parts.count == 3, parts[0] == "created", parts[1].hasPrefix("/"), let offset = TusProtocol.parseCount(String(parts[2])) {
+                self = .created(location: String(parts[1]), offset: offset)
             } else if parts.count == 3, parts[0] == "error", let status = Int(parts[1]), (400..<600).contains(status) {
                 self = .refused(status: status, message: String(parts[2]))
             } else {
@@ -89,6 +121,7 @@ public enum LocalHandoff {
         public var message: String {
             switch self {
             case .stored(let offset): "ok \(offset)"
+            case .created(let location, let offset): "created \(location) \(offset)"
             case .refused(let status, let message): "error \(status) \(message)"
             }
         }

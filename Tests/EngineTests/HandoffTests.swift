@@ -63,6 +63,55 @@ final class HandoffTests: XCTestCase {
         XCTAssertFalse(server.requests.contains { $0.hasPrefix("PATCH") }, "\(server.requests)")
     }
 
+    func testAnUploadIsCreatedWithItsFileInOneMessage() async throws {
+        let server = try EngineTestServer(trustProxy: false)
+        defer { server.stop() }
+        let offered = try await offer(server)
+        let offer = try XCTUnwrap(offered)
+        let folder = try TemporaryDirectory(prefix: "handoff")
+        defer { folder.remove() }
+        let bytes = Data((0..<500_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        _ = try folder.write("photo.png", data: bytes)
+        _ = try folder.write("empty.bin", "")
+        let file = open(folder.path + "/photo.png", O_RDONLY), empty = open(folder.path + "/empty.bin", O_RDONLY)
+        defer { close(file); close(empty) }
+        let socket = try connect(offer)
+        let reply = send(socket, LocalHandoff.Create(length: 500_000, metadata: ["filename": "photo.png", "filetype": "image/png"]).message, file: file)
+        guard case .created(let location, let offset)? = reply else { return XCTFail("\(String(describing: reply))") }
+        XCTAssertEqual(offset, 500_000)
+        XCTAssertTrue(location.hasPrefix("/resumable/files/"), location)
+        let url = "http://127.0.0.1:\(server.port)" + location
+        XCTAssertEqual(try server.storedBytes(of: url), bytes)
+        let head = try await http.send(HTTPRequest(method: "HEAD", url: url, headers: tus))
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.headers["Upload-Length"], "500000")
+        XCTAssertEqual(head.headers["Upload-Metadata"].flatMap(TusProtocol.parseMetadata), ["filename": "photo.png", "filetype": "image/png"])
+        guard case .created(_, 0)? = send(socket, "create 0 ", file: empty) else { return XCTFail("an empty file makes a finished upload") }
+        // A creation is refused as its POST would be: too large, bad metadata, a file shorter than said.
+        func status(_ message: String) -> Int? {
+            if case .refused(let status, _)? = send(socket, message, file: file) { return status }
+            return nil
+        }
+        XCTAssertEqual(status("create 99999999999999999 "), 413)
+        XCTAssertEqual(status("create 10 filename !!notbase64"), 400)
+        XCTAssertEqual(status("create 600000 "), 400, "the file has 500,000 bytes")
+        XCTAssertEqual(server.createdUploads(), 2)
+    }
+
+    func testAnEngineWithAnAuthKeyTakesCreationsOnlyForItsAssemblies() async throws {
+        let server = try EngineTestServer(credentials: ("key", "secret-0123456789"), trustProxy: false)
+        defer { server.stop() }
+        let offered = try await offer(server)
+        let socket = try connect(try XCTUnwrap(offered))
+        let folder = try TemporaryDirectory(prefix: "handoff")
+        defer { folder.remove() }
+        _ = try folder.write("a.bin", "abc")
+        let file = open(folder.path + "/a.bin", O_RDONLY)
+        defer { close(file) }
+        XCTAssertEqual(send(socket, "create 3 filename YS5iaW4=", file: file).map { if case .refused(403, _) = $0 { true } else { false } }, true)
+        XCTAssertEqual(server.createdUploads(), 0)
+    }
+
     func testRefusalsSayWhyAsAPatchWould() async throws {
         let server = try EngineTestServer(trustProxy: false)
         defer { server.stop() }

@@ -7,15 +7,21 @@ public final class ServerProcess: @unchecked Sendable {
     public let port: Int
     private let process: Process
 
-    /// Starts `executable` with `arguments` and waits (up to `timeout`) for its `PORT` line.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30) throws {
+    /// Starts `executable` with `arguments` and waits (up to `timeout`) for its `PORT` line; its
+    /// standard error goes to the file `errors` when given (a server's request log), else to the test's.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30, errors: String? = nil) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.standardError
+        if let errors {
+            _ = FileManager.default.createFile(atPath: errors, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: errors) ?? FileHandle.standardError
+        } else {
+            process.standardError = FileHandle.standardError
+        }
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // Read on another thread, so a server that prints nothing cannot block past the deadline.

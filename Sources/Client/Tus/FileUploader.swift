@@ -73,6 +73,16 @@ struct FileUploader: Sendable {
                     }
                     return .offsetKnown(status.offset)
                 }
+            case .create where handsOver:
+                // Made with the whole file handed over: one message instead of a request.
+                event = try await Self.outcome {
+                    guard let created = try await handoff?.create(at: client.endpoint, path: file.path, length: file.size, metadata: metadata) else {
+                        let made = try await client.create(length: file.size, metadata: metadata)  // over HTTP from here on
+                        lastExpiry = made.status.expires
+                        return .created(url: made.url, offset: made.status.offset)
+                    }
+                    return .created(url: created.url, offset: created.offset)
+                }
             case .create:
                 let known = machine.trustsKnownDigest ? knownHeader : nil
                 event = try await Self.outcome {

@@ -23,41 +23,72 @@ final class HandoffClient: Sendable {
     /// Whether appends still go this way.
     var isUsable: Bool { !broken.load(ordering: .relaxed) }
 
-    /// Appends `length` bytes of the file at `path` from `offset` to the upload at `url`. `nil`
-    /// when the handoff cannot be used (the caller sends the bytes over HTTP); a refusal is the
-    /// error a PATCH would have had.
-    func append(to url: String, path: String, offset: Int64, length: Int64) async throws(TusError) -> Int64? {
-        guard isUsable, let id = url.split(separator: "/").last.map(String.init) else { return nil }
-        let request = LocalHandoff.Append(id: id, offset: offset, length: length)
-        // Blocking calls, on a thread of their own rather than one of the tasks' threads.
-        let reply: LocalHandoff.Reply? = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: self.send(request, path: path)) }
-        }
-        switch reply {
-        case nil:
+    /// Creates an upload of the whole file at `path` (`length` bytes) with `metadata` below
+    /// `endpoint`, its bytes handed over: its URL and the bytes the engine holds. `nil` when the
+    /// handoff cannot be used; a refusal is the error a creating POST would have had.
+    func create(at endpoint: String, path: String, length: Int64, metadata: [String: String]) async throws(TusError) -> (url: String, offset: Int64)? {
+        let request = LocalHandoff.Create(length: length, metadata: metadata)
+        switch try await exchange(request.message, path: path, length: length, method: "POST", url: endpoint) {
+        case .created(let location, let offset)?:
+            // As a Location is taken: on the endpoint's own server, ending in an upload id.
+            guard let url = TusProtocol.resolve(location: location, against: endpoint), url.hasPrefix(Self.origin(of: endpoint)),
+                  let id = url.split(separator: "/").last, AssemblyID.isValid(String(id)) else { fallthrough }
+            return (url, offset)
+        default:
             broken.store(true, ordering: .relaxed)
             return nil
-        case .stored(let stored)?:
-            return stored
-        case .refused(let status, let message)?:
-            throw TusError(TusError.kind(status: status, method: "PATCH"), request: "PATCH \(url) (handed over as a file)", status: status, detail: message)
         }
+    }
+
+    /// Appends `length` bytes of the file at `path` from `offset` to the upload at `url`: the
+    /// upload's offset after. `nil` when the handoff cannot be used (the caller sends the bytes
+    /// over HTTP); a refusal is the error a PATCH would have had.
+    func append(to url: String, path: String, offset: Int64, length: Int64) async throws(TusError) -> Int64? {
+        guard let id = url.split(separator: "/").last.map(String.init) else { return nil }
+        let request = LocalHandoff.Append(id: id, offset: offset, length: length)
+        switch try await exchange(request.message, path: path, length: length, method: "PATCH", url: url) {
+        case .stored(let stored)?: return stored
+        default:
+            broken.store(true, ordering: .relaxed)
+            return nil
+        }
+    }
+
+    /// Sends `message` with the file at `path`: the engine's reply, `nil` when it could not be had.
+    /// A refusal is thrown as the error a `method` request to `url` would have had.
+    private func exchange(_ message: String, path: String, length: Int64, method: String, url: String) async throws(TusError) -> LocalHandoff.Reply? {
+        guard isUsable else { return nil }
+        // Blocking calls, on a thread of their own rather than one of the tasks' threads.
+        let reply: LocalHandoff.Reply? = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.send(message, path: path, length: length)) }
+        }
+        if case .refused(let status, let detail)? = reply {
+            throw TusError(TusError.kind(status: status, method: method), request: "\(method) \(url) (handed over as a file)", status: status, detail: detail)
+        }
+        return reply
     }
 
     /// One request on a greeted connection; `nil` when the socket cannot be reached or answers
     /// out of turn.
-    private func send(_ request: LocalHandoff.Append, path: String) -> LocalHandoff.Reply? {
+    private func send(_ message: String, path: String, length: Int64) -> LocalHandoff.Reply? {
         let file = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard file >= 0 else { return nil }
         defer { close(file) }
         guard let connection = idle.withLock({ $0.popLast() }) ?? greeted() else { return nil }
         // The engine answers after copying: allow for a slow disk, a second per 50 MB beyond a minute.
-        let waiting = Duration.seconds(60 + request.length / 50_000_000)
-        guard connection.send(request.message, file: file), let (message, extra) = connection.receive(waiting: waiting) else { return nil }
+        let waiting = Duration.seconds(60 + length / 50_000_000)
+        guard connection.send(message, file: file), let (text, extra) = connection.receive(waiting: waiting) else { return nil }
         if extra >= 0 { close(extra) }
-        guard let reply = LocalHandoff.Reply(message: message) else { return nil }
+        guard let reply = LocalHandoff.Reply(message: text) else { return nil }
         idle.withLock { $0.append(connection) }
         return reply
+    }
+
+    /// `scheme://host:port/` of `url`.
+    private static func origin(of url: String) -> String {
+        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host else { return url }
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return "\(scheme)://\(shown)\(components.port.map { ":\($0)" } ?? "")/"
     }
 
     /// A new connection whose greeting carries the offer's token.

@@ -33,6 +33,7 @@ final class HandoffUploadTests: XCTestCase {
             XCTAssertEqual(try server.storedBytes(of: result.url), file.data)
         }
         XCTAssertEqual(patches(server), 0, "no byte went over HTTP: \(server.requests)")
+        XCTAssertFalse(server.requests.contains { $0.hasPrefix("POST /resumable") }, "each made in one message: \(server.requests)")
     }
 
     func testBytesGoOverHTTPWhenTheHandoffIsOffOrAChecksumIsAskedFor() async throws {
