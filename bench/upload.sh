@@ -10,6 +10,8 @@
 #   RUNS=3            runs per command (best time, largest peak memory)
 #   SERVER=litestar   the tus server: litestar (litestar-tus, Python) or engine
 #                     (`pipeline serve`, which keeps up with the fastest client)
+#   HANDOFF=0         with SERVER=engine, 1 lets pipeline upload hand files to
+#                     the engine as open descriptors (docs/engine.md)
 #   BENCH_DIR=/tmp    where the temporary data folder is made
 #   PIPELINE_BIN=...  binary to test; when unset, `swift build -c release`
 #                     runs and .build/release/pipeline is used
@@ -117,9 +119,13 @@ PY
 echo
 if [[ ${SERVER:-litestar} == engine ]]; then
     # The engine of `pipeline serve`: a server fast enough that the clients, not it, set the pace.
+    # Without the same-machine handoff, which would let pipeline upload skip the wire that curl
+    # and tuspy are measured on (HANDOFF=1 measures it instead).
     echo "== starting pipeline serve on 127.0.0.1"
     store=$work/engine/uploads
-    "$bin" serve --port 0 --data-dir "$work/engine" --quiet >"$work/server.out" 2>"$work/server.err" &
+    handoff=(--no-handoff)
+    [[ ${HANDOFF:-0} == 1 ]] && handoff=()
+    "$bin" serve --port 0 --data-dir "$work/engine" --quiet "${handoff[@]}" >"$work/server.out" 2>"$work/server.err" &
     port_pattern='s/^pipeline serve: listening on http:\/\/127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p'
     tus_path=/resumable/files/
 else

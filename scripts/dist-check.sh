@@ -256,8 +256,12 @@ check_serve() {
         return
     fi
     pass "$label: pipeline serve listens ($url)"
+    check "$label: pipeline upload hands a file to serve on this machine" in_root "$root" \
+        "$pipeline upload upload.bin --endpoint $url --state-dir /home/check/handed --json > handed.json; grep -q '\"size\": 1048577' handed.json"
+    check "$label: ...as an open file: no request carried its bytes" bash -c \
+        "! grep -E '^(PATCH|POST) /resumable/files/' '$root/home/check/serve.log'"
     check "$label: pipeline upload sends a file to serve over tus" in_root "$root" \
-        "$pipeline upload upload.bin --endpoint $url --chunk-size 256KiB --state-dir /home/check/uploads --json > upload.json; cat upload.json"
+        "$pipeline upload upload.bin --endpoint $url --chunk-size 256KiB --no-handoff --state-dir /home/check/uploads --json > upload.json; cat upload.json"
     upload="$(sed -n 's/.*"url": "\(.*\)".*/\1/p' "$root/home/check/upload.json" 2>/dev/null)"
     check "$label: serve holds the whole upload (HEAD Upload-Offset, the same bytes)" \
         bash -s "$upload" "$root/home/check" <<'EOF'

@@ -53,6 +53,15 @@ public final class MessageSocket: Sendable {
         return accepted >= 0 ? MessageSocket(descriptor: accepted) : nil
     }
 
+    /// The user id of the process at the other end; `nil` when the kernel does not say.
+    public var peerUserID: uid_t? {
+        var uid: uid_t = 0
+        return pipeline_peer_uid(descriptor, &uid) == 0 ? uid : nil
+    }
+
+    /// Whether the other end has closed its side (a client killed mid-request), without waiting.
+    public var peerIsGone: Bool { pipeline_peer_gone(descriptor) != 0 }
+
     /// Ends every wait on the socket (an `accept` returns `nil`, a `receive` the close).
     public func shutDown() {
         Glibc.shutdown(descriptor, Int32(SHUT_RDWR))

@@ -13,6 +13,9 @@ public enum SystemCall {
         }
     }
 
+    /// Whether `descriptor` was opened for reading (not write-only, not `O_PATH`).
+    public static func isOpenForReading(_ descriptor: Int32) -> Bool { pipeline_open_for_reading(descriptor) != 0 }
+
     /// Copies up to `count` bytes from `source` at `sourceOffset` to `target` at `targetOffset` in
     /// the kernel (`copy_file_range`): the count copied, 0 at the end of `source`, or the `errno`
     /// (`EXDEV`, `EINVAL`: files this cannot copy between; read and write instead).

@@ -1,8 +1,10 @@
 #define _GNU_SOURCE
 #include "CLinux.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <poll.h>
 #include <unistd.h>
 
 ssize_t pipeline_send_with_descriptor(int socket, const void *bytes, size_t length, int descriptor) {
@@ -61,4 +63,22 @@ ssize_t pipeline_copy_file_range(int in, off_t *in_offset, int out, off_t *out_o
     ssize_t copied;
     do { copied = copy_file_range(in, in_offset, out, out_offset, length, 0); } while (copied < 0 && errno == EINTR);
     return copied;
+}
+
+int pipeline_peer_uid(int socket, uid_t *uid) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0 || length != sizeof credentials) return -1;
+    *uid = credentials.uid;
+    return 0;
+}
+
+int pipeline_peer_gone(int socket) {
+    struct pollfd watched = {.fd = socket, .events = POLLRDHUP};
+    return poll(&watched, 1, 0) > 0 && (watched.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+int pipeline_open_for_reading(int descriptor) {
+    int flags = fcntl(descriptor, F_GETFL);
+    return flags >= 0 && (flags & O_PATH) == 0 && (flags & O_ACCMODE) != O_WRONLY;
 }

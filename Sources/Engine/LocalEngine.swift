@@ -63,6 +63,9 @@ public final class LocalEngine: Sendable {
     private let lock: DataFolderLock
     private let handoff: HandoffServer?
 
+    /// The socket of the same-machine handoff, when it is offered.
+    public var handoffSocket: String? { handoff?.offer.path }
+
     /// The port the engine listens on.
     public var port: UInt16 { server.port }
 
@@ -90,7 +93,7 @@ public final class LocalEngine: Sendable {
         // and a remote server's offer is never taken (the client checks the endpoint is loopback too).
         let loopback = settings.host == "127.0.0.1" || settings.host == "::1" || settings.host == "localhost"
         let proxied = settings.origin?.fixed != nil || settings.origin?.trustProxy == true
-        handoff = configuration.handoff && loopback && !proxied && settings.tls == nil ? HandoffServer(folder: data, tus: tus) : nil
+        handoff = configuration.handoff && loopback && !proxied && settings.tls == nil ? HandoffServer(folder: data, tus: tus, log: log) : nil
         tus.handoff = handoff?.offer
         let auth = try configuration.credentials.map { AssemblyAuth(key: $0.key, secret: $0.secret, ledger: try SignatureLedger(path: data + "/signatures.log")) }
         let templateStore = try TemplateStore(directory: data + "/templates")

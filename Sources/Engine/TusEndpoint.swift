@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Foundation
 import HTTPServer
@@ -165,7 +166,7 @@ struct TusEndpoint: Sendable {
 
     /// The same-machine handoff's creation-with-upload: an upload of `request.length` bytes, all
     /// of them from the open file `file`, made as a creating POST carrying them would make it.
-    func create(_ request: LocalHandoff.Create, from file: Int32) -> LocalHandoff.Reply {
+    func create(_ request: LocalHandoff.Create, from file: Int32, stop: () -> Bool) -> LocalHandoff.Reply {
         let record: TusUploadRecord
         switch newRecord(length: request.length, metadata: request.metadata) {
         case .success(let made): record = made
@@ -178,9 +179,11 @@ struct TusEndpoint: Sendable {
             onFinished(record)
             return .created(location: basePath + record.id, offset: 0)
         }
-        switch fill(record, from: file, length: request.length) {
+        switch fill(record, from: file, length: request.length, stop: stop) {
         case .stored(let offset): return .created(location: basePath + record.id, offset: offset)
-        case let other: return other
+        case let other:
+            store.delete(record.id)  // not made after all: nothing is left for no one to finish
+            return other
         }
     }
 
@@ -188,27 +191,32 @@ struct TusEndpoint: Sendable {
     private func unreadable(_ file: Int32, through end: Int64) -> LocalHandoff.Reply? {
         var info = stat()
         guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return .refused(status: 400, message: "the descriptor is not a regular file") }
+        guard SystemCall.isOpenForReading(file) else { return .refused(status: 400, message: "the descriptor is not open for reading") }
         guard Int64(info.st_size) >= end else { return .refused(status: 400, message: "the file is shorter than the bytes asked for") }
         return nil
     }
 
     /// Copies `length` bytes of `file` from the upload's offset into the upload, as a body of
-    /// those bytes without a checksum would be written.
-    private func fill(_ record: TusUploadRecord, from file: Int32, length: Int64) -> LocalHandoff.Reply {
+    /// those bytes without a checksum would be written; what arrived before a failure is kept, as
+    /// of a body cut short, and the failure answered 500.
+    private func fill(_ record: TusUploadRecord, from file: Int32, length: Int64, stop: () -> Bool) -> LocalHandoff.Reply {
         if space.isShort(forBody: String(length)) { return .refused(status: 507, message: DiskSpace.fullMessage) }
         guard let claim = store.claim(record.id) else { return .refused(status: 423, message: "another request is writing this upload") }
         guard let sink = TusBodySink(store: store, record: record, claim: claim, checksum: .none, onFinished: onFinished) else {
             return .refused(status: 500, message: "the upload could not be opened")
         }
-        let copied = sink.copy(from: file, offset: record.offset, length: length)
+        let copied = sink.copy(from: file, offset: record.offset, length: length, stop: stop)
         sink.close(complete: copied == length, trailers: HTTPHeaders())
         guard sink.outcome == .stored else { return .refused(status: 500, message: "the upload could not be stored") }
+        guard copied == length else {
+            return .refused(status: 500, message: "only \(copied) of \(length) bytes could be stored (the disk is full, or refused the file's size)")
+        }
         return .stored(offset: sink.current.offset)
     }
 
     /// The same-machine handoff's PATCH: `request.length` bytes of the open file `file`, from
     /// `request.offset`, appended to the upload as a body of those bytes without a checksum would be.
-    func append(_ request: LocalHandoff.Append, from file: Int32) -> LocalHandoff.Reply {
+    func append(_ request: LocalHandoff.Append, from file: Int32, stop: () -> Bool) -> LocalHandoff.Reply {
         func refuse(_ status: Int, _ message: String) -> LocalHandoff.Reply { .refused(status: status, message: message) }
         guard UploadStore.isValidID(request.id) else { return refuse(404, "no such upload") }
         guard store.release(request.id) else { return refuse(423, "another request is writing this upload and did not let go; try again") }
@@ -217,7 +225,7 @@ struct TusEndpoint: Sendable {
         guard let length = record.length else { return refuse(400, "an upload of deferred length takes its bytes over HTTP") }
         guard request.length <= length - record.offset else { return refuse(413, "the bytes go past Upload-Length") }
         if let refusal = unreadable(file, through: request.offset + request.length) { return refusal }
-        return fill(record, from: file, length: request.length)
+        return fill(record, from: file, length: request.length, stop: stop)
     }
 
     /// How the body's checksum arrives (`nil`: a malformed `Upload-Checksum` header).

@@ -134,6 +134,10 @@ final class HandoffTests: XCTestCase {
         XCTAssertEqual(status("append \(id) 3 7", file), 409, "the upload is at 0")
         XCTAssertEqual(status("append \(id) 0 11", file), 413, "past Upload-Length")
         XCTAssertEqual(status("append \(id) 0 10", fifo), 400, "not a regular file")
+        let writeOnly = open(folder.path + "/ten.bin", O_WRONLY), pathOnly = open(folder.path + "/ten.bin", O_RDONLY | 0o10000000)  // O_PATH
+        defer { close(writeOnly); close(pathOnly) }
+        XCTAssertEqual(status("append \(id) 0 10", writeOnly), 400, "not open for reading")
+        XCTAssertEqual(status("append \(id) 0 10", pathOnly), 400, "not open for reading")
         XCTAssertEqual(status("append \(id) 0 10", -1), 400, "no descriptor came along")
         XCTAssertEqual(status("append 00000000000000000000000000000000 0 10", file), 404)
         XCTAssertEqual(status("append ../uploads/x 0 10", file), 404)

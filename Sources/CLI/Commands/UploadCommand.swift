@@ -28,6 +28,7 @@ struct UploadCommand: Command {
                   choices: ["auto", "off", "crc32", "sha256", "sha1", "md5"]),
             .init(name: "retry-delays", valueName: "LIST", help: "Waits before retries, such as 0s,1s,3s,5s (the default)."),
             .init(name: "state-dir", valueName: "DIR", help: "Where upload URLs are kept for resuming (default .pipeline/uploads)."),
+            .init(name: "no-handoff", help: "Send every byte over HTTP, even to a pipeline serve on this machine that offers to take the files as open descriptors."),
             .init(name: "json", help: "Print the results as JSON."),
             .init(name: "quiet", help: "Do not show progress."),
             CommandSpec.caCertOption,
@@ -62,6 +63,7 @@ struct UploadCommand: Command {
         self.metadata = metadata
         var options = UploadOptions(stateDirectory: arguments.value("state-dir") ?? Workspace.here.uploadsDirectory)
         options.remembersFinished = true
+        options.handoff = !arguments.flag("no-handoff")
         options.chunkSize = try arguments.size("chunk-size", minimum: UploadSettings.smallestChunk)
         options.parallel = try arguments.integer("parallel", in: OptionLimits.parallel, default: options.parallel)
         if let text = arguments.value("checksum") {

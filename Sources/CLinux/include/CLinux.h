@@ -25,4 +25,13 @@ int pipeline_accept(int socket);
 /* copy_file_range(2): `length` bytes from `in` at `*in_offset` to `out` at `*out_offset`, in the
    kernel; both offsets move on. The count copied, 0 at the end of `in`, -1 with errno. */
 ssize_t pipeline_copy_file_range(int in, off_t *in_offset, int out, off_t *out_offset, size_t length);
+
+/* The user id of the process at the other end of a connected Unix socket (SO_PEERCRED); -1 on failure. */
+int pipeline_peer_uid(int socket, uid_t *uid);
+
+/* Whether the peer of a connected socket has closed or shut down its end (POLLRDHUP), without waiting. */
+int pipeline_peer_gone(int socket);
+
+/* Whether `descriptor` was opened for reading (not write-only, not O_PATH). */
+int pipeline_open_for_reading(int descriptor);
 #endif

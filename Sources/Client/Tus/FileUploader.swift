@@ -73,8 +73,9 @@ struct FileUploader: Sendable {
                     }
                     return .offsetKnown(status.offset)
                 }
-            case .create where handsOver:
-                // Made with the whole file handed over: one message instead of a request.
+            case .create where handsOver && file.size <= options.creationWithUploadLimit:
+                // Made with the whole file handed over: one message instead of a request. A larger
+                // file is created over HTTP first, so its resume record is kept while it is copied.
                 event = try await Self.outcome {
                     guard let created = try await handoff?.create(at: client.endpoint, path: file.path, length: file.size, metadata: metadata) else {
                         let made = try await client.create(length: file.size, metadata: metadata)  // over HTTP from here on
@@ -122,10 +123,10 @@ struct FileUploader: Sendable {
             let (next, record) = machine.handle(event)
             switch record {
             case .save(let url):
-                // A file that went whole in the creating POST has nothing left to resume, and one
-                // handed over on this machine is copied whole at once (made again if cut short).
+                // A file that went whole in the creating POST has nothing left to resume, nor has
+                // a small one handed over on this machine (made again if cut short).
                 if case .finish = next, !options.remembersFinished { break }
-                if handsOver, !options.remembersFinished { break }
+                if handsOver, file.size <= options.creationWithUploadLimit, !options.remembersFinished { break }
                 // Without the record a later run cannot resume, and starts the file again: no failure of this one.
                 try? store?.save(.init(uploadURL: url, endpoint: client.endpoint, path: file.path, size: file.size, expires: lastExpiry), for: key)
             case .forget:

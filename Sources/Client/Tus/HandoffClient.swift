@@ -30,14 +30,25 @@ final class HandoffClient: Sendable {
         let request = LocalHandoff.Create(length: length, metadata: metadata)
         switch try await exchange(request.message, path: path, length: length, method: "POST", url: endpoint) {
         case .created(let location, let offset)?:
-            // As a Location is taken: on the endpoint's own server, ending in an upload id.
-            guard let url = TusProtocol.resolve(location: location, against: endpoint), url.hasPrefix(Self.origin(of: endpoint)),
-                  let id = url.split(separator: "/").last, AssemblyID.isValid(String(id)) else { fallthrough }
+            guard let url = Self.uploadURL(location, on: endpoint) else { break }
+            // The whole file or a failure: an engine claiming anything else is not believed.
+            guard offset == length else {
+                throw TusError(.serverError, request: "POST \(endpoint) (handed over as a file)", detail: "the engine holds \(offset) of the file's \(length) bytes")
+            }
             return (url, offset)
         default:
-            broken.store(true, ordering: .relaxed)
-            return nil
+            break
         }
+        broken.store(true, ordering: .relaxed)
+        return nil
+    }
+
+    /// `location` taken as a `Location` header is: on the endpoint's own server, ending in an
+    /// upload id; `nil` for anything else.
+    private static func uploadURL(_ location: String, on endpoint: String) -> String? {
+        guard let url = TusProtocol.resolve(location: location, against: endpoint), url.hasPrefix(origin(of: endpoint)),
+              let id = url.split(separator: "/").last, AssemblyID.isValid(String(id)) else { return nil }
+        return url
     }
 
     /// Appends `length` bytes of the file at `path` from `offset` to the upload at `url`: the
@@ -47,7 +58,12 @@ final class HandoffClient: Sendable {
         guard let id = url.split(separator: "/").last.map(String.init) else { return nil }
         let request = LocalHandoff.Append(id: id, offset: offset, length: length)
         switch try await exchange(request.message, path: path, length: length, method: "PATCH", url: url) {
-        case .stored(let stored)?: return stored
+        case .stored(let stored)?:
+            // All the bytes handed over or a failure: no progress, or more than sent, is not believed.
+            guard stored == offset + length else {
+                throw TusError(.serverError, request: "PATCH \(url) (handed over as a file)", detail: "the engine holds \(stored) bytes after \(length) more from \(offset)")
+            }
+            return stored
         default:
             broken.store(true, ordering: .relaxed)
             return nil
@@ -74,10 +90,17 @@ final class HandoffClient: Sendable {
         let file = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard file >= 0 else { return nil }
         defer { close(file) }
-        guard let connection = idle.withLock({ $0.popLast() }) ?? greeted() else { return nil }
-        // The engine answers after copying: allow for a slow disk, a second per 50 MB beyond a minute.
-        let waiting = Duration.seconds(60 + length / 50_000_000)
-        guard connection.send(message, file: file), let (text, extra) = connection.receive(waiting: waiting) else { return nil }
+        // A kept connection the engine closed meanwhile (after a minute of silence) refuses the
+        // send, and nothing was asked: a new one is made for it.
+        var connection = idle.withLock { $0.popLast() }
+        if let kept = connection, !kept.send(message, file: file) { connection = nil }
+        if connection == nil {
+            guard let fresh = greeted(), fresh.send(message, file: file) else { return nil }
+            connection = fresh
+        }
+        // The engine answers after copying: allow for a slow disk, a second per 10 MB beyond a minute.
+        let waiting = Duration.seconds(60 + length / 10_000_000)
+        guard let connection, let (text, extra) = connection.receive(waiting: waiting) else { return nil }
         if extra >= 0 { close(extra) }
         guard let reply = LocalHandoff.Reply(message: text) else { return nil }
         idle.withLock { $0.append(connection) }
@@ -91,9 +114,10 @@ final class HandoffClient: Sendable {
         return "\(scheme)://\(shown)\(components.port.map { ":\($0)" } ?? "")/"
     }
 
-    /// A new connection whose greeting carries the offer's token.
+    /// A new connection to a process of this user whose greeting carries the offer's token (any
+    /// local user can read the token in `OPTIONS`, and no other user's program is handed a file).
     private func greeted() -> MessageSocket? {
-        guard let connection = MessageSocket.connect(offer.path),
+        guard let connection = MessageSocket.connect(offer.path), connection.peerUserID == getuid(),
               let (greeting, extra) = connection.receive(waiting: .seconds(5)) else { return nil }
         if extra >= 0 { close(extra) }
         return greeting == offer.greeting ? connection : nil

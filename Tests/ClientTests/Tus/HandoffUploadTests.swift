@@ -11,14 +11,19 @@ import XCTest
 /// Uploads to a local engine that offers the same-machine handoff: files go as open descriptors,
 /// and whatever goes wrong with the socket, their bytes go over HTTP instead.
 final class HandoffUploadTests: XCTestCase {
-    private func upload(_ paths: [String], to server: EngineTestServer, fixture: UploadFixture, configure: (inout UploadOptions) -> Void = { _ in })
-        async throws -> [UploadResult] {
+    private func outcomes(_ paths: [String], to server: EngineTestServer, fixture: UploadFixture, configure: (inout UploadOptions) -> Void = { _ in })
+        async throws -> [Result<UploadResult, any Error>] {
         var options = UploadOptions(retryDelays: [.zero, .milliseconds(50)], parallel: 4, stateDirectory: fixture.state.path)
         // Bytes that go over HTTP go in a PATCH, which the engine's log shows.
         options.creationWithUploadLimit = 0
         configure(&options)
         let uploader = TusUploader(endpoint: server.endpoint, options: options, http: fixture.http)
-        return try await uploader.upload(paths.map { UploadFile(path: $0, metadata: ["filename": "f.bin"]) }) { _ in }.map { try $0.get() }
+        return try await uploader.upload(paths.map { UploadFile(path: $0, metadata: ["filename": "f.bin"]) }) { _ in }
+    }
+
+    private func upload(_ paths: [String], to server: EngineTestServer, fixture: UploadFixture, configure: (inout UploadOptions) -> Void = { _ in })
+        async throws -> [UploadResult] {
+        try await outcomes(paths, to: server, fixture: fixture, configure: configure).map { try $0.get() }
     }
 
     private func patches(_ server: EngineTestServer) -> Int { server.requests.filter { $0.hasPrefix("PATCH") }.count }
@@ -27,13 +32,16 @@ final class HandoffUploadTests: XCTestCase {
         let server = try EngineTestServer(trustProxy: false)
         defer { server.stop() }
         let fixture = try UploadFixture()
-        let files = try [fixture.file("a.bin", size: 3_000_000), fixture.file("b.bin", size: 70_000), fixture.file("empty.bin", size: 0)]
-        let results = try await upload(files.map(\.path), to: server, fixture: fixture)
+        let files = try [fixture.file("a.bin", size: 3_000_000), fixture.file("b.bin", size: 70_000), fixture.file("empty.bin", size: 0),
+                         fixture.file("large.bin", size: 6_000_000)]
+        let results = try await upload(files.map(\.path), to: server, fixture: fixture) { $0.creationWithUploadLimit = 4 << 20 }
         for (result, file) in zip(results, files) {
             XCTAssertEqual(try server.storedBytes(of: result.url), file.data)
         }
         XCTAssertEqual(patches(server), 0, "no byte went over HTTP: \(server.requests)")
-        XCTAssertFalse(server.requests.contains { $0.hasPrefix("POST /resumable") }, "each made in one message: \(server.requests)")
+        // The small ones are each made in one message; the large one over HTTP first, so that its
+        // resume record is kept while its bytes are copied.
+        XCTAssertEqual(server.requests.filter { $0.hasPrefix("POST /resumable") }.count, 1, "\(server.requests)")
     }
 
     func testBytesGoOverHTTPWhenTheHandoffIsOffOrAChecksumIsAskedFor() async throws {
@@ -84,6 +92,32 @@ final class HandoffUploadTests: XCTestCase {
         XCTAssertEqual(try server.storedBytes(of: results[0].url), file.data)
         XCTAssertEqual(handed.load(ordering: .relaxed), 0, "no descriptor went to a socket that did not greet with the token")
         XCTAssertEqual(patches(server), 1)
+    }
+
+    func testAnEngineClaimingBytesItWasNotSentIsNotBelieved() async throws {
+        let server = try EngineTestServer(trustProxy: false)
+        defer { server.stop() }
+        // A socket that greets with the right token, then says it holds more than it was sent.
+        let offered = try await HTTPClient().send(HTTPRequest(method: "OPTIONS", url: server.endpoint, headers: [("Tus-Resumable", "1.0.0")]))
+        let offer = try XCTUnwrap(LocalHandoff.Offer(header: offered.headers[LocalHandoff.header]))
+        XCTAssertEqual(unlink(offer.path), 0)
+        let liar = try MessageSocket.listen(offer.path)
+        Thread {
+            while let connection = liar.accept() {
+                connection.send(offer.greeting)
+                while let (message, file) = connection.receive(waiting: .seconds(2)) {
+                    if file >= 0 { close(file) }
+                    connection.send(message.hasPrefix("create") ? "created /resumable/files/0123456789abcdef0123456789abcdef 99999999" : "ok 99999999")
+                }
+            }
+        }.start()
+        defer { liar.shutDown() }
+        let fixture = try UploadFixture()
+        let small = try fixture.file("small.bin", size: 1000), large = try fixture.file("large.bin", size: 5_000_000)
+        let results = try await outcomes([small.path, large.path], to: server, fixture: fixture) { $0.creationWithUploadLimit = 4 << 20 }
+        for result in results {
+            XCTAssertThrowsError(try result.get()) { XCTAssertTrue("\($0)".contains("the engine holds 99999999"), "\($0)") }
+        }
     }
 
     func testOnlyAnEndpointOnThisMachineIsHandedFiles() {
