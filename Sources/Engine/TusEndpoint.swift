@@ -181,9 +181,11 @@ struct TusEndpoint: Sendable {
         }
         switch fill(record, from: file, length: request.length, stop: stop) {
         case .stored(let offset): return .created(location: basePath + record.id, offset: offset)
-        case let other:
-            store.delete(record.id)  // not made after all: nothing is left for no one to finish
-            return other
+        case let refusal:
+            // Made, and perhaps linked to its Assembly: the client goes on with this upload (as
+            // with a creating POST whose body was refused) from the bytes it holds.
+            guard let held = store.record(record.id)?.offset else { return refusal }
+            return .created(location: basePath + record.id, offset: held)
         }
     }
 

@@ -11,7 +11,7 @@ struct FileUploader: Sendable {
     let capabilities: TusCapabilities
     let options: UploadOptions
     let store: ResumeStore?
-    /// The local engine's same-machine handoff, when it offers one and no checksum was asked for.
+    /// The local engine's same-machine handoff, when it offers one (see `handsOver`).
     var handoff: HandoffClient?
 
     func upload(

@@ -3,10 +3,11 @@ import Foundation
 import Synchronization
 import Wire
 
-/// The client's end of the same-machine handoff (`LocalHandoff`): a PATCH's bytes go to the local
-/// engine as the file's open descriptor over its Unix socket. Taken only for an endpoint on a
-/// loopback address, from a socket that greets with the token the endpoint's `OPTIONS` gave; any
-/// failure to reach it turns it off for the rest of the batch, and the bytes go over HTTP.
+/// The client's end of the same-machine handoff (`LocalHandoff`): files go to the local engine as
+/// open descriptors over its Unix socket, in place of a creating POST's or a PATCH's bytes. Taken
+/// only for an endpoint on a loopback address, from a socket of this user that greets with the
+/// token the endpoint's `OPTIONS` gave; any failure to reach it turns it off for the rest of the
+/// batch, and the bytes go over HTTP.
 final class HandoffClient: Sendable {
     private let offer: LocalHandoff.Offer
     /// Connections greeted and not in use, for the next file.
@@ -20,7 +21,7 @@ final class HandoffClient: Sendable {
         self.offer = offer
     }
 
-    /// Whether appends still go this way.
+    /// Whether files still go this way.
     var isUsable: Bool { !broken.load(ordering: .relaxed) }
 
     /// Creates an upload of the whole file at `path` (`length` bytes) with `metadata` below
@@ -31,9 +32,12 @@ final class HandoffClient: Sendable {
         switch try await exchange(request.message, path: path, length: length, method: "POST", url: endpoint) {
         case .created(let location, let offset)?:
             guard let url = Self.uploadURL(location, on: endpoint) else { break }
-            // The whole file or a failure: an engine claiming anything else is not believed.
+            // Made, but not with every byte (a copy cut short): the upload is gone on with from
+            // what its server says it holds, as after a creating POST whose body was refused.
             guard offset == length else {
-                throw TusError(.serverError, request: "POST \(endpoint) (handed over as a file)", detail: "the engine holds \(offset) of the file's \(length) bytes")
+                var error = TusError(.serverError, request: "POST \(endpoint) (handed over as a file)", detail: "the engine holds \(offset) of the file's \(length) bytes")
+                error.location = url
+                throw error
             }
             return (url, offset)
         default:
