@@ -17,12 +17,13 @@ public final class MessageSocket: Sendable {
     /// The longest path a Unix socket address holds (`sun_path` less its terminating zero).
     public static let maxPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
 
-    /// Connects to the socket at `path`; `nil` when nothing listens there or the path is too long.
+    /// Connects to the socket at `path` without waiting; `nil` when nothing listens there, its
+    /// listener takes no more connections now, or the path is too long.
     public static func connect(_ path: String) -> MessageSocket? {
         let made = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard made >= 0 else { return nil }
         let connected = MessageSocket(descriptor: made)
-        let status = withAddress(path) { address, length in Glibc.connect(made, address, length) }
+        let status = withAddress(path) { address, length in pipeline_connect_at_once(made, address, length) }
         return status == 0 ? connected : nil
     }
 

@@ -54,9 +54,25 @@ ssize_t pipeline_receive_with_descriptor(int socket, void *bytes, size_t capacit
 }
 
 int pipeline_accept(int socket) {
-    int accepted;
-    do { accepted = accept4(socket, NULL, NULL, SOCK_CLOEXEC); } while (accepted < 0 && (errno == EINTR || errno == ECONNABORTED));
-    return accepted;
+    while (1) {
+        int accepted = accept4(socket, NULL, NULL, SOCK_CLOEXEC);
+        if (accepted >= 0) return accepted;
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        /* Out of descriptors or memory for a moment: wait, and take the next one then. */
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) { usleep(100000); continue; }
+        return -1;
+    }
+}
+
+int pipeline_connect_at_once(int socket, const struct sockaddr *address, socklen_t length) {
+    int flags = fcntl(socket, F_GETFL);
+    if (flags < 0 || fcntl(socket, F_SETFL, flags | O_NONBLOCK) != 0) return -1;
+    int status;
+    do { status = connect(socket, address, length); } while (status < 0 && errno == EINTR);
+    int code = errno;
+    fcntl(socket, F_SETFL, flags);
+    errno = code;
+    return status;
 }
 
 ssize_t pipeline_copy_file_range(int in, off_t *in_offset, int out, off_t *out_offset, size_t length) {

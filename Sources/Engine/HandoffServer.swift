@@ -13,6 +13,10 @@ final class HandoffServer: Sendable {
     let offer: LocalHandoff.Offer
     private let listening: MessageSocket
     private let connections = Mutex(0)
+    /// Requests being answered, which `stop` lets end (a copy saves what it copied).
+    private let busy = Mutex(0)
+    private let stopping = Atomic(false)
+    /// Connections served at once; one more is closed as it comes (its client uses HTTP).
     static let maxConnections = 64
 
     /// Listens at `folder/handoff.sock`; `nil` when the socket cannot be made there (a path too
@@ -35,28 +39,35 @@ final class HandoffServer: Sendable {
                 return true
             }
             guard admitted else { continue }  // closed as it goes
-            let offer = offer
             Thread { [self] in
-                Self.serve(connection, offer: offer, tus: tus, log: log)
+                serve(connection, tus: tus, log: log)
                 connections.withLock { $0 -= 1 }
             }.start()
         }
     }
 
-    /// Stops taking connections and removes the socket; connections being served end as they go.
+    /// Stops taking connections and removes the socket; a copy under way stops at its next piece
+    /// and saves the bytes it copied (waited for up to 10 s), as a body cut off by a stop would.
     func stop() {
+        stopping.store(true, ordering: .relaxed)
         listening.shutDown()
         unlink(offer.path)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while busy.withLock({ $0 }) > 0, ContinuousClock.now < deadline { usleep(10_000) }
     }
 
     /// Greets, then answers each request until the client closes or falls silent; each is
     /// logged as a request is (`HANDOFF create /resumable/files/ID 201 3ms`).
-    private static func serve(_ connection: MessageSocket, offer: LocalHandoff.Offer, tus: TusEndpoint, log: (@Sendable (String) -> Void)?) {
+    private func serve(_ connection: MessageSocket, tus: TusEndpoint, log: (@Sendable (String) -> Void)?) {
         guard connection.send(offer.greeting) else { return }
-        // A client killed mid-copy is not copied for to the end.
-        let gone = { connection.peerIsGone }
-        while let (message, file) = connection.receive(waiting: .seconds(60)) {
+        // A client killed mid-copy is not copied for to the end, nor is any once the engine stops.
+        let gone = { [self] in connection.peerIsGone || stopping.load(ordering: .relaxed) }
+        // Room for the metadata a creating POST's header could carry.
+        while !stopping.load(ordering: .relaxed), let (message, file) = connection.receive(capacity: 64 << 10, waiting: .seconds(60)) {
+            busy.withLock { $0 += 1 }
+            defer { busy.withLock { $0 -= 1 } }
             let started = ContinuousClock.now
+            var expected: Int64 = 0
             let reply: LocalHandoff.Reply
             var line: String
             if file < 0 {
@@ -65,6 +76,7 @@ final class HandoffServer: Sendable {
             } else if let request = LocalHandoff.Create(message: message) {
                 reply = tus.create(request, from: file, stop: gone)
                 line = "HANDOFF create"
+                expected = request.length
             } else if let request = LocalHandoff.Append(message: message) {
                 reply = tus.append(request, from: file, stop: gone)
                 line = "HANDOFF append \(LocalEngine.tusPath)\(request.id.printable)"
@@ -74,7 +86,9 @@ final class HandoffServer: Sendable {
             }
             if file >= 0 { close(file) }
             switch reply {
-            case .created(let location, _): line += " \(location) 201"
+            case .created(let location, let offset):
+                // Made but cut short (the client goes on with it): logged as the failure it was.
+                line += offset == expected ? " \(location) 201" : " \(location) 500 (\(offset) of \(expected) bytes)"
             case .stored: line += " 204"
             case .refused(let status, _): line += " \(status)"
             }

@@ -80,6 +80,21 @@ final class MessageSocketTests: XCTestCase {
         XCTAssertNil(MessageSocket.connect(folder.path + "/nothing.sock"))
     }
 
+    func testAListenerThatTakesNoMoreConnectionsIsNotWaitedFor() throws {
+        let folder = try TemporaryDirectory(prefix: "socket")
+        defer { folder.remove() }
+        // A listener that never accepts: once its backlog is full, connecting fails at once.
+        let listening = try MessageSocket.listen(folder.path + "/s.sock")
+        _ = listening
+        let started = ContinuousClock.now
+        var made: [MessageSocket] = [], refused = 0
+        for _ in 0..<200 {
+            if let socket = MessageSocket.connect(folder.path + "/s.sock") { made.append(socket) } else { refused += 1 }
+        }
+        XCTAssertGreaterThan(refused, 0)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "no connect waited for the listener")
+    }
+
     func testShuttingDownEndsAWaitingAccept() throws {
         let folder = try TemporaryDirectory(prefix: "socket")
         defer { folder.remove() }

@@ -153,6 +153,36 @@ final class HandoffTests: XCTestCase {
         XCTAssertEqual(status("append \(id) 0 10", file), 409, "finished: no byte more")
     }
 
+    func testAnEngineStoppedMidCopyKeepsTheBytesItCopied() async throws {
+        let data = try TemporaryDirectory(prefix: "engine")
+        defer { data.remove() }
+        var server = try EngineTestServer(data: data, trustProxy: false)
+        let offered = try await offer(server)
+        let offer = try XCTUnwrap(offered)
+        let folder = try TemporaryDirectory(prefix: "handoff")
+        defer { folder.remove() }
+        // 2 GiB of holes: slow enough to copy that the stop comes first, or at worst just after.
+        let path = try folder.write("big.bin", "")
+        XCTAssertEqual(truncate(path, 2 << 30), 0)
+        let url = try await create(server, length: 2 << 30)
+        let id = try XCTUnwrap(url.split(separator: "/").last.map(String.init))
+        let file = open(path, O_RDONLY)
+        defer { close(file) }
+        let socket = try connect(offer)
+        XCTAssertTrue(socket.send(LocalHandoff.Append(id: id, offset: 0, length: 2 << 30).message, file: file))
+        try await Task.sleep(for: .milliseconds(300))
+        server.stop(keepData: true)
+        // Restarted, the engine holds what it had copied, no more and no less than its file.
+        server = try EngineTestServer(data: data, trustProxy: false)
+        defer { server.stop(keepData: true) }
+        let head = try await http.send(HTTPRequest(method: "HEAD", url: server.endpoint + id, headers: tus))
+        let offset = try XCTUnwrap(head.headers["Upload-Offset"].flatMap { Int64($0) })
+        XCTAssertGreaterThan(offset, 0, "the bytes copied before the stop are kept")
+        var info = stat()
+        XCTAssertEqual(stat(server.data.path + "/uploads/\(id).bin", &info), 0)
+        XCTAssertEqual(Int64(info.st_size), offset)
+    }
+
     func testOfferedOnlyToClientsThatReachTheEngineDirectly() async throws {
         let direct = try EngineTestServer(trustProxy: false)
         let viaProxy = try await offer(direct, headers: [("X-Forwarded-For", "203.0.113.9")])

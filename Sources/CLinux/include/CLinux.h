@@ -1,6 +1,7 @@
 #ifndef PIPELINE_CLINUX_H
 #define PIPELINE_CLINUX_H
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 /* Linux calls that Swift's Glibc module leaves out (they need _GNU_SOURCE or macros Swift cannot
@@ -19,8 +20,13 @@ ssize_t pipeline_send_with_descriptor(int socket, const void *bytes, size_t leng
    hold open files it did not ask for. 0 is the peer's orderly close. */
 ssize_t pipeline_receive_with_descriptor(int socket, void *bytes, size_t capacity, int *descriptor);
 
-/* The next connection on a listening socket, closed on exec; -1 once it is shut down. */
+/* The next connection on a listening socket, closed on exec, waiting out a lack of descriptors
+   or memory; -1 once it is shut down. */
 int pipeline_accept(int socket);
+
+/* connect(2) that never waits: a listener whose backlog is full (one that stopped accepting)
+   fails it with EAGAIN at once instead of blocking the caller. The socket stays blocking. */
+int pipeline_connect_at_once(int socket, const struct sockaddr *address, socklen_t length);
 
 /* copy_file_range(2): `length` bytes from `in` at `*in_offset` to `out` at `*out_offset`, in the
    kernel; both offsets move on. The count copied, 0 at the end of `in`, -1 with errno. */
