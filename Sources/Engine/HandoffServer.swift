@@ -66,6 +66,12 @@ final class HandoffServer: Sendable {
         while !stopping.load(ordering: .relaxed), let (message, file) = connection.receive(capacity: 64 << 10, waiting: .seconds(60)) {
             busy.withLock { $0 += 1 }
             defer { busy.withLock { $0 -= 1 } }
+            // Arrived as the engine stops: nothing is begun that the stop would not wait for.
+            guard !stopping.load(ordering: .relaxed) else {
+                if file >= 0 { close(file) }
+                connection.send(LocalHandoff.Reply.refused(status: 503, message: "the engine is stopping").message)
+                return
+            }
             let started = ContinuousClock.now
             var expected: Int64 = 0
             let reply: LocalHandoff.Reply
