@@ -12,6 +12,20 @@ public enum SecureURL {
         let authority = rest.prefix { !"/?#".contains($0) }
         guard !authority.isEmpty else { return false }
         if scheme == "https" { return true }
+        return namesLoopbackHost(authority)
+    }
+
+    /// Whether `url` is http or https to this machine's loopback host (127.0.0.1, localhost, [::1]),
+    /// with no user information (`user@`) that could make another host look like it.
+    public static func isLoopback(_ url: String) -> Bool {
+        let lowered = url.lowercased()
+        guard !lowered.contains(where: { $0.isWhitespace || $0 == "\\" }),
+              let scheme = ["https://", "http://"].first(where: { lowered.hasPrefix($0) }) else { return false }
+        return namesLoopbackHost(lowered.dropFirst(scheme.count).prefix { !"/?#".contains($0) })
+    }
+
+    /// Whether a lowercased authority (`host:port`) names the loopback host.
+    private static func namesLoopbackHost(_ authority: Substring) -> Bool {
         guard !authority.contains("@") else { return false }
         let host: Substring
         if authority.hasPrefix("[") {

@@ -19,11 +19,11 @@ final class HandoffServer: Sendable {
     /// Connections served at once; one more is closed as it comes (its client uses HTTP).
     static let maxConnections = 64
 
-    /// Listens at `folder/handoff.sock`; `nil` when the socket cannot be made there (a path too
-    /// long for a socket address, a file system without sockets): clients then send bytes over HTTP.
-    init?(folder: String, tus: TusEndpoint, log: (@Sendable (String) -> Void)?) {
-        guard let real = RealPath.of(folder), let listening = try? MessageSocket.listen(real + "/handoff.sock") else { return nil }
-        self.listening = listening
+    /// Listens at `folder/handoff.sock`; throws when the socket cannot be made there (a path too
+    /// long for a socket address, another file there, a file system without sockets).
+    init(folder: String, tus: TusEndpoint, log: (@Sendable (String) -> Void)?) throws(FileError) {
+        guard let real = RealPath.of(folder) else { throw FileError(path: folder, operation: "resolve", code: errno) }
+        listening = try MessageSocket.listen(real + "/handoff.sock")
         offer = LocalHandoff.Offer(path: real + "/handoff.sock", token: RandomID.hex32())
         let thread = Thread { [self] in acceptConnections(tus, log: log) }
         thread.name = "pipeline-handoff"

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import HTTPServer
 import Spec
@@ -62,9 +63,18 @@ public final class LocalEngine: Sendable {
     private let assembliesDirectory: String
     private let lock: DataFolderLock
     private let handoff: HandoffServer?
+    /// Whether clients on this machine are offered the handoff, and where, or why not.
+    public let handoffState: HandoffState
 
-    /// The socket of the same-machine handoff, when it is offered.
-    public var handoffSocket: String? { handoff?.offer.path }
+    /// Whether an engine offers the same-machine handoff.
+    public enum HandoffState: Sendable, Equatable {
+        /// Not asked for, or not for this engine (not on a loopback address, TLS, a proxy in front).
+        case off
+        /// Offered on the socket at this path.
+        case offered(socket: String)
+        /// Asked for, but the socket could not be made: why.
+        case unavailable(String)
+    }
 
     /// The port the engine listens on.
     public var port: UInt16 { server.port }
@@ -93,7 +103,17 @@ public final class LocalEngine: Sendable {
         // and a remote server's offer is never taken (the client checks the endpoint is loopback too).
         let loopback = settings.host == "127.0.0.1" || settings.host == "::1" || settings.host == "localhost"
         let proxied = settings.origin?.fixed != nil || settings.origin?.trustProxy == true
-        handoff = configuration.handoff && loopback && !proxied && settings.tls == nil ? HandoffServer(folder: data, tus: tus, log: log) : nil
+        if configuration.handoff, loopback, !proxied, settings.tls == nil {
+            do throws(FileError) {
+                let made = try HandoffServer(folder: data, tus: tus, log: log)
+                (handoff, handoffState) = (made, .offered(socket: made.offer.path))
+            } catch {
+                (handoff, handoffState) = (nil, .unavailable(error.code == ENAMETOOLONG
+                    ? "the data folder's path is too long for a socket (at most \(MessageSocket.maxPathLength) bytes with /handoff.sock)" : "\(error)"))
+            }
+        } else {
+            (handoff, handoffState) = (nil, .off)
+        }
         tus.handoff = handoff?.offer
         let auth = try configuration.credentials.map { AssemblyAuth(key: $0.key, secret: $0.secret, ledger: try SignatureLedger(path: data + "/signatures.log")) }
         let templateStore = try TemplateStore(directory: data + "/templates")

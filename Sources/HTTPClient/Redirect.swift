@@ -27,14 +27,18 @@ enum Redirect {
         parts.fragment = nil
         var next = request
         next.url = parts.string ?? target.absoluteString
-        if origin(of: next.url) != origin(of: original.url) {
+        if URLOrigin.of(next.url) != URLOrigin.of(original.url) {
             next.headers = request.headers.filter { portableHeaders.contains($0.name.lowercased()) }
         }
         return next
     }
 
+}
+
+/// Where a URL's requests go: its scheme, host and port.
+public enum URLOrigin {
     /// `scheme://host:port`, lowercased, with the scheme's default port made explicit.
-    static func origin(of url: String) -> String? {
+    public static func of(_ url: String) -> String? {
         guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(), let host = parts.host?.lowercased() else { return nil }
         let port = parts.port ?? (scheme == "https" ? 443 : 80)
         return "\(scheme)://\(host):\(port)"

@@ -18,6 +18,12 @@ final class HandoffTests: XCTestCase {
         return LocalHandoff.Offer(header: response.headers[LocalHandoff.header])
     }
 
+    /// The offer of an engine that must make one.
+    private func offered(_ server: EngineTestServer) async throws -> LocalHandoff.Offer {
+        let offered = try await offer(server)
+        return try XCTUnwrap(offered, "the engine offers no handoff")
+    }
+
     private func create(_ server: EngineTestServer, length: Int) async throws -> String {
         let response = try await http.send(HTTPRequest(method: "POST", url: server.endpoint, headers: tus + [("Upload-Length", String(length))]))
         XCTAssertEqual(response.status, 201)
@@ -39,8 +45,7 @@ final class HandoffTests: XCTestCase {
     func testAHandedOverFileCompletesItsUploadByteForByte() async throws {
         let server = try EngineTestServer(trustProxy: false)
         defer { server.stop() }
-        let offered = try await offer(server)
-        let offer = try XCTUnwrap(offered)
+        let offer = try await offered(server)
         XCTAssertEqual(offer.path, RealPath.of(server.data.path).map { $0 + "/handoff.sock" })
         var info = stat()
         XCTAssertEqual(lstat(offer.path, &info), 0)
@@ -66,8 +71,7 @@ final class HandoffTests: XCTestCase {
     func testAnUploadIsCreatedWithItsFileInOneMessage() async throws {
         let server = try EngineTestServer(trustProxy: false)
         defer { server.stop() }
-        let offered = try await offer(server)
-        let offer = try XCTUnwrap(offered)
+        let offer = try await offered(server)
         let folder = try TemporaryDirectory(prefix: "handoff")
         defer { folder.remove() }
         let bytes = Data((0..<500_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
@@ -101,8 +105,7 @@ final class HandoffTests: XCTestCase {
     func testAnEngineWithAnAuthKeyTakesCreationsOnlyForItsAssemblies() async throws {
         let server = try EngineTestServer(credentials: ("key", "secret-0123456789"), trustProxy: false)
         defer { server.stop() }
-        let offered = try await offer(server)
-        let socket = try connect(try XCTUnwrap(offered))
+        let socket = try connect(try await offered(server))
         let folder = try TemporaryDirectory(prefix: "handoff")
         defer { folder.remove() }
         _ = try folder.write("a.bin", "abc")
@@ -115,8 +118,7 @@ final class HandoffTests: XCTestCase {
     func testRefusalsSayWhyAsAPatchWould() async throws {
         let server = try EngineTestServer(trustProxy: false)
         defer { server.stop() }
-        let offered = try await offer(server)
-        let offer = try XCTUnwrap(offered)
+        let offer = try await offered(server)
         let folder = try TemporaryDirectory(prefix: "handoff")
         defer { folder.remove() }
         _ = try folder.write("ten.bin", "0123456789")
@@ -157,8 +159,7 @@ final class HandoffTests: XCTestCase {
         let data = try TemporaryDirectory(prefix: "engine")
         defer { data.remove() }
         var server = try EngineTestServer(data: data, trustProxy: false)
-        let offered = try await offer(server)
-        let offer = try XCTUnwrap(offered)
+        let offer = try await offered(server)
         let folder = try TemporaryDirectory(prefix: "handoff")
         defer { folder.remove() }
         // 2 GiB of holes: slow enough to copy that the stop comes first, or at worst just after.
@@ -178,6 +179,7 @@ final class HandoffTests: XCTestCase {
         let head = try await http.send(HTTPRequest(method: "HEAD", url: server.endpoint + id, headers: tus))
         let offset = try XCTUnwrap(head.headers["Upload-Offset"].flatMap { Int64($0) })
         XCTAssertGreaterThan(offset, 0, "the bytes copied before the stop are kept")
+        XCTAssertLessThan(offset, 2 << 30, "the stop came during the copy, which it cut")
         var info = stat()
         XCTAssertEqual(stat(server.data.path + "/uploads/\(id).bin", &info), 0)
         XCTAssertEqual(Int64(info.st_size), offset)

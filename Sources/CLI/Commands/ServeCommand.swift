@@ -125,10 +125,10 @@ struct ServeCommand: Command {
         let base = origin.fixed ?? "\(scheme)://\(host):\(engine.port)"
         context.output.out("pipeline serve: listening on \(scheme)://\(host):\(engine.port)\n")
         context.output.out("tus endpoint: \(base)\(LocalEngine.tusPath)\n")
-        if let socket = engine.handoffSocket {
-            context.output.out("handoff: \(socket) (clients on this machine hand files over as open descriptors)\n")
-        } else if configuration.handoff, host == "127.0.0.1", origin.fixed == nil, !origin.trustProxy, tls == nil {
-            context.output.out("handoff: off (no socket could be made in --data-dir: its path must fit in 107 bytes); every byte comes over HTTP\n")
+        switch engine.handoffState {
+        case .offered(let socket): context.output.out("handoff: \(socket.printable) (files from this machine come as open descriptors)\n")
+        case .unavailable(let reason): context.output.out("handoff: off, every byte comes over HTTP: \(reason.printable)\n")
+        case .off: break
         }
         if configuration.credentials == nil {
             context.output.out("authentication: off (unsigned requests are accepted; pass --auth-key to require signatures)\n")

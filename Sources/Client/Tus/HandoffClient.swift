@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import HTTPClient
 import Synchronization
 import Wire
 
@@ -16,8 +17,7 @@ final class HandoffClient: Sendable {
 
     /// A client for `offer`, when `endpoint` is on this machine (127.0.0.1, ::1, localhost).
     init?(offer: LocalHandoff.Offer?, endpoint: String) {
-        guard let offer, let host = URLComponents(string: endpoint)?.host?.lowercased(),
-              ["127.0.0.1", "::1", "[::1]", "localhost"].contains(host) else { return nil }
+        guard let offer, SecureURL.isLoopback(endpoint) else { return nil }
         self.offer = offer
     }
 
@@ -50,7 +50,7 @@ final class HandoffClient: Sendable {
     /// `location` taken as a `Location` header is: on the endpoint's own server, ending in an
     /// upload id; `nil` for anything else.
     private static func uploadURL(_ location: String, on endpoint: String) -> String? {
-        guard let url = TusProtocol.resolve(location: location, against: endpoint), url.hasPrefix(origin(of: endpoint)),
+        guard let url = TusProtocol.resolve(location: location, against: endpoint), let origin = URLOrigin.of(url), origin == URLOrigin.of(endpoint),
               let id = url.split(separator: "/").last, AssemblyID.isValid(String(id)) else { return nil }
         return url
     }
@@ -109,13 +109,6 @@ final class HandoffClient: Sendable {
         guard let reply = LocalHandoff.Reply(message: text) else { return nil }
         idle.withLock { $0.append(connection) }
         return reply
-    }
-
-    /// `scheme://host:port/` of `url`.
-    private static func origin(of url: String) -> String {
-        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host else { return url }
-        let shown = host.contains(":") ? "[\(host)]" : host
-        return "\(scheme)://\(shown)\(components.port.map { ":\($0)" } ?? "")/"
     }
 
     /// A new connection to a process of this user whose greeting carries the offer's token (any
