@@ -65,9 +65,11 @@ For bench/run.sh:
       With --source, every result's meta.hash and every listed source's
       sha256 equal FILE's SHA-256 (computed here).
   run-report TSV --images N --image-size S --box B --batch K --big-mib M
-             [--concurrency C] [--engine-peak MB]
+             [--concurrency C] [--engine-peak MB] [--cpu TSV --cores N]
       Read the lines written by `run` and print the end-to-end table
-      (seconds, files/s, MB/s, peak MB, ratios) and the INFO lines.
+      (seconds, files/s, MB/s, peak MB, ratios) and the INFO lines; with
+      --cpu, also what the run costs besides resizing and the best ratio to
+      the fastest tool that leaves.
 """
 
 # Only light modules are imported at the top: `run` forks this process, and
@@ -752,6 +754,35 @@ def check_results(args):
           + (f" with the SHA-256 of {os.path.basename(args.source)}" if args.source else ""))
 
 
+def load_cpu(path):
+    """Least CPU seconds per name over the runs: (client and its children, engine), from the
+    tab-separated clock ticks run.sh records."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    least = {}
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != 3:
+                continue
+            cpu = (int(fields[1]) / ticks, int(fields[2]) / ticks)
+            old = least.get(fields[0])
+            least[fields[0]] = cpu if old is None or sum(cpu) < sum(old) else old
+    return least
+
+
+def print_image_overhead(cpu, tool, tool_seconds, cores):
+    """What the run spends besides resizing (the same Assemblies through a /file/filter step), what
+    its resizing costs against the tool's, and the best ratio that overhead leaves on these cores."""
+    run, bare, by_hand = cpu["images-run"], cpu["images-run-filter"], cpu[tool]
+    overhead, resizing = sum(bare), sum(run) - sum(bare)
+    print(f"INFO  CPU: pipeline run {sum(run):.2f} s (client {run[0]:.2f}, engine {run[1]:.2f}); the same Assemblies with no "
+          f"image work (/file/filter) {overhead:.2f} s (client {bare[0]:.2f}, engine {bare[1]:.2f}); so resizing costs the "
+          f"engine {resizing:.2f} s against {sum(by_hand):.2f} s for {tool[len('images-'):]} ({resizing / max(sum(by_hand), 1e-9):.2f}x)")
+    floor = tool_seconds + overhead / max(cores, 1)
+    print(f"INFO  with that overhead spread over {cores} cores, pipeline run takes at least {floor:.2f} s even if its resizing "
+          f"cost exactly the tool's and everything overlapped: at best {tool_seconds / floor:.2f}x the tool")
+
+
 def run_report(args):
     best = load_results(args.tsv)
     images = f"{args.images} PNG {args.image_size}x{args.image_size} -> {args.box}x{args.box}"
@@ -759,6 +790,7 @@ def run_report(args):
     # name, label, kind
     specs = [
         ("images-run", f"{images}: pipeline run", "images"),
+        ("images-run-filter", f"{args.images} PNG: pipeline run, /file/filter (no image work)", "images"),
         ("images-run-one", f"{images}: pipeline run, one file per Assembly", "images"),
         ("images-vipsthumbnail", f"{images}: vipsthumbnail, a process per core", "images"),
         ("images-mogrify", f"{images}: mogrify, a process per core", "images"),
@@ -835,6 +867,9 @@ def run_report(args):
         missed |= ratio < 0.9
         print(f"{'PASS' if ratio >= 0.9 else 'MISS'}  {args.images} images: pipeline run at least 0.9x the fastest tool by hand "
               f"({fastest[len('images-'):]}, {best[fastest][0]:.2f} s): {best['images-run'][0]:.2f} s, {ratio:.2f}x")
+        cpu = load_cpu(args.cpu) if args.cpu else {}
+        if {"images-run", "images-run-filter", fastest} <= cpu.keys():
+            print_image_overhead(cpu, fastest, best[fastest][0], args.cores)
     if "images-run" in best and "images-run-one" in best:
         factor = best["images-run-one"][0] / best["images-run"][0]
         missed |= factor > 1.5
@@ -978,6 +1013,8 @@ def main():
     p.add_argument("--big-mib", type=int, required=True)
     p.add_argument("--concurrency", type=int, default=4)
     p.add_argument("--engine-peak")
+    p.add_argument("--cpu", help="run.sh's CPU seconds per measurement (tab-separated clock ticks)")
+    p.add_argument("--cores", type=int, default=os.cpu_count() or 1)
     p.set_defaults(func=run_report)
 
     args = parser.parse_args()

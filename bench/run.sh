@@ -8,7 +8,10 @@
 #
 # The images are also run one per Assembly, and resized by hand with
 # vipsthumbnail and ImageMagick's mogrify (where installed) on one process per
-# core: the engine's own overhead is what run costs beyond them.
+# core: the engine's own overhead is what run costs beyond them. The same
+# Assemblies also go through a /file/filter step that keeps every file: the CPU
+# a run spends besides resizing (client and engine, counted apart), and so the
+# best ratio to the fastest tool the machine's cores leave room for.
 #
 # Environment:
 #   IMAGES=1000       number of 256x256 PNGs (0 skips that case)
@@ -168,6 +171,10 @@ assemblies:
       thumb: {robot: /image/resize, use: ":original", width: $BOX, height: $BOX, resize_strategy: fit}
 YAML
 sed 's/^    batch: .*/    batch: 1/' "$data/images.yml" >"$data/images-one.yml"
+# The same files and Assemblies with no image work (a filter that keeps every file): what a run
+# costs besides resizing, the part no image tool has to pay.
+sed 's|^      thumb: .*|      thumb: {robot: /file/filter, use: ":original", accepts: [["${file.size}", ">", "0"]]}|' \
+    "$data/images.yml" >"$data/images-filter.yml"
 cat >"$data/big.yml" <<YAML
 version: 1
 name: bench-big
@@ -196,20 +203,32 @@ fi
 
 # ---------------------------------------------------------------- helpers
 results=$out/results.tsv
+cpu=$out/cpu.tsv
 : >"$results"
+: >"$cpu"
 
 # measure_once NAME CMD...: one measurement in its own measure.py process.
 # The command's stderr (pipeline run's progress lines) goes to a log that is
 # shown only when the command fails.
+# Each measurement's CPU seconds also go to $cpu: the command's with its children (this shell's
+# children's times, read before and after) and the engine's (its own times).
 measure_once() {
     local name=$1 log=$out/$1.log
     shift
+    local client_before engine_before
+    client_before=$(children_ticks) engine_before=$(engine_ticks)
     if ! "${measure[@]}" run --name "$name" -- "$@" 2>"$log" | tee -a "$results"; then
         cat "$log" >&2
         echo "run.sh: FAIL: $name failed (see above)" >&2
         exit 1
     fi
+    printf '%s\t%s\t%s\n' "$name" $(($(children_ticks) - client_before)) $(($(engine_ticks) - engine_before)) >>"$cpu"
 }
+
+# CPU time in clock ticks: this shell's waited-for children (cutime + cstime), and the engine's
+# (utime + stime). The command name in /proc/PID/stat may hold spaces; fields are counted after it.
+children_ticks() { awk '{ sub(/.*\) /, ""); print $14 + $15 }' "/proc/$$/stat"; }
+engine_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$engine_pid/stat" 2>/dev/null || echo 0; }
 
 # Empties the engine's data folder (uploads, Assemblies, results) but keeps
 # its top-level folders; the engine is idle between commands. What was there
@@ -257,6 +276,10 @@ for ((run = 1; run <= RUNS; run++)); do
     if ((IMAGES > 0)); then
         clear_engine
         pipeline_run images.yml results.json images-run
+        check_results "$run" results.json --step thumb --expect "$IMAGES"
+
+        clear_engine
+        pipeline_run images-filter.yml results.json images-run-filter
         check_results "$run" results.json --step thumb --expect "$IMAGES"
 
         clear_engine
@@ -317,5 +340,5 @@ stop_engine
 # ----------------------------------------------------------------- report
 echo
 echo "== results"
-"${measure[@]}" run-report "$results" --images "$IMAGES" --image-size "$IMAGE_SIZE" --box "$BOX" \
+"${measure[@]}" run-report "$results" --cpu "$cpu" --cores "$cores" --images "$IMAGES" --image-size "$IMAGE_SIZE" --box "$BOX" \
     --batch "$BATCH" --big-mib "$BIG_MIB" --concurrency "$CONCURRENCY" --engine-peak "$engine_peak"
