@@ -777,7 +777,7 @@ def print_image_overhead(cpu, tool, tool_seconds, cores):
     overhead, resizing = sum(bare), sum(run) - sum(bare)
     print(f"INFO  CPU: pipeline run {sum(run):.2f} s (client {run[0]:.2f}, engine {run[1]:.2f}); the same Assemblies with no "
           f"image work (/file/filter) {overhead:.2f} s (client {bare[0]:.2f}, engine {bare[1]:.2f}); so resizing costs the "
-          f"engine {resizing:.2f} s against {sum(by_hand):.2f} s for {tool[len('images-'):]} ({resizing / max(sum(by_hand), 1e-9):.2f}x)")
+          f"run {resizing:.2f} s against {sum(by_hand):.2f} s for {tool[len('images-'):]} ({resizing / max(sum(by_hand), 1e-9):.2f}x)")
     floor = tool_seconds + overhead / max(cores, 1)
     print(f"INFO  with that overhead spread over {cores} cores, pipeline run takes at least {floor:.2f} s even if its resizing "
           f"cost exactly the tool's and everything overlapped: at best {tool_seconds / floor:.2f}x the tool")
