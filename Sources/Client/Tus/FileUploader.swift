@@ -18,7 +18,7 @@ struct FileUploader: Sendable {
         index: Int, path: String, metadata: [String: String], known: (sha256: String, modified: Int64)? = nil,
         progress: @escaping @Sendable (UploadProgress) -> Void
     ) async throws -> UploadResult {
-        let file = try LocalFile.identify(path)
+        let file = try LocalFile.identify(path, known: known)
         if let maxSize = capabilities.maxSize, file.size > maxSize {
             throw TusError(.rejected, request: "POST \(client.endpoint)", detail: "'\(path)' is \(file.size) bytes; the server takes at most \(maxSize)")
         }

@@ -3,7 +3,7 @@ import Crypto
 import Foundation
 
 /// A file to upload and what identifies its content cheaply: absolute path, size, modification
-/// time and a hash of its first and last 64 KiB.
+/// time and a digest of its content.
 public struct LocalFile: Sendable, Hashable {
     /// The absolute path.
     public var path: String
@@ -11,11 +11,14 @@ public struct LocalFile: Sendable, Hashable {
     public var size: Int64
     /// The modification time in nanoseconds since 1970.
     public var modified: Int64
-    /// SHA-256 (hex) of the first and last 64 KiB.
+    /// The SHA-256 (hex) of the first and last 64 KiB, or `sha256:` and the whole file's when a
+    /// plan hashed this version of it.
     public var sample: String
 
-    /// Reads the identity of the file at `path`.
-    public static func identify(_ path: String) throws(LocalFileError) -> LocalFile {
+    /// Reads the identity of the file at `path`. `known` is a plan's digest of the file and the
+    /// modification time it had then: while the file still has that time, the digest identifies
+    /// it and none of its bytes are read here.
+    public static func identify(_ path: String, known: (sha256: String, modified: Int64)? = nil) throws(LocalFileError) -> LocalFile {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         // O_NONBLOCK: a FIFO must not block the open; it is refused below as not a regular file.
         let descriptor = open(absolute, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
@@ -26,6 +29,11 @@ public struct LocalFile: Sendable, Hashable {
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw LocalFileError(path: path, code: EISDIR) }
         let size = Int64(info.st_size)
         let modified = FileTime.nanoseconds(info.st_mtim)
+        // Where the open file really is (one readlink, where resolving the path by name reads each folder's link).
+        let real = RealPath.of(descriptor: descriptor) ?? (absolute as NSString).standardizingPath
+        if let known, known.modified == modified {
+            return LocalFile(path: real, size: size, modified: modified, sample: "sha256:" + known.sha256)
+        }
         let window = 64 << 10
         var bytes = [UInt8](repeating: 0, count: Int(min(size, Int64(window * 2))))
         let head = min(bytes.count, window)
@@ -38,8 +46,6 @@ public struct LocalFile: Sendable, Hashable {
         }
         guard readHead == head, readTail == tail else { throw LocalFileError(path: path, code: errno == 0 ? EIO : errno) }
         let sample = SHA256.hex(bytes)
-        // Where the open file really is (one readlink, where resolving the path by name reads each folder's link).
-        let real = RealPath.of(descriptor: descriptor) ?? (absolute as NSString).standardizingPath
         return LocalFile(path: real, size: size, modified: modified, sample: sample)
     }
 }
