@@ -37,6 +37,9 @@ struct AssemblyRecord: Codable, Sendable {
     /// The client's `Transloadit-Client` (or `User-Agent`) header, as the hosted API reports it.
     var clientAgent: String?
 
+    /// `ok` and `error` as the record's file stores them.
+    var storedPhase: (ok: String?, error: String?) { (ok, error) }
+
     /// Where it is in its life; moved on only by `apply(_:)`.
     private(set) var phase: AssemblyPhase {
         get { AssemblyPhase(ok: ok, error: error) }

@@ -89,6 +89,8 @@ final class AssemblyStore: Sendable {
     }
 
     private func save(_ record: AssemblyRecord) throws {
-        try AtomicFile.write(try StateCoding.encoder.encode(record), to: directory + "/" + record.id + ".json", durable: false)
+        var bytes: [UInt8] = []
+        record.stateJSON().write(to: &bytes, pretty: false, depth: 0)
+        try AtomicFile.write(Data(bytes), to: directory + "/" + record.id + ".json", durable: false)
     }
 }
