@@ -44,7 +44,11 @@ struct AssemblyAPI: Sendable {
             let items = all.dropFirst(page.offset).prefix(page.size).map { AssemblyStatus.json($0, tusPath: LocalEngine.tusPath, origin: head.origin) }
             return .respond(.json(200, JSONValue.object(["items": .array(Array(items)), "count": .int(all.count)]).serialized()))
         case ("GET", 2):
-            guard let record = store.get(parts[1]) else { return .respond(notFound(parts[1])) }
+            guard var record = store.get(parts[1]) else { return .respond(notFound(parts[1])) }
+            // Held, when the client asks, until the Assembly moves on (see `StatusWait`).
+            if let seconds = StatusWait.seconds(head.headers[StatusWait.header]), !record.isTerminal {
+                record = store.waitForChange(of: record.id, from: record.phase, until: Date() + Double(seconds)) ?? record
+            }
             return .respond(status(record, origin: head.origin))
         case ("DELETE", 2):
             guard store.get(parts[1]) != nil else { return .respond(notFound(parts[1])) }
@@ -144,7 +148,8 @@ struct AssemblyAPI: Sendable {
     }
 
     private func status(_ record: AssemblyRecord, origin: String) -> ServerResponse {
-        .json(200, AssemblyStatus.json(record, tusPath: LocalEngine.tusPath, origin: origin).serialized())
+        .json(200, AssemblyStatus.json(record, tusPath: LocalEngine.tusPath, origin: origin).serialized(),
+              headers: [(StatusWait.header, String(StatusWait.longest))])
     }
 
     private func notFound(_ id: String) -> ServerResponse {

@@ -12,6 +12,10 @@ final class AssemblyStore: Sendable {
     /// Assemblies changed since they were last written.
     private let unwritten = Mutex<Set<String>>([])
     private let writer = DispatchQueue(label: "assembly-store.writer")
+    /// Signalled after every change, for status requests held until their Assembly moves on.
+    private let changed = NSCondition()
+    /// Set when the engine stops: held requests are answered at once.
+    private let stopping = Mutex(false)
     static let writeDelay = DispatchTimeInterval.milliseconds(20)
     /// Told when an Assembly cannot be written (it lives on in memory, and would not survive a restart).
     private let warn: @Sendable (String) -> Void
@@ -63,8 +67,32 @@ final class AssemblyStore: Sendable {
             records[id] = record
             return record
         }
-        if updated != nil { scheduleWrite(id) }
+        if updated != nil {
+            scheduleWrite(id)
+            changed.lock()
+            changed.broadcast()
+            changed.unlock()
+        }
         return updated
+    }
+
+    /// `id` once its phase is no longer `phase` or `deadline` has passed, whichever comes first
+    /// (at once when the engine is stopping); nil when there is no such Assembly.
+    func waitForChange(of id: String, from phase: AssemblyPhase, until deadline: Date) -> AssemblyRecord? {
+        changed.lock()
+        defer { changed.unlock() }
+        while true {
+            guard let record = get(id) else { return nil }
+            if record.phase != phase || stopping.withLock({ $0 }) || !changed.wait(until: deadline) { return get(id) }
+        }
+    }
+
+    /// Answers every held status request now; the engine is stopping.
+    func releaseWaiters() {
+        stopping.withLock { $0 = true }
+        changed.lock()
+        changed.broadcast()
+        changed.unlock()
     }
 
     /// Writes every changed Assembly now (when the engine stops).

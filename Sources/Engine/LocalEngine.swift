@@ -153,6 +153,7 @@ public final class LocalEngine: Sendable {
     /// Stops serving.
     public func stop() {
         handoff?.stop()
+        executor.store.releaseWaiters()
         server.stop()
         executor.store.flush()
         lock.release()

@@ -67,9 +67,11 @@ public struct AssemblyClient: Sendable {
         return try await send(request)
     }
 
-    /// `GET` the status at `url`.
-    public func status(_ url: String) async throws(Failure) -> AssemblyState {
-        try await send(HTTPRequest(method: "GET", url: url, timeouts: HTTPTimeouts(total: .seconds(60))))
+    /// `GET` the status at `url`; with `wait`, asks the server to hold the answer up to that many
+    /// seconds until the Assembly moves on (only for a server that offered it: `statusWait`).
+    public func status(_ url: String, wait: Int?) async throws(Failure) -> AssemblyState {
+        let headers = wait.map { [(StatusWait.header, String($0))] } ?? []
+        return try await send(HTTPRequest(method: "GET", url: url, headers: headers, timeouts: HTTPTimeouts(total: .seconds(60 + (wait ?? 0)))))
     }
 
     /// `DELETE` the Assembly at `url`.
@@ -95,7 +97,8 @@ public struct AssemblyClient: Sendable {
                 code: "HTTP_\(response.status)", message: "\(request.summary) answered without a JSON status: \(response.bodyText(limit: 200))",
                 retryIn: Self.retryAfter(response), isTransient: response.status >= 500 || response.status == 429, httpStatus: response.status)
         }
-        let state = AssemblyState(json)
+        var state = AssemblyState(json)
+        state.statusWait = StatusWait.seconds(response.headers[StatusWait.header])
         if let error = state.error {
             let limited = error == .rateLimitReached || response.status == 429
             throw Failure(

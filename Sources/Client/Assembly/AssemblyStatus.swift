@@ -44,6 +44,9 @@ public struct AssemblyState: Sendable {
     public var results: [String: [File]]
     /// `info.retryIn` seconds, sent with rate-limit errors.
     public var retryIn: Double?
+    /// The longest the server holds a status request until the Assembly moves on, when it said
+    /// so (`StatusWait`); nil for servers that are polled.
+    public var statusWait: Int?
 
     /// Reads a status document.
     public init(_ json: JSONValue) {

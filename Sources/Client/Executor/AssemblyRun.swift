@@ -178,6 +178,9 @@ struct AssemblyRun: Sendable {
         // then slowly.
         var interval = Duration.zero
         let uploaded = clock.now
+        // A server that holds status requests (`StatusWait`) is asked again at once after each
+        // answer: it answers when the Assembly moves on, or after the wait it was asked for.
+        var holds = initial.statusWait
         while status.isBusy {
             // Every file went up: an Assembly still waiting for uploads long after will never start.
             if status.ok == AssemblyStatusCode.uploading, clock.now - uploaded > Self.uploadingGrace {
@@ -187,6 +190,22 @@ struct AssemblyRun: Sendable {
             }
             guard clock.now + interval < deadline else { throw Self.timedOut }
             try await clock.sleep(for: interval)
+            if let wait = holds.map({ min($0, Int((deadline - clock.now).components.seconds)) }), wait > 0,
+               status.ok == AssemblyStatusCode.executing {
+                let asked = clock.now
+                do throws(AssemblyClient.Failure) {
+                    status = try await client.status(url, wait: wait)
+                } catch {
+                    // A proxy that gives up on a held request sooner (a 504), or a hiccup: poll as any other server.
+                    guard error.isTransient else { throw error }
+                    holds = nil
+                    continue
+                }
+                // One that answered at once with nothing new does not hold requests: it is polled as any other.
+                if status.ok == AssemblyStatusCode.executing, clock.now - asked < .seconds(wait) / 2 { holds = nil }
+                interval = .zero
+                continue
+            }
             status = try await retrying { try await client.status(url) }
             interval = Self.nextPoll(after: interval, settled: configuration.pollInterval, eager: configuration.eagerPolls)
         }

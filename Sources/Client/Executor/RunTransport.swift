@@ -7,8 +7,16 @@ import Wire
 public protocol AssemblyService: Sendable {
     /// Creates the Assembly `id` with signed params, announcing `expectedUploads` tus uploads.
     func create(id: String, params: String, signature: String?, expectedUploads: Int) async throws(AssemblyClient.Failure) -> AssemblyState
-    /// The status at `url`.
-    func status(_ url: String) async throws(AssemblyClient.Failure) -> AssemblyState
+    /// The status at `url`; `wait` asks a server that offered it to hold the answer until the
+    /// Assembly moves on, up to that many seconds.
+    func status(_ url: String, wait: Int?) async throws(AssemblyClient.Failure) -> AssemblyState
+}
+
+extension AssemblyService {
+    /// The status at `url`, answered at once.
+    public func status(_ url: String) async throws(AssemblyClient.Failure) -> AssemblyState {
+        try await status(url, wait: nil)
+    }
 }
 
 extension AssemblyClient: AssemblyService {}

@@ -29,9 +29,12 @@ final class ScriptedService: AssemblyService {
     }
 
     private let script: Mutex<(creates: [Answer], statuses: [Answer], calls: [String])>
+    /// The longest hold every answer offers (`StatusWait`), if any.
+    private let holds: Int?
 
-    init(creates: [Answer], statuses: [Answer]) {
+    init(creates: [Answer], statuses: [Answer], holds: Int? = nil) {
         script = Mutex((creates, statuses, []))
+        self.holds = holds
     }
 
     var calls: [String] { script.withLock { $0.calls } }
@@ -40,8 +43,8 @@ final class ScriptedService: AssemblyService {
         try next(\.creates, call: "create \(id)")
     }
 
-    func status(_ url: String) async throws(AssemblyClient.Failure) -> AssemblyState {
-        try next(\.statuses, call: "status \(url)")
+    func status(_ url: String, wait: Int?) async throws(AssemblyClient.Failure) -> AssemblyState {
+        try next(\.statuses, call: "status \(url)" + (wait.map { " wait \($0)" } ?? ""))
     }
 
     private func next(_ queue: WritableKeyPath<(creates: [Answer], statuses: [Answer], calls: [String]), [Answer]>, call: String) throws(AssemblyClient.Failure) -> AssemblyState {
@@ -50,7 +53,10 @@ final class ScriptedService: AssemblyService {
             return script[keyPath: queue].isEmpty ? nil : script[keyPath: queue].removeFirst()
         }
         switch answer {
-        case .state(let json)?: return AssemblyState(json)
+        case .state(let json)?:
+            var state = AssemblyState(json)
+            state.statusWait = holds
+            return state
         case .failure(let failure)?: throw failure
         case nil: throw AssemblyClient.Failure(code: "SCRIPT_ENDED", message: "no answer left for \(call)")
         }

@@ -62,6 +62,38 @@ final class ExecutorLogicTests: XCTestCase {
         XCTAssertLessThanOrEqual(wait, .milliseconds(7700), "retryIn plus at most 10% jitter")
     }
 
+    func testAServerThatHoldsStatusRequestsIsAskedOnceWithoutSleeping() async throws {
+        let clock = TestClock()
+        let service = ScriptedService(
+            creates: [ScriptedService.status(AssemblyStatusCode.executing)], statuses: [ScriptedService.status(AssemblyStatusCode.completed)], holds: 20)
+        let results = try await run(service, clock: clock)
+        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed)
+        XCTAssertEqual(service.calls.filter { $0.hasPrefix("status") }, ["status https://api.test/assemblies/a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1 wait 20"])
+        XCTAssertEqual(clock.sleeps.filter { $0 > .zero }, [])
+    }
+
+    /// A server that offered to hold status requests, then gave `first` to the held one.
+    private func statusesAfterAHeldRequest(_ first: ScriptedService.Answer) async throws -> (asked: [String], pauses: [Duration]) {
+        let executing = ScriptedService.status(AssemblyStatusCode.executing)
+        let clock = TestClock()
+        let service = ScriptedService(creates: [executing], statuses: [first, executing, ScriptedService.status(AssemblyStatusCode.completed)], holds: 20)
+        let results = try await run(service, clock: clock)
+        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed)
+        return (service.calls.filter { $0.hasPrefix("status") }, clock.sleeps.filter { $0 > .zero })
+    }
+
+    func testAServerThatOffersToHoldButAnswersAtOnceIsPolledAsAnyOther() async throws {
+        let (asked, pauses) = try await statusesAfterAHeldRequest(ScriptedService.status(AssemblyStatusCode.executing))
+        XCTAssertEqual(asked.map { $0.hasSuffix(" wait 20") }, [true, false, false], "\(asked)")
+        XCTAssertFalse(pauses.isEmpty, "polled with pauses again")
+    }
+
+    func testAHeldRequestThatFailsFallsBackToPolling() async throws {
+        let (asked, pauses) = try await statusesAfterAHeldRequest(.failure(AssemblyClient.Failure(code: "HTTP_504", message: "gateway timeout", isTransient: true)))
+        XCTAssertEqual(asked.map { $0.hasSuffix(" wait 20") }, [true, false, false], "\(asked)")
+        XCTAssertFalse(pauses.isEmpty, "polled with pauses again")
+    }
+
     func testPollingStartsAtOnceThenSoonThenSlowsGently() async throws {
         let clock = TestClock()
         let executing = ScriptedService.status(AssemblyStatusCode.executing)
