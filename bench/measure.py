@@ -834,8 +834,8 @@ def run_report(args):
     print("pipeline run times the whole command: planning (globbing and hashing every")
     print(f"file), {args.batch} files per Assembly, creating the Assemblies (--concurrency "
           f"{args.concurrency}),")
-    print("tus uploads (4 files at once per Assembly), polling the status (at once after the")
-    print("uploads, then from 5 ms doubling up to 1 s, then 1.2x up to 5 s) and writing results.json.")
+    print("tus uploads (4 files at once per Assembly), asking for the status (once after the")
+    print("uploads, then held by pipeline serve until the Assembly ends) and writing results.json.")
     print("vipsthumbnail and mogrify resize the same files by hand, one process per core.")
     print(f"The Python SDK (pytransloadit) creates the same Assemblies of {args.batch} files with")
     print("the same step one after another (it has no concurrency), uploads each file with")
