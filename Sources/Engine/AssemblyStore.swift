@@ -12,7 +12,7 @@ final class AssemblyStore: Sendable {
     /// Assemblies changed since they were last written.
     private let unwritten = Mutex<Set<String>>([])
     private let writer = DispatchQueue(label: "assembly-store.writer")
-    /// Signalled after every change, for status requests held until their Assembly moves on.
+    /// Signalled when an Assembly's phase changes, for status requests held until it moves on.
     private let changed = NSCondition()
     /// Set when the engine stops: held requests are answered at once.
     private let stopping = Mutex(false)
@@ -61,14 +61,18 @@ final class AssemblyStore: Sendable {
     /// Changes an Assembly under the lock and saves it; returns the new state.
     @discardableResult
     func update(_ id: String, _ change: (inout AssemblyRecord) -> Void) -> AssemblyRecord? {
+        var moved = false
         let updated = records.withLock { records -> AssemblyRecord? in
             guard var record = records[id] else { return nil }
+            let phase = record.phase
             change(&record)
             records[id] = record
+            moved = record.phase != phase
             return record
         }
-        if updated != nil {
-            scheduleWrite(id)
+        if updated != nil { scheduleWrite(id) }
+        // Held status requests wait for a phase to change, not for every upload.
+        if moved {
             changed.lock()
             changed.broadcast()
             changed.unlock()
