@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "Planning", dependencies: ["Spec", "Basics", "Crypto"]),
         .target(name: "Wire", dependencies: ["Basics", "Crypto"]),
         .target(name: "HTTPClient", dependencies: ["CCurl", "Wire", "Crypto", "Basics"]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Wire", "Basics"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CLinux", "Wire", "Basics"]),
         .target(name: "Client", dependencies: ["HTTPClient", "Wire", "Crypto", "Planning", "Spec", "Basics"]),
         .target(name: "Engine", dependencies: ["HTTPServer", "HTTPClient", "Wire", "Crypto", "Spec", "Basics", "CVips", "CArchive"]),
         .target(name: "Signer", dependencies: ["Client", "HTTPClient", "HTTPServer", "Wire", "Crypto", "Spec", "YAML", "Basics"]),

@@ -47,7 +47,7 @@ struct AssemblyAPI: Sendable {
             guard var record = store.get(parts[1]) else { return .respond(notFound(parts[1])) }
             // Held, when the client asks, until the Assembly moves on (see `StatusWait`).
             if let seconds = StatusWait.seconds(head.headers[StatusWait.header]), !record.isTerminal {
-                record = store.waitForChange(of: record.id, from: record.phase, until: Date() + Double(seconds)) ?? record
+                record = store.waitForChange(of: record.id, from: record.phase, until: Date() + Double(seconds), clientGone: head.clientGone) ?? record
             }
             return .respond(status(record, origin: head.origin))
         case ("DELETE", 2):
@@ -149,7 +149,7 @@ struct AssemblyAPI: Sendable {
 
     private func status(_ record: AssemblyRecord, origin: String) -> ServerResponse {
         .json(200, AssemblyStatus.json(record, tusPath: LocalEngine.tusPath, origin: origin).serialized(),
-              headers: [(StatusWait.header, String(StatusWait.longest))])
+              headers: [(StatusWait.header, String(StatusWait.longest)), ("Cache-Control", "no-store")])
     }
 
     private func notFound(_ id: String) -> ServerResponse {

@@ -16,6 +16,12 @@ final class AssemblyStore: Sendable {
     private let changed = NSCondition()
     /// Set when the engine stops: held requests are answered at once.
     private let stopping = Mutex(false)
+    /// Status requests held now; past `mostHeld` more are answered at once, so held requests
+    /// never take the connections that uploads and new Assemblies need.
+    private let held = Mutex(0)
+    static let mostHeld = 32
+    /// Status requests held now.
+    var heldCount: Int { held.withLock { $0 } }
     static let writeDelay = DispatchTimeInterval.milliseconds(20)
     /// Told when an Assembly cannot be written (it lives on in memory, and would not survive a restart).
     private let warn: @Sendable (String) -> Void
@@ -80,23 +86,34 @@ final class AssemblyStore: Sendable {
         return updated
     }
 
-    /// `id` once its phase is no longer `phase` or `deadline` has passed, whichever comes first
-    /// (at once when the engine is stopping); nil when there is no such Assembly.
-    func waitForChange(of id: String, from phase: AssemblyPhase, until deadline: Date) -> AssemblyRecord? {
+    /// `id` once its phase is no longer `phase` or `deadline` has passed, whichever comes first;
+    /// at once when the engine is stopping or `mostHeld` requests are held already, and as soon
+    /// as `clientGone` says nobody waits for the answer. Nil when there is no such Assembly.
+    func waitForChange(of id: String, from phase: AssemblyPhase, until deadline: Date, clientGone: () -> Bool) -> AssemblyRecord? {
+        guard held.withLock({ count in count < Self.mostHeld ? { count += 1; return true }() : false }) else { return get(id) }
+        defer { held.withLock { $0 -= 1 } }
         changed.lock()
         defer { changed.unlock() }
         while true {
             guard let record = get(id) else { return nil }
-            if record.phase != phase || stopping.withLock({ $0 }) || !changed.wait(until: deadline) { return get(id) }
+            if record.phase != phase || stopping.withLock({ $0 }) || Date() >= deadline || clientGone() { return record }
+            // In slices, to notice a client that went away.
+            _ = changed.wait(until: min(deadline, Date() + 0.25))
         }
     }
 
-    /// Answers every held status request now; the engine is stopping.
+    /// Answers every held status request now, and waits (a second at most) until they are
+    /// answered; the engine is stopping.
     func releaseWaiters() {
         stopping.withLock { $0 = true }
         changed.lock()
         changed.broadcast()
         changed.unlock()
+        let giveUp = ContinuousClock.now + .seconds(1)
+        guard held.withLock({ $0 }) > 0 else { return }
+        while held.withLock({ $0 }) > 0, ContinuousClock.now < giveUp { usleep(5_000) }
+        // The last answers leave their handlers just now: a moment for their connections to send them.
+        usleep(100_000)
     }
 
     /// Writes every changed Assembly now (when the engine stops).

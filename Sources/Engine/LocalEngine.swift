@@ -60,6 +60,8 @@ public final class LocalEngine: Sendable {
 
     private let server: HTTPServer
     private let executor: AssemblyExecutor
+    /// Status requests held now (`StatusWait`).
+    var heldStatusRequests: Int { executor.store.heldCount }
     private let assembliesDirectory: String
     private let lock: DataFolderLock
     private let handoff: HandoffServer?

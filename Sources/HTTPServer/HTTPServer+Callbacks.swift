@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+internal import CLinux
 import Foundation
 
 // libmicrohttpd's callbacks. Each gets the server through an unretained context pointer (the
@@ -23,9 +24,13 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
     guard let existing = state.pointee else {
         server.deadline.headersArrived(connection)
-        let (head, acceptedHost) = server.head(
+        var (head, acceptedHost) = server.head(
             connection: connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "GET",
             version: version.map { String(cString: $0) } ?? "HTTP/1.1")
+        if let socket = server.deadline.handle(connection)?.descriptor {
+            // Asked only while the request's handler runs, when the connection (and its socket) is still open.
+            head.clientGone = { pipeline_peer_gone(socket) != 0 }
+        }
         let plan: RequestPlan
         if let problem = RequestFraming.problem(head.headers) {
             // Answered before the body is read, which closes the connection: nothing after this head is a request.

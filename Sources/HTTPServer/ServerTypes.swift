@@ -17,6 +17,9 @@ public struct RequestHead: Sendable {
     /// or later, no forwarding headers, no public URL configured. A proxy in between may buffer a
     /// chunked body and drop its trailer fields.
     public var isDirect = true
+    /// Whether the client has closed or shut down its end of the connection, asked without
+    /// waiting: a request held for a while stops when nobody waits for its answer.
+    public var clientGone: @Sendable () -> Bool = { false }
 }
 
 /// A response to send.

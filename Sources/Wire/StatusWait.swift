@@ -9,9 +9,13 @@ public enum StatusWait {
     /// (nginx's default is 60 s).
     public static let longest = 20
 
-    /// The seconds a header value asks for, when it is a whole number from 1 to `longest`.
+    /// The seconds a header value asks for, when it is a whole number from 1 to `longest` (digits
+    /// only; spaces and tabs around it are not part of it).
     public static func seconds(_ value: String?) -> Int? {
-        guard let value, value.utf8.count <= 2, let seconds = Int(value), (1...longest).contains(seconds) else { return nil }
-        return seconds
+        guard let value else { return nil }
+        let digits = value.utf8.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed()
+        guard (1...2).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        let seconds = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        return (1...longest).contains(seconds) ? seconds : nil
     }
 }

@@ -6,6 +6,7 @@ import HTTPClient
 import EngineTestSupport
 import TestSupport
 import Wire
+import Synchronization
 import XCTest
 
 /// A status request may be held until its Assembly moves on (`StatusWait`): answered the moment
@@ -60,7 +61,9 @@ final class StatusWaitTests: XCTestCase {
         XCTAssertEqual(unchanged.ok, "ASSEMBLY_UPLOADING")
         XCTAssertGreaterThan(unchanged.seconds, 0.9)
         XCTAssertLessThan(unchanged.seconds, 5)
-        for value in ["0", "21", "99", "-1", "abc", "", "1.5", "001"] {
+        let padded = try await Self.held(client.base, id, wait: " 1\t")
+        XCTAssertGreaterThan(padded.seconds, 0.9, "spaces and tabs around the value are not part of it")
+        for value in ["0", "21", "99", "-1", "+5", "5 5", "abc", "", "1.5", "001"] {
             let answer = try await Self.held(client.base, id, wait: value)
             XCTAssertLessThan(answer.seconds, 0.5, "'\(value)' is not held")
         }
@@ -73,6 +76,31 @@ final class StatusWaitTests: XCTestCase {
         XCTAssertLessThan(ended.seconds, 0.5, "an Assembly that has ended is answered at once")
     }
 
+    func testAtMostSoManyAreHeldAndOneWhoseClientWentAwayEnds() throws {
+        let data = try TemporaryDirectory(prefix: "status-wait-store")
+        defer { data.remove() }
+        let store = try AssemblyStore(directory: data.path + "/assemblies")
+        let id = String(repeating: "b", count: 32)
+        XCTAssertTrue(try store.insert(AssemblyRecord(
+            id: id, origin: "http://127.0.0.1:1", params: "{}", steps: hashStep, fields: [:], notifyURL: nil,
+            expectedTusUploads: 1, uploads: [], created: Date(), clientAgent: nil)))
+        let gone = Mutex(false)
+        let ended = DispatchGroup()
+        for _ in 0..<AssemblyStore.mostHeld {
+            ended.enter()
+            Thread {
+                _ = store.waitForChange(of: id, from: .uploading, until: Date() + 10, clientGone: { gone.withLock { $0 } })
+                ended.leave()
+            }.start()
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        let start = Date()
+        _ = store.waitForChange(of: id, from: .uploading, until: Date() + 10, clientGone: { false })
+        XCTAssertLessThan(Date().timeIntervalSince(start), 0.2, "one more than the most held is answered at once")
+        gone.withLock { $0 = true }
+        XCTAssertEqual(ended.wait(timeout: .now() + 2), .success, "held requests whose clients went away end within a slice")
+    }
+
     func testStoppingAnswersHeldStatusesAtOnce() async throws {
         let server = try EngineTestServer()
         let client = EngineClient(server: server)
@@ -80,10 +108,12 @@ final class StatusWaitTests: XCTestCase {
         let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
         let base = client.base
         async let waiting = Self.held(base, id, wait: "20")
-        try await Task.sleep(for: .milliseconds(300))
+        let arrived = ContinuousClock.now + .seconds(10)
+        while server.engine.heldStatusRequests == 0, ContinuousClock.now < arrived { try await Task.sleep(for: .milliseconds(20)) }
         let start = ContinuousClock.now
         server.stop()
-        _ = try? await waiting
+        let answer = try await waiting
+        XCTAssertEqual(answer.ok, "ASSEMBLY_UPLOADING", "the held request was answered, not dropped")
         XCTAssertLessThan(ContinuousClock.now - start, .seconds(5), "the engine stopped without waiting out the held request")
     }
 }
