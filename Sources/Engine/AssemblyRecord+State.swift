@@ -10,20 +10,15 @@ extension AssemblyRecord {
             "id": .string(id), "origin": .string(origin), "params": .string(params), "steps": steps, "fields": .object(fields),
             "expectedTusUploads": .int(expectedTusUploads), "tusLinks": .array(tusLinks.map(\.stateJSON)),
             "uploads": .array(uploads.map(\.stateJSON)), "results": .object(results.mapValues { .array($0.map(\.stateJSON)) }),
-            "message": .string(message), "created": .string(Self.timestamp(created)),
+            "message": .string(message), "created": .string(AuthTime.format(created)),
         ]
         object["notifyURL"] = notifyURL.map(JSONValue.string)
         object["ignoredErrors"] = ignoredErrors.map(JSONValue.array)
         object["ok"] = storedPhase.ok.map(JSONValue.string)
         object["error"] = storedPhase.error.map(JSONValue.string)
-        object["finished"] = finished.map { .string(Self.timestamp($0)) }
+        object["finished"] = finished.map { .string(AuthTime.format($0)) }
         object["clientAgent"] = clientAgent.map(JSONValue.string)
         return .object(object)
-    }
-
-    /// A date as `JSONEncoder`'s `.iso8601` strategy writes it: whole seconds in UTC.
-    static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601)
     }
 }
 

@@ -50,7 +50,7 @@ final class AssemblyRecordStateTests: XCTestCase {
 
     func testTimestampsAreWholeSecondsInUTCAsTheDecoderReadsThem() throws {
         let date = Date(timeIntervalSince1970: 1_764_645_132.999)
-        XCTAssertEqual(AssemblyRecord.timestamp(date), "2025-12-02T03:12:12Z")
+        XCTAssertEqual(AuthTime.format(date), "2025-12-02T03:12:12Z")
         let encoded = String(decoding: try StateCoding.encoder.encode(["at": date]), as: UTF8.self)
         XCTAssertEqual(encoded, #"{"at":"2025-12-02T03:12:12Z"}"#)
     }

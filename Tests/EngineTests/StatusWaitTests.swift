@@ -20,18 +20,21 @@ final class StatusWaitTests: XCTestCase {
         let start = ContinuousClock.now
         let response = try await HTTPClient().send(HTTPRequest(
             method: "GET", url: base + "/assemblies/" + id, headers: [(StatusWait.header, wait)], timeouts: HTTPTimeouts(total: .seconds(60))))
-        let elapsed = ContinuousClock.now - start
-        return (try JSONValue.parse(response.body)["ok"]?.stringValue, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                response.headers[StatusWait.header])
+        return (try JSONValue.parse(response.body)["ok"]?.stringValue, (ContinuousClock.now - start).inSeconds, response.headers[StatusWait.header])
+    }
+
+    /// An engine with an Assembly that waits for one tus upload: its creation answer and id.
+    private func waitingAssembly() async throws -> (server: EngineTestServer, client: EngineClient, created: JSONValue, id: String) {
+        let server = try EngineTestServer()
+        let client = EngineClient(server: server)
+        let created = try await client.create(steps: hashStep, expectedUploads: 1).body
+        return (server, client, created, try XCTUnwrap(created["assembly_id"]?.stringValue))
     }
 
     func testAHeldStatusIsAnsweredWhenTheLastUploadArrives() async throws {
-        let server = try EngineTestServer()
+        let (server, client, created, id) = try await waitingAssembly()
         defer { server.stop() }
-        let client = EngineClient(server: server)
-        let created = try await client.create(steps: hashStep, expectedUploads: 1)
-        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
-        let tus = TusClient(http: client.http, endpoint: try XCTUnwrap(created.body["tus_url"]?.stringValue))
+        let tus = TusClient(http: client.http, endpoint: try XCTUnwrap(created["tus_url"]?.stringValue))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let data = Data("the only file".utf8)
@@ -41,7 +44,7 @@ final class StatusWaitTests: XCTestCase {
         async let waiting = Self.held(base, id, wait: "15")
         try await Task.sleep(for: .milliseconds(400))
         let upload = try await tus.create(
-            length: Int64(data.count), metadata: ["assembly_url": try XCTUnwrap(created.body["assembly_ssl_url"]?.stringValue), "filename": "f.txt"])
+            length: Int64(data.count), metadata: ["assembly_url": try XCTUnwrap(created["assembly_ssl_url"]?.stringValue), "filename": "f.txt"])
         _ = try await tus.append(to: upload.url, offset: 0, body: .file(path: path, offset: 0, length: Int64(data.count)), checksum: nil)
         let answer = try await waiting
         XCTAssertNotEqual(answer.ok, "ASSEMBLY_UPLOADING", "answered before the Assembly moved on")
@@ -51,11 +54,8 @@ final class StatusWaitTests: XCTestCase {
     }
 
     func testAHeldStatusEndsAfterTheSecondsAskedForAndOnlyValidAsksAreHeld() async throws {
-        let server = try EngineTestServer()
+        let (server, client, _, id) = try await waitingAssembly()
         defer { server.stop() }
-        let client = EngineClient(server: server)
-        let created = try await client.create(steps: hashStep, expectedUploads: 1)
-        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
 
         let unchanged = try await Self.held(client.base, id, wait: "1")
         XCTAssertEqual(unchanged.ok, "ASSEMBLY_UPLOADING")
@@ -102,10 +102,7 @@ final class StatusWaitTests: XCTestCase {
     }
 
     func testStoppingAnswersHeldStatusesAtOnce() async throws {
-        let server = try EngineTestServer()
-        let client = EngineClient(server: server)
-        let created = try await client.create(steps: hashStep, expectedUploads: 1)
-        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
+        let (server, client, _, id) = try await waitingAssembly()
         let base = client.base
         async let waiting = Self.held(base, id, wait: "20")
         let arrived = ContinuousClock.now + .seconds(10)
