@@ -8,17 +8,22 @@ import Wire
 /// open descriptors over its Unix socket, in place of a creating POST's or a PATCH's bytes. Taken
 /// only for an endpoint on a loopback address, from a socket of this user that greets with the
 /// token the endpoint's `OPTIONS` gave; any failure to reach it turns it off for the rest of the
-/// batch, and the bytes go over HTTP.
+/// run, and the bytes go over HTTP. One client serves a run's batches (`TusCapabilityCache`), so
+/// its connections are greeted once, not once per Assembly.
 final class HandoffClient: Sendable {
     private let offer: LocalHandoff.Offer
-    /// Connections greeted and not in use, for the next file.
-    private let idle = Mutex<[MessageSocket]>([])
+    /// Connections greeted and not in use, for the next file, with when each fell idle.
+    private let idle = Mutex<[(connection: MessageSocket, since: ContinuousClock.Instant)]>([])
+    /// How long an idle connection is kept: well within the minute of silence after which the
+    /// engine closes it, so a request is never sent on a connection the engine is closing.
+    private let keepIdle: Duration
     private let broken = Atomic(false)
 
     /// A client for `offer`, when `endpoint` is on this machine (127.0.0.1, ::1, localhost).
-    init?(offer: LocalHandoff.Offer?, endpoint: String) {
+    init?(offer: LocalHandoff.Offer?, endpoint: String, keepIdle: Duration = .seconds(30)) {
         guard let offer, SecureURL.isLoopback(endpoint) else { return nil }
         self.offer = offer
+        self.keepIdle = keepIdle
     }
 
     /// Whether files still go this way.
@@ -96,7 +101,7 @@ final class HandoffClient: Sendable {
         defer { close(file) }
         // A kept connection the engine closed meanwhile (after a minute of silence) refuses the
         // send, and nothing was asked: a new one is made for it.
-        var connection = idle.withLock { $0.popLast() }
+        var connection = keptConnection()
         if let kept = connection, !kept.send(message, file: file) { connection = nil }
         if connection == nil {
             guard let fresh = greeted(), fresh.send(message, file: file) else { return nil }
@@ -107,8 +112,18 @@ final class HandoffClient: Sendable {
         guard let connection, let (text, extra) = connection.receive(waiting: waiting) else { return nil }
         if extra >= 0 { close(extra) }
         guard let reply = LocalHandoff.Reply(message: text) else { return nil }
-        idle.withLock { $0.append(connection) }
+        idle.withLock { $0.append((connection, ContinuousClock.now)) }
         return reply
+    }
+
+    /// The connection that fell idle last, after closing those idle too long (the oldest first
+    /// in the list).
+    private func keptConnection() -> MessageSocket? {
+        let oldest = ContinuousClock.now - keepIdle
+        return idle.withLock { idle in
+            idle.removeAll { $0.since < oldest }
+            return idle.popLast()?.connection
+        }
     }
 
     /// A new connection to a process of this user whose greeting carries the offer's token (any

@@ -50,7 +50,7 @@ public struct TusUploader: Sendable {
     ) async throws -> [Result<UploadResult, any Error>] {
         let capabilities = try await known.capabilities(of: client.endpoint) { try await discoverCapabilities() }
         let store = options.stateDirectory.map { ResumeStore(directory: $0) }
-        let handoff = options.handoff ? HandoffClient(offer: capabilities.handoff, endpoint: client.endpoint) : nil
+        let handoff = options.handoff ? known.handoff(to: client.endpoint, offer: capabilities.handoff) : nil
         let uploader = FileUploader(client: client, capabilities: capabilities, options: options, store: store, handoff: handoff)
         var results = [Result<UploadResult, any Error>?](repeating: nil, count: files.count)
         try await forEachConcurrently(Array(files.indices), width: options.parallel) { index in
@@ -88,9 +88,11 @@ public struct TusUploader: Sendable {
 }
 
 /// Each tus endpoint's capabilities, asked once (one `OPTIONS`, however many batches ask at
-/// once) and kept for as long as the cache lives: a run's.
+/// once) and kept for as long as the cache lives: a run's. So is a local engine's handoff client,
+/// with the connections it keeps for the next batch.
 public final class TusCapabilityCache: Sendable {
     private let asked = Mutex<[String: Task<TusCapabilities, any Error>]>([:])
+    private let handoffs = Mutex<[String: HandoffClient]>([:])
 
     /// Creates an empty cache.
     public init() {}
@@ -108,6 +110,16 @@ public final class TusCapabilityCache: Sendable {
         } catch {
             asked.withLock { if $0[endpoint] == task { $0[endpoint] = nil } }
             throw error
+        }
+    }
+
+    /// The handoff client for `endpoint`, made from its `offer` the first time; `nil` where none
+    /// may be used (see `HandoffClient.init`).
+    func handoff(to endpoint: String, offer: LocalHandoff.Offer?) -> HandoffClient? {
+        handoffs.withLock { made in
+            if let client = made[endpoint] { return client }
+            made[endpoint] = HandoffClient(offer: offer, endpoint: endpoint)
+            return made[endpoint]
         }
     }
 }

@@ -50,6 +50,53 @@ final class HandoffUploadTests: XCTestCase {
         XCTAssertEqual(server.requests.filter { $0.hasPrefix("POST /resumable") }.count, 1, "\(server.requests)")
     }
 
+    func testTheBatchesOfARunShareTheirConnectionsToTheEngine() async throws {
+        let server = try EngineTestServer(trustProxy: false)
+        defer { server.stop() }
+        let connections = try CountingRelay(server)
+        defer { connections.stop() }
+        let fixture = try UploadFixture()
+        let files = try (0..<6).map { try fixture.file("f\($0).bin", size: 10_000 + $0) }
+        var options = UploadOptions(retryDelays: [.zero], parallel: 1, stateDirectory: fixture.state.path)
+        options.creationWithUploadLimit = 4 << 20
+        // Three batches of a run (one capability cache), each as an Assembly's uploads go.
+        let run = TusCapabilityCache()
+        for first in stride(from: 0, to: files.count, by: 2) {
+            let batch = Array(files[first..<first + 2])
+            let uploader = TusUploader(endpoint: server.endpoint, options: options, http: fixture.http, known: run)
+            let results = try await uploader.upload(batch.map { UploadFile(path: $0.path, metadata: ["filename": "f.bin"]) }) { _ in }
+            for (result, file) in zip(results, batch) { XCTAssertEqual(try server.storedBytes(of: result.get().url), file.data) }
+        }
+        XCTAssertEqual(connections.count, 1, "one connection, greeted once, served the run's three batches")
+        XCTAssertEqual(server.requests.filter { $0.hasPrefix("POST /resumable") || $0.hasPrefix("PATCH") }, [], "every byte was handed over")
+        // Batches of separate runs each greet the engine.
+        for first in stride(from: 0, to: files.count, by: 3) {
+            let batch = Array(files[first..<first + 3])
+            let uploader = TusUploader(endpoint: server.endpoint, options: options, http: fixture.http)
+            _ = try await uploader.upload(batch.map { UploadFile(path: $0.path, metadata: ["filename": "f.bin"]) }) { _ in }
+        }
+        XCTAssertEqual(connections.count, 3)
+    }
+
+    func testAConnectionIdleTooLongIsClosedAndANewOneGreeted() async throws {
+        let server = try EngineTestServer(trustProxy: false)
+        defer { server.stop() }
+        let connections = try CountingRelay(server)
+        defer { connections.stop() }
+        let fixture = try UploadFixture()
+        let file = try fixture.file("a.bin", size: 1000)
+        let offered = try await HTTPClient().send(HTTPRequest(method: "OPTIONS", url: server.endpoint, headers: [("Tus-Resumable", "1.0.0")]))
+        let offer = try XCTUnwrap(LocalHandoff.Offer(header: offered.headers[LocalHandoff.header]))
+        let client = try XCTUnwrap(HandoffClient(offer: offer, endpoint: server.endpoint, keepIdle: .milliseconds(50)))
+        _ = try await client.create(at: server.endpoint, path: file.path, length: 1000, metadata: [:])
+        _ = try await client.create(at: server.endpoint, path: file.path, length: 1000, metadata: [:])
+        XCTAssertEqual(connections.count, 1, "a connection just used is used again")
+        try await Task.sleep(for: .milliseconds(120))
+        let made = try await client.create(at: server.endpoint, path: file.path, length: 1000, metadata: [:])
+        XCTAssertEqual(made?.offset, 1000)
+        XCTAssertEqual(connections.count, 2, "one idle longer than kept is not used")
+    }
+
     func testBytesGoOverHTTPWhenTheHandoffIsOffOrAChecksumIsAskedFor() async throws {
         let server = try EngineTestServer(trustProxy: false)
         defer { server.stop() }
@@ -142,5 +189,37 @@ final class HandoffUploadTests: XCTestCase {
             XCTAssertNil(HandoffClient(offer: offer, endpoint: endpoint), endpoint)
         }
         XCTAssertNil(HandoffClient(offer: nil, endpoint: "http://127.0.0.1:8787/files/"))
+    }
+}
+
+/// Moves an engine's handoff socket aside and relays every connection made at its offered path
+/// to it, descriptors included, counting the connections.
+private final class CountingRelay: Sendable {
+    private let listening: MessageSocket
+    private let accepted = Atomic(0)
+
+    /// Connections made so far.
+    var count: Int { accepted.load(ordering: .relaxed) }
+
+    init(_ server: EngineTestServer) throws {
+        let path = server.data.path + "/handoff.sock", moved = server.data.path + "/engine.sock"
+        XCTAssertEqual(rename(path, moved), 0)
+        listening = try MessageSocket.listen(path)
+        Thread { [self] in
+            while let client = listening.accept() {
+                accepted.add(1, ordering: .relaxed)
+                Thread { Self.relay(client, to: moved) }.start()
+            }
+        }.start()
+    }
+
+    func stop() { listening.shutDown() }
+
+    private static func relay(_ client: MessageSocket, to path: String) {
+        guard let engine = MessageSocket.connect(path), let (greeting, _) = engine.receive(waiting: .seconds(5)), client.send(greeting) else { return }
+        while let (message, file) = client.receive(capacity: 64 << 10, waiting: .seconds(5)) {
+            defer { if file >= 0 { close(file) } }
+            guard engine.send(message, file: file), let (reply, _) = engine.receive(waiting: .seconds(5)), client.send(reply) else { return }
+        }
     }
 }
