@@ -1,3 +1,5 @@
+import Foundation
+
 extension JSONValue {
     /// Deterministic JSON text: keys sorted by their UTF-8 bytes, no insignificant whitespace
     /// unless `pretty`, which indents by two spaces.
@@ -6,6 +8,13 @@ extension JSONValue {
         output.reserveCapacity(256)
         write(to: &output, pretty: pretty, depth: 0)
         return String(decoding: output, as: UTF8.self)
+    }
+
+    /// The compact text's bytes, as `serialized()` writes them (for a file).
+    public var compactData: Data {
+        var output: [UInt8] = []
+        write(to: &output, pretty: false, depth: 0)
+        return Data(output)
     }
 
     /// Appends the value's text to `output`, as `serialized` writes it, nested `depth` levels deep.

@@ -138,8 +138,6 @@ final class AssemblyStore: Sendable {
     }
 
     private func save(_ record: AssemblyRecord) throws {
-        var bytes: [UInt8] = []
-        record.stateJSON().write(to: &bytes, pretty: false, depth: 0)
-        try AtomicFile.write(Data(bytes), to: directory + "/" + record.id + ".json", durable: false)
+        try AtomicFile.write(record.stateJSON().compactData, to: directory + "/" + record.id + ".json", durable: false)
     }
 }

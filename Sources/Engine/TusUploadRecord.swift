@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// What the engine remembers about one tus upload (stored as JSON beside its bytes).
@@ -22,3 +23,17 @@ public struct TusUploadRecord: Codable, Sendable, Equatable {
         case id, length, offset, metadata, created, expires
     }
 }
+
+extension TusUploadRecord {
+    /// The record as its file beside the bytes holds it: the JSON `StateCoding.encoder` makes of it
+    /// (which reads it back), built directly, as `AssemblyRecord.stateJSON` is.
+    func stateJSON() -> JSONValue {
+        var object: [String: JSONValue] = [
+            "id": .string(id), "offset": .int(Int(offset)), "metadata": .object(metadata.mapValues(JSONValue.string)),
+            "created": .string(AuthTime.format(created)), "expires": .string(AuthTime.format(expires)),
+        ]
+        object["length"] = length.map { .int(Int($0)) }
+        return .object(object)
+    }
+}
+

@@ -45,14 +45,14 @@ final class UploadStore: Sendable {
         if withBody {
             unwritten.withLock { _ = $0.insert(record.id) }
         } else {
-            try Self.createExclusive(recordPath(record.id), contents: StateCoding.encoder.encode(record))
+            try Self.createExclusive(recordPath(record.id), contents: record.stateJSON().compactData)
         }
         records.withLock { $0[record.id] = record }
     }
 
     /// Saves a changed record, atomically (not flushed, like the Assemblies).
     func save(_ record: TusUploadRecord) throws {
-        let encoded = try StateCoding.encoder.encode(record)
+        let encoded = record.stateJSON().compactData
         if unwritten.withLock({ $0.remove(record.id) }) != nil {
             try Self.createExclusive(recordPath(record.id), contents: encoded)
         } else {

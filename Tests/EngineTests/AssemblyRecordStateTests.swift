@@ -39,11 +39,10 @@ final class AssemblyRecordStateTests: XCTestCase {
         for finished in [false, true] {
             let record = record(finished: finished)
             let codable = try StateCoding.encoder.encode(record)
-            var bytes: [UInt8] = []
-            record.stateJSON().write(to: &bytes, pretty: false, depth: 0)
-            XCTAssertEqual(try JSONValue.parse(Data(bytes)), try JSONValue.parse(codable), "finished: \(finished)")
+            let written = record.stateJSON().compactData
+            XCTAssertEqual(try JSONValue.parse(written), try JSONValue.parse(codable), "finished: \(finished)")
             // Read back, it is the same record: encoded again by Codable, the same bytes.
-            let decoded = try StateCoding.decode(AssemblyRecord.self, from: Data(bytes))
+            let decoded = try StateCoding.decode(AssemblyRecord.self, from: written)
             XCTAssertEqual(try StateCoding.encoder.encode(decoded), codable, "finished: \(finished)")
         }
     }
