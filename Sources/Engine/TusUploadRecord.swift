@@ -36,4 +36,3 @@ extension TusUploadRecord {
         return .object(object)
     }
 }
-
