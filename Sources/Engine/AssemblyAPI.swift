@@ -44,12 +44,12 @@ struct AssemblyAPI: Sendable {
             let items = all.dropFirst(page.offset).prefix(page.size).map { AssemblyStatus.json($0, tusPath: LocalEngine.tusPath, origin: head.origin) }
             return .respond(.json(200, JSONValue.object(["items": .array(Array(items)), "count": .int(all.count)]).serialized()))
         case ("GET", 2):
-            guard var record = store.get(parts[1]) else { return .respond(notFound(parts[1])) }
+            guard let current = store.get(parts[1]) else { return .respond(notFound(parts[1])) }
             // Held, when the client asks, until the Assembly moves on (see `StatusWait`).
-            if let seconds = StatusWait.seconds(head.headers[StatusWait.header]), !record.isTerminal {
-                record = store.waitForChange(of: record.id, from: record.phase, until: Date() + Double(seconds), clientGone: head.clientGone) ?? record
+            if let seconds = StatusWait.seconds(head.headers[StatusWait.header]), !current.isTerminal {
+                _ = store.waitForChange(of: current.id, from: current.phase, until: Date() + Double(seconds), clientGone: head.clientGone)
             }
-            return .respond(status(record, origin: head.origin))
+            return .respond(status(store.reported(current.id) ?? current, origin: head.origin))
         case ("DELETE", 2):
             guard store.get(parts[1]) != nil else { return .respond(notFound(parts[1])) }
             // Its robots see the cancel and stop; the executor then discards what they wrote.

@@ -5,10 +5,14 @@ import Synchronization
 /// The engine's Assemblies, in memory and as JSON files in the data folder, so they survive a
 /// restart. Changes are written behind, atomically and in the order made: each changed Assembly
 /// once per `writeDelay`, however many uploads changed it meanwhile (an Assembly of n files
-/// would otherwise be encoded n times over), without flushing to disk.
+/// would otherwise be encoded n times over), without flushing to disk. A change of phase is
+/// written at once, and a client is told only of a phase that is written (`reported`): an engine
+/// killed a moment later still knows every Assembly it said had completed.
 final class AssemblyStore: Sendable {
     let directory: String
     private let records: Mutex<[String: AssemblyRecord]>
+    /// The phase of each Assembly as its file holds it.
+    private let writtenPhases: Mutex<[String: AssemblyPhase]>
     /// Assemblies changed since they were last written.
     private let unwritten = Mutex<Set<String>>([])
     private let writer = DispatchQueue(label: "assembly-store.writer")
@@ -38,6 +42,7 @@ final class AssemblyStore: Sendable {
             }
         }
         records = Mutex(loaded)
+        writtenPhases = Mutex(loaded.mapValues(\.phase))
     }
 
     /// Whether `id` has the shape of an Assembly id.
@@ -61,6 +66,14 @@ final class AssemblyStore: Sendable {
 
     func get(_ id: String) -> AssemblyRecord? { records.withLock { $0[id] } }
 
+    /// `id` as a client may be told of it: with a phase its file holds (written now when a change
+    /// of phase has not been yet).
+    func reported(_ id: String) -> AssemblyRecord? {
+        guard let record = get(id) else { return nil }
+        guard writtenPhases.withLock({ $0[id] }) != record.phase else { return record }
+        return writer.sync { write(id) } ?? get(id)
+    }
+
     /// Every Assembly, for resuming work after a restart.
     var all: [AssemblyRecord] { records.withLock { Array($0.values) } }
 
@@ -79,6 +92,7 @@ final class AssemblyStore: Sendable {
         if updated != nil { scheduleWrite(id) }
         // Held status requests wait for a phase to change, not for every upload.
         if moved {
+            writer.sync { _ = write(id) }
             changed.lock()
             changed.broadcast()
             changed.unlock()
@@ -131,13 +145,16 @@ final class AssemblyStore: Sendable {
         for id in unwritten.withLock({ ids in defer { ids.removeAll() }; return ids }).sorted() { write(id) }
     }
 
-    /// Writes the latest state of `id`; on `writer` only.
-    private func write(_ id: String) {
-        guard let record = get(id) else { return }
+    /// Writes the latest state of `id`, and returns it; on `writer` only.
+    @discardableResult
+    private func write(_ id: String) -> AssemblyRecord? {
+        guard let record = get(id) else { return nil }
         do { try save(record) } catch { warn("Assembly \(id) could not be saved in the data folder: \(error)") }
+        return record
     }
 
     private func save(_ record: AssemblyRecord) throws {
         try AtomicFile.write(record.stateJSON().compactData, to: directory + "/" + record.id + ".json", durable: false)
+        writtenPhases.withLock { $0[record.id] = record.phase }
     }
 }

@@ -28,6 +28,17 @@ struct AssemblyUploads: Sendable {
         }
     }
 
+    /// After a restart: ties again the uploads whose tie to a still uploading Assembly was made in
+    /// memory only (the engine was killed before the Assembly's record was written behind), and
+    /// counts those finished, so their client, told they were stored, is not kept waiting.
+    func tieAgain(_ known: [TusUploadRecord]) {
+        for upload in known.sorted(by: { ($0.created, $0.id) < ($1.created, $1.id) }) {
+            guard let id = Self.assemblyID(upload.metadata), let record = assemblies.get(id), record.phase == .uploading else { continue }
+            if !record.tusLinks.contains(where: { $0.uploadID == upload.id }) { created(upload) }
+            if upload.isFinished { finished(upload) }
+        }
+    }
+
     /// Whether an upload with `metadata` is for an Assembly of this engine that is still
     /// uploading and expects it: a file it has room for, or a retry of one not finished.
     func accepts(_ metadata: [String: String]) -> Bool {

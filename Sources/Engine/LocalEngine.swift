@@ -133,6 +133,7 @@ public final class LocalEngine: Sendable {
             throw error
         }
         executor.resumeInterrupted()
+        links.tieAgain(uploads.known)
     }
 
     /// The file behind a URL this engine serves (a result, or an Assembly's saved state), for callers in the same process

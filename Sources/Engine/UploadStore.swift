@@ -21,6 +21,10 @@ final class UploadStore: Sendable {
         reconcileWithRecords()
     }
 
+    /// Every upload whose record was read so far: all of them once the store has started (it reads
+    /// each record to check its bytes).
+    var known: [TusUploadRecord] { records.withLock { Array($0.values) } }
+
     /// Whether `id` has the shape of an upload id (so it can never name another path).
     static func isValidID(_ id: String) -> Bool { AssemblyID.isValid(id) }
 

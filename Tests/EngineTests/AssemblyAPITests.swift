@@ -161,6 +161,56 @@ final class AssemblyAPITests: XCTestCase {
         XCTAssertEqual(again["ok"], .string("ASSEMBLY_COMPLETED"), again.serialized())
     }
 
+    /// A status that says an Assembly completed is answered only once its record says so in the
+    /// data folder: an engine killed right after cannot forget it (its results' URLs would be gone).
+    func testAPhaseAClientIsToldOfIsInTheDataFolderAlready() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        for _ in 0..<5 {
+            let created = try await client.create(steps: hashStep, expectedUploads: 1)
+            let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
+            let tus = TusClient(http: client.http, endpoint: client.base + "/resumable/files/")
+            _ = try await tus.create(length: 0, metadata: ["assembly_id": id, "filename": "empty.txt"])
+            let done = try await client.wait(id)
+            XCTAssertEqual(done["ok"], .string("ASSEMBLY_COMPLETED"))
+            // Read at once, with no stop to write what was behind.
+            let stored = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: server.data.path + "/assemblies/" + id + ".json")))
+            XCTAssertEqual(stored["ok"], .string("ASSEMBLY_COMPLETED"), stored.serialized())
+            XCTAssertEqual(stored["uploads"]?.arrayValue?.count, 1)
+        }
+    }
+
+    /// Killed after an upload was stored but before the Assembly's record said so: the restarted
+    /// engine ties the upload again, and the Assembly completes when the rest arrive.
+    func testAnUploadWhoseTieWasNotWrittenIsTiedAgainAfterARestart() async throws {
+        let data = try TemporaryDirectory(prefix: "engine-ties")
+        defer { data.remove() }
+        var server = try EngineTestServer(data: data)
+        var client = EngineClient(server: server)
+        let created = try await client.create(steps: hashStep, expectedUploads: 2)
+        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
+        let path = data.path + "/assemblies/" + id + ".json"
+        let asCreated = try Data(contentsOf: URL(fileURLWithPath: path))
+        let first = try await TusClient(http: client.http, endpoint: client.base + "/resumable/files/")
+            .create(length: 0, metadata: ["assembly_id": id, "filename": "a.txt", "fieldname": "a"])
+        XCTAssertFalse(first.url.isEmpty)
+        server.stop(keepData: true)
+        // As a kill within the write-behind leaves it: the upload stored, the Assembly as created.
+        try asCreated.write(to: URL(fileURLWithPath: path))
+        server = try EngineTestServer(data: data)
+        defer { server.stop(keepData: true) }
+        client = EngineClient(server: server)
+        let tied = try await client.status(id)
+        XCTAssertEqual(tied["ok"], .string("ASSEMBLY_UPLOADING"))
+        XCTAssertEqual(tied["finished_tus_uploads"], .int(1), tied.serialized())
+        _ = try await TusClient(http: client.http, endpoint: client.base + "/resumable/files/")
+            .create(length: 0, metadata: ["assembly_id": id, "filename": "b.txt", "fieldname": "b"])
+        let done = try await client.wait(id)
+        XCTAssertEqual(done["ok"], .string("ASSEMBLY_COMPLETED"), done.serialized())
+        XCTAssertEqual(Set(done["uploads"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []), ["a.txt", "b.txt"])
+    }
+
     private func sha256(_ data: Data) -> String { FileHashing.sha256(data) }
 }
 
