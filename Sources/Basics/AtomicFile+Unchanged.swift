@@ -5,7 +5,9 @@ extension AtomicFile {
     /// `path` already holds exactly those bytes: then it is left alone, its modification time too
     /// (as build tools expect of an output that did not change). The bytes are compared as they
     /// are emitted; at the first difference the new file is begun with the old file's equal part.
-    public static func update(_ path: String, durable: Bool = true, _ produce: (_ emit: (Data) -> Void) throws -> Void) throws {
+    /// Returns what `fstat` says of the regular file left at `path` (`nil` for one written in place).
+    @discardableResult
+    public static func update(_ path: String, durable: Bool = true, _ produce: (_ emit: (Data) -> Void) throws -> Void) throws -> stat? {
         // Non-blocking: opening a pipe to read would wait for a writer, which is this process.
         let old = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         var info = stat()
@@ -56,10 +58,10 @@ extension AtomicFile {
         }
         if let failure { throw failure }
         if writer == nil {
-            guard equal != Int(info.st_size) else { return }
+            guard equal != Int(info.st_size) else { return info }
             begin()  // the new content is a shorter beginning of the old
             if let failure { throw failure }
         }
-        try writer?.commit(durable: durable)
+        return try writer?.commit(durable: durable)
     }
 }

@@ -13,8 +13,10 @@ public enum AtomicFile {
 
     /// Writes what `produce` emits, piece by piece, with the same guarantees as `write(_:to:)`:
     /// a large file is never held in memory whole. When `produce` throws, nothing replaces the
-    /// file (a non-regular target, written in place, keeps what was emitted).
-    public static func write(to path: String, durable: Bool = true, _ produce: (_ emit: (Data) -> Void) throws -> Void) throws {
+    /// file (a non-regular target, written in place, keeps what was emitted). Returns what `fstat`
+    /// says of the file put in place (`nil` for a target written in place).
+    @discardableResult
+    public static func write(to path: String, durable: Bool = true, _ produce: (_ emit: (Data) -> Void) throws -> Void) throws -> stat? {
         var info = stat()
         let existing = lstat(path, &info) == 0 ? info : nil
         if let existing, writesInPlace(path, existing) {
@@ -22,19 +24,19 @@ public enum AtomicFile {
             // behind it would be written from its start, under what the process writes to it.
             if let given = givenDescriptor(path) {
                 if let failure = try writeAll(produce, to: given) { throw FileError(path: path, operation: "write", code: failure) }
-                return
+                return nil
             }
             let descriptor = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
             guard descriptor >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
             defer { close(descriptor) }
             if let failure = try writeAll(produce, to: descriptor) { throw FileError(path: path, operation: "write", code: failure) }
-            return
+            return nil
         }
         // A file replaced keeps its permissions (a private file stays private).
         let mode = existing.flatMap { $0.st_mode & S_IFMT == S_IFREG ? mode_t($0.st_mode & 0o7777) : nil }
         let writer = try AtomicFileWriter(path: path, mode: mode ?? 0o644)
         try produce { writer.write($0) }
-        try writer.commit(durable: durable)
+        return try writer.commit(durable: durable)
     }
 
     /// Whether the existing `path` (as `lstat` describes it) is written into rather than replaced:

@@ -35,11 +35,14 @@ public final class AtomicFileWriter {
     }
 
     /// Renames the content into place; with `durable` it is flushed to disk first, and the rename too.
-    public func commit(durable: Bool = true) throws(FileError) {
+    /// Returns what `fstat` says of the file put in place, after the rename.
+    @discardableResult
+    public func commit(durable: Bool = true) throws(FileError) -> stat {
         guard descriptor >= 0 else { throw FileError(path: path, operation: "write", code: EBADF) }
         if failure == nil, durable, fsync(descriptor) != 0 { failure = errno }
-        close(descriptor)
+        let written = descriptor
         descriptor = -1
+        defer { close(written) }
         if let failure {
             unlink(temporary)
             throw FileError(path: path, operation: "write", code: failure)
@@ -49,13 +52,16 @@ public final class AtomicFileWriter {
             unlink(temporary)
             throw FileError(path: path, operation: "rename into place", code: code)
         }
-        guard durable else { return }
+        var info = stat()
+        fstat(written, &info)
+        guard durable else { return info }
         let folder = FolderPath.of(path)
         let folderDescriptor = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderDescriptor >= 0 {
             fsync(folderDescriptor)
             close(folderDescriptor)
         }
+        return info
     }
 
     /// Removes the temporary file and leaves `path` as it was.
@@ -65,6 +71,4 @@ public final class AtomicFileWriter {
         descriptor = -1
         unlink(temporary)
     }
-
-
 }

@@ -109,8 +109,12 @@ struct PlanCommand: Command {
             }
             do {
                 // Whole or not there, but not flushed to disk: a plan lost to a power cut is made again.
-                // An unchanged plan is not written again (its file keeps its time, for build tools).
-                try AtomicFile.update(out, durable: false) { emit in plan.writeJSON(emit) }
+                // An unchanged plan is not written again (its file keeps its time, for build tools),
+                // nor rendered again while its file is as this manifest's last plan left it.
+                let written = workspace.map { WrittenPlans(stateFile: $0.writtenPlansFile, version: PipelineCLI.version) }
+                if written?.hold(plan, at: out) != true, let info = try AtomicFile.update(out, durable: false, { emit in plan.writeJSON(emit) }) {
+                    written?.remember(plan, at: out, info: info)
+                }
             } catch {
                 context.output.failure("\(error)", hint: "check that the folder of '\(out)' exists and is writable")
                 return ExitCode.failure

@@ -65,6 +65,9 @@ public struct Workspace: Sendable, Equatable {
     /// The plan the last whole run ran (`last-plan.json`), so a later plan can say what changed and why.
     public var lastPlanFile: String { manifestStateDirectory + "/last-plan.json" }
 
+    /// The plan files `pipeline plan --out` wrote for this manifest (`WrittenPlans`).
+    public var writtenPlansFile: String { manifestStateDirectory + "/written-plans.json" }
+
     /// The plan the last whole run ran, if one was kept and still reads.
     public func lastPlan() -> Plan? {
         guard let data = try? FileReading.read(lastPlanFile, limit: 1 << 30) else { return nil }  // none kept yet
