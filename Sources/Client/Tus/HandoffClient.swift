@@ -17,6 +17,8 @@ final class HandoffClient: Sendable {
     /// How long an idle connection is kept: well within the minute of silence after which the
     /// engine closes it, so a request is never sent on a connection the engine is closing.
     private let keepIdle: Duration
+    /// Whether a sweep of idle connections is scheduled.
+    private let sweeping = Atomic(false)
     private let broken = Atomic(false)
 
     /// A client for `offer`, when `endpoint` is on this machine (127.0.0.1, ::1, localhost).
@@ -113,6 +115,7 @@ final class HandoffClient: Sendable {
         if extra >= 0 { close(extra) }
         guard let reply = LocalHandoff.Reply(message: text) else { return nil }
         idle.withLock { $0.append((connection, ContinuousClock.now)) }
+        sweepLater()
         return reply
     }
 
@@ -123,6 +126,22 @@ final class HandoffClient: Sendable {
         return idle.withLock { idle in
             idle.removeAll { $0.since < oldest }
             return idle.popLast()?.connection
+        }
+    }
+
+    /// Closes the connections idle too long once `keepIdle` has passed, and again while any are
+    /// kept: a run that pauses does not hold the engine's connections it is not using.
+    private func sweepLater() {
+        guard sweeping.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + keepIdle.inSeconds) { [weak self] in
+            guard let self else { return }
+            let oldest = ContinuousClock.now - keepIdle
+            let kept = idle.withLock { idle in
+                idle.removeAll { $0.since < oldest }
+                return !idle.isEmpty
+            }
+            sweeping.store(false, ordering: .relaxed)
+            if kept { sweepLater() }
         }
     }
 

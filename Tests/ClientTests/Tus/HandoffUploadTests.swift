@@ -95,6 +95,9 @@ final class HandoffUploadTests: XCTestCase {
         let made = try await client.create(at: server.endpoint, path: file.path, length: 1000, metadata: [:])
         XCTAssertEqual(made?.offset, 1000)
         XCTAssertEqual(connections.count, 2, "one idle longer than kept is not used")
+        // Nor is one kept open, with no file to send, for longer than that.
+        let closed = await eventually(within: .seconds(2)) { connections.open == 0 }
+        XCTAssertTrue(closed, "\(connections.open) connections still open")
     }
 
     func testBytesGoOverHTTPWhenTheHandoffIsOffOrAChecksumIsAskedFor() async throws {
@@ -197,9 +200,12 @@ final class HandoffUploadTests: XCTestCase {
 private final class CountingRelay: Sendable {
     private let listening: MessageSocket
     private let accepted = Atomic(0)
+    private let closed = Atomic(0)
 
     /// Connections made so far.
     var count: Int { accepted.load(ordering: .relaxed) }
+    /// Connections the client has not closed.
+    var open: Int { count - closed.load(ordering: .relaxed) }
 
     init(_ server: EngineTestServer) throws {
         let path = server.data.path + "/handoff.sock", moved = server.data.path + "/engine.sock"
@@ -208,7 +214,10 @@ private final class CountingRelay: Sendable {
         Thread { [self] in
             while let client = listening.accept() {
                 accepted.add(1, ordering: .relaxed)
-                Thread { Self.relay(client, to: moved) }.start()
+                Thread { [self] in
+                    Self.relay(client, to: moved)
+                    closed.add(1, ordering: .relaxed)
+                }.start()
             }
         }.start()
     }
