@@ -37,27 +37,11 @@ public struct DigestCache: Sendable {
     /// `keepingOthers` (a shard's plan sees only its share).
     func update(keepingOthers: Bool) -> DigestCacheUpdate {
         // Rehashing a shard still reads the cache: the other shards' entries are kept.
-        let writable = Self.mayWrite(file)
+        let writable = StateFile.mayWrite(file)
         let update = DigestCacheUpdate(
             reading: rehashing && !keepingOthers ? nil : DigestCacheReader(file: file), writing: writable ? file : nil,
             stamp: Int64(opened.timeIntervalSince1970 * 1_000_000_000), slack: slack, keepingOthers: keepingOthers, rehashing: rehashing)
         if !writable { update.unwritable = "it or a folder above it is a link, a pipe or a device" }
         return update
-    }
-
-    /// Whether the cache may be written at `path`: inside real folders (created if missing) from
-    /// `.pipeline` down, and over nothing but a regular file. Anything else leaves the cache unwritten.
-    private static func mayWrite(_ path: String) -> Bool {
-        let components = FolderPath.of(path).split(separator: "/", omittingEmptySubsequences: false)
-        let start = components.lastIndex(of: ".pipeline") ?? components.count - 1
-        var info = stat()
-        for end in start..<components.count {
-            let folder = components[...end].joined(separator: "/")
-            if lstat(folder, &info) != 0 {
-                guard mkdir(folder, 0o755) == 0, lstat(folder, &info) == 0 else { return false }
-            }
-            guard info.st_mode & S_IFMT == S_IFDIR else { return false }
-        }
-        return lstat(path, &info) != 0 ? errno == ENOENT : info.st_mode & S_IFMT == S_IFREG
     }
 }

@@ -40,7 +40,7 @@ public struct WrittenPlans: Sendable {
         if entries.count >= Self.mostFiles { entries = [:] }
         entries[Self.key(path)] = Entry(plan: fingerprint(plan), file: identity)
         let json = JSONValue.object(["version": .int(1), "files": .object(entries.mapValues(\.json))])
-        try? FileManager.default.createDirectory(atPath: FolderPath.of(stateFile), withIntermediateDirectories: true)
+        guard StateFile.mayWrite(stateFile) else { return }
         try? AtomicFile.write(json.compactData, to: stateFile, durable: false)
     }
 
@@ -79,9 +79,10 @@ public struct WrittenPlans: Sendable {
         }
     }
 
-    /// The entries in the state file; none when it is missing, unreadable or of another version.
+    /// The entries in the state file; none when it is missing, unreadable, of another version, or
+    /// not a regular file in real folders (a link a checkout planted is never followed).
     private func entries() -> [String: Entry] {
-        guard let data = try? FileReading.read(stateFile, limit: 1 << 20), let json = try? JSONValue.parse(data),
+        guard StateFile.mayWrite(stateFile), let data = try? FileReading.read(stateFile, limit: 1 << 20), let json = try? JSONValue.parse(data),
               json["version"]?.intValue == 1, let files = json["files"]?.objectValue else { return [:] }
         return files.compactMapValues(Entry.init)
     }

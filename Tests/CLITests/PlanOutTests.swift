@@ -48,6 +48,46 @@ final class PlanOutTests: XCTestCase {
         XCTAssertEqual(info.st_mode & 0o777, 0o600, "a private file stays private")
     }
 
+    func testAPlanFileLeftAsItWasIsKeptAndAnyOtherIsWrittenOver() async throws {
+        let directory = try project()
+        defer { directory.remove() }
+        let out = directory.path + "/plan.json"
+        func plan() async throws -> String {
+            let result = await CLIHarness.run(["plan", directory.path + "/pipeline.yml", "--out", out])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            return try String(contentsOfFile: out, encoding: .utf8)
+        }
+        func modified() -> timespec {
+            var info = stat()
+            XCTAssertEqual(stat(out, &info), 0)
+            return info.st_mtim
+        }
+        let first = try await plan()
+        let time = modified()
+        let again = try await plan()
+        XCTAssertEqual(again, first)
+        XCTAssertEqual(modified().tv_nsec, time.tv_nsec, "an unchanged plan's file keeps its time")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/.pipeline/manifests/pipeline/written-plans.json"))
+
+        // Edited to the same size, its time put back: written over all the same.
+        var edited = Data(first.utf8)
+        edited[edited.count - 3] = UInt8(ascii: "x")
+        try edited.write(to: URL(fileURLWithPath: out))
+        var times = [time, time]
+        XCTAssertEqual(utimensat(AT_FDCWD, out, &times, 0), 0)
+        let rewritten = try await plan()
+        XCTAssertEqual(rewritten, first)
+
+        // Another plan replaces it; the old file copied back, its time kept, is replaced again.
+        try FileManager.default.copyItem(atPath: out, toPath: directory.path + "/old.json")
+        try directory.write("files/a.bin", "b")
+        let second = try await plan()
+        XCTAssertNotEqual(second, first)
+        XCTAssertEqual(rename(directory.path + "/old.json", out), 0)
+        let replaced = try await plan()
+        XCTAssertEqual(replaced, second)
+    }
+
     func testTheManifestAndAFolderAreRefused() async throws {
         let directory = try project()
         defer { directory.remove() }

@@ -90,6 +90,26 @@ final class WrittenPlansTests: XCTestCase {
         XCTAssertTrue(memory.hold(plan, at: path))
     }
 
+    func testAStateFileThatIsALinkIsNeitherFollowedNorReplaced() throws {
+        let folder = try TemporaryDirectory()
+        let (memory, path) = try written(plan, to: "plan.json", in: folder)
+        // A checkout plants the state as a link to a copy that would vouch for the plan file.
+        let elsewhere = folder.path + "/elsewhere.json"
+        try FileManager.default.moveItem(atPath: memory.stateFile, toPath: elsewhere)
+        XCTAssertEqual(symlink(elsewhere, memory.stateFile), 0)
+        XCTAssertFalse(memory.hold(plan, at: path))
+        let before = try Data(contentsOf: URL(fileURLWithPath: elsewhere))
+        var info = stat()
+        XCTAssertEqual(stat(path, &info), 0)
+        memory.remember(plan, at: path, info: info)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: elsewhere)), before)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: memory.stateFile), elsewhere)
+        // A pipe there is not read (a read would wait for a writer).
+        XCTAssertEqual(unlink(memory.stateFile), 0)
+        XCTAssertEqual(mkfifo(memory.stateFile, 0o644), 0)
+        XCTAssertFalse(memory.hold(plan, at: path))
+    }
+
     func testItKeepsAFewFilesAndTheNewestAlways() throws {
         let folder = try TemporaryDirectory()
         var memory: WrittenPlans?
