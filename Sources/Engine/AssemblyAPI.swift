@@ -53,8 +53,8 @@ struct AssemblyAPI: Sendable {
         case ("DELETE", 2):
             guard store.get(parts[1]) != nil else { return .respond(notFound(parts[1])) }
             // Its robots see the cancel and stop; the executor then discards what they wrote.
-            let record = store.update(parts[1]) { record in _ = record.apply(.cancel) }
-            return .respond(record.map { status($0, origin: head.origin) } ?? notFound(parts[1]))
+            store.update(parts[1]) { record in _ = record.apply(.cancel) }
+            return .respond(store.reported(parts[1]).map { status($0, origin: head.origin) } ?? notFound(parts[1]))
         default:
             return .respond(failure("NOT_FOUND", "no such endpoint: \(head.method) \(head.path)", 404))
         }

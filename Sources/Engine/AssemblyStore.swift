@@ -5,8 +5,8 @@ import Synchronization
 /// The engine's Assemblies, in memory and as JSON files in the data folder, so they survive a
 /// restart. Changes are written behind, atomically and in the order made: each changed Assembly
 /// once per `writeDelay`, however many uploads changed it meanwhile (an Assembly of n files
-/// would otherwise be encoded n times over), without flushing to disk. A change of phase is
-/// written at once, and a client is told only of a phase that is written (`reported`): an engine
+/// would otherwise be encoded n times over), without flushing to disk. A client is told only of
+/// a phase the Assembly's file holds (`reported` writes it first when it does not yet): an engine
 /// killed a moment later still knows every Assembly it said had completed.
 final class AssemblyStore: Sendable {
     let directory: String
@@ -92,7 +92,6 @@ final class AssemblyStore: Sendable {
         if updated != nil { scheduleWrite(id) }
         // Held status requests wait for a phase to change, not for every upload.
         if moved {
-            writer.sync { _ = write(id) }
             changed.lock()
             changed.broadcast()
             changed.unlock()
@@ -145,9 +144,11 @@ final class AssemblyStore: Sendable {
         for id in unwritten.withLock({ ids in defer { ids.removeAll() }; return ids }).sorted() { write(id) }
     }
 
-    /// Writes the latest state of `id`, and returns it; on `writer` only.
+    /// Writes the latest state of `id`, and returns it; on `writer` only. A write behind that was
+    /// waiting for it has nothing left to write (a change after this read waits again).
     @discardableResult
     private func write(_ id: String) -> AssemblyRecord? {
+        unwritten.withLock { _ = $0.remove(id) }
         guard let record = get(id) else { return nil }
         do { try save(record) } catch { warn("Assembly \(id) could not be saved in the data folder: \(error)") }
         return record
