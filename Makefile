@@ -30,17 +30,18 @@ test: setup
 	scripts/test.sh
 
 bench: setup
-	$(SWIFT) build -c release
 	bench/plan.sh
 
 # 60 s per fuzz target (FUZZ_SECONDS to change); see scripts/fuzz.sh.
 fuzz: setup
 	scripts/fuzz.sh
 
-# The release binary, its manual page, completions for bash, zsh and fish, and the JSON schemas.
+# The release binary as the packages have it (Swift's libraries linked in: it starts sooner and
+# keeps working when the toolchain changes), its manual page, completions for bash, zsh and fish,
+# and the JSON schemas.
 install: setup
-	$(SWIFT) build -c release
-	$(MAKE) install-files PIPELINE_BIN=.build/release/pipeline
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product pipeline --scratch-path .build/static
+	$(MAKE) install-files PIPELINE_BIN=.build/static/release/pipeline
 
 install-files:
 	install -d $(ROOT)/bin $(ROOT)/share/man/man1 $(ROOT)/share/bash-completion/completions \

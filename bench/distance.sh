@@ -9,7 +9,7 @@
 # Environment:
 #   ASSEMBLIES=300    one file each
 #   DELAY_MS=25       each way (a 50 ms round trip)
-#   PIPELINE_BIN=...  binary to test; when unset, `swift build -c release` runs
+#   PIPELINE_BIN=...  binary to test; when unset, built as installed (.build/static)
 #   BEFORE_BIN=...    an earlier binary to run beside it (optional)
 #   BENCH_DIR=/tmp    where the temporary folder is made; KEEP=1 keeps it
 set -euo pipefail

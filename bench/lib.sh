@@ -1,14 +1,15 @@
 # Shared by the benchmark scripts: finding the binary and printing machine facts.
 # Source it after `repo` is set; `script` names the caller in error messages.
 
-# Sets `bin` to $PIPELINE_BIN, or builds the release binary and uses it.
+# Sets `bin` to $PIPELINE_BIN, or builds the release binary as the packages and `make install`
+# have it (Swift's libraries linked in) and uses it.
 find_binary() {
     if [[ -n ${PIPELINE_BIN:-} ]]; then
         bin=$PIPELINE_BIN
     else
-        echo "== building release binary"
-        "${SWIFT:-swift}" build -c release
-        bin=.build/release/pipeline
+        echo "== building the release binary (Swift's libraries linked in, as installed)"
+        "${SWIFT:-swift}" build -c release --static-swift-stdlib --disable-local-rpath --product pipeline --scratch-path .build/static
+        bin=.build/static/release/pipeline
     fi
     [[ $bin == /* ]] || bin="$repo/$bin"
     [[ -x $bin ]] || { echo "$script: $bin is not an executable file" >&2; exit 2; }

@@ -10,7 +10,7 @@
 #   HEIGHT=1080       clip height (16:9)
 #   RUNS=3            runs per command (best time, largest peak memory)
 #   BENCH_DIR=/tmp    where the temporary data folder is made
-#   PIPELINE_BIN=...  binary to test; when unset, `swift build -c release` runs
+#   PIPELINE_BIN=...  binary to test; when unset, built as installed (.build/static)
 #   SWIFT=swift       Swift driver used for that build
 #   KEEP=1            keep the data folder instead of removing it
 #   STRICT=1          exit 3 when a target is missed

@@ -7,8 +7,8 @@
 #   BIG_MIB=1024      size of the big file in MiB
 #   RUNS=3            runs per command (best time, largest peak memory)
 #   BENCH_DIR=/tmp    where the temporary data folder is made
-#   PIPELINE_BIN=...  binary to test; when unset, `swift build -c release`
-#                     runs and .build/release/pipeline is used
+#   PIPELINE_BIN=...  binary to test; when unset, the release binary is built as
+#                     installed (Swift's libraries linked in, .build/static)
 #   SWIFT=swift       Swift driver used for that build
 #   KEEP=1            keep the data folder instead of removing it
 #   STRICT=1          exit 3 when a target is missed

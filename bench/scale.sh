@@ -10,7 +10,7 @@
 #   FILES=1000000     small files to plan (100000 for a quick run)
 #   ASSEMBLIES=10000  one-file Assemblies to run (0 skips the run)
 #   BENCH_DIR=/tmp    where the temporary data folder is made
-#   PIPELINE_BIN=...  binary to test; when unset, `swift build -c release` runs
+#   PIPELINE_BIN=...  binary to test; when unset, built as installed (.build/static)
 #   SWIFT=swift       Swift driver used for that build
 #   KEEP=1            keep the data folder instead of removing it
 #   STRICT=1          exit 3 when a target is missed

@@ -11,8 +11,8 @@
 #   RUNS=3            wrk runs per case (the table shows the fastest run);
 #                     2 x RUNS x DURATION must stay within 25 minutes
 #   BENCH_DIR=/tmp    where the temporary data folder is made
-#   PIPELINE_BIN=...  binary to test; when unset, `swift build -c release`
-#                     runs and .build/release/pipeline is used
+#   PIPELINE_BIN=...  binary to test; when unset, the release binary is built as
+#                     installed (Swift's libraries linked in, .build/static)
 #   SWIFT=swift       Swift driver used for that build
 #   KEEP=1            keep the data folder (wrk's raw output is in out/)
 #   AUDIT=1           run the signer with --audit-log (one JSON line a request)

@@ -13,8 +13,8 @@
 #   HANDOFF=0         with SERVER=engine, 1 lets pipeline upload hand files to
 #                     the engine as open descriptors (docs/engine.md)
 #   BENCH_DIR=/tmp    where the temporary data folder is made
-#   PIPELINE_BIN=...  binary to test; when unset, `swift build -c release`
-#                     runs and .build/release/pipeline is used
+#   PIPELINE_BIN=...  binary to test; when unset, the release binary is built as
+#                     installed (Swift's libraries linked in, .build/static)
 #   SWIFT=swift       Swift driver used for that build
 #   KEEP=1            keep the data folder instead of removing it
 #   STRICT=1          exit 3 when a target is missed

@@ -7,7 +7,7 @@
 #   JOBS=50           jobs in the manifest
 #   STEPS=10          steps per job (JOBS x STEPS steps in all)
 #   RUNS=10           runs per command (best time)
-#   PIPELINE_BIN=...  binary to test; when unset, `swift build -c release` runs
+#   PIPELINE_BIN=...  binary to test; when unset, built as installed (.build/static)
 #   STRICT=1          exit 3 when the target is missed
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,8 +15,8 @@ JOBS=${JOBS:-50}
 STEPS=${STEPS:-10}
 RUNS=${RUNS:-10}
 if [ -z "${PIPELINE_BIN:-}" ]; then
-    swift build -c release >&2
-    PIPELINE_BIN=.build/release/pipeline
+    swift build -c release --static-swift-stdlib --disable-local-rpath --product pipeline --scratch-path .build/static >&2
+    PIPELINE_BIN=.build/static/release/pipeline
 fi
 data=$(mktemp -d "${TMPDIR:-/tmp}/pipeline-bench-validate.XXXXXX")
 trap 'rm -rf "$data"' EXIT
