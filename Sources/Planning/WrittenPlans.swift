@@ -11,8 +11,9 @@ public struct WrittenPlans: Sendable {
     /// The state file (JSON) holding the entries.
     public let stateFile: String
     /// The build of the tool that renders plans: its version and its executable's identity, so a
-    /// rebuilt tool whose rendering changed never trusts what an older build wrote.
-    let tool: String
+    /// rebuilt tool whose rendering changed never trusts what an older build wrote. Without an
+    /// identity (no `/proc`), nothing is remembered.
+    let tool: String?
 
     /// Entries beyond this many are dropped (the newest is kept).
     static let mostFiles = 16
@@ -22,31 +23,34 @@ public struct WrittenPlans: Sendable {
         self.stateFile = stateFile
         var info = stat()
         let build = stat("/proc/self/exe", &info) == 0 ? FileIdentity(info) : nil
-        tool = version + " " + (build.map { "\($0.device):\($0.inode):\($0.size):\($0.modified)" } ?? "unknown")
+        tool = build.map { "\(version) \($0.device):\($0.inode):\($0.size):\($0.modified)" }
     }
 
     /// Whether the file at `path` is known to hold `plan`, as this tool writes it.
     public func hold(_ plan: Plan, at path: String) -> Bool {
         var info = stat()
-        guard let entry = entries()[Self.key(path)], lstat(path, &info) == 0, let identity = FileIdentity(info) else { return false }
-        return entry == Entry(plan: fingerprint(plan), file: identity)
+        guard let fingerprint = fingerprint(plan), let entry = entries()[Self.key(path)], lstat(path, &info) == 0,
+              let identity = FileIdentity(info) else { return false }
+        return entry == Entry(plan: fingerprint, file: identity)
     }
 
     /// Remembers that the file `info` describes, at `path`, holds `plan`. A state file that cannot
     /// be written only means the next plan is rendered again.
     public func remember(_ plan: Plan, at path: String, info: stat) {
-        guard let identity = FileIdentity(info) else { return }
+        guard let fingerprint = fingerprint(plan), let identity = FileIdentity(info) else { return }
         var entries = entries()
         if entries.count >= Self.mostFiles { entries = [:] }
-        entries[Self.key(path)] = Entry(plan: fingerprint(plan), file: identity)
+        entries[Self.key(path)] = Entry(plan: fingerprint, file: identity)
         let json = JSONValue.object(["version": .int(1), "files": .object(entries.mapValues(\.json))])
         guard StateFile.mayWrite(stateFile) else { return }
         try? AtomicFile.write(json.compactData, to: stateFile, durable: false)
     }
 
     /// The SHA-256 of what decides the plan's text: the format, this tool, the pipeline, the
-    /// manifest and every Assembly's id (each derived from its job, instructions and files).
-    func fingerprint(_ plan: Plan) -> String {
+    /// manifest and every Assembly's id (each derived from its job, instructions and files); nil
+    /// without the identity of the tool.
+    func fingerprint(_ plan: Plan) -> String? {
+        guard let tool else { return nil }
         let parts: [JSONValue] = [.int(Plan.formatVersion), .string(tool), .string(plan.pipeline), .string(plan.manifest)]
             + plan.assemblies.map { .string($0.id) }
         return SHA256.hex(Array(JSONValue.array(parts).compactData))
