@@ -298,6 +298,10 @@ final class RunCommandTests: XCTestCase {
         let verbose = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--verbose", "--force"])
         XCTAssertEqual(verbose.status, 0, verbose.stderr)
         XCTAssertEqual(verbose.stderr.components(separatedBy: "created thumbs").count - 1, 3, verbose.stderr)
+        // The first progress line already knows how much there is to send.
+        let progress = verbose.stderr.split(separator: "\n").filter { $0.contains(" uploaded (") }
+        XCTAssertFalse(progress.isEmpty, verbose.stderr)
+        XCTAssertFalse(progress.contains { $0.contains("of 0 B uploaded") }, verbose.stderr)
         let help = await CLIHarness.run(["run", "--help"])
         XCTAssertTrue(help.stdout.contains("-q, --quiet"), help.stdout)
     }

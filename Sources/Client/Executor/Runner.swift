@@ -49,6 +49,8 @@ public struct Runner: Sendable {
         let pending = plan.assemblies.filter { cached[$0.id] == nil }
         let total = pending.reduce(Int64(0)) { $0 + $1.bytes }
         events(.started(assemblies: plan.assemblies.count, cached: cached.count, files: plan.fileCount, bytes: plan.byteCount))
+        // Progress knows from the start how much there is to send (not "0 B of 0 B").
+        events(.uploaded(bytes: 0, total: total))
         let state = try RunState(path: configuration.stateFile)
         let progress = ProgressSum<String>()
         let collected = ResultsCollector(cached: cached)
