@@ -130,9 +130,8 @@ final class AssemblyAPITests: XCTestCase {
         // Restarted on another port, as the embedded engine is for every run: its URLs follow.
         XCTAssertEqual(status["tus_url"], .string(client.base + "/resumable/files/"), status.serialized())
         XCTAssertEqual(status["assembly_url"], .string(client.base + "/assemblies/" + id))
-        let tus = TusClient(http: client.http, endpoint: client.base + "/resumable/files/")
-        let upload = try await tus.create(length: 0, metadata: ["assembly_id": id, "filename": "empty.txt"])
-        XCTAssertFalse(upload.url.isEmpty)
+        let upload = try await uploadEmpty("empty.txt", to: id, with: client)
+        XCTAssertFalse(upload.isEmpty)
         let done = try await client.wait(id)
         XCTAssertEqual(done["ok"], .string("ASSEMBLY_COMPLETED"), done.serialized())
     }
@@ -145,8 +144,7 @@ final class AssemblyAPITests: XCTestCase {
         let client = EngineClient(server: server)
         let created = try await client.create(steps: hashStep, expectedUploads: 1)
         let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
-        let tus = TusClient(http: client.http, endpoint: client.base + "/resumable/files/")
-        _ = try await tus.create(length: 0, metadata: ["assembly_id": id, "filename": "empty.txt"])
+        _ = try await uploadEmpty("empty.txt", to: id, with: client)
         let done = try await client.wait(id)
         XCTAssertEqual(done["ok"], .string("ASSEMBLY_COMPLETED"))
         server.stop(keepData: true)
@@ -170,8 +168,7 @@ final class AssemblyAPITests: XCTestCase {
         for _ in 0..<5 {
             let created = try await client.create(steps: hashStep, expectedUploads: 1)
             let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
-            let tus = TusClient(http: client.http, endpoint: client.base + "/resumable/files/")
-            _ = try await tus.create(length: 0, metadata: ["assembly_id": id, "filename": "empty.txt"])
+            _ = try await uploadEmpty("empty.txt", to: id, with: client)
             let done = try await client.wait(id)
             XCTAssertEqual(done["ok"], .string("ASSEMBLY_COMPLETED"))
             // Read at once, with no stop to write what was behind.
@@ -192,9 +189,8 @@ final class AssemblyAPITests: XCTestCase {
         let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
         let path = data.path + "/assemblies/" + id + ".json"
         let asCreated = try Data(contentsOf: URL(fileURLWithPath: path))
-        let first = try await TusClient(http: client.http, endpoint: client.base + "/resumable/files/")
-            .create(length: 0, metadata: ["assembly_id": id, "filename": "a.txt", "fieldname": "a"])
-        XCTAssertFalse(first.url.isEmpty)
+        let first = try await uploadEmpty("a.txt", to: id, with: client, field: "a")
+        XCTAssertFalse(first.isEmpty)
         server.stop(keepData: true)
         // As a kill within the write-behind leaves it: the upload stored, the Assembly as created.
         try asCreated.write(to: URL(fileURLWithPath: path))
@@ -204,11 +200,18 @@ final class AssemblyAPITests: XCTestCase {
         let tied = try await client.status(id)
         XCTAssertEqual(tied["ok"], .string("ASSEMBLY_UPLOADING"))
         XCTAssertEqual(tied["finished_tus_uploads"], .int(1), tied.serialized())
-        _ = try await TusClient(http: client.http, endpoint: client.base + "/resumable/files/")
-            .create(length: 0, metadata: ["assembly_id": id, "filename": "b.txt", "fieldname": "b"])
+        _ = try await uploadEmpty("b.txt", to: id, with: client, field: "b")
         let done = try await client.wait(id)
         XCTAssertEqual(done["ok"], .string("ASSEMBLY_COMPLETED"), done.serialized())
         XCTAssertEqual(Set(done["uploads"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []), ["a.txt", "b.txt"])
+    }
+
+    /// Creates an empty tus upload named `name` for Assembly `id` (in form field `field`, when
+    /// given): its URL.
+    private func uploadEmpty(_ name: String, to id: String, with client: EngineClient, field: String? = nil) async throws -> String {
+        var metadata = ["assembly_id": id, "filename": name]
+        metadata["fieldname"] = field
+        return try await TusClient(http: client.http, endpoint: client.base + "/resumable/files/").create(length: 0, metadata: metadata).url
     }
 
     private func sha256(_ data: Data) -> String { FileHashing.sha256(data) }

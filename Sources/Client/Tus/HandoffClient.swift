@@ -122,11 +122,16 @@ final class HandoffClient: Sendable {
     /// The connection that fell idle last, after closing those idle too long (the oldest first
     /// in the list).
     private func keptConnection() -> MessageSocket? {
-        let oldest = ContinuousClock.now - keepIdle
-        return idle.withLock { idle in
-            idle.removeAll { $0.since < oldest }
+        idle.withLock { idle in
+            closeStale(&idle)
             return idle.popLast()?.connection
         }
+    }
+
+    /// Drops (and so closes) the connections idle longer than `keepIdle`.
+    private func closeStale(_ idle: inout [(connection: MessageSocket, since: ContinuousClock.Instant)]) {
+        let oldest = ContinuousClock.now - keepIdle
+        idle.removeAll { $0.since < oldest }
     }
 
     /// Closes the connections idle too long once `keepIdle` has passed, and again while any are
@@ -135,9 +140,8 @@ final class HandoffClient: Sendable {
         guard sweeping.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         DispatchQueue.global().asyncAfter(deadline: .now() + keepIdle.inSeconds) { [weak self] in
             guard let self else { return }
-            let oldest = ContinuousClock.now - keepIdle
             let kept = idle.withLock { idle in
-                idle.removeAll { $0.since < oldest }
+                closeStale(&idle)
                 return !idle.isEmpty
             }
             sweeping.store(false, ordering: .relaxed)

@@ -26,6 +26,12 @@ final class HandoffUploadTests: XCTestCase {
         try await outcomes(paths, to: server, fixture: fixture, configure: configure).map { try $0.get() }
     }
 
+    /// The handoff the engine offers in its tus `OPTIONS` answer.
+    private func handoffOffer(of server: EngineTestServer) async throws -> LocalHandoff.Offer {
+        let offered = try await HTTPClient().send(HTTPRequest(method: "OPTIONS", url: server.endpoint, headers: [("Tus-Resumable", "1.0.0")]))
+        return try XCTUnwrap(LocalHandoff.Offer(header: offered.headers[LocalHandoff.header]))
+    }
+
     private func patches(_ server: EngineTestServer) -> Int { server.requests.filter { $0.hasPrefix("PATCH") }.count }
 
     /// Whether the engine logs `count` PATCH requests: a line is logged once its answer is sent,
@@ -85,8 +91,7 @@ final class HandoffUploadTests: XCTestCase {
         defer { connections.stop() }
         let fixture = try UploadFixture()
         let file = try fixture.file("a.bin", size: 1000)
-        let offered = try await HTTPClient().send(HTTPRequest(method: "OPTIONS", url: server.endpoint, headers: [("Tus-Resumable", "1.0.0")]))
-        let offer = try XCTUnwrap(LocalHandoff.Offer(header: offered.headers[LocalHandoff.header]))
+        let offer = try await handoffOffer(of: server)
         let client = try XCTUnwrap(HandoffClient(offer: offer, endpoint: server.endpoint, keepIdle: .milliseconds(50)))
         _ = try await client.create(at: server.endpoint, path: file.path, length: 1000, metadata: [:])
         _ = try await client.create(at: server.endpoint, path: file.path, length: 1000, metadata: [:])
@@ -158,8 +163,7 @@ final class HandoffUploadTests: XCTestCase {
         let server = try EngineTestServer(trustProxy: false)
         defer { server.stop() }
         // A socket that greets with the right token, then says it holds more than it was sent.
-        let offered = try await HTTPClient().send(HTTPRequest(method: "OPTIONS", url: server.endpoint, headers: [("Tus-Resumable", "1.0.0")]))
-        let offer = try XCTUnwrap(LocalHandoff.Offer(header: offered.headers[LocalHandoff.header]))
+        let offer = try await handoffOffer(of: server)
         XCTAssertEqual(unlink(offer.path), 0)
         let liar = try MessageSocket.listen(offer.path)
         Thread {
