@@ -97,6 +97,9 @@ public struct FileError: Error, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// Why, without the path: for messages to clients, which must not learn a server's folders.
+    public var shortReason: String { reason ?? String(cString: strerror(code)) }
+
     /// "cannot read 'x': No such file or directory".
     public var description: String {
         "cannot \(operation) '\(path)': \(reason ?? String(cString: strerror(code)))"

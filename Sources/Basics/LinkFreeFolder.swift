@@ -78,6 +78,45 @@ public final class LinkFreeFolder: Sendable {
         }
     }
 
+    /// Puts a copy of the regular file at `source` into this folder as `name`, whole or not at
+    /// all (copied beside it, then renamed over it); the bytes copied. A `source` that is a link
+    /// is refused unless `followingLinks`.
+    @discardableResult
+    public func placeCopy(of source: String, as name: String, followingLinks: Bool = false) throws(FileError) -> Int64 {
+        let (descriptor, temporary) = try createTemporary(for: name)
+        defer { close(descriptor) }
+        do {
+            let copied = try Self.copy(source, to: descriptor, followingLinks: followingLinks)
+            try rename(temporary, to: name)
+            return copied
+        } catch {
+            remove(temporary)
+            throw error
+        }
+    }
+
+    /// Copies the regular file at `path` (a link refused unless `followingLinks`) into `descriptor`; the bytes copied.
+    public static func copy(_ path: String, to descriptor: Int32, followingLinks: Bool = false) throws(FileError) -> Int64 {
+        let source = Foundation.open(path, O_RDONLY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
+        guard source >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
+        defer { close(source) }
+        var info = stat()
+        guard fstat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw FileError(path: path, operation: "copy", code: EINVAL, reason: "it is not a regular file; not copied")
+        }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var total: Int64 = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { bytes in SystemCall.uninterrupted { read(source, bytes.baseAddress, bytes.count) } }
+            guard count >= 0 else { throw FileError(path: path, operation: "read", code: errno) }
+            if count == 0 { return total }
+            if let failure = buffer.withUnsafeBytes({ SystemCall.writeAll(UnsafeRawBufferPointer(rebasing: $0[0..<count]), to: descriptor) }) {
+                throw FileError(path: path, operation: "copy", code: failure)
+            }
+            total += Int64(count)
+        }
+    }
+
     /// Removes the file `name` from this folder, if it is there.
     public func remove(_ name: String) {
         unlinkat(descriptor, name, 0)

@@ -21,9 +21,6 @@ struct GitRevision {
         let outcome = try git(["rev-parse", "--verify", "--quiet", "--end-of-options", revision + "^{commit}"])
         let commit = outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         guard outcome.status == 0, commit.count == 40 || commit.count == 64, commit.allSatisfy(\.isHexDigit) else {
-            // Outside a repository, rev-parse fails too: say which of the two it is.
-            let inside = try git(["rev-parse", "--is-inside-work-tree"])
-            guard inside.status == 0 else { throw Failure(message: "'\(folder)' is not in a git repository, so --base '\(shown)' names nothing") }
             throw Failure(message: "'\(shown)' is not a git revision of the repository holding '\(folder)'")
         }
         return commit
@@ -37,9 +34,23 @@ struct GitRevision {
         return Data(outcome.stdout.utf8)
     }
 
+    /// Runs git on the work tree's own repository, found here rather than by git: a pull request can
+    /// commit a bare repository's files (`HEAD`, `config`, `objects/`, `refs/`) beside a manifest,
+    /// and git's own search would take that folder, with a `config` that runs commands, for the
+    /// repository. Nothing git offers to run is allowed: no hooks, fsmonitor, pager, external diff,
+    /// replace refs, or fetch of any kind (a partial clone's lazy fetch included).
     private func git(_ arguments: [String]) throws -> ChildProcess.Outcome {
+        guard let repository = try GitRepository.enclosing(folder) else {
+            throw Failure(message: "'\(folder.printable)' is not in a git repository, so --base '\(shown)' names nothing")
+        }
+        let hardened = [
+            "env", "GIT_NO_LAZY_FETCH=1", "GIT_TERMINAL_PROMPT=0", "GIT_NO_REPLACE_OBJECTS=1", "GIT_OPTIONAL_LOCKS=0",
+            "git", "--no-pager", "--git-dir=" + repository.gitDirectory, "--work-tree=" + repository.workTree, "-C", folder,
+            "-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+            "-c", "protocol.allow=never", "-c", "diff.external=", "-c", "core.pager=cat",
+        ]
         do {
-            return try ChildProcess.runBlocking(["git", "-C", folder] + arguments, timeout: .seconds(30))
+            return try ChildProcess.runBlocking(hardened + arguments, timeout: .seconds(30))
         } catch {
             throw Failure(message: "cannot run git (\(error)); --base needs git on PATH")
         }

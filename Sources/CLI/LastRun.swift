@@ -13,6 +13,16 @@ enum LastRun {
         return loaded.value.map { Workspace(manifest: $0) }
     }
 
+    /// The manifest's workspace and the URL of its endpoint (nil for the embedded engine, which is
+    /// gone with its run): where the Assemblies its runs started may be asked about.
+    static func workspaceAndAddress(_ manifestPath: String, context: CommandContext) -> (Workspace, String?)? {
+        let loaded = ManifestLoader(environment: context.environment).load(path: manifestPath)
+        context.report(loaded.diagnostics, sources: loaded.sources)
+        guard let manifest = loaded.value else { return nil }
+        guard case .url(let address) = Endpoint.of(manifest, override: nil, environment: context.environment) else { return (Workspace(manifest: manifest), nil) }
+        return (Workspace(manifest: manifest), address)
+    }
+
     /// The manifest's workspace, without reporting problems (for display only).
     static func quietWorkspace(_ manifestPath: String, environment: [String: String]) -> Workspace? {
         ManifestLoader(environment: environment).load(path: manifestPath).value.map { Workspace(manifest: $0) }

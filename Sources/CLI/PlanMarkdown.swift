@@ -32,7 +32,7 @@ enum PlanMarkdown {
                 let files = assemblies.reduce(0) { $0 + $1.files.count }
                 let bytes = assemblies.reduce(Int64(0)) { $0 + $1.bytes }
                 let steps = assemblies.first.map { describe($0.instructions, order: stepOrder[job] ?? []) } ?? ""
-                text += "| \(cell(job)) | \(steps) | \(assemblies.count) | \(assemblies.filter { !cached.contains($0.id) }.count) | \(files) | \(ByteSize(bytes: bytes)) |\n"
+                text += "| \(escaped(job)) | \(steps) | \(assemblies.count) | \(assemblies.filter { !cached.contains($0.id) }.count) | \(files) | \(ByteSize(bytes: bytes)) |\n"
             }
             text += "\n"
         }
@@ -49,10 +49,10 @@ enum PlanMarkdown {
             text += "<details><summary>Assemblies that change</summary>\n\n| | job | Assembly | files | size | first files |\n| --- | --- | --- | ---: | ---: | --- |\n"
             for assembly in process.prefix(listed) {
                 let names = assembly.files.prefix(3).map { code($0.path, inTable: true) }.joined(separator: ", ") + (assembly.files.count > 3 ? ", +\(assembly.files.count - 3) more" : "")
-                text += "| + | \(cell(assembly.job)) | \(code(String(assembly.id.prefix(12)), inTable: true)) | \(assembly.files.count) | \(ByteSize(bytes: assembly.bytes)) | \(names) |\n"
+                text += "| + | \(escaped(assembly.job)) | \(code(String(assembly.id.prefix(12)), inTable: true)) | \(assembly.files.count) | \(ByteSize(bytes: assembly.bytes)) | \(names) |\n"
             }
             for entry in gone.prefix(max(0, listed - process.count)) {
-                text += "| - | \(cell(entry.job)) | \(code(String(entry.planID.prefix(12)), inTable: true)) | | | no longer in the plan |\n"
+                text += "| - | \(escaped(entry.job)) | \(code(String(entry.planID.prefix(12)), inTable: true)) | | | no longer in the plan |\n"
             }
             let hidden = process.count + gone.count - listed
             if hidden > 0 { text += "\n… and \(hidden) more (see `pipeline plan --out plan.json`).\n" }
@@ -67,7 +67,7 @@ enum PlanMarkdown {
             }
             text += "\n"
         }
-        if let templates { text += "**Templates**\n\n```\n\(templates.replacingOccurrences(of: "```", with: "'''"))```\n" }
+        if let templates { text += "**Templates**\n\n" + MarkupText.codeBlock(templates) }
         return text
     }
 
@@ -102,36 +102,19 @@ enum PlanMarkdown {
     private static func describe(_ instructions: JSONValue, order: [String]) -> String {
         if let steps = instructions["steps"]?.objectValue {
             let names = order.filter { steps[$0] != nil } + steps.keys.filter { !order.contains($0) }.sorted()
-            return names.map { name in "\(cell(name)) (\(code(steps[name]?["robot"]?.stringValue ?? "?", inTable: true)))" }.joined(separator: ", ")
+            return names.map { name in "\(escaped(name)) (\(code(steps[name]?["robot"]?.stringValue ?? "?", inTable: true)))" }.joined(separator: ", ")
         }
         let template = instructions["template_id"]?.stringValue ?? instructions["template"]?["name"]?.stringValue
         return template.map { "Template \(code($0, inTable: true))" } ?? ""
     }
 
-    /// Text in a code span that shows it as it is: fenced with two backticks when it holds one,
-    /// control characters shown, and in a table `|` escaped (GitHub splits cells before spans).
-    private static func code(_ text: String, inTable: Bool = false) -> String {
-        var shown = TerminalText.printable(text)
-        if inTable { shown = shown.replacingOccurrences(of: "|", with: "\\|") }
-        guard shown.contains("`") else { return "`" + shown + "`" }
-        return "`` " + shown.replacingOccurrences(of: "``", with: "` `") + " ``"
-    }
+    private static func code(_ text: String, inTable: Bool = false) -> String { MarkupText.codeSpan(text, inTable: inTable) }
 
-    /// Text for a table cell.
-    private static func cell(_ text: String) -> String { escaped(text) }
 
-    /// Text whose Markdown and HTML characters are shown as they are.
     /// A cause with its options as code.
     private static func markdown(_ cause: ChangeCauses.Cause) -> String {
         cause.options.map { "\(code($0)) (\(escaped(cause.effect)))" } ?? escaped(cause.effect)
     }
 
-    private static func escaped(_ text: String) -> String {
-        var result = ""
-        for character in TerminalText.printable(text) {
-            if "\\`*_[]<>|#".contains(character) { result.append("\\") }
-            result.append(character)
-        }
-        return result
-    }
+    private static func escaped(_ text: String) -> String { MarkupText.markdown(text) }
 }

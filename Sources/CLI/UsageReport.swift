@@ -90,11 +90,11 @@ struct UsageReport {
         var text = "**Usage estimate**\n\n| job | in | robot executions | out | media |\n| --- | ---: | --- | ---: | ---: |\n"
         for job in estimate.jobs {
             let executions = job.executions.map { counts in
-                counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.value) `\($0.key)`" }.joined(separator: ", ")
+                counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.value) \(MarkupText.codeSpan($0.key, inTable: true))" }.joined(separator: ", ")
             } ?? "unknown (a Template by id)"
             let out = outputBytes(job).map { "\(ByteSize(bytes: $0)) (measured)" } ?? "unknown"
             let media = durations[job.name].map { $0.map { DurationText.format(.seconds(Int64($0.rounded(.up)))) } ?? "unknown" } ?? "none"
-            text += "| \(job.name.replacingOccurrences(of: "|", with: "\\|")) | \(plural(job.files, "file")), \(ByteSize(bytes: job.bytes)) | \(executions) | \(out) | \(media) |\n"
+            text += "| \(MarkupText.markdown(job.name)) | \(plural(job.files, "file")), \(ByteSize(bytes: job.bytes)) | \(executions) | \(out) | \(media) |\n"
         }
         let counted = countedBytes
         text += "\nA metered service counts about **\(ByteSize(bytes: counted.bytes))** (input, and output "

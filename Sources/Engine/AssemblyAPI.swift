@@ -124,11 +124,14 @@ struct AssemblyAPI: Sendable {
 
         let uploadsFolder = store.directory + "/" + id + "/uploads"
         var uploads: [AssemblyFile] = []
+        // The folder is opened without following links below the data folder (the id is the client's).
+        let folder = form.files.isEmpty ? nil : try? LinkFreeFolder.open(uploadsFolder, below: FolderPath.of(store.directory))
         for part in form.files {
-            try? FileManager.default.createDirectory(atPath: uploadsFolder, withIntermediateDirectories: true)
             let fileID = AssemblyFile.newID()
             let path = uploadsFolder + "/" + fileID
-            guard rename(part.path, path) == 0 else { return failure("SERVER_500", "an uploaded file could not be stored", 500) }
+            guard let folder, renameat(AT_FDCWD, part.path, folder.descriptor, fileID) == 0 else {
+                return failure("SERVER_500", "an uploaded file could not be stored", 500)
+            }
             let name = FileNames.safeComponent(part.filename)
             uploads.append(FileFacts.describe(
                 id: fileID, name: name, field: part.field, path: path, size: part.size, mime: part.contentType, isTus: false))

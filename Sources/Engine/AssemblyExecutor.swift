@@ -81,6 +81,11 @@ final class AssemblyExecutor: Sendable {
         guard let graph = StepGraph(record.steps) else {
             return end(.stepsFailed(code: "ASSEMBLY_INVALID_STEPS", message: "the steps cannot be run"))
         }
+        // Nothing is written through a link below the data folder, at any depth: a state folder
+        // restored from a cache or committed may hold one where this Assembly's results go.
+        do { _ = try LinkFreeFolder.open(folder, below: FolderPath.of(resultsDirectory)) } catch {
+            return end(.stepsFailed(code: "STORE_ERROR", message: "the Assembly's results folder cannot be used: \(error.shortReason)"))
+        }
         let outputs = Mutex<[String: [AssemblyFile]]>([":original": record.uploads])
         let ignored = Mutex<[JSONValue]>([])
         let store = store, limits = limits

@@ -58,6 +58,17 @@ struct AssemblyRecord: Codable, Sendable {
 
     var isTerminal: Bool { phase.isTerminal }
     /// The upload or result file with this id.
+    /// Whether every file the record names is inside `root` (the data folder), as written and
+    /// with its links resolved.
+    func keepsItsFiles(inside root: String) -> Bool {
+        let normalizedRoot = RealPath.normalized(root), realRoot = RealPath.of(root) ?? normalizedRoot
+        return (uploads + results.values.flatMap { $0 }).allSatisfy { file in
+            let written = RealPath.normalized(file.path)
+            return file.path.hasPrefix("/") && (RealPath.isInside(written, normalizedRoot) || RealPath.isInside(written, realRoot))
+                && RealPath.of(file.path).map { RealPath.isInside($0, realRoot) } ?? true
+        }
+    }
+
     func file(_ id: String) -> AssemblyFile? { (uploads + results.values.flatMap { $0 }).first { $0.id == id } }
     var finishedTusUploads: Int { tusLinks.filter(\.finished).count }
     /// Bytes of the files sent with the creating request plus the announced tus uploads.

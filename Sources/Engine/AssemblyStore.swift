@@ -38,6 +38,13 @@ final class AssemblyStore: Sendable {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".json") {
             if let data = FileManager.default.contents(atPath: directory + "/" + name),
                let record = try? StateCoding.decode(AssemblyRecord.self, from: data) {
+                // A stored record is input, never truth (the data folder may come from a cache or a
+                // commit): one named for another id, or naming a file outside the data folder (which
+                // the engine would serve and read as a robot's input), is not loaded.
+                guard name == record.id + ".json", record.keepsItsFiles(inside: FolderPath.of(directory)) else {
+                    warn("ignored the stored Assembly '\(name.printable)': it names files outside the engine's data folder, or another id")
+                    continue
+                }
                 loaded[record.id] = record
             }
         }

@@ -51,12 +51,13 @@ struct AssemblyUploads: Sendable {
         guard let id = Self.assemblyID(upload.metadata), let current = assemblies.get(id),
               current.tusLinks.contains(where: { $0.uploadID == upload.id && !$0.finished }) else { return }
         // A hard link keeps the bytes with the Assembly even if the tus upload is deleted later.
-        let folder = assemblies.directory + "/" + id + "/uploads"
+        let folderPath = assemblies.directory + "/" + id + "/uploads"
         let fileID = AssemblyFile.newID()
-        let path = folder + "/" + fileID
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        if link(uploads.dataPath(upload.id), path) != 0 {
-            try? FileManager.default.copyItem(atPath: uploads.dataPath(upload.id), toPath: path)
+        let path = folderPath + "/" + fileID
+        // Opened without following links below the data folder, at any depth.
+        if let folder = try? LinkFreeFolder.open(folderPath, below: FolderPath.of(assemblies.directory)),
+           linkat(AT_FDCWD, uploads.dataPath(upload.id), folder.descriptor, fileID, 0) != 0 {
+            _ = try? folder.placeCopy(of: uploads.dataPath(upload.id), as: fileID)
         }
         let name = FileNames.safeComponent(upload.metadata["filename"] ?? "file")
         let file = FileFacts.describe(

@@ -28,19 +28,15 @@ struct ExportRobot: Sendable {
     func export(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
         let relative = try expand(path, for: file, context: context)
         let destination = context.exports + "/" + account + "/" + relative
-        // Copied beside the destination and renamed over it: files exported to one path at once
-        // (a fixed `path`) replace each other whole, as on a bucket, instead of failing.
-        let temporary = destination + ".\(AssemblyFile.newID()).partial"
+        // Every folder below the data folder is opened without following links (one planted at
+        // any depth would receive the file), and the copy is renamed over the destination: files
+        // exported to one path at once (a fixed `path`) replace each other whole, as on a bucket.
         do {
-            try FileManager.default.createDirectory(atPath: FolderPath.of(destination), withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: file.path, toPath: temporary)
-            guard rename(temporary, destination) == 0 else { throw FileError(path: relative, operation: "rename into place", code: errno) }
+            let folder = try LinkFreeFolder.open(FolderPath.of(destination), below: FolderPath.of(context.exports))
+            try folder.placeCopy(of: file.path, as: (destination as NSString).lastPathComponent, followingLinks: true)
         } catch {
-            unlink(temporary)
-            // Foundation's own messages name the engine's folders: only the system's reason is said.
-            let code = (error as? FileError).map { Int($0.code) } ?? ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code
-            let reason = code.map { String(cString: strerror(Int32($0))) } ?? "the copy failed"
-            throw RobotError(code: "STORE_ERROR", message: "cannot export '\(file.name)' to '\(relative)': \(reason)")
+            // Only the system's reason is said: the full error names the engine's folders.
+            throw RobotError(code: "STORE_ERROR", message: "cannot export '\(file.name)' to '\(relative)': \(error.shortReason)")
         }
         var exported = file
         exported.id = AssemblyFile.newID()

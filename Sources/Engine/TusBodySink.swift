@@ -46,7 +46,7 @@ final class TusBodySink: BodySink, @unchecked Sendable {  // `written` and `dige
         store: UploadStore, record: TusUploadRecord, claim: UploadClaim, checksum: BodyChecksum,
         onFinished: @escaping @Sendable (TusUploadRecord) -> Void
     ) {
-        let descriptor = open(store.dataPath(record.id), O_WRONLY | O_CLOEXEC)
+        let descriptor = open(store.dataPath(record.id), O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         self.store = store
         self.state = Mutex(State(record: record, claim: claim))

@@ -93,6 +93,41 @@ final class ChangeReviewTests: XCTestCase {
         XCTAssertTrue(outcome.stderr.contains("is not in a git repository, so --base 'HEAD' names nothing"), outcome.stderr)
     }
 
+    /// A pull request commits a bare repository's files beside a manifest in a subfolder: git's own
+    /// search would take that folder for the repository, and its `config` runs a command through a
+    /// partial clone's lazy fetch. `--base` uses the work tree's repository or refuses; nothing runs.
+    func testABareRepositoryCommittedBesideTheManifestIsNeverUsed() throws {
+        let directory = try TemporaryDirectory(prefix: "planted-repository")
+        defer { directory.remove() }
+        try directory.write("sub/files/a.txt", "a")
+        try directory.write("sub/pipeline.yml", "version: 1\nendpoint: local\nassemblies:\n  a:\n    inputs: [files/a.txt]\n    steps:\n      hash: {robot: /file/hash, use: \":original\"}\n")
+        try git(["init", "-q"], in: directory)
+        try git(["add", "-A"], in: directory)
+        try git(["commit", "-qm", "base"], in: directory)
+        let marker = directory.path + "/MARKER"
+        let planted = directory.path + "/sub"
+        for arguments in [
+            ["init", "-q", "--bare", planted], ["--git-dir=" + planted, "config", "core.repositoryformatversion", "1"],
+            ["--git-dir=" + planted, "config", "extensions.partialClone", "origin"],
+            ["--git-dir=" + planted, "config", "remote.origin.url", "ext::sh -c touch% " + marker],
+            ["--git-dir=" + planted, "config", "remote.origin.promisor", "true"], ["--git-dir=" + planted, "config", "protocol.ext.allow", "always"],
+        ] { try git(arguments, in: directory) }
+        // HEAD names a commit the planted repository lacks: reading it asks the "remote" for it.
+        try directory.write("sub/refs/heads/master", String(repeating: "1", count: 40) + "\n")
+
+        let outcome = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["diff", "pipeline.yml", "--base", "HEAD"], in: planted)
+        XCTAssertEqual(outcome.status, 1, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("holds a git repository's own files (HEAD, objects/, refs/) inside the work tree"), outcome.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: marker), "the planted repository's config ran a command")
+
+        // Without the planted files, the work tree's own repository answers from the subfolder.
+        for name in ["HEAD", "config", "objects", "refs"] { try FileManager.default.removeItem(atPath: planted + "/" + name) }
+        let clean = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["diff", "pipeline.yml", "--base", "HEAD"], in: planted)
+        XCTAssertEqual(clean.status, 0, clean.stderr)
+        XCTAssertTrue(clean.stdout.contains("0 to create, 0 to change, 0 to remove"), clean.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: marker))
+    }
+
     func testThePlanEstimatesUsageAndABudgetStopsIt() throws {
         let directory = try TemporaryDirectory(prefix: "usage")
         defer { directory.remove() }

@@ -126,6 +126,33 @@ final class DownloadSafetyTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: thumbs).sorted(), ["a.png", "mine.txt"], "only what pipeline wrote and no result names is gone")
     }
 
+    /// `downloads.json` restored from a cache or committed by a pull request names folders outside
+    /// the project (absolute, climbing) and inside it: a run removes nothing there.
+    func testAForgedDownloadLedgerRemovesNothingOutsideTheDownloadFolders() async throws {
+        let outside = try TemporaryDirectory(prefix: "ledger-victim")
+        defer { outside.remove() }
+        try outside.write("step/keep.txt", "the user's")
+        let directory = try project(endpoint: "local")
+        defer { directory.remove() }
+        try directory.write("src/main.txt", "the project's own")
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let ledger = try XCTUnwrap(FileManager.default.enumerator(atPath: directory.path + "/.pipeline")?.compactMap { $0 as? String }.first { $0.hasSuffix("downloads.json") })
+        let written = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/.pipeline/" + ledger)))
+        XCTAssertEqual(written.objectValue.map { Array($0.keys) }, ["build/out"], "kept relative to the manifest's folder")
+        let climbing = RealPath.relative(outside.path, from: directory.path)
+        let forged: JSONValue = .object([
+            outside.path: .array([.string("step/keep.txt")]), climbing: .array([.string("step/keep.txt")]),
+            ".": .array([.string("src/main.txt")]), "build/out": .array([.string("thumb/a.png"), .string("../../src/main.txt")]),
+        ])
+        try directory.write(".pipeline/" + ledger, forged.serialized(pretty: true))
+        let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: outside.path + "/step/keep.txt"), "nothing outside the project is removed")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/src/main.txt"), "nothing outside the download folder is removed")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/build/out/thumb/a.png"), "what this run wrote stays")
+    }
+
     func testTheResultsFileIsNeverWrittenThroughALink() async throws {
         let elsewhere = try TemporaryDirectory(prefix: "results-elsewhere")
         defer { elsewhere.remove() }

@@ -77,4 +77,81 @@ final class HostileStateTests: XCTestCase {
         XCTAssertTrue(lock.stderr.contains("symbolic link"), lock.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: elsewhere.path + "/created"), "the lock link created a file outside")
     }
+
+    /// A run state whose Assembly URL names another server (restored from a cache another branch
+    /// wrote, or committed): a local run never asks it, nor takes its results for its own.
+    func testAStoredAssemblyURLOnAnotherServerIsNeverAsked() async throws {
+        let foreign = try EngineTestServer()
+        defer { foreign.stop() }
+        let address = "http://127.0.0.1:\(foreign.port)"
+        let directory = try project(endpoint: address)
+        defer { directory.remove() }
+        let there = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: ["TRANSLOADIT_SECRET": "unchecked"])
+        XCTAssertEqual(there.status, 0, there.stderr)
+        let statePath = directory.path + "/.pipeline/manifests/pipeline/run-state.json"
+        let state = try String(contentsOfFile: statePath, encoding: .utf8)
+        XCTAssertTrue(state.contains(address), state)
+        // The same state, claimed for the embedded engine.
+        let manifest = directory.path + "/pipeline.yml"
+        try String(contentsOfFile: manifest, encoding: .utf8).replacingOccurrences(of: "endpoint: " + address, with: "endpoint: local")
+            .write(toFile: manifest, atomically: true, encoding: .utf8)
+        try state.replacingOccurrences(of: "\"endpoint\" : \"" + address + "\"", with: "\"endpoint\" : \"local\"")
+            .replacingOccurrences(of: "\"endpoint\":\"" + address + "\"", with: "\"endpoint\":\"local\"")
+            .write(toFile: statePath, atomically: true, encoding: .utf8)
+        XCTAssertTrue(try String(contentsOfFile: statePath, encoding: .utf8).contains("\"local\""), "the forged state claims the engine")
+        try FileManager.default.removeItem(atPath: directory.path + "/results.json")
+        let asked = foreign.requests.count
+        let local = await CLIHarness.run(["run", manifest])
+        XCTAssertEqual(local.status, 0, local.stderr)
+        XCTAssertEqual(foreign.requests.count, asked, "the foreign server was asked: \(foreign.requests.suffix(3))")
+        let results = try String(contentsOfFile: directory.path + "/results.json", encoding: .utf8)
+        XCTAssertFalse(results.contains(address), "the foreign server's Assembly became this run's: \(results)")
+        let status = await CLIHarness.run(["cancel", manifest])
+        XCTAssertEqual(status.status, 0, status.stderr)
+        XCTAssertEqual(foreign.requests.count, asked, "cancel sent the foreign server a request")
+    }
+
+    /// Links planted deeper below `.pipeline/engine/` than the first two levels: where an
+    /// Assembly's uploads and results go (its id taken from a forged run state) and below an
+    /// export bucket. The embedded engine writes nothing through any of them.
+    func testLinksDeepInTheEngineFolderReceiveNothing() async throws {
+        let elsewhere = try TemporaryDirectory(prefix: "hostile-deep")
+        defer { elsewhere.remove() }
+        for name in ["results", "uploads", "bucket"] { try FileManager.default.createDirectory(atPath: elsewhere.path + "/" + name, withIntermediateDirectories: true) }
+        let directory = try project(endpoint: "local")
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml"
+        try (try String(contentsOfFile: manifest, encoding: .utf8) + """
+
+                  stored: {robot: /s3/store, use: ":original", credentials: bucket, path: "deep/${file.name}"}
+
+            """).write(toFile: manifest, atomically: true, encoding: .utf8)
+        let first = await CLIHarness.run(["run", manifest])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let engine = directory.path + "/.pipeline/engine"
+        XCTAssertTrue(FileManager.default.fileExists(atPath: engine + "/exports/bucket/deep/a.bin"), "the export as it should be")
+
+        // The next run's Assembly id comes from the state: links wait where its files would go.
+        let id = "0123456789abcdef0123456789abcdef"
+        let statePath = directory.path + "/.pipeline/manifests/pipeline/run-state.json"
+        let state = try String(contentsOfFile: statePath, encoding: .utf8)
+        let planID = try XCTUnwrap(state.firstMatch(of: /"([0-9a-f]{32})"\s*:\s*\{/)?.1)
+        try "{\"\(planID)\":{\"assembly_id\":\"\(id)\",\"endpoint\":\"local\"}}".write(toFile: statePath, atomically: true, encoding: .utf8)
+        try? FileManager.default.removeItem(atPath: statePath + ".journal")
+        try FileManager.default.removeItem(atPath: directory.path + "/results.json")
+        try FileManager.default.createDirectory(atPath: engine + "/results", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: engine + "/results/" + id, withDestinationPath: elsewhere.path + "/results")
+        try FileManager.default.createSymbolicLink(atPath: engine + "/assemblies/" + id, withDestinationPath: elsewhere.path + "/uploads")
+        let planted = await CLIHarness.run(["run", manifest])
+        XCTAssertEqual(planted.status, 1, "the Assembly cannot store its files: \(planted.stderr)")
+        // Below an export bucket, with a fresh Assembly.
+        try FileManager.default.removeItem(atPath: engine + "/exports/bucket/deep")
+        try FileManager.default.createSymbolicLink(atPath: engine + "/exports/bucket/deep", withDestinationPath: elsewhere.path + "/bucket")
+        let exported = await CLIHarness.run(["run", manifest, "--force"])
+        XCTAssertEqual(exported.status, 1, exported.stderr)
+        XCTAssertTrue(exported.stderr.contains("STORE_ERROR"), exported.stderr)
+        for name in ["results", "uploads", "bucket"] {
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path + "/" + name), [], "\(name): \(planted.stderr) \(exported.stderr)")
+        }
+    }
 }

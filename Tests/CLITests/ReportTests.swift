@@ -76,4 +76,31 @@ final class ReportTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: kept)
         try? FileManager.default.copyItem(atPath: shot, toPath: kept)
     }
+
+    /// A committed file name with a quote and a combining mark (one `Character`, two scalars) stays
+    /// text: it opens no element and no attribute, and the page's policy runs only its own script.
+    func testANameCannotBreakOutOfItsAttribute() throws {
+        let directory = try TemporaryDirectory(prefix: "report-name")
+        defer { directory.remove() }
+        let name = "a\"\u{301}><b id=pwned autofocus onfocus=alert(1)>\u{301}.txt"
+        try directory.write("files/" + name, "x")
+        try directory.write("pipeline.yml", """
+            version: 1
+            endpoint: local
+            assemblies:
+              hashes:
+                inputs: [files/*.txt]
+                steps: {h: {robot: /file/hash, use: ':original', result: true}}
+            """)
+        XCTAssertEqual(try pipeline(["run", "pipeline.yml"], in: directory).status, 0)
+        XCTAssertEqual(try pipeline(["report", "pipeline.yml"], in: directory).status, 0)
+        let page = directory.path + "/report.html"
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        XCTAssertFalse(html.unicodeScalars.split(separator: "\n").contains { String(String.UnicodeScalarView($0)).contains("\"\u{301}>") }, "the quote is escaped")
+        XCTAssertTrue(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'sha256-"), html)
+        let dom = try chromium(["--dump-dom", "file://" + page])
+        XCTAssertEqual(dom.status, 0, dom.stderr)
+        XCTAssertFalse(dom.stdout.contains("<b id=\"pwned\""), "no element from the name: \(dom.stdout)")
+        XCTAssertTrue(dom.stdout.contains("<form id=\"filters\">"), "the page's own script still runs under its policy")
+    }
 }

@@ -52,7 +52,7 @@ struct ReportCommand: Command {
         let page = ReportHTML.render(ReportModel(results: results, manifest: manifest, workspace: workspace), previous: previous)
         let target = out ?? (FolderPath.of(workspace.resultsPath) + "/report.html")
         do {
-            try AtomicFile.write(Data(page.utf8), to: target)
+            try AtomicFile.write(Data(page.utf8), to: target, below: workspace.directory)
         } catch {
             context.output.failure("\(error)", hint: "check that the folder of '\(target.printable)' exists and is writable")
             return ExitCode.failure

@@ -194,7 +194,7 @@ struct RunCommand: Command {
         if arguments.flag("cancel-on-interrupt") {
             let done = Set((results?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
             // The state was read when the run began; it cannot have become unreadable since but by hand.
-            let started = (try? configuration.workspace.startedAssemblies(in: [configuration.stateFile])) ?? [:]
+            let started = (try? configuration.workspace.startedAssemblies(in: [configuration.stateFile], address: configuration.endpoint)) ?? [:]
             let canceled = await InFlight.cancel(started, except: done, http: context.http)
             context.output.error("pipeline: interrupted; canceled \(plural(canceled, "Assembly", "Assemblies")) in flight.\n")
         } else {

@@ -26,12 +26,12 @@ struct StatusCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        guard let workspace = LastRun.workspace(manifest, context: context) else { return ExitCode.failure }
+        guard let (workspace, address) = LastRun.workspaceAndAddress(manifest, context: context) else { return ExitCode.failure }
         let entries = workspace.lastResults()?.assemblies ?? []
         let finished = Dictionary(entries.map { ($0.planID, $0) }, uniquingKeysWith: { first, _ in first })
         let client = AssemblyClient(http: context.http, endpoint: "")
         let started: [(key: String, value: StartedAssembly)]
-        do { started = try workspace.startedAssemblies().sorted(by: { $0.key < $1.key }) } catch {
+        do { started = try workspace.startedAssemblies(address: address).sorted(by: { $0.key < $1.key }) } catch {
             context.output.failure(error.description)
             return ExitCode.failure
         }
@@ -130,10 +130,10 @@ struct CancelCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        guard let workspace = LastRun.workspace(manifest, context: context) else { return ExitCode.failure }
+        guard let (workspace, address) = LastRun.workspaceAndAddress(manifest, context: context) else { return ExitCode.failure }
         let done = Set((workspace.lastResults()?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
         let started: [String: StartedAssembly]
-        do { started = try workspace.startedAssemblies() } catch {
+        do { started = try workspace.startedAssemblies(address: address) } catch {
             context.output.failure(error.description)
             return ExitCode.failure
         }

@@ -1,4 +1,5 @@
 import Basics
+import Crypto
 import Foundation
 
 /// A `ReportModel` as one self-contained HTML page: no script or style from anywhere else, previews
@@ -15,16 +16,17 @@ enum ReportHTML {
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(escape(model.title)): run report</title>
+            <meta http-equiv="Content-Security-Policy" content="\(contentSecurityPolicy)">
+            <title>\(MarkupText.html(model.title)): run report</title>
             <style>\(style)</style>
             </head>
             <body>
             <header>
-            <h1>\(escape(model.title)): run report</h1>
+            <h1>\(MarkupText.html(model.title)): run report</h1>
             <p id="summary">\(model.assemblies.count) Assemblies, \(failed) not completed, \(model.assemblies.reduce(0) { $0 + $1.sources.count }) source files.</p>
             <form id="filters" hidden>
-            <label>Job <select id="job-filter"><option value="">all</option>\(jobs.map { "<option>\(escape($0))</option>" }.joined())</select></label>
-            <label>Status <select id="status-filter"><option value="">all</option>\(statuses.map { "<option>\(escape($0))</option>" }.joined())</select></label>
+            <label>Job <select id="job-filter"><option value="">all</option>\(jobs.map { "<option>\(MarkupText.html($0))</option>" }.joined())</select></label>
+            <label>Status <select id="status-filter"><option value="">all</option>\(statuses.map { "<option>\(MarkupText.html($0))</option>" }.joined())</select></label>
             </form>
             </header>
             <main>
@@ -33,7 +35,7 @@ enum ReportHTML {
         html += failures(model)
         if let previous { html += compare(model, previous) }
         for job in jobs {
-            html += "<section class=\"job\" data-job=\"\(escape(job))\">\n<h2>Job \(escape(job))</h2>\n"
+            html += "<section class=\"job\" data-job=\"\(MarkupText.html(job))\">\n<h2>Job \(MarkupText.html(job))</h2>\n"
             for assembly in model.assemblies where assembly.job == job { html += render(assembly) }
             html += "</section>\n"
         }
@@ -43,16 +45,16 @@ enum ReportHTML {
 
     private static func render(_ assembly: ReportModel.Assembly) -> String {
         let ok = assembly.status == "ASSEMBLY_COMPLETED"
-        var html = "<article id=\"a-\(escape(assembly.planID))\" class=\"assembly\(ok ? "" : " failed")\" data-assembly=\"\(escape(assembly.planID))\" data-status=\"\(escape(assembly.status))\" data-job=\"\(escape(assembly.job))\">\n"
-        html += "<h3>Assembly \(escape(String(assembly.planID.prefix(12)))) <span class=\"status\">\(escape(assembly.status))</span></h3>\n"
-        if let id = assembly.assemblyID { html += "<p class=\"meta\">Assembly id <code>\(escape(id))</code></p>\n" }
-        if !ok { html += "<p class=\"failure\" role=\"alert\">\(escape(assembly.status)): \(escape(assembly.message ?? "no message"))</p>\n" }
+        var html = "<article id=\"a-\(MarkupText.html(assembly.planID))\" class=\"assembly\(ok ? "" : " failed")\" data-assembly=\"\(MarkupText.html(assembly.planID))\" data-status=\"\(MarkupText.html(assembly.status))\" data-job=\"\(MarkupText.html(assembly.job))\">\n"
+        html += "<h3>Assembly \(MarkupText.html(String(assembly.planID.prefix(12)))) <span class=\"status\">\(MarkupText.html(assembly.status))</span></h3>\n"
+        if let id = assembly.assemblyID { html += "<p class=\"meta\">Assembly id <code>\(MarkupText.html(id))</code></p>\n" }
+        if !ok { html += "<p class=\"failure\" role=\"alert\">\(MarkupText.html(assembly.status)): \(MarkupText.html(assembly.message ?? "no message"))</p>\n" }
         html += "<table>\n<thead><tr><th scope=\"col\">Source</th><th scope=\"col\">Results</th></tr></thead>\n<tbody>\n"
         for source in assembly.sources {
             html += "<tr><td>\(figure(source.file))</td><td>"
             if source.results.isEmpty { html += "<span class=\"none\">no results</span>" }
             for (step, items) in source.results {
-                html += "<div class=\"step\"><span class=\"step-name\">\(escape(step))</span>" + items.map(figure).joined() + "</div>"
+                html += "<div class=\"step\"><span class=\"step-name\">\(MarkupText.html(step))</span>" + items.map(figure).joined() + "</div>"
             }
             html += "</td></tr>\n"
         }
@@ -64,8 +66,8 @@ enum ReportHTML {
         let failed = model.assemblies.filter { $0.status != "ASSEMBLY_COMPLETED" }
         guard !failed.isEmpty else { return "" }
         return "<section id=\"failures\">\n<h2>Not completed (\(failed.count))</h2>\n<ul>\n" + failed.map { assembly in
-            "<li><a href=\"#a-\(escape(assembly.planID))\">\(escape(assembly.job)) · Assembly \(escape(String(assembly.planID.prefix(12))))</a>: "
-                + "<span class=\"failure\">\(escape(assembly.status))</span> \(escape(assembly.message ?? ""))</li>\n"
+            "<li><a href=\"#a-\(MarkupText.html(assembly.planID))\">\(MarkupText.html(assembly.job)) · Assembly \(MarkupText.html(String(assembly.planID.prefix(12))))</a>: "
+                + "<span class=\"failure\">\(MarkupText.html(assembly.status))</span> \(MarkupText.html(assembly.message ?? ""))</li>\n"
         }.joined() + "</ul>\n</section>\n"
     }
 
@@ -86,7 +88,7 @@ enum ReportHTML {
                     for item in items {
                         guard let before = old[key(assembly, source, step, item)], before.size != item.size || before.link != item.link else { continue }
                         count += 1
-                        rows += "<tr data-job=\"\(escape(assembly.job))\"><th scope=\"row\">\(escape(assembly.job)) · \(escape(source.file.name)) · \(escape(step))</th>"
+                        rows += "<tr data-job=\"\(MarkupText.html(assembly.job))\"><th scope=\"row\">\(MarkupText.html(assembly.job)) · \(MarkupText.html(source.file.name)) · \(MarkupText.html(step))</th>"
                             + "<td>\(figure(before))</td><td>\(figure(item))</td></tr>\n"
                     }
                 }
@@ -99,14 +101,14 @@ enum ReportHTML {
     }
 
     private static func figure(_ item: ReportModel.Item) -> String {
-        let caption = [escape(item.name), ByteSize(bytes: item.size).description, item.facts.map(escape)].compactMap { $0 }.joined(separator: " · ")
+        let caption = [MarkupText.html(item.name), ByteSize(bytes: item.size).description, item.facts.map(MarkupText.html)].compactMap { $0 }.joined(separator: " · ")
         var html = "<figure class=\"file\">"
         if let preview = item.preview {
-            html += "<img src=\"data:image/jpeg;base64,\(preview.base64EncodedString())\" alt=\"\(escape(item.name)) (\(escape(item.mime)))\">"
+            html += "<img src=\"data:image/jpeg;base64,\(preview.base64EncodedString())\" alt=\"\(MarkupText.html(item.name)) (\(MarkupText.html(item.mime)))\">"
         } else {
-            html += "<div class=\"placeholder\" aria-hidden=\"true\">\(escape(String(item.mime.split(separator: "/").last ?? "file")))</div>"
+            html += "<div class=\"placeholder\" aria-hidden=\"true\">\(MarkupText.html(String(item.mime.split(separator: "/").last ?? "file")))</div>"
         }
-        let named = item.link.map { "<a href=\"\(escape($0))\">\(caption)</a>" } ?? caption
+        let named = item.link.map { "<a href=\"\(MarkupText.html($0))\">\(caption)</a>" } ?? caption
         return html + "<figcaption>\(named)</figcaption></figure>"
     }
 
@@ -115,20 +117,15 @@ enum ReportHTML {
         return values.filter { seen.insert($0).inserted }
     }
 
-    /// Text made safe for HTML content and attribute values, control characters shown as escapes.
-    static func escape(_ text: String) -> String {
-        var escaped = ""
-        for character in TerminalText.printable(text) {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
+    /// What the page may load and run: its own style and script (by hash), embedded previews, nothing
+    /// else; so a value that escaped its attribute could still run nothing and fetch nothing.
+    static let contentSecurityPolicy = [
+        "default-src 'none'", "script-src '\(hashSource(script))'", "style-src '\(hashSource(style))'",
+        "img-src data:", "base-uri 'none'", "form-action 'none'",
+    ].joined(separator: "; ")
+
+    private static func hashSource(_ text: String) -> String {
+        "sha256-" + Data(SHA256.digest(text).bytes).base64EncodedString()
     }
 
     private static let style = """

@@ -57,7 +57,7 @@ struct AssemblyRun: Sendable {
                 ? (Self.notStarted, "the run was interrupted before this Assembly was created; the next run creates it")
                 : ("INTERRUPTED", "the run was interrupted; the next run resumes Assembly \(known?.assemblyID ?? "")")
         }
-        return failed(outcome.code, outcome.message, assemblyID: known?.assemblyID, assemblyURL: known?.assemblyURL)
+        return failed(outcome.code, outcome.message, assemblyID: known?.assemblyID, assemblyURL: known?.assemblyURL(on: configuration.endpoint))
     }
 
     /// The status of an Assembly a run was interrupted before it created.
@@ -70,9 +70,11 @@ struct AssemblyRun: Sendable {
         // --force redoes the work: a new Assembly, whatever an earlier run left.
         // A state file is not trusted to name an Assembly: an id that is not one starts afresh.
         let earlier = configuration.force ? nil : await state.entry(planned.id, endpoint: configuration.endpointKey).flatMap { AssemblyID.isValid($0.assemblyID) ? $0 : nil }
-        if let entry = earlier, let url = entry.assemblyURL {
-            // The stored URL, else the endpoint's own (the embedded engine gets a new port each run).
+        if let entry = earlier, entry.assemblyURL != nil {
+            // The stored URL where it is on the endpoint's origin, else the endpoint's own (the
+            // embedded engine gets a new port each run; a URL elsewhere is never asked).
             let byID = configuration.endpoint + "/assemblies/" + entry.assemblyID
+            let url = entry.assemblyURL(on: configuration.endpoint) ?? byID
             for candidate in url == byID ? [url] : [url, byID] {
                 do {
                     // The endpoint's own URL is asked as patiently as any request; an older

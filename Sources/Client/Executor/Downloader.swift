@@ -66,7 +66,7 @@ struct Downloader: Sendable {
         let written: Int64
         switch try Self.source(of: target.url, localResults: localResults) {
         case .local(let path):
-            written = try Self.copy(path, to: descriptor)
+            written = try LinkFreeFolder.copy(path, to: descriptor)
         case .remote:
             var request = HTTPRequest(
                 method: "GET", url: target.url, timeouts: HTTPTimeouts(stallTime: .seconds(30), stallBytesPerSecond: 1024),
@@ -109,27 +109,5 @@ struct Downloader: Sendable {
             throw Failure(description: "result URL '\(TerminalText.printable(url))' is not a file of the embedded engine's data folder; not copied")
         }
         return .local(path: real)
-    }
-
-    /// Copies the regular file at `path` (no link) into `descriptor`; the bytes copied.
-    private static func copy(_ path: String, to descriptor: Int32) throws -> Int64 {
-        let source = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard source >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
-        defer { close(source) }
-        var info = stat()
-        guard fstat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw Failure(description: "'\(path)' is not a regular file; not copied")
-        }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var total: Int64 = 0
-        while true {
-            let count = buffer.withUnsafeMutableBytes { bytes in SystemCall.uninterrupted { read(source, bytes.baseAddress, bytes.count) } }
-            guard count >= 0 else { throw FileError(path: path, operation: "read", code: errno) }
-            if count == 0 { return total }
-            if let failure = buffer.withUnsafeBytes({ SystemCall.writeAll(UnsafeRawBufferPointer(rebasing: $0[0..<count]), to: descriptor) }) {
-                throw FileError(path: path, operation: "copy", code: failure)
-            }
-            total += Int64(count)
-        }
     }
 }

@@ -7,9 +7,8 @@ extension RunResults {
     /// `out -> /elsewhere` must not receive the results file (the file itself is renamed into
     /// place, so a link in its place is replaced, never followed).
     public func write(to path: String, below trusted: String? = nil) throws {
-        let folder = FolderPath.of(path)
-        if !folder.isEmpty { _ = try LinkFreeFolder.open(folder, below: trusted) }
-        try AtomicFile.write(to: path) { emit in writeJSON(emit) }
+        guard let trusted else { return _ = try AtomicFile.write(to: path) { emit in writeJSON(emit) } }
+        try AtomicFile.write(to: path, below: trusted) { emit in writeJSON(emit) }
     }
 
     /// The results' JSON text and a newline, byte for byte `json.serialized(pretty: true)`, in pieces.

@@ -1,5 +1,6 @@
 import Foundation
 import Basics
+import HTTPClient
 
 /// What a run remembers between invocations (`.pipeline/run-state.json`): for each planned
 /// Assembly, the id it was given (recorded before the create request, so a retried create can
@@ -18,6 +19,14 @@ actor RunState {
 
         enum CodingKeys: String, CodingKey {
             case assemblyID = "assembly_id", assemblyURL = "assembly_url", endpoint
+        }
+
+        /// The stored URL, when it is on the origin of `address` (the endpoint the run talks to):
+        /// a state file restored from a cache or committed by a pull request cannot send a run's
+        /// questions, uploads or cancels to another server, nor make its results this run's.
+        func assemblyURL(on address: String) -> String? {
+            guard let assemblyURL, let origin = URLOrigin.of(assemblyURL), origin == URLOrigin.of(address) else { return nil }
+            return assemblyURL
         }
     }
 

@@ -104,13 +104,17 @@ public struct Workspace: Sendable, Equatable {
     }
 
     /// The Assemblies that runs started, by plan id, over every shard (or the run-state `files`
-    /// given); an unreadable state file is an error, as it is for a run.
-    public func startedAssemblies(in files: [String]? = nil) throws(UnreadableState) -> [String: StartedAssembly] {
+    /// given); an unreadable state file is an error, as it is for a run. The state is not trusted
+    /// to say where an Assembly lives: a stored URL is kept only on the origin of `address` (the
+    /// endpoint's URL), any other is replaced by the endpoint's own URL for the id; without an
+    /// `address` (the embedded engine, gone with its run) there is none.
+    public func startedAssemblies(in files: [String]? = nil, address: String?) throws(UnreadableState) -> [String: StartedAssembly] {
         var started: [String: StartedAssembly] = [:]
         for file in files ?? runStateFiles {
             // A state file is not trusted to name Assemblies: an id that is not one is skipped.
             for (planID, entry) in try RunState.read(file) where AssemblyID.isValid(entry.assemblyID) {
-                started[planID] = StartedAssembly(id: entry.assemblyID, url: entry.assemblyURL, endpoint: entry.endpoint)
+                let url = address.map { entry.assemblyURL(on: $0) ?? $0 + "/assemblies/" + entry.assemblyID }
+                started[planID] = StartedAssembly(id: entry.assemblyID, url: url, endpoint: entry.endpoint)
             }
         }
         return started

@@ -59,6 +59,22 @@ final class RunStateTests: XCTestCase {
         try await state.set(.init(assemblyID: "0123456789abcdef0123456789abcdef", assemblyURL: "http://x/abc", endpoint: "local"), for: "plan-1")
         XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.runStateFile(shard: (2, 3))), "only the journal so far")
         XCTAssertEqual(workspace.runStateFiles, [workspace.runStateFile(shard: (2, 3))])
-        XCTAssertEqual(try workspace.startedAssemblies()["plan-1"]?.id, "0123456789abcdef0123456789abcdef")
+        XCTAssertEqual(try workspace.startedAssemblies(address: nil)["plan-1"]?.id, "0123456789abcdef0123456789abcdef")
+    }
+
+    /// A stored URL on another origin than the endpoint's is never asked (status, cancel): the
+    /// endpoint's own URL for the id is.
+    func testAStoredURLElsewhereIsReplacedByTheEndpointsOwn() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let workspace = Workspace(directory: folder.path, resultsPath: folder.path + "/results.json")
+        let state = try RunState(path: workspace.runStateFile(shard: nil))
+        let id = "0123456789abcdef0123456789abcdef"
+        try await state.set(.init(assemblyID: id, assemblyURL: "https://evil.example/assemblies/" + id, endpoint: "https://api.example"), for: "foreign")
+        try await state.set(.init(assemblyID: id, assemblyURL: "https://api.example:443/assemblies/" + id + "?x", endpoint: "https://api.example"), for: "own")
+        let started = try workspace.startedAssemblies(address: "https://api.example")
+        XCTAssertEqual(started["foreign"]?.url, "https://api.example/assemblies/" + id)
+        XCTAssertEqual(started["own"]?.url, "https://api.example:443/assemblies/" + id + "?x")
+        XCTAssertNil(try workspace.startedAssemblies(address: nil)["own"]?.url, "the embedded engine's are never asked by URL")
     }
 }

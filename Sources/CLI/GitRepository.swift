@@ -1,0 +1,38 @@
+import Basics
+import Foundation
+
+/// The git repository whose work tree holds a folder, found the way a checkout is laid out rather
+/// than the way git searches: the nearest folder at or above it with a `.git` entry (a folder, or
+/// the file a worktree or submodule has). A folder on the way that holds a bare repository's files
+/// is refused, since it can only have come from the work tree's own content.
+struct GitRepository {
+    /// The `.git` folder or file.
+    let gitDirectory: String
+    /// The folder that holds it.
+    let workTree: String
+
+    /// The repository for `folder`, nil when there is none; `GitRevision.Failure` when a planted one is on the way.
+    static func enclosing(_ folder: String) throws -> GitRepository? {
+        guard var current = RealPath.of(folder) else { throw GitRevision.Failure(message: "'\(folder.printable)' does not exist") }
+        while true {
+            let dotGit = current == "/" ? "/.git" : current + "/.git"
+            if FileManager.default.fileExists(atPath: dotGit) { return GitRepository(gitDirectory: dotGit, workTree: current) }
+            if looksLikeBareRepository(current) {
+                throw GitRevision.Failure(
+                    message: "'\(current.printable)' holds a git repository's own files (HEAD, objects/, refs/) inside the work tree; "
+                        + "--base will not run git on a repository committed as content. Remove them, or run from a checkout without them")
+            }
+            if current == "/" { return nil }
+            current = FolderPath.of(current).isEmpty ? "/" : FolderPath.of(current)
+        }
+    }
+
+    /// Whether `folder` has what git takes for a bare repository.
+    private static func looksLikeBareRepository(_ folder: String) -> Bool {
+        var isFolder: ObjCBool = false
+        let manager = FileManager.default
+        return manager.fileExists(atPath: folder + "/HEAD")
+            && manager.fileExists(atPath: folder + "/objects", isDirectory: &isFolder) && isFolder.boolValue
+            && manager.fileExists(atPath: folder + "/refs", isDirectory: &isFolder) && isFolder.boolValue
+    }
+}
