@@ -51,16 +51,17 @@ public struct DiagnosticRenderer: Sendable {
         let prefix = diagnostic.location.map { palette.bold("\($0):") + " " } ?? "pipeline: "
         let severity = diagnostic.severity == .error ? palette.error(diagnostic.severity.rawValue + ":")
             : diagnostic.severity == .warning ? palette.warning(diagnostic.severity.rawValue + ":") : palette.hint(diagnostic.severity.rawValue + ":")
-        output += "\(prefix)\(severity) \(diagnostic.message) \(palette.dim("[\(diagnostic.id)]"))\n"
+        // A message may quote a server or a state file: no part of it moves the cursor or starts a line.
+        output += "\(prefix)\(severity) \(diagnostic.message.printable) \(palette.dim("[\(diagnostic.id)]"))\n"
         if let location = diagnostic.location {
             output += excerpt(at: location)
         }
         for note in diagnostic.notes {
             let notePrefix = note.location.map { "\($0): " } ?? ""
-            output += "  \(notePrefix)\(palette.hint("note:")) \(note.message)\n"
+            output += "  \(notePrefix)\(palette.hint("note:")) \(note.message.printable)\n"
         }
         if let hint = diagnostic.hint {
-            output += "  \(palette.hint("hint:")) \(hint)\n"
+            output += "  \(palette.hint("hint:")) \(hint.printable)\n"
         }
         if githubActions {
             output += workflowCommand(for: diagnostic) + "\n"
@@ -95,17 +96,36 @@ public struct DiagnosticRenderer: Sendable {
         var message = diagnostic.message
         if let hint = diagnostic.hint { message += " (hint: \(hint))" }
         let head = properties.isEmpty ? "::\(command)" : "::\(command) " + properties.joined(separator: ",")
-        return "\(head)::\(Self.escapeData(message))"
+        return "\(head)::\(Self.workflowData(message))"
     }
 
-    private static func escapeData(_ text: String) -> String {
-        text.replacingOccurrences(of: "%", with: "%25")
-            .replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A")
+    /// Text as a workflow command's message: per Unicode scalar (a `\r\n` is one `Character`),
+    /// `%`, CR and LF percent-encoded as the runner decodes them, any other control character or
+    /// line separator shown as `TerminalText.printable` shows it; so no value ends the command or
+    /// starts another.
+    public static func workflowData(_ text: String) -> String {
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "%": escaped += "%25"
+            case "\r": escaped += "%0D"
+            case "\n": escaped += "%0A"
+            default: escaped += TerminalText.printable(String(scalar))
+            }
+        }
+        return escaped
     }
 
     private static func escapeProperty(_ text: String) -> String {
-        escapeData(text).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+        var escaped = ""
+        for scalar in workflowData(text).unicodeScalars {
+            switch scalar {
+            case ":": escaped += "%3A"
+            case ",": escaped += "%2C"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
 }
 

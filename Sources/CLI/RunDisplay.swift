@@ -61,7 +61,7 @@ final class RunDisplay: Sendable {
             state.withLock { $0.uploaded = (bytes, all) }
             showProgress()
         case .template(let name, let id, let action):
-            log("template \(name): \(action.rawValue) (\(id))")
+            log("template \(name.printable): \(action.rawValue) (\(id.printable))")
         case .warning(let message):
             log("warning: \(message)")
         case .retrying(let job, let planID, let reason, let wait, let attempt, let attempts):
@@ -73,10 +73,10 @@ final class RunDisplay: Sendable {
             }
             guard detail == .verbose || !entry.isCompleted else { return showProgress() }
             let outcome = entry.isCompleted ? "completed, \(plural(entry.results.values.reduce(0) { $0 + $1.count }, "result"))"
-                : "FAILED \(entry.status): \(entry.message ?? "")"
+                : "FAILED \(entry.status.printable): \((entry.message ?? "").printable)"
             log("[\(count.0)/\(count.1)] \(entry.job) \(entry.planID.prefix(12)): \(outcome)")
             if githubActions, !entry.isCompleted {
-                output.error("::error title=Assembly failed::\(entry.job) \(entry.planID): \(entry.status) \(entry.message ?? "")\n")
+                output.error("::error title=Assembly failed::" + DiagnosticRenderer.workflowData("\(entry.job) \(entry.planID): \(entry.status) \(entry.message ?? "")") + "\n")
             }
         }
     }
@@ -190,14 +190,14 @@ final class RunDisplay: Sendable {
             for job in jobs {
                 output.error("::group::job \(job)\n")
                 for entry in results.assemblies where entry.job == job {
-                    output.error("\(entry.planID.prefix(12)) \(entry.assemblyID ?? "-") \(entry.cached ? "cached" : entry.status)\n")
+                    output.error("\(entry.planID.prefix(12)) \(entry.assemblyID ?? "-") \(entry.cached ? "cached" : entry.status.printable)\n")
                 }
                 output.error("::endgroup::\n")
             }
         }
         for entry in failed {
             let assembly = entry.assemblyID.map { " (Assembly \($0))" } ?? " (no Assembly was created)"
-            output.error("failed: \(entry.job) \(entry.planID.prefix(12))\(assembly): \(entry.status): \(entry.message ?? "")\n")
+            output.error("failed: \(entry.job) \(entry.planID.prefix(12))\(assembly): \(entry.status.printable): \((entry.message ?? "").printable)\n")
         }
         let elapsed = ContinuousClock.now - started
         let seconds = elapsed.inSeconds

@@ -1,3 +1,4 @@
+import Basics
 import Client
 import Planning
 
@@ -9,7 +10,7 @@ enum TemplateRendering {
         var text = "\nTemplates (against \(against)):\n"
         var undeclared = 0
         for comparison in comparisons {
-            let name = comparison.name, id = comparison.id.map { " (\($0))" } ?? ""
+            let name = comparison.name.printable, id = comparison.id.map { " (\($0.printable))" } ?? ""
             switch comparison.state {
             case .create: text += "  + template \(name)  to create\n"
             case .update: text += "  ~ template \(name)  to update\(id)\n" + changes(comparison)
@@ -27,7 +28,7 @@ enum TemplateRendering {
     /// `templates list`: one line per Template, marked as in the plan, with field changes under '~'.
     static func list(_ comparisons: [TemplateComparison]) -> String {
         comparisons.map { comparison in
-            "\(comparison.state.rawValue) \(comparison.name)" + (comparison.id.map { "  \($0)" } ?? "") + "\n" + changes(comparison)
+            "\(comparison.state.rawValue) \(comparison.name.printable)" + (comparison.id.map { "  \($0.printable)" } ?? "") + "\n" + changes(comparison)
         }.joined()
     }
 

@@ -25,7 +25,7 @@ final class SignatureLedger: Sendable {
         }
         let text = seen.sorted { $0.key < $1.key }.map { "\(Int($0.value.rounded(.up))) \($0.key)\n" }.joined()
         try AtomicFile.write(Data(text.utf8), to: path)
-        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
         state = Mutex((seen, descriptor))
     }

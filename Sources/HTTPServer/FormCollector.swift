@@ -96,7 +96,7 @@ final class FormCollector: @unchecked Sendable {  // owned by its request's Requ
             closeFile()
             mkdir(directory, 0o700)
             let path = directory + "/part-\(data.files.count)-\(UUID().uuidString.lowercased())"
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else {
                 problem = .text(500, "cannot store the uploaded file")
                 return false

@@ -154,4 +154,27 @@ final class HostileStateTests: XCTestCase {
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path + "/" + name), [], "\(name): \(planted.stderr) \(exported.stderr)")
         }
     }
+
+    /// A lying server's words (an Assembly's `ok`, `error` and `message`) carry line breaks that
+    /// would start workflow commands, and escape sequences: the FAILED line, the annotation and
+    /// the summary show them as text on the line they belong to.
+    func testAServersWordsStartNoLineAndMoveNoCursor() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let words = "ASSEMBLY_CRASHED%0A::error::forged%0D%0A::add-mask::x%1B[2J%E2%80%A8::warning::separator%2525"
+        let (proxy, _) = try server.faulty(["POST:1:says=" + words])
+        defer { proxy.stop() }
+        let directory = try project(endpoint: proxy.url(""))
+        defer { directory.remove() }
+        let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: ["TRANSLOADIT_SECRET": "unchecked", "GITHUB_ACTIONS": "true"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("ASSEMBLY_CRASHED"), result.stderr)
+        XCTAssertFalse(result.stderr.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{2028}" || $0 == "\r" }, result.stderr)
+        for line in (result.stdout + result.stderr).split(separator: "\n") {
+            XCTAssertFalse(line.hasPrefix("::add-mask") || line.hasPrefix("::warning") || line.hasPrefix("::error::forged"), "a server started a line: \(line)")
+        }
+        let annotation = try XCTUnwrap(result.stderr.split(separator: "\n").first { $0.hasPrefix("::error title=Assembly failed::") })
+        XCTAssertTrue(annotation.contains("ASSEMBLY_CRASHED ::error::forged"), "the words stay inside the one annotation: \(annotation)")
+        XCTAssertTrue(annotation.contains("separator%2525"), "a % is encoded, so the runner cannot decode the server's %25 into anything: \(annotation)")
+    }
 }

@@ -48,12 +48,14 @@ public struct AssemblyState: Sendable {
     /// so (`StatusWait`); nil for servers that are polled.
     public var statusWait: Int?
 
-    /// Reads a status document.
+    /// Reads a status document. What a server says in words (its codes, message and file names)
+    /// is made printable here, once: a lying server's escape sequences and line breaks reach no
+    /// terminal, log line or CI annotation.
     public init(_ json: JSONValue) {
         self.json = json
-        ok = json["ok"]?.stringValue
-        error = json["error"]?.stringValue
-        message = json["message"]?.stringValue ?? json["reason"]?.stringValue
+        ok = json["ok"]?.stringValue?.printable
+        error = json["error"]?.stringValue?.printable
+        message = (json["message"]?.stringValue ?? json["reason"]?.stringValue)?.printable
         assemblyID = json["assembly_id"]?.stringValue
         assemblyURL = json["assembly_ssl_url"]?.stringValue ?? json["assembly_url"]?.stringValue
         tusURL = json["tus_url"]?.stringValue
@@ -69,7 +71,7 @@ public struct AssemblyState: Sendable {
 
     private static func file(_ value: JSONValue) -> File {
         File(
-            id: value["id"]?.stringValue ?? "", name: value["name"]?.stringValue ?? Self.fallbackName(value),
+            id: value["id"]?.stringValue ?? "", name: (value["name"]?.stringValue ?? Self.fallbackName(value)).printable,
             field: value["field"]?.stringValue ?? "", originalID: value["original_id"]?.stringValue,
             url: value["ssl_url"]?.stringValue ?? value["url"]?.stringValue, size: Int64(value["size"]?.intValue ?? 0),
             mime: value["mime"]?.stringValue, meta: value["meta"] ?? .object([:]))

@@ -114,7 +114,9 @@ extension RunResults.Entry {
         return .object(object)
     }
 
-    /// An entry read from a results file; nil when a required field is missing.
+    /// An entry read from a results file; nil when a required field is missing. The file is input
+    /// (restored from a cache, committed, or written by a lying server's answers): its words are
+    /// made printable and an Assembly id that is not one is dropped.
     init?(json item: JSONValue) {
         guard let job = item["job"]?.stringValue, let planID = item["plan_id"]?.stringValue, let status = item["status"]?.stringValue else { return nil }
         let files = (item["files"]?.arrayValue ?? []).compactMap { file -> PlannedFile? in
@@ -125,12 +127,13 @@ extension RunResults.Entry {
         let results = (item["results"]?.objectValue ?? [:]).mapValues { list in
             (list.arrayValue ?? []).map { value in
                 RunResults.ResultFile(
-                    source: value["source"]?.stringValue, name: value["name"]?.stringValue ?? "", url: value["url"]?.stringValue,
+                    source: value["source"]?.stringValue, name: value["name"]?.stringValue?.printable ?? "", url: value["url"]?.stringValue,
                     size: Int64(value["size"]?.intValue ?? 0), mime: value["mime"]?.stringValue, meta: value["meta"] ?? .object([:]))
             }
         }
-        self.init(job: job, planID: planID, assemblyID: item["assembly_id"]?.stringValue, assemblyURL: item["assembly_url"]?.stringValue,
-                  status: status, message: item["message"]?.stringValue, cached: false, files: files, results: results)
+        self.init(job: job.printable, planID: planID.printable, assemblyID: item["assembly_id"]?.stringValue.flatMap { AssemblyID.isValid($0) ? $0 : nil },
+                  assemblyURL: item["assembly_url"]?.stringValue, status: status.printable, message: item["message"]?.stringValue?.printable,
+                  cached: false, files: files, results: results)
     }
 }
 

@@ -76,7 +76,9 @@ public struct TemplateClient: Sendable {
     /// Creates a Template; returns its id.
     public func create(name: String, content: JSONValue, requireSignatureAuth: Bool) async throws -> String {
         let answer = try await send("POST", "/templates", Self.body(name, content, requireSignatureAuth))
-        guard let id = answer["id"]?.stringValue else { throw AssemblyClient.Failure(code: "NO_TEMPLATE_ID", message: "the service answered without an id") }
+        guard let id = answer["id"]?.stringValue, Self.isPlainID(id) else {
+            throw AssemblyClient.Failure(code: "NO_TEMPLATE_ID", message: "the service answered without a Template id (letters, digits, '-' and '_')")
+        }
         return id
     }
 
@@ -97,8 +99,9 @@ public struct TemplateClient: Sendable {
         ["name": .string(name), "template": content, "require_signature_auth": .int(requireSignature ? 1 : 0)]
     }
 
+    /// A Template the service listed; nil without a plain id (ids go into URLs and state) or a name.
     private static func template(_ json: JSONValue) -> RemoteTemplate? {
-        guard let id = json["id"]?.stringValue, let name = json["name"]?.stringValue else { return nil }
+        guard let id = json["id"]?.stringValue, isPlainID(id), let name = json["name"]?.stringValue?.printable else { return nil }
         let flag = json["require_signature_auth"]
         return RemoteTemplate(id: id, name: name, content: json["content"] ?? .object([:]),
                               requireSignatureAuth: flag?.boolValue ?? (flag?.intValue == 1))

@@ -34,11 +34,13 @@ extension Workspace {
     /// `templates.json` in the manifest's state: per endpoint, its Templates as last synced.
     var templatesFile: String { manifestStateDirectory + "/templates.json" }
 
-    /// The Templates last synced to `endpoint` (as the user names it), by name.
+    /// The Templates last synced to `endpoint` (as the user names it), by name. The file is input,
+    /// never truth: an entry whose id is not a plain Template id, or whose name is not printable
+    /// text, is left out.
     public func syncedTemplates(endpoint: String) -> [String: SyncedTemplate] {
         guard let data = FileManager.default.contents(atPath: templatesFile),
               let all = try? StateCoding.decode([String: [String: SyncedTemplate]].self, from: data) else { return [:] }
-        return all[endpoint] ?? [:]
+        return (all[endpoint] ?? [:]).filter { name, template in TemplateClient.isPlainID(template.id) && name == name.printable }
     }
 
     /// Records what a sync left on `endpoint`, forgetting the Templates named in `removed`.

@@ -14,6 +14,8 @@ be * for every one):
   results=URL   forward the request, then name URL as every result file's URL in a JSON answer
                 (with the size of the file a file:// URL names: a lying server that guessed it)
   id=TEXT       forward the request, then give TEXT as the assembly_id of a JSON answer
+  says=TEXT     forward the request, then give TEXT (percent-decoded: it may hold line breaks and
+                escape sequences) as the ok, error and message of a JSON answer
 Every connection carries one request (the proxy asks for "Connection: close"), so requests are
 counted exactly. Like a reverse proxy, it sends the server's own address as Host and the one the
 client used as X-Forwarded-Host. Prints "PORT <n>" once listening, and one line per request to stderr.
@@ -28,6 +30,7 @@ import asyncio
 import json
 import os
 import sys
+import urllib.parse
 
 UPSTREAM = ("127.0.0.1", int(sys.argv[1]))
 RULES = {}
@@ -99,7 +102,12 @@ def lie_about_id(status, text):
         status["assembly_id"] = text
 
 
-LIES = {"results": lie_about_results, "id": lie_about_id}
+def lie_in_words(status, text):
+    words = urllib.parse.unquote(text)
+    status["ok"] = status["error"] = status["message"] = words
+
+
+LIES = {"results": lie_about_results, "id": lie_about_id, "says": lie_in_words}
 
 
 def lie(head, body, action):
