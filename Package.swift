@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "EngineTests", dependencies: ["Engine", "HTTPClient", "Client", "Wire", "TestSupport", "EngineTestSupport", "Basics", "Spec"], exclude: ["Fixtures"]),
         .testTarget(name: "SignerTests", dependencies: ["Signer", "HTTPServer", "HTTPClient", "Wire", "Spec", "TestSupport", "Basics"], exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
-        .testTarget(name: "CLITests", dependencies: ["CLI", "pipeline", "TestSupport", "EngineTestSupport", "Basics", "Client", "Wire"], exclude: ["Fixtures"]),
+        .testTarget(name: "CLITests", dependencies: ["CLI", "pipeline", "TestSupport", "EngineTestSupport", "Basics", "Client", "Crypto", "Wire"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The install step of action.yml: puts pipeline in /usr/bin with apt-get, from
 #   PIPELINE_DEB_URL     a release's .deb by URL or path; empty builds this checkout (`make dist`)
-#   PIPELINE_DEB_SHA256  the SHA-256 the downloaded .deb must have (optional)
+#   PIPELINE_DEB_SHA256  the SHA-256 the downloaded .deb must have: exactly 64 hexadecimal digits
+#                        (optional for https:// and paths; required for http://)
 #   PIPELINE_ENGINE_TOOLS true (default) also installs the .deb's Recommends, the engine's tools
 # and writes `version=…` to $GITHUB_OUTPUT. Needs a Debian or Ubuntu runner with apt-get (and sudo
 # when not root).
@@ -13,6 +14,20 @@ work="${RUNNER_TEMP:-/tmp}/pipeline-install"
 sudo=()
 if [ "$(id -u)" -ne 0 ]; then sudo=(sudo); fi
 command -v apt-get >/dev/null || { echo "::error::pipeline installs with apt-get; this runner has none"; exit 1; }
+# The digest is one value, checked before anything is fetched: text with a new line or a '#'
+# would otherwise be read by sha256sum as a list naming any other file.
+if [ -n "$sum" ] && ! [[ "$sum" =~ ^[0-9a-fA-F]{64}$ ]]; then
+    echo "::error::sha256 must be exactly 64 hexadecimal digits (the .deb's line in the release's SHA256SUMS), not '${sum//[^[:print:]]/?}'"
+    exit 1
+fi
+case "$url" in
+http://*)
+    if [ -z "$sum" ]; then
+        echo "::error::deb-url is plain http://, which anyone on the way can change: give its sha256, or an https:// URL"
+        exit 1
+    fi
+    ;;
+esac
 mkdir -p "$work"
 
 case "$url" in
@@ -25,14 +40,22 @@ http://* | https://*)
     deb="$work/$(basename "${url%%\?*}")"
     [[ "$deb" == *.deb ]] || deb="$work/pipeline.deb"
     echo "pipeline: downloading $url"
-    curl --fail --location --silent --show-error --retry 3 --output "$deb" "$url"
+    # Redirects may only go to https: an https URL is never downgraded on the way.
+    redirects=(--proto-redir =https)
+    case "$url" in http://*) redirects=(--proto-redir =http,https) ;; esac
+    curl --fail --location --silent --show-error --retry 3 --proto =http,https "${redirects[@]}" --output "$deb" "$url"
     ;;
 *)
     deb="$(cd "$(dirname "$url")" && pwd)/$(basename "$url")"
     ;;
 esac
 if [ -n "$sum" ]; then
-    echo "$sum  $deb" | sha256sum --check --strict -
+    actual="$(sha256sum "$deb" | cut -d' ' -f1)"
+    if [ "$actual" != "${sum,,}" ]; then
+        echo "::error::$deb has SHA-256 $actual, not the $sum given; not installed"
+        exit 1
+    fi
+    echo "pipeline: $deb has the SHA-256 given"
 fi
 
 recommends=(--no-install-recommends)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import TestSupport
 import XCTest
@@ -39,5 +40,53 @@ final class InstallTests: XCTestCase {
             return FileManager.default.fileExists(atPath: prefix.path + "/" + $0, isDirectory: &isDirectory) && !isDirectory.boolValue
         }
         XCTAssertEqual(left, [], "uninstall removes every installed file")
+    }
+
+    /// The action's install step (scripts/action-install.sh) with `curl`, `apt-get` and `sudo`
+    /// replaced by stand-ins that log their arguments: what it refuses, it refuses before any download.
+    func testTheActionInstallChecksItsDigestAndNeverDowngrades() throws {
+        let directory = try TemporaryDirectory(prefix: "action-install")
+        defer { directory.remove() }
+        let log = directory.path + "/calls.log"
+        let deb = "package bytes\n"
+        let digest = SHA256.hex(deb)
+        for (name, body) in [
+            ("curl", "echo \"curl $*\" >> \(log)\nout=\"\"; while [ $# -gt 0 ]; do [ \"$1\" = --output ] && out=\"$2\"; shift; done\nprintf '\(deb.replacingOccurrences(of: "\n", with: "\\n"))' > \"$out\""),
+            ("apt-get", "echo \"apt-get $*\" >> \(log)"),
+            ("pipeline", "echo 'pipeline 0.1.0'"),
+        ] {
+            let path = try directory.write("bin/" + name, "#!/bin/sh\n" + body + "\n")
+            chmod(path, 0o755)
+        }
+        let script = PackageRoot.path + "/scripts/action-install.sh"
+        func install(url: String, sha256: String) throws -> ProcessResult {
+            try? FileManager.default.removeItem(atPath: log)
+            return try ProcessRunner.run("/bin/bash", [script], environment: [
+                "PATH": directory.path + "/bin:/usr/bin:/bin", "PIPELINE_DEB_URL": url, "PIPELINE_DEB_SHA256": sha256,
+                "RUNNER_TEMP": directory.path, "GITHUB_OUTPUT": "",
+            ])
+        }
+        func calls() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+        // A digest of another file, then a line sha256sum would skip: one value or nothing.
+        let smuggled = try install(url: "https://releases.example/pipeline.deb", sha256: SHA256.hex("") + "  /etc/hostname\n#")
+        XCTAssertEqual(smuggled.status, 1, smuggled.stdout + smuggled.stderr)
+        XCTAssertTrue(smuggled.stdout.contains("sha256 must be exactly 64 hexadecimal digits"), smuggled.stdout)
+        XCTAssertEqual(calls(), "", "nothing fetched or installed")
+
+        let plain = try install(url: "http://releases.example/pipeline.deb", sha256: "")
+        XCTAssertEqual(plain.status, 1)
+        XCTAssertTrue(plain.stdout.contains("deb-url is plain http://"), plain.stdout)
+        XCTAssertEqual(calls(), "")
+
+        let wrong = try install(url: "https://releases.example/pipeline.deb", sha256: String(repeating: "a", count: 64))
+        XCTAssertEqual(wrong.status, 1)
+        XCTAssertTrue(wrong.stdout.contains("not installed"), wrong.stdout)
+        XCTAssertFalse(calls().contains("apt-get install"), calls())
+
+        let good = try install(url: "https://releases.example/pipeline.deb", sha256: digest.uppercased())
+        XCTAssertEqual(good.status, 0, good.stdout + good.stderr)
+        XCTAssertTrue(calls().contains("--proto =http,https --proto-redir =https "), "an https download is never redirected to http: \(calls())")
+        XCTAssertTrue(calls().contains("apt-get install"), calls())
     }
 }
