@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// Watches folders with inotify for `run --watch`: which files were written, made, moved or
@@ -8,17 +9,29 @@ final class FileWatcher {
     /// The folder each watch descriptor stands for: with its subfolders, or only for some names.
     private var folders: [Int32: (path: String, recursive: Bool, names: Set<String>?)] = [:]
     private let ignored: [String]
+    /// The project's folder (links resolved): a link met below a watched folder is followed only
+    /// to a folder inside it, or inside the watched folder it was met in.
+    private let project: String
+    /// Each folder watched once, by device and inode, however many links lead to it.
+    private var visited: Set<FolderIdentity> = []
+    private let stop: () -> Bool
 
     /// Watches `recursive` folders with every subfolder, and in each `single` folder only the
-    /// names given; nothing under `ignored` (absolute paths) counts.
-    init(recursive: [String], single: [String: Set<String>], ignored: [String]) throws {
+    /// names given; nothing under `ignored` (absolute paths) counts. `stop` is asked while
+    /// folders are walked, so Ctrl-C is answered however many there are (`Stopped`).
+    init(recursive: [String], single: [String: Set<String>], ignored: [String], project: String, stop: @escaping () -> Bool = { false }) throws {
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw WatchError(message: "cannot watch files: \(String(cString: strerror(errno)))") }
         self.ignored = ignored.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
-        for folder in Set(recursive) { add(folder, recursive: true) }
-        for (folder, names) in single where !folders.values.contains(where: { $0.path == folder }) { add(folder, recursive: false, names: names) }
+        self.project = RealPath.of(project) ?? RealPath.normalized(project)
+        self.stop = stop
+        for folder in Set(recursive) { try addTree(folder) }
+        for (folder, names) in single where !folders.values.contains(where: { $0.path == folder }) { _ = watch(folder, recursive: false, names: names) }
         guard !folders.isEmpty else { throw WatchError(message: "none of the folders to watch exists") }
     }
+
+    /// Ctrl-C (or SIGTERM) while the folders were walked.
+    struct Stopped: Error {}
 
     deinit { close(descriptor) }
 
@@ -51,17 +64,48 @@ final class FileWatcher {
 
     private static let mask = UInt32(IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF)
 
-    private func add(_ folder: String, recursive: Bool, names: Set<String>? = nil) {
-        guard !isIgnored(folder) else { return }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else { return }
-        let watch = inotify_add_watch(descriptor, folder, Self.mask)
-        guard watch >= 0 else { return }
-        folders[watch] = (folder, recursive, names)
-        guard recursive, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-        for name in names where !Self.isEditorFile(name) {
-            add(folder + "/" + name, recursive: true)
+    /// Watches `root` and every folder below it, walked without recursion: a link to a folder is
+    /// followed only inside the project or `root`, never into the system's trees, and a folder
+    /// reached twice (two links to `.`) is watched once.
+    private func addTree(_ root: String) throws {
+        let confinement = RealPath.of(root)
+        var pending = [root]
+        var walked = 0
+        while let folder = pending.popLast() {
+            walked += 1
+            if walked % 64 == 0, stop() { throw Stopped() }
+            guard watch(folder, recursive: true) else { continue }
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+            for name in names where !Self.isEditorFile(name) {
+                let path = folder + "/" + name
+                var info = stat()
+                guard lstat(path, &info) == 0 else { continue }
+                if info.st_mode & S_IFMT == S_IFLNK {
+                    guard let target = RealPath.of(path), !RealPath.isSystemTree(target),
+                          RealPath.isInside(target, project) || confinement.map({ RealPath.isInside(target, $0) }) == true else { continue }
+                } else if info.st_mode & S_IFMT != S_IFDIR {
+                    continue
+                }
+                pending.append(path)
+            }
         }
+    }
+
+    /// Adds an inotify watch for `folder` if it is a folder not watched yet; whether it was added.
+    private func watch(_ folder: String, recursive: Bool, names: Set<String>? = nil) -> Bool {
+        guard !isIgnored(folder) else { return false }
+        var info = stat()
+        guard stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
+              visited.insert(FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted else { return false }
+        let watch = inotify_add_watch(descriptor, folder, Self.mask)
+        guard watch >= 0 else { return false }
+        folders[watch] = (folder, recursive, names)
+        return true
+    }
+
+    private struct FolderIdentity: Hashable {
+        let device: UInt64
+        let inode: UInt64
     }
 
     /// The paths of the events read so far that count.
@@ -89,7 +133,7 @@ final class FileWatcher {
                     if names.contains(name) { paths.append(path) }
                     continue
                 }
-                if folder.recursive, mask & UInt32(IN_ISDIR) != 0, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { add(path, recursive: true) }
+                if folder.recursive, mask & UInt32(IN_ISDIR) != 0, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { try? addTree(path) }
                 if mask & UInt32(IN_ISDIR) == 0 || mask & UInt32(IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO) != 0 { paths.append(path) }
             }
         }

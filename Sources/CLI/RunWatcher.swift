@@ -13,7 +13,7 @@ struct RunWatcher {
     func watch(_ context: CommandContext) async -> Int32 {
         let signals = SignalCenter.waiter()
         var watcher: FileWatcher
-        do { watcher = try arm(context) } catch { return failure(error, context) }
+        do { watcher = try arm(context, stop: { signals.hasReceived }) } catch { return failure(error, context, signals) }
         let first = await command.runOnce(context)
         // A manifest that is not there is a typo, not something to wait for.
         if first != ExitCode.success, !FileManager.default.fileExists(atPath: command.manifestPath) { return ExitCode.failure }
@@ -24,7 +24,7 @@ struct RunWatcher {
             context.output.error("pipeline: changed: \(shown)\(changed.count > 3 ? " and \(changed.count - 3) more" : "")\n")
             // Armed again before the run (the manifest may name other folders now); what changes
             // while it runs waits in the new watch.
-            do { watcher = try arm(context) } catch { return failure(error, context) }
+            do { watcher = try arm(context, stop: { signals.hasReceived }) } catch { return failure(error, context, signals) }
             // An edited manifest always runs (a new `download:` fetches cached results); other changes
             // run only when they leave something to process.
             let manifest = URL(fileURLWithPath: command.manifestPath).standardizedFileURL.path
@@ -34,12 +34,17 @@ struct RunWatcher {
         return signals.exitStatus
     }
 
-    private func arm(_ context: CommandContext) throws -> FileWatcher {
+    private func arm(_ context: CommandContext, stop: @escaping () -> Bool) throws -> FileWatcher {
         let targets = WatchTargets(command: command, environment: context.environment)
-        return try FileWatcher(recursive: targets.recursive, single: targets.single, ignored: targets.ignored)
+        let project = FolderPath.of(URL(fileURLWithPath: command.manifestPath).standardizedFileURL.path)
+        return try FileWatcher(recursive: targets.recursive, single: targets.single, ignored: targets.ignored, project: project, stop: stop)
     }
 
-    private func failure(_ error: any Error, _ context: CommandContext) -> Int32 {
+    private func failure(_ error: any Error, _ context: CommandContext, _ signals: SignalWaiter) -> Int32 {
+        if error is FileWatcher.Stopped {
+            context.output.error("pipeline: stopped watching; state is saved.\n")
+            return signals.exitStatus
+        }
         context.output.failure((error as? FileWatcher.WatchError)?.message ?? "\(error)")
         return ExitCode.failure
     }

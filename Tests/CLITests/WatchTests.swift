@@ -91,6 +91,36 @@ final class WatchTests: XCTestCase {
         process.waitUntilExit()
     }
 
+    /// Two links to `.` and one to a system folder inside a watched folder: each folder is watched
+    /// once, nothing outside the project is, and Ctrl-C stops it at once.
+    func testLinkLoopsAndLinksOutOfTheProjectAreNotWalked() async throws {
+        let directory = try TemporaryDirectory(prefix: "watch-loops")
+        defer { directory.remove() }
+        try directory.write("files/a.txt", "a")
+        try directory.write("files/sub/b.txt", "b")
+        for (name, target) in [("l1", "."), ("l2", "."), ("up", ".."), ("system", "/usr")] {
+            try FileManager.default.createSymbolicLink(atPath: directory.path + "/files/" + name, withDestinationPath: target)
+        }
+        try directory.write("pipeline.yml", """
+            version: 1
+            endpoint: local
+            assemblies:
+              hashes:
+                inputs: [files/*.txt]
+                steps: {h: {robot: /file/hash, use: ':original'}}
+            """)
+        let (process, collected) = try startWatching(in: directory)
+        defer { if process.isRunning { process.terminate() } }
+        let started = await eventually(within: .seconds(30)) { collected.count("pipeline: watching") >= 1 }
+        XCTAssertTrue(started, "the loops were walked: \(collected.value)")
+        // files, files/sub, and the project's folder (through `up`, inside the project; and for the manifest).
+        XCTAssertTrue(collected.value.contains("watching 3 folders"), collected.value)
+        process.interrupt()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130, collected.value)
+        XCTAssertTrue(collected.value.contains("stopped watching; state is saved"), collected.value)
+    }
+
     func testAManifestThatIsNotThereIsAnErrorNotAWait() async throws {
         let directory = try TemporaryDirectory(prefix: "watch-missing")
         defer { directory.remove() }
