@@ -18,7 +18,12 @@ final class ProviderKeys: Sendable {
         var freshUntil = ContinuousClock.now
         var usableUntil = ContinuousClock.now
         var lastFetch: ContinuousClock.Instant?
+        /// Key ids a fetch was made for and did not find: unknown, not new (bounded).
+        var missingAtFetch: Set<String> = []
     }
+
+    /// How many key ids a fetch remembers not finding.
+    private static let rememberedMissing = 256
 
     private let cache = Mutex(Cache())
     private let fetching = Mutex(())
@@ -48,7 +53,11 @@ final class ProviderKeys: Sendable {
         // While another request fetches, one that has keys to try does not queue behind it (a
         // slow provider would otherwise hold every connection thread).
         if let keys = try fetching.withLockIfAvailable({ _ throws(Refusal) -> JSONWebKeys in try refresh(for: keyID) }) { return keys }
-        if let keys = cache.withLock({ $0.keys != nil && ContinuousClock.now < $0.usableUntil ? $0.keys : nil }) { return keys }
+        // Cached keys serve meanwhile when they know the id; a token naming a key they lack may
+        // name one just published, which the fetch under way may bring: it waits for that.
+        if let keys = cache.withLock({ $0.keys != nil && ContinuousClock.now < $0.usableUntil && $0.keys?.contains(keyID: keyID) == true ? $0.keys : nil }) {
+            return keys
+        }
         return try fetching.withLock { _ throws(Refusal) -> JSONWebKeys in try refresh(for: keyID) }
     }
 
@@ -60,10 +69,16 @@ final class ProviderKeys: Sendable {
         let now = ContinuousClock.now
         let state = cache.withLock { $0 }
         if let last = state.lastFetch, now - last < policy.refetchInterval {
-            if let keys = state.keys, now < state.usableUntil { return keys }
-            throw unavailable()
+            guard let keys = state.keys, now < state.usableUntil else { throw unavailable() }
+            // A key id the last fetch looked for and did not find is unknown. One first seen within
+            // the cooldown may be a key the provider published seconds ago (a rotation): the caller
+            // is asked to come back when a fetch may run, rather than refused for good.
+            if let keyID, !keys.contains(keyID: keyID), !state.missingAtFetch.contains(keyID) {
+                throw notYetFetched(keyID, retryIn: policy.refetchInterval - (now - last))
+            }
+            return keys
         }
-        cache.withLock { $0.lastFetch = now }
+        cache.withLock { $0.lastFetch = now; $0.missingAtFetch = [] }
         switch BlockingWait.result({ [self] in try await fetch() }) {
         case .success(let (keys, freshness)):
             if !keys.weakKeyIDs.isEmpty {
@@ -73,6 +88,7 @@ final class ProviderKeys: Sendable {
                 cache.keys = keys
                 cache.freshUntil = now + freshness
                 cache.usableUntil = now + freshness + policy.staleFor
+                if let keyID, !keys.contains(keyID: keyID), cache.missingAtFetch.count < Self.rememberedMissing { cache.missingAtFetch.insert(keyID) }
             }
             return keys
         case .failure(let error):
@@ -89,6 +105,14 @@ final class ProviderKeys: Sendable {
             guard let keys = cache.keys, ContinuousClock.now < cache.freshUntil, keys.contains(keyID: keyID) else { return nil }
             return keys
         }
+    }
+
+    /// A key id the cached keys lack, asked within the refetch cooldown: transient, for `retryIn`.
+    private func notYetFetched(_ keyID: String, retryIn: Duration) -> Refusal {
+        let seconds = max(1, Int((Double(retryIn.components.seconds) + Double(retryIn.components.attoseconds) / 1e18).rounded(.up)))
+        return Refusal(status: 503, code: "KEY_NOT_YET_FETCHED",
+                       message: "the token names key '\(keyID.printable)', which identity provider '\(provider.name)' did not list when last asked; "
+                           + "its keys are fetched again in \(seconds) s", retryIn: seconds)
     }
 
     /// What the caller is told: why is the operator's business (and may name internal hosts).

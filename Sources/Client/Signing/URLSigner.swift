@@ -38,20 +38,20 @@ public struct URLSigner: ParamsSigner {
         return TerminalText.printable(text)
     }
 
+    /// How often a transient refusal (503 or 429 with a short `retry_in`: keys being rotated at
+    /// an identity provider, a quota's window) is asked again before it counts.
+    static let transientAttempts = 3
+    /// The longest `retry_in` waited for; a longer one is a failure now.
+    static let longestWait = 60
+
     /// Asks the signing backend for the signature of exactly `params`.
     public func sign(_ params: String) async throws(SignerError) -> String {
-        var headers: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Accept", "application/json")]
-        if let tokens { headers.append(("Authorization", "Bearer \(try await tokens.token())")) }
-        let body = JSONValue.object(["params": .string(params)]).serialized()
-        let request = HTTPRequest(
-            method: "POST", url: url, headers: headers, body: .data(Data(body.utf8)),
-            timeouts: HTTPTimeouts(connect: timeout, stallTime: timeout, total: timeout), followsRedirects: false,
-            maxResponseBytes: 1 << 20)
-        let response: HTTPResponse
-        do {
-            response = try await http.send(request)
-        } catch {
-            throw SignerError("the signer at \(url) did not answer: \((error as? HTTPError)?.message ?? "\(error)")")
+        var attempt = 1
+        var response = try await send(params)
+        while attempt < Self.transientAttempts, let wait = Self.transientWait(response) {
+            do { try await Task.sleep(for: .seconds(wait)) } catch { throw SignerError("interrupted while the signer at \(url) asked to wait \(wait) s") }
+            attempt += 1
+            response = try await send(params)
         }
         guard (200..<300).contains(response.status) else {
             let hint = (300..<400).contains(response.status) ? " (redirects are refused: configure the final URL)" : ""
@@ -68,5 +68,30 @@ public struct URLSigner: ParamsSigner {
             throw SignerError("the signer at \(url) returned a malformed signature (expected 'sha384:' and 96 hex digits)")
         }
         return signature
+    }
+
+    /// One signing request.
+    private func send(_ params: String) async throws(SignerError) -> HTTPResponse {
+        var headers: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Accept", "application/json")]
+        if let tokens { headers.append(("Authorization", "Bearer \(try await tokens.token())")) }
+        let body = JSONValue.object(["params": .string(params)]).serialized()
+        let request = HTTPRequest(
+            method: "POST", url: url, headers: headers, body: .data(Data(body.utf8)),
+            timeouts: HTTPTimeouts(connect: timeout, stallTime: timeout, total: timeout), followsRedirects: false,
+            maxResponseBytes: 1 << 20)
+        do {
+            return try await http.send(request)
+        } catch {
+            throw SignerError("the signer at \(url) did not answer: \((error as? HTTPError)?.message ?? "\(error)")")
+        }
+    }
+
+    /// Seconds to wait before asking again when `response` is a transient refusal (503 or 429)
+    /// that says how long (`retry_in` in its body, else `Retry-After`), within `longestWait`.
+    static func transientWait(_ response: HTTPResponse) -> Int? {
+        guard response.status == 503 || response.status == 429 else { return nil }
+        let stated = (try? JSONValue.parse(response.body))?["retry_in"]?.doubleValue ?? response.headers["Retry-After"].flatMap(Double.init)
+        guard let stated, stated > 0, stated <= Double(longestWait) else { return nil }
+        return Int(stated.rounded(.up))
     }
 }

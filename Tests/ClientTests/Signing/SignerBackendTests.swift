@@ -48,6 +48,26 @@ final class SignerBackendTests: XCTestCase {
         }
     }
 
+    /// A transient refusal with a short `retry_in` (keys being rotated at an identity provider) is
+    /// asked again after it, a few times; a long one fails at once.
+    func testURLSignerWaitsOutATransientRefusal() async throws {
+        let server = try startSigner()
+        defer { server.stop() }
+        let http = HTTPClient()
+        let start = ContinuousClock.now
+        let signature = try await URLSigner(url: server.url("/rotating"), tokens: FixedToken(token), http: http).sign(params)
+        XCTAssertEqual(signature, Signature.sign(params, secret: secret))
+        XCTAssertGreaterThanOrEqual(ContinuousClock.now - start, .milliseconds(900), "it waited the second it was told")
+        for (path, expected) in [("/busy", "answered HTTP 503: KEY_NOT_YET_FETCHED"), ("/quota", "answered HTTP 429: QUOTA_EXCEEDED")] {
+            do {
+                _ = try await URLSigner(url: server.url(path), tokens: FixedToken(token), http: http).sign(params)
+                XCTFail("\(path) must fail")
+            } catch {
+                XCTAssertTrue(error.message.contains(expected), "\(path): \(error.message)")
+            }
+        }
+    }
+
     func testCommandSignerReadsTheSignatureFromStandardOutput() async throws {
         let script = "import hmac,hashlib,sys; print('sha384:'+hmac.new(b'\(secret)', sys.stdin.buffer.read(), hashlib.sha384).hexdigest())"
         let signature = try await CommandSigner(arguments: ["python3", "-c", script]).sign(params)

@@ -8,6 +8,9 @@ Prints "PORT <n>" once listening on 127.0.0.1. POST paths:
   /changed     signs different params and returns them
   /malformed   returns a signature that is not 'sha384:' + 96 hex
   /slow        answers correctly after 5 s
+  /rotating    503 with retry_in 1 (a key being fetched) on every odd request, then signs
+  /busy        always 503 with retry_in 1
+  /quota       429 with retry_in 3600
 """
 import signal
 
@@ -21,6 +24,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 SECRET, TOKEN = sys.argv[1].encode(), sys.argv[2]
+ROTATING = {"count": 0}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -59,6 +63,16 @@ class Handler(BaseHTTPRequestHandler):
         elif self.path == "/slow":
             time.sleep(5)
             self.answer(200, {"params": params, "signature": signature})
+        elif self.path == "/rotating":
+            ROTATING["count"] += 1
+            if ROTATING["count"] % 2 == 1:
+                self.answer(503, {"error": "KEY_NOT_YET_FETCHED", "message": "fetched again in 1 s", "retry_in": 1}, [("Retry-After", "1")])
+            else:
+                self.answer(200, {"params": params, "signature": signature})
+        elif self.path == "/busy":
+            self.answer(503, {"error": "KEY_NOT_YET_FETCHED", "retry_in": 1})
+        elif self.path == "/quota":
+            self.answer(429, {"error": "QUOTA_EXCEEDED", "retry_in": 3600})
         else:
             self.answer(404, {"error": "no such path"})
 
