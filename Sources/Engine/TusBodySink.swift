@@ -26,6 +26,8 @@ final class TusBodySink: BodySink, @unchecked Sendable {  // `written` and `dige
     private struct State {
         var record: TusUploadRecord
         var outcome: Outcome = .pending
+        /// The algorithm of the checksum the body was verified with, if it had one.
+        var verified: ChecksumAlgorithm?
         /// Held while the body is written; dropped (and the upload free again) on close.
         var claim: UploadClaim?
     }
@@ -125,6 +127,7 @@ final class TusBodySink: BodySink, @unchecked Sendable {  // `written` and `dige
         let finished: TusUploadRecord? = state.withLock { state in
             guard state.outcome == .pending else { return nil }
             var outcome = complete ? verdict(trailers: trailers) : .stored
+            if complete, outcome == .stored { state.verified = verifiedAlgorithm(trailers: trailers) }
             let keep = outcome == .stored && (complete || checksum.isNone) ? written : 0
             if keep < written { ftruncate(descriptor, off_t(start + keep)) }
             // The bytes reach the disk before the record says they are there.
@@ -138,6 +141,18 @@ final class TusBodySink: BodySink, @unchecked Sendable {  // `written` and `dige
         }
         if let finished { onFinished(finished) }
     }
+
+    /// The algorithm a stored complete body was checked with (nil: it came without a checksum).
+    private func verifiedAlgorithm(trailers: HTTPHeaders) -> ChecksumAlgorithm? {
+        switch checksum {
+        case .none: nil
+        case .header(let algorithm, _): algorithm
+        case .trailer: trailers.values(TusProtocol.checksumField).first.flatMap(TusProtocol.parseChecksum)?.0
+        }
+    }
+
+    /// The algorithm of the checksum the body was verified with, once it is in.
+    var verifiedChecksum: ChecksumAlgorithm? { state.withLock { $0.verified } }
 
     /// Whether a complete body passes its checksum.
     private func verdict(trailers: HTTPHeaders) -> Outcome {

@@ -99,7 +99,7 @@ struct TusEndpoint: Sendable {
         return .stream(into: sink) {
             // A refused body leaves the upload created and empty: its Location goes along.
             let headers = common(sink.current) + [("Location", location)]
-            return response(to: sink, success: ServerResponse(status: 201, headers: headers), extra: Array(headers.dropFirst()))
+            return response(to: sink, success: ServerResponse(status: 201, headers: headers + verified(sink)), extra: Array(headers.dropFirst()))
         }
     }
 
@@ -142,8 +142,14 @@ struct TusEndpoint: Sendable {
             return .respond(answer(500, "the upload could not be opened"))
         }
         return .stream(into: sink) {
-            response(to: sink, success: ServerResponse(status: 204, headers: common(sink.current)))
+            response(to: sink, success: ServerResponse(status: 204, headers: common(sink.current) + verified(sink)))
         }
+    }
+
+    /// Which checksum the body was verified with, said in the answer: behind a proxy that drops
+    /// trailers (and their announcement) a body arrives without one, and its client learns so.
+    private func verified(_ sink: TusBodySink) -> [(name: String, value: String)] {
+        sink.verifiedChecksum.map { [(TusProtocol.checksumVerifiedField, $0.rawValue)] } ?? []
     }
 
     /// Why an upload is not made: the status and the message.

@@ -8,6 +8,9 @@ public enum TusProtocol {
     public static let offsetContentType = "application/offset+octet-stream"
     /// The header (or trailer) field that carries a body's checksum.
     public static let checksumField = "Upload-Checksum"
+    /// The algorithm of the checksum a server verified for a body (`pipeline serve`'s answer to a
+    /// PATCH): a client that sent a trailer and sees none learns that a proxy dropped it.
+    public static let checksumVerifiedField = "Upload-Checksum-Verified"
 
     /// `key base64(value)` pairs, sorted by key, joined by commas (the `Upload-Metadata` header).
     public static func encodeMetadata(_ metadata: [String: String]) -> String {

@@ -103,6 +103,7 @@ final class TusServerTests: XCTestCase {
         let url = try await create(server, length: 12)
         let right = try trailerPatch(server, url, offset: 0, body: "abc", trailer: "crc32 NSRBwg==")
         XCTAssertTrue(right.hasPrefix("HTTP/1.1 204") && right.contains("Upload-Offset: 3"), right)
+        XCTAssertTrue(right.contains("Upload-Checksum-Verified: crc32"), "the answer says what was verified: \(right)")
         let wrong = try trailerPatch(server, url, offset: 3, body: "def", trailer: "crc32 AAAAAA==")
         XCTAssertTrue(wrong.hasPrefix("HTTP/1.1 460"), wrong)
         let missing = try trailerPatch(server, url, offset: 3, body: "def", trailer: nil)
@@ -110,12 +111,14 @@ final class TusServerTests: XCTestCase {
         // Not the algorithm computed as the bytes arrive: read back from the stored bytes.
         let sha1 = try trailerPatch(server, url, offset: 3, body: "def", trailer: "sha1 WJwiM1o4HxItEpIl9cC6MFbtWBE=")
         XCTAssertTrue(sha1.hasPrefix("HTTP/1.1 204") && sha1.contains("Upload-Offset: 6"), sha1)
+        XCTAssertTrue(sha1.contains("Upload-Checksum-Verified: sha1"), sha1)
 
         // The HTTP client sends the trailer itself, from the bytes as it reads them.
         let fields = tus + [("Upload-Offset", "6"), octets]
         let sent = try await http.send(HTTPRequest(method: "PATCH", url: url, headers: fields, body: .data(Data("ghi".utf8)), digestTrailer: HTTPRequest.DigestTrailer(field: "Upload-Checksum", algorithm: .crc32) { ChecksumAlgorithm.crc32.headerValue(digest: $0) }))
         XCTAssertEqual(sent.status, 204)
         XCTAssertEqual(sent.headers["Upload-Offset"], "9")
+        XCTAssertEqual(sent.headers["Upload-Checksum-Verified"], "crc32")
         let file = try TemporaryDirectory()
         try Data("0jkl".utf8).write(to: URL(fileURLWithPath: file.path + "/part"))
         let fromFile = try await http.send(HTTPRequest(

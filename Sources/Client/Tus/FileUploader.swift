@@ -117,6 +117,9 @@ struct FileUploader: Sendable {
                         progress(UploadProgress(index: index, confirmed: offset, inFlight: sent, total: file.size))
                     }) else { return .sendRefused }
                     lastExpiry = status.expires
+                    // A trailer sent and no checksum verified: a proxy dropped it with its
+                    // announcement. This body is stored unverified; the next ones carry headers.
+                    if trailer != nil, status.verifiedChecksum == nil { options.bodyLimits.refuseTrailers(for: client.endpoint) }
                     return .sent(offset: status.offset)
                 }
             }

@@ -29,6 +29,8 @@ public struct TusClient: Sendable {
         public var length: Int64?
         /// When the server will forget the upload, if it said.
         public var expires: Date?
+        /// The algorithm of the checksum the server says it verified for the body, if it said.
+        public var verifiedChecksum: String?
     }
 
     /// OPTIONS: the server's extensions, checksum algorithms and size limit.
@@ -95,7 +97,7 @@ public struct TusClient: Sendable {
         guard newOffset > offset || body.length == 0 else {
             throw TusError(.serverError, request: request.summary, status: response.status, detail: "the server kept none of the \(body.length) bytes sent")
         }
-        return Status(offset: newOffset, length: nil, expires: expires(response))
+        return Status(offset: newOffset, length: nil, expires: expires(response), verifiedChecksum: response.headers[TusProtocol.checksumVerifiedField])
     }
 
     /// DELETE: asks the server to forget an upload (the termination extension).

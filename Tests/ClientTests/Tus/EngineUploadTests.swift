@@ -1,4 +1,5 @@
 import EngineTestSupport
+import Foundation
 import TestSupport
 import XCTest
 
@@ -35,4 +36,25 @@ final class EngineUploadTests: XCTestCase {
     func testAProxyBodyLimitIsMetWithSmallerPatches() async throws { try await scenarios.aProxyBodyLimitIsMetWithSmallerPatches() }
 
     func testACreationWithUploadAnsweredWith204Counts() async throws { try await scenarios.aCreationWithUploadAnsweredWith204Counts() }
+
+    /// Behind a proxy that drops a checksum trailer and its announcement, the engine says it
+    /// verified nothing; the client then sends every later PATCH's checksum in a header.
+    func testAClientWhoseTrailerWasDroppedSendsHeaders() async throws {
+        let peers = try EngineTestServer()
+        defer { peers.stop() }
+        let log = try TemporaryDirectory(prefix: "strip-trailers")
+        defer { log.remove() }
+        let proxy = try ServerProcess("/usr/bin/env", [
+            "python3", PackageRoot.path + "/Tests/ClientTests/Tus/Fixtures/fault_proxy.py", String(peers.port), "PATCH:*:strip-trailers",
+        ], errors: log.path + "/proxy.log")
+        defer { proxy.stop() }
+        let fixture = try UploadFixture()
+        let (path, data) = try fixture.file("large.bin", size: 9_000_000)
+        let (upload, _) = try await fixture.upload(path, to: proxy.url(URL(string: peers.endpoint)?.path ?? "/"), chunkSize: 2_000_000, checksum: .automatic)
+        XCTAssertEqual(try peers.storedBytes(of: upload.url), data)
+        let patches = try String(contentsOfFile: log.path + "/proxy.log", encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("PATCH") }
+        XCTAssertGreaterThan(patches.count, 1, "the file goes in several PATCHes")
+        XCTAssertTrue(patches[0].hasSuffix("checksum=trailer"), "the first carries a trailer, which is dropped: \(patches)")
+        XCTAssertTrue(patches.dropFirst().allSatisfy { $0.hasSuffix("checksum=header") }, "every later one a header: \(patches)")
+    }
 }

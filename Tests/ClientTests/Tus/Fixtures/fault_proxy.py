@@ -14,11 +14,14 @@ be * for every one):
   results=URL   forward the request, then name URL as every result file's URL in a JSON answer
                 (with the size of the file a file:// URL names: a lying server that guessed it)
   id=TEXT       forward the request, then give TEXT as the assembly_id of a JSON answer
+  strip-trailers  as a proxy that buffers a chunked body and drops its trailer and the Trailer
+                header announcing it: the body goes on with a Content-Length and no checksum
   says=TEXT     forward the request, then give TEXT (percent-decoded: it may hold line breaks and
                 escape sequences) as the ok, error and message of a JSON answer
 Every connection carries one request (the proxy asks for "Connection: close"), so requests are
 counted exactly. Like a reverse proxy, it sends the server's own address as Host and the one the
-client used as X-Forwarded-Host. Prints "PORT <n>" once listening, and one line per request to stderr.
+client used as X-Forwarded-Host. Prints "PORT <n>" once listening, and one line per request to stderr (with how its body's checksum
+came: "checksum=header", "checksum=trailer" or "checksum=none").
 """
 import signal
 
@@ -86,6 +89,17 @@ async def read_chunked(reader, limit):
     return raw, length
 
 
+def dechunk(raw):
+    """The body of a chunked message (its framing and trailer dropped)."""
+    body, rest = b"", raw
+    while True:
+        line, rest = rest.split(b"\r\n", 1)
+        size = int(line.split(b";")[0].strip(), 16)
+        if size == 0:
+            return body
+        body, rest = body + rest[:size], rest[size + 2:]
+
+
 def lie_about_results(status, url):
     """Every result's URL replaced by URL (and its size by the file's, for a file:// URL)."""
     path = url[len("file://"):] if url.startswith("file://") else None
@@ -133,7 +147,9 @@ async def handle(client_reader, client_writer):
     method = lines[0].split(" ")[0]
     COUNTS[method] = COUNTS.get(method, 0) + 1
     action = RULES.get((method, COUNTS[method])) or RULES.get((method, "*"), "pass")
-    print(f"{method} #{COUNTS[method]} {lines[0].split(' ')[1]} -> {action}", file=sys.stderr, flush=True)
+    names = [line.split(":", 1)[0].strip().lower() for line in lines[1:] if ":" in line]
+    sent = "header" if "upload-checksum" in names else "trailer" if "trailer" in names else "none"
+    print(f"{method} #{COUNTS[method]} {lines[0].split(' ')[1]} -> {action} checksum={sent}", file=sys.stderr, flush=True)
     buffered = b""
     if action.startswith("limit="):
         length = next((int(line.split(":", 1)[1]) for line in lines[1:] if line.lower().startswith("content-length:")), 0)
@@ -151,6 +167,13 @@ async def handle(client_reader, client_writer):
             await linger(client_reader)
             client_writer.close()
             return
+    if action == "strip-trailers" and any(line.lower().replace(" ", "") == "transfer-encoding:chunked" for line in lines[1:]):
+        if any(line.lower().replace(" ", "") == "expect:100-continue" for line in lines[1:]):
+            client_writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        raw, _ = await read_chunked(client_reader, 1 << 40)
+        buffered = dechunk(raw)
+        dropped = ("transfer-encoding:", "trailer:", "content-length:", "expect:")
+        lines = [line for line in lines if not line.lower().startswith(dropped)] + [f"Content-Length: {len(buffered)}"]
     if action.startswith("status="):
         code = int(action.split("=", 1)[1])
         reply = f"HTTP/1.1 {code} {REASONS.get(code, 'Error')}\r\nTus-Resumable: 1.0.0\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
