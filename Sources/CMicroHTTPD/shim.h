@@ -24,4 +24,16 @@ static inline int pipeline_mhd_connection_fd(struct MHD_Connection *connection) 
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : info->connect_fd;
 }
+
+/* The client's address as text (IPv4 or IPv6) into `buffer`; 0 when known. */
+static inline int pipeline_mhd_connection_address(struct MHD_Connection *connection, char *buffer, socklen_t size) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL) return -1;
+    const struct sockaddr *address = info->client_addr;
+    if (address->sa_family == AF_INET)
+        return inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)address)->sin_addr, buffer, size) ? 0 : -1;
+    if (address->sa_family == AF_INET6)
+        return inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)address)->sin6_addr, buffer, size) ? 0 : -1;
+    return -1;
+}
 #endif

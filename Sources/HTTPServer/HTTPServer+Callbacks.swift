@@ -23,16 +23,20 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     guard let context, let state, let uploadSize else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
     guard let existing = state.pointee else {
-        server.deadline.headersArrived(connection)
         var (head, acceptedHost) = server.head(
             connection: connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "GET",
             version: version.map { String(cString: $0) } ?? "HTTP/1.1")
-        if let socket = server.deadline.handle(connection)?.descriptor {
+        if let socket = server.watch.handle(connection)?.descriptor {
             // Asked only while the request's handler runs, when the connection (and its socket) is still open.
             head.clientGone = { pipeline_peer_gone(socket) != 0 }
         }
         let plan: RequestPlan
-        if let problem = RequestFraming.problem(head.headers) {
+        // Behind a trusted proxy, a client is the address it forwards: each has a share of requests.
+        let forwardedClient = server.origin?.trustProxy == true ? PublicOrigin.forwardedClient(head.headers) : nil
+        let admitted = forwardedClient.map { server.watch.admit(forwardedClient: $0) } ?? true
+        if !admitted {
+            plan = .respond(.json(429, #"{"error":"RATE_LIMIT_REACHED","message":"too many requests from one client at once; try again shortly","info":{"retryIn":1}}"#, headers: [("Retry-After", "1")]))
+        } else if let problem = RequestFraming.problem(head.headers) {
             // Answered before the body is read, which closes the connection: nothing after this head is a request.
             plan = .respond(.text(400, problem, headers: [("Connection", "close")]))
         } else if acceptedHost {
@@ -41,9 +45,11 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
             plan = .respond(.json(421, #"{"error":"MISDIRECTED_REQUEST","message":"this server does not answer for that Host; use its address, or start it with --public-url"}"#))
         }
         let request = RequestContext(head: head, plan: plan, connection: connection)
-        if case .stream(let sink, _) = plan, let handle = server.deadline.handle(connection) {
-            let deadline = server.deadline
-            sink.attach(RequestEnder { deadline.shutDown(handle.key, descriptor: handle.descriptor) })
+        request.forwardedClient = admitted ? forwardedClient : nil
+        server.watch.headersArrived(connection, hasBody: request.hasBody)
+        if case .stream(let sink, _) = plan, let handle = server.watch.handle(connection) {
+            let watch = server.watch
+            sink.attach(RequestEnder { watch.shutDown(handle.key, descriptor: handle.descriptor) })
         }
         state.pointee = Unmanaged.passRetained(request).toOpaque()
         if request.hasBody, let early = request.earlyResponse {
@@ -53,6 +59,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
     }
     let request = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
     if uploadSize.pointee > 0 {
+        server.watch.bodyReceived(connection, count: uploadSize.pointee)
         if !request.answered {
             request.receive(UnsafeRawBufferPointer(start: uploadData.map { UnsafeRawPointer($0) }, count: uploadSize.pointee))
         }
@@ -64,6 +71,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         }
         return .YES
     }
+    server.watch.bodyEnded(connection)
     guard !request.answered else { return .YES }
     return server.queue(request.finish(trailers: server.trailers(connection: connection)), on: connection, context: request)
 }
@@ -71,8 +79,9 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
 let completedHandler: MHD_RequestCompletedCallback = { context, connection, state, _ in
     guard let context, let state, let existing = state.pointee else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-    server.deadline.requestEnded(connection)
+    server.watch.requestEnded(connection)
     let request = Unmanaged<RequestContext>.fromOpaque(existing).takeRetainedValue()
+    if let client = request.forwardedClient { server.watch.release(forwardedClient: client) }
     state.pointee = nil
     server.finished(request)
 }
@@ -82,9 +91,9 @@ let connectionHandler: MHD_NotifyConnectionCallback = { context, connection, _, 
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
     // MHD_CONNECTION_NOTIFY_STARTED is 0, MHD_CONNECTION_NOTIFY_CLOSED is 1.
     if event.rawValue == 0 {
-        server.deadline.connectionStarted(connection)
+        server.watch.connectionStarted(connection)
     } else {
-        server.deadline.connectionClosed(connection)
+        server.watch.connectionClosed(connection)
     }
 }
 

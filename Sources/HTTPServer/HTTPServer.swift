@@ -23,6 +23,11 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set
         public var idleTimeout: Int
         /// Seconds a client has to send a request's whole head (request line and headers).
         public var headerTimeout: Double
+        /// Seconds a request body has before its rate counts...
+        public var bodyGrace: Double
+        /// ... and then the bytes a second it must arrive at on average (a body that trickles is
+        /// ended; what arrived is kept, so a tus upload resumes). Slow mobile uploads are far above.
+        public var minimumBodyRate: Double
         /// A PEM private key and certificate (chain) to speak HTTPS; `nil` for plain HTTP.
         public var tls: (keyPEM: String, certificatePEM: String)?
         /// Which `Host` headers are answered and what origin URLs are built from; `nil` answers
@@ -32,8 +37,8 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set
         /// Creates a configuration.
         public init(
             host: String = "127.0.0.1", port: UInt16 = 0, connectionLimit: Int = 1024, perClientLimit: Int = 128,
-            idleTimeout: Int = 30, headerTimeout: Double = 10, tls: (keyPEM: String, certificatePEM: String)? = nil,
-            origin: PublicOrigin? = nil
+            idleTimeout: Int = 30, headerTimeout: Double = 10, bodyGrace: Double = 20, minimumBodyRate: Double = 500,
+            tls: (keyPEM: String, certificatePEM: String)? = nil, origin: PublicOrigin? = nil
         ) {
             self.host = host
             self.port = port
@@ -41,6 +46,8 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set
             self.perClientLimit = perClientLimit
             self.idleTimeout = idleTimeout
             self.headerTimeout = headerTimeout
+            self.bodyGrace = bodyGrace
+            self.minimumBodyRate = minimumBodyRate
             self.tls = tls
             self.origin = origin
         }
@@ -54,11 +61,11 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set
 
     let handler: any HTTPServerHandler
     let log: (@Sendable (String) -> Void)?
-    let deadline: HeaderDeadline
+    let watch: ConnectionWatch
     private var daemon: OpaquePointer?
     private let scheme: String
     private let host: String
-    private let origin: PublicOrigin?
+    let origin: PublicOrigin?
     /// The port the server listens on.
     public private(set) var port: UInt16 = 0
 
@@ -69,7 +76,15 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set
         scheme = configuration.tls == nil ? "http" : "https"
         host = configuration.host
         origin = configuration.origin
-        deadline = HeaderDeadline(seconds: configuration.headerTimeout, idleSeconds: Double(configuration.idleTimeout))
+        // Behind a trusted proxy every connection comes from the proxy: clients are counted by the
+        // address it forwards, per request. Otherwise per address, with room above the cap so that
+        // the watch, not libmicrohttpd, decides which connection goes (an idle one first).
+        let trusted = configuration.origin?.trustProxy == true
+        watch = ConnectionWatch(.init(
+            headerSeconds: configuration.headerTimeout, idleSeconds: Double(configuration.idleTimeout),
+            perAddress: trusted ? nil : configuration.perClientLimit,
+            total: configuration.connectionLimit - max(1, configuration.connectionLimit / 16),
+            perForwardedClient: configuration.perClientLimit, bodyGrace: configuration.bodyGrace, bodyRate: max(1, configuration.minimumBodyRate)))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = configuration.port.bigEndian
@@ -85,7 +100,7 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set
         }
         var options: [MHD_OptionItem] = [
             .init(option: .CONNECTION_LIMIT, value: configuration.connectionLimit, ptr_value: nil),
-            .init(option: .PER_IP_CONNECTION_LIMIT, value: configuration.perClientLimit, ptr_value: nil),
+            .init(option: .PER_IP_CONNECTION_LIMIT, value: trusted ? 0 : 2 * configuration.perClientLimit, ptr_value: nil),
             .init(option: .CONNECTION_TIMEOUT, value: configuration.idleTimeout, ptr_value: nil),
             .init(option: .CONNECTION_MEMORY_LIMIT, value: 512 * 1024, ptr_value: nil),
             .init(option: .NOTIFY_COMPLETED, value: unsafeBitCast(completedHandler, to: Int.self), ptr_value: context),
@@ -117,7 +132,7 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set
     public func stop() {
         guard let daemon else { return }
         self.daemon = nil
-        deadline.stop()
+        watch.stop()
         MHD_stop_daemon(daemon)
     }
 

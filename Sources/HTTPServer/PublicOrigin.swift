@@ -48,6 +48,22 @@ public struct PublicOrigin: Sendable, Equatable {
         return served(host) ? scheme + "://" + host : nil
     }
 
+    /// The client a trusted proxy forwards a request for: the last `X-Forwarded-For` address (the
+    /// one the proxy next to the server added; earlier ones are the client's to write), else the
+    /// last `Forwarded` element's `for=`; nil when the proxy names none.
+    static func forwardedClient(_ headers: HTTPHeaders) -> String? {
+        if let list = headers.values("X-Forwarded-For").last?.split(separator: ",").last {
+            let client = list.trimmingCharacters(in: .whitespaces)
+            if !client.isEmpty { return client }
+        }
+        guard let last = headers.values("Forwarded").last?.split(separator: ",").last else { return nil }
+        for pair in last.split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, parts[0].lowercased() == "for" { return parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+        }
+        return nil
+    }
+
     private func forwardedOrigin(_ headers: HTTPHeaders) -> String? {
         var host: String?
         var proto: String?

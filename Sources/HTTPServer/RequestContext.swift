@@ -10,6 +10,8 @@ final class RequestContext: @unchecked Sendable {  // one connection thread at a
     var failure: ServerResponse?
     var answered = false
     var status = 0
+    /// The client a trusted proxy forwarded this request for, while it counts against its share.
+    var forwardedClient: String?
     private var collected = Data()
     private var form: FormCollector?
     private var sinkClosed = false

@@ -4,8 +4,8 @@ import HTTPServer
 import TestSupport
 import XCTest
 
-/// The server's defences and manners (`HTTPServer`, `HeaderDeadline`): keep-alive, a deadline
-/// for request heads, a per-client connection limit.
+/// The server's defences and manners (`HTTPServer`, `ConnectionWatch`): keep-alive, a deadline
+/// for request heads, a minimum rate for bodies, per-client limits that close idle connections first.
 final class HTTPServerLimitsTests: HTTPServerTestCase {
     private static func complete(_ text: String) -> Bool { text.hasSuffix("}") || text.hasSuffix("\n") && text.contains("\r\n\r\n") }
 
@@ -54,5 +54,90 @@ final class HTTPServerLimitsTests: HTTPServerTestCase {
         other.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
         let answer = other.read(timeout: 2, until: Self.complete)
         XCTAssertTrue(answer.text.hasPrefix("HTTP/1.1 200"), answer.text)
+    }
+
+    /// One process's idle keep-alive connections fill its address's share: the next client on the
+    /// same address (every loopback client shares one) is answered, and the longest idle goes.
+    func testIdleKeepAliveConnectionsMakeRoomForTheNextClient() throws {
+        let server = try start { $0.perClientLimit = 4 }
+        defer { server.stop() }
+        let request = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n"
+        var pooled: [RawConnection] = []
+        for _ in 0..<4 {
+            let connection = try RawConnection(port: Int(server.port))
+            connection.send(request)
+            XCTAssertTrue(connection.read(timeout: 2, until: Self.complete).text.hasPrefix("HTTP/1.1 200"))
+            pooled.append(connection)
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let next = try RawConnection(port: Int(server.port))
+        next.send(request)
+        let answer = next.read(timeout: 2, until: Self.complete)
+        XCTAssertTrue(answer.text.hasPrefix("HTTP/1.1 200"), "the fifth is answered: \(answer.text)")
+        XCTAssertTrue(pooled[0].read(timeout: 2).closed, "the longest idle connection was closed to make room")
+        XCTAssertTrue(pooled[3].send(request) && pooled[3].read(timeout: 2, until: Self.complete).text.hasPrefix("HTTP/1.1 200"), "the others stay")
+    }
+
+    /// A body that sends a byte now and then keeps resetting the idle timeout: past its grace it
+    /// must keep a minimum average rate, or it is ended. A steady body is not.
+    func testATrickledBodyIsEndedAndASteadyOneIsNot() throws {
+        let server = try start { $0.bodyGrace = 1; $0.minimumBodyRate = 200 }
+        defer { server.stop() }
+        let head = "POST /form HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\n"
+        let slow = try RawConnection(port: Int(server.port))
+        slow.send(head)
+        let started = Date()
+        var closed = false
+        while Date().timeIntervalSince(started) < 6 {
+            if !slow.send("a") || slow.read(timeout: 0.3).closed {
+                closed = true
+                break
+            }
+        }
+        XCTAssertTrue(closed, "a trickled body held its connection for 6 s")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 4)
+
+        let steady = try RawConnection(port: Int(server.port))
+        steady.send(head.replacingOccurrences(of: "100000", with: "3011"))
+        XCTAssertTrue(steady.send("token=ok&b="))
+        var answer = ""
+        for _ in 0..<15 {
+            XCTAssertTrue(steady.send(String(repeating: "b", count: 200)))
+            let read = steady.read(timeout: 0.15)
+            answer += read.text
+            XCTAssertFalse(read.closed, "a body at the minimum rate goes on")
+        }
+        answer += steady.read(timeout: 2, until: { Self.complete(answer + $0) }).text
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 200"), "and is answered: \(answer)")
+    }
+
+    /// Behind a trusted proxy every connection is the proxy's: clients are told apart by the
+    /// address it forwards, each with its share of requests in flight.
+    func testBehindATrustedProxyClientsAreCountedByTheAddressItForwards() throws {
+        let server = try start { $0.perClientLimit = 1; $0.origin = PublicOrigin(trustProxy: true) }
+        defer { server.stop() }
+        func request(_ client: String) -> String { "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nX-Forwarded-For: 203.0.113.9, \(client)\r\n\r\n" }
+        // One request of client A in flight: its body is still coming.
+        let busy = try RawConnection(port: Int(server.port))
+        busy.send("POST /form HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nX-Forwarded-For: 198.51.100.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 10\r\n\r\nab")
+        Thread.sleep(forTimeInterval: 0.2)
+        let again = try RawConnection(port: Int(server.port))
+        again.send(request("198.51.100.1"))
+        XCTAssertTrue(again.read(timeout: 2, until: Self.complete).text.hasPrefix("HTTP/1.1 429"), "client A's second request waits its turn")
+        let other = try RawConnection(port: Int(server.port))
+        other.send(request("198.51.100.2"))
+        XCTAssertTrue(other.read(timeout: 2, until: Self.complete).text.hasPrefix("HTTP/1.1 200"), "client B is answered")
+        busy.send("cdefghij")
+        let ended = busy.read(timeout: 2, until: Self.complete).text
+        XCTAssertTrue(ended.hasPrefix("HTTP/1.1 ") && !ended.hasPrefix("HTTP/1.1 429"), ended)
+        // The request ends just after its answer went.
+        var later = ""
+        for _ in 0..<20 where !later.hasPrefix("HTTP/1.1 200") {
+            let connection = try RawConnection(port: Int(server.port))
+            connection.send(request("198.51.100.1"))
+            later = connection.read(timeout: 2, until: Self.complete).text
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        XCTAssertTrue(later.hasPrefix("HTTP/1.1 200"), "once A's request ended, A is answered again: \(later)")
     }
 }
