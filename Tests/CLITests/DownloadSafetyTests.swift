@@ -166,6 +166,14 @@ final class DownloadSafetyTests: XCTestCase {
         XCTAssertEqual(result.status, 1, result.stderr)
         XCTAssertTrue(result.stderr.contains("is a symbolic link"), result.stderr)
         XCTAssertEqual(try String(contentsOfFile: elsewhere.path + "/.bashrc", encoding: .utf8), "ORIGINAL\n")
+        // `report` writes through the same link-free writer: not into the linked folder either.
+        try text.write(toFile: directory.path + "/pipeline.yml", atomically: true, encoding: .utf8)
+        let ran = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(ran.status, 0, ran.stderr)
+        let report = await CLIHarness.run(["report", directory.path + "/pipeline.yml", "--out", directory.path + "/lnk/report.html"])
+        XCTAssertEqual(report.status, 1, report.stderr)
+        XCTAssertTrue(report.stderr.contains("is a symbolic link"), report.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), [".bashrc"])
         // Nor into git's own folder.
         try text.replacingOccurrences(of: "results: results.json", with: "results: .git/config").write(toFile: directory.path + "/pipeline.yml", atomically: true, encoding: .utf8)
         let git = await CLIHarness.run(["validate", directory.path + "/pipeline.yml"])

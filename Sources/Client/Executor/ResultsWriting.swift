@@ -7,8 +7,8 @@ extension RunResults {
     /// `out -> /elsewhere` must not receive the results file (the file itself is renamed into
     /// place, so a link in its place is replaced, never followed).
     public func write(to path: String, below trusted: String? = nil) throws {
-        guard let trusted else { return _ = try AtomicFile.write(to: path) { emit in writeJSON(emit) } }
-        try AtomicFile.write(to: path, below: trusted) { emit in writeJSON(emit) }
+        // Without a trusted folder, the file's own folder is (created when missing, as it is named).
+        try AtomicFile.write(to: path, below: trusted ?? FolderPath.of(RealPath.normalized(path))) { emit in writeJSON(emit) }
     }
 
     /// The results' JSON text and a newline, byte for byte `json.serialized(pretty: true)`, in pieces.

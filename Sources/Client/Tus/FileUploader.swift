@@ -40,7 +40,11 @@ struct FileUploader: Sendable {
         let offersTrailer = checksum == .crc32 && capabilities.extensions.contains("checksum-trailer")
         var ahead: ChecksumAhead?
         let knownHeader = checksum == .sha256 ? planDigest : nil
-        var machine = UploadMachine(size: file.size, resuming: store?.load(key)?.uploadURL, retryDelays: options.retryDelays)
+        // A stored upload URL (state, which may come from a cache or a commit) is resumed only on
+        // the endpoint's own origin: the file's bytes never go where a state file points.
+        let stored = store?.load(key)?.uploadURL
+        let resuming = stored.flatMap { URLOrigin.of($0) != nil && URLOrigin.of($0) == URLOrigin.of(client.endpoint) ? $0 : nil }
+        var machine = UploadMachine(size: file.size, resuming: resuming, retryDelays: options.retryDelays)
         var expirySaved = ContinuousClock.now
         var lastExpiry: Date?
         progress(UploadProgress(index: index, confirmed: 0, inFlight: 0, total: file.size))

@@ -11,7 +11,7 @@ final class ResultsFileTests: XCTestCase {
     private func results(shard: String?, jobs: [String], status: String = "ASSEMBLY_COMPLETED") -> RunResults {
         RunResults(pipeline: "site", shard: shard, endpoint: "local", assemblies: jobs.enumerated().map { index, job in
             RunResults.Entry(
-                job: job, planID: "plan-\(job)-\(index)", assemblyID: "a\(index)", assemblyURL: "http://127.0.0.1/a\(index)", status: status,
+                job: job, planID: "plan-\(job)-\(index)", assemblyID: String(repeating: "a", count: 31) + String(index), assemblyURL: "http://127.0.0.1/a\(index)", status: status,
                 message: nil, cached: false,
                 files: [PlannedFile(path: "in/\(job).png", size: 3, digest: SHA256.digest(job))],
                 results: ["thumb": [RunResults.ResultFile(source: "in/\(job).png", name: "\(job).png", url: "http://127.0.0.1/r/\(job)", size: 2,
