@@ -10,7 +10,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 url="${PIPELINE_DEB_URL:-}"
 sum="${PIPELINE_DEB_SHA256:-}"
-work="${RUNNER_TEMP:-/tmp}/pipeline-install"
+scheme="$(printf '%s' "${url%%://*}" | tr '[:upper:]' '[:lower:]')"
+[[ "$url" == *://* ]] || scheme=""
 sudo=()
 if [ "$(id -u)" -ne 0 ]; then sudo=(sudo); fi
 command -v apt-get >/dev/null || { echo "::error::pipeline installs with apt-get; this runner has none"; exit 1; }
@@ -20,15 +21,25 @@ if [ -n "$sum" ] && ! [[ "$sum" =~ ^[0-9a-fA-F]{64}$ ]]; then
     echo "::error::sha256 must be exactly 64 hexadecimal digits (the .deb's line in the release's SHA256SUMS), not '${sum//[^[:print:]]/?}'"
     exit 1
 fi
-case "$url" in
-http://*)
+case "$scheme" in
+"" | http | https) ;;
+*)
+    echo "::error::deb-url must be an http:// or https:// URL or a path on the runner, not a $scheme:// URL"
+    exit 1
+    ;;
+esac
+case "$scheme" in
+http)
     if [ -z "$sum" ]; then
         echo "::error::deb-url is plain http://, which anyone on the way can change: give its sha256, or an https:// URL"
         exit 1
     fi
     ;;
 esac
-mkdir -p "$work"
+# A folder of this run's own: a fixed name in a shared /tmp could be someone else's, with a link
+# where the download goes or a .deb swapped in between its check and its install.
+work="$(mktemp -d "${RUNNER_TEMP:-/tmp}/pipeline-install.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
 
 case "$url" in
 "")
@@ -36,17 +47,19 @@ case "$url" in
     make -C "$here" dist
     deb="$(ls "$here"/dist/pipeline_*.deb | tail -1)"
     ;;
-http://* | https://*)
-    deb="$work/$(basename "${url%%\?*}")"
-    [[ "$deb" == *.deb ]] || deb="$work/pipeline.deb"
-    echo "pipeline: downloading $url"
-    # Redirects may only go to https: an https URL is never downgraded on the way.
-    redirects=(--proto-redir =https)
-    case "$url" in http://*) redirects=(--proto-redir =http,https) ;; esac
-    curl --fail --location --silent --show-error --retry 3 --proto =http,https "${redirects[@]}" --output "$deb" "$url"
-    ;;
 *)
-    deb="$(cd "$(dirname "$url")" && pwd)/$(basename "$url")"
+    if [ -n "$scheme" ]; then
+        deb="$work/pipeline.deb"
+        echo "pipeline: downloading $url"
+        # Redirects may only go to https: an https URL is never downgraded on the way.
+        redirects=(--proto-redir =https)
+        [ "$scheme" = http ] && redirects=(--proto-redir =http,https)
+        curl --fail --location --silent --show-error --retry 3 --proto =http,https "${redirects[@]}" --output "$deb" "$url"
+    else
+        [ -f "$url" ] || { echo "::error::deb-url '$url' is neither an http(s) URL nor a file on the runner"; exit 1; }
+        folder="$(cd "$(dirname "$url")" && pwd)" || exit 1
+        deb="$folder/$(basename "$url")"
+    fi
     ;;
 esac
 if [ -n "$sum" ]; then

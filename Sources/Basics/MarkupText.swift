@@ -21,8 +21,8 @@ public enum MarkupText {
 
     /// Text shown as it is in Markdown, in running text and in a table cell: every ASCII punctuation
     /// character that could start emphasis, a link, HTML, math or a cell is backslash-escaped, so is
-    /// one that would make the text a list item, heading or rule, and an `@` or `#` is kept from
-    /// joining the next character into a mention or an issue link.
+    /// one that would make the text a list item, heading or rule, and an `@`, `#` or `://` is
+    /// kept from joining what follows into a mention, an issue link or a link.
     public static func markdown(_ text: String) -> String {
         var escaped = String.UnicodeScalarView()
         let scalars = Array(TerminalText.printable(text).unicodeScalars)
@@ -32,9 +32,10 @@ public enum MarkupText {
             let startsBlock = (index == 0 && "-+=".unicodeScalars.contains(scalar)) || (index == digits && digits > 0 && (scalar == "." || scalar == ")"))
             if startsBlock || markdownSpecial.contains(scalar) { escaped.append("\\") }
             escaped.append(scalar)
-            // GitHub links `@name` and `#12` in text whatever escapes precede them; a word joiner
-            // (invisible) between the sign and the name keeps them text.
-            if scalar == "@" || scalar == "#" { escaped.append(wordJoiner) }
+            // GitHub links `@name`, `#12` and bare `https://…` in text whatever escapes precede
+            // them; a word joiner (invisible) after the sign or the scheme's colon keeps them text.
+            let startsLink = scalar == ":" && scalars.dropFirst(index + 1).prefix(2).elementsEqual("//".unicodeScalars)
+            if scalar == "@" || scalar == "#" || startsLink { escaped.append(wordJoiner) }
         }
         return String(escaped)
     }

@@ -19,7 +19,7 @@ struct GitRepository {
             if FileManager.default.fileExists(atPath: dotGit) { return GitRepository(gitDirectory: dotGit, workTree: current) }
             if looksLikeBareRepository(current) {
                 throw GitRevision.Failure(
-                    message: "'\(current.printable)' holds a git repository's own files (HEAD, objects/, refs/) inside the work tree; "
+                    message: "'\(current.printable)' holds a git repository's own files (HEAD with objects/ and refs/, or commondir) inside the work tree; "
                         + "--base will not run git on a repository committed as content. Remove them, or run from a checkout without them")
             }
             if current == "/" { return nil }
@@ -27,12 +27,14 @@ struct GitRepository {
         }
     }
 
-    /// Whether `folder` has what git takes for a bare repository.
+    /// Whether `folder` has what git takes for a repository's own folder: `HEAD` with `objects/`
+    /// and `refs/`, or with a `commondir` file (a worktree's folder, which names another).
     private static func looksLikeBareRepository(_ folder: String) -> Bool {
-        var isFolder: ObjCBool = false
         let manager = FileManager.default
-        return manager.fileExists(atPath: folder + "/HEAD")
-            && manager.fileExists(atPath: folder + "/objects", isDirectory: &isFolder) && isFolder.boolValue
+        guard manager.fileExists(atPath: folder + "/HEAD") else { return false }
+        if manager.fileExists(atPath: folder + "/commondir") { return true }
+        var isFolder: ObjCBool = false
+        return manager.fileExists(atPath: folder + "/objects", isDirectory: &isFolder) && isFolder.boolValue
             && manager.fileExists(atPath: folder + "/refs", isDirectory: &isFolder) && isFolder.boolValue
     }
 }

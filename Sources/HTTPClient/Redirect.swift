@@ -37,6 +37,15 @@ enum Redirect {
 
 /// Where a URL's requests go: its scheme, host and port.
 public enum URLOrigin {
+    /// The path segments of `url` when none is `.` or `..` (percent-encoded or not), which a client
+    /// or server would resolve to another path; nil otherwise or when it is no URL.
+    public static func plainPathSegments(_ url: String) -> [String]? {
+        guard let parts = URLComponents(string: url) else { return nil }
+        let segments = parts.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        guard !segments.contains(where: { ($0.removingPercentEncoding ?? $0) == "." || ($0.removingPercentEncoding ?? $0) == ".." }) else { return nil }
+        return segments
+    }
+
     /// `scheme://host:port`, lowercased, with the scheme's default port made explicit.
     public static func of(_ url: String) -> String? {
         guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(), let host = parts.host?.lowercased() else { return nil }

@@ -68,9 +68,11 @@ final class ConnectionWatch: Sendable {
         timer.cancel()
     }
 
-    /// A new connection: it gets a deadline for its first head. Past a cap, the longest idle
-    /// keep-alive connection (of its address, then of any) is closed to make room; with none
-    /// idle at its address, the new one is.
+    /// A new connection: it gets a deadline for its first head. Past a cap, a connection that is
+    /// not being served is closed to make room (of its address, then of any): the longest idle
+    /// keep-alive one, else the oldest still waiting for its first head (so connections that
+    /// send half a head and are opened again as they time out cannot lock an address out);
+    /// with neither at its address, the new one is.
     func connectionStarted(_ connection: OpaquePointer?) {
         guard let connection else { return }
         let descriptor = pipeline_mhd_connection_fd(connection)
@@ -82,10 +84,10 @@ final class ConnectionWatch: Sendable {
         state.withLock { state in
             state.connections[key] = Connection(descriptor: descriptor, address: address, phase: .awaitingHead(deadline: .now + .seconds(limits.headerSeconds)))
             if let perAddress = limits.perAddress, Self.open(state, where: { $0.address == address }) > perAddress {
-                close(Self.longestIdle(state, where: { $0.address == address }) ?? key, &state)
+                close(Self.leastUseful(state, except: key, where: { $0.address == address }) ?? key, &state)
             }
-            if Self.open(state, where: { _ in true }) > limits.total, let idle = Self.longestIdle(state, where: { _ in true }) {
-                close(idle, &state)
+            if Self.open(state, where: { _ in true }) > limits.total, let victim = Self.leastUseful(state, except: key, where: { _ in true }) {
+                close(victim, &state)
             }
         }
     }
@@ -190,11 +192,18 @@ final class ConnectionWatch: Sendable {
         }.count
     }
 
-    private static func longestIdle(_ state: State, where matches: (Connection) -> Bool) -> UInt? {
-        state.connections.compactMap { key, connection -> (UInt, ContinuousClock.Instant)? in
-            guard case .idle(let since) = connection.phase, matches(connection) else { return nil }
-            return (key, since)
-        }.min { $0.1 < $1.1 }?.0
+    /// The connection to close first to make room: the longest idle, else the oldest waiting for its first head.
+    private static func leastUseful(_ state: State, except new: UInt, where matches: (Connection) -> Bool) -> UInt? {
+        var idle: (UInt, ContinuousClock.Instant)?
+        var waiting: (UInt, ContinuousClock.Instant)?
+        for (key, connection) in state.connections where key != new && matches(connection) {
+            switch connection.phase {
+            case .idle(let since) where idle.map({ since < $0.1 }) ?? true: idle = (key, since)
+            case .awaitingHead(let deadline) where waiting.map({ deadline < $0.1 }) ?? true: waiting = (key, deadline)
+            default: break
+            }
+        }
+        return (idle ?? waiting)?.0
     }
 
     private static func key(_ connection: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection))) }

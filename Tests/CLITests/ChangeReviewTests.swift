@@ -117,11 +117,18 @@ final class ChangeReviewTests: XCTestCase {
 
         let outcome = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["diff", "pipeline.yml", "--base", "HEAD"], in: planted)
         XCTAssertEqual(outcome.status, 1, outcome.stderr)
-        XCTAssertTrue(outcome.stderr.contains("holds a git repository's own files (HEAD, objects/, refs/) inside the work tree"), outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("holds a git repository's own files (HEAD with objects/ and refs/, or commondir) inside the work tree"), outcome.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: marker), "the planted repository's config ran a command")
 
+        // Nor a worktree's folder (HEAD and commondir), which git also takes for a repository.
+        for name in ["config", "objects", "refs"] { try FileManager.default.removeItem(atPath: planted + "/" + name) }
+        try directory.write("sub/commondir", "../.git\n")
+        let worktree = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["diff", "pipeline.yml", "--base", "HEAD"], in: planted)
+        XCTAssertEqual(worktree.status, 1, worktree.stderr)
+        XCTAssertTrue(worktree.stderr.contains("or commondir) inside the work tree"), worktree.stderr)
+
         // Without the planted files, the work tree's own repository answers from the subfolder.
-        for name in ["HEAD", "config", "objects", "refs"] { try FileManager.default.removeItem(atPath: planted + "/" + name) }
+        for name in ["HEAD", "commondir"] { try FileManager.default.removeItem(atPath: planted + "/" + name) }
         let clean = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["diff", "pipeline.yml", "--base", "HEAD"], in: planted)
         XCTAssertEqual(clean.status, 0, clean.stderr)
         XCTAssertTrue(clean.stdout.contains("0 to create, 0 to change, 0 to remove"), clean.stdout)

@@ -179,5 +179,10 @@ final class DownloadSafetyTests: XCTestCase {
         let git = await CLIHarness.run(["validate", directory.path + "/pipeline.yml"])
         XCTAssertEqual(git.status, 1)
         XCTAssertTrue(git.stderr.contains("manifest.outside-project"), git.stderr)
+        // Nor into pipeline's own state, which the next run would read as state.
+        try text.replacingOccurrences(of: "download: build/out", with: "download: .pipeline/engine").write(toFile: directory.path + "/pipeline.yml", atomically: true, encoding: .utf8)
+        let state = await CLIHarness.run(["validate", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(state.status, 1)
+        XCTAssertTrue(state.stderr.contains("'download' must be a path inside the manifest's folder and outside .git/ and .pipeline/, not '.pipeline/engine'"), state.stderr)
     }
 }

@@ -79,6 +79,16 @@ final class InstallTests: XCTestCase {
         XCTAssertTrue(plain.stdout.contains("deb-url is plain http://"), plain.stdout)
         XCTAssertEqual(calls(), "")
 
+        for (url, expected) in [
+            ("HTTP://releases.example/pipeline.deb", "deb-url is plain http://"), ("file:///etc/hostname", "not a file:// URL"),
+            ("no/such/pipeline.deb", "neither an http(s) URL nor a file on the runner"),
+        ] {
+            let refused = try install(url: url, sha256: "")
+            XCTAssertEqual(refused.status, 1, url)
+            XCTAssertTrue(refused.stdout.contains(expected), "\(url): \(refused.stdout)")
+            XCTAssertEqual(calls(), "", url)
+        }
+
         let wrong = try install(url: "https://releases.example/pipeline.deb", sha256: String(repeating: "a", count: 64))
         XCTAssertEqual(wrong.status, 1)
         XCTAssertTrue(wrong.stdout.contains("not installed"), wrong.stdout)

@@ -220,10 +220,21 @@ final class TemplatesAsCodeTests: XCTestCase {
         XCTAssertEqual(unasked.status, 1)
         XCTAssertTrue(unasked.stderr.contains("pass --yes") && unasked.stderr.contains("file-hashes"), unasked.stderr)
         XCTAssertFalse(unasked.stdout.contains("deleted"), unasked.stdout)
+        // A record planted in the state (a cache, a commit) naming the other manifest's Template
+        // by its name and id does not make it this manifest's: its content is not what this one synced.
+        let templatesFile = directory.path + "/.pipeline/manifests/pipeline/templates.json"
+        let otherID = try XCTUnwrap(other.stdout.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        var records = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: templatesFile))).objectValue ?? [:]
+        var local = records["local"]?.objectValue ?? [:]
+        local["other-hashes"] = .object(["id": .string(otherID), "content_sha256": .string(String(repeating: "0", count: 64))])
+        records["local"] = .object(local)
+        try JSONValue.object(records).serialized().write(toFile: templatesFile, atomically: true, encoding: .utf8)
         let pruned = await CLIHarness.run(["templates", "sync", path, "--prune", "--yes"])
         XCTAssertTrue(pruned.stdout.contains("deleted file-hashes"), pruned.stdout + pruned.stderr)
         XCTAssertFalse(pruned.stdout.contains("deleted other-hashes"), pruned.stdout)
-        XCTAssertTrue(pruned.stderr.contains("leaving 1 Template this manifest did not make"), pruned.stderr)
+        XCTAssertTrue(pruned.stderr.contains("leaving 1 Template this manifest did not make, or that changed since it synced them"), pruned.stderr)
+        let survivor = await CLIHarness.run(["templates", "list", directory.path + "/other.yml"])
+        XCTAssertTrue(survivor.stdout.hasPrefix("= other-hashes"), "the other manifest's Template is still there: \(survivor.stdout)")
         let prunedPlan = await CLIHarness.run(["plan", path])
         XCTAssertFalse(prunedPlan.stdout.contains("file-hashes"), "a pruned Template leaves the record: \(prunedPlan.stdout)")
         let after = await CLIHarness.run(["templates", "list", path])

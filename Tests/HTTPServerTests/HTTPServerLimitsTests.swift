@@ -43,12 +43,25 @@ final class HTTPServerLimitsTests: HTTPServerTestCase {
     func testOneClientCannotTakeEveryConnection() throws {
         let server = try start { $0.perClientLimit = 4 }
         defer { server.stop() }
+        // Four connections that sent half a head each: the oldest makes room for the next.
         let hogs = try (0..<4).map { _ in try RawConnection(port: Int(server.port)) }
-        for hog in hogs { hog.send("GET /healthz HTTP/1.1\r\n") }
-        // The fifth connection from the same address is turned away ...
+        for hog in hogs {
+            hog.send("GET /healthz HTTP/1.1\r\n")
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         let fifth = try RawConnection(port: Int(server.port))
         fifth.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
-        XCTAssertFalse(fifth.read(timeout: 2, until: Self.complete).text.hasPrefix("HTTP/1.1 200"))
+        XCTAssertTrue(fifth.read(timeout: 2, until: Self.complete).text.hasPrefix("HTTP/1.1 200"), "half heads cannot lock an address out")
+        XCTAssertTrue(hogs[0].read(timeout: 2).closed, "the oldest half head went")
+        // Four requests being served fill the address: the next is turned away ...
+        let busy = try (0..<4).map { _ in try RawConnection(port: Int(server.port)) }
+        for connection in busy {
+            connection.send("POST /form HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nab")
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        let turnedAway = try RawConnection(port: Int(server.port))
+        turnedAway.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
+        XCTAssertFalse(turnedAway.read(timeout: 2, until: Self.complete).text.hasPrefix("HTTP/1.1 200"))
         // ... while another client is answered at once.
         let other = try RawConnection(port: Int(server.port), source: "127.0.0.2")
         other.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")

@@ -41,9 +41,9 @@ struct FileUploader: Sendable {
         var ahead: ChecksumAhead?
         let knownHeader = checksum == .sha256 ? planDigest : nil
         // A stored upload URL (state, which may come from a cache or a commit) is resumed only on
-        // the endpoint's own origin: the file's bytes never go where a state file points.
-        let stored = store?.load(key)?.uploadURL
-        let resuming = stored.flatMap { URLOrigin.of($0) != nil && URLOrigin.of($0) == URLOrigin.of(client.endpoint) ? $0 : nil }
+        // the endpoint's own origin and below its path: the file's bytes never go where a state
+        // file points.
+        let resuming = (store?.load(key)?.uploadURL).flatMap { Self.isBelow($0, endpoint: client.endpoint) ? $0 : nil }
         var machine = UploadMachine(size: file.size, resuming: resuming, retryDelays: options.retryDelays)
         var expirySaved = ContinuousClock.now
         var lastExpiry: Date?
@@ -185,6 +185,14 @@ struct FileUploader: Sendable {
             options.bodyLimits.refuseTrailers(for: client.endpoint)
             return nil
         }
+    }
+
+    /// Whether `url` is an upload of `endpoint`: its origin, below its path, no `.` or `..` on the way.
+    static func isBelow(_ url: String, endpoint: String) -> Bool {
+        guard let origin = URLOrigin.of(url), origin == URLOrigin.of(endpoint),
+              let segments = URLOrigin.plainPathSegments(url), let base = URLOrigin.plainPathSegments(endpoint) else { return false }
+        let prefix = base.last == "" ? Array(base.dropLast()) : base
+        return segments.count > prefix.count && Array(segments.prefix(prefix.count)) == prefix && segments.last?.isEmpty == false
     }
 
     /// POST, with the whole file when it is small enough (and its checksum, as a PATCH would carry

@@ -24,6 +24,14 @@ public struct SyncedTemplate: Codable, Sendable, Equatable {
         self.init(id: id, contentSHA256: Self.digest(content: declared.content, requireSignatureAuth: declared.requireSignatureAuth))
     }
 
+    /// The record a Template on the account would have (to compare with what a sync recorded):
+    /// its content without the `auth` the service keeps in it, which no manifest declares.
+    public init(id: String, remote: RemoteTemplate) {
+        var content = remote.content.objectValue ?? [:]
+        content["auth"] = nil
+        self.init(id: id, contentSHA256: Self.digest(content: .object(content), requireSignatureAuth: remote.requireSignatureAuth))
+    }
+
     /// The digest `contentSHA256` holds for a Template's content and settings.
     public static func digest(content: JSONValue, requireSignatureAuth: Bool) -> String {
         SHA256.hex(JSONValue.object(["content": content, "require_signature_auth": .bool(requireSignatureAuth)]).serialized())

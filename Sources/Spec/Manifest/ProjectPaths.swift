@@ -11,11 +11,12 @@ extension NodeDecoder {
             if part == ".." { depth -= 1 } else if part != "." { depth += 1 }
             return depth < 0
         }
-        // Git's own folder is never a place to write (its config holds the checkout's credentials).
-        let inGit = path.value.split(separator: "/").contains { $0 == ".git" }
+        // Git's own folder is never a place to write (its config holds the checkout's credentials),
+        // nor pipeline's own state folder (its files would be taken for state).
+        let inGit = path.value.split(separator: "/").contains { $0 == ".git" || $0 == ".pipeline" }
         guard escapes || inGit else { return path }
         report(.error(
-            "manifest.outside-project", "\(what) must be a path inside the manifest's folder, not '\(path.value)'", at: path.location,
+            "manifest.outside-project", "\(what) must be a path inside the manifest's folder and outside .git/ and .pipeline/, not '\(path.value)'", at: path.location,
             hint: "write a relative path such as 'build/out'; to write somewhere else, pass \(flag) on the command line"))
         return nil
     }

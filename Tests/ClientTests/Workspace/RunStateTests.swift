@@ -72,8 +72,14 @@ final class RunStateTests: XCTestCase {
         let id = "0123456789abcdef0123456789abcdef"
         try await state.set(.init(assemblyID: id, assemblyURL: "https://evil.example/assemblies/" + id, endpoint: "https://api.example"), for: "foreign")
         try await state.set(.init(assemblyID: id, assemblyURL: "https://api.example:443/assemblies/" + id + "?x", endpoint: "https://api.example"), for: "own")
+        try await state.set(.init(assemblyID: id, assemblyURL: "https://api.example/assemblies/" + id + "/../../evil?x=", endpoint: "https://api.example"), for: "climbing")
+        try await state.set(.init(assemblyID: id, assemblyURL: "https://api.example/assemblies/" + id + "/%2e%2e/x", endpoint: "https://api.example"), for: "encoded")
+        try await state.set(.init(assemblyID: id, assemblyURL: "https://api.example/assemblies/ffffffffffffffffffffffffffffffff", endpoint: "https://api.example"), for: "other")
         let started = try workspace.startedAssemblies(address: "https://api.example")
         XCTAssertEqual(started["foreign"]?.url, "https://api.example/assemblies/" + id)
+        for name in ["climbing", "encoded", "other"] {
+            XCTAssertEqual(started[name]?.url, "https://api.example/assemblies/" + id, "\(name): only this Assembly's own path")
+        }
         XCTAssertEqual(started["own"]?.url, "https://api.example:443/assemblies/" + id + "?x")
         XCTAssertNil(try workspace.startedAssemblies(address: nil)["own"]?.url, "the embedded engine's are never asked by URL")
     }
