@@ -10,6 +10,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 url="${PIPELINE_DEB_URL:-}"
 sum="${PIPELINE_DEB_SHA256:-}"
+# What messages may show of the inputs: printable characters only (a new line would start a workflow command).
+shown_url="${url//[^[:print:]]/?}"
 scheme="$(printf '%s' "${url%%://*}" | tr '[:upper:]' '[:lower:]')"
 [[ "$url" == *://* ]] || scheme=""
 sudo=()
@@ -24,7 +26,7 @@ fi
 case "$scheme" in
 "" | http | https) ;;
 *)
-    echo "::error::deb-url must be an http:// or https:// URL or a path on the runner, not a $scheme:// URL"
+    echo "::error::deb-url must be an http:// or https:// URL or a path on the runner, not '$shown_url'"
     exit 1
     ;;
 esac
@@ -50,15 +52,16 @@ case "$url" in
 *)
     if [ -n "$scheme" ]; then
         deb="$work/pipeline.deb"
-        echo "pipeline: downloading $url"
+        echo "pipeline: downloading $shown_url"
         # Redirects may only go to https: an https URL is never downgraded on the way.
         redirects=(--proto-redir =https)
         [ "$scheme" = http ] && redirects=(--proto-redir =http,https)
         curl --fail --location --silent --show-error --retry 3 --proto =http,https "${redirects[@]}" --output "$deb" "$url"
     else
-        [ -f "$url" ] || { echo "::error::deb-url '$url' is neither an http(s) URL nor a file on the runner"; exit 1; }
-        folder="$(cd "$(dirname "$url")" && pwd)" || exit 1
-        deb="$folder/$(basename "$url")"
+        [ -f "$url" ] || { echo "::error::deb-url '$shown_url' is neither an http(s) URL nor a file on the runner"; exit 1; }
+        # Copied into the folder of this run's own, so what is checked is what is installed.
+        deb="$work/pipeline.deb"
+        cp -- "$url" "$deb"
     fi
     ;;
 esac

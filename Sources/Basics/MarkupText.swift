@@ -21,8 +21,8 @@ public enum MarkupText {
 
     /// Text shown as it is in Markdown, in running text and in a table cell: every ASCII punctuation
     /// character that could start emphasis, a link, HTML, math or a cell is backslash-escaped, so is
-    /// one that would make the text a list item, heading or rule, and an `@`, `#` or `://` is
-    /// kept from joining what follows into a mention, an issue link or a link.
+    /// one that would make the text a list item, heading or rule, and an `@`, `#`, `://` or `www.`
+    /// is kept from joining what follows into a mention, an issue link or a link.
     public static func markdown(_ text: String) -> String {
         var escaped = String.UnicodeScalarView()
         let scalars = Array(TerminalText.printable(text).unicodeScalars)
@@ -32,9 +32,12 @@ public enum MarkupText {
             let startsBlock = (index == 0 && "-+=".unicodeScalars.contains(scalar)) || (index == digits && digits > 0 && (scalar == "." || scalar == ")"))
             if startsBlock || markdownSpecial.contains(scalar) { escaped.append("\\") }
             escaped.append(scalar)
-            // GitHub links `@name`, `#12` and bare `https://…` in text whatever escapes precede
-            // them; a word joiner (invisible) after the sign or the scheme's colon keeps them text.
+            // GitHub links `@name`, `#12`, bare `https://…` and `www.…` in text whatever escapes
+            // precede them; a word joiner (invisible) after the sign, the scheme's colon or the
+            // `www` keeps them text.
             let startsLink = scalar == ":" && scalars.dropFirst(index + 1).prefix(2).elementsEqual("//".unicodeScalars)
+                || scalar == "w" && index >= 2 && String(String.UnicodeScalarView(scalars[(index - 2)...index])).lowercased() == "www"
+                    && scalars.dropFirst(index + 1).first == "."
             if scalar == "@" || scalar == "#" || startsLink { escaped.append(wordJoiner) }
         }
         return String(escaped)

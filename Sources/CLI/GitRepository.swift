@@ -11,12 +11,23 @@ struct GitRepository {
     /// The folder that holds it.
     let workTree: String
 
-    /// The repository for `folder`, nil when there is none; `GitRevision.Failure` when a planted one is on the way.
+    /// The repository for `folder`, nil when there is none; `GitRevision.Failure` when a planted
+    /// one is on the way, or when the folder is a link that leads out of the work tree (a
+    /// committed `cfg -> ../other-repository/cfg` would make another repository's history this one's).
     static func enclosing(_ folder: String) throws -> GitRepository? {
-        guard var current = RealPath.of(folder) else { throw GitRevision.Failure(message: "'\(folder.printable)' does not exist") }
+        guard let real = RealPath.of(folder) else { throw GitRevision.Failure(message: "'\(folder.printable)' does not exist") }
+        // Searched along the path as given, as the work tree holds it; links are the checkout's content.
+        var current = RealPath.normalized(folder)
         while true {
             let dotGit = current == "/" ? "/.git" : current + "/.git"
-            if FileManager.default.fileExists(atPath: dotGit) { return GitRepository(gitDirectory: dotGit, workTree: current) }
+            if FileManager.default.fileExists(atPath: dotGit) {
+                guard let workTree = RealPath.of(current), RealPath.isInside(real, workTree) else {
+                    throw GitRevision.Failure(
+                        message: "'\(folder.printable)' leads out of the work tree at '\(current.printable)' (a link to '\(real.printable)'); "
+                            + "--base reads only the work tree's own repository")
+                }
+                return GitRepository(gitDirectory: dotGit, workTree: current)
+            }
             if looksLikeBareRepository(current) {
                 throw GitRevision.Failure(
                     message: "'\(current.printable)' holds a git repository's own files (HEAD with objects/ and refs/, or commondir) inside the work tree; "

@@ -68,11 +68,11 @@ final class ConnectionWatch: Sendable {
         timer.cancel()
     }
 
-    /// A new connection: it gets a deadline for its first head. Past a cap, a connection that is
-    /// not being served is closed to make room (of its address, then of any): the longest idle
-    /// keep-alive one, else the oldest still waiting for its first head (so connections that
-    /// send half a head and are opened again as they time out cannot lock an address out);
-    /// with neither at its address, the new one is.
+    /// A new connection: it gets a deadline for its first head. Past a cap, a connection is closed
+    /// to make room (of its address, then of any): the longest idle keep-alive one, else the oldest
+    /// still waiting for its first head, else the slowest request body (above the minimum rate,
+    /// but the slowest: a tus upload cut off resumes), so neither half-sent heads nor trickled
+    /// bodies can lock an address out; with none of these at its address, the new one is.
     func connectionStarted(_ connection: OpaquePointer?) {
         guard let connection else { return }
         let descriptor = pipeline_mhd_connection_fd(connection)
@@ -192,18 +192,25 @@ final class ConnectionWatch: Sendable {
         }.count
     }
 
-    /// The connection to close first to make room: the longest idle, else the oldest waiting for its first head.
+    /// The connection to close first to make room: the longest idle, else the oldest waiting for
+    /// its first head, else the body arriving slowest (one under way for a second at least).
     private static func leastUseful(_ state: State, except new: UInt, where matches: (Connection) -> Bool) -> UInt? {
+        let now = ContinuousClock.now
         var idle: (UInt, ContinuousClock.Instant)?
         var waiting: (UInt, ContinuousClock.Instant)?
+        var slowest: (UInt, Double)?
         for (key, connection) in state.connections where key != new && matches(connection) {
             switch connection.phase {
             case .idle(let since) where idle.map({ since < $0.1 }) ?? true: idle = (key, since)
             case .awaitingHead(let deadline) where waiting.map({ deadline < $0.1 }) ?? true: waiting = (key, deadline)
+            case .body(let started, let bytes) where now - started >= .seconds(1):
+                let elapsed = now - started
+                let rate = Double(bytes) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                if slowest.map({ rate < $0.1 }) ?? true { slowest = (key, rate) }
             default: break
             }
         }
-        return (idle ?? waiting)?.0
+        return (idle?.0 ?? waiting?.0) ?? slowest?.0
     }
 
     private static func key(_ connection: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection))) }

@@ -141,7 +141,12 @@ final class ProviderKeys: Sendable {
             }
             location = uri
         case .file(let path):
-            throw FetchFailure(reason: "the JWKS file '\(path)' was not read")
+            // Read again: an operator rotating keys offline replaces the file.
+            do {
+                return (try JSONWebKeys(file: path), .seconds(315_360_000))
+            } catch {
+                throw FetchFailure(reason: "the JWKS file '\(path)' cannot be used: \(error.reason)")
+            }
         }
         guard location.lowercased().hasPrefix("https://") else { throw FetchFailure(reason: "jwks_uri '\(location)' is not https") }
         let answer = try await get(location)

@@ -18,6 +18,7 @@ final class MarkupTextTests: XCTestCase {
         XCTAssertEqual(MarkupText.markdown("@\u{301}team"), "@\u{2060}\u{301}team", "no mention")
         XCTAssertEqual(MarkupText.markdown("see #12"), "see \\#\u{2060}12")
         XCTAssertEqual(MarkupText.markdown("https://evil.example/x"), "https:\u{2060}//evil.example/x", "no bare link")
+        XCTAssertEqual(MarkupText.markdown("see www.evil.example"), "see www\u{2060}.evil.example", "no www link")
         XCTAssertEqual(MarkupText.markdown("- item"), "\\- item", "no list")
         XCTAssertEqual(MarkupText.markdown("12. item"), "12\\. item", "no ordered list")
         XCTAssertEqual(MarkupText.markdown("re-processes 3 files (1.5 MB)"), "re-processes 3 files (1.5 MB)", "plain text stays plain")

@@ -127,6 +127,18 @@ final class ChangeReviewTests: XCTestCase {
         XCTAssertEqual(worktree.status, 1, worktree.stderr)
         XCTAssertTrue(worktree.stderr.contains("or commondir) inside the work tree"), worktree.stderr)
 
+        // A committed link to another repository's folder: its history is not this one's.
+        let other = try TemporaryDirectory(prefix: "other-repository")
+        defer { other.remove() }
+        try other.write("cfg/pipeline.yml", "version: 1\nendpoint: local\nassemblies:\n  a:\n    inputs: [x]\n    allow_empty: true\n    steps: {h: {robot: /file/hash, use: ':original'}}\n")
+        try git(["init", "-q"], in: other)
+        try git(["add", "-A"], in: other)
+        try git(["commit", "-qm", "other"], in: other)
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/cfg", withDestinationPath: other.path + "/cfg")
+        let linked = try pipeline(["diff", "cfg/pipeline.yml", "--base", "HEAD"], in: directory)
+        XCTAssertEqual(linked.status, 1, linked.stderr)
+        XCTAssertTrue(linked.stderr.contains("leads out of the work tree"), linked.stderr)
+
         // Without the planted files, the work tree's own repository answers from the subfolder.
         for name in ["HEAD", "commondir"] { try FileManager.default.removeItem(atPath: planted + "/" + name) }
         let clean = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["diff", "pipeline.yml", "--base", "HEAD"], in: planted)

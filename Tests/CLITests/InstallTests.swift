@@ -80,13 +80,15 @@ final class InstallTests: XCTestCase {
         XCTAssertEqual(calls(), "")
 
         for (url, expected) in [
-            ("HTTP://releases.example/pipeline.deb", "deb-url is plain http://"), ("file:///etc/hostname", "not a file:// URL"),
+            ("HTTP://releases.example/pipeline.deb", "deb-url is plain http://"), ("file:///etc/hostname", "not 'file:///etc/hostname'"),
             ("no/such/pipeline.deb", "neither an http(s) URL nor a file on the runner"),
+            ("x\n::error::injected://y", "not 'x?::error::injected://y'"),
         ] {
             let refused = try install(url: url, sha256: "")
             XCTAssertEqual(refused.status, 1, url)
             XCTAssertTrue(refused.stdout.contains(expected), "\(url): \(refused.stdout)")
             XCTAssertEqual(calls(), "", url)
+            XCTAssertFalse(refused.stdout.split(separator: "\n").contains { $0.hasPrefix("::error::injected") }, "an input starts no workflow command")
         }
 
         let wrong = try install(url: "https://releases.example/pipeline.deb", sha256: String(repeating: "a", count: 64))

@@ -232,9 +232,18 @@ final class TemplatesAsCodeTests: XCTestCase {
         let pruned = await CLIHarness.run(["templates", "sync", path, "--prune", "--yes"])
         XCTAssertTrue(pruned.stdout.contains("deleted file-hashes"), pruned.stdout + pruned.stderr)
         XCTAssertFalse(pruned.stdout.contains("deleted other-hashes"), pruned.stdout)
-        XCTAssertTrue(pruned.stderr.contains("leaving 1 Template this manifest did not make, or that changed since it synced them"), pruned.stderr)
+        XCTAssertTrue(pruned.stderr.contains("leaving 1 Template this manifest did not make, that changed since it synced them, or that another manifest records"), pruned.stderr)
         let survivor = await CLIHarness.run(["templates", "list", directory.path + "/other.yml"])
         XCTAssertTrue(survivor.stdout.hasPrefix("= other-hashes"), "the other manifest's Template is still there: \(survivor.stdout)")
+        // Nor does a copy of the other manifest's own record, content digest and all.
+        let otherRecord = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/.pipeline/manifests/other/templates.json")))
+        records = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: templatesFile))).objectValue ?? [:]
+        local = records["local"]?.objectValue ?? [:]
+        local["other-hashes"] = otherRecord["local"]?["other-hashes"]
+        records["local"] = .object(local)
+        try JSONValue.object(records).serialized().write(toFile: templatesFile, atomically: true, encoding: .utf8)
+        let copied = await CLIHarness.run(["templates", "sync", path, "--prune", "--yes"])
+        XCTAssertFalse(copied.stdout.contains("deleted other-hashes"), copied.stdout + copied.stderr)
         let prunedPlan = await CLIHarness.run(["plan", path])
         XCTAssertFalse(prunedPlan.stdout.contains("file-hashes"), "a pruned Template leaves the record: \(prunedPlan.stdout)")
         let after = await CLIHarness.run(["templates", "list", path])

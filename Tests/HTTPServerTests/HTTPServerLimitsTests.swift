@@ -124,6 +124,22 @@ final class HTTPServerLimitsTests: HTTPServerTestCase {
         XCTAssertTrue(answer.hasPrefix("HTTP/1.1 200"), "and is answered: \(answer)")
     }
 
+    /// Bodies that each keep just above the minimum rate fill an address's share: the next client
+    /// is answered, and the slowest body makes room (a tus upload cut off resumes).
+    func testTheSlowestBodyMakesRoomForTheNextClient() throws {
+        let server = try start { $0.perClientLimit = 4; $0.bodyGrace = 30 }
+        defer { server.stop() }
+        let head = "POST /form HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\n"
+        let bodies = try (0..<4).map { _ in try RawConnection(port: Int(server.port)) }
+        for (index, body) in bodies.enumerated() { body.send(head + String(repeating: "a", count: 100 * (index + 1))) }
+        Thread.sleep(forTimeInterval: 1.2)
+        let next = try RawConnection(port: Int(server.port))
+        next.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
+        XCTAssertTrue(next.read(timeout: 2, until: Self.complete).text.hasPrefix("HTTP/1.1 200"), "trickled bodies cannot lock an address out")
+        XCTAssertTrue(bodies[0].read(timeout: 2).closed, "the slowest body went")
+        XCTAssertFalse(bodies[3].read(timeout: 0.3).closed, "the others go on")
+    }
+
     /// Behind a trusted proxy every connection is the proxy's: clients are told apart by the
     /// address it forwards, each with its share of requests in flight.
     func testBehindATrustedProxyClientsAreCountedByTheAddressItForwards() throws {

@@ -37,10 +37,13 @@ final class IdentityProviderTests: XCTestCase {
     private func fetches() -> Int { idp.requests(to: "/jwks") }
 
     /// A signer trusting the test provider `ci` (by discovery) and `apple` (keys by URL).
-    private func startSigner(_ cache: KeyCachePolicy = KeyCachePolicy()) throws -> String {
+    private func startSigner(_ cache: KeyCachePolicy = KeyCachePolicy(), offline: String? = nil) throws -> String {
+        // `offline`: a JWKS file for a third provider, `offline`, whose tokens name https://offline.example.
+        let offlineProvider = offline.map { "\n  - {name: offline, issuer: https://offline.example, audience: pipeline-signer, jwks_file: \($0)}" } ?? ""
+        let offlineIdentity = offline == nil ? "" : "\n  - {name: offline-ci, provider: offline, claims: {repository: acme/site}}"
         try keys.directory.write("providers.yml", """
             version: 1
-            providers:
+            providers:\(offlineProvider)
               - name: ci
                 issuer: \(issuer)
                 audience: [pipeline-signer, deploys]
@@ -54,7 +57,7 @@ final class IdentityProviderTests: XCTestCase {
                 claims: {repository: acme/site, ref: [refs/heads/main, "refs/tags/v*"]}
               - name: app-user
                 provider: apple
-                claims: {email_verified: true, nonce: "*"}
+                claims: {email_verified: true, nonce: "*"}\(offlineIdentity)
             """)
         var configuration = SigningService.Configuration(
             policy: try XCTUnwrap(PolicyFixture.load(keys.directory.path + "/policy.yml")), policyText: "",
@@ -163,6 +166,29 @@ final class IdentityProviderTests: XCTestCase {
         try await Task.sleep(for: .seconds(Double(wait)))
         let later = try await sign(at: signer, try ci(kid: "rsa-2"))
         XCTAssertEqual(later.status, 200, later.body.serialized())
+    }
+
+    /// A provider whose keys are a JWKS file: an operator rotating keys offline replaces the file,
+    /// and a token naming the new key signs once the cooldown lets the file be read again.
+    func testAJWKSFileIsReadAgainWhenATokenNamesAKeyItLacks() async throws {
+        let file = keys.directory.path + "/offline-jwks.json"
+        func publish(_ ids: [String]) throws {
+            let jwks = JSONValue.object(["keys": .array(try ids.map { try TestIdentityProvider.rsaJWK(idp.directory.path + "/\($0).pem", kid: $0) })])
+            try jwks.serialized().write(toFile: file, atomically: true, encoding: .utf8)
+        }
+        try publish(["rsa-1"])
+        let signer = try startSigner(KeyCachePolicy(refetchInterval: .seconds(1)), offline: file)
+        func token(_ kid: String) throws -> String {
+            try idp.mint(["iss": .string("https://offline.example"), "aud": .string("pipeline-signer"), "repository": .string("acme/site")], kid: kid)
+        }
+        let first = try await sign(at: signer, try token("rsa-1"))
+        XCTAssertEqual(first.status, 200, first.body.serialized())
+        let unknown = try await sign(at: signer, try token("rsa-2"))
+        XCTAssertEqual(unknown.body["error"], .string("UNKNOWN_KEY"), "the file read again does not list it: \(unknown.body.serialized())")
+        try publish(["rsa-1", "rsa-2"])
+        try await Task.sleep(for: .milliseconds(1100))
+        let rotated = try await sign(at: signer, try token("rsa-2"))
+        XCTAssertEqual(rotated.status, 200, "the replaced file is read: \(rotated.body.serialized())")
     }
 
     func testCachedKeysServeForABoundedTimeWhileTheProviderIsDown() async throws {

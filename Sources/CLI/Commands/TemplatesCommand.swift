@@ -139,13 +139,17 @@ struct TemplatesCommand: Command {
         let undeclared = try await client.list().filter { wanted[$0.name] == nil }
         // The state says what this manifest made, but state is input (a cache, a commit): the
         // account must agree. Only a Template whose name, id and content are as this manifest
-        // last synced them is its own; one that changed since is someone else's now.
+        // last synced them is its own; one that changed since is someone else's now, and so is
+        // one another manifest of the project records too.
+        let elsewhere = configuration.workspace.templatesClaimedElsewhere(endpoint: configuration.endpointKey)
         let doomed = undeclared.filter { template in
-            own[template.name].map { $0.id == template.id && $0.contentSHA256 == SyncedTemplate(id: template.id, remote: template).contentSHA256 } ?? false
+            !elsewhere.contains(template.id) && own[template.name].map {
+                $0.id == template.id && $0.contentSHA256 == SyncedTemplate(id: template.id, remote: template).contentSHA256
+            } ?? false
         }
         let others = undeclared.count - doomed.count
         if others > 0 {
-            context.output.error("pipeline: leaving \(plural(others, "Template")) this manifest did not make, or that changed since it synced them (another manifest's or the account's own)\n")
+            context.output.error("pipeline: leaving \(plural(others, "Template")) this manifest did not make, that changed since it synced them, or that another manifest records (another manifest's or the account's own)\n")
         }
         if !doomed.isEmpty {
             guard try confirmDeleting(doomed, context: context) else { throw PruneRefused() }

@@ -51,6 +51,19 @@ extension Workspace {
         return (all[endpoint] ?? [:]).filter { name, template in TemplateClient.isPlainID(template.id) && name == name.printable }
     }
 
+    /// The ids of Templates on `endpoint` that the other manifests of this project record as
+    /// theirs (their own state folders): a Template two manifests claim is neither's to delete.
+    public func templatesClaimedElsewhere(endpoint: String) -> Set<String> {
+        let folder = stateDirectory + "/manifests"
+        var claimed: Set<String> = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where folder + "/" + name != manifestStateDirectory {
+            guard let data = FileManager.default.contents(atPath: folder + "/" + name + "/templates.json"),
+                  let all = try? StateCoding.decode([String: [String: SyncedTemplate]].self, from: data) else { continue }
+            claimed.formUnion((all[endpoint] ?? [:]).values.map(\.id))
+        }
+        return claimed
+    }
+
     /// Records what a sync left on `endpoint`, forgetting the Templates named in `removed`.
     public func recordTemplates(_ templates: [String: SyncedTemplate], endpoint: String, removed: Set<String> = []) throws {
         var all: [String: [String: SyncedTemplate]] = [:]
