@@ -281,6 +281,37 @@ done:
     return status;
 }
 
+/* The EXIF orientation (1-8) of an image's header; 1 without one. */
+static inline int pipeline_vips_orientation(VipsImage *image) {
+    int (*orientation)(VipsImage *) = PIPELINE_VIPS_CALL(int (*)(VipsImage *), "vips_image_get_orientation");
+    return orientation ? orientation(image) : 1;
+}
+
+/* The image turned as its orientation says, so it stands as a person sees it (orientation 1 after). */
+static inline int pipeline_vips_autorot(VipsImage *in, VipsImage **out) {
+    int (*autorot)(VipsImage *, VipsImage **, ...) = PIPELINE_VIPS_CALL(int (*)(VipsImage *, VipsImage **, ...), "vips_autorot");
+    return autorot ? autorot(in, out, NULL) : -1;
+}
+
+/* A copy of the image without its EXIF, XMP and IPTC metadata (the blobs and the fields parsed
+   from them, which a saver would write back): what `strip` promises in every format, where a
+   saver's own `strip` keeps some (libvips 8.14's WebP saver keeps EXIF and XMP). */
+static inline int pipeline_vips_without_metadata(VipsImage *in, VipsImage **out) {
+    int (*copy)(VipsImage *, VipsImage **, ...) = PIPELINE_VIPS_CALL(int (*)(VipsImage *, VipsImage **, ...), "vips_copy");
+    char **(*fields)(VipsImage *) = PIPELINE_VIPS_CALL(char **(*)(VipsImage *), "vips_image_get_fields");
+    int (*remove)(VipsImage *, const char *) = PIPELINE_VIPS_CALL(int (*)(VipsImage *, const char *), "vips_image_remove");
+    void (*release)(char **) = PIPELINE_VIPS_CALL(void (*)(char **), "g_strfreev");
+    if (copy == NULL || fields == NULL || remove == NULL || release == NULL || copy(in, out, NULL) != 0) return -1;
+    char **names = fields(*out);
+    for (char **name = names; name != NULL && *name != NULL; name++) {
+        if (strncmp(*name, "exif-", 5) == 0 || strncmp(*name, "xmp-", 4) == 0 || strncmp(*name, "iptc-", 5) == 0
+            || strcmp(*name, "orientation") == 0)
+            remove(*out, *name);
+    }
+    release(names);
+    return 0;
+}
+
 /* Writes an image; the format comes from the extension, options such as "[Q=80]" allowed. */
 static inline int pipeline_vips_write(VipsImage *image, const char *path) {
     int (*write)(VipsImage *, const char *, ...) = PIPELINE_VIPS_CALL(int (*)(VipsImage *, const char *, ...), "vips_image_write_to_file");

@@ -58,13 +58,14 @@ enum VipsLibrary {
         return (document.pages, Int(document.width), Int(document.height))
     }
 
-    /// Width and height from the image header.
+    /// Width and height from the image header, as a person sees the image (its EXIF orientation applied).
     static func size(of path: String) -> (Int, Int)? {
         guard ready else { return nil }
         guard let image = VipsImageRef(path: path, sequential: true) else {
             _ = lastError()
             return nil
         }
-        return (Int(image.width), Int(image.height))
+        let size = image.uprightSize
+        return (Int(size.width), Int(size.height))
     }
 }

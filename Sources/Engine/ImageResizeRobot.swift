@@ -71,7 +71,7 @@ struct ImageResizeRobot: Sendable {
         var size = file.imageSize
         if size == nil {
             if let header = VipsImageRef(path: file.path, sequential: true) {
-                size = (header.width, header.height)
+                size = header.uprightSize
             } else {
                 _ = VipsLibrary.lastError()  // the resize below fails and says why
             }
@@ -100,6 +100,11 @@ struct ImageResizeRobot: Sendable {
         if let watermark, let image = resized {
             resized = try watermark.apply(to: image, context: context)
         }
+        // The saver's own `strip` leaves some metadata in some formats (WebP's EXIF and XMP):
+        // removed from the image itself, nothing private is written in any.
+        if strip, let image = resized {
+            resized = image.withoutMetadata()
+        }
         guard let resized, pipeline_vips_write(resized.pointer, target) == 0 else {
             // libvips names the files it read and wrote: say the upload's name, never the engine's folders.
             let detail = VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name)
@@ -124,7 +129,7 @@ struct ImageResizeRobot: Sendable {
 
     /// The box around what differs from the image's background colour; nil when nothing does.
     private func trimmedRegion(of file: AssemblyFile) throws(RobotError) -> (x1: Int, y1: Int, x2: Int, y2: Int)? {
-        guard let image = VipsImageRef(path: file.path) else {
+        guard let image = VipsImageRef.upright(path: file.path) else {
             throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot resize '\(file.name)': \(VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name))")
         }
         var left: Int32 = 0, top: Int32 = 0, width: Int32 = 0, height: Int32 = 0
@@ -136,7 +141,7 @@ struct ImageResizeRobot: Sendable {
     }
 
     private func cut(_ region: (x1: Int, y1: Int, x2: Int, y2: Int), from file: AssemblyFile, into path: String) throws(RobotError) {
-        guard let image = VipsImageRef(path: file.path) else {
+        guard let image = VipsImageRef.upright(path: file.path) else {
             throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot resize '\(file.name)': \(VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name))")
         }
         guard region.x1 < Int(image.width), region.y1 < Int(image.height) else {

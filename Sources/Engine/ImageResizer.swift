@@ -17,6 +17,27 @@ final class VipsImageRef {
 
     deinit { pipeline_vips_release(pointer) }
 
+    /// `path` opened and turned as its EXIF orientation says (a phone's portrait photo stored
+    /// landscape stands upright); `nil` when libvips cannot read it.
+    static func upright(path: String) -> VipsImageRef? {
+        guard let image = VipsImageRef(path: path) else { return nil }
+        guard image.orientation != 1 else { return image }
+        return .made { pipeline_vips_autorot(image.pointer, $0) }
+    }
+
+    /// The EXIF orientation of the header (1-8; 1 without one).
+    var orientation: Int32 { pipeline_vips_orientation(pointer) }
+
+    /// Width and height as a person sees the image: swapped when its orientation turns it a quarter.
+    var uprightSize: (width: Int32, height: Int32) {
+        (5...8).contains(orientation) ? (height, width) : (width, height)
+    }
+
+    /// The image without EXIF, XMP and IPTC metadata (`strip`).
+    func withoutMetadata() -> VipsImageRef? {
+        .made { pipeline_vips_without_metadata(pointer, $0) }
+    }
+
     var width: Int32 { pipeline_vips_width(pointer) }
     var pages: Int { Int(pipeline_vips_pages(pointer)) }
     var height: Int32 { pipeline_vips_height(pointer) }
@@ -46,15 +67,17 @@ enum ResizeStrategy: String, CaseIterable, Sendable {
 
     /// The resized image of the file at `path`, `width` x `height` (a missing one, 0, follows
     /// the aspect; both missing keep the size); `gravity` says which part `crop` and `fillcrop` keep. `nil` when libvips
-    /// fails (see `VipsLibrary.lastError()`). `size` is the file's, when its header was read already:
-    /// the strategies that thumbnail from the file then open it once, to decode it.
+    /// fails (see `VipsLibrary.lastError()`). Sizes and boxes are the image's as a person sees it:
+    /// its EXIF orientation is applied first (a thumbnail applies it as it loads). `size` is that
+    /// upright size, when the header was read already: the strategies that thumbnail from the
+    /// file then open it once, to decode it.
     func resize(
         _ path: String, width: Int32, height: Int32, upscale: Bool, background: (Double, Double, Double), gravity: Gravity = .center,
         size: (width: Int32, height: Int32)? = nil
     ) -> VipsImageRef? {
         var opened: VipsImageRef?
         func source() -> VipsImageRef? {
-            if opened == nil { opened = VipsImageRef(path: path) }
+            if opened == nil { opened = VipsImageRef.upright(path: path) }
             return opened
         }
         guard let (sourceWidth, sourceHeight) = size ?? source().map({ ($0.width, $0.height) }) else { return nil }
