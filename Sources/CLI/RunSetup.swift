@@ -50,7 +50,8 @@ struct RunSetup {
                 throw DiagnosticsError(.error("run.engine", "the local engine could not start: \(error)"))
             }
             configuration.endpoint = "http://127.0.0.1:\(engine.port)"
-            configuration.rewriteURL = { url in engine.localPath(of: url).map { "file://" + $0 } ?? url }
+            // Percent-encoded: a `#`, `%`, `?`, space or accent in a name is part of the path, not the URL's syntax.
+            configuration.rewriteURL = { url in engine.localPath(of: url).map { URL(fileURLWithPath: $0).absoluteString } ?? url }
             configuration.localResults = workspace.engineDirectory
             return RunSetup(configuration: configuration, engine: engine)
         }
