@@ -17,11 +17,7 @@ final class MetaWriteRobotTests: XCTestCase {
 
     override func tearDown() { directory.remove() }
 
-    private func tool(_ command: [String]) throws -> String {
-        let outcome = try ChildProcess.runBlocking(command, timeout: .seconds(60))
-        XCTAssertEqual(outcome.status, 0, "\(command[0]) is needed (scripts/setup.sh installs it): \(outcome.stderr)")
-        return outcome.stdout
-    }
+    private func tool(_ command: [String]) throws -> String { try MediaTool.output(command) }
 
     private func make(_ name: String, _ arguments: [String]) throws -> Data {
         _ = try tool(["ffmpeg", "-nostdin", "-loglevel", "error", "-y"] + arguments + [directory.path + "/" + name])

@@ -18,11 +18,7 @@ final class PhonePhotoTests: XCTestCase {
 
     override func tearDown() { directory.remove() }
 
-    private func tool(_ command: [String]) throws -> String {
-        let outcome = try ChildProcess.runBlocking(command, timeout: .seconds(60))
-        XCTAssertEqual(outcome.status, 0, "\(command[0]) is needed (scripts/setup.sh installs it): \(outcome.stderr)")
-        return outcome.stdout
-    }
+    private func tool(_ command: [String]) throws -> String { try MediaTool.output(command) }
 
     /// What exiftool reads of `path`: its size and the private fields, when any.
     private func read(_ path: String) throws -> JSONValue {
