@@ -70,6 +70,21 @@ final class InitCommandTests: XCTestCase {
         XCTAssertTrue(plan.stdout.contains("docs/handbook.pdf"), plan.stdout)
     }
 
+    /// A folder with video and no audio: `init --kind media` writes the video job alone, and its
+    /// policy only what that job uses, so the plan passes.
+    func testMediaJobsAreWrittenOnlyForTheFilesThereAre() throws {
+        try directory.write("clips/intro.mp4", data: Data(repeating: 1, count: 64))
+        let made = try pipeline(["init", "--kind", "media"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let manifest = try String(contentsOfFile: directory.path + "/pipeline.yml", encoding: .utf8)
+        XCTAssertTrue(manifest.contains("  videos:") && !manifest.contains("  audio:"), manifest)
+        let policy = try String(contentsOfFile: directory.path + "/policy.yml", encoding: .utf8)
+        XCTAssertTrue(policy.contains("/video/encode") && !policy.contains("/audio/encode"), policy)
+        let plan = try pipeline(["plan", "pipeline.yml"])
+        XCTAssertEqual(plan.status, 0, plan.stderr)
+        XCTAssertTrue(plan.stdout.contains("clips/intro.mp4"), plan.stdout)
+    }
+
     func testCameraPhotosInCapitalsArePlanned() throws {
         try directory.write("photos/IMG_0001.JPG", data: TestImages.png(width: 40, height: 30))
         try directory.write("photos/IMG_0002.jpg", data: TestImages.png(width: 40, height: 30))

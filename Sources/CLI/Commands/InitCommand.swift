@@ -42,7 +42,12 @@ struct InitCommand: Command {
         }
         let name = Self.projectName(URL(fileURLWithPath: absolute).lastPathComponent)
         let ownFiles = Self.hasFiles(in: absolute, extensions: ProjectTemplate.extensions(of: kind))
-        let template = ProjectTemplate(kind: kind, name: name, usesSamples: !ownFiles)
+        var template = ProjectTemplate(kind: kind, name: name, usesSamples: !ownFiles)
+        if kind == .media, ownFiles {
+            // A job only for the files there are: a job that matches none fails `plan`.
+            template.hasVideo = Self.hasFiles(in: absolute, extensions: ProjectTemplate.videoExtensions)
+            template.hasAudio = Self.hasFiles(in: absolute, extensions: ProjectTemplate.audioExtensions)
+        }
         var files: [(path: String, data: Data)] = [
             ("pipeline.yml", Data(template.manifest.utf8)), ("policy.yml", Data(template.policy.utf8)),
             (".github/workflows/pipeline.yml", Data(ProjectTemplate.workflow.utf8)),

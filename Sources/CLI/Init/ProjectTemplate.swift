@@ -12,6 +12,10 @@ struct ProjectTemplate {
     let name: String
     /// Where inputs are looked for: `samples/` for the samples, else the whole folder.
     let usesSamples: Bool
+    /// For media: whether the folder (or the samples) has video, and audio; a job is written only
+    /// for files there are (a job without any fails `plan`).
+    var hasVideo = true
+    var hasAudio = true
 
     static let imageExtensions = ["png", "jpg", "jpeg", "webp", "gif", "tif", "tiff"]
     static let videoExtensions = ["mp4", "mov", "webm", "mkv", "avi"]
@@ -80,36 +84,7 @@ struct ProjectTemplate {
 
                 """
         case .media:
-            return header + """
-                  videos:
-                    inputs: \(inputs(Self.videoExtensions))
-                    batch: 1
-                    steps:
-                      web:
-                        robot: /video/encode
-                        use: :original
-                        preset: web/mp4/720p
-                        result: true
-                      poster:
-                        robot: /video/thumbs
-                        use: :original
-                        count: 1
-                        width: 320
-                        result: true
-                    download: build
-
-                  audio:
-                    inputs: \(inputs(Self.audioExtensions))
-                    batch: 5
-                    steps:
-                      listen:
-                        robot: /audio/encode
-                        use: :original
-                        preset: mp3
-                        result: true
-                    download: build
-
-                """
+            return header + (hasVideo ? videoJob : "") + (hasVideo && hasAudio ? "\n" : "") + (hasAudio ? audioJob : "")
         case .documents:
             return header + """
                   documents:
@@ -127,6 +102,44 @@ struct ProjectTemplate {
 
                 """
         }
+    }
+
+    private var videoJob: String {
+        """
+              videos:
+                inputs: \(inputs(Self.videoExtensions))
+                batch: 1
+                steps:
+                  web:
+                    robot: /video/encode
+                    use: :original
+                    preset: web/mp4/720p
+                    result: true
+                  poster:
+                    robot: /video/thumbs
+                    use: :original
+                    count: 1
+                    width: 320
+                    result: true
+                download: build
+
+            """
+    }
+
+    private var audioJob: String {
+        """
+              audio:
+                inputs: \(inputs(Self.audioExtensions))
+                batch: 5
+                steps:
+                  listen:
+                    robot: /audio/encode
+                    use: :original
+                    preset: mp3
+                    result: true
+                download: build
+
+            """
     }
 
     var policy: String {
@@ -153,7 +166,7 @@ struct ProjectTemplate {
 
                 """
         case .media:
-            return header + """
+            let video = """
                   /video/encode:
                     preset: {enum: [web/mp4/720p, web/mp4/1080p, webm, iphone, ipad]}
                     result: {type: boolean}
@@ -161,11 +174,15 @@ struct ProjectTemplate {
                     count: {type: integer, min: 1, max: 20}
                     width: {type: integer, min: 1, max: 1920}
                     result: {type: boolean}
+
+                """
+            let audio = """
                   /audio/encode:
                     preset: {enum: [mp3, aac, ogg, opus, flac]}
                     result: {type: boolean}
 
                 """
+            return header + (hasVideo ? video : "") + (hasAudio ? audio : "")
         case .documents:
             return header + """
                   /document/thumbs:
