@@ -21,9 +21,7 @@ extension AtomicFile {
         defer { close(descriptor) }
         var failure: Int32?
         do {
-            try produce { data in
-                if failure == nil { failure = data.withUnsafeBytes { SystemCall.writeAll($0, to: descriptor) } }
-            }
+            failure = try writeAll(produce, to: descriptor)
         } catch {
             folder.remove(temporary)
             throw error

@@ -69,7 +69,7 @@ public enum AtomicFile {
     }
 
     /// Writes every piece `produce` emits; the `errno` of the first failure, after which the rest is dropped.
-    private static func writeAll(_ produce: (_ emit: (Data) -> Void) throws -> Void, to descriptor: Int32) throws -> Int32? {
+    static func writeAll(_ produce: (_ emit: (Data) -> Void) throws -> Void, to descriptor: Int32) throws -> Int32? {
         var failure: Int32?
         try produce { data in
             if failure == nil { failure = data.withUnsafeBytes { SystemCall.writeAll($0, to: descriptor) } }

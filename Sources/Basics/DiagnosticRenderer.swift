@@ -110,10 +110,10 @@ public struct DiagnosticRenderer: Sendable {
             case "%": escaped += "%25"
             case "\r": escaped += "%0D"
             case "\n": escaped += "%0A"
-            default: escaped += TerminalText.printable(String(scalar))
+            default: escaped.unicodeScalars.append(scalar)
             }
         }
-        return escaped
+        return TerminalText.printable(escaped)
     }
 
     private static func escapeProperty(_ text: String) -> String {

@@ -60,10 +60,8 @@ public enum MarkupText {
 
     /// Lines of text in a fenced Markdown code block that no line inside can close.
     public static func codeBlock(_ text: String) -> String {
-        var lines: [String] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) { lines.append(TerminalText.printable(String(line))) }
+        let body = text.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText.printable(String($0)) }.joined(separator: "\n")
         let fence = String(repeating: "`", count: max(3, longestBacktickRun(text.unicodeScalars) + 1))
-        let body = lines.joined(separator: "\n")
         return fence + "\n" + body + (body.hasSuffix("\n") || body.isEmpty ? "" : "\n") + fence + "\n"
     }
 

@@ -1,7 +1,8 @@
 /// Text from a server or a file made safe to print: a message may not move the cursor, recolour
 /// the terminal, set its title or break into several lines.
 public enum TerminalText {
-    /// `text` with line breaks (Unicode's line and paragraph separators included) and tabs as spaces and every other control character (bidirectional
+    /// `text` with line breaks (Unicode's line and paragraph separators included) and tabs as
+    /// spaces and every other control character (bidirectional
     /// overrides included) as U+FFFD.
     public static func printable(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }

@@ -34,7 +34,7 @@ struct GitRepository {
                         + "--base will not run git on a repository committed as content. Remove them, or run from a checkout without them")
             }
             if current == "/" { return nil }
-            current = FolderPath.of(current).isEmpty ? "/" : FolderPath.of(current)
+            current = FolderPath.of(current)
         }
     }
 

@@ -6,11 +6,14 @@ struct GitRevision {
     let revision: String
     /// The folder git runs in: the manifest's.
     let folder: String
+    /// The work tree's repository, found once (`GitRepository`).
+    private let repository: Result<GitRepository?, any Error>
 
     /// A revision of the repository that holds `file`.
     init(revision: String, file: String) {
         self.revision = revision
         folder = FolderPath.of(file).isEmpty ? "." : FolderPath.of(file)
+        repository = Result { [folder] in try GitRepository.enclosing(folder) }
     }
 
     /// The revision as messages may show it.
@@ -40,7 +43,7 @@ struct GitRevision {
     /// repository. Nothing git offers to run is allowed: no hooks, fsmonitor, pager, external diff,
     /// replace refs, or fetch of any kind (a partial clone's lazy fetch included).
     private func git(_ arguments: [String]) throws -> ChildProcess.Outcome {
-        guard let repository = try GitRepository.enclosing(folder) else {
+        guard let repository = try repository.get() else {
             throw Failure(message: "'\(folder.printable)' is not in a git repository, so --base '\(shown)' names nothing")
         }
         let hardened = [

@@ -8,14 +8,12 @@ import Spec
 enum LastRun {
     /// The manifest's workspace; diagnostics are reported when the manifest cannot be read.
     static func workspace(_ manifestPath: String, context: CommandContext) -> Workspace? {
-        let loaded = ManifestLoader(environment: context.environment).load(path: manifestPath)
-        context.report(loaded.diagnostics, sources: loaded.sources)
-        return loaded.value.map { Workspace(manifest: $0) }
+        workspaceAndAddress(manifestPath, context: context)?.workspace
     }
 
     /// The manifest's workspace and the URL of its endpoint (nil for the embedded engine, which is
     /// gone with its run): where the Assemblies its runs started may be asked about.
-    static func workspaceAndAddress(_ manifestPath: String, context: CommandContext) -> (Workspace, String?)? {
+    static func workspaceAndAddress(_ manifestPath: String, context: CommandContext) -> (workspace: Workspace, address: String?)? {
         let loaded = ManifestLoader(environment: context.environment).load(path: manifestPath)
         context.report(loaded.diagnostics, sources: loaded.sources)
         guard let manifest = loaded.value else { return nil }

@@ -16,11 +16,11 @@ enum PlanMarkdown {
         changes: PlanDiff? = nil, usage: UsageReport? = nil, stepOrder: [String: [String]] = [:], warnings: [Diagnostic], templates: String?
     ) -> String {
         let process = plan.assemblies.filter { !cached.contains($0.id) }
-        var text = "### Plan for \(code(plan.pipeline)) (\(code(plan.manifest)))\n\n"
+        var text = "### Plan for \(MarkupText.codeSpan(plan.pipeline)) (\(MarkupText.codeSpan(plan.manifest)))\n\n"
         let causes = changes.map(ChangeCauses.init)
         if let causes {
             let (leading, more) = causes.leading
-            let shown = leading.map { "\(code($0.job)): \(markdown($0.cause))" }.joined(separator: "; ")
+            let shown = leading.map { "\(MarkupText.codeSpan($0.job)): \(markdown($0.cause))" }.joined(separator: "; ")
             text += "**Since the last run:** " + (leading.isEmpty ? "no changes" : shown + (more > 0 ? "; and \(more) more" : "")) + "\n\n"
         }
         text += "**\(plural(process.count, "Assembly", "Assemblies")) to process**, \(plan.assemblies.count - process.count) cached from the last run, "
@@ -32,7 +32,7 @@ enum PlanMarkdown {
                 let files = assemblies.reduce(0) { $0 + $1.files.count }
                 let bytes = assemblies.reduce(Int64(0)) { $0 + $1.bytes }
                 let steps = assemblies.first.map { describe($0.instructions, order: stepOrder[job] ?? []) } ?? ""
-                text += "| \(escaped(job)) | \(steps) | \(assemblies.count) | \(assemblies.filter { !cached.contains($0.id) }.count) | \(files) | \(ByteSize(bytes: bytes)) |\n"
+                text += "| \(MarkupText.markdown(job)) | \(steps) | \(assemblies.count) | \(assemblies.filter { !cached.contains($0.id) }.count) | \(files) | \(ByteSize(bytes: bytes)) |\n"
             }
             text += "\n"
         }
@@ -40,7 +40,7 @@ enum PlanMarkdown {
         if let causes, !causes.jobs.isEmpty {
             text += "**What changes, and why**\n\n"
             for job in causes.jobs {
-                text += "- job \(code(job.name))\n"
+                text += "- job \(MarkupText.codeSpan(job.name))\n"
                 for cause in job.causes { text += "  - \(markdown(cause))\n" }
             }
             text += "\n"
@@ -48,11 +48,11 @@ enum PlanMarkdown {
         if !process.isEmpty || !gone.isEmpty {
             text += "<details><summary>Assemblies that change</summary>\n\n| | job | Assembly | files | size | first files |\n| --- | --- | --- | ---: | ---: | --- |\n"
             for assembly in process.prefix(listed) {
-                let names = assembly.files.prefix(3).map { code($0.path, inTable: true) }.joined(separator: ", ") + (assembly.files.count > 3 ? ", +\(assembly.files.count - 3) more" : "")
-                text += "| + | \(escaped(assembly.job)) | \(code(String(assembly.id.prefix(12)), inTable: true)) | \(assembly.files.count) | \(ByteSize(bytes: assembly.bytes)) | \(names) |\n"
+                let names = assembly.files.prefix(3).map { MarkupText.codeSpan($0.path, inTable: true) }.joined(separator: ", ") + (assembly.files.count > 3 ? ", +\(assembly.files.count - 3) more" : "")
+                text += "| + | \(MarkupText.markdown(assembly.job)) | \(MarkupText.codeSpan(String(assembly.id.prefix(12)), inTable: true)) | \(assembly.files.count) | \(ByteSize(bytes: assembly.bytes)) | \(names) |\n"
             }
             for entry in gone.prefix(max(0, listed - process.count)) {
-                text += "| - | \(escaped(entry.job)) | \(code(String(entry.planID.prefix(12)), inTable: true)) | | | no longer in the plan |\n"
+                text += "| - | \(MarkupText.markdown(entry.job)) | \(MarkupText.codeSpan(String(entry.planID.prefix(12)), inTable: true)) | | | no longer in the plan |\n"
             }
             let hidden = process.count + gone.count - listed
             if hidden > 0 { text += "\n… and \(hidden) more (see `pipeline plan --out plan.json`).\n" }
@@ -62,8 +62,8 @@ enum PlanMarkdown {
         if !warnings.isEmpty {
             text += "**Warnings**\n\n"
             for warning in warnings {
-                let place = warning.location.map { "\(code("\($0.file):\($0.line):\($0.column)")): " } ?? ""
-                text += "- \(place)\(escaped(warning.message)) (\(code(warning.id)))\n"
+                let place = warning.location.map { "\(MarkupText.codeSpan("\($0.file):\($0.line):\($0.column)")): " } ?? ""
+                text += "- \(place)\(MarkupText.markdown(warning.message)) (\(MarkupText.codeSpan(warning.id)))\n"
             }
             text += "\n"
         }
@@ -73,10 +73,10 @@ enum PlanMarkdown {
 
     /// A plan that could not be made: its errors, so a summary says why rather than nothing.
     static func failure(manifest: String, errors: [Diagnostic]) -> String {
-        var text = "### Plan for \(code(manifest)): failed\n\n"
+        var text = "### Plan for \(MarkupText.codeSpan(manifest)): failed\n\n"
         for error in errors.prefix(listed) {
-            let place = error.location.map { "\(code("\($0.file):\($0.line):\($0.column)")): " } ?? ""
-            text += "- \(place)\(escaped(error.message)) (\(code(error.id)))\n"
+            let place = error.location.map { "\(MarkupText.codeSpan("\($0.file):\($0.line):\($0.column)")): " } ?? ""
+            text += "- \(place)\(MarkupText.markdown(error.message)) (\(MarkupText.codeSpan(error.id)))\n"
         }
         if errors.count > listed { text += "- … and \(errors.count - listed) more\n" }
         return text + "\n"
@@ -93,7 +93,7 @@ enum PlanMarkdown {
         changes.sort { $0.path < $1.path }
         let counts = ["added", "changed", "removed"].map { kind in "\(changes.filter { $0.sign == kind }.count) \(kind)" }.joined(separator: ", ")
         var text = "<details><summary>Files since the last run: \(counts)</summary>\n\n"
-        for change in changes.prefix(listed) { text += "- \(change.sign) \(code(change.path))\n" }
+        for change in changes.prefix(listed) { text += "- \(change.sign) \(MarkupText.codeSpan(change.path))\n" }
         if changes.count > listed { text += "- … and \(changes.count - listed) more\n" }
         return text + "\n</details>\n\n"
     }
@@ -102,19 +102,14 @@ enum PlanMarkdown {
     private static func describe(_ instructions: JSONValue, order: [String]) -> String {
         if let steps = instructions["steps"]?.objectValue {
             let names = order.filter { steps[$0] != nil } + steps.keys.filter { !order.contains($0) }.sorted()
-            return names.map { name in "\(escaped(name)) (\(code(steps[name]?["robot"]?.stringValue ?? "?", inTable: true)))" }.joined(separator: ", ")
+            return names.map { name in "\(MarkupText.markdown(name)) (\(MarkupText.codeSpan(steps[name]?["robot"]?.stringValue ?? "?", inTable: true)))" }.joined(separator: ", ")
         }
         let template = instructions["template_id"]?.stringValue ?? instructions["template"]?["name"]?.stringValue
-        return template.map { "Template \(code($0, inTable: true))" } ?? ""
+        return template.map { "Template \(MarkupText.codeSpan($0, inTable: true))" } ?? ""
     }
-
-    private static func code(_ text: String, inTable: Bool = false) -> String { MarkupText.codeSpan(text, inTable: inTable) }
-
 
     /// A cause with its options as code.
     private static func markdown(_ cause: ChangeCauses.Cause) -> String {
-        cause.options.map { "\(code($0)) (\(escaped(cause.effect)))" } ?? escaped(cause.effect)
+        cause.options.map { "\(MarkupText.codeSpan($0)) (\(MarkupText.markdown(cause.effect)))" } ?? MarkupText.markdown(cause.effect)
     }
-
-    private static func escaped(_ text: String) -> String { MarkupText.markdown(text) }
 }

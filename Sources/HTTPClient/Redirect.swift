@@ -42,7 +42,7 @@ public enum URLOrigin {
     public static func plainPathSegments(_ url: String) -> [String]? {
         guard let parts = URLComponents(string: url) else { return nil }
         let segments = parts.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-        guard !segments.contains(where: { ($0.removingPercentEncoding ?? $0) == "." || ($0.removingPercentEncoding ?? $0) == ".." }) else { return nil }
+        guard !segments.contains(where: { [".", ".."].contains($0.removingPercentEncoding ?? $0) }) else { return nil }
         return segments
     }
 

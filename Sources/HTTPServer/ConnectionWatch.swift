@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+import Basics
 import Foundation
 import Synchronization
 
@@ -204,8 +205,7 @@ final class ConnectionWatch: Sendable {
             case .idle(let since) where idle.map({ since < $0.1 }) ?? true: idle = (key, since)
             case .awaitingHead(let deadline) where waiting.map({ deadline < $0.1 }) ?? true: waiting = (key, deadline)
             case .body(let started, let bytes) where now - started >= .seconds(1):
-                let elapsed = now - started
-                let rate = Double(bytes) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                let rate = Double(bytes) / (now - started).inSeconds
                 if slowest.map({ rate < $0.1 }) ?? true { slowest = (key, rate) }
             default: break
             }

@@ -109,7 +109,7 @@ final class ProviderKeys: Sendable {
 
     /// A key id the cached keys lack, asked within the refetch cooldown: transient, for `retryIn`.
     private func notYetFetched(_ keyID: String, retryIn: Duration) -> Refusal {
-        let seconds = max(1, Int((Double(retryIn.components.seconds) + Double(retryIn.components.attoseconds) / 1e18).rounded(.up)))
+        let seconds = max(1, Int(retryIn.inSeconds.rounded(.up)))
         return Refusal(status: 503, code: "KEY_NOT_YET_FETCHED",
                        message: "the token names key '\(keyID.printable)', which identity provider '\(provider.name)' did not list when last asked; "
                            + "its keys are fetched again in \(seconds) s", retryIn: seconds)
