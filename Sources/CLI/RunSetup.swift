@@ -20,11 +20,12 @@ struct RunSetup {
         interrupted: @escaping @Sendable () -> Bool = { false }
     ) throws(DiagnosticsError) -> RunSetup {
         let endpoint = Endpoint.of(manifest, override: arguments.value("endpoint"), environment: context.environment)
-        var downloads: [String: String] = [:]
+        var downloads: [String: DownloadTarget] = [:]
         for job in manifest.jobs {
+            let patterns = job.inputs.map(\.value)
             // Only `run` has --download (plan and templates prepare a configuration too).
-            if arguments.declares("download"), let folder = arguments.value("download") { downloads[job.name.value] = folder }
-            else if let folder = job.download { downloads[job.name.value] = manifest.path(folder.value) }
+            if arguments.declares("download"), let folder = arguments.value("download") { downloads[job.name.value] = DownloadTarget(folder: folder, patterns: patterns) }
+            else if let folder = job.download { downloads[job.name.value] = DownloadTarget(folder: manifest.path(folder.value), patterns: patterns) }
         }
         var configuration = RunConfiguration(
             endpoint: endpoint.name, authKey: nil, signer: nil,

@@ -78,6 +78,14 @@ public struct GlobPattern: Sendable, Hashable {
         alternatives.contains { Self.match(ArraySlice($0), path[...]) }
     }
 
+    /// How many leading folders of `path` the first alternative it matches names literally (the
+    /// pattern's fixed prefix, before its first wildcard); nil when no alternative matches.
+    public func fixedFolders(of path: [Substring]) -> Int? {
+        guard let alternative = alternatives.first(where: { Self.match(ArraySlice($0), path[...]) }) else { return nil }
+        let literal = alternative.prefix { if case .literal = $0 { true } else { false } }.count
+        return min(literal, max(path.count - 1, 0))
+    }
+
     private static func match(_ pattern: ArraySlice<Segment>, _ path: ArraySlice<Substring>) -> Bool {
         guard let first = pattern.first else { return path.isEmpty }
         switch first {

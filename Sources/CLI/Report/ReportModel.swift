@@ -50,8 +50,6 @@ struct ReportModel {
         var budget = Self.previewBudget
         let trustedFolder = RealPath.of(workspace.directory) ?? workspace.directory
         let engineFolder = RealPath.of(workspace.engineDirectory)
-        var downloads: [String: String] = [:]
-        for job in manifest.jobs { if let folder = job.download { downloads[job.name.value] = manifest.path(folder.value) } }
 
         func preview(_ path: String?, mime: String) -> Data? {
             guard let path, budget > 0, let made = PreviewImage.jpeg(of: path, mime: mime, side: side) else { return nil }
@@ -85,10 +83,8 @@ struct ReportModel {
                     results.append((step, mine.map { result in
                         let url = result.url ?? ""
                         var path: String?
-                        if url.hasPrefix("file://") { path = confined(String(url.dropFirst("file://".count)), in: engineFolder) }
-                        if path == nil, let folder = downloads[entry.job] {
-                            path = confined(folder + "/" + FileNames.safeComponent(step) + "/" + FileNames.safeComponent(result.name), in: trustedFolder)
-                        }
+                        if url.hasPrefix("file://"), let local = URL(string: url)?.path { path = confined(local, in: engineFolder) }
+                        if path == nil, let local = result.localPath { path = confined(manifest.path(local), in: trustedFolder) }
                         let mime = result.mime ?? MediaTypes.guess(result.name)
                         let lowered = url.lowercased()
                         return Item(name: result.name, size: result.size, mime: mime, facts: Self.facts(result.meta),

@@ -10,7 +10,7 @@ import Foundation
 /// folder is never taken from it, so no key it holds, absolute or climbing, can aim a removal.
 struct DownloadLedger {
     /// `downloads.json` in the manifest's state: download folder (relative to the manifest's
-    /// folder when inside it) -> files (`step/name`) last written.
+    /// folder when inside it) -> files (`step/…/name`) last written.
     let file: String
     /// The manifest's folder (links above it are the user's).
     let trusted: String
@@ -44,16 +44,25 @@ struct DownloadLedger {
         return RealPath.isInside(absolute, RealPath.normalized(trusted)) ? RealPath.relative(absolute, from: trusted) : absolute
     }
 
-    /// Removes `step/name` below `root` without following a link, and the step's folder once empty.
+    /// Removes `step/…/name` below `root` without following a link, and the folders it leaves
+    /// empty on the way up (never `root` itself).
     private func remove(_ path: String, in root: LinkFreeFolder) {
         guard ProjectPath.isRelative(path) else { return }
         let parts = path.split(separator: "/").map(String.init)
-        guard parts.count == 2 else { return }
-        let step = openat(root.descriptor, parts[0], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard step >= 0 else { return }
+        guard parts.count >= 2, !parts.contains(where: { $0 == "." || $0 == ".." }) else { return }
+        var folders: [Int32] = [root.descriptor]
+        defer { for opened in folders.dropFirst() { close(opened) } }
+        for part in parts.dropLast() {
+            let next = openat(folders[folders.count - 1], part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard next >= 0 else { return }
+            folders.append(next)
+        }
         var info = stat()
-        if fstatat(step, parts[1], &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG { unlinkat(step, parts[1], 0) }
-        close(step)
-        unlinkat(root.descriptor, parts[0], AT_REMOVEDIR)
+        let parent = folders[folders.count - 1]
+        if fstatat(parent, parts[parts.count - 1], &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG { unlinkat(parent, parts[parts.count - 1], 0) }
+        // Each folder on the way, deepest first, goes only when empty.
+        for depth in stride(from: parts.count - 2, through: 0, by: -1) {
+            guard unlinkat(folders[depth], parts[depth], AT_REMOVEDIR) == 0 else { break }
+        }
     }
 }

@@ -2,9 +2,9 @@ import Foundation
 import HTTPClient
 import Basics
 
-/// Fetches an Assembly's result files into `DIR/<step>/<name>`, a few at once, renaming on
-/// collisions and checking each file's size. Only `http`/`https` URLs are fetched, except the
-/// embedded engine's `file://` URLs inside its own data folder; files are streamed to disk and
+/// Fetches an Assembly's result files into its download folder, where `DownloadLayout` places
+/// them, a few at once, checking each file's size. Only `http`/`https` URLs are fetched, except
+/// the embedded engine's `file://` URLs inside its own data folder; files are streamed to disk and
 /// written without following links below the folder the user named.
 struct Downloader: Sendable {
     let http: HTTPClient
@@ -25,34 +25,34 @@ struct Downloader: Sendable {
         var folder: LinkFreeFolder
         var name: String
         var size: Int64
-        /// `step/name` below the download folder.
-        var relative: String
     }
 
-    /// Downloads the entry's results; the files written, as `step/name` below `folder`.
+    /// Downloads the entry's results to `paths` (per step, each result's path below `folder`, as
+    /// `DownloadLayout` gives them); the paths written.
     @discardableResult
-    func download(_ entry: RunResults.Entry, into folder: String) async throws -> Set<String> {
+    func download(_ entry: RunResults.Entry, into folder: String, paths: [String: [String?]]) async throws -> Set<String> {
         let root = try LinkFreeFolder.open(folder, below: trusted)
+        var folders: [String: LinkFreeFolder] = [:]
         var targets: [Target] = []
-        for (step, files) in entry.results.sorted(by: { $0.key < $1.key }) {
-            let directory = try root.subfolder(FileNames.safeComponent(step))
-            var taken: Set<String> = []
-            for file in files {
-                guard let url = file.url else { continue }
-                let safe = FileNames.safeComponent(file.name)
-                var name = safe
-                var counter = 2
-                while taken.contains(name) {
-                    let ext = (safe as NSString).pathExtension
-                    name = (safe as NSString).deletingPathExtension + "-\(counter)" + (ext.isEmpty ? "" : "." + ext)
-                    counter += 1
+        var written: Set<String> = []
+        for (step, files) in entry.results {
+            for (index, file) in files.enumerated() {
+                guard let url = file.url, let path = paths[step]?[index] else { continue }
+                let parts = path.split(separator: "/").map(String.init)
+                guard let name = parts.last else { continue }
+                let parent = parts.dropLast().joined(separator: "/")
+                if folders[parent] == nil {
+                    var opened = root
+                    for part in parts.dropLast() { opened = try opened.subfolder(part) }
+                    folders[parent] = opened
                 }
-                taken.insert(name)
-                targets.append(Target(url: url, folder: directory, name: name, size: file.size, relative: FileNames.safeComponent(step) + "/" + name))
+                guard let directory = folders[parent] else { continue }
+                targets.append(Target(url: url, folder: directory, name: name, size: file.size))
+                written.insert(path)
             }
         }
         try await forEachConcurrently(targets, width: Self.parallel) { target in try await fetch(target) } receive: { _ in }
-        return Set(targets.map(\.relative))
+        return written
     }
 
     private func fetch(_ target: Target) async throws {

@@ -22,6 +22,8 @@ public struct RunResults: Sendable, Equatable {
         public var mime: String?
         /// Facts such as width and height.
         public var meta: JSONValue
+        /// Where the run downloaded it, relative to the manifest's folder (absolute when outside it).
+        public var localPath: String?
     }
 
     /// One planned Assembly's outcome.
@@ -128,7 +130,8 @@ extension RunResults.Entry {
             (list.arrayValue ?? []).map { value in
                 RunResults.ResultFile(
                     source: value["source"]?.stringValue, name: value["name"]?.stringValue?.printable ?? "", url: value["url"]?.stringValue,
-                    size: Int64(value["size"]?.intValue ?? 0), mime: value["mime"]?.stringValue, meta: value["meta"] ?? .object([:]))
+                    size: Int64(value["size"]?.intValue ?? 0), mime: value["mime"]?.stringValue, meta: value["meta"] ?? .object([:]),
+                    localPath: value["local_path"]?.stringValue)
             }
         }
         self.init(job: job.printable, planID: planID.printable, assemblyID: item["assembly_id"]?.stringValue.flatMap { AssemblyID.isValid($0) ? $0 : nil },
@@ -143,6 +146,7 @@ extension RunResults.ResultFile {
         object["source"] = source.map { .string($0) } ?? .null
         if let url { object["url"] = .string(url) }
         if let mime { object["mime"] = .string(mime) }
+        if let localPath { object["local_path"] = .string(localPath) }
         return .object(object)
     }
 }

@@ -23,8 +23,8 @@ public struct RunConfiguration: Sendable {
     public var timeout: Duration
     /// Redo everything, ignoring earlier results.
     public var force: Bool
-    /// A download folder per job (from the manifest or `--download`).
-    public var downloads: [String: String]
+    /// A download folder and its layout per job (from the manifest or `--download`).
+    public var downloads: [String: DownloadTarget]
     /// The embedded engine's data folder, when the run has one: the only place `file://` result
     /// URLs may be copied from into a download folder.
     public var localResults: String?
@@ -58,7 +58,7 @@ public struct RunConfiguration: Sendable {
     public init(
         endpoint: String, authKey: String?, signer: (any ParamsSigner)?, lifetime: Duration, workspace: Workspace,
         concurrency: Int = 4, uploadParallel: Int = 4,
-        timeout: Duration = .seconds(8 * 3600), force: Bool = false, downloads: [String: String] = [:],
+        timeout: Duration = .seconds(8 * 3600), force: Bool = false, downloads: [String: DownloadTarget] = [:],
         rewriteURL: (@Sendable (String) -> String)? = nil, pollInterval: Duration = .seconds(1)
     ) {
         self.endpoint = endpoint
@@ -93,4 +93,18 @@ public enum RunEvent: Sendable {
     case template(name: String, id: String, action: TemplateSync.Action)
     /// Something the run could not keep (state it could not save) that does not stop it.
     case warning(String)
+}
+
+/// Where a job's results are downloaded: the folder, and the layout below it.
+public struct DownloadTarget: Sendable {
+    /// The download folder.
+    public var folder: String
+    /// Where each result lands below it.
+    public var layout: DownloadLayout
+
+    /// A target for a folder and the job's input patterns.
+    public init(folder: String, patterns: [String]) {
+        self.folder = folder
+        self.layout = DownloadLayout(patterns: patterns)
+    }
 }

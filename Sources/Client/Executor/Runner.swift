@@ -97,7 +97,9 @@ public struct Runner: Sendable {
                 saved = clock.now
             }
         }
-        let final = results(collected)
+        var final = results(collected)
+        // Where each result is downloaded, known before the results are written, which name it.
+        let placements = placeDownloads(&final)
         try final.write(to: configuration.resultsPath, below: configuration.workspace.directory)
         // A whole run (not a shard's share) that completed everything: older plans' state can go.
         let wholeRunCompleted = configuration.shard == nil && final.assemblies.allSatisfy(\.isCompleted)
@@ -107,7 +109,8 @@ public struct Runner: Sendable {
         let downloader = Downloader(http: http, localResults: configuration.localResults, trusted: configuration.workspace.directory)
         var written: [String: Set<String>] = [:]
         for entry in final.assemblies where entry.isCompleted {
-            if let folder = configuration.downloads[entry.job] { written[folder, default: []].formUnion(try await downloader.download(entry, into: folder)) }
+            guard let folder = configuration.downloads[entry.job]?.folder, let paths = placements[entry.planID] else { continue }
+            written[folder, default: []].formUnion(try await downloader.download(entry, into: folder, paths: paths))
         }
         // The plan that ran, for the next plan to explain its changes against (a shard ran only part of it).
         if configuration.shard == nil {
@@ -121,9 +124,29 @@ public struct Runner: Sendable {
         // Then files pipeline wrote earlier that no result names now are removed.
         if wholeRunCompleted, !configuration.downloads.isEmpty {
             let ledger = DownloadLedger(file: configuration.workspace.downloadsFile, trusted: configuration.workspace.directory)
-            ledger.prune(keeping: Dictionary(uniqueKeysWithValues: Set(configuration.downloads.values).map { ($0, written[$0] ?? []) }))
+            ledger.prune(keeping: Dictionary(uniqueKeysWithValues: Set(configuration.downloads.values.map(\.folder)).map { ($0, written[$0] ?? []) }))
         }
         return final
+    }
+
+    /// Lays out the downloads of the completed entries, folder by folder, and records each
+    /// result's `localPath`; the paths below each folder by plan id.
+    private func placeDownloads(_ final: inout RunResults) -> [String: [String: [String?]]] {
+        let downloading = final.assemblies.filter { $0.isCompleted && configuration.downloads[$0.job] != nil }
+        var placements: [String: [String: [String?]]] = [:]
+        for (folder, entries) in Dictionary(grouping: downloading, by: { configuration.downloads[$0.job]?.folder ?? "" }) {
+            let layouts = entries.compactMap { entry in configuration.downloads[entry.job].map { (entry, $0.layout) } }
+            placements.merge(DownloadLayout.paths(of: layouts)) { first, _ in first }
+            let relative = configuration.workspace.pathFromManifest(folder)
+            let shown = relative == "." ? "" : relative + "/"
+            for index in final.assemblies.indices {
+                guard let paths = placements[final.assemblies[index].planID], configuration.downloads[final.assemblies[index].job]?.folder == folder else { continue }
+                for (step, files) in final.assemblies[index].results {
+                    for file in files.indices { final.assemblies[index].results[step]?[file].localPath = paths[step]?[file].map { shown + $0 } }
+                }
+            }
+        }
+        return placements
     }
 
     /// How often results are saved while a run goes on.

@@ -8,6 +8,13 @@ extension Workspace {
         manifestFile.map { RealPath.relative(directory + "/" + $0, from: FolderPath.of(RealPath.normalized(resultsPath))) }
     }
 
+    /// `path` as results name a local file: relative to the manifest's folder when inside it,
+    /// else absolute.
+    public func pathFromManifest(_ path: String) -> String {
+        let absolute = RealPath.normalized(path)
+        return RealPath.isInside(absolute, RealPath.normalized(directory)) ? RealPath.relative(absolute, from: directory) : absolute
+    }
+
     /// Why this manifest's run (of `shard`, `I/N`, if any) must not write the results file: it
     /// holds the results of another manifest that is still there (two manifests left at
     /// `results.json` in one folder, or pointed at one file), or of another shard of this one,
