@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(pkgconf libyaml-dev libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libvips42 zlib1g-dev libdeflate-dev libarchive-dev ffmpeg libjpeg-turbo-progs optipng libimage-exiftool-perl curl openssl zsh fish dpkg-dev debootstrap nginx-light chromium)
+APT_PACKAGES=(pkgconf libyaml-dev libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libvips42 libvips-tools zlib1g-dev libdeflate-dev libarchive-dev ffmpeg libjpeg-turbo-progs optipng libimage-exiftool-perl curl openssl zsh fish dpkg-dev debootstrap nginx-light chromium)
 # Independent peers: a JSON Schema validator, the tus client tuspy and the official
 # Transloadit Python SDK.
 PYTHON_PEERS=(check-jsonschema==0.39.0 tuspy==1.1.0 pytransloadit==1.0.4)

@@ -177,10 +177,11 @@ final class RunDisplay: Sendable {
         let failed = results.assemblies.filter { !$0.isCompleted }
         let cached = results.assemblies.filter(\.cached).count
         let completed = results.assemblies.count - failed.count - cached
+        let leftOut = results.assemblies.flatMap(\.leftOut)
         if json {
             output.out(JSONValue.object([
                 "event": .string("summary"), "completed": .int(completed), "cached": .int(cached), "failed": .int(failed.count),
-                "results": .string(resultsPath),
+                "left_out": .int(leftOut.count), "results": .string(resultsPath),
             ]).serialized() + "\n")
             return
         }
@@ -199,10 +200,14 @@ final class RunDisplay: Sendable {
             let assembly = entry.assemblyID.map { " (Assembly \($0))" } ?? " (no Assembly was created)"
             output.error("failed: \(entry.job) \(entry.planID.prefix(12))\(assembly): \(entry.status.printable): \((entry.message ?? "").printable)\n")
         }
+        for item in leftOut {
+            output.error("left out: \((item.source ?? "(no source)").printable) by step '\(item.step)': \(item.error): \(item.message)\n")
+        }
         let elapsed = ContinuousClock.now - started
         let seconds = elapsed.inSeconds
         let sent = state.withLock { $0.uploaded.bytes }
-        output.out("Run: \(completed) completed, \(cached) cached, \(failed.count) failed. Results: \(Self.shown(resultsPath))"
+        output.out("Run: \(completed) completed, \(cached) cached, \(failed.count) failed"
+            + (leftOut.isEmpty ? "" : ", \(plural(leftOut.count, "file")) left out") + ". Results: \(Self.shown(resultsPath))"
             + " (\(String(format: "%.1f", seconds)) s, \(ByteSize(bytes: sent)) uploaded)\n")
     }
 

@@ -91,11 +91,11 @@ public final class StreamingDigest: @unchecked Sendable {  // one owner at a tim
     }
 
     /// The digest of `length` bytes of the file at `path` from `offset` (to its end when `nil`),
-    /// read in blocks of `buffer`'s size, with what `fstat` said before the first byte was read;
-    /// the error is the `errno` of a failed read.
+    /// read in blocks of `buffer`'s size (each shown to `observe` too), with what `fstat` said
+    /// before the first byte was read; the error is the `errno` of a failed read.
     public static func file(
         _ path: String, algorithm: DigestAlgorithm, offset: Int64 = 0, length: Int64? = nil, buffer: inout [UInt8],
-        admit: ((Int32) -> String?)? = nil
+        admit: ((Int32) -> String?)? = nil, observe: ((UnsafeRawBufferPointer) -> Void)? = nil
     ) throws(FileDigestError) -> (digest: [UInt8], size: Int64, modified: Int64?, status: stat?) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FileDigestError(path: path, code: errno) }
@@ -122,7 +122,11 @@ public final class StreamingDigest: @unchecked Sendable {  // one owner at a tim
                 guard length == nil else { throw FileDigestError(path: path, code: EIO) }
                 break
             }
-            buffer.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            buffer.withUnsafeBytes { bytes in
+                let read = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
+                digest.update(read)
+                observe?(read)
+            }
             position += Int64(count)
             remaining -= Int64(count)
             if regular, length == nil, count < wanted { break }

@@ -100,10 +100,15 @@ final class AssemblyExecutor: Sendable {
                 let context = RobotContext(
                     step: step, folder: folder, fields: record.fields, assembly: id, exports: exports, limits: limits,
                     isCanceled: { store.get(id)?.isTerminal ?? true },
-                    ignore: { error in
-                        ignored.withLock {
-                            $0.append(JSONValue.object(["step": .string(step.name), "robot": .string(step.robot), "error": .string(error.code), "message": .string(error.message)]))
+                    ignore: { error, file in
+                        var entry: [String: JSONValue] = [
+                            "step": .string(step.name), "robot": .string(step.robot), "error": .string(error.code), "message": .string(error.message),
+                        ]
+                        if let file {
+                            entry["original_id"] = .string(file.originalID)
+                            entry["name"] = .string(file.name)
                         }
+                        ignored.withLock { $0.append(.object(entry)) }
                     })
                 do throws(RobotError) {
                     let produced = try Robots.run(context, on: inputs)

@@ -17,8 +17,9 @@ struct RobotContext: Sendable {
     var limits: RobotLimits
     /// Whether the Assembly was canceled (or failed) meanwhile: long work stops when it says yes.
     var isCanceled: @Sendable () -> Bool = { false }
-    /// Records an error the step's `ignore_errors` let it skip, for the status' `ignored_errors`.
-    var ignore: @Sendable (RobotError) -> Void = { _ in }
+    /// Records an error the step's `ignore_errors` let it skip (with the file it left out, when
+    /// one was), for the status' `ignored_errors`.
+    var ignore: @Sendable (RobotError, AssemblyFile?) -> Void = { _, _ in }
 
     var options: [String: JSONValue] { step.options }
 }
@@ -108,6 +109,7 @@ enum Robots {
                 code: "INVALID_STEP_PARAMETER",
                 message: "this engine's \(context.step.robot) does not implement '\(TerminalText.printable(String(unknown.prefix(60))))'")
         }
+        let ignored = try ignoredPhases(options)
         let robot: any FileRobot
         switch context.step.robot {
         case "/upload/handle": return inputs
@@ -128,7 +130,27 @@ enum Robots {
         default: throw RobotError(code: "ASSEMBLY_INVALID_STEPS", message: "\(context.step.robot) does not run locally")
         }
         defer { robot.finish() }
-        return try parallel(inputs) { (file: AssemblyFile) throws(RobotError) -> [AssemblyFile] in try robot.process(file, context: context) }.flatMap { $0 }
+        let work: @Sendable (AssemblyFile) throws(RobotError) -> [AssemblyFile] = { file throws(RobotError) in try robot.process(file, context: context) }
+        guard ignored.contains("execute") else { return try parallel(inputs, work).flatMap { $0 } }
+        // `ignore_errors: [execute]`: a file the robot fails on is left out and named; the others go on.
+        var kept: [AssemblyFile] = []
+        for (file, outcome) in zip(inputs, outcomes(inputs, work)) {
+            switch outcome {
+            case .success(let made): kept += made
+            case .failure(let error):
+                if error.code == RobotError.canceled.code || context.isCanceled() { throw error }
+                context.ignore(error, file)
+            }
+        }
+        return kept
+    }
+
+    /// The phases a step's `ignore_errors` names (see `RobotCatalog.ignoredPhases`); anything else is refused.
+    static func ignoredPhases(_ options: [String: JSONValue]) throws(RobotError) -> Set<String> {
+        guard let phases = RobotCatalog.ignoredPhases(options["ignore_errors"]) else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'ignore_errors' is true, false or a list of the phases meta, execute and import")
+        }
+        return phases
     }
 
     /// `work` on every input, on all cores, keeping the input order; the first error wins.

@@ -60,21 +60,8 @@ struct StepGraph: Sendable {
         return !used.contains(step.name) && step.robot != "/upload/handle"
     }
 
-    /// The steps a step uses: what its `use` names; import robots use nothing unless told.
-    static func uses(of step: JSONValue) -> [String] {
-        if step["use"] == nil, step["robot"]?.stringValue?.hasSuffix("/import") == true { return [] }
-        return uses(step["use"])
-    }
-
-    /// The step names in the forms `use` takes: a name, a list of names or `{name: ...}`, or `{steps: [...]}`.
-    static func uses(_ value: JSONValue?) -> [String] {
-        switch value {
-        case .string(let name)?: return [name]
-        case .array(let items)?: return items.flatMap { item in item.stringValue.map { [$0] } ?? uses(item["name"]) }
-        case .object(let object)?: return uses(object["steps"])
-        default: return [":original"]
-        }
-    }
+    /// The steps a step uses (see `StepUses`).
+    static func uses(of step: JSONValue) -> [String] { StepUses.of(step) }
 
     private static func order(_ steps: [Step]) -> [Step]? {
         var done: Set<String> = [":original"]

@@ -6,6 +6,8 @@ import Foundation
 struct RememberedDigest: Sendable, Equatable {
     var identity: FileIdentity
     var digest: SHA256Digest
+    /// What the content showed when it was hashed.
+    var inspection = ContentInspection(mediaType: nil, problem: nil)
 }
 
 /// File digests remembered by file identity (size, mtime, ctime, inode, device), the way git's

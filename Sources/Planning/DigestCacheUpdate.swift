@@ -89,7 +89,7 @@ final class DigestCacheUpdate {
     func record(_ keys: [String], _ digests: [FileDigest?], _ piece: Piece) {
         for (index, (key, digest)) in zip(keys, digests).enumerated() {
             for other in piece.othersBefore[index] ?? [] { write(other.path, other.old.entry, unchangedEnd: other.old.end) }
-            let entry = digest.flatMap { digest in digest.identity.map { RememberedDigest(identity: $0, digest: digest.digest) } }
+            let entry = digest.flatMap { digest in digest.identity.map { RememberedDigest(identity: $0, digest: digest.digest, inspection: digest.inspection) } }
             let matched = index < piece.matched.count ? piece.matched[index] : nil
             if matched?.entry != entry { needsWriting = true }
             if let entry { write(key, entry, unchangedEnd: matched?.end) }

@@ -13,6 +13,8 @@ public struct FileDigest: Sendable, Hashable {
     public var modified: Int64?
     /// The file's identity when it was stat'ed before reading and did not change while read.
     var identity: FileIdentity?
+    /// What its content showed as it was read.
+    public var inspection = ContentInspection(mediaType: nil, problem: nil)
 
     /// The lowercase hexadecimal SHA-256.
     public var sha256: String { digest.hex }
@@ -48,7 +50,7 @@ public enum FileHasher {
                 // Only a file with a remembered digest is stat'ed first; the others are opened at once.
                 if let known = remembered?[index], let identity = folder >= 0 ? cursor.identity(paths[index]) : FileIdentity(path: joined()),
                    known.identity == identity {
-                    return .success(FileDigest(size: identity.size, digest: known.digest, modified: identity.modified, identity: identity))
+                    return .success(FileDigest(size: identity.size, digest: known.digest, modified: identity.modified, identity: identity, inspection: known.inspection))
                 }
                 let path = joined()
                 return Result { () throws(HashingError) in try digest(path: path, buffer: &buffer, confinement: confinement) }
@@ -63,17 +65,17 @@ public enum FileHasher {
 
     private static func digest(path: String, buffer: inout [UInt8], confinement: String? = nil) throws(HashingError) -> FileDigest {
         let read: (digest: [UInt8], size: Int64, modified: Int64?, status: stat?)
+        var inspector = ContentInspector()
         do {
-            read = try StreamingDigest.file(path, algorithm: .sha256, buffer: &buffer) { descriptor in
-                refusal(of: descriptor, confinement: confinement)
-            }
+            read = try StreamingDigest.file(
+                path, algorithm: .sha256, buffer: &buffer, admit: { refusal(of: $0, confinement: confinement) }, observe: { inspector.feed($0) })
         } catch {
             throw HashingError(path: path, code: error.code, reason: error.reason)
         }
         guard let digest = SHA256Digest(bytes: read.digest) else { throw HashingError(path: path, code: EIO) }
         // Worth remembering only when the whole version stat'ed before the first byte was read.
         let identity = read.status.flatMap(FileIdentity.init).flatMap { $0.size == read.size ? $0 : nil }
-        return FileDigest(size: read.size, digest: digest, modified: read.modified, identity: identity)
+        return FileDigest(size: read.size, digest: digest, modified: read.modified, identity: identity, inspection: inspector.finish())
     }
 }
 

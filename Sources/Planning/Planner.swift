@@ -50,6 +50,9 @@ public struct Planner: Sendable {
                 hint: "remove it, or make the manifest's .pipeline folder a writable folder"))
         }
 
+        for job in manifest.jobs {
+            diagnostics += InputChecks.findings(job: job, files: assemblies.lazy.filter { $0.job == job.name.value }.flatMap(\.files))
+        }
         if let policy {
             for job in manifest.jobs {
                 let review = PolicyReview(policy: policy, manifest: manifest, job: job)
@@ -162,7 +165,7 @@ public struct Planner: Sendable {
                     switch result {
                     case .success(let digest):
                         digests.append(digest)
-                        consume(done.start + offset, PlannedFile(path: path, size: digest.size, digest: digest.digest, modified: digest.modified))
+                        consume(done.start + offset, PlannedFile(path: path, size: digest.size, digest: digest.digest, modified: digest.modified, inspection: digest.inspection))
                     case .failure(let error):
                         digests.append(nil)
                         consume(done.start + offset, nil)

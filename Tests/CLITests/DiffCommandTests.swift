@@ -48,8 +48,8 @@ final class DiffCommandTests: XCTestCase {
         let plan = project.directory.path + "/plan.json"
         let outcome = await CLIHarness.run(["plan", project.manifest, "--out", plan])
         XCTAssertEqual(outcome.status, 0)
-        try project.directory.write("images/a.jpg", "alpha, retouched")
-        try project.directory.write("images/e.jpg", "echo")
+        try project.directory.write("images/a.jpg", data: TestImages.png(width: 4, height: 4))
+        try project.directory.write("images/e.jpg", data: TestImages.png(width: 8, height: 3))
         let result = await CLIHarness.run(["diff", plan, project.manifest, "--json"])
         XCTAssertEqual(result.status, 0, "without --exit-code a diff with changes still succeeds")
         let diff = try JSONValue.parse(Data(result.stdout.utf8))

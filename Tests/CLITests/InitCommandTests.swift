@@ -73,7 +73,7 @@ final class InitCommandTests: XCTestCase {
     /// A folder with video and no audio: `init --kind media` writes the video job alone, and its
     /// policy only what that job uses, so the plan passes.
     func testMediaJobsAreWrittenOnlyForTheFilesThereAre() throws {
-        try directory.write("clips/intro.mp4", data: Data(repeating: 1, count: 64))
+        try MediaCorpus.writePortraitVideo(directory.path + "/clips/intro.mp4")
         let made = try pipeline(["init", "--kind", "media"])
         XCTAssertEqual(made.status, 0, made.stderr)
         let manifest = try String(contentsOfFile: directory.path + "/pipeline.yml", encoding: .utf8)

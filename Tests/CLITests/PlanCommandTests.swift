@@ -1,5 +1,6 @@
 import Foundation
 import Basics
+import Crypto
 import TestSupport
 import XCTest
 
@@ -45,12 +46,12 @@ final class PlanCommandTests: XCTestCase {
         let result = await CLIHarness.run(["plan", project.manifest])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(result.stderr, "")
-        XCTAssertTrue(result.stdout.contains("job thumbs: 2 Assemblies, 4 files, 22 B\n"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("job thumbs: 2 Assemblies, 4 files, 482 B\n"), result.stdout)
         XCTAssertTrue(result.stdout.contains("images/a.jpg, images/b.jpg"), result.stdout)
         XCTAssertFalse(result.stdout.contains("_drafts"), "excluded by '!images/_drafts/**'")
-        XCTAssertTrue(result.stdout.contains("Plan: 2 Assemblies, 4 files, 22 B in 1 job.\nUsage estimate:\n"), result.stdout)
-        XCTAssertTrue(result.stdout.contains("  thumbs: 4 files, 22 B in; 4 robot executions (4 /image/resize); output unknown until a run measures it\n"), result.stdout)
-        XCTAssertTrue(result.stdout.hasSuffix("  counted by a metered service: about 22 B (input, and output where the last run measured it)\n"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("Plan: 2 Assemblies, 4 files, 482 B in 1 job.\nUsage estimate:\n"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("  thumbs: 4 files, 482 B in; 4 robot executions (4 /image/resize); output unknown until a run measures it\n"), result.stdout)
+        XCTAssertTrue(result.stdout.hasSuffix("  counted by a metered service: about 482 B (input, and output where the last run measured it)\n"), result.stdout)
     }
 
     func testPlanJSONIsByteIdenticalAcrossRunsAndMatchesOut() async throws {
@@ -65,9 +66,9 @@ final class PlanCommandTests: XCTestCase {
         let plan = try JSONValue.parse(Data(written.utf8))
         let files = plan["assemblies"]?.arrayValue?.flatMap { $0["files"]?.arrayValue ?? [] } ?? []
         XCTAssertEqual(files.compactMap { $0["path"]?.stringValue }, ["images/a.jpg", "images/b.jpg", "images/c.jpg", "images/sub/d.jpg"])
-        XCTAssertEqual(files.first?["sha256"]?.stringValue, "8ed3f6ad685b959ead7022518e1af76cd816f8e8ec7ccdda1ed4018e8f2223f8", "sha256 of 'alpha'")
+        XCTAssertEqual(files.first?["sha256"]?.stringValue, SHA256.hex([UInt8](TestImages.png(width: 4, height: 3))), "sha256 of images/a.jpg")
         XCTAssertEqual(plan["summary"]?["files"], .int(4))
-        XCTAssertEqual(plan["summary"]?["bytes"], .int(22))
+        XCTAssertEqual(plan["summary"]?["bytes"], .int(482))
         XCTAssertEqual(plan["summary"]?["usage"]?["jobs"]?.objectValue?.count, 1)
     }
 

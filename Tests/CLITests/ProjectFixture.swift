@@ -1,16 +1,17 @@
 import Foundation
 import TestSupport
 
-/// A throwaway project: a manifest, a policy and some real files in a temporary folder.
+/// A throwaway project: a manifest, a policy and some real images in a temporary folder.
 final class ProjectFixture: @unchecked Sendable {
     let directory: TemporaryDirectory
 
     init(width: Int = 200, batch: String = "2") throws {
         directory = try TemporaryDirectory()
-        for (name, content) in [("a", "alpha"), ("b", "bravo"), ("c", "charlie"), ("sub/d", "delta")] {
-            try directory.write("images/\(name).jpg", content)
+        // Real images (PNG content under .jpg names: plan goes by content), each its own size.
+        for (index, name) in ["a", "b", "c", "sub/d"].enumerated() {
+            try directory.write("images/\(name).jpg", data: TestImages.png(width: 4 + index, height: 3))
         }
-        try directory.write("images/_drafts/x.jpg", "draft")
+        try directory.write("images/_drafts/x.jpg", data: TestImages.png(width: 2, height: 2))
         try writeManifest(width: width, batch: batch)
         try directory.write("policy.yml", """
             version: 1

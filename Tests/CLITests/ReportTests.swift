@@ -27,8 +27,8 @@ final class ReportTests: XCTestCase {
         let site = PackageRoot.path + "/examples/site"
         for name in ["pipeline.yml", "policy.yml"] { try FileManager.default.copyItem(atPath: site + "/" + name, toPath: directory.path + "/" + name) }
         try FileManager.default.copyItem(atPath: site + "/images", toPath: directory.path + "/images")
-        // A job of its own whose one Assembly fails: a file that is no image.
-        try directory.write("broken/bad.png", "not an image at all")
+        // A job of its own whose one Assembly fails: an image whose data is damaged.
+        try directory.write("broken/bad.png", data: TestImages.corruptPNG(width: 8, height: 8))
         try (try String(contentsOfFile: directory.path + "/pipeline.yml", encoding: .utf8) + """
 
               broken:

@@ -323,7 +323,7 @@ final class RunCommandTests: XCTestCase {
     func testStatusOfALocalRunReportsWhatItStored() async throws {
         let directory = try project()
         defer { directory.remove() }
-        try directory.write("images/broken.png", "not an image")
+        try directory.write("images/broken.png", data: TestImages.corruptPNG(width: 8, height: 8))
         let run = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
         XCTAssertEqual(run.status, 1, run.stderr)
         // The embedded engine is gone with the run: the stored state and error are reported, not NETWORK.

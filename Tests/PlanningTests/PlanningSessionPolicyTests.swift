@@ -8,8 +8,8 @@ import XCTest
 final class PlanningSessionPolicyTests: XCTestCase {
     private func makeSite(policy: String) throws -> TemporaryDirectory {
         let site = try TemporaryDirectory()
-        for name in ["a.png", "b.png", "c.png", "d.png"] {
-            try site.write("images/\(name)", name)
+        for (index, name) in ["a.png", "b.png", "c.png", "d.png"].enumerated() {
+            try site.write("images/\(name)", data: TestImages.png(width: index + 1, height: 1))
         }
         try site.write("images/notes.txt", "abc")
         try site.write("policy.yml", policy)

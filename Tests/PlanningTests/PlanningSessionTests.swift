@@ -13,12 +13,13 @@ final class PlanningSessionTests: XCTestCase {
     private let resizePolicy = """
         version: 1
         robots:
-          /image/resize:
-            width: {type: integer, min: 1, max: 4000}
+          /file/hash:
+            algorithm: {type: string}
           /file/filter:
         """
 
-    /// images/{Z.png, a-b.png, a.png, b.png, sub/c.png, _drafts/d.png, notes.txt, .hidden/e.png}
+    /// images/{Z.png, a-b.png, a.png, b.png, sub/c.png, _drafts/d.png, notes.txt, .hidden/e.png}: text
+    /// and empty files, whatever their names, which the jobs' robots (hash, filter) take.
     private func makeSite() throws -> TemporaryDirectory {
         let site = try TemporaryDirectory()
         try site.write("images/Z.png", "")
@@ -50,9 +51,9 @@ final class PlanningSessionTests: XCTestCase {
             batch: 2
             steps:
               thumb:
-                robot: /image/resize
+                robot: /file/hash
                 use: :original
-                width: 200
+                algorithm: sha256
           docs:
             inputs: [images/*.txt]
             batch: all
@@ -70,7 +71,7 @@ final class PlanningSessionTests: XCTestCase {
         let plan = try XCTUnwrap(loaded.value)
 
         let thumb = JSONValue.object(["steps": .object(["thumb": .object([
-            "robot": .string("/image/resize"), "use": .string(":original"), "width": .int(200),
+            "robot": .string("/file/hash"), "use": .string(":original"), "algorithm": .string("sha256"),
         ])])])
         let keep = JSONValue.object(["steps": .object(["keep": .object([
             "robot": .string("/file/filter"), "use": .string(":original"),
@@ -126,7 +127,7 @@ final class PlanningSessionTests: XCTestCase {
               - images/*.gif
             steps:
               thumb:
-                robot: /image/resize
+                robot: /file/hash
                 use: :original
         """
 

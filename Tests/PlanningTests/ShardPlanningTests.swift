@@ -18,7 +18,7 @@ final class ShardPlanningTests: XCTestCase {
               thumbs:
                 inputs: [images/*.png]
                 batch: 4
-                steps: {t: {robot: /image/resize, use: ":original", width: 10}}
+                steps: {t: {robot: /file/hash, use: ":original"}}
               docs:
                 inputs: [docs/*.txt, images/0*.png]
                 batch: all

@@ -21,6 +21,14 @@ public enum TestImages {
         return png
     }
 
+    /// A PNG whole in its structure (every chunk and the end there, as `plan` checks) whose image
+    /// data's checksum is wrong, so that decoding it fails: a file that breaks only when processed.
+    public static func corruptPNG(width: Int, height: Int) -> Data {
+        var data = png(width: width, height: height)
+        if let idat = data.range(of: Data("IDAT".utf8)) { data[idat.upperBound + 2] ^= 0xFF }
+        return data
+    }
+
     private static func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
     }

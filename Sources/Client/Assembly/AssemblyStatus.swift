@@ -42,6 +42,9 @@ public struct AssemblyState: Sendable {
     public var uploads: [File]
     /// Result files per step.
     public var results: [String: [File]]
+    /// Failures the steps' `ignore_errors` skipped: the step, the file left out (by its
+    /// `original_id`, when one was), and why.
+    public var ignoredErrors: [(step: String, originalID: String?, error: String, message: String)]
     /// `info.retryIn` seconds, sent with rate-limit errors.
     public var retryIn: Double?
     /// The longest the server holds a status request until the Assembly moves on, when it said
@@ -62,6 +65,10 @@ public struct AssemblyState: Sendable {
         uploads = (json["uploads"]?.arrayValue ?? []).map(Self.file)
         results = (json["results"]?.objectValue ?? [:]).mapValues { ($0.arrayValue ?? []).map(Self.file) }
         retryIn = json["info"]?["retryIn"]?.doubleValue
+        ignoredErrors = (json["ignored_errors"]?.arrayValue ?? []).map { item in
+            ((item["step"]?.stringValue ?? "").printable, item["original_id"]?.stringValue,
+             (item["error"]?.stringValue ?? "").printable, (item["message"]?.stringValue ?? "").printable)
+        }
     }
 
     /// Still uploading or executing.

@@ -277,10 +277,14 @@ struct AssemblyRun: Sendable {
                     url: file.url.map { configuration.rewriteURL?($0) ?? $0 }, size: file.size, mime: file.mime, meta: file.meta)
             }.sorted { ($0.source ?? "", $0.name) < ($1.source ?? "", $1.name) }
         }
-        return RunResults.Entry(
+        var entry = RunResults.Entry(
             job: planned.job, planID: planned.id, assemblyID: status.assemblyID,
             assemblyURL: status.assemblyURL.map { configuration.rewriteURL?($0) ?? $0 },
             status: AssemblyStatusCode.completed, message: nil, cached: false, files: planned.files, results: results)
+        entry.leftOut = status.ignoredErrors.map { ignored in
+            RunResults.LeftOut(source: ignored.originalID.flatMap { sources[$0] ?? nil }, step: ignored.step, error: ignored.error, message: ignored.message)
+        }.sorted { ($0.source ?? "", $0.step) < ($1.source ?? "", $1.step) }
+        return entry
     }
 
     private func failed(_ code: String, _ message: String, assemblyID: String?, assemblyURL: String?) -> RunResults.Entry {

@@ -26,6 +26,18 @@ public struct RunResults: Sendable, Equatable {
         public var localPath: String?
     }
 
+    /// A source file a step left out, as its `ignore_errors` allowed.
+    public struct LeftOut: Sendable, Equatable {
+        /// The source file (nil when the failure names none, such as an import).
+        public var source: String?
+        /// The step that failed on it.
+        public var step: String
+        /// The error code.
+        public var error: String
+        /// What went wrong.
+        public var message: String
+    }
+
     /// One planned Assembly's outcome.
     public struct Entry: Sendable, Equatable {
         /// The manifest job.
@@ -46,6 +58,8 @@ public struct RunResults: Sendable, Equatable {
         public var files: [PlannedFile]
         /// Result files per step.
         public var results: [String: [ResultFile]]
+        /// Files its steps left out (`ignore_errors`), with why.
+        public var leftOut: [LeftOut] = []
 
         /// Whether the Assembly completed.
         public var isCompleted: Bool { status == AssemblyStatusCode.completed }
@@ -113,6 +127,11 @@ extension RunResults.Entry {
         if let assemblyID { object["assembly_id"] = .string(assemblyID) }
         if let assemblyURL { object["assembly_url"] = .string(assemblyURL) }
         if let message, !isCompleted { object["message"] = .string(message) }
+        if !leftOut.isEmpty {
+            object["left_out"] = .array(leftOut.map { item in
+                .object(["source": item.source.map { .string($0) } ?? .null, "step": .string(item.step), "error": .string(item.error), "message": .string(item.message)])
+            })
+        }
         return .object(object)
     }
 
@@ -137,6 +156,11 @@ extension RunResults.Entry {
         self.init(job: job.printable, planID: planID.printable, assemblyID: item["assembly_id"]?.stringValue.flatMap { AssemblyID.isValid($0) ? $0 : nil },
                   assemblyURL: item["assembly_url"]?.stringValue, status: status.printable, message: item["message"]?.stringValue?.printable,
                   cached: false, files: files, results: results)
+        leftOut = (item["left_out"]?.arrayValue ?? []).map { value in
+            RunResults.LeftOut(
+                source: value["source"]?.stringValue, step: (value["step"]?.stringValue ?? "").printable,
+                error: (value["error"]?.stringValue ?? "").printable, message: (value["message"]?.stringValue ?? "").printable)
+        }
     }
 }
 

@@ -63,7 +63,7 @@ struct HTTPImportRobot: Sendable {
             switch outcome {
             case .success(let file): files.append(file)
             case .failure(let error) where error.code == RobotError.canceled.code || !skipsFailures: throw error
-            case .failure(let error): context.ignore(error)
+            case .failure(let error): context.ignore(error, nil)
             }
         }
         return files

@@ -22,8 +22,11 @@ struct MediaFacts: Sendable {
         if let duration { meta["duration"] = .double((duration * 1000).rounded() / 1000) }
         if let rate = number(format["bit_rate"]) { meta["overall_bitrate"] = .int(Int(rate)) }
         if let video {
-            width = video["width"]?.intValue
-            height = video["height"]?.intValue
+            // Frames stored landscape with a display rotation (a phone's portrait video) are shown,
+            // encoded and thumbnailed upright (ffmpeg rotates them): so are their facts.
+            let turned = Self.rotation(of: video).map { abs($0.truncatingRemainder(dividingBy: 180)) == 90 } ?? false
+            width = video[turned ? "height" : "width"]?.intValue
+            height = video[turned ? "width" : "height"]?.intValue
             if let width, let height {
                 meta["width"] = .int(width)
                 meta["height"] = .int(height)
@@ -42,6 +45,13 @@ struct MediaFacts: Sendable {
             if let rate = number(audio["bit_rate"]) { meta["audio_bitrate"] = .int(Int(rate)) }
         }
         self.meta = meta
+    }
+
+    /// The display rotation of a video stream in degrees, from its display matrix (or the older
+    /// `rotate` tag); nil when it has none.
+    static func rotation(of stream: JSONValue) -> Double? {
+        let fromMatrix = stream["side_data_list"]?.arrayValue?.lazy.compactMap { $0["rotation"]?.doubleValue }.first
+        return fromMatrix ?? stream["tags"]?["rotate"]?.stringValue.flatMap(Double.init)
     }
 
     /// Refuses media longer than the engine takes, from the duration `file` already reports

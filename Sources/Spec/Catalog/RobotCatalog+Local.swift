@@ -33,9 +33,13 @@ extension RobotCatalog {
         return parameters
     }()
 
+    /// Keys the local engine implements for every robot: `ignore_errors` (a file a robot fails
+    /// on is left out and named, as the service does).
+    public static let everyLocalRobotTakes: Set<String> = ["ignore_errors"]
+
     /// The keys of a local step that the local engine does not implement, in order.
     public static func unimplementedLocally(robot: String, keys: [String]) -> [String] {
         guard let implemented = localParameters[robot] else { return [] }
-        return keys.filter { !structuralKeys.contains($0) && !implemented.contains($0) }
+        return keys.filter { !structuralKeys.contains($0) && !everyLocalRobotTakes.contains($0) && !implemented.contains($0) }
     }
 }

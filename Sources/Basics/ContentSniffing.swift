@@ -1,33 +1,45 @@
-import Basics
 import Foundation
 
 /// What a file holds, by its first bytes: its name (or the type a client declared) may say
 /// otherwise, and robots choose tools and `/file/filter` judges `mime` by it.
-enum ContentSniffing {
+public enum ContentSniffing {
     /// The usual extension of the file's image kind (`jpg`, `png`, `gif`, `tif`, `webp`, `avif`,
     /// `heic`), or nil when it is none of them.
-    static func imageExtension(of path: String) -> String? {
+    public static func imageExtension(of path: String) -> String? {
         Head(path: path).imageExtension
     }
 
     /// The media type of `path`: the one its content shows when it is a common image, audio,
     /// video, PDF or archive format; `text/plain` for text that `claimed` says is media;
     /// otherwise `claimed`.
-    static func mediaType(of path: String, claimed: String) -> String {
+    public static func mediaType(of path: String, claimed: String) -> String {
         let head = Head(path: path)
         if let sniffed = head.mediaType { return sniffed }
         let media = ["image/", "video/", "audio/"].contains { claimed.hasPrefix($0) } && claimed != "image/svg+xml"
         return media && head.isText ? "text/plain" : claimed
     }
 
+    /// The media type the first bytes of a file show (at least the first `headSize`, when it has
+    /// that many), or nil when they show none this knows.
+    public static func mediaType(head: [UInt8]) -> String? {
+        Head(bytes: Array(head.prefix(headSize))).mediaType
+    }
+
+    /// The bytes looked at.
+    public static let headSize = 512
+
     /// The first 512 bytes of a file.
     private struct Head {
         let bytes: [UInt8]
 
+        init(bytes: [UInt8]) {
+            self.bytes = bytes
+        }
+
         init(path: String) {
             let handle = FileHandle(forReadingAtPath: path)
             defer { try? handle?.close() }
-            bytes = [UInt8]((try? handle?.read(upToCount: 512)) ?? Data())
+            bytes = [UInt8]((try? handle?.read(upToCount: ContentSniffing.headSize)) ?? Data())
         }
 
         func at(_ offset: Int, _ text: String) -> Bool {
