@@ -18,15 +18,9 @@ struct DocumentThumbsRobot: Sendable {
         page = try StepOptions(options: options).integer("page", in: 1...Self.maximumPages)
         width = Int32(try StepOptions(options: options).integer("width", in: 1...5000) ?? 0)
         height = Int32(try StepOptions(options: options).integer("height", in: 1...5000) ?? 0)
-        let name = options["resize_strategy"]?.stringValue ?? "pad"
-        guard let strategy = ResizeStrategy(rawValue: name) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "resize_strategy '\(name)' is not one of " + ResizeStrategy.allCases.map(\.rawValue).sorted().joined(separator: ", "))
-        }
-        self.strategy = strategy
-        let format = options["format"]?.stringValue ?? "png"
-        guard ["png", "jpg", "jpeg", "gif"].contains(format) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "format '\(format)' is not one of gif, jpeg, jpg, png")
-        }
+        let strict = StepOptions(options: options)
+        strategy = try ResizeStrategy.chosen(strict.choice("resize_strategy", of: "/document/thumbs", default: "pad"))
+        let format = try strict.choice("format", of: "/document/thumbs", default: "png")
         ext = format == "jpeg" ? "jpg" : format
     }
 

@@ -21,10 +21,7 @@ struct FileFilterRobot: Sendable {
     init(options: [String: JSONValue]) throws(RobotError) {
         accepts = try options["accepts"].map(Self.conditions)
         declines = try options["declines"].map(Self.conditions)
-        let type = options["condition_type"]?.stringValue ?? "or"
-        guard type == "or" || type == "and" else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "condition_type must be 'or' or 'and'")
-        }
+        let type = try StepOptions(options: options).choice("condition_type", of: "/file/filter", default: "or")
         all = type == "and"
         errorOnDecline = options["error_on_decline"]?.boolValue ?? false
     }

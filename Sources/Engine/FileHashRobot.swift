@@ -5,14 +5,10 @@ import Foundation
 /// `/file/hash`: adds `meta.hash` (lowercase hex) with md5, sha1, sha256, sha384 or sha512.
 struct FileHashRobot: Sendable {
     /// What the hosted robot offers that OpenSSL computes here (its b2 and sha224 are not run locally).
-    static let algorithms = ["md5", "sha1", "sha256", "sha384", "sha512"]
     let algorithm: String
 
     init(options: [String: JSONValue]) throws(RobotError) {
-        algorithm = options["algorithm"]?.stringValue ?? "sha256"
-        guard Self.algorithms.contains(algorithm) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "algorithm '\(algorithm)' is not one of " + Self.algorithms.joined(separator: ", "))
-        }
+        algorithm = try StepOptions(options: options).choice("algorithm", of: "/file/hash", default: "sha256")
     }
 
     func hash(_ file: AssemblyFile) throws(RobotError) -> AssemblyFile {

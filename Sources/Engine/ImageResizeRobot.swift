@@ -1,12 +1,13 @@
 internal import CVips
 import Foundation
 import Basics
+import Spec
 
 /// `/image/resize` with libvips: width, height, resize_strategy, format, quality, background, zoom,
 /// strip, progressive, rotation (quarter turns; the image's own orientation is always applied),
 /// gravity, crop regions, trim_whitespace and a watermark.
 struct ImageResizeRobot: Sendable {
-    static let formats: Set<String> = ["jpg", "jpeg", "png", "webp", "gif", "tiff", "avif"]
+    static let formats = Set(RobotCatalog.localValues["/image/resize"]?["format"] ?? [])
 
     let width: Int32
     let height: Int32
@@ -29,21 +30,14 @@ struct ImageResizeRobot: Sendable {
         let strict = StepOptions(options: options)
         width = Int32(try strict.integer("width", in: 1...20_000) ?? 0)
         height = Int32(try strict.integer("height", in: 1...20_000) ?? 0)
-        let name = options["resize_strategy"]?.stringValue ?? "fit"
-        guard let strategy = ResizeStrategy(rawValue: name) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "resize_strategy '\(name)' is not one of " + ResizeStrategy.allCases.map(\.rawValue).sorted().joined(separator: ", "))
-        }
-        self.strategy = strategy
-        format = options["format"]?.stringValue?.lowercased()
-        if let format, !Self.formats.contains(format) {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "format '\(format)' is not one of " + Self.formats.sorted().joined(separator: ", "))
-        }
+        strategy = try ResizeStrategy.chosen(strict.choice("resize_strategy", of: "/image/resize", default: "fit"))
+        format = options["format"] == nil ? nil : try strict.choice("format", of: "/image/resize", default: "").lowercased()
         quality = options["quality"]?.intValue
         background = Self.color(options["background"]?.stringValue ?? "#ffffff")
         upscale = options["zoom"]?.boolValue ?? true
-        let gravityName = try strict.string("gravity", default: "center")
+        let gravityName = try strict.choice("gravity", of: "/image/resize", default: "center")
         guard let gravity = Gravity(rawValue: gravityName) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "gravity '\(gravityName)' is not one of " + Gravity.allCases.map(\.rawValue).joined(separator: ", "))
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "gravity '\(gravityName)' does not run locally")
         }
         self.gravity = gravity
         region = try Self.region(options["crop"])

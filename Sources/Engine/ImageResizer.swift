@@ -52,6 +52,14 @@ final class VipsImageRef {
 
 /// How `/image/resize` fits an image into width x height.
 enum ResizeStrategy: String, CaseIterable, Sendable {
+    /// The strategy a checked option names (`StepOptions.choice`).
+    static func chosen(_ name: String) throws(RobotError) -> ResizeStrategy {
+        guard let strategy = ResizeStrategy(rawValue: name) else {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "resize_strategy '\(name)' does not run locally")
+        }
+        return strategy
+    }
+
     /// Within the box, aspect kept.
     case fit
     /// Cover the box, then crop the centre.

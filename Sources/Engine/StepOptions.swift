@@ -1,4 +1,5 @@
 import Basics
+import Spec
 
 /// A step's options read strictly: a value of the wrong type is an error naming the option, never
 /// silently replaced by the default.
@@ -35,6 +36,16 @@ struct StepOptions: Sendable {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a non-empty string, not \(Self.described(value))")
         }
         return text
+    }
+
+    /// The text under `key`, one of the values the local engine runs for `robot`'s option
+    /// (`RobotCatalog.localValues`, the list `validate` checks too), or `fallback` when unset.
+    func choice(_ key: String, of robot: String, default fallback: String) throws(RobotError) -> String {
+        let value = try string(key, default: fallback)
+        if let problem = RobotCatalog.localValueProblem(robot: robot, option: key, value: .string(value)) {
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: problem.message + "; " + problem.hint)
+        }
+        return value
     }
 
     /// The strings under `key`: one string or a list of them; nil when the step does not set it.

@@ -44,10 +44,7 @@ final class Watermark: Sendable {
             }
             size = percent / 100
         }
-        let strategy = try reader.string("watermark_resize_strategy", default: "fit")
-        guard strategy == "fit" || strategy == "stretch" else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "watermark_resize_strategy '\(strategy)' does not run locally; use fit or stretch")
-        }
+        let strategy = try reader.choice("watermark_resize_strategy", of: "/image/resize", default: "fit")
         stretches = strategy == "stretch"
         let opacity = options["watermark_opacity"]?.doubleValue ?? 1
         guard (0...1).contains(opacity), options["watermark_opacity"].map({ $0.doubleValue != nil }) ?? true else {

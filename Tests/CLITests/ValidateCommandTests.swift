@@ -87,4 +87,35 @@ final class ValidateCommandTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("policy.yml:3:1: error: unknown key 'limts' in the policy [policy.unknown-key]"), result.stderr)
         XCTAssertTrue(result.stderr.contains("hint: did you mean 'limits'?"), result.stderr)
     }
+
+    /// With the local engine, every enumerated value is checked against what it runs, at the
+    /// value, with the value meant; another endpoint takes them (the service runs more); and
+    /// `ignore_errors` is taken by every local robot.
+    func testTheLocalEnginesValuesAreCheckedWhereTheyAreWritten() async throws {
+        let directory = try TemporaryDirectory(prefix: "validate-values")
+        defer { directory.remove() }
+        try directory.write("pipeline.yml", """
+            version: 1
+            endpoint: local
+            assemblies:
+              media:
+                inputs: ["*.png"]
+                allow_empty: true
+                steps:
+                  web: {robot: /image/resize, use: ":original", width: 100, format: wepb, ignore_errors: [meta, execute]}
+                  clip: {robot: /video/encode, use: ":original", preset: hls/4k}
+                  sums: {robot: /file/hash, use: ":original", algorithm: sha224}
+            """)
+        let result = await CLIHarness.run(["validate", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("pipeline.yml:8:73: error: the local engine's /image/resize does not run format 'wepb'"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("did you mean 'webp'?"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("pipeline.yml:9:62: error: the local engine's /video/encode does not run preset 'hls/4k'"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("does not run algorithm 'sha224'") && result.stderr.contains("it runs md5, sha1, sha256, sha384, sha512"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("does not implement 'ignore_errors'"), "every local robot takes ignore_errors: \(result.stderr)")
+        let text = try String(contentsOfFile: directory.path + "/pipeline.yml", encoding: .utf8)
+        try directory.write("remote.yml", text.replacingOccurrences(of: "endpoint: local", with: "endpoint: https://api.example.com"))
+        let remote = await CLIHarness.run(["validate", directory.path + "/remote.yml"])
+        XCTAssertFalse(remote.stderr.contains("not-local-value"), remote.stderr)
+    }
 }

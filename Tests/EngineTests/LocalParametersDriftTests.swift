@@ -30,7 +30,7 @@ final class LocalParametersDriftTests: XCTestCase {
         let text = try String(contentsOfFile: PackageRoot.path + "/Sources/Engine/" + file, encoding: .utf8)
         var keys: Set<String> = []
         for match in text.matches(of: /options\["([a-z_0-9]+)"\]/) { keys.insert(String(match.1)) }
-        for match in text.matches(of: /(?:strict|reader|\))\.(?:integer|string|bool|strings)\("([a-z_0-9]+)"/) { keys.insert(String(match.1)) }
+        for match in text.matches(of: /(?:strict|reader|\))\.(?:integer|string|bool|strings|choice)\("([a-z_0-9]+)"/) { keys.insert(String(match.1)) }
         return keys
     }
 

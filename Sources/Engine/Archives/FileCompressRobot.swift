@@ -11,19 +11,13 @@ struct FileCompressRobot: Sendable {
     let flat: Bool
 
     init(options: [String: JSONValue]) throws(RobotError) {
-        let format = options["format"]?.stringValue ?? "tar"
-        guard format == "tar" || format == "zip" else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "format '\(format)' is not tar or zip")
-        }
         let strict = StepOptions(options: options)
+        let format = try strict.choice("format", of: "/file/compress", default: "tar")
         let gzip = try strict.bool("gzip", default: false)
         self.format = format == "zip" ? .zip : (gzip ? .tarGzip : .tar)
         name = try strict.string("archive_name", default: "archive") + (format == "zip" ? ".zip" : gzip ? ".tar.gz" : ".tar")
         level = -(try strict.integer("compression_level", in: -9...0, default: -6))
-        let layout = options["file_layout"]?.stringValue ?? "advanced"
-        guard ["advanced", "simple", "relative-path"].contains(layout) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "file_layout '\(layout)' is not one of advanced, simple, relative-path")
-        }
+        let layout = try strict.choice("file_layout", of: "/file/compress", default: "advanced")
         flat = layout == "simple"
         if options["password"].map({ $0 != .null }) ?? false {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "the local engine does not encrypt archives; remove 'password' or use another endpoint")

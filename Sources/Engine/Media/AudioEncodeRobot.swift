@@ -17,7 +17,7 @@ struct AudioEncodeRobot: Sendable {
     let sampleRate: Int?
 
     init(options: [String: JSONValue]) throws(RobotError) {
-        let name = options["preset"]?.stringValue ?? "mp3"
+        let name = try StepOptions(options: options).choice("preset", of: "/audio/encode", default: "mp3")
         guard let preset = Self.presets[name] else {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "preset '\(name)' does not run locally; it runs " + Self.presets.keys.sorted().joined(separator: ", "))
         }

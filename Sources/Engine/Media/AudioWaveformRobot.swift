@@ -11,10 +11,7 @@ struct AudioWaveformRobot: Sendable {
     let color: String
 
     init(options: [String: JSONValue]) throws(RobotError) {
-        let format = options["format"]?.stringValue ?? "image"
-        guard format == "image" || format == "json" else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "format '\(format)' is not image or json")
-        }
+        let format = try StepOptions(options: options).choice("format", of: "/audio/waveform", default: "image")
         json = format == "json"
         width = try StepOptions(options: options).integer("width", in: 1...10_000, default: 256)
         height = try StepOptions(options: options).integer("height", in: 1...10_000, default: 64)

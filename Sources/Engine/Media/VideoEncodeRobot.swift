@@ -63,15 +63,12 @@ struct VideoEncodeRobot: Sendable {
     let extra: [String]
 
     init(options: [String: JSONValue]) throws(RobotError) {
-        let name = options["preset"]?.stringValue ?? "empty"
+        let name = try StepOptions(options: options).choice("preset", of: "/video/encode", default: "empty")
         guard let preset = Self.presets[name] else {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "preset '\(name)' does not run locally; it runs " + Self.presets.keys.sorted().joined(separator: ", "))
         }
         self.preset = preset
-        let format = options["format"]?.stringValue
-        guard format == nil || format == "mp4" || format == "gif" else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "format '\(format ?? "")' is not mp4 or gif")
-        }
+        let format = options["format"] == nil ? nil : try StepOptions(options: options).choice("format", of: "/video/encode", default: "mp4")
         gif = format == "gif"
         if gif, options["preset"] != nil, name != "empty" {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'format: gif' makes an animated GIF, which preset '\(name)' has no part in; drop one of them")
@@ -81,7 +78,7 @@ struct VideoEncodeRobot: Sendable {
         }
         width = try StepOptions(options: options).integer("width", in: 1...7680) ?? (options["height"] == nil ? preset.box?.width : nil)
         height = try StepOptions(options: options).integer("height", in: 1...4320) ?? (options["width"] == nil ? preset.box?.height : nil)
-        strategy = try VideoGeometry.strategy(in: options, default: "pad")
+        strategy = try VideoGeometry.strategy(in: options, of: "/video/encode", default: "pad")
         extra = try Self.ffmpegOptions(options["ffmpeg"])
     }
 

@@ -3,7 +3,6 @@ import Basics
 /// The ffmpeg filter that fits video frames into `width` x `height` the way a resize strategy
 /// says (the hosted service's names), with even dimensions, as H.264 needs.
 enum VideoGeometry {
-    static let strategies = ["crop", "fillcrop", "fit", "min_fit", "pad", "stretch"]
 
     /// The `-vf` value (frames keep their size, made even, when neither dimension is given).
     static func filter(width: Int?, height: Int?, strategy: String) -> String {
@@ -31,12 +30,8 @@ enum VideoGeometry {
         }
     }
 
-    /// The `resize_strategy` option, checked.
-    static func strategy(in options: [String: JSONValue], default fallback: String) throws(RobotError) -> String {
-        let name = options["resize_strategy"]?.stringValue ?? fallback
-        guard strategies.contains(name) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "resize_strategy '\(name)' is not one of " + strategies.joined(separator: ", "))
-        }
-        return name
+    /// The `resize_strategy` option of `robot`, checked.
+    static func strategy(in options: [String: JSONValue], of robot: String, default fallback: String) throws(RobotError) -> String {
+        try StepOptions(options: options).choice("resize_strategy", of: robot, default: fallback)
     }
 }

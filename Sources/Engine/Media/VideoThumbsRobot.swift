@@ -31,14 +31,11 @@ struct VideoThumbsRobot: Sendable {
         }
         guard offsets.count <= 999 else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'offsets' may hold at most 999 entries") }
         self.offsets = offsets
-        let format = options["format"]?.stringValue ?? "jpeg"
-        guard ["jpeg", "jpg", "png"].contains(format) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "format '\(format)' is not one of jpeg, jpg, png")
-        }
+        let format = try StepOptions(options: options).choice("format", of: "/video/thumbs", default: "jpeg")
         ext = format == "png" ? "png" : "jpg"
         width = try StepOptions(options: options).integer("width", in: 1...1920)
         height = try StepOptions(options: options).integer("height", in: 1...1080)
-        strategy = try VideoGeometry.strategy(in: options, default: "pad")
+        strategy = try VideoGeometry.strategy(in: options, of: "/video/thumbs", default: "pad")
     }
 
     func thumbnails(of file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {

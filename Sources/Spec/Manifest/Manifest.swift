@@ -32,7 +32,20 @@ public struct Manifest: Sendable {
     /// said before anything runs, not as a failed Assembly later; and every export step, as a
     /// warning that the engine only copies the files into its own folder.
     public var localEngineProblems: [Diagnostic] {
-        robotProblemsForTheLocalEngine + parameterProblemsForTheLocalEngine
+        robotProblemsForTheLocalEngine + parameterProblemsForTheLocalEngine + valueProblemsForTheLocalEngine
+    }
+
+    /// Every enumerated value of a local step that the local engine does not run (a format,
+    /// preset, strategy or algorithm), as an error at the value with a did-you-mean hint.
+    private var valueProblemsForTheLocalEngine: [Diagnostic] {
+        let located = jobs.flatMap { job in job.steps.map { ($0, Optional(job.locations)) } } + templates.flatMap { $0.steps.map { ($0, LocationIndex?.none) } }
+        return located.flatMap { step, locations -> [Diagnostic] in
+            (step.instructions.objectValue ?? [:]).sorted { $0.key < $1.key }.compactMap { key, value in
+                RobotCatalog.localValueProblem(robot: step.robot, option: key, value: value).map { problem in
+                    .error("manifest.not-local-value", problem.message, at: locations?.valueLocation(["steps", step.name.value, key]) ?? step.name.location, hint: problem.hint)
+                }
+            }
+        }
     }
 
     /// Every parameter of a local step that the local engine does not implement, as an error at
