@@ -293,10 +293,11 @@ static inline int pipeline_vips_autorot(VipsImage *in, VipsImage **out) {
     return autorot ? autorot(in, out, NULL) : -1;
 }
 
-/* A copy of the image without its EXIF, XMP and IPTC metadata (the blobs and the fields parsed
-   from them, which a saver would write back): what `strip` promises in every format, where a
-   saver's own `strip` keeps some (libvips 8.14's WebP saver keeps EXIF and XMP). */
-static inline int pipeline_vips_without_metadata(VipsImage *in, VipsImage **out) {
+/* A copy of the image without the metadata `kinds` names (1 EXIF, 2 XMP, 4 IPTC: the blobs and
+   the fields parsed from them, which a saver would write back): all three are what `strip`
+   promises in every format, where a saver's own `strip` keeps some (libvips 8.14's WebP saver
+   keeps EXIF and XMP). */
+static inline int pipeline_vips_without_metadata(VipsImage *in, VipsImage **out, int kinds) {
     int (*copy)(VipsImage *, VipsImage **, ...) = PIPELINE_VIPS_CALL(int (*)(VipsImage *, VipsImage **, ...), "vips_copy");
     char **(*fields)(VipsImage *) = PIPELINE_VIPS_CALL(char **(*)(VipsImage *), "vips_image_get_fields");
     int (*remove)(VipsImage *, const char *) = PIPELINE_VIPS_CALL(int (*)(VipsImage *, const char *), "vips_image_remove");
@@ -304,8 +305,8 @@ static inline int pipeline_vips_without_metadata(VipsImage *in, VipsImage **out)
     if (copy == NULL || fields == NULL || remove == NULL || release == NULL || copy(in, out, NULL) != 0) return -1;
     char **names = fields(*out);
     for (char **name = names; name != NULL && *name != NULL; name++) {
-        if (strncmp(*name, "exif-", 5) == 0 || strncmp(*name, "xmp-", 4) == 0 || strncmp(*name, "iptc-", 5) == 0
-            || strcmp(*name, "orientation") == 0)
+        if (((kinds & 1) && (strncmp(*name, "exif-", 5) == 0 || strcmp(*name, "orientation") == 0))
+            || ((kinds & 2) && strncmp(*name, "xmp-", 4) == 0) || ((kinds & 4) && strncmp(*name, "iptc-", 5) == 0))
             remove(*out, *name);
     }
     release(names);

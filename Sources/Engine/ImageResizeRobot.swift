@@ -98,6 +98,8 @@ struct ImageResizeRobot: Sendable {
         // removed from the image itself, nothing private is written in any.
         if strip, let image = resized {
             resized = image.withoutMetadata()
+        } else if ["tif", "tiff"].contains((slot.path as NSString).pathExtension.lowercased()), let image = resized {
+            resized = image.withoutIPTC()
         }
         guard let resized, pipeline_vips_write(resized.pointer, target) == 0 else {
             // libvips names the files it read and wrote: say the upload's name, never the engine's folders.
@@ -107,7 +109,7 @@ struct ImageResizeRobot: Sendable {
             let reason = detail.isEmpty ? "it is not an image libvips can read (damaged, cut short or empty)" : detail
             throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot resize '\(file.name)': \(reason)")
         }
-        if !strip, (slot.path as NSString).pathExtension.lowercased() == "webp" { try WebPExifChunk.repair(slot.path) }
+        if !strip { try ExifChunkRepair.repair(slot.path, format: (slot.path as NSString).pathExtension.lowercased()) }
         return slot.file(from: file, imageSize: (Int(resized.width), Int(resized.height)))
     }
 

@@ -35,7 +35,13 @@ final class VipsImageRef {
 
     /// The image without EXIF, XMP and IPTC metadata (`strip`).
     func withoutMetadata() -> VipsImageRef? {
-        .made { pipeline_vips_without_metadata(pointer, $0) }
+        .made { pipeline_vips_without_metadata(pointer, $0, 7) }
+    }
+
+    /// The image without its IPTC block, which libvips' TIFF saver writes as it came from a JPEG
+    /// (Photoshop's resource block where TIFF wants the IPTC records): a damaged tag otherwise.
+    func withoutIPTC() -> VipsImageRef? {
+        .made { pipeline_vips_without_metadata(pointer, $0, 4) }
     }
 
     var width: Int32 { pipeline_vips_width(pointer) }

@@ -49,6 +49,8 @@ final class PhonePhotoTests: XCTestCase {
             "webp": step(["width": .int(320), "format": .string("webp"), "strip": .bool(true)]),
             "png": step(["width": .int(320), "format": .string("png"), "strip": .bool(true)]),
             "tiff": step(["width": .int(320), "format": .string("tiff"), "strip": .bool(true)]),
+            "avif": step(["width": .int(320), "format": .string("avif"), "strip": .bool(true)]),
+            "gif": step(["width": .int(320), "format": .string("gif"), "strip": .bool(true)]),
         ]
         let created = try await client.create(steps: .object(steps), files: [("file", "portrait.jpg", try Data(contentsOf: URL(fileURLWithPath: photo)))])
         XCTAssertEqual(created.status, 200, created.body.serialized())
@@ -61,6 +63,7 @@ final class PhonePhotoTests: XCTestCase {
         let expected: [String: (Int, Int)] = [
             "fit": (320, 480), "box": (200, 300), "cropped": (200, 100), "covered": (200, 100),
             "kept": (320, 480), "jpg": (320, 480), "webp": (320, 480), "png": (320, 480), "tiff": (320, 480),
+            "avif": (320, 480), "gif": (320, 480),
         ]
         for (name, size) in expected {
             let result = try XCTUnwrap(status["results"]?[name]?.arrayValue?.first, name)
@@ -72,7 +75,7 @@ final class PhonePhotoTests: XCTestCase {
             XCTAssertEqual(facts["ImageWidth"], .int(size.0), "\(name): the pixels stand upright: \(facts.serialized())")
             XCTAssertEqual(facts["ImageHeight"], .int(size.1), name)
             XCTAssertTrue(facts["Orientation"] == nil || facts["Orientation"] == .int(1), "\(name): no turn left to apply: \(facts.serialized())")
-            guard ["jpg", "webp", "png", "tiff"].contains(name) else { continue }
+            guard ["jpg", "webp", "png", "tiff", "avif", "gif"].contains(name) else { continue }
             let kept = facts.objectValue?.keys.filter { !["SourceFile", "ImageWidth", "ImageHeight", "Orientation"].contains($0) } ?? []
             XCTAssertEqual(kept.sorted(), [], "\(name): strip leaves no position, artist, XMP or IPTC: \(facts.serialized())")
         }
