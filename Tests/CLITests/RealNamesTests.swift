@@ -35,6 +35,12 @@ final class RealNamesTests: XCTestCase {
             let path = try XCTUnwrap(URL(string: url)?.path, url)
             XCTAssertTrue(FileManager.default.fileExists(atPath: path), "the URL names the stored result: \(url)")
         }
+        // The report shows each source and its result by name, each with its preview.
+        let report = await CLIHarness.run(["report", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        let html = try String(contentsOfFile: directory.path + "/report.html", encoding: .utf8)
+        for name in names { XCTAssertTrue(html.contains(MarkupText.html("images/" + name)), name) }
+        XCTAssertEqual(html.components(separatedBy: "data:image/jpeg;base64,").count - 1, 2 * names.count, "a preview of every source and result")
     }
 
     /// One name in two folders, and two sources that would meet as WebP, each get their own
