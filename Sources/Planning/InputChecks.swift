@@ -17,14 +17,15 @@ enum InputChecks {
             guard let inspection = file.inspection, let reason = problem(file.path, inspection, receiving) else { continue }
             let location = patterns.first { $0.0.matches(file.path.split(separator: "/")) }?.1 ?? job.name.location
             let id = inspection.problem == .empty ? "plan.empty-file" : inspection.problem == .truncated ? "plan.truncated-file" : "plan.unprocessable-file"
-            let message = "'\(TerminalText.printable(file.path))' \(reason)"
+            let shown = TerminalText.printable(file.path)
+            let message = "'\(shown)' \(reason)"
             if tolerated {
                 findings.append(.warning(id, message + "; the steps' ignore_errors leave it out", at: location))
             } else {
                 let steps = receiving.map { "'\($0.name.value)'" }.joined(separator: ", ")
                 findings.append(.error(
                     id, message + "; job '\(job.name.value)' cannot process it", at: location,
-                    hint: "replace the file, exclude it with '!\(file.path)' in inputs, or add 'ignore_errors: [meta, execute]' to step \(steps) to leave such files out"))
+                    hint: "replace the file, exclude it with '!\(shown)' in inputs, or add 'ignore_errors: [meta, execute]' to step \(steps) to leave such files out"))
             }
         }
         return findings

@@ -1,4 +1,5 @@
 import Basics
+import Spec
 import Foundation
 import HTTPClient
 
@@ -50,9 +51,8 @@ struct HTTPImportRobot: Sendable {
             return (parts[0], parts[1])
         }
         maxBytes = try reader.integer("max_file_size", in: 1...Int.max).map(Int64.init)
-        let ignored = (try? reader.strings("ignore_errors")) ?? nil
-        let onErrors = (try? reader.strings("import_on_errors")) ?? nil
-        skipsFailures = options["ignore_errors"]?.boolValue == true || (ignored ?? []).contains("import") || (onErrors ?? []).contains("import")
+        let onErrors = try reader.strings("import_on_errors") ?? []
+        skipsFailures = (RobotCatalog.ignoredPhases(options["ignore_errors"]) ?? []).contains("import") || onErrors.contains("import")
     }
 
     /// Fetches every URL (as many at once as there are cores); the files in the order given.

@@ -32,10 +32,11 @@ extension RobotCatalog {
     public static let errorPhases: Set<String> = ["meta", "execute", "import"]
 
     /// The processing phases whose failures a step's `ignore_errors` (`value`) skips: all of them
-    /// for `true`, none when absent or false, the ones a list names; nil for anything else.
+    /// for `true`, none when absent or false, the ones a list (or one name) names; nil for anything else.
     public static func ignoredPhases(_ value: JSONValue?) -> Set<String>? {
         guard let value else { return [] }
         if let flag = value.boolValue { return flag ? errorPhases : [] }
+        if let one = value.stringValue { return errorPhases.contains(one) ? [one] : nil }
         guard let items = value.arrayValue else { return nil }
         let names = items.compactMap(\.stringValue)
         return names.count == items.count && Set(names).isSubset(of: errorPhases) ? Set(names) : nil
