@@ -1,15 +1,17 @@
 import Foundation
 
-/// The EXIF libvips keeps (without `strip`) made valid for the container it writes:
+/// The EXIF libvips writes made valid for the container, or gone under `strip`:
 /// - WebP: libvips writes the EXIF chunk with the `Exif\0\0` prefix of a JPEG's APP1 segment, which
 ///   the WebP container does not have; readers take such a chunk as damaged ("Improper EXIF header").
+///   It writes one (orientation, resolution) even when the image has no metadata left.
 /// - PNG: libvips writes the `eXIf` chunk twice, before and after the image data; PNG allows one
 ///   (readers see an IFD that points back at itself).
 enum ExifChunkRepair {
-    /// Repairs the file at `path`, written as `format` (`webp`, `png`; others are left), in place.
-    static func repair(_ path: String, format: String) throws(RobotError) {
-        guard ["webp", "png"].contains(format), let data = FileManager.default.contents(atPath: path) else { return }
-        guard let repaired = format == "webp" ? webp(data) : png(data) else { return }
+    /// Repairs the file at `path`, written as `format` (`webp`, `png`; others are left), in place;
+    /// with `strip`, a WebP loses its EXIF and XMP chunks instead.
+    static func repair(_ path: String, format: String, strip: Bool) throws(RobotError) {
+        guard format == "webp" || (format == "png" && !strip), let data = FileManager.default.contents(atPath: path) else { return }
+        guard let repaired = format == "webp" ? webp(data, dropping: strip) : png(data) else { return }
         do {
             try repaired.write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
@@ -17,8 +19,9 @@ enum ExifChunkRepair {
         }
     }
 
-    /// The WebP with its EXIF chunk's prefix dropped; nil when there is nothing to change.
-    static func webp(_ data: Data) -> Data? {
+    /// The WebP with its EXIF chunk's prefix dropped, or (`dropping`) without its EXIF and XMP
+    /// chunks and the extended header's flags for them; nil when there is nothing to change.
+    static func webp(_ data: Data, dropping: Bool = false) -> Data? {
         let bytes = [UInt8](data)
         guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WEBP".utf8) else { return nil }
         let prefix = Array("Exif\0\0".utf8)
@@ -29,14 +32,24 @@ enum ExifChunkRepair {
             let size = Int(littleEndian(bytes[offset + 4..<offset + 8]))
             let end = offset + 8 + size
             guard end <= bytes.count else { return nil }
+            let type = bytes[offset..<offset + 4]
             var body = Array(bytes[offset + 8..<end])
-            if bytes[offset..<offset + 4].elementsEqual("EXIF".utf8), body.starts(with: prefix) {
+            offset = end + size % 2
+            if dropping, type.elementsEqual("EXIF".utf8) || type.elementsEqual("XMP ".utf8) {
+                changed = true
+                continue
+            }
+            if dropping, type.elementsEqual("VP8X".utf8), let flags = body.first, flags & 0x0C != 0 {
+                // The flags say which chunks follow: EXIF (0x08) and XMP (0x04) no longer do.
+                body[0] = flags & ~0x0C
+                changed = true
+            }
+            if type.elementsEqual("EXIF".utf8), body.starts(with: prefix) {
                 body.removeFirst(prefix.count)
                 changed = true
             }
-            output += bytes[offset..<offset + 4] + littleEndianBytes(UInt32(body.count)) + body
+            output += type + littleEndianBytes(UInt32(body.count)) + body
             if body.count % 2 == 1 { output.append(0) }
-            offset = end + size % 2
         }
         guard changed else { return nil }
         output.replaceSubrange(4..<8, with: littleEndianBytes(UInt32(output.count - 8)))

@@ -109,7 +109,7 @@ struct ImageResizeRobot: Sendable {
             let reason = detail.isEmpty ? "it is not an image libvips can read (damaged, cut short or empty)" : detail
             throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot resize '\(file.name)': \(reason)")
         }
-        if !strip { try ExifChunkRepair.repair(slot.path, format: (slot.path as NSString).pathExtension.lowercased()) }
+        try ExifChunkRepair.repair(slot.path, format: (slot.path as NSString).pathExtension.lowercased(), strip: strip)
         return slot.file(from: file, imageSize: (Int(resized.width), Int(resized.height)))
     }
 

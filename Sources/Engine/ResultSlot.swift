@@ -59,11 +59,12 @@ struct ResultSlot: Sendable {
 
     /// The result file once written, derived from `source`, with `meta` added to what its kind
     /// reports; `imageSize` is the image's when the robot knows it (its header is then not read).
-    func file(from source: AssemblyFile, meta: [String: JSONValue] = [:], imageSize: (width: Int, height: Int)? = nil) -> AssemblyFile {
+    /// `own`: the file is its own original (made of many sources, such as an archive).
+    func file(from source: AssemblyFile, meta: [String: JSONValue] = [:], imageSize: (width: Int, height: Int)? = nil, own: Bool = false) -> AssemblyFile {
         let size = storedSize
         var file = FileFacts.describe(
             id: id, name: name, field: source.field, path: path, size: size, mime: nil, isTus: false,
-            original: (source.originalID, source.originalName), imageSize: imageSize)
+            original: own ? nil : (source.originalID, source.originalName), imageSize: imageSize)
         file.meta.merge(meta) { _, added in added }
         return file
     }

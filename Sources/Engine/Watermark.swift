@@ -29,9 +29,9 @@ final class Watermark: Sendable {
         guard let parts = URLComponents(string: url), ["http", "https"].contains(parts.scheme?.lowercased() ?? ""), parts.host?.isEmpty == false else {
             throw RobotError(code: "INVALID_STEP_PARAMETER", message: "watermark_url '\(RemoteFetcher.shown(url))' is not an http(s) URL with a host")
         }
-        let name = try reader.string("watermark_position", default: "center")
+        let name = try reader.choice("watermark_position", of: "/image/resize", default: "center")
         guard let position = Gravity(rawValue: name) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "watermark_position '\(name)' is not one of " + Gravity.allCases.map(\.rawValue).joined(separator: ", "))
+            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "watermark_position '\(name)' does not run locally")
         }
         self.position = position
         offset = (Int32(try reader.integer("watermark_x_offset", in: -20_000...20_000) ?? 0), Int32(try reader.integer("watermark_y_offset", in: -20_000...20_000) ?? 0))

@@ -78,6 +78,16 @@ public struct GlobPattern: Sendable, Hashable {
         alternatives.contains { Self.match(ArraySlice($0), path[...]) }
     }
 
+    /// Each alternative's fixed folders: the literal segments before its first wildcard (without
+    /// the last, a file's name, when it has no wildcard), joined by `/`.
+    public var fixedPrefixes: [String] {
+        alternatives.map { alternative in
+            let literal = alternative.prefix { if case .literal = $0 { true } else { false } }
+            let folders = literal.count == alternative.count ? literal.dropLast() : literal[...]
+            return folders.map { if case .literal(let name) = $0 { name } else { "" } }.joined(separator: "/")
+        }
+    }
+
     /// How many leading folders of `path` the first alternative it matches names literally (the
     /// pattern's fixed prefix, before its first wildcard); nil when no alternative matches.
     public func fixedFolders(of path: [Substring]) -> Int? {
@@ -129,6 +139,11 @@ public struct GlobPattern: Sendable, Hashable {
             let bytes = name.utf8
             return bytes.first != UInt8(ascii: ".") && bytes.count >= suffix.count && bytes.suffix(suffix.count).elementsEqual(suffix)
         }
+    }
+
+    /// `path` as a pattern that matches it alone: its wildcard and brace characters escaped.
+    public static func escaped(_ path: String) -> String {
+        String(path.flatMap { "*?[]{}\\".contains($0) ? ["\\", $0] : [$0] })
     }
 
     private static func unescape(_ text: String) -> String {

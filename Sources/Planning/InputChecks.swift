@@ -4,13 +4,14 @@ import Spec
 /// Files the job's robots cannot process, found while the plan hashes them: empty files, images
 /// cut short, and content (sniffed, not the name) that no step receiving the uploads takes. One
 /// diagnostic per file, at the input pattern that chose it: an error, or a warning when every such
-/// step has `ignore_errors` for `meta` or `execute` (the file is then left out and named).
+/// step has `ignore_errors` for `execute` (the file is then left out and named).
 enum InputChecks {
     static func findings(job: Job, files: some Sequence<PlannedFile>) -> [Diagnostic] {
         let receiving = job.steps.filter { StepUses.of($0.instructions).contains(":original") }
         // Only steps whose robots process known kinds of media say what a file must be.
         guard !receiving.isEmpty, receiving.allSatisfy({ RobotCatalog.inputKindsText($0.robot) != nil }) else { return [] }
-        let tolerated = receiving.allSatisfy { !(RobotCatalog.ignoredPhases($0.instructions["ignore_errors"]) ?? []).isDisjoint(with: ["meta", "execute"]) }
+        // A damaged file fails where a robot processes it: `execute` is what leaves it out.
+        let tolerated = receiving.allSatisfy { (RobotCatalog.ignoredPhases($0.instructions["ignore_errors"]) ?? []).contains("execute") }
         let patterns = job.inputs.filter { !$0.value.hasPrefix("!") }.compactMap { input in (try? GlobPattern(input.value)).map { ($0, input.location) } }
         var findings: [Diagnostic] = []
         for file in files {
@@ -25,7 +26,7 @@ enum InputChecks {
                 let steps = receiving.map { "'\($0.name.value)'" }.joined(separator: ", ")
                 findings.append(.error(
                     id, message + "; job '\(job.name.value)' cannot process it", at: location,
-                    hint: "replace the file, exclude it with '!\(shown)' in inputs, or add 'ignore_errors: [meta, execute]' to step \(steps) to leave such files out"))
+                    hint: "replace the file, exclude it with '!\(TerminalText.printable(GlobPattern.escaped(file.path)))' in inputs, or add 'ignore_errors: [meta, execute]' to step \(steps) to leave such files out"))
             }
         }
         return findings

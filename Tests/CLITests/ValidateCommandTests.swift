@@ -117,5 +117,10 @@ final class ValidateCommandTests: XCTestCase {
         try directory.write("remote.yml", text.replacingOccurrences(of: "endpoint: local", with: "endpoint: https://api.example.com"))
         let remote = await CLIHarness.run(["validate", directory.path + "/remote.yml"])
         XCTAssertFalse(remote.stderr.contains("not-local-value"), remote.stderr)
+        // A value the service refuses too does not hide the local engine's findings, nor is it said twice.
+        try directory.write("both.yml", text.replacingOccurrences(of: "width: 100,", with: "width: 100, resize_strategy: fil,"))
+        let both = await CLIHarness.run(["validate", directory.path + "/both.yml"])
+        XCTAssertTrue(both.stderr.contains("found 'fil'") && both.stderr.contains("does not run format 'wepb'"), both.stderr)
+        XCTAssertEqual(both.stderr.components(separatedBy: "'fil'").count - 1, 1, both.stderr)
     }
 }

@@ -169,4 +169,12 @@ final class GlobPatternTests: XCTestCase {
             }
         }
     }
+
+    func testAnEscapedPathMatchesItselfAlone() throws {
+        for path in ["img/x[1].jpg", "img/{a,b}.jpg", "img/what?*.jpg", "img/back\\slash.jpg"] {
+            let pattern = try GlobPattern(GlobPattern.escaped(path))
+            XCTAssertTrue(pattern.matches(path.split(separator: "/")), path)
+            XCTAssertFalse(pattern.matches("img/x1.jpg".split(separator: "/")), path)
+        }
+    }
 }

@@ -69,8 +69,9 @@ struct RobotsCommand: Command {
             case (nil, nil): break
             }
             if let value = parameter.defaultValue, value != .null { facts += " (default \(show(value)))" }
-            if let implemented = RobotCatalog.localParameters[robot.name] {
-                facts += implemented.contains(name) ? "; local engine: yes" : "; local engine: no"
+            if let implemented = RobotCatalog.implementsLocally(robot: robot.name, parameter: name) {
+                let values = RobotCatalog.localValues[robot.name]?[name].map { " (" + $0.joined(separator: ", ") + ")" } ?? ""
+                facts += implemented ? "; local engine: yes" + values : "; local engine: no"
             }
             text += "  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + facts + "\n"
             if let description = parameter.description { text += "  " + String(repeating: " ", count: width) + description + "\n" }
@@ -89,7 +90,8 @@ struct RobotsCommand: Command {
                     if let maximum = parameter.maximum { object["maximum"] = .double(maximum) }
                     if let value = parameter.defaultValue { object["default"] = value }
                     if let description = parameter.description { object["description"] = .string(description) }
-                    if let implemented = RobotCatalog.localParameters[robot.name] { object["local"] = .bool(implemented.contains(name)) }
+                    if let implemented = RobotCatalog.implementsLocally(robot: robot.name, parameter: name) { object["local"] = .bool(implemented) }
+                    if let values = RobotCatalog.localValues[robot.name]?[name] { object["local_values"] = .array(values.map { .string($0) }) }
                     return (name, .object(object))
                 })),
             ])

@@ -35,7 +35,8 @@ struct FileCompressRobot: Sendable {
             try writer.add(file.path, as: Self.unique(folder + FileNames.safeComponent(file.name), in: &used))
         }
         try writer.close()
-        return [slot.file(from: first)]
+        // Made of every input, the archive is its own original: no one source owns it.
+        return [slot.file(from: first, own: true)]
     }
 
     /// `path`, or `path` with -2, -3, ... before its extension when an earlier file took it.

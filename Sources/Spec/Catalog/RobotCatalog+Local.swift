@@ -37,9 +37,13 @@ extension RobotCatalog {
     /// on is left out and named, as the service does).
     public static let everyLocalRobotTakes: Set<String> = ["ignore_errors"]
 
+    /// Whether the local engine implements `parameter` of `robot`; nil when it does not run the robot.
+    public static func implementsLocally(robot: String, parameter: String) -> Bool? {
+        localParameters[robot].map { $0.contains(parameter) || structuralKeys.contains(parameter) || everyLocalRobotTakes.contains(parameter) }
+    }
+
     /// The keys of a local step that the local engine does not implement, in order.
     public static func unimplementedLocally(robot: String, keys: [String]) -> [String] {
-        guard let implemented = localParameters[robot] else { return [] }
-        return keys.filter { !structuralKeys.contains($0) && !everyLocalRobotTakes.contains($0) && !implemented.contains($0) }
+        keys.filter { implementsLocally(robot: robot, parameter: $0) == false }
     }
 }

@@ -5,12 +5,14 @@ extension RobotCatalog {
     /// `validate` checks a manifest against and the engine's robots check a step against.
     public static let localValues: [String: [String: [String]]] = {
         let strategies = ["crop", "fillcrop", "fit", "min_fit", "pad", "stretch"]
+        let gravity = ["bottom", "bottom-left", "bottom-right", "center", "left", "right", "top", "top-left", "top-right"]
         let hls = ["270p", "360p", "480p", "540p", "576p", "720p", "1080p"].flatMap { ["hls-" + $0, "hls/" + $0] }
         return [
             "/image/resize": [
                 "format": ["avif", "gif", "jpeg", "jpg", "png", "tiff", "webp"],
                 "resize_strategy": strategies,
-                "gravity": ["bottom", "bottom-left", "bottom-right", "center", "left", "right", "top", "top-left", "top-right"],
+                "gravity": gravity,
+                "watermark_position": gravity,
                 "watermark_resize_strategy": ["fit", "stretch"],
             ],
             "/video/encode": [

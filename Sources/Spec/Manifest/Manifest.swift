@@ -41,7 +41,9 @@ public struct Manifest: Sendable {
         let located = jobs.flatMap { job in job.steps.map { ($0, Optional(job.locations)) } } + templates.flatMap { $0.steps.map { ($0, LocationIndex?.none) } }
         return located.flatMap { step, locations -> [Diagnostic] in
             (step.instructions.objectValue ?? [:]).sorted { $0.key < $1.key }.compactMap { key, value in
-                RobotCatalog.localValueProblem(robot: step.robot, option: key, value: value).map { problem in
+                // A value the service would refuse too is said once, by the catalog's check.
+                guard RobotCatalog.bundled.robots[step.robot]?.parameters[key]?.problem(with: value) == nil else { return nil }
+                return RobotCatalog.localValueProblem(robot: step.robot, option: key, value: value).map { problem in
                     .error("manifest.not-local-value", problem.message, at: locations?.valueLocation(["steps", step.name.value, key]) ?? step.name.location, hint: problem.hint)
                 }
             }

@@ -56,7 +56,12 @@ public struct ManifestLoader: Sendable {
         let directory = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL.path
         var reader = ManifestReader(decoder: decoder, file: file, directory: directory, requiresCredentials: requiresCredentials)
         let manifest = reader.read(root)
-        let diagnostics = decoder.diagnostics
+        var diagnostics = decoder.diagnostics
+        // A manifest with errors goes no further, so what the local engine would refuse is said now,
+        // with them, rather than after they are fixed (a valid one is checked by the planning session).
+        if diagnostics.containsErrors, let manifest, Endpoint.of(manifest, override: nil, environment: environment) == .local {
+            diagnostics += manifest.localEngineProblems
+        }
         return Loaded(value: diagnostics.containsErrors ? nil : manifest, diagnostics: diagnostics, sources: sources)
     }
 }
