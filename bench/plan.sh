@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Benchmark: `pipeline plan` on 100,000 small files and on one 1 GiB file,
-# next to `find | sha256sum` on the same data. See bench/README.md.
+# Benchmark: `pipeline plan` on 100,000 small files, on one 1 GiB file and on
+# one large photo (a JPEG, walked to its end marker while it is hashed), next to
+# `find | sha256sum` on the same data. See bench/README.md.
 #
 # Environment:
 #   FILES=100000      number of small files
 #   BIG_MIB=1024      size of the big file in MiB
+#   JPEG_SIDE=8192    width and height of the noise JPEG (about 70 MB; 0 skips it)
 #   RUNS=3            runs per command (best time, largest peak memory)
 #   BENCH_DIR=/tmp    where the temporary data folder is made
 #   PIPELINE_BIN=...  binary to test; when unset, the release binary is built as
@@ -18,13 +20,14 @@ repo=$(pwd)
 
 FILES=${FILES:-100000}
 BIG_MIB=${BIG_MIB:-1024}
+JPEG_SIDE=${JPEG_SIDE:-8192}
 RUNS=${RUNS:-3}
 # -S skips site imports: a smaller measuring process means a lower memory
 # floor for the children it measures (see bench/measure.py).
 measure=(python3 -S "$repo/bench/measure.py")
 
-for value in "$FILES" "$BIG_MIB" "$RUNS"; do
-    [[ $value =~ ^[0-9]+$ ]] || { echo "plan.sh: FILES, BIG_MIB and RUNS must be whole numbers" >&2; exit 2; }
+for value in "$FILES" "$BIG_MIB" "$JPEG_SIDE" "$RUNS"; do
+    [[ $value =~ ^[0-9]+$ ]] || { echo "plan.sh: FILES, BIG_MIB, JPEG_SIDE and RUNS must be whole numbers" >&2; exit 2; }
 done
 ((RUNS >= 1)) || { echo "plan.sh: RUNS must be at least 1" >&2; exit 2; }
 
@@ -64,6 +67,12 @@ echo
 echo "== generating $FILES small files and a $BIG_MIB MiB file in $data"
 start=$(date +%s)
 "${measure[@]}" gen "$data" --files "$FILES" --big-mib "$BIG_MIB"
+if ((JPEG_SIDE > 0)); then
+    # Noise: the entropy-coded data is as long as it gets, full of 0xFF bytes to step over.
+    mkdir -p "$data/photos"
+    ffmpeg -nostdin -loglevel error -y -f lavfi -i "nullsrc=s=${JPEG_SIDE}x${JPEG_SIDE},geq=random(1)*255:random(2)*255:random(3)*255" \
+        -frames:v 1 -q:v 1 -update 1 "$data/photos/big.jpg"
+fi
 echo "generated in $(($(date +%s) - start)) s"
 
 cat >"$data/small.yml" <<'YAML'
@@ -74,7 +83,7 @@ assemblies:
     inputs: ["files/**/*.txt"]
     batch: 100
     steps:
-      thumb: {robot: /image/resize, use: ":original", width: 200}
+      sums: {robot: /file/hash, use: ":original"}
 YAML
 
 cat >"$data/big.yml" <<'YAML'
@@ -84,6 +93,17 @@ assemblies:
   big:
     inputs: ["big/*.bin"]
     batch: 1
+    steps:
+      sums: {robot: /file/hash, use: ":original"}
+YAML
+
+# An image step: plan checks the photo is whole (its end marker) as it hashes it.
+cat >"$data/jpeg.yml" <<'YAML'
+version: 1
+name: bench
+assemblies:
+  photos:
+    inputs: ["photos/*.jpg"]
     steps:
       thumb: {robot: /image/resize, use: ":original", width: 200}
 YAML
@@ -99,6 +119,9 @@ if ((FILES > 0)); then
 fi
 if ((BIG_MIB > 0)); then
     cat big/big.bin >/dev/null
+fi
+if ((JPEG_SIDE > 0)); then
+    cat photos/big.jpg >/dev/null
 fi
 
 # git re-checks an unchanged tree against its index the way a re-plan checks
@@ -142,6 +165,11 @@ for ((run = 1; run <= RUNS; run++)); do
         measure_once big-pipeline -- "$bin" plan big.yml --out "$out/big-plan.json"
         measure_once big-baseline -- "${sha[@]}" big/big.bin
     fi
+    if ((JPEG_SIDE > 0)); then
+        rm -rf .pipeline
+        measure_once jpeg-pipeline -- "$bin" plan jpeg.yml --out "$out/jpeg-plan.json"
+        measure_once jpeg-baseline -- "${sha[@]}" photos/big.jpg
+    fi
 done
 
 # ------------------------------------------------------------ correctness
@@ -165,4 +193,5 @@ fi
 # ----------------------------------------------------------------- report
 echo
 echo "== results"
-"${measure[@]}" report "$results" --files "$FILES" --big-mib "$BIG_MIB"
+"${measure[@]}" report "$results" --files "$FILES" --big-mib "$BIG_MIB" \
+    --jpeg-bytes "$( ((JPEG_SIDE > 0)) && stat -c %s photos/big.jpg || echo 0)"
