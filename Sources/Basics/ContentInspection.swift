@@ -11,15 +11,19 @@ public struct ContentInspection: Sendable, Hashable {
         case truncated = 2
     }
 
-    /// The sniffed media type; nil when the content shows none `ContentSniffing` knows.
-    public var mediaType: String?
-    /// What is wrong with it, if anything.
-    public var problem: Problem?
+    /// The inspection as one byte: the problem in the top two bits, the type below (an index into
+    /// `knownTypes`, plus one). Held as nothing else, so that planned files stay plain values.
+    public let byte: UInt8
 
-    /// An inspection.
+    /// The inspection a byte holds.
+    public init(byte: UInt8) {
+        self.byte = byte
+    }
+
+    /// An inspection; a media type not in `knownTypes` is kept as unknown.
     public init(mediaType: String?, problem: Problem?) {
-        self.mediaType = mediaType
-        self.problem = problem
+        let type = mediaType.flatMap { Self.knownTypes.firstIndex(of: $0) }.map { UInt8($0 + 1) } ?? 0
+        byte = (problem?.rawValue ?? 0) << 6 | type
     }
 
     /// The media types a byte can name (append only: the byte is an index into this list, plus one).
@@ -32,18 +36,14 @@ public struct ContentInspection: Sendable, Hashable {
     /// Whether sniffing recognises content of `mediaType`, so that content it does not recognise is not of that type.
     public static func isSniffable(_ mediaType: String) -> Bool { knownTypes.contains(mediaType) }
 
-    /// The inspection as one byte: the problem in the top two bits, the type below.
-    public var byte: UInt8 {
-        let type = mediaType.flatMap { Self.knownTypes.firstIndex(of: $0) }.map { UInt8($0 + 1) } ?? 0
-        return (problem?.rawValue ?? 0) << 6 | type
+    /// The sniffed media type; nil when the content shows none `ContentSniffing` knows.
+    public var mediaType: String? {
+        let type = Int(byte & 0x3F)
+        return type > 0 && type <= Self.knownTypes.count ? Self.knownTypes[type - 1] : nil
     }
 
-    /// The inspection a byte holds.
-    public init(byte: UInt8) {
-        let type = Int(byte & 0x3F)
-        mediaType = type > 0 && type <= Self.knownTypes.count ? Self.knownTypes[type - 1] : nil
-        problem = Problem(rawValue: byte >> 6)
-    }
+    /// What is wrong with it, if anything.
+    public var problem: Problem? { Problem(rawValue: byte >> 6) }
 
     /// The media type's broad kind, `image`, `video`, `audio` or `document` (a PDF); nil otherwise.
     public var kind: String? {

@@ -22,7 +22,7 @@ public enum ContentSniffing {
     /// The media type the first bytes of a file show (at least the first `headSize`, when it has
     /// that many), or nil when they show none this knows.
     public static func mediaType(head: [UInt8]) -> String? {
-        Head(bytes: Array(head.prefix(headSize))).mediaType
+        Head(bytes: head.count <= headSize ? head : Array(head.prefix(headSize))).mediaType
     }
 
     /// The bytes looked at.
@@ -42,16 +42,35 @@ public enum ContentSniffing {
             bytes = [UInt8]((try? handle?.read(upToCount: ContentSniffing.headSize)) ?? Data())
         }
 
-        func at(_ offset: Int, _ text: String) -> Bool {
-            bytes.count >= offset + text.utf8.count && Array(bytes[offset..<offset + text.utf8.count]) == Array(text.utf8)
+        /// Whether the bytes at `offset` are `expected` (compared in place: `plan` asks this of every file).
+        func at(_ offset: Int, _ expected: UnsafeRawBufferPointer) -> Bool {
+            guard bytes.count >= offset + expected.count, let wanted = expected.baseAddress else { return false }
+            return bytes.withUnsafeBytes { have in have.baseAddress.map { memcmp($0 + offset, wanted, expected.count) == 0 } ?? false }
         }
+
+        func at(_ offset: Int, _ text: StaticString) -> Bool {
+            at(offset, UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+
+        func at(_ offset: Int, _ signature: [UInt8]) -> Bool {
+            signature.withUnsafeBytes { at(offset, $0) }
+        }
+
+        /// Signatures that are not text.
+        static let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF]
+        static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        static let tiffLittle: [UInt8] = [0x49, 0x49, 0x2A, 0x00]
+        static let tiffBig: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A]
+        static let ebml: [UInt8] = [0x1A, 0x45, 0xDF, 0xA3]
+        static let zip: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
+        static let gzip: [UInt8] = [0x1F, 0x8B]
 
         var imageExtension: String? {
             switch true {
-            case bytes.starts(with: [0xFF, 0xD8, 0xFF]): "jpg"
-            case bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]): "png"
+            case at(0, Self.jpeg): "jpg"
+            case at(0, Self.png): "png"
             case at(0, "GIF8"): "gif"
-            case bytes.starts(with: [0x49, 0x49, 0x2A, 0x00]), bytes.starts(with: [0x4D, 0x4D, 0x00, 0x2A]): "tif"
+            case at(0, Self.tiffLittle), at(0, Self.tiffBig): "tif"
             case at(0, "RIFF") && at(8, "WEBP"): "webp"
             case at(4, "ftypavif"): "avif"
             case at(4, "ftypheic"), at(4, "ftypheix"), at(4, "ftypmif1"): "heic"
@@ -66,7 +85,7 @@ public enum ContentSniffing {
             case at(4, "ftypqt"): return "video/quicktime"
             case at(4, "ftypM4A"): return "audio/mp4"
             case at(4, "ftyp"): return "video/mp4"
-            case bytes.starts(with: [0x1A, 0x45, 0xDF, 0xA3]):
+            case at(0, Self.ebml):
                 // The EBML header names its document type: WebM or Matroska.
                 return Data(bytes.prefix(64)).range(of: Data("webm".utf8)) != nil ? "video/webm" : "video/x-matroska"
             case at(0, "OggS"): return "audio/ogg"
@@ -74,8 +93,8 @@ public enum ContentSniffing {
             case at(0, "RIFF") && at(8, "WAVE"): return "audio/wav"
             case at(0, "RIFF") && at(8, "AVI "): return "video/x-msvideo"
             case at(0, "ID3"), bytes.count > 1 && bytes[0] == 0xFF && [0xFB, 0xF3, 0xF2].contains(bytes[1]): return "audio/mpeg"
-            case bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]): return "application/zip"
-            case bytes.starts(with: [0x1F, 0x8B]): return "application/gzip"
+            case at(0, Self.zip): return "application/zip"
+            case at(0, Self.gzip): return "application/gzip"
             default: return nil
             }
         }

@@ -7,7 +7,7 @@ struct RememberedDigest: Sendable, Equatable {
     var identity: FileIdentity
     var digest: SHA256Digest
     /// What the content showed when it was hashed.
-    var inspection = ContentInspection(mediaType: nil, problem: nil)
+    var inspection = ContentInspection(byte: 0)
 }
 
 /// File digests remembered by file identity (size, mtime, ctime, inode, device), the way git's

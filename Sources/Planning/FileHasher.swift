@@ -14,7 +14,7 @@ public struct FileDigest: Sendable, Hashable {
     /// The file's identity when it was stat'ed before reading and did not change while read.
     var identity: FileIdentity?
     /// What its content showed as it was read.
-    public var inspection = ContentInspection(mediaType: nil, problem: nil)
+    public var inspection = ContentInspection(byte: 0)
 
     /// The lowercase hexadecimal SHA-256.
     public var sha256: String { digest.hex }
