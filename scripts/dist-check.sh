@@ -188,19 +188,16 @@ check_toolchain_free() {
         "$pipeline --version | tee /dev/stderr | grep -qx 'pipeline $version'"
 }
 
-# check_results RESULTS DOWNLOADS (host paths): only completed Assemblies, and every result file
-# listed was downloaded below DOWNLOADS with its size; images are what their type says, decode,
-# and have the dimensions the results give; audio and video decode and have a duration.
+# check_results RESULTS DOWNLOADS PROJECT (host paths): only completed Assemblies, and every result
+# file listed was downloaded below DOWNLOADS, at its local_path (from PROJECT, the manifest's folder),
+# with its size; images are what their type says, decode, and have the dimensions the results give;
+# audio and video decode and have a duration.
 check_results() {
-    python3 - "$1" "$2" <<'EOF'
+    python3 - "$1" "$2" "$3" <<'EOF'
 import json, os, subprocess, sys
-results, downloads = sys.argv[1], sys.argv[2]
+results, downloads, project = sys.argv[1], sys.argv[2], sys.argv[3]
 assemblies = json.load(open(results))["assemblies"]
 assert assemblies, "no Assembly in the results"
-found = {}
-for folder, _, files in os.walk(downloads):
-    for name in files:
-        found.setdefault(name, []).append(os.path.join(folder, name))
 magic = {"image/png": b"\x89PNG\r\n\x1a\n", "image/jpeg": b"\xff\xd8\xff"}
 def decodes(path):
     run = subprocess.run(["ffmpeg", "-v", "error", "-xerror", "-i", path, "-f", "null", "-"], capture_output=True, text=True)
@@ -216,8 +213,10 @@ for assembly in assemblies:
     assert assembly["status"] == "ASSEMBLY_COMPLETED", (assembly["job"], assembly["status"])
     for step, items in assembly["results"].items():
         for item in items:
-            paths = [p for p in found.get(item["name"], []) if os.path.getsize(p) == item["size"]]
-            assert paths, f"{step}: {item['name']} ({item['size']} bytes) was not downloaded"
+            local = os.path.join(project, item.get("local_path", "-"))
+            assert os.path.realpath(local).startswith(os.path.realpath(downloads) + "/"), f"{step}: {item['name']} has no local_path below {downloads}: {item}"
+            paths = [local] if os.path.isfile(local) and os.path.getsize(local) == item["size"] else []
+            assert paths, f"{step}: {item['name']} ({item['size']} bytes) was not downloaded to {local}"
             path, mime = paths[0], item["mime"]
             if mime.startswith("image/"):
                 assert mime in magic, f"{path}: unexpected type {mime}"
@@ -295,7 +294,7 @@ check_init_and_run() {
         "cd $kind; $pipeline validate pipeline.yml; $pipeline plan pipeline.yml"
     check "$label: pipeline run of what init wrote" in_root "$root" "cd $kind; $pipeline run pipeline.yml"
     check "$label: the $kind results are completed, downloaded and valid files" \
-        check_results "$root/home/check/$kind/build/results.json" "$root/home/check/$kind/build"
+        check_results "$root/home/check/$kind/build/results.json" "$root/home/check/$kind/build" "$root/home/check/$kind"
     check "$label: a second run processes nothing again" in_root "$root" \
         "cd $kind; $pipeline run pipeline.yml 2>&1 | tee /dev/stderr | grep -q ' 0 completed, [1-9][0-9]* cached, 0 failed'"
 }
