@@ -24,6 +24,11 @@ struct AssemblyAPI: Sendable {
             guard AssemblyStore.isValidID(id) else {
                 return .respond(failure(APIErrorCode.invalidAssemblyID.rawValue, "an Assembly id is 32 lowercase hex characters", 400))
             }
+            // Before the signature is checked (and recorded): a client retrying a create whose answer
+            // it lost learns its Assembly exists, rather than that it reused a signature.
+            if parts.count == 2, store.get(id) != nil {
+                return .respond(failure(APIErrorCode.assemblyIDTaken.rawValue, "Assembly \(id) exists already; use a new id", 409, id: id))
+            }
             if let wait = rateLimiter?.admit() {
                 let body = JSONValue.object([
                     "error": .string(APIErrorCode.rateLimitReached.rawValue), "message": .string("too many Assemblies; retry in \(Int(wait)) s"),

@@ -57,6 +57,14 @@ final class AssemblyAPITests: XCTestCase {
         let twice = try await client.create(steps: hashStep, signature: Signature.sign(reused, secret: "s"), params: reused)
         XCTAssertEqual(twice.body["error"], .string("SIGNATURE_REUSE_DETECTED"))
 
+        // A create retried with its own id (its answer was lost) learns the Assembly exists, even with
+        // the signature it sent before: the id is checked before the signature is recorded.
+        let retried = JSONValue.object(["auth": .object(["key": .string("k"), "expires": .string("2099-01-01T00:00:00.000Z"), "nonce": .string("n1")]), "steps": hashStep]).serialized()
+        let made = try await client.create(steps: hashStep, id: String(repeating: "c", count: 32), signature: Signature.sign(retried, secret: "s"), params: retried)
+        XCTAssertEqual(made.status, 200, made.body.serialized())
+        let again = try await client.create(steps: hashStep, id: String(repeating: "c", count: 32), signature: Signature.sign(retried, secret: "s"), params: retried)
+        XCTAssertEqual(again.body["error"], .string("DO_NOT_REUSE_ASSEMBLY_IDS"), again.body.serialized())
+
         let missing = try await client.status("ffffffffffffffffffffffffffffffff")
         XCTAssertEqual(missing["error"], .string("ASSEMBLY_NOT_FOUND"))
     }

@@ -22,11 +22,12 @@ public struct AssemblyClient: Sendable {
         public var description: String { "\(code): \(message)" }
 
         /// Creates a failure; `code` and `message` (often a server's words) are made printable, and
-        /// a server's `retryIn` is kept within `0...longestWait` (NaN is no advice at all).
+        /// a server's `retryIn` is kept within `0...longestWait`; 0 or less, or NaN, is no advice at
+        /// all (the service has sent `retryIn: 0` with a 429: it does not mean "now").
         public init(code: String, message: String, retryIn: Double? = nil, isTransient: Bool = false, httpStatus: Int? = nil) {
             self.code = TerminalText.printable(code)
             self.message = TerminalText.printable(message)
-            self.retryIn = retryIn.flatMap { $0.isNaN ? nil : min(max($0, 0), Self.longestWait) }
+            self.retryIn = retryIn.flatMap { $0.isNaN || $0 <= 0 ? nil : min($0, Self.longestWait) }
             self.isTransient = isTransient
             self.httpStatus = httpStatus
         }
@@ -102,7 +103,7 @@ public struct AssemblyClient: Sendable {
         if let error = state.error {
             let limited = error == .rateLimitReached || response.status == 429
             throw Failure(
-                code: error, message: state.message ?? "", retryIn: state.retryIn ?? Self.retryAfter(response),
+                code: error, message: state.message ?? "", retryIn: state.retryIn.flatMap { $0 > 0 ? $0 : nil } ?? Self.retryAfter(response),
                 isTransient: limited || response.status >= 500 || error == .statusRateLimitReached, httpStatus: response.status)
         }
         guard (200..<300).contains(response.status) else {

@@ -98,11 +98,13 @@ struct AssemblyRun: Sendable {
         let id = earlier.flatMap { $0.assemblyURL == nil ? $0.assemblyID : nil }
             ?? RandomID.hex32()
         try await state.set(.init(assemblyID: id, assemblyURL: nil, endpoint: configuration.endpointKey), for: planned.id)
-        let (params, signature) = try await signedParams()
         var status: AssemblyState
         do {
             status = try await retrying {
                 try await pacer.admit()
+                // Each attempt signed afresh (a new nonce and expiry): a server that refuses a reused
+                // signature takes the retry of a create whose answer was lost.
+                let (params, signature) = try await signedParams()
                 return try await client.create(id: id, params: params, signature: signature, expectedUploads: planned.files.count)
             }
         } catch let failure as AssemblyClient.Failure {
@@ -256,8 +258,8 @@ struct AssemblyRun: Sendable {
                 }
                 events(.retrying(job: planned.job, planID: planned.id, reason: failure.description, wait: pause,
                                  attempt: attempt + 1, attempts: unreachable ? Self.connectionAttempts : Self.retries + 1))
-                // A rate limit holds every request of the run, not only this one.
-                if failure.retryIn != nil { await pacer.pause(for: pause) }
+                // A rate limit (said with or without a time to wait) holds every request of the run, not only this one.
+                if failure.retryIn != nil || failure.httpStatus == 429 { await pacer.pause(for: pause) }
                 try await clock.sleep(for: pause)
             }
         }

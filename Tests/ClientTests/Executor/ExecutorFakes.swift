@@ -40,7 +40,7 @@ final class ScriptedService: AssemblyService {
     var calls: [String] { script.withLock { $0.calls } }
 
     func create(id: String, params: String, signature: String?, expectedUploads: Int) async throws(AssemblyClient.Failure) -> AssemblyState {
-        try next(\.creates, call: "create \(id)")
+        try next(\.creates, call: "create \(id)" + (signature.map { " signed " + $0 } ?? ""))
     }
 
     func status(_ url: String, wait: Int?) async throws(AssemblyClient.Failure) -> AssemblyState {

@@ -17,13 +17,15 @@ final class ExecutorLogicTests: XCTestCase {
 
     override func tearDown() { directory.remove() }
 
-    private func run(_ service: ScriptedService, clock: TestClock, timeout: Duration = .seconds(3600), eagerPolls: Bool = false) async throws -> RunResults {
+    private func run(
+        _ service: ScriptedService, clock: TestClock, timeout: Duration = .seconds(3600), eagerPolls: Bool = false, signer: (any ParamsSigner)? = nil
+    ) async throws -> RunResults {
         let file = try FileHasher.digest(path: directory.path + "/a.txt")
         let planned = PlannedAssembly(
             job: "job", instructions: .object(["steps": .object([:])]),
             files: [PlannedFile(path: "a.txt", size: file.size, digest: file.digest, modified: file.modified)])
         var configuration = RunConfiguration(
-            endpoint: "https://api.test", authKey: nil, signer: nil, lifetime: .seconds(600),
+            endpoint: "https://api.test", authKey: signer == nil ? nil : "key", signer: signer, lifetime: .seconds(600),
             workspace: Workspace(directory: directory.path, resultsPath: directory.path + "/results.json"), timeout: timeout)
         configuration.pollInterval = .seconds(1)
         configuration.eagerPolls = eagerPolls
@@ -45,6 +47,35 @@ final class ExecutorLogicTests: XCTestCase {
         let creates = service.calls.filter { $0.hasPrefix("create") }
         XCTAssertEqual(creates.count, 2)
         XCTAssertEqual(Set(creates).count, 1, "the retry used the same client-chosen id: \(creates)")
+    }
+
+    func testEachAttemptToCreateIsSignedAfresh() async throws {
+        let service = ScriptedService(
+            creates: [
+                .failure(AssemblyClient.Failure(code: "NETWORK", message: "connection reset", isTransient: true)),
+                .failure(AssemblyClient.Failure(code: "DO_NOT_REUSE_ASSEMBLY_IDS", message: "exists")),
+            ],
+            statuses: [ScriptedService.status(AssemblyStatusCode.uploading), ScriptedService.status(AssemblyStatusCode.completed, uploads: 1)])
+        let results = try await run(service, clock: TestClock(), signer: SecretSigner(secret: "s"))
+        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed)
+        let creates = service.calls.filter { $0.hasPrefix("create") }
+        XCTAssertEqual(creates.count, 2)
+        XCTAssertEqual(Set(creates.map { $0.prefix(39) }).count, 1, "one Assembly id: \(creates)")
+        XCTAssertEqual(Set(creates).count, 2, "a new signature for the retry: \(creates)")
+    }
+
+    func testARateLimitWithRetryInZeroWaitsABackoffAndHoldsTheRun() async throws {
+        let clock = TestClock()
+        let service = ScriptedService(
+            creates: [
+                .failure(AssemblyClient.Failure(code: "RATE_LIMIT_REACHED", message: "slow down", retryIn: 0, isTransient: true, httpStatus: 429)),
+                ScriptedService.status(AssemblyStatusCode.executing),
+            ],
+            statuses: [ScriptedService.status(AssemblyStatusCode.completed)])
+        let results = try await run(service, clock: clock)
+        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed)
+        let wait = try XCTUnwrap(clock.sleeps.first)
+        XCTAssertGreaterThanOrEqual(wait, .seconds(1), "retryIn 0 is no advice: the backoff's first second")
     }
 
     func testARateLimitWaitsWhatTheServiceSays() async throws {
@@ -176,7 +207,8 @@ final class ExecutorLogicTests: XCTestCase {
     func testAServersWaitIsClampedWhateverNumberItSends() async throws {
         for wait in [1e300, .infinity, -5, .nan] {
             let limited = AssemblyClient.Failure(code: "RATE_LIMIT_REACHED", message: "slow down", retryIn: wait, isTransient: true)
-            XCTAssertTrue(limited.retryIn.map { (0...AssemblyClient.Failure.longestWait).contains($0) } ?? wait.isNaN, "\(wait)")
+            // No number at all (NaN), or none above 0, is no advice: the backoff decides.
+            XCTAssertTrue(limited.retryIn.map { (0...AssemblyClient.Failure.longestWait).contains($0) } ?? (wait.isNaN || wait <= 0), "\(wait)")
             let service = ScriptedService(creates: [.failure(limited)], statuses: [])
             let results = try await run(service, clock: TestClock(), timeout: .seconds(30))
             XCTAssertNotEqual(results.assemblies.first?.status, AssemblyStatusCode.completed, "\(wait)")
