@@ -107,8 +107,25 @@ public struct TemplateClient: Sendable {
                               requireSignatureAuth: flag?.boolValue ?? (flag?.intValue == 1))
     }
 
-    /// One signed request: the params in a form, or in the query for GET.
+    /// Attempts of a request the service refused for load (429, 503), which it did not act on.
+    static let attempts = 4
+
+    /// One signed request, sent again (signed afresh) while the service refuses it for load: after
+    /// its `retryIn` when above 0, else its `Retry-After`, else 1, 2, 4 s.
     private func send(_ method: String, _ path: String, _ params: [String: JSONValue]) async throws -> JSONValue {
+        var attempt = 1
+        while true {
+            do {
+                return try await sendOnce(method, path, params)
+            } catch let failure as AssemblyClient.Failure where [429, 503].contains(failure.httpStatus ?? 0) && attempt < Self.attempts {
+                try await Task.sleep(for: .milliseconds(Int((failure.retryIn ?? pow(2, Double(attempt - 1))) * 1000)))
+                attempt += 1
+            }
+        }
+    }
+
+    /// One signed request: the params in a form, or in the query for GET.
+    private func sendOnce(_ method: String, _ path: String, _ params: [String: JSONValue]) async throws -> JSONValue {
         var fields: [(String, String)]
         if let authKey, let signer {
             let text = AuthParams.prepare(.object(params), key: authKey, lifetime: lifetime).serialized()
@@ -122,14 +139,17 @@ public struct TemplateClient: Sendable {
             : HTTPRequest(method: method, url: endpoint + path, headers: [("Content-Type", "application/x-www-form-urlencoded")],
                           body: .data(Data(encoded.utf8)), timeouts: HTTPTimeouts(total: .seconds(60)))
         let response = try await http.send(request)
-        guard let json = try? JSONValue.parse(response.body) else {
-            throw AssemblyClient.Failure(code: "HTTP_\(response.status)", message: "\(request.summary) answered: \(response.bodyText())")
+        let parsed = try? JSONValue.parse(response.body)
+        let wait = parsed?["info"]?["retryIn"]?.doubleValue.flatMap { $0 > 0 ? $0 : nil } ?? response.headers["Retry-After"].flatMap(Double.init)
+        guard let json = parsed else {
+            throw AssemblyClient.Failure(
+                code: "HTTP_\(response.status)", message: "\(request.summary) answered: \(response.bodyText())", retryIn: wait, httpStatus: response.status)
         }
         if let error = json["error"]?.stringValue {
-            throw AssemblyClient.Failure(code: error, message: json["message"]?.stringValue ?? "")
+            throw AssemblyClient.Failure(code: error, message: json["message"]?.stringValue ?? "", retryIn: wait, httpStatus: response.status)
         }
         guard (200..<300).contains(response.status) else {
-            throw AssemblyClient.Failure(code: "HTTP_\(response.status)", message: json["message"]?.stringValue ?? "")
+            throw AssemblyClient.Failure(code: "HTTP_\(response.status)", message: json["message"]?.stringValue ?? "", retryIn: wait, httpStatus: response.status)
         }
         return json
     }

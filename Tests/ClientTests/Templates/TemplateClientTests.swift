@@ -78,4 +78,38 @@ final class TemplateClientTests: XCTestCase {
         }
         XCTAssertEqual(handler.requests.load(ordering: .relaxed), 200)
     }
+
+    /// Refuses the first requests for load (429 with `retryIn: 0`, then 503 with `Retry-After: 1`),
+    /// then lists one Template; records each request's signature.
+    private final class BusyThenListing: HTTPServerHandler {
+        let signatures = Mutex<[String]>([])
+
+        func plan(_ head: RequestHead) -> RequestPlan {
+            let count = signatures.withLock { $0.append(head.query["signature"] ?? ""); return $0.count }
+            switch count {
+            case 1:
+                return .respond(.json(429, #"{"error":"RATE_LIMIT_REACHED","message":"slow down","info":{"retryIn":0}}"#))
+            case 2:
+                return .respond(.json(503, #"{"error":"SERVICE_UNAVAILABLE","message":"busy"}"#, headers: [("Retry-After", "1")]))
+            default:
+                let item = JSONValue.object(["id": .string(String(repeating: "a", count: 32)), "name": .string("thumbs"), "content": .object([:])])
+                return .respond(.json(200, JSONValue.object(["items": .array([item]), "count": .int(1)]).serialized()))
+            }
+        }
+    }
+
+    func testARequestRefusedForLoadIsSentAgainSignedAfresh() async throws {
+        let handler = BusyThenListing()
+        let server = try HTTPServer(HTTPServer.Configuration(port: 0), handler: handler)
+        defer { server.stop() }
+        let client = TemplateClient(
+            http: HTTPClient(), endpoint: "http://127.0.0.1:\(server.port)", authKey: "key", signer: SecretSigner(secret: "s"), lifetime: .seconds(60))
+        let started = ContinuousClock.now
+        let all = try await client.list()
+        XCTAssertEqual(all.map(\.name), ["thumbs"])
+        let signatures = handler.signatures.withLock { $0 }
+        XCTAssertEqual(signatures.count, 3)
+        XCTAssertEqual(Set(signatures).count, 3, "each attempt signed afresh")
+        XCTAssertGreaterThanOrEqual(ContinuousClock.now - started, .seconds(2), "a backoff of 1 s (retryIn 0 is no advice), then Retry-After's 1 s")
+    }
 }
