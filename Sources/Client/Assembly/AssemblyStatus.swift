@@ -76,11 +76,15 @@ public struct AssemblyState: Sendable {
     /// Finished successfully.
     public var isCompleted: Bool { error == nil && ok == AssemblyStatusCode.completed }
 
+    /// A file as the service writes it: `original_id` one id or a list (of which the first names
+    /// the source), and the signed URL of a private bucket's export before the plain one.
     private static func file(_ value: JSONValue) -> File {
-        File(
+        let original = value["original_id"]?.stringValue ?? value["original_id"]?.arrayValue?.lazy.compactMap(\.stringValue).first
+        let url = ["signed_ssl_url", "signed_url", "ssl_url", "url"].lazy.compactMap { value[$0]?.stringValue }.first
+        return File(
             id: value["id"]?.stringValue ?? "", name: (value["name"]?.stringValue ?? Self.fallbackName(value)).printable,
-            field: value["field"]?.stringValue ?? "", originalID: value["original_id"]?.stringValue,
-            url: value["ssl_url"]?.stringValue ?? value["url"]?.stringValue, size: Int64(value["size"]?.intValue ?? 0),
+            field: value["field"]?.stringValue ?? "", originalID: original,
+            url: url, size: Int64(value["size"]?.intValue ?? 0),
             mime: value["mime"]?.stringValue, meta: value["meta"] ?? .object([:]))
     }
 

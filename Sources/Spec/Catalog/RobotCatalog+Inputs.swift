@@ -21,11 +21,10 @@ extension RobotCatalog {
         return kind.map(kinds.contains) ?? false
     }
 
-    /// The kinds `robot` processes, for messages ("image or PDF"); nil when it takes any file.
+    /// The kinds `robot` processes, for messages ("images or PDFs"); nil when it takes any file.
     public static func inputKindsText(_ robot: String) -> String? {
-        inputKinds[robot].map { kinds in
-            kinds.sorted().map { $0 == "document" ? "PDF" : $0 }.joined(separator: " or ")
-        }
+        let names = ["audio": "audio", "document": "PDFs", "image": "images", "video": "videos"]
+        return inputKinds[robot].map { kinds in kinds.sorted().compactMap { names[$0] }.joined(separator: " or ") }
     }
 
     /// The phases `ignore_errors` may name.
