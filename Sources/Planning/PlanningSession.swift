@@ -43,10 +43,15 @@ public struct PlanningSession: Sendable {
     /// beside it, or a URL already in `fetchedPolicies`).
     public func project(_ loaded: Loaded<Manifest>) -> Loaded<Project> {
         var (withPolicy, policy) = addPolicy(to: loaded)
-        if let manifest = withPolicy.value, Endpoint.of(manifest, override: endpointOverride, environment: environment) == .local {
-            let problems = manifest.localEngineProblems
-            withPolicy.diagnostics += problems
-            if problems.containsErrors { withPolicy.value = nil }
+        if let manifest = withPolicy.value {
+            let endpoint = Endpoint.of(manifest, override: endpointOverride, environment: environment)
+            if endpoint == .local {
+                let problems = manifest.localEngineProblems
+                withPolicy.diagnostics += problems
+                if problems.containsErrors { withPolicy.value = nil }
+            } else if endpoint.isHostedService {
+                withPolicy.diagnostics += manifest.temporaryResultsWarnings
+            }
         }
         return Loaded(value: withPolicy.value.map { Project(manifest: $0, policy: policy) }, diagnostics: withPolicy.diagnostics, sources: withPolicy.sources)
     }

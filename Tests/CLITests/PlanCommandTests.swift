@@ -100,9 +100,9 @@ final class PlanCommandTests: XCTestCase {
         let result = await CLIHarness.run(["plan", project.manifest, "--json"])
         XCTAssertEqual(result.status, 1)
         let report = try JSONValue.parse(Data(result.stdout.utf8))
-        let diagnostic = try XCTUnwrap(report["diagnostics"]?.arrayValue?.first)
+        let diagnostic = try XCTUnwrap(report["diagnostics"]?.arrayValue?.first { $0["severity"] == .string("error") })
         XCTAssertEqual(diagnostic["id"], .string("plan.no-match"))
-        XCTAssertEqual(diagnostic["line"], .int(16))
+        XCTAssertEqual(diagnostic["line"], .int(17))
         XCTAssertEqual(diagnostic["column"], .int(14))
         XCTAssertEqual(diagnostic["message"], .string("pattern 'videos/*.mp4' matches no files"))
     }

@@ -42,6 +42,7 @@ final class ProjectFixture: @unchecked Sendable {
                     width: \(width)
                     result: true
                 fields: {kind: thumb}
+                download: build/thumbs
             \(extra)
             """)
     }

@@ -16,10 +16,14 @@ final class PlanningSessionPolicyTests: XCTestCase {
         return site
     }
 
+    /// An endpoint other than the hosted service: these plans are not about where results stay
+    /// (on the hosted service, a job that neither stores nor downloads them is warned about).
+    static let notHosted = ["TRANSLOADIT_ENDPOINT": "http://127.0.0.1:9"]
+
     private func planManifest(_ manifest: String, in site: TemporaryDirectory, at relative: String = "pipeline.yml",
                       policyPath: String? = nil) throws -> (Loaded<Plan>, String) {
         let path = try site.write(relative, manifest)
-        return (PlanningSession(environment: [:], policyPath: policyPath).plan(manifestPath: path), path)
+        return (PlanningSession(environment: Self.notHosted, policyPath: policyPath).plan(manifestPath: path), path)
     }
 
     private let resizePolicy = "version: 1\nrobots:\n  /image/resize:\n    width: {type: integer, min: 1, max: 4000}\n"

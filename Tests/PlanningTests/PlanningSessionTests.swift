@@ -34,9 +34,13 @@ final class PlanningSessionTests: XCTestCase {
         return site
     }
 
+    /// An endpoint other than the hosted service: these plans are not about where results stay
+    /// (on the hosted service, a job that neither stores nor downloads them is warned about).
+    static let notHosted = ["TRANSLOADIT_ENDPOINT": "http://127.0.0.1:9"]
+
     private func planManifest(_ manifest: String, in site: TemporaryDirectory, policyPath: String? = nil) throws -> (Loaded<Plan>, String) {
         let path = try site.write("pipeline.yml", manifest)
-        return (PlanningSession(environment: [:], policyPath: policyPath).plan(manifestPath: path), path)
+        return (PlanningSession(environment: Self.notHosted, policyPath: policyPath).plan(manifestPath: path), path)
     }
 
     private let fullManifest = """

@@ -35,6 +35,18 @@ public struct Manifest: Sendable {
         robotProblemsForTheLocalEngine + parameterProblemsForTheLocalEngine + valueProblemsForTheLocalEngine
     }
 
+    /// On the hosted service, a job whose results are neither stored by an export robot nor
+    /// downloaded keeps them only as temporary URLs, which the service deletes after 24 hours: a
+    /// warning at the job. Jobs that run a Template by id are not judged (their steps are remote).
+    public var temporaryResultsWarnings: [Diagnostic] {
+        jobs.compactMap { job in
+            guard job.download == nil, !job.steps.isEmpty, !job.steps.contains(where: { RobotCatalog.localExports.contains($0.robot) }) else { return nil }
+            return .warning(
+                "plan.temporary-results", "job '\(job.name.value)' neither stores its results (a /…/store step) nor downloads them; the hosted service deletes them 24 hours after the run",
+                at: job.name.location, hint: "add 'download: DIR' to the job, or a step that stores the results (such as /s3/store)")
+        }
+    }
+
     /// Every enumerated value of a local step that the local engine does not run (a format,
     /// preset, strategy or algorithm), as an error at the value with a did-you-mean hint.
     private var valueProblemsForTheLocalEngine: [Diagnostic] {
