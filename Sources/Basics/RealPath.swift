@@ -41,6 +41,12 @@ public enum RealPath {
         return parts.isEmpty ? "." : parts.joined(separator: "/")
     }
 
+    /// `path` relative to `folder` when it lies inside it (`.` for the folder itself); nil otherwise.
+    public static func relative(_ path: String, inside folder: String) -> String? {
+        let absolute = normalized(path), base = normalized(folder)
+        return isInside(absolute, base) ? relative(absolute, from: base) : nil
+    }
+
     /// The kernel's own trees, which are never files to read as input: `/proc`, `/sys`, and `/dev`
     /// but for `/dev/shm`, a memory file system where projects and their files may well live.
     public static func isSystemTree(_ path: String) -> Bool {

@@ -41,7 +41,7 @@ enum InputSelection {
                 exclusions.append(pattern)
                 continue
             }
-            if let area = pattern.fixedPrefixes.lazy.compactMap({ prefix in areas.first { Self.isInside(prefix, $0.folder) } }).first {
+            if let area = pattern.fixedPrefixes.lazy.compactMap({ prefix in areas.first { RealPath.isInside(prefix, $0.folder) } }).first {
                 diagnostics.append(.error(
                     "plan.inputs-in-downloads", "pattern '\(text)' names files in '\(area.folder)', where job '\(job.name.value)' downloads the results of step '\(area.step)', which would replace them",
                     at: input.location, hint: "download the job's results into another folder, such as 'download: build/\(job.name.value)'"))
@@ -59,7 +59,7 @@ enum InputSelection {
             included += files
         }
         // The job's own downloads are its outputs, never its inputs (a '**' pattern would take them).
-        included = Self.sortedUnique(included).filter { path in !areas.contains { Self.isInside(path, $0.folder) } }
+        included = Self.sortedUnique(included).filter { path in !areas.contains { RealPath.isInside(path, $0.folder) } }
         guard !exclusions.isEmpty else { return included }
         let kept = included.filter { path in
             let segments = path.split(separator: "/")
@@ -76,19 +76,11 @@ enum InputSelection {
     /// The folders, relative to `base`, into which the job downloads each step's results
     /// (`download/<step>`); none without `download:` or when it lies outside `base`.
     static func downloadAreas(of job: Job, base: String) -> [(folder: String, step: String)] {
-        guard let download = job.download?.value else { return [] }
-        let absolute = RealPath.normalized(download.hasPrefix("/") ? download : base + "/" + download)
-        let root = RealPath.normalized(base)
-        guard RealPath.isInside(absolute, root) else { return [] }
-        let folder = RealPath.relative(absolute, from: root)
+        guard let download = job.download?.value,
+              let folder = RealPath.relative(download.hasPrefix("/") ? download : base + "/" + download, inside: base) else { return [] }
         return job.steps.map { step in
             ((folder == "." ? "" : folder + "/") + FileNames.safeComponent(step.name.value), step.name.value)
         }
-    }
-
-    /// Whether the relative path `path` is `folder` or lies below it.
-    private static func isInside(_ path: String, _ folder: String) -> Bool {
-        path == folder || path.hasPrefix(folder + "/")
     }
 
     /// Why `text` gave no file: it names something that is no regular file, or it matches nothing.

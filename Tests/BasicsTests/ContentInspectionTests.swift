@@ -54,4 +54,26 @@ final class ContentInspectionTests: XCTestCase {
             }
         }
     }
+
+    /// Every type sniffing can name fits the byte the digest cache keeps: a type added to the sniffer
+    /// and not to `knownTypes` would be remembered as unknown.
+    func testEveryTypeSniffingNamesFitsTheByte() {
+        func head(_ parts: [UInt8]...) -> [UInt8] { parts.flatMap { $0 } + [UInt8](repeating: 0, count: 64) }
+        let text = { (word: String) in Array(word.utf8) }
+        let heads = [
+            head([0xFF, 0xD8, 0xFF]), head([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), head(text("GIF89a")), head([0x49, 0x49, 0x2A, 0x00]),
+            head(text("RIFF"), [0, 0, 0, 0], text("WEBP")), head([0, 0, 0, 0], text("ftypavif")), head([0, 0, 0, 0], text("ftypheic")),
+            head(text("%PDF-1.7")), head([0, 0, 0, 0], text("ftypqt")), head([0, 0, 0, 0], text("ftypM4A")), head([0, 0, 0, 0], text("ftypisom")),
+            head([0x1A, 0x45, 0xDF, 0xA3], text("webm")), head([0x1A, 0x45, 0xDF, 0xA3]), head(text("OggS")), head(text("fLaC")),
+            head(text("RIFF"), [0, 0, 0, 0], text("WAVE")), head(text("RIFF"), [0, 0, 0, 0], text("AVI ")), head(text("ID3")),
+            head([0x50, 0x4B, 0x03, 0x04]), head([0x1F, 0x8B]),
+        ]
+        var named: Set<String> = []
+        for bytes in heads {
+            guard let type = ContentSniffing.mediaType(head: bytes) else { return XCTFail("no type for \(bytes.prefix(12))") }
+            XCTAssertEqual(ContentInspection(mediaType: type, problem: nil).mediaType, type)
+            named.insert(type)
+        }
+        XCTAssertEqual(named, Set(ContentInspection.knownTypes), "each known type is one sniffing names")
+    }
 }

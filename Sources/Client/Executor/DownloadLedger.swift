@@ -40,8 +40,7 @@ struct DownloadLedger {
     /// How `folder` is named in the state: relative to the manifest's folder when inside it, so
     /// that the state stays true when the project is copied or restored at another path.
     private func key(_ folder: String) -> String {
-        let absolute = RealPath.normalized(folder)
-        return RealPath.isInside(absolute, RealPath.normalized(trusted)) ? RealPath.relative(absolute, from: trusted) : absolute
+        RealPath.relative(folder, inside: trusted) ?? RealPath.normalized(folder)
     }
 
     /// Removes `step/…/name` below `root` without following a link, and the folders it leaves

@@ -11,8 +11,7 @@ extension Workspace {
     /// `path` as results name a local file: relative to the manifest's folder when inside it,
     /// else absolute.
     public func pathFromManifest(_ path: String) -> String {
-        let absolute = RealPath.normalized(path)
-        return RealPath.isInside(absolute, RealPath.normalized(directory)) ? RealPath.relative(absolute, from: directory) : absolute
+        RealPath.relative(path, inside: directory) ?? RealPath.normalized(path)
     }
 
     /// Why this manifest's run (of `shard`, `I/N`, if any) must not write the results file: it
