@@ -61,10 +61,24 @@ public final class LinkFreeFolder: Sendable {
         return LinkFreeFolder(path: shown, descriptor: opened)
     }
 
-    /// A new temporary file in this folder for the content of `name`: its descriptor and name.
+    /// The regular file `name` in this folder, opened for reading without following a link;
+    /// nil when there is none (or something else is there).
+    public func openFile(_ name: String) -> Int32? {
+        let opened = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard opened >= 0 else { return nil }
+        var info = stat()
+        guard fstat(opened, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(opened)
+            return nil
+        }
+        return opened
+    }
+
+    /// A new temporary file in this folder for the content of `name` (open to write and to read
+    /// back): its descriptor and name.
     public func createTemporary(for name: String) throws(FileError) -> (descriptor: Int32, name: String) {
         let temporary = ".\(name).\(getpid()).\(UInt64.random(in: 0...UInt64.max)).part"
-        let opened = openat(descriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let opened = openat(descriptor, temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard opened >= 0 else { throw FileError(path: path + "/" + temporary, operation: "create", code: errno) }
         return (opened, temporary)
     }

@@ -64,9 +64,12 @@ final class RunDisplay: Sendable {
             log("template \(name.printable): \(action.rawValue) (\(id.printable))")
         case .warning(let message):
             log("warning: \(message)")
+        case .holding(let job, let planID, let reason, let wait):
+            log("\(job) \(planID.prefix(12)): \(reason); every request of the run waits \(Self.seconds(wait))")
+        case .redoing(let job, let planID, let reason):
+            log("\(job) \(planID.prefix(12)): runs again: \(reason)")
         case .retrying(let job, let planID, let reason, let wait, let attempt, let attempts):
-            let seconds = max(1, Int(wait.inSeconds.rounded()))
-            log("\(job) \(planID.prefix(12)): \(reason); retrying in \(seconds) s (attempt \(attempt) of \(attempts))")
+            log("\(job) \(planID.prefix(12)): \(reason); retrying in \(Self.seconds(wait)) (attempt \(attempt) of \(attempts))")
         case .finished(let entry):
             let count = state.withLock { state in
                 state.done += 1; state.inFlight = max(0, state.inFlight - 1); return (state.done, state.total)
@@ -233,9 +236,19 @@ final class RunDisplay: Sendable {
                      "attempt": .int(attempt), "attempts": .int(attempts)])
         case .warning(let message):
             .object(["event": .string("warning"), "message": .string(message)])
+        case .holding(let job, let planID, let reason, let wait):
+            .object(["event": .string("holding"), "job": .string(job), "plan_id": .string(planID), "reason": .string(reason), "wait_ms": .int(Int(wait.inMilliseconds))])
+        case .redoing(let job, let planID, let reason):
+            .object(["event": .string("redoing"), "job": .string(job), "plan_id": .string(planID), "reason": .string(reason)])
         case .finished(let entry):
             .object(["event": .string("finished"), "job": .string(entry.job), "plan_id": .string(entry.planID),
                      "status": .string(entry.status), "assembly_id": entry.assemblyID.map { .string($0) } ?? .null])
         }
+    }
+
+    /// A wait as said in the log: whole seconds, tenths below one.
+    static func seconds(_ wait: Duration) -> String {
+        let seconds = wait.inSeconds
+        return seconds < 0.95 ? String(format: "%.1f s", seconds) : "\(Int(seconds.rounded())) s"
     }
 }

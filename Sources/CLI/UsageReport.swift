@@ -19,7 +19,7 @@ struct UsageReport {
         var input: [String: Int64] = [:], output: [String: Int64] = [:]
         for entry in lastResults?.assemblies ?? [] where entry.isCompleted {
             input[entry.job, default: 0] += entry.files.reduce(0) { $0 + $1.size }
-            output[entry.job, default: 0] += entry.results.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.size } }
+            output[entry.job, default: 0] += entry.results.values.reduce(0) { $0 + $1.reduce(0) { $0 + ($1.size ?? 0) } }
         }
         ratios = Dictionary(uniqueKeysWithValues: input.compactMap { job, bytes in bytes > 0 ? (job, Double(output[job] ?? 0) / Double(bytes)) : nil })
         var durations: [String: Double?] = [:]

@@ -100,6 +100,14 @@ public final class StreamingDigest: @unchecked Sendable {  // one owner at a tim
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FileDigestError(path: path, code: errno) }
         defer { close(descriptor) }
+        return try file(opened: descriptor, path: path, algorithm: algorithm, offset: offset, length: length, buffer: &buffer, admit: admit, observe: observe)
+    }
+
+    /// `file(_:…)` of a file already open as `descriptor` (left open); `path` names it in errors.
+    public static func file(
+        opened descriptor: Int32, path: String, algorithm: DigestAlgorithm, offset: Int64 = 0, length: Int64? = nil, buffer: inout [UInt8],
+        admit: ((Int32) -> String?)? = nil, observe: ((UnsafeRawBufferPointer) -> Void)? = nil
+    ) throws(FileDigestError) -> (digest: [UInt8], size: Int64, modified: Int64?, status: stat?) {
         // Judged on the file opened, so a link swapped in after any earlier check changes nothing.
         if let refusal = admit?(descriptor) { throw FileDigestError(path: path, code: EPERM, reason: refusal) }
         // The time of the version read: taken before the first byte, so any later write changes it.

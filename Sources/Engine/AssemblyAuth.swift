@@ -41,7 +41,7 @@ final class AssemblyAuth: Sendable {
             throw Refusal(code: "INVALID_AUTH_EXPIRES_PARAMETER", message: "auth.expires '\(expiresText)' is not a date", status: 400)
         }
         guard expires > now else {
-            throw Refusal(code: "AUTH_EXPIRED", message: "the signature expired at \(expiresText)", status: 403)
+            throw Refusal(code: APIErrorCode.authExpired.rawValue, message: "the signature expired at \(expiresText)", status: 403)
         }
         guard !remember || ledger.insert(signature, expires: expires) else {
             throw Refusal(code: "SIGNATURE_REUSE_DETECTED", message: "this signature was used before; add auth.nonce so each request is unique", status: 403)

@@ -24,6 +24,8 @@ struct AssemblyFile: Codable, Sendable, Equatable {
     var meta: [String: JSONValue]
     /// Whether it came in over tus.
     var isTusFile: Bool
+    /// The MD5 of a result's bytes (lowercase hex), reported as `md5hash`; nil for uploads.
+    var md5: String?
     /// Where an export step put it (a `file://` URL on the local engine), reported as its URL.
     var exportURL: String?
 
@@ -57,6 +59,7 @@ struct AssemblyFile: Codable, Sendable, Equatable {
             "original_basename": .string(originalBasename), "is_tus_file": .bool(isTusFile),
             "meta": .object(meta),
         ]
+        if let md5 { object["md5hash"] = .string(md5) }
         if let url = exportURL ?? url {
             object["url"] = .string(url)
             object["ssl_url"] = .string(url)

@@ -1,4 +1,5 @@
 import Basics
+import Crypto
 import Foundation
 
 /// Where a robot writes one result file: a fresh id, its own folder under the Assembly's results,
@@ -49,11 +50,18 @@ struct ResultSlot: Sendable {
         return stat(path, &info) == 0 ? Int64(info.st_size) : 0
     }
 
+    /// The written file's MD5 (lowercase hex), which the status gives as `md5hash` for clients to check downloads by.
+    private var md5: String? {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        return (try? StreamingDigest.file(path, algorithm: .md5, buffer: &buffer)).map { Hex.encode($0.digest) }
+    }
+
     /// The file once written, as a file of its own (an import): its own original.
     func imported(mime: String?, meta: [String: JSONValue]) -> AssemblyFile {
         let size = storedSize
         var file = FileFacts.describe(id: id, name: name, field: "", path: path, size: size, mime: mime, isTus: false)
         file.meta.merge(meta) { _, added in added }
+        file.md5 = md5
         return file
     }
 
@@ -66,6 +74,7 @@ struct ResultSlot: Sendable {
             id: id, name: name, field: source.field, path: path, size: size, mime: nil, isTus: false,
             original: own ? nil : (source.originalID, source.originalName), imageSize: imageSize)
         file.meta.merge(meta) { _, added in added }
+        file.md5 = md5
         return file
     }
 }

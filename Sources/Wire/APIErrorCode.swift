@@ -20,6 +20,8 @@ public struct APIErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let assemblyNotFound = APIErrorCode("ASSEMBLY_NOT_FOUND")
     /// A step stopped because its Assembly was canceled.
     public static let assemblyCanceled = APIErrorCode("ASSEMBLY_CANCELED")
+    /// The signature's `auth.expires` is past, by the server's clock.
+    public static let authExpired = APIErrorCode("AUTH_EXPIRED")
     /// The server could not keep what it was sent (its disk).
     public static let storageError = APIErrorCode("SERVER_STORAGE_ERROR")
 }

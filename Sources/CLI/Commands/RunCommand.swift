@@ -55,6 +55,9 @@ struct RunCommand: Command {
 
     /// Assembly creations a minute one account can rely on (the hosted service allows about 250).
     static let accountBudget = 240.0
+    /// How long the hosted service keeps a result on its temporary storage (24 hours from the
+    /// Assembly); counted from when the run began, so a little sooner than the service deletes it.
+    static let temporaryResultsLifetime: Duration = .seconds(24 * 3600)
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         manifestPath = arguments.positionals[0]
@@ -158,6 +161,8 @@ struct RunCommand: Command {
         let hosted = Endpoint.of(manifest, override: arguments.value("endpoint"), environment: context.environment).isHostedService
         configuration.maxAssembliesPerMinute = perMinute.map(Double.init) ?? (hosted ? Self.accountBudget / Double(shard?.count ?? 1) : nil)
         configuration.eagerPolls = !hosted
+        // Results no store step exported are deleted by the service a day after the Assembly.
+        configuration.resultsLifetime = hosted ? Self.temporaryResultsLifetime : nil
 
         let detail: RunDisplay.Detail = arguments.flag("quiet") ? .quiet : arguments.flag("verbose") ? .verbose : .normal
         let display = RunDisplay(output: context.output, json: arguments.flag("json"), githubActions: context.environment["GITHUB_ACTIONS"] == "true", detail: detail)

@@ -101,7 +101,7 @@ enum ReportHTML {
     }
 
     private static func figure(_ item: ReportModel.Item) -> String {
-        let caption = [MarkupText.html(item.name), ByteSize(bytes: item.size).description, item.facts.map(MarkupText.html)].compactMap { $0 }.joined(separator: " · ")
+        let caption = [MarkupText.html(item.name), item.size.map { ByteSize(bytes: $0).description }, item.facts.map(MarkupText.html)].compactMap { $0 }.joined(separator: " · ")
         var html = "<figure class=\"file\">"
         if let preview = item.preview {
             html += "<img src=\"data:image/jpeg;base64,\(preview.base64EncodedString())\" alt=\"\(MarkupText.html(item.name)) (\(MarkupText.html(item.mime)))\">"

@@ -12,7 +12,7 @@ struct ReportModel {
     /// A file with what the report can say of it.
     struct Item {
         var name: String
-        var size: Int64
+        var size: Int64?
         var mime: String
         /// Width and height, or duration, when known.
         var facts: String?

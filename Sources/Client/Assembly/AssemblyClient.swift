@@ -48,11 +48,14 @@ public struct AssemblyClient: Sendable {
     let http: HTTPClient
     /// The API's base URL, such as `https://api2.transloadit.com`.
     public let endpoint: String
+    /// Learns the service's time from every answer.
+    let clock: ServiceClock
 
     /// Creates a client for `endpoint`.
-    public init(http: HTTPClient, endpoint: String) {
+    public init(http: HTTPClient, endpoint: String, clock: ServiceClock = ServiceClock()) {
         self.http = http
         self.endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
+        self.clock = clock
     }
 
     /// `POST /assemblies/{id}` with `params` and `signature` first, then the expected upload count.
@@ -93,6 +96,7 @@ public struct AssemblyClient: Sendable {
         } catch {
             throw Failure(code: "NETWORK", message: "\(error)", retryIn: nil, isTransient: true)
         }
+        clock.observe(dateHeader: response.headers["Date"])
         guard let json = try? JSONValue.parse(response.body), json.objectValue != nil else {
             throw Failure(
                 code: "HTTP_\(response.status)", message: "\(request.summary) answered without a JSON status: \(response.bodyText(limit: 200))",
@@ -102,8 +106,10 @@ public struct AssemblyClient: Sendable {
         state.statusWait = StatusWait.seconds(response.headers[StatusWait.header])
         if let error = state.error {
             let limited = error == .rateLimitReached || response.status == 429
+            // A signature the service took for expired: say how far this machine's clock is off.
+            let message = error == .authExpired ? [state.message ?? "", clock.explanation].filter { !$0.isEmpty }.joined(separator: "; ") : state.message ?? ""
             throw Failure(
-                code: error, message: state.message ?? "", retryIn: state.retryIn.flatMap { $0 > 0 ? $0 : nil } ?? Self.retryAfter(response),
+                code: error, message: message, retryIn: state.retryIn.flatMap { $0 > 0 ? $0 : nil } ?? Self.retryAfter(response),
                 isTransient: limited || response.status >= 500 || error == .statusRateLimitReached, httpStatus: response.status)
         }
         guard (200..<300).contains(response.status) else {

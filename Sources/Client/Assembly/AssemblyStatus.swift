@@ -16,8 +16,10 @@ public struct AssemblyState: Sendable {
         public var originalID: String?
         /// The https URL when given, else the http one.
         public var url: String?
-        /// Bytes.
-        public var size: Int64
+        /// Bytes; nil when the server gave none (the service may send `null`).
+        public var size: Int64?
+        /// `md5hash`, lowercase hex, when the server gave a well-formed one.
+        public var md5: String?
         /// The media type.
         public var mime: String?
         /// Facts such as width and height.
@@ -84,7 +86,8 @@ public struct AssemblyState: Sendable {
         return File(
             id: value["id"]?.stringValue ?? "", name: (value["name"]?.stringValue ?? Self.fallbackName(value)).printable,
             field: value["field"]?.stringValue ?? "", originalID: original,
-            url: url, size: Int64(value["size"]?.intValue ?? 0),
+            url: url, size: value["size"]?.intValue.flatMap { $0 >= 0 ? Int64($0) : nil },
+            md5: value["md5hash"]?.stringValue.flatMap(MD5Text.normalized),
             mime: value["mime"]?.stringValue, meta: value["meta"] ?? .object([:]))
     }
 

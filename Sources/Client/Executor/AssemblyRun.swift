@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import HTTPClient
 import Planning
+import Spec
 import Wire
 
 /// Runs one planned Assembly to its end: find or create it, upload what the server lacks, wait
@@ -22,9 +23,16 @@ struct AssemblyRun: Sendable {
     let templateIDs: [String: String]
     let progress: @Sendable (Int64) -> Void
     let events: @Sendable (RunEvent) -> Void
+    /// When the run began, by the service's clock where it is known: temporary results expire from then.
+    var started: Date = Date()
+    /// Runs a new Assembly whatever an earlier run left (its results expired before they were downloaded).
+    var fresh = false
 
     func run() async -> RunResults.Entry {
         var outcome: (code: String, message: String)
+        // An Assembly that cannot get its files would wait for them for hours, counting against
+        // the account's concurrent Assemblies: it is canceled.
+        var abandoned = false
         do {
             let created = try await findOrCreate()
             var status = created
@@ -38,12 +46,15 @@ struct AssemblyRun: Sendable {
             outcome = ("INTERRUPTED", "")
         } catch let failure as AssemblyClient.Failure {
             outcome = (failure.code, failure.message)
+            abandoned = failure.code == Self.uploadsMissing
         } catch let error as TusError {
             outcome = ("UPLOAD_FAILED", error.description)
+            abandoned = true
         } catch let error as SignerError {
             outcome = ("SIGNING_FAILED", error.message)
         } catch let error as ChangedFile {
             outcome = ("FILE_CHANGED", error.description)
+            abandoned = true
         } catch is CancellationError {
             outcome = ("INTERRUPTED", "")
         } catch {
@@ -57,8 +68,24 @@ struct AssemblyRun: Sendable {
                 ? (Self.notStarted, "the run was interrupted before this Assembly was created; the next run creates it")
                 : ("INTERRUPTED", "the run was interrupted; the next run resumes Assembly \(known?.assemblyID ?? "")")
         }
+        if abandoned, let url = known?.assemblyURL(on: configuration.endpoint), !Task.isCancelled {
+            outcome.message += await cancel(url, id: known?.assemblyID ?? "")
+        }
         return failed(outcome.code, outcome.message, assemblyID: known?.assemblyID, assemblyURL: known?.assemblyURL(on: configuration.endpoint))
     }
+
+    /// Cancels an abandoned Assembly; what became of it, for the failure's message.
+    private func cancel(_ url: String, id: String) async -> String {
+        do {
+            _ = try await retrying { try await client.cancel(url) }
+            return "; Assembly \(id) was canceled (the next run makes a new one)"
+        } catch {
+            return "; Assembly \(id) could not be canceled (\(error)); the service ends it when it expires"
+        }
+    }
+
+    /// An Assembly that kept waiting for uploads after every one was sent.
+    static let uploadsMissing = "ASSEMBLY_UPLOADS_MISSING"
 
     /// The status of an Assembly a run was interrupted before it created.
     static let notStarted = "NOT_STARTED"
@@ -69,7 +96,7 @@ struct AssemblyRun: Sendable {
     private func findOrCreate() async throws -> AssemblyState {
         // --force redoes the work: a new Assembly, whatever an earlier run left.
         // A state file is not trusted to name an Assembly: an id that is not one starts afresh.
-        let earlier = configuration.force ? nil : await state.entry(planned.id, endpoint: configuration.endpointKey).flatMap { AssemblyID.isValid($0.assemblyID) ? $0 : nil }
+        let earlier = configuration.force || fresh ? nil : await state.entry(planned.id, endpoint: configuration.endpointKey).flatMap { AssemblyID.isValid($0.assemblyID) ? $0 : nil }
         if let entry = earlier, entry.assemblyURL != nil {
             // The stored URL where it is on the endpoint's origin, else the endpoint's own (the
             // embedded engine gets a new port each run; a URL elsewhere is never asked).
@@ -102,10 +129,7 @@ struct AssemblyRun: Sendable {
         do {
             status = try await retrying {
                 try await pacer.admit()
-                // Each attempt signed afresh (a new nonce and expiry): a server that refuses a reused
-                // signature takes the retry of a create whose answer was lost.
-                let (params, signature) = try await signedParams()
-                return try await client.create(id: id, params: params, signature: signature, expectedUploads: planned.files.count)
+                return try await create(id: id)
             }
         } catch let failure as AssemblyClient.Failure {
             // The create went through before (its answer was lost): the Assembly exists.
@@ -117,6 +141,20 @@ struct AssemblyRun: Sendable {
         try await state.set(.init(assemblyID: assemblyID, assemblyURL: status.assemblyURL, endpoint: configuration.endpointKey), for: planned.id)
         events(.created(job: planned.job, planID: planned.id, assemblyID: assemblyID, resumed: false))
         return status
+    }
+
+    /// One create, signed afresh (a new nonce and expiry: a server that refuses a reused signature
+    /// takes the retry of a create whose answer was lost). A signature refused as expired is made
+    /// once more when that answer showed the service's clock to be off by more than was allowed for.
+    private func create(id: String) async throws -> AssemblyState {
+        let skew = configuration.serviceClock.skew
+        do {
+            let (params, signature) = try await signedParams()
+            return try await client.create(id: id, params: params, signature: signature, expectedUploads: planned.files.count)
+        } catch let failure as AssemblyClient.Failure where failure.code == .authExpired && configuration.signer != nil && configuration.serviceClock.skew != skew {
+            let (params, signature) = try await signedParams()
+            return try await client.create(id: id, params: params, signature: signature, expectedUploads: planned.files.count)
+        }
     }
 
     /// The instructions as the service takes them: a manifest Template becomes its `template_id`.
@@ -132,7 +170,9 @@ struct AssemblyRun: Sendable {
         guard let key = configuration.authKey, let signer = configuration.signer else {
             return (instructions.serialized(), nil)
         }
-        let params = AuthParams.prepare(instructions, key: key, lifetime: configuration.lifetime).serialized()
+        // Expiring by the service's clock, which judges it.
+        let now = configuration.serviceClock.date(clock.date)
+        let params = AuthParams.prepare(instructions, key: key, lifetime: configuration.lifetime, now: now).serialized()
         return (params, try await signer.sign(params))
     }
 
@@ -156,9 +196,13 @@ struct AssemblyRun: Sendable {
         }
         let done = planned.files.enumerated().filter { finished.contains(Self.field($0.offset)) }.reduce(Int64(0)) { $0 + $1.element.size }
         progress(done)
-        let options = UploadOptions(
+        var options = UploadOptions(
             chunkSize: configuration.chunkSize, parallel: configuration.uploadParallel,
             stateDirectory: stateDirectory, bodyLimits: configuration.bodyLimits)
+        let (job, planID, events) = (planned.job, planned.id, events)
+        options.hold = UploadHold(pacer: pacer) { wait in
+            events(.holding(job: job, planID: planID, reason: "an upload was refused for load (HTTP 429)", wait: wait))
+        }
         // Per file, the bytes confirmed or on the wire; the Assembly's progress is their sum.
         let counter = ProgressSum<Int>(base: done)
         let results = try await uploads.upload(files, to: tusURL, options: options) { file in
@@ -189,7 +233,7 @@ struct AssemblyRun: Sendable {
             // Every file went up: an Assembly still waiting for uploads long after will never start.
             if status.ok == AssemblyStatusCode.uploading, clock.now - uploaded > Self.uploadingGrace {
                 throw AssemblyClient.Failure(
-                    code: "ASSEMBLY_UPLOADS_MISSING",
+                    code: Self.uploadsMissing,
                     message: "the Assembly still waits for uploads after all \(planned.files.count) were sent (the server lost one); run the same command again: it sends what is missing, and the rest stays cached")
             }
             guard clock.now + interval < deadline else { throw Self.timedOut }
@@ -272,12 +316,21 @@ struct AssemblyRun: Sendable {
         let sources = Dictionary(status.uploads.map { upload in
             (upload.id, Self.index(of: upload.field).flatMap { planned.files.indices.contains($0) ? planned.files[$0].path : nil })
         }, uniquingKeysWith: { first, _ in first })
+        // Results no store step exported live on the service's temporary storage, from about when the run began.
+        let expires = configuration.resultsLifetime.map { started.addingTimeInterval($0.inSeconds) }
         let results = status.results.mapValues { files in
             files.map { file in
                 RunResults.ResultFile(
                     source: file.originalID.flatMap { sources[$0] ?? nil }, name: file.name,
-                    url: file.url.map { configuration.rewriteURL?($0) ?? $0 }, size: file.size, mime: file.mime, meta: file.meta)
+                    url: file.url.map { configuration.rewriteURL?($0) ?? $0 }, size: file.size, md5: file.md5, mime: file.mime, meta: file.meta)
             }.sorted { ($0.source ?? "", $0.name) < ($1.source ?? "", $1.name) }
+        }.reduce(into: [String: [RunResults.ResultFile]]()) { all, step in
+            let temporary = !Self.stores(step: step.key, in: instructions)
+            all[step.key] = step.value.map { file in
+                var file = file
+                if temporary { file.expires = expires }
+                return file
+            }
         }
         var entry = RunResults.Entry(
             job: planned.job, planID: planned.id, assemblyID: status.assemblyID,
@@ -295,6 +348,12 @@ struct AssemblyRun: Sendable {
             status: code, message: message, cached: false, files: planned.files, results: [:])
     }
 
+    /// Whether `step` of `instructions` is a store robot's (its results are exported, not
+    /// temporary); a step the instructions do not hold (a Template's) is taken as temporary.
+    static func stores(step: String, in instructions: JSONValue) -> Bool {
+        instructions["steps"]?[step]?["robot"]?.stringValue.map(RobotCatalog.localExports.contains) ?? false
+    }
+
     static let timedOut = AssemblyClient.Failure(code: "RUN_TIMEOUT", message: "the Assembly did not finish within the run's timeout (--timeout)")
 
     /// How long an Assembly may keep saying ASSEMBLY_UPLOADING after every upload finished.
@@ -306,4 +365,17 @@ struct AssemblyRun: Sendable {
     static func index(of field: String) -> Int? {
         field.hasPrefix("file_") ? Int(field.dropFirst(5)) : nil
     }
+}
+
+/// The run's pacer as uploads meet it: a pause a rate-limited upload starts is said, then held by every request.
+private struct UploadHold: RequestHold {
+    let pacer: CreationPacer
+    let announce: @Sendable (Duration) -> Void
+
+    func pause(for duration: Duration) async {
+        announce(duration)
+        await pacer.pause(for: duration)
+    }
+
+    func waitOutPause() async throws { try await pacer.waitOutPause() }
 }

@@ -4,7 +4,7 @@ import Synchronization
 /// token bucket that allows bursts of `burst`; and once the service says it is rate limited
 /// (413/429 with a time to wait), every request of the run waits that pause out, not only the
 /// one that was refused.
-actor CreationPacer {
+actor CreationPacer: RequestHold {
     /// Set when an Assembly gave up on an endpoint it could not reach, cleared by any answer:
     /// the run's other Assemblies then fail at their first refused connection instead of each
     /// retrying a server that is down.

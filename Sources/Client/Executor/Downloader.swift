@@ -1,41 +1,82 @@
+import Basics
+import Crypto
 import Foundation
 import HTTPClient
-import Basics
 
 /// Fetches an Assembly's result files into its download folder, where `DownloadLayout` places
-/// them, a few at once, checking each file's size. Only `http`/`https` URLs are fetched, except
-/// the embedded engine's `file://` URLs inside its own data folder; files are streamed to disk and
-/// written without following links below the folder the user named.
+/// them, a few at once. A result already there (its size, and its MD5 where the server gave
+/// one) is never fetched again: the service asks that each temporary result be downloaded once.
+/// Every download is checked against the size and MD5 the status gave; a rate limit or a
+/// server's failure is retried after its `Retry-After` or a backoff. Only `http`/`https` URLs
+/// are fetched, except the embedded engine's `file://` URLs inside its own data folder; files
+/// are streamed to disk and written without following links below the folder the user named.
 struct Downloader: Sendable {
     let http: HTTPClient
     /// The embedded engine's data folder: the one place `file://` result URLs may name.
     let localResults: String?
     /// The folder that is the user's own (the manifest's): links above it are theirs to keep.
     let trusted: String?
+    /// How a retry waits (the run's clock).
+    var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
 
     /// Files fetched at once.
     static let parallel = 4
+    /// Tries per file, for rate limits and failures that may pass.
+    static let attempts = 4
+    /// The most bytes taken for a result whose size the server did not give.
+    static let unsizedLimit: Int64 = 64 << 30
+    /// The longest `Retry-After` waited for, in seconds.
+    static let longestWait = 60.0
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
+        /// Whether another try may help (a rate limit, a server's failure, a cut transfer).
+        var isTransient = false
+        /// The seconds the server asked to wait.
+        var retryAfter: Double?
+    }
+
+    /// What downloading one entry did.
+    struct Report: Sendable {
+        /// The paths (below the folder) that hold the entry's results now.
+        var written: Set<String> = []
+        /// How many files were fetched (the others were in place).
+        var fetched = 0
+        /// The results the server no longer has (404, 410, or an engine file gone): work to redo.
+        var gone: [String] = []
     }
 
     private struct Target: Sendable {
+        var file: RunResults.ResultFile
         var url: String
         var folder: LinkFreeFolder
         var name: String
-        var size: Int64
+        var path: String
+    }
+
+    /// The entry's results that are not in place below `folder` (missing, or of another size or
+    /// digest than the status gave).
+    func missing(_ entry: RunResults.Entry, into folder: String, paths: [String: [String?]]) throws -> [RunResults.ResultFile] {
+        try targets(entry, into: folder, paths: paths).filter { !isInPlace($0) }.map(\.file)
     }
 
     /// Downloads the entry's results to `paths` (per step, each result's path below `folder`, as
-    /// `DownloadLayout` gives them); the paths written.
-    @discardableResult
-    func download(_ entry: RunResults.Entry, into folder: String, paths: [String: [String?]]) async throws -> Set<String> {
+    /// `DownloadLayout` gives them), skipping those in place.
+    func download(_ entry: RunResults.Entry, into folder: String, paths: [String: [String?]]) async throws -> Report {
+        let targets = try targets(entry, into: folder, paths: paths)
+        var report = Report(written: Set(targets.map(\.path)))
+        let wanted = targets.filter { !isInPlace($0) }
+        try await forEachConcurrently(wanted, width: Self.parallel) { target in try await fetch(target) } receive: { gone in
+            if let gone { report.gone.append(gone) } else { report.fetched += 1 }
+        }
+        return report
+    }
+
+    private func targets(_ entry: RunResults.Entry, into folder: String, paths: [String: [String?]]) throws -> [Target] {
         let root = try LinkFreeFolder.open(folder, below: trusted)
         var folders: [String: LinkFreeFolder] = [:]
         var targets: [Target] = []
-        var written: Set<String> = []
-        for (step, files) in entry.results {
+        for (step, files) in entry.results.sorted(by: { $0.key < $1.key }) {
             for (index, file) in files.enumerated() {
                 guard let url = file.url, let path = paths[step]?[index] else { continue }
                 let parts = path.split(separator: "/").map(String.init)
@@ -47,50 +88,100 @@ struct Downloader: Sendable {
                     folders[parent] = opened
                 }
                 guard let directory = folders[parent] else { continue }
-                targets.append(Target(url: url, folder: directory, name: name, size: file.size))
-                written.insert(path)
+                targets.append(Target(file: file, url: url, folder: directory, name: name, path: path))
             }
         }
-        try await forEachConcurrently(targets, width: Self.parallel) { target in try await fetch(target) } receive: { _ in }
-        return written
+        return targets
     }
 
-    private func fetch(_ target: Target) async throws {
-        guard target.size >= 0 else { throw Failure(description: "\(target.url): the status gives a negative size") }
+    /// Whether the target's file is there with the size and MD5 the status gave.
+    private func isInPlace(_ target: Target) -> Bool {
+        guard let descriptor = target.folder.openFile(target.name) else { return false }
+        defer { close(descriptor) }
+        return Self.matches(descriptor, target.file, shown: target.folder.path + "/" + target.name) == nil
+    }
+
+    /// Why the open file does not hold `file`'s bytes (its size, then its MD5); nil when it does.
+    private static func matches(_ descriptor: Int32, _ file: RunResults.ResultFile, shown: String) -> String? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return "cannot be read" }
+        if let size = file.size, Int64(info.st_size) != size { return "holds \(info.st_size) bytes, the status said \(size)" }
+        guard let md5 = file.md5 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        guard let digest = try? StreamingDigest.file(opened: descriptor, path: shown, algorithm: .md5, buffer: &buffer).digest else { return "cannot be read" }
+        let hex = Hex.encode(digest)
+        return hex == md5 ? nil : "has the MD5 \(hex), the status said \(md5)"
+    }
+
+    /// Fetches one file, trying again after rate limits and passing failures; the URL when the
+    /// server no longer has it.
+    private func fetch(_ target: Target) async throws -> String? {
+        var attempt = 1
+        while true {
+            do {
+                let filled: Bool
+                switch try Self.source(of: target.url, localResults: localResults) {
+                case .gone: filled = false
+                case .local(let path): filled = try await write(target) { descriptor in _ = try LinkFreeFolder.copy(path, to: descriptor); return true }
+                case .remote: filled = try await write(target) { descriptor in try await fetchRemote(target, into: descriptor) }
+                }
+                return filled ? nil : target.url
+            } catch let failure as Failure where failure.isTransient && attempt < Self.attempts {
+                let wait = failure.retryAfter.map { min($0, Self.longestWait) } ?? pow(2, Double(attempt - 1))
+                try await sleep(.milliseconds(Int(wait * 1000)))
+                attempt += 1
+            }
+        }
+    }
+
+    /// Fetches a remote result into `descriptor`; false when the server answers that it is gone (404, 410).
+    private func fetchRemote(_ target: Target, into descriptor: Int32) async throws -> Bool {
+        var request = HTTPRequest(
+            method: "GET", url: target.url, timeouts: HTTPTimeouts(stallTime: .seconds(30), stallBytesPerSecond: 1024),
+            maxResponseBytes: Int(clamping: target.file.size ?? Self.unsizedLimit))
+        request.responseDescriptor = descriptor
+        let shown = String(request.summary.dropFirst(4))
+        let response: HTTPResponse
+        do { response = try await http.send(request) } catch let error as HTTPError {
+            if case .responseTooLarge = error.kind {
+                let limit = target.file.size.map { "the \($0) bytes the status said" } ?? "the \(Self.unsizedLimit) bytes a result of no stated size may have"
+                throw Failure(description: "\(shown): the server sent more than \(limit)")
+            }
+            throw Failure(description: "GET \(shown): \(error.message)", isTransient: error.isTransient)
+        }
+        switch response.status {
+        case 200: return true
+        case 404, 410: return false
+        case 429, 500...599:
+            throw Failure(description: "GET \(shown): HTTP \(response.status)", isTransient: true, retryAfter: response.headers["Retry-After"].flatMap(Double.init))
+        default: throw Failure(description: "GET \(shown): HTTP \(response.status)")
+        }
+    }
+
+    /// Fills a temporary file beside the target with `fill`, checks it against the status, and
+    /// puts it in place; false (and nothing left behind) when `fill` found the file gone.
+    private func write(_ target: Target, _ fill: (Int32) async throws -> Bool) async throws -> Bool {
         let (descriptor, temporary) = try target.folder.createTemporary(for: target.name)
         var kept = false
         defer {
             close(descriptor)
             if !kept { target.folder.remove(temporary) }
         }
-        let written: Int64
-        switch try Self.source(of: target.url, localResults: localResults) {
-        case .local(let path):
-            written = try LinkFreeFolder.copy(path, to: descriptor)
-        case .remote:
-            var request = HTTPRequest(
-                method: "GET", url: target.url, timeouts: HTTPTimeouts(stallTime: .seconds(30), stallBytesPerSecond: 1024),
-                maxResponseBytes: Int(clamping: target.size))
-            request.responseDescriptor = descriptor
-            let response: HTTPResponse
-            do { response = try await http.send(request) } catch let error as HTTPError {
-                guard case .responseTooLarge = error.kind else { throw error }
-                throw Failure(description: "\(request.summary.dropFirst(4)): the server sent more than the \(target.size) bytes the status said")
-            }
-            guard response.status == 200 else { throw Failure(description: "GET \(request.summary.dropFirst(4)): HTTP \(response.status)") }
-            written = Int64(lseek(descriptor, 0, SEEK_END))
-        }
-        guard written == target.size else {
-            throw Failure(description: "\(target.url): got \(written) bytes, the status said \(target.size)")
+        guard try await fill(descriptor) else { return false }
+        if let problem = Self.matches(descriptor, target.file, shown: target.url) {
+            throw Failure(description: "\(target.url): the download \(problem)", isTransient: true)
         }
         try target.folder.rename(temporary, to: target.name)
         kept = true
+        return true
     }
 
     /// Where a result URL's bytes come from.
     enum Source: Equatable {
         case remote
         case local(path: String)
+        /// A file of the engine's data folder that is no longer there.
+        case gone
     }
 
     /// `http(s)` URLs are fetched; a `file://` URL only when it names a file inside the embedded
@@ -104,6 +195,7 @@ struct Downloader: Sendable {
         guard let localResults, let path = URL(string: url)?.path, !path.isEmpty else {
             throw Failure(description: "result URL '\(TerminalText.printable(url))' names a local file; only the embedded engine's own results are copied from disk")
         }
+        if let root = RealPath.of(localResults), RealPath.of(path) == nil, RealPath.isInside(RealPath.normalized(path), root) { return .gone }
         guard let root = RealPath.of(localResults), let real = RealPath.of(path),
               real == RealPath.normalized(path), RealPath.isInside(real, root), real != root else {
             throw Failure(description: "result URL '\(TerminalText.printable(url))' is not a file of the embedded engine's data folder; not copied")

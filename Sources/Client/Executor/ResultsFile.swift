@@ -16,14 +16,35 @@ public struct RunResults: Sendable, Equatable {
         public var name: String
         /// Where to fetch it.
         public var url: String?
-        /// Bytes.
-        public var size: Int64
+        /// Bytes; nil when the server did not say.
+        public var size: Int64?
+        /// The MD5 digest the server gave (lowercase hex), which a download must match.
+        public var md5: String?
         /// The media type.
         public var mime: String?
         /// Facts such as width and height.
         public var meta: JSONValue
         /// Where the run downloaded it, relative to the manifest's folder (absolute when outside it).
         public var localPath: String?
+        /// When the service deletes it, for a result kept only on its temporary storage (no store
+        /// step exported it): after that it can be made again, never fetched.
+        public var expires: Date?
+
+        /// Creates a result file.
+        public init(
+            source: String?, name: String, url: String?, size: Int64?, md5: String? = nil, mime: String?, meta: JSONValue,
+            localPath: String? = nil, expires: Date? = nil
+        ) {
+            self.source = source
+            self.name = name
+            self.url = url
+            self.size = size
+            self.md5 = md5
+            self.mime = mime
+            self.meta = meta
+            self.localPath = localPath
+            self.expires = expires
+        }
     }
 
     /// A source file a step left out, as its `ignore_errors` allowed.
@@ -149,8 +170,9 @@ extension RunResults.Entry {
             (list.arrayValue ?? []).map { value in
                 RunResults.ResultFile(
                     source: value["source"]?.stringValue, name: value["name"]?.stringValue?.printable ?? "", url: value["url"]?.stringValue,
-                    size: Int64(value["size"]?.intValue ?? 0), mime: value["mime"]?.stringValue, meta: value["meta"] ?? .object([:]),
-                    localPath: value["local_path"]?.stringValue)
+                    size: value["size"]?.intValue.map(Int64.init), md5: value["md5hash"]?.stringValue.flatMap(MD5Text.normalized),
+                    mime: value["mime"]?.stringValue, meta: value["meta"] ?? .object([:]),
+                    localPath: value["local_path"]?.stringValue, expires: value["expires"]?.stringValue.flatMap(AuthParams.parseExpires))
             }
         }
         self.init(job: job.printable, planID: planID.printable, assemblyID: item["assembly_id"]?.stringValue.flatMap { AssemblyID.isValid($0) ? $0 : nil },
@@ -166,11 +188,13 @@ extension RunResults.Entry {
 
 extension RunResults.ResultFile {
     var json: JSONValue {
-        var object: [String: JSONValue] = ["name": .string(name), "size": .int(Int(size)), "meta": meta]
+        var object: [String: JSONValue] = ["name": .string(name), "size": size.map { .int(Int($0)) } ?? .null, "meta": meta]
         object["source"] = source.map { .string($0) } ?? .null
         if let url { object["url"] = .string(url) }
+        if let md5 { object["md5hash"] = .string(md5) }
         if let mime { object["mime"] = .string(mime) }
         if let localPath { object["local_path"] = .string(localPath) }
+        if let expires { object["expires"] = .string(AuthParams.expires(expires)) }
         return .object(object)
     }
 }

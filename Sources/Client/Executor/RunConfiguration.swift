@@ -46,6 +46,12 @@ public struct RunConfiguration: Sendable {
     /// The manifest's Templates, brought in line before anything runs (even when every Assembly
     /// is cached); the plan's Templates are synced in any case.
     public var declaredTemplates: [String: DeclaredTemplate] = [:]
+    /// How long the service keeps a result no store step exported (the hosted service: 24 hours):
+    /// such results get an expiry in the results, after which a missing download is made again
+    /// rather than fetched; nil where results are kept (the engine).
+    public var resultsLifetime: Duration?
+    /// The service's clock, learnt from its answers: signatures expire by it.
+    public let serviceClock = ServiceClock()
     /// Body sizes proxies let through, learnt from 413 answers by any upload of the run.
     public let bodyLimits = BodySizeMemory()
 
@@ -89,6 +95,10 @@ public enum RunEvent: Sendable {
     case finished(RunResults.Entry)
     /// A request of an Assembly failed and is tried again after `wait` (attempt `attempt` of `attempts`).
     case retrying(job: String, planID: String, reason: String, wait: Duration, attempt: Int, attempts: Int)
+    /// A rate limit holds every request of the run for `wait`.
+    case holding(job: String, planID: String, reason: String, wait: Duration)
+    /// A cached Assembly runs again: its downloads are missing and its results are no longer on the server.
+    case redoing(job: String, planID: String, reason: String)
     /// A Template of the manifest was brought in line before the Assemblies that use it.
     case template(name: String, id: String, action: TemplateSync.Action)
     /// Something the run could not keep (state it could not save) that does not stop it.

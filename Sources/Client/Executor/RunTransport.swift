@@ -10,6 +10,8 @@ public protocol AssemblyService: Sendable {
     /// The status at `url`; `wait` asks a server that offered it to hold the answer until the
     /// Assembly moves on, up to that many seconds.
     func status(_ url: String, wait: Int?) async throws(AssemblyClient.Failure) -> AssemblyState
+    /// Cancels the Assembly at `url`.
+    func cancel(_ url: String) async throws(AssemblyClient.Failure) -> AssemblyState
 }
 
 extension AssemblyService {
@@ -51,6 +53,8 @@ public struct TusUploads: UploadService {
 public protocol RunClock: Sendable {
     /// The current instant.
     var now: ContinuousClock.Instant { get }
+    /// The date by this machine's calendar clock (when results expire is judged by it).
+    var date: Date { get }
     /// Waits `duration` (throws when the task is cancelled).
     func sleep(for duration: Duration) async throws
 }
@@ -62,6 +66,9 @@ public struct SystemRunClock: RunClock {
 
     /// `ContinuousClock.now`.
     public var now: ContinuousClock.Instant { ContinuousClock.now }
+
+    /// `Date()`.
+    public var date: Date { Date() }
 
     /// `Task.sleep`.
     public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import HTTPClient
 import Planning
+import Wire
 
 /// Runs a plan: cached Assemblies are carried over from the last results, the others run
 /// `concurrency` at a time; results are written atomically at the end (and after each
@@ -23,7 +24,7 @@ public struct Runner: Sendable {
         self.plan = plan
         self.configuration = configuration
         self.http = http
-        self.service = service ?? AssemblyClient(http: http, endpoint: configuration.endpoint)
+        self.service = service ?? AssemblyClient(http: http, endpoint: configuration.endpoint, clock: configuration.serviceClock)
         self.uploads = uploads ?? TusUploads(http: http)
         self.clock = clock
     }
@@ -45,7 +46,14 @@ public struct Runner: Sendable {
 
     /// Runs everything and returns the results (also written to `configuration.resultsPath`).
     public func run(events: @escaping @Sendable (RunEvent) -> Void) async throws -> RunResults {
-        let cached = configuration.force ? [:] : Self.cachedEntries(for: plan, resultsPath: configuration.resultsPath, endpoint: configuration.endpointKey)
+        var cached = configuration.force ? [:] : Self.cachedEntries(for: plan, resultsPath: configuration.resultsPath, endpoint: configuration.endpointKey)
+        let started = configuration.serviceClock.date(clock.date)
+        // A cached Assembly whose downloads are missing and whose temporary results have expired is made again.
+        var redo: Set<String> = []
+        for (planID, reason) in expiredDownloads(cached, now: started) {
+            if let entry = cached.removeValue(forKey: planID) { events(.redoing(job: entry.job, planID: planID, reason: reason)) }
+            redo.insert(planID)
+        }
         let pending = plan.assemblies.filter { cached[$0.id] == nil }
         let total = pending.reduce(Int64(0)) { $0 + $1.bytes }
         events(.started(assemblies: plan.assemblies.count, cached: cached.count, files: plan.fileCount, bytes: plan.byteCount))
@@ -74,21 +82,15 @@ public struct Runner: Sendable {
                 }
             }
         }
-        let templates = templateIDs
 
+        let assemblies = AssemblyBatch(
+            configuration: configuration, service: service, uploads: uploads, clock: clock, pacer: pacer, state: state, deadline: deadline,
+            templateIDs: templateIDs, started: started, events: events)
         // Results are saved as Assemblies end, at most every few seconds (and always at the
         // end): rewriting the whole file per Assembly would grow with the square of their number.
         var saved = clock.now
-        let (service, uploads, clock, configuration) = (service, uploads, clock, configuration)
-        await forEachConcurrently(pending, width: configuration.concurrency) { planned in
-            await AssemblyRun(
-                planned: planned, configuration: configuration, client: service, uploads: uploads, clock: clock, pacer: pacer, state: state,
-                deadline: deadline, templateIDs: templates,
-                progress: { events(.uploaded(bytes: progress.set(planned.id, $0), total: total)) }, events: events
-            ).run()
-        } receive: { entry in
+        await assemblies.run(pending, fresh: redo, progress: { planID, bytes in events(.uploaded(bytes: progress.set(planID, bytes), total: total)) }) { entry in
             collected.add(entry)
-            events(.finished(entry))
             if clock.now - saved >= Self.saveInterval {
                 // The results file is written again at the end, where a failure stops the run.
                 do { try results(collected).write(to: configuration.resultsPath, below: configuration.workspace.directory) } catch {
@@ -97,20 +99,20 @@ public struct Runner: Sendable {
                 saved = clock.now
             }
         }
-        var final = results(collected)
-        // Where each result is downloaded, known before the results are written, which name it.
-        let placements = placeDownloads(&final)
-        try final.write(to: configuration.resultsPath, below: configuration.workspace.directory)
+        let ranNow = Set(pending.map(\.id))
+        var (final, written, gone) = try await finish(collected, ranNow: ranNow)
+        // Cached Assemblies whose results the server no longer has (and whose downloads are missing) are made again, once.
+        if !gone.isEmpty {
+            for (planID, url) in gone.sorted(by: { $0.key < $1.key }) {
+                events(.redoing(job: cached[planID]?.job ?? "", planID: planID, reason: "its results are gone from the server (\(url)) and its downloads are missing"))
+            }
+            await assemblies.run(plan.assemblies.filter { gone[$0.id] != nil }, fresh: Set(gone.keys), progress: { _, _ in }) { collected.add($0) }
+            (final, written, gone) = try await finish(collected, ranNow: ranNow.union(gone.keys))
+        }
         // A whole run (not a shard's share) that completed everything: older plans' state can go.
         let wholeRunCompleted = configuration.shard == nil && final.assemblies.allSatisfy(\.isCompleted)
         do { try await state.fold(keeping: wholeRunCompleted ? Set(plan.assemblies.map(\.id)) : nil) } catch {
             events(.warning("the run state could not be compacted (\(error)); it is kept as a journal and read as before"))
-        }
-        let downloader = Downloader(http: http, localResults: configuration.localResults, trusted: configuration.workspace.directory)
-        var written: [String: Set<String>] = [:]
-        for entry in final.assemblies where entry.isCompleted {
-            guard let folder = configuration.downloads[entry.job]?.folder, let paths = placements[entry.planID] else { continue }
-            written[folder, default: []].formUnion(try await downloader.download(entry, into: folder, paths: paths))
         }
         // The plan that ran, for the next plan to explain its changes against (a shard ran only part of it).
         if configuration.shard == nil {
@@ -127,6 +129,47 @@ public struct Runner: Sendable {
             ledger.prune(keeping: Dictionary(uniqueKeysWithValues: Set(configuration.downloads.values.map(\.folder)).map { ($0, written[$0] ?? []) }))
         }
         return final
+    }
+
+    /// Writes the results, then downloads what is not in place: the results, the paths written
+    /// per folder, and the cached entries (by plan id, with a URL) whose results the server no
+    /// longer has. Such a result of an Assembly this run made (`ranNow`) is a failure.
+    private func finish(_ collected: ResultsCollector, ranNow: Set<String>) async throws -> (RunResults, [String: Set<String>], [String: String]) {
+        var final = results(collected)
+        // Where each result is downloaded, known before the results are written, which name it.
+        let placements = placeDownloads(&final)
+        try final.write(to: configuration.resultsPath, below: configuration.workspace.directory)
+        var written: [String: Set<String>] = [:]
+        var gone: [String: String] = [:]
+        for entry in final.assemblies where entry.isCompleted {
+            guard let folder = configuration.downloads[entry.job]?.folder, let paths = placements[entry.planID] else { continue }
+            let report = try await downloader.download(entry, into: folder, paths: paths)
+            if let url = report.gone.first {
+                guard !ranNow.contains(entry.planID) else {
+                    throw Downloader.Failure(description: "\(url): the server no longer has this result of Assembly \(entry.assemblyID ?? entry.planID), made by this run")
+                }
+                gone[entry.planID] = url
+            }
+            written[folder, default: []].formUnion(report.written)
+        }
+        return (final, written, gone)
+    }
+
+    private var downloader: Downloader {
+        Downloader(http: http, localResults: configuration.localResults, trusted: configuration.workspace.directory, sleep: { [clock] in try await clock.sleep(for: $0) })
+    }
+
+    /// The cached entries with downloads missing whose temporary results expired by `now`, with why:
+    /// fetching them would only meet a 404.
+    private func expiredDownloads(_ cached: [String: RunResults.Entry], now: Date) -> [(String, String)] {
+        var candidates = RunResults(pipeline: plan.pipeline, assemblies: plan.assemblies.compactMap { cached[$0.id] })
+        let placements = placeDownloads(&candidates)
+        return candidates.assemblies.compactMap { entry in
+            guard let folder = configuration.downloads[entry.job]?.folder, let paths = placements[entry.planID],
+                  let missing = try? downloader.missing(entry, into: folder, paths: paths),
+                  let expired = missing.compactMap(\.expires).min(), expired <= now else { return nil }
+            return (entry.planID, "\(missing.count) of its downloads are missing and its results expired on the service \(AuthParams.expires(expired))")
+        }
     }
 
     /// Lays out the downloads of the completed entries, folder by folder, and records each

@@ -22,19 +22,24 @@ public struct TemplateClient: Sendable {
     let authKey: String?
     let signer: (any ParamsSigner)?
     let lifetime: Duration
+    /// The service's clock, by which signatures expire; learnt from every answer.
+    let clock: ServiceClock
 
     /// Creates a client; without an Auth Key requests go unsigned (the local engine).
-    public init(http: HTTPClient, endpoint: String, authKey: String?, signer: (any ParamsSigner)?, lifetime: Duration) {
+    public init(http: HTTPClient, endpoint: String, authKey: String?, signer: (any ParamsSigner)?, lifetime: Duration, clock: ServiceClock = ServiceClock()) {
         self.http = http
         self.endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
         self.authKey = authKey
         self.signer = signer
         self.lifetime = lifetime
+        self.clock = clock
     }
 
     /// A client for the run's endpoint, signed as the run signs.
     public init(configuration: RunConfiguration, http: HTTPClient) {
-        self.init(http: http, endpoint: configuration.endpoint, authKey: configuration.authKey, signer: configuration.signer, lifetime: configuration.lifetime)
+        self.init(
+            http: http, endpoint: configuration.endpoint, authKey: configuration.authKey, signer: configuration.signer, lifetime: configuration.lifetime,
+            clock: configuration.serviceClock)
     }
 
     /// Every Template, following the pages until a short one, one that brings nothing new, or
@@ -128,7 +133,7 @@ public struct TemplateClient: Sendable {
     private func sendOnce(_ method: String, _ path: String, _ params: [String: JSONValue]) async throws -> JSONValue {
         var fields: [(String, String)]
         if let authKey, let signer {
-            let text = AuthParams.prepare(.object(params), key: authKey, lifetime: lifetime).serialized()
+            let text = AuthParams.prepare(.object(params), key: authKey, lifetime: lifetime, now: clock.date(Date())).serialized()
             fields = [("params", text), ("signature", try await signer.sign(text))]
         } else {
             fields = [("params", JSONValue.object(params).serialized())]
@@ -139,6 +144,7 @@ public struct TemplateClient: Sendable {
             : HTTPRequest(method: method, url: endpoint + path, headers: [("Content-Type", "application/x-www-form-urlencoded")],
                           body: .data(Data(encoded.utf8)), timeouts: HTTPTimeouts(total: .seconds(60)))
         let response = try await http.send(request)
+        clock.observe(dateHeader: response.headers["Date"])
         let parsed = try? JSONValue.parse(response.body)
         let wait = parsed?["info"]?["retryIn"]?.doubleValue.flatMap { $0 > 0 ? $0 : nil } ?? response.headers["Retry-After"].flatMap(Double.init)
         guard let json = parsed else {
@@ -146,7 +152,8 @@ public struct TemplateClient: Sendable {
                 code: "HTTP_\(response.status)", message: "\(request.summary) answered: \(response.bodyText())", retryIn: wait, httpStatus: response.status)
         }
         if let error = json["error"]?.stringValue {
-            throw AssemblyClient.Failure(code: error, message: json["message"]?.stringValue ?? "", retryIn: wait, httpStatus: response.status)
+            let message = [json["message"]?.stringValue ?? "", error == .authExpired ? clock.explanation : ""].filter { !$0.isEmpty }.joined(separator: "; ")
+            throw AssemblyClient.Failure(code: error, message: message, retryIn: wait, httpStatus: response.status)
         }
         guard (200..<300).contains(response.status) else {
             throw AssemblyClient.Failure(code: "HTTP_\(response.status)", message: json["message"]?.stringValue ?? "", retryIn: wait, httpStatus: response.status)

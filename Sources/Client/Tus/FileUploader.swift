@@ -49,8 +49,11 @@ struct FileUploader: Sendable {
         var lastExpiry: Date?
         progress(UploadProgress(index: index, confirmed: 0, inFlight: 0, total: file.size))
         var action = machine.start
+        var rateLimited = false
         while true {
             try Task.checkCancellation()
+            // A rate limit met by any request of the run holds this one too.
+            if case .wait = action {} else { try await options.hold?.waitOutPause() }
             let event: UploadMachine.Event
             switch action {
             case .fail(let error):
@@ -64,6 +67,7 @@ struct FileUploader: Sendable {
                 if !options.remembersFinished { store?.remove(key) }
                 return UploadResult(index: index, path: path, url: url, size: file.size, resumedFrom: machine.resumedFrom)
             case .wait(let delay):
+                if rateLimited { await options.hold?.pause(for: delay) }
                 try await options.sleep(delay)
                 event = .waited
             case .askOffset(let url):
@@ -127,6 +131,7 @@ struct FileUploader: Sendable {
                     return .sent(offset: status.offset)
                 }
             }
+            if case .failed(let error) = event { rateLimited = error.kind == .rateLimited }
             let (next, record) = machine.handle(event)
             switch record {
             case .save(let url):

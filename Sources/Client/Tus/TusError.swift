@@ -16,6 +16,9 @@ public struct TusError: Error, Sendable, Equatable, CustomStringConvertible {
         case gone
         /// 5xx: the server failed: retry with backoff.
         case serverError
+        /// 429: the server (or the load balancer before it) limits requests: wait its
+        /// `Retry-After`, else a backoff from 1 s, holding the run's other requests too.
+        case rateLimited
         /// Any other 4xx, or a response that breaks the protocol: stop.
         case rejected
     }
@@ -31,6 +34,8 @@ public struct TusError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The upload a refused creating request made anyway (its `Location`), to go on with
     /// instead of creating another.
     public var location: String?
+    /// The seconds a refusal's `Retry-After` asked to wait.
+    public var retryAfter: Double?
 
     /// Creates an error.
     public init(_ kind: Kind, request: String, status: Int? = nil, detail: String) {
@@ -42,7 +47,7 @@ public struct TusError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Whether a retry (after HEAD) can help.
     public var isRetryable: Bool {
-        [.transport, .offsetConflict, .locked, .checksumMismatch, .serverError].contains(kind)
+        [.transport, .offsetConflict, .locked, .checksumMismatch, .serverError, .rateLimited].contains(kind)
     }
 
     /// The same error with `hint` appended to its detail.
@@ -60,8 +65,10 @@ public struct TusError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Classifies a response status (not 2xx) for `request`.
     static func from(_ response: HTTPResponse, request: HTTPRequest, isHead: Bool = false) -> TusError {
-        TusError(kind(status: response.status, method: request.method, isHead: isHead), request: request.summary,
-                 status: response.status, detail: response.bodyText())
+        var error = TusError(kind(status: response.status, method: request.method, isHead: isHead), request: request.summary,
+                             status: response.status, detail: response.bodyText(limit: 200))
+        error.retryAfter = response.headers["Retry-After"].flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? min($0, 3600) : nil }
+        return error
     }
 
     /// What a refusal with `status` means for a `method` request.
@@ -70,6 +77,7 @@ public struct TusError: Error, Sendable, Equatable, CustomStringConvertible {
         case 409 where method == "POST": .rejected
         case 409: .offsetConflict
         case 423: .locked
+        case 429: .rateLimited
         case 460: .checksumMismatch
         case 404, 410: .gone
         case 403 where isHead: .gone

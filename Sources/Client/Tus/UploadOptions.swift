@@ -39,6 +39,9 @@ public struct UploadOptions: Sendable {
     /// Hand files to a local engine that offers it as open descriptors instead of sending their
     /// bytes (`LocalHandoff`); off, every byte goes over HTTP.
     public var handoff = true
+    /// Holds every request of the run while a rate limit is in force (a 429 met by one upload
+    /// pauses them all); nil: each upload waits out only its own.
+    public var hold: (any RequestHold)?
     /// How a retry waits: the task's sleep, or the run's own clock (tests give a clock that does not).
     public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
 
@@ -138,4 +141,12 @@ public final class BodySizeMemory: Sendable {
         let rest = url[schemeEnd.upperBound...]
         return String(url[..<schemeEnd.upperBound]) + String(rest.prefix { $0 != "/" })
     }
+}
+
+/// A pause that every request of a run waits out once a rate limit was met.
+public protocol RequestHold: Sendable {
+    /// Holds every request for `duration` from now (a longer pause in force stays).
+    func pause(for duration: Duration) async
+    /// Returns once no pause is in force.
+    func waitOutPause() async throws
 }

@@ -8,8 +8,10 @@ import Wire
 /// A clock that only moves when something waits on it, and remembers every wait.
 final class TestClock: RunClock {
     private let state = Mutex((now: ContinuousClock.now, sleeps: [Duration]()))
+    private let start = (instant: ContinuousClock.now, date: Date())
 
     var now: ContinuousClock.Instant { state.withLock { $0.now } }
+    var date: Date { start.date.addingTimeInterval((now - start.instant).inSeconds) }
     var sleeps: [Duration] { state.withLock { $0.sleeps } }
 
     func sleep(for duration: Duration) async throws {
@@ -45,6 +47,11 @@ final class ScriptedService: AssemblyService {
 
     func status(_ url: String, wait: Int?) async throws(AssemblyClient.Failure) -> AssemblyState {
         try next(\.statuses, call: "status \(url)" + (wait.map { " wait \($0)" } ?? ""))
+    }
+
+    func cancel(_ url: String) async throws(AssemblyClient.Failure) -> AssemblyState {
+        script.withLock { $0.calls.append("cancel \(url)") }
+        return AssemblyState(.object(["ok": .string("ASSEMBLY_CANCELED")]))
     }
 
     private func next(_ queue: WritableKeyPath<(creates: [Answer], statuses: [Answer], calls: [String]), [Answer]>, call: String) throws(AssemblyClient.Failure) -> AssemblyState {
