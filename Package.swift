@@ -48,7 +48,7 @@ let package = Package(
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport", "Wire"], exclude: ["Fixtures"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient", "TestSupport"]),
         .testTarget(name: "ClientTests", dependencies: ["Client", "HTTPClient", "HTTPServer", "Wire", "TestSupport", "EngineTestSupport", "Basics", "Planning"],
-                    exclude: ["Tus/Fixtures", "Signing/Fixtures"]),
+                    exclude: ["Tus/Fixtures", "Signing/Fixtures", "Executor/Fixtures"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "HTTPClient", "Client", "Wire", "TestSupport", "EngineTestSupport", "Basics", "Spec"], exclude: ["Fixtures"]),
         .testTarget(name: "SignerTests", dependencies: ["Signer", "HTTPServer", "HTTPClient", "Wire", "Spec", "TestSupport", "Basics"], exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),

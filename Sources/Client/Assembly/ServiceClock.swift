@@ -6,9 +6,13 @@ import Synchronization
 /// its own. Signatures are given expiries by the service's clock once an answer said it.
 public final class ServiceClock: Sendable {
     private let measured = Mutex<Double?>(nil)
+    /// This machine's time (a test's clock moves days at once).
+    private let local: @Sendable () -> Date
 
-    /// Creates a clock that knows nothing of the service's yet.
-    public init() {}
+    /// Creates a clock that knows nothing of the service's yet, comparing with `local` (this machine's time).
+    public init(local: @escaping @Sendable () -> Date = { Date() }) {
+        self.local = local
+    }
 
     /// A difference below this many seconds is the header's resolution and the request's time, not skew.
     public static let tolerance = 2.0
@@ -22,14 +26,18 @@ public final class ServiceClock: Sendable {
     /// Whether an answer has carried a `Date` header yet.
     public var isKnown: Bool { measured.withLock { $0 != nil } }
 
-    /// Takes the service's time from an answer's `Date` header (RFC 9110's IMF-fixdate), received at `received`.
-    public func observe(dateHeader: String?, received: Date = Date()) {
+    /// Takes the service's time from an answer's `Date` header (RFC 9110's IMF-fixdate), received now.
+    public func observe(dateHeader: String?) {
         guard let dateHeader, let date = Self.parse(dateHeader) else { return }
+        let received = local()
         measured.withLock { $0 = date.timeIntervalSince(received) }
     }
 
-    /// `local` (this machine's time) as the service's clock reads it.
-    public func date(_ local: Date) -> Date { local.addingTimeInterval(skew) }
+    /// Now, by this machine's clock.
+    public var machineNow: Date { local() }
+
+    /// Now, as the service's clock reads it.
+    public var now: Date { local().addingTimeInterval(skew) }
 
     /// The skew in words, for a message about an expired signature.
     public var explanation: String {

@@ -13,7 +13,7 @@ struct AssemblyBatch: Sendable {
     let state: RunState
     let deadline: ContinuousClock.Instant
     let templateIDs: [String: String]
-    /// When the run began, by the service's clock.
+    /// When the run began, by this machine's clock.
     let started: Date
     let events: @Sendable (RunEvent) -> Void
 

@@ -23,7 +23,8 @@ struct AssemblyRun: Sendable {
     let templateIDs: [String: String]
     let progress: @Sendable (Int64) -> Void
     let events: @Sendable (RunEvent) -> Void
-    /// When the run began, by the service's clock where it is known: temporary results expire from then.
+    /// When the run began, by this machine's clock: temporary results expire from then (a little
+    /// sooner than the service deletes them), judged by the same clock on a later day.
     var started: Date = Date()
     /// Runs a new Assembly whatever an earlier run left (its results expired before they were downloaded).
     var fresh = false
@@ -171,7 +172,7 @@ struct AssemblyRun: Sendable {
             return (instructions.serialized(), nil)
         }
         // Expiring by the service's clock, which judges it.
-        let now = configuration.serviceClock.date(clock.date)
+        let now = configuration.serviceClock.now
         let params = AuthParams.prepare(instructions, key: key, lifetime: configuration.lifetime, now: now).serialized()
         return (params, try await signer.sign(params))
     }

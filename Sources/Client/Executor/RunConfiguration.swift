@@ -51,7 +51,7 @@ public struct RunConfiguration: Sendable {
     /// rather than fetched; nil where results are kept (the engine).
     public var resultsLifetime: Duration?
     /// The service's clock, learnt from its answers: signatures expire by it.
-    public let serviceClock = ServiceClock()
+    public var serviceClock = ServiceClock()
     /// Body sizes proxies let through, learnt from 413 answers by any upload of the run.
     public let bodyLimits = BodySizeMemory()
 

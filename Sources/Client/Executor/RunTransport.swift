@@ -53,8 +53,6 @@ public struct TusUploads: UploadService {
 public protocol RunClock: Sendable {
     /// The current instant.
     var now: ContinuousClock.Instant { get }
-    /// The date by this machine's calendar clock (when results expire is judged by it).
-    var date: Date { get }
     /// Waits `duration` (throws when the task is cancelled).
     func sleep(for duration: Duration) async throws
 }
@@ -66,9 +64,6 @@ public struct SystemRunClock: RunClock {
 
     /// `ContinuousClock.now`.
     public var now: ContinuousClock.Instant { ContinuousClock.now }
-
-    /// `Date()`.
-    public var date: Date { Date() }
 
     /// `Task.sleep`.
     public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }

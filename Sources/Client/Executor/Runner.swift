@@ -47,7 +47,7 @@ public struct Runner: Sendable {
     /// Runs everything and returns the results (also written to `configuration.resultsPath`).
     public func run(events: @escaping @Sendable (RunEvent) -> Void) async throws -> RunResults {
         var cached = configuration.force ? [:] : Self.cachedEntries(for: plan, resultsPath: configuration.resultsPath, endpoint: configuration.endpointKey)
-        let started = configuration.serviceClock.date(clock.date)
+        let started = configuration.serviceClock.machineNow
         // A cached Assembly whose downloads are missing and whose temporary results have expired is made again.
         var redo: Set<String> = []
         for (planID, reason) in expiredDownloads(cached, now: started) {

@@ -133,7 +133,7 @@ public struct TemplateClient: Sendable {
     private func sendOnce(_ method: String, _ path: String, _ params: [String: JSONValue]) async throws -> JSONValue {
         var fields: [(String, String)]
         if let authKey, let signer {
-            let text = AuthParams.prepare(.object(params), key: authKey, lifetime: lifetime, now: clock.date(Date())).serialized()
+            let text = AuthParams.prepare(.object(params), key: authKey, lifetime: lifetime, now: clock.now).serialized()
             fields = [("params", text), ("signature", try await signer.sign(text))]
         } else {
             fields = [("params", JSONValue.object(params).serialized())]

@@ -8,10 +8,8 @@ import Wire
 /// A clock that only moves when something waits on it, and remembers every wait.
 final class TestClock: RunClock {
     private let state = Mutex((now: ContinuousClock.now, sleeps: [Duration]()))
-    private let start = (instant: ContinuousClock.now, date: Date())
 
     var now: ContinuousClock.Instant { state.withLock { $0.now } }
-    var date: Date { start.date.addingTimeInterval((now - start.instant).inSeconds) }
     var sleeps: [Duration] { state.withLock { $0.sleeps } }
 
     func sleep(for duration: Duration) async throws {
