@@ -5,11 +5,12 @@ import Foundation
 extension Plan {
     /// The plan's JSON text followed by a newline, byte for byte what `json.serialized(pretty: true)`
     /// gives, emitted in pieces of about `pieceSize` bytes without building the JSON tree, so a plan
-    /// of a million files is written in little memory.
-    public func writeJSON(pieceSize: Int = 1 << 20, _ emit: (Data) -> Void) {
+    /// of a million files is written in little memory. `warnings` (planning's, such as results the
+    /// hosted service deletes after a day) follow as `warnings`, for whoever reads the plan.
+    public func writeJSON(pieceSize: Int = 1 << 20, warnings: [Diagnostic] = [], _ emit: (Data) -> Void) {
         var output: [UInt8] = []
         output.reserveCapacity(pieceSize + (64 << 10))
-        // Keys in byte order, as the serializer sorts them: assemblies, manifest, pipeline, summary, version.
+        // Keys in byte order, as the serializer sorts them: assemblies, manifest, pipeline, summary, version, warnings.
         output.append(contentsOf: "{\n  \"assemblies\": ".utf8)
         if assemblies.isEmpty {
             output.append(contentsOf: "[]".utf8)
@@ -32,7 +33,12 @@ extension Plan {
             "jobs": .int(jobs.count), "assemblies": .int(assemblies.count), "files": .int(fileCount), "bytes": .int(Int(byteCount)),
             "usage": UsageEstimate(self).json,
         ]).write(to: &output, pretty: true, depth: 1)
-        output.append(contentsOf: ",\n  \"version\": \(Self.formatVersion)\n}\n".utf8)
+        output.append(contentsOf: ",\n  \"version\": \(Self.formatVersion)".utf8)
+        if !warnings.isEmpty {
+            output.append(contentsOf: ",\n  \"warnings\": ".utf8)
+            JSONValue.array(warnings.map(\.json)).write(to: &output, pretty: true, depth: 1)
+        }
+        output.append(contentsOf: "\n}\n".utf8)
         emit(Data(output))
     }
 }

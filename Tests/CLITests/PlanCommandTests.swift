@@ -23,6 +23,39 @@ final class PlanCommandTests: XCTestCase {
         XCTAssertTrue(plan.stdout.contains("steps: zeta (/file/hash), alpha (/file/hash)"), plan.stdout)
     }
 
+    func testTemporaryResultsOnTheHostedServiceAreWarnedOfInTextMarkdownAndJSON() async throws {
+        let directory = try TemporaryDirectory(prefix: "plan-temporary")
+        defer { directory.remove() }
+        try directory.write("files/a.bin", "a")
+        try directory.write("pipeline.yml", """
+            version: 1
+            endpoint: https://api2.transloadit.com
+            auth: {key: k}
+            assemblies:
+              hashes:
+                inputs: ["files/*.bin"]
+                steps:
+                  hash: {robot: /file/hash, use: ":original"}
+            """)
+        let manifest = directory.path + "/pipeline.yml"
+        let text = await CLIHarness.run(["plan", manifest])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stderr.contains("job 'hashes' neither stores its results"), text.stderr)
+        let markdown = await CLIHarness.run(["plan", manifest, "--format", "markdown"])
+        XCTAssertTrue(markdown.stdout.contains("job 'hashes' neither stores its results"), markdown.stdout)
+        let json = await CLIHarness.run(["plan", manifest, "--json"])
+        let warnings = try XCTUnwrap(JSONValue.parse(Data(json.stdout.utf8))["warnings"]?.arrayValue)
+        XCTAssertEqual(warnings.compactMap { $0["id"]?.stringValue }, ["plan.temporary-results"])
+        XCTAssertEqual(warnings.first?["line"]?.intValue, 5)
+        // The same in the plan file, which its schema accepts.
+        let out = directory.path + "/plan.json"
+        _ = await CLIHarness.run(["plan", manifest, "--out", out])
+        XCTAssertEqual(try String(contentsOfFile: out, encoding: .utf8), json.stdout)
+        let validator = try PythonPeers.require("check-jsonschema")
+        let checked = try ProcessRunner.run(validator, ["--schemafile", PackageRoot.path + "/schemas/plan.schema.json", out])
+        XCTAssertEqual(checked.status, 0, checked.stdout + checked.stderr)
+    }
+
     func testTheManifestDefaultsToPipelineYmlHereOrInANamedFolder() throws {
         let project = try ProjectFixture()
         let folder = (project.manifest as NSString).deletingLastPathComponent

@@ -83,6 +83,7 @@ struct PlanCommand: Command {
             return ExitCode.failure
         }
         context.report(loaded.diagnostics, sources: loaded.sources)
+        let warnings = loaded.diagnostics.filter { $0.severity != .error }.sortedByLocation()
         let workspace = project.value.map { Workspace(manifest: $0.manifest) }
         // The last results, read once, and usage measured only where it is shown or judged (it may
         // run ffprobe on every media file).
@@ -112,7 +113,7 @@ struct PlanCommand: Command {
                 // An unchanged plan is not written again (its file keeps its time, for build tools),
                 // nor rendered again while its file is as this manifest's last plan left it.
                 let written = workspace.map { WrittenPlans(stateFile: $0.writtenPlansFile, version: PipelineCLI.version) }
-                if written?.hold(plan, at: out) != true, let info = try AtomicFile.update(out, durable: false, { emit in plan.writeJSON(emit) }) {
+                if written?.hold(plan, at: out) != true, let info = try AtomicFile.update(out, durable: false, { emit in plan.writeJSON(warnings: warnings, emit) }) {
                     written?.remember(plan, at: out, info: info)
                 }
             } catch {
@@ -121,7 +122,7 @@ struct PlanCommand: Command {
             }
         }
         if json {
-            plan.writeJSON { context.output.out(String(decoding: $0, as: UTF8.self)) }
+            plan.writeJSON(warnings: warnings) { context.output.out(String(decoding: $0, as: UTF8.self)) }
         } else {
             let previous = lastResults?.assemblies ?? []
             let cached = project.value.flatMap { project in
@@ -137,7 +138,6 @@ struct PlanCommand: Command {
                 // An Assembly replaced by a new version is a change (explained), not a loss.
                 let replaced = ChangeCauses.replaced(in: changes)
                 let gone = previous.filter { !planned.contains($0.planID) && !replaced.contains($0.planID) }.map { (job: $0.job, planID: $0.planID) }
-                let warnings = loaded.diagnostics.filter { $0.severity != .error }
                 var files: [String: SHA256Digest] = [:]
                 for entry in previous { for file in entry.files { files[file.path] = file.digest } }
                 context.output.out(PlanMarkdown.render(
