@@ -89,3 +89,12 @@ final class CountingUploads: UploadService {
         return files.enumerated().map { index, file in .success(UploadResult(index: index, path: file.path, url: url + "\(index)", size: 1, resumedFrom: 0)) }
     }
 }
+
+/// Uploads the server refuses for good.
+struct FailingUploads: UploadService {
+    func upload(
+        _ files: [UploadFile], to url: String, options: UploadOptions, progress: @escaping @Sendable (UploadProgress) -> Void
+    ) async throws -> [Result<UploadResult, any Error>] {
+        throw TusError(.rejected, request: "POST \(url)", status: 403, detail: "refused")
+    }
+}

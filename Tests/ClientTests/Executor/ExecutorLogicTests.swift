@@ -18,7 +18,8 @@ final class ExecutorLogicTests: XCTestCase {
     override func tearDown() { directory.remove() }
 
     private func run(
-        _ service: ScriptedService, clock: TestClock, timeout: Duration = .seconds(3600), eagerPolls: Bool = false, signer: (any ParamsSigner)? = nil
+        _ service: ScriptedService, clock: TestClock, timeout: Duration = .seconds(3600), eagerPolls: Bool = false, signer: (any ParamsSigner)? = nil,
+        uploads: any UploadService = CountingUploads()
     ) async throws -> RunResults {
         let file = try FileHasher.digest(path: directory.path + "/a.txt")
         let planned = PlannedAssembly(
@@ -31,7 +32,7 @@ final class ExecutorLogicTests: XCTestCase {
         configuration.eagerPolls = eagerPolls
         let runner = Runner(
             plan: Plan(pipeline: "p", manifest: "m.yml", assemblies: [planned]), configuration: configuration,
-            service: service, uploads: CountingUploads(), clock: clock)
+            service: service, uploads: uploads, clock: clock)
         return try await runner.run { _ in }
     }
 
@@ -47,6 +48,15 @@ final class ExecutorLogicTests: XCTestCase {
         let creates = service.calls.filter { $0.hasPrefix("create") }
         XCTAssertEqual(creates.count, 2)
         XCTAssertEqual(Set(creates).count, 1, "the retry used the same client-chosen id: \(creates)")
+    }
+
+    func testAnAssemblyWhoseUploadsFailIsCanceledAndSaysSo() async throws {
+        let service = ScriptedService(creates: [ScriptedService.status(AssemblyStatusCode.uploading)], statuses: [])
+        let results = try await run(service, clock: TestClock(), uploads: FailingUploads())
+        let entry = try XCTUnwrap(results.assemblies.first)
+        XCTAssertEqual(entry.status, "UPLOAD_FAILED")
+        XCTAssertTrue(entry.message?.contains("was canceled (the next run makes a new one)") ?? false, entry.message ?? "")
+        XCTAssertEqual(service.calls.filter { $0.hasPrefix("cancel") }, ["cancel https://api.test/assemblies/a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1"])
     }
 
     func testEachAttemptToCreateIsSignedAfresh() async throws {

@@ -155,6 +155,22 @@ final class HostedServiceDaysTests: XCTestCase {
         XCTAssertEqual(later.filter { $0.hasPrefix("GET /tmp/") && $0.hasSuffix(" 404") }.count, 1, "\(later)")
         XCTAssertEqual(later.filter { $0.hasPrefix("POST /assemblies/") }.count, 1, "one Assembly made again: \(later)")
     }
+
+    func testADownloadThatDoesNotMatchItsMD5IsNeverPutInPlace() async throws {
+        try startFront(["--wrong-md5"])
+        do {
+            _ = try await run()
+            XCTFail("the run must fail")
+        } catch {
+            XCTAssertTrue("\(error)".contains("the download has the MD5 "), "\(error)")
+            XCTAssertTrue("\(error)".contains("the status said 00000000000000000000000000000000"), "\(error)")
+        }
+        // Tried a few times (it may have been damaged on the way), and nothing left in the folder.
+        let fetched = try await log().filter { $0.hasPrefix("GET /tmp/") }
+        XCTAssertGreaterThanOrEqual(fetched.count, 4)
+        let left = (FileManager.default.enumerator(atPath: project.path + "/build")?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".png") || $0.hasSuffix(".part") }
+        XCTAssertEqual(left, [])
+    }
 }
 
 /// This machine's time as a run sees it, moved forward a day at a time by the test.

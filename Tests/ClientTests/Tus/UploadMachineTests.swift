@@ -30,6 +30,19 @@ final class UploadMachineTests: XCTestCase {
         XCTAssertEqual(record, .save(url: url))
     }
 
+    func testARateLimitWaitsWhatTheServerSaysElseAtLeastASecondThenAsksTheOffset() {
+        XCTAssertEqual(TusError.kind(status: 429, method: "PATCH"), .rateLimited)
+        XCTAssertEqual(TusError.kind(status: 429, method: "POST"), .rateLimited)
+        var machine = UploadMachine(size: 10, resuming: nil, retryDelays: delays)
+        _ = machine.handle(.created(url: url, offset: 0))
+        // The first retry delay is zero, but a load balancer's 429 without Retry-After waits a second.
+        XCTAssertEqual(machine.handle(.failed(error(.rateLimited))).action, .wait(.seconds(1)))
+        XCTAssertEqual(machine.handle(.waited).action, .askOffset(url: url))
+        var told = error(.rateLimited)
+        told.retryAfter = 2.5
+        XCTAssertEqual(machine.handle(.failed(told)).action, .wait(.milliseconds(2500)))
+    }
+
     func testAStoredUploadIsAskedForItsOffsetAndResumed() {
         var machine = UploadMachine(size: 10, resuming: url, retryDelays: delays)
         XCTAssertEqual(machine.start, .askOffset(url: url))

@@ -15,6 +15,7 @@ Options:
   --lose-create N      the N-th create that passes the checks is passed on, then its answer is
                        lost (the connection is cut)
   --retry-in-zero N    the N-th create is refused with 429 RATE_LIMIT_REACHED and retryIn 0
+  --wrong-md5          every result's md5hash is not its bytes' (a file damaged on the way)
   --tus-429            the "load balancer" refuses with 429 the first tus creation, and the
                        first PATCH of every upload
 
@@ -50,6 +51,7 @@ AHEAD = float(option("--ahead", "0"))
 LOSE_CREATE = int(option("--lose-create", "0"))
 RETRY_IN_ZERO = int(option("--retry-in-zero", "0"))
 TUS_429 = "--tus-429" in OPTIONS
+WRONG_MD5 = "--wrong-md5" in OPTIONS
 DAY = 24 * 3600
 
 lock = threading.Lock()
@@ -244,6 +246,8 @@ class Front(http.server.BaseHTTPRequestHandler):
                     if isinstance(result.get("original_id"), str):
                         result["original_id"] = [result["original_id"]]
                     result["size"] = None
+                    if WRONG_MD5:
+                        result["md5hash"] = "0" * 32
         return json.dumps(status).encode()
 
     def temporary(self, path):
