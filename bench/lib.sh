@@ -56,7 +56,8 @@ stop_pid() {
 wait_for_line() {
     local pid=$1 file=$2 expression=$3 what=$4 value=
     for ((i = 0; i < 300; i++)); do
-        value=$(sed -n "$expression" "$file")
+        # The file appears once the backgrounded server's redirection has run.
+        value=$(sed -n "$expression" "$file" 2>/dev/null || true)
         [[ -n $value ]] && break
         if ! kill -0 "$pid" 2>/dev/null; then
             cat "${file%.out}.err" >&2

@@ -165,7 +165,9 @@ public struct Runner: Sendable {
         var candidates = RunResults(pipeline: plan.pipeline, assemblies: plan.assemblies.compactMap { cached[$0.id] })
         let placements = placeDownloads(&candidates)
         return candidates.assemblies.compactMap { entry in
-            guard let folder = configuration.downloads[entry.job]?.folder, let paths = placements[entry.planID],
+            // Only entries with an expired result are looked at (the others' downloads are checked once, as they are downloaded).
+            guard entry.results.values.contains(where: { files in files.contains { $0.expires.map { $0 <= now } ?? false } }),
+                  let folder = configuration.downloads[entry.job]?.folder, let paths = placements[entry.planID],
                   let missing = try? downloader.missing(entry, into: folder, paths: paths),
                   let expired = missing.compactMap(\.expires).min(), expired <= now else { return nil }
             return (entry.planID, "\(missing.count) of its downloads are missing and its results expired on the service \(AuthParams.expires(expired))")
