@@ -67,6 +67,8 @@ final class RunDisplay: Sendable {
         case .holding(let job, let planID, let reason, let wait):
             log("\(job) \(planID.prefix(12)): \(reason); every request of the run waits \(Self.seconds(wait))")
         case .redoing(let job, let planID, let reason):
+            // Counted done already (cached, or ended); it is counted again when it ends.
+            state.withLock { $0.done = max(0, $0.done - 1) }
             log("\(job) \(planID.prefix(12)): runs again: \(reason)")
         case .retrying(let job, let planID, let reason, let wait, let attempt, let attempts):
             log("\(job) \(planID.prefix(12)): \(reason); retrying in \(Self.seconds(wait)) (attempt \(attempt) of \(attempts))")

@@ -26,18 +26,18 @@ public struct WrittenPlans: Sendable {
         tool = build.map { "\(version) \($0.device):\($0.inode):\($0.size):\($0.modified)" }
     }
 
-    /// Whether the file at `path` is known to hold `plan`, as this tool writes it.
-    public func hold(_ plan: Plan, at path: String) -> Bool {
+    /// Whether the file at `path` is known to hold `plan` with `warnings`, as this tool writes it.
+    public func hold(_ plan: Plan, warnings: [Diagnostic] = [], at path: String) -> Bool {
         var info = stat()
-        guard let fingerprint = fingerprint(plan), let entry = entries()[Self.key(path)], lstat(path, &info) == 0,
+        guard let fingerprint = fingerprint(plan, warnings: warnings), let entry = entries()[Self.key(path)], lstat(path, &info) == 0,
               let identity = FileIdentity(info) else { return false }
         return entry == Entry(plan: fingerprint, file: identity)
     }
 
-    /// Remembers that the file `info` describes, at `path`, holds `plan`. A state file that cannot
-    /// be written only means the next plan is rendered again.
-    public func remember(_ plan: Plan, at path: String, info: stat) {
-        guard let fingerprint = fingerprint(plan), let identity = FileIdentity(info) else { return }
+    /// Remembers that the file `info` describes, at `path`, holds `plan` with `warnings`. A state
+    /// file that cannot be written only means the next plan is rendered again.
+    public func remember(_ plan: Plan, warnings: [Diagnostic] = [], at path: String, info: stat) {
+        guard let fingerprint = fingerprint(plan, warnings: warnings), let identity = FileIdentity(info) else { return }
         var entries = entries()
         if entries.count >= Self.mostFiles { entries = [:] }
         entries[Self.key(path)] = Entry(plan: fingerprint, file: identity)
@@ -47,12 +47,12 @@ public struct WrittenPlans: Sendable {
     }
 
     /// The SHA-256 of what decides the plan's text: the format, this tool, the pipeline, the
-    /// manifest and every Assembly's id (each derived from its job, instructions and files); nil
-    /// without the identity of the tool.
-    func fingerprint(_ plan: Plan) -> String? {
+    /// manifest, every Assembly's id (each derived from its job, instructions and files) and the
+    /// warnings written with it; nil without the identity of the tool.
+    func fingerprint(_ plan: Plan, warnings: [Diagnostic] = []) -> String? {
         guard let tool else { return nil }
         let parts: [JSONValue] = [.int(Plan.formatVersion), .string(tool), .string(plan.pipeline), .string(plan.manifest)]
-            + plan.assemblies.map { .string($0.id) }
+            + plan.assemblies.map { .string($0.id) } + (warnings.isEmpty ? [] : [.array(warnings.map(\.json))])
         return SHA256.hex(Array(JSONValue.array(parts).compactData))
     }
 

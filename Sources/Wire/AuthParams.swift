@@ -31,6 +31,7 @@ public enum AuthParams {
     /// Parses `auth.expires` in the formats the SDKs send: ISO 8601 (`2021-01-06T21:11:07.883Z`)
     /// or `2021/01/06 21:11:07+00:00`.
     public static func parseExpires(_ text: String) -> Date? {
+        if let date = parseWritten(text) { return date }
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = iso.date(from: text) { return date }
@@ -41,6 +42,27 @@ public enum AuthParams {
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy/MM/dd HH:mm:ssXXXXX"
         return formatter.date(from: text)
+    }
+
+    /// `2021-01-06T21:11:07.883Z` exactly as `expires(_:)` writes it, read by hand (a results file
+    /// holds one per temporary result); nil for any other form.
+    static func parseWritten(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 24, bytes[4] == 45, bytes[7] == 45, bytes[10] == 84, bytes[13] == 58, bytes[16] == 58, bytes[19] == 46, bytes[23] == 90 else { return nil }
+        func number(_ range: Range<Int>) -> Int32? {
+            var value: Int32 = 0
+            for byte in bytes[range] {
+                guard (48...57).contains(byte) else { return nil }
+                value = value * 10 + Int32(byte - 48)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+              let minute = number(14..<16), let second = number(17..<19), let milliseconds = number(20..<23),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        var fields = tm()
+        (fields.tm_year, fields.tm_mon, fields.tm_mday, fields.tm_hour, fields.tm_min, fields.tm_sec) = (year - 1900, month - 1, day, hour, minute, second)
+        return Date(timeIntervalSince1970: TimeInterval(timegm(&fields)) + TimeInterval(milliseconds) / 1000)
     }
 
     /// 16 random bytes, as 32 hex digits.

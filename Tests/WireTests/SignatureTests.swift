@@ -48,5 +48,11 @@ final class SignatureTests: XCTestCase {
         XCTAssertEqual(AuthParams.parseExpires("2021-01-06T21:06:07.883Z")?.timeIntervalSince1970 ?? 0, 1_609_967_167.883, accuracy: 0.001)
         XCTAssertEqual(AuthParams.parseExpires("2021/01/06 21:06:07+00:00")?.timeIntervalSince1970, 1_609_967_167)
         XCTAssertNil(AuthParams.parseExpires("next week"))
+        // What expires(_:) writes reads back to the millisecond, for any date.
+        for seconds in [0.0, 951_782_400.5, 1_796_000_000.123, 4_102_444_799.999] {
+            let date = Date(timeIntervalSince1970: seconds)
+            XCTAssertEqual(AuthParams.parseExpires(AuthParams.expires(date))?.timeIntervalSince1970 ?? -1, seconds, accuracy: 0.001)
+        }
+        XCTAssertNil(AuthParams.parseExpires("2021-13-06T21:06:07.883Z"))
     }
 }

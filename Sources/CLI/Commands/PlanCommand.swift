@@ -113,8 +113,9 @@ struct PlanCommand: Command {
                 // An unchanged plan is not written again (its file keeps its time, for build tools),
                 // nor rendered again while its file is as this manifest's last plan left it.
                 let written = workspace.map { WrittenPlans(stateFile: $0.writtenPlansFile, version: PipelineCLI.version) }
-                if written?.hold(plan, at: out) != true, let info = try AtomicFile.update(out, durable: false, { emit in plan.writeJSON(warnings: warnings, emit) }) {
-                    written?.remember(plan, at: out, info: info)
+                if written?.hold(plan, warnings: warnings, at: out) != true,
+                   let info = try AtomicFile.update(out, durable: false, { emit in plan.writeJSON(warnings: warnings, emit) }) {
+                    written?.remember(plan, warnings: warnings, at: out, info: info)
                 }
             } catch {
                 context.output.failure("\(error)", hint: "check that the folder of '\(out)' exists and is writable")

@@ -235,7 +235,7 @@ struct AssemblyRun: Sendable {
             if status.ok == AssemblyStatusCode.uploading, clock.now - uploaded > Self.uploadingGrace {
                 throw AssemblyClient.Failure(
                     code: Self.uploadsMissing,
-                    message: "the Assembly still waits for uploads after all \(planned.files.count) were sent (the server lost one); run the same command again: it sends what is missing, and the rest stays cached")
+                    message: "the Assembly still waits for uploads after all \(planned.files.count) were sent (the server lost one); run the same command again: this Assembly's files go to a new one, and the rest stays cached")
             }
             guard clock.now + interval < deadline else { throw Self.timedOut }
             try await clock.sleep(for: interval)
@@ -326,7 +326,7 @@ struct AssemblyRun: Sendable {
                     url: file.url.map { configuration.rewriteURL?($0) ?? $0 }, size: file.size, md5: file.md5, mime: file.mime, meta: file.meta)
             }.sorted { ($0.source ?? "", $0.name) < ($1.source ?? "", $1.name) }
         }.reduce(into: [String: [RunResults.ResultFile]]()) { all, step in
-            let temporary = !Self.stores(step: step.key, in: instructions)
+            let temporary = Self.stores(step: step.key, in: instructions) == false
             all[step.key] = step.value.map { file in
                 var file = file
                 if temporary { file.expires = expires }
@@ -350,9 +350,10 @@ struct AssemblyRun: Sendable {
     }
 
     /// Whether `step` of `instructions` is a store robot's (its results are exported, not
-    /// temporary); a step the instructions do not hold (a Template's) is taken as temporary.
-    static func stores(step: String, in instructions: JSONValue) -> Bool {
-        instructions["steps"]?[step]?["robot"]?.stringValue.map(RobotCatalog.localExports.contains) ?? false
+    /// temporary); nil for a step the instructions do not hold (a Template's): its results get no
+    /// expiry, and a missing download is fetched (a 404 then says it is gone).
+    static func stores(step: String, in instructions: JSONValue) -> Bool? {
+        instructions["steps"]?[step]?["robot"]?.stringValue.map(RobotCatalog.localExports.contains)
     }
 
     static let timedOut = AssemblyClient.Failure(code: "RUN_TIMEOUT", message: "the Assembly did not finish within the run's timeout (--timeout)")

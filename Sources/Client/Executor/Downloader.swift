@@ -2,6 +2,7 @@ import Basics
 import Crypto
 import Foundation
 import HTTPClient
+import Wire
 
 /// Fetches an Assembly's result files into its download folder, where `DownloadLayout` places
 /// them, a few at once. A result already there (its size, and its MD5 where the server gave
@@ -18,6 +19,8 @@ struct Downloader: Sendable {
     let trusted: String?
     /// How a retry waits (the run's clock).
     var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    /// The MD5s of downloads already checked, so that one still as it was is not read again.
+    var digests: DownloadDigests?
 
     /// Files fetched at once.
     static let parallel = 4
@@ -42,7 +45,8 @@ struct Downloader: Sendable {
         var written: Set<String> = []
         /// How many files were fetched (the others were in place).
         var fetched = 0
-        /// The results the server no longer has (404, 410, or an engine file gone): work to redo.
+        /// Why missing results cannot be fetched any more (expired on the service, 404 or 410, an
+        /// engine file gone): work to redo.
         var gone: [String] = []
     }
 
@@ -54,18 +58,20 @@ struct Downloader: Sendable {
         var path: String
     }
 
-    /// The entry's results that are not in place below `folder` (missing, or of another size or
-    /// digest than the status gave).
-    func missing(_ entry: RunResults.Entry, into folder: String, paths: [String: [String?]]) throws -> [RunResults.ResultFile] {
-        try targets(entry, into: folder, paths: paths).filter { !isInPlace($0) }.map(\.file)
-    }
-
     /// Downloads the entry's results to `paths` (per step, each result's path below `folder`, as
-    /// `DownloadLayout` gives them), skipping those in place.
-    func download(_ entry: RunResults.Entry, into folder: String, paths: [String: [String?]]) async throws -> Report {
+    /// `DownloadLayout` gives them), skipping those in place; a missing result whose temporary
+    /// URL expired by `now` is not asked for.
+    func download(_ entry: RunResults.Entry, into folder: String, paths: [String: [String?]], now: Date) async throws -> Report {
         let targets = try targets(entry, into: folder, paths: paths)
         var report = Report(written: Set(targets.map(\.path)))
-        let wanted = targets.filter { !isInPlace($0) }
+        var wanted: [Target] = []
+        for target in targets where !isInPlace(target) {
+            if let expires = target.file.expires, expires <= now {
+                report.gone.append("it expired on the service at \(AuthParams.expires(expires))")
+            } else {
+                wanted.append(target)
+            }
+        }
         try await forEachConcurrently(wanted, width: Self.parallel) { target in try await fetch(target) } receive: { gone in
             if let gone { report.gone.append(gone) } else { report.fetched += 1 }
         }
@@ -98,22 +104,26 @@ struct Downloader: Sendable {
     private func isInPlace(_ target: Target) -> Bool {
         guard let descriptor = target.folder.openFile(target.name) else { return false }
         defer { close(descriptor) }
-        return Self.matches(descriptor, target.file, shown: target.folder.path + "/" + target.name) == nil
+        return check(descriptor, target.file, path: target.folder.path + "/" + target.name) == nil
     }
 
     /// Why the open file does not hold `file`'s bytes (its size, then its MD5); nil when it does.
-    private static func matches(_ descriptor: Int32, _ file: RunResults.ResultFile, shown: String) -> String? {
+    /// An MD5 is read only when `digests` does not know the file as it is, and remembered for `path`.
+    private func check(_ descriptor: Int32, _ file: RunResults.ResultFile, path: String) -> String? {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return "cannot be read" }
         if let size = file.size, Int64(info.st_size) != size { return "holds \(info.st_size) bytes, the status said \(size)" }
         guard let md5 = file.md5 else { return nil }
+        if digests?.md5(of: path, info: info) == md5 { return nil }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        guard let digest = try? StreamingDigest.file(opened: descriptor, path: shown, algorithm: .md5, buffer: &buffer).digest else { return "cannot be read" }
+        guard let digest = try? StreamingDigest.file(opened: descriptor, path: path, algorithm: .md5, buffer: &buffer).digest else { return "cannot be read" }
         let hex = Hex.encode(digest)
-        return hex == md5 ? nil : "has the MD5 \(hex), the status said \(md5)"
+        guard hex == md5 else { return "has the MD5 \(hex), the status said \(md5)" }
+        digests?.record(path, info: info, md5: md5)
+        return nil
     }
 
-    /// Fetches one file, trying again after rate limits and passing failures; the URL when the
+    /// Fetches one file, trying again after rate limits and passing failures; why, when the
     /// server no longer has it.
     private func fetch(_ target: Target) async throws -> String? {
         var attempt = 1
@@ -125,7 +135,7 @@ struct Downloader: Sendable {
                 case .local(let path): filled = try await write(target) { descriptor in _ = try LinkFreeFolder.copy(path, to: descriptor); return true }
                 case .remote: filled = try await write(target) { descriptor in try await fetchRemote(target, into: descriptor) }
                 }
-                return filled ? nil : target.url
+                return filled ? nil : "\(Self.shown(target.url)) is gone from the server"
             } catch let failure as Failure where failure.isTransient && attempt < Self.attempts {
                 let wait = failure.retryAfter.map { min($0, Self.longestWait) } ?? pow(2, Double(attempt - 1))
                 try await sleep(.milliseconds(Int(wait * 1000)))
@@ -140,7 +150,7 @@ struct Downloader: Sendable {
             method: "GET", url: target.url, timeouts: HTTPTimeouts(stallTime: .seconds(30), stallBytesPerSecond: 1024),
             maxResponseBytes: Int(clamping: target.file.size ?? Self.unsizedLimit))
         request.responseDescriptor = descriptor
-        let shown = String(request.summary.dropFirst(4))
+        let shown = Self.shown(target.url)
         let response: HTTPResponse
         do { response = try await http.send(request) } catch let error as HTTPError {
             if case .responseTooLarge = error.kind {
@@ -153,7 +163,8 @@ struct Downloader: Sendable {
         case 200: return true
         case 404, 410: return false
         case 429, 500...599:
-            throw Failure(description: "GET \(shown): HTTP \(response.status)", isTransient: true, retryAfter: response.headers["Retry-After"].flatMap(Double.init))
+            let wait = response.headers["Retry-After"].flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            throw Failure(description: "GET \(shown): HTTP \(response.status)", isTransient: true, retryAfter: wait)
         default: throw Failure(description: "GET \(shown): HTTP \(response.status)")
         }
     }
@@ -168,12 +179,17 @@ struct Downloader: Sendable {
             if !kept { target.folder.remove(temporary) }
         }
         guard try await fill(descriptor) else { return false }
-        if let problem = Self.matches(descriptor, target.file, shown: target.url) {
-            throw Failure(description: "\(target.url): the download \(problem)", isTransient: true)
+        if let problem = check(descriptor, target.file, path: target.folder.path + "/" + target.name) {
+            throw Failure(description: "\(Self.shown(target.url)): the download \(problem)", isTransient: true)
         }
         try target.folder.rename(temporary, to: target.name)
         kept = true
         return true
+    }
+
+    /// A result URL as messages show it: without its query (a signed URL's signature) and printable.
+    static func shown(_ url: String) -> String {
+        TerminalText.printable(String(url.prefix { $0 != "?" && $0 != "#" }))
     }
 
     /// Where a result URL's bytes come from.
@@ -190,15 +206,16 @@ struct Downloader: Sendable {
         let lowered = url.lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") { return .remote }
         guard lowered.hasPrefix("file://") else {
-            throw Failure(description: "result URL '\(TerminalText.printable(url))' is not http(s); only http and https results are downloaded")
+            throw Failure(description: "result URL '\(shown(url))' is not http(s); only http and https results are downloaded")
         }
         guard let localResults, let path = URL(string: url)?.path, !path.isEmpty else {
-            throw Failure(description: "result URL '\(TerminalText.printable(url))' names a local file; only the embedded engine's own results are copied from disk")
+            throw Failure(description: "result URL '\(shown(url))' names a local file; only the embedded engine's own results are copied from disk")
         }
-        if let root = RealPath.of(localResults), RealPath.of(path) == nil, RealPath.isInside(RealPath.normalized(path), root) { return .gone }
-        guard let root = RealPath.of(localResults), let real = RealPath.of(path),
+        let root = RealPath.of(localResults)
+        if let root, RealPath.of(path) == nil, RealPath.isInside(RealPath.normalized(path), root) { return .gone }
+        guard let root, let real = RealPath.of(path),
               real == RealPath.normalized(path), RealPath.isInside(real, root), real != root else {
-            throw Failure(description: "result URL '\(TerminalText.printable(url))' is not a file of the embedded engine's data folder; not copied")
+            throw Failure(description: "result URL '\(shown(url))' is not a file of the embedded engine's data folder; not copied")
         }
         return .local(path: real)
     }

@@ -170,7 +170,7 @@ extension RunResults.Entry {
             (list.arrayValue ?? []).map { value in
                 RunResults.ResultFile(
                     source: value["source"]?.stringValue, name: value["name"]?.stringValue?.printable ?? "", url: value["url"]?.stringValue,
-                    size: value["size"]?.intValue.map(Int64.init), md5: value["md5hash"]?.stringValue.flatMap(MD5Text.normalized),
+                    size: value["size"]?.intValue.flatMap { $0 >= 0 ? Int64($0) : nil }, md5: value["md5hash"]?.stringValue.flatMap(MD5Text.normalized),
                     mime: value["mime"]?.stringValue, meta: value["meta"] ?? .object([:]),
                     localPath: value["local_path"]?.stringValue, expires: value["expires"]?.stringValue.flatMap(AuthParams.parseExpires))
             }

@@ -46,14 +46,8 @@ public struct Runner: Sendable {
 
     /// Runs everything and returns the results (also written to `configuration.resultsPath`).
     public func run(events: @escaping @Sendable (RunEvent) -> Void) async throws -> RunResults {
-        var cached = configuration.force ? [:] : Self.cachedEntries(for: plan, resultsPath: configuration.resultsPath, endpoint: configuration.endpointKey)
+        let cached = configuration.force ? [:] : Self.cachedEntries(for: plan, resultsPath: configuration.resultsPath, endpoint: configuration.endpointKey)
         let started = configuration.serviceClock.machineNow
-        // A cached Assembly whose downloads are missing and whose temporary results have expired is made again.
-        var redo: Set<String> = []
-        for (planID, reason) in expiredDownloads(cached, now: started) {
-            if let entry = cached.removeValue(forKey: planID) { events(.redoing(job: entry.job, planID: planID, reason: reason)) }
-            redo.insert(planID)
-        }
         let pending = plan.assemblies.filter { cached[$0.id] == nil }
         let total = pending.reduce(Int64(0)) { $0 + $1.bytes }
         events(.started(assemblies: plan.assemblies.count, cached: cached.count, files: plan.fileCount, bytes: plan.byteCount))
@@ -89,7 +83,7 @@ public struct Runner: Sendable {
         // Results are saved as Assemblies end, at most every few seconds (and always at the
         // end): rewriting the whole file per Assembly would grow with the square of their number.
         var saved = clock.now
-        await assemblies.run(pending, fresh: redo, progress: { planID, bytes in events(.uploaded(bytes: progress.set(planID, bytes), total: total)) }) { entry in
+        await assemblies.run(pending, fresh: [], progress: { planID, bytes in events(.uploaded(bytes: progress.set(planID, bytes), total: total)) }) { entry in
             collected.add(entry)
             if clock.now - saved >= Self.saveInterval {
                 // The results file is written again at the end, where a failure stops the run.
@@ -99,15 +93,19 @@ public struct Runner: Sendable {
                 saved = clock.now
             }
         }
-        let ranNow = Set(pending.map(\.id))
-        var (final, written, gone) = try await finish(collected, ranNow: ranNow)
-        // Cached Assemblies whose results the server no longer has (and whose downloads are missing) are made again, once.
+        var (final, written, gone) = try await finish(collected, redone: [])
+        // Assemblies whose downloads are missing and whose results the server no longer has
+        // (expired, or gone) are made again, once, in new Assemblies.
         if !gone.isEmpty {
-            for (planID, url) in gone.sorted(by: { $0.key < $1.key }) {
-                events(.redoing(job: cached[planID]?.job ?? "", planID: planID, reason: "its results are gone from the server (\(url)) and its downloads are missing"))
+            let redo = plan.assemblies.filter { gone[$0.id] != nil }
+            for planned in redo {
+                events(.redoing(job: planned.job, planID: planned.id, reason: "downloads are missing and \(gone[planned.id] ?? "")"))
             }
-            await assemblies.run(plan.assemblies.filter { gone[$0.id] != nil }, fresh: Set(gone.keys), progress: { _, _ in }) { collected.add($0) }
-            (final, written, gone) = try await finish(collected, ranNow: ranNow.union(gone.keys))
+            let more = total + redo.reduce(Int64(0)) { $0 + $1.bytes }
+            await assemblies.run(redo, fresh: Set(gone.keys), progress: { planID, bytes in events(.uploaded(bytes: progress.set(planID, bytes), total: more)) }) {
+                collected.add($0)
+            }
+            (final, written, gone) = try await finish(collected, redone: Set(gone.keys))
         }
         // A whole run (not a shard's share) that completed everything: older plans' state can go.
         let wholeRunCompleted = configuration.shard == nil && final.assemblies.allSatisfy(\.isCompleted)
@@ -132,46 +130,32 @@ public struct Runner: Sendable {
     }
 
     /// Writes the results, then downloads what is not in place: the results, the paths written
-    /// per folder, and the cached entries (by plan id, with a URL) whose results the server no
-    /// longer has. Such a result of an Assembly this run made (`ranNow`) is a failure.
-    private func finish(_ collected: ResultsCollector, ranNow: Set<String>) async throws -> (RunResults, [String: Set<String>], [String: String]) {
+    /// per folder, and the entries (by plan id, with why) whose missing results the server no
+    /// longer has. Such a result of an Assembly just made again (`redone`) is a failure.
+    private func finish(_ collected: ResultsCollector, redone: Set<String>) async throws -> (RunResults, [String: Set<String>], [String: String]) {
         var final = results(collected)
         // Where each result is downloaded, known before the results are written, which name it.
         let placements = placeDownloads(&final)
         try final.write(to: configuration.resultsPath, below: configuration.workspace.directory)
+        let digests = DownloadDigests(file: configuration.workspace.downloadDigestsFile, trusted: configuration.workspace.directory)
+        defer { digests.save() }
+        let downloader = Downloader(
+            http: http, localResults: configuration.localResults, trusted: configuration.workspace.directory, sleep: { [clock] in try await clock.sleep(for: $0) },
+            digests: digests)
         var written: [String: Set<String>] = [:]
         var gone: [String: String] = [:]
         for entry in final.assemblies where entry.isCompleted {
             guard let folder = configuration.downloads[entry.job]?.folder, let paths = placements[entry.planID] else { continue }
-            let report = try await downloader.download(entry, into: folder, paths: paths)
-            if let url = report.gone.first {
-                guard !ranNow.contains(entry.planID) else {
-                    throw Downloader.Failure(description: "\(url): the server no longer has this result of Assembly \(entry.assemblyID ?? entry.planID), made by this run")
+            let report = try await downloader.download(entry, into: folder, paths: paths, now: configuration.serviceClock.machineNow)
+            if let reason = report.gone.first {
+                guard !redone.contains(entry.planID) else {
+                    throw Downloader.Failure(description: "a result of Assembly \(entry.assemblyID ?? entry.planID), just made again, cannot be downloaded: \(reason)")
                 }
-                gone[entry.planID] = url
+                gone[entry.planID] = report.gone.count == 1 ? reason : "\(reason) (and \(report.gone.count - 1) more)"
             }
             written[folder, default: []].formUnion(report.written)
         }
         return (final, written, gone)
-    }
-
-    private var downloader: Downloader {
-        Downloader(http: http, localResults: configuration.localResults, trusted: configuration.workspace.directory, sleep: { [clock] in try await clock.sleep(for: $0) })
-    }
-
-    /// The cached entries with downloads missing whose temporary results expired by `now`, with why:
-    /// fetching them would only meet a 404.
-    private func expiredDownloads(_ cached: [String: RunResults.Entry], now: Date) -> [(String, String)] {
-        var candidates = RunResults(pipeline: plan.pipeline, assemblies: plan.assemblies.compactMap { cached[$0.id] })
-        let placements = placeDownloads(&candidates)
-        return candidates.assemblies.compactMap { entry in
-            // Only entries with an expired result are looked at (the others' downloads are checked once, as they are downloaded).
-            guard entry.results.values.contains(where: { files in files.contains { $0.expires.map { $0 <= now } ?? false } }),
-                  let folder = configuration.downloads[entry.job]?.folder, let paths = placements[entry.planID],
-                  let missing = try? downloader.missing(entry, into: folder, paths: paths),
-                  let expired = missing.compactMap(\.expires).min(), expired <= now else { return nil }
-            return (entry.planID, "\(missing.count) of its downloads are missing and its results expired on the service \(AuthParams.expires(expired))")
-        }
     }
 
     /// Lays out the downloads of the completed entries, folder by folder, and records each

@@ -122,9 +122,9 @@ struct UploadMachine: Sendable {
         if offset > offsetAtLastFailure { attempt = 0 }
         offsetAtLastFailure = offset
         guard attempt < retryDelays.count else { return (.fail(error), record) }
-        // A rate limit is waited out as the server asks, else for at least a second.
+        // A rate limit is waited out as the server asks, and for at least a second.
         let delay = error.kind == .rateLimited
-            ? error.retryAfter.map { .milliseconds(Int($0 * 1000)) } ?? max(.seconds(1), retryDelays[attempt]) : retryDelays[attempt]
+            ? max(.seconds(1), error.retryAfter.map { .milliseconds(Int($0 * 1000)) } ?? retryDelays[attempt]) : retryDelays[attempt]
         attempt += 1
         // After a checksum mismatch the offset stands (nothing was written); otherwise ask.
         needsStatus = url != nil && error.kind != .checksumMismatch

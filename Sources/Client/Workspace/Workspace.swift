@@ -59,6 +59,9 @@ public struct Workspace: Sendable, Equatable {
     /// The files runs wrote into the manifest's download folders (`DownloadLedger`).
     public var downloadsFile: String { manifestStateDirectory + "/downloads.json" }
 
+    /// The MD5s of the files downloads wrote, by their identity then (`DownloadDigests`).
+    public var downloadDigestsFile: String { manifestStateDirectory + "/download-digests.json" }
+
     /// The embedded engine's data (`endpoint: local`).
     public var engineDirectory: String { stateDirectory + "/engine" }
 

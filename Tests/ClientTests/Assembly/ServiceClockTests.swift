@@ -32,6 +32,8 @@ final class ServiceClockTests: XCTestCase {
         XCTAssertEqual(clock.skew, 0)
         XCTAssertTrue(clock.explanation.contains("agrees"), clock.explanation)
         clock.observe(dateHeader: "yesterday")
+        clock.observe(dateHeader: "Thu, 31 Foo 2026 15:23:29 GMT")
+        clock.observe(dateHeader: "Thu, 03 Dec 2026 25:23:29 GMT")
         clock.observe(dateHeader: nil)
         XCTAssertEqual(clock.skew, 0)
     }

@@ -1,0 +1,71 @@
+import Basics
+import Foundation
+import Synchronization
+
+/// The MD5 of each file downloads wrote or checked, with the size, modification time and inode
+/// it had then: a download still exactly as it was is known to match its `md5hash` without being
+/// read again, so a daily run over large results does not hash them all. Kept in the manifest's
+/// state, relative to the manifest's folder. It is input, never truth beyond saving a read: a
+/// file that differs in any of those is read again, and a record only ever says "this file is
+/// the one already checked".
+final class DownloadDigests: Sendable {
+    private struct Record: Codable, Equatable {
+        var size: Int64
+        var modified: Int64
+        var inode: UInt64
+        var md5: String
+    }
+
+    private let file: String
+    private let trusted: String
+    private let records: Mutex<(known: [String: Record], changed: Bool)>
+
+    /// The records in `file` (none when missing or unreadable); paths are named relative to `trusted`.
+    init(file: String, trusted: String) {
+        self.file = file
+        self.trusted = trusted
+        let known = FileManager.default.contents(atPath: file).flatMap { try? StateCoding.decode([String: Record].self, from: $0) } ?? [:]
+        records = Mutex((known, false))
+    }
+
+    /// The MD5 recorded for the file at `path` when `info` (its `fstat`) is what it was then.
+    func md5(of path: String, info: stat) -> String? {
+        let key = key(path)
+        return records.withLock { records in
+            guard let record = records.known[key], record == Self.record(info, md5: record.md5) else { return nil }
+            return record.md5
+        }
+    }
+
+    /// Remembers that the file at `path`, as `info` describes it, has the MD5 `md5`.
+    func record(_ path: String, info: stat, md5: String) {
+        let key = key(path)
+        let record = Self.record(info, md5: md5)
+        records.withLock { records in
+            guard records.known[key] != record else { return }
+            records.known[key] = record
+            records.changed = true
+        }
+    }
+
+    /// Writes the records when they changed, keeping only those of files still there. A state
+    /// file that cannot be written only means the files are read again next time.
+    func save() {
+        let known: [String: Record]? = records.withLock { records in
+            guard records.changed else { return nil }
+            records.changed = false
+            return records.known
+        }
+        guard let known else { return }
+        let kept = known.filter { path, _ in FileManager.default.fileExists(atPath: ProjectPath.isRelative(path) ? trusted + "/" + path : path) }
+        guard let data = try? StateCoding.encoder.encode(kept) else { return }
+        try? FileManager.default.createDirectory(atPath: FolderPath.of(file), withIntermediateDirectories: true)
+        try? AtomicFile.write(data, to: file, below: trusted, durable: false)
+    }
+
+    private func key(_ path: String) -> String { RealPath.relative(path, inside: trusted) ?? RealPath.normalized(path) }
+
+    private static func record(_ info: stat, md5: String) -> Record {
+        Record(size: Int64(info.st_size), modified: FileTime.nanoseconds(info.st_mtim), inode: UInt64(info.st_ino), md5: md5)
+    }
+}

@@ -1,0 +1,32 @@
+@testable import Client
+import Foundation
+import TestSupport
+import XCTest
+
+/// A download's MD5 is remembered with the file's identity, and only trusted while the file is as it was.
+final class DownloadDigestsTests: XCTestCase {
+    func testAnMD5IsKnownWhileTheFileIsAsItWasAndKeptRelativeToTheProject() throws {
+        let project = try TemporaryDirectory(prefix: "digests")
+        defer { project.remove() }
+        let path = try project.write("build/a.png", "bytes")
+        let state = project.path + "/.pipeline/download-digests.json"
+        var info = stat()
+        XCTAssertEqual(stat(path, &info), 0)
+        let digests = DownloadDigests(file: state, trusted: project.path)
+        XCTAssertNil(digests.md5(of: path, info: info))
+        digests.record(path, info: info, md5: "0123456789abcdef0123456789abcdef")
+        digests.save()
+        let saved = try String(contentsOfFile: state, encoding: .utf8)
+        XCTAssertTrue(saved.contains("\"build/a.png\""), saved)
+        XCTAssertFalse(saved.contains(project.path), "no absolute path: \(saved)")
+
+        // Another run reads it back; a file written since is read again.
+        let again = DownloadDigests(file: state, trusted: project.path)
+        XCTAssertEqual(again.md5(of: path, info: info), "0123456789abcdef0123456789abcdef")
+        usleep(10_000)
+        try "other".write(toFile: path, atomically: false, encoding: .utf8)
+        var changed = stat()
+        XCTAssertEqual(stat(path, &changed), 0)
+        XCTAssertNil(again.md5(of: path, info: changed))
+    }
+}
