@@ -318,20 +318,17 @@ struct AssemblyRun: Sendable {
             (upload.id, Self.index(of: upload.field).flatMap { planned.files.indices.contains($0) ? planned.files[$0].path : nil })
         }, uniquingKeysWith: { first, _ in first })
         // Results no store step exported live on the service's temporary storage, from about when the run began.
-        let expires = configuration.resultsLifetime.map { started.addingTimeInterval($0.inSeconds) }
-        let results = status.results.mapValues { files in
-            files.map { file in
+        let lifetime = configuration.resultsLifetime.map { started.addingTimeInterval($0.inSeconds) }
+        let sent = instructions
+        var results: [String: [RunResults.ResultFile]] = [:]
+        for (step, files) in status.results {
+            let expires = Self.stores(step: step, in: sent) == false ? lifetime : nil
+            results[step] = files.map { file in
                 RunResults.ResultFile(
                     source: file.originalID.flatMap { sources[$0] ?? nil }, name: file.name,
-                    url: file.url.map { configuration.rewriteURL?($0) ?? $0 }, size: file.size, md5: file.md5, mime: file.mime, meta: file.meta)
+                    url: file.url.map { configuration.rewriteURL?($0) ?? $0 }, size: file.size, md5: file.md5, mime: file.mime, meta: file.meta,
+                    expires: expires)
             }.sorted { ($0.source ?? "", $0.name) < ($1.source ?? "", $1.name) }
-        }.reduce(into: [String: [RunResults.ResultFile]]()) { all, step in
-            let temporary = Self.stores(step: step.key, in: instructions) == false
-            all[step.key] = step.value.map { file in
-                var file = file
-                if temporary { file.expires = expires }
-                return file
-            }
         }
         var entry = RunResults.Entry(
             job: planned.job, planID: planned.id, assemblyID: status.assemblyID,
@@ -369,14 +366,14 @@ struct AssemblyRun: Sendable {
     }
 }
 
-/// The run's pacer as uploads meet it: a pause a rate-limited upload starts is said, then held by every request.
+/// The run's pacer as uploads meet it: a pause a rate-limited upload starts holds every request,
+/// and is said when it holds them longer than before (parallel uploads meet one limit together).
 private struct UploadHold: RequestHold {
     let pacer: CreationPacer
     let announce: @Sendable (Duration) -> Void
 
     func pause(for duration: Duration) async {
-        announce(duration)
-        await pacer.pause(for: duration)
+        if await pacer.extend(for: duration) { announce(duration) }
     }
 
     func waitOutPause() async throws { try await pacer.waitOutPause() }

@@ -51,6 +51,14 @@ actor CreationPacer: RequestHold {
 
     /// Holds every request of the run for `duration` from now (a longer pause in force stays).
     func pause(for duration: Duration) {
-        pausedUntil = max(pausedUntil, clock.now + duration)
+        _ = extend(for: duration)
+    }
+
+    /// `pause(for:)`, saying whether it held the run longer than the pause already in force.
+    func extend(for duration: Duration) -> Bool {
+        let until = clock.now + duration
+        guard until > pausedUntil else { return false }
+        pausedUntil = until
+        return true
     }
 }
