@@ -15,6 +15,8 @@ struct AssemblyAPI: Sendable {
     let dataDirectory: String
     let maxUploadSize: Int64
     let space: DiskSpace
+    /// Called with an Assembly canceled while it waited for uploads: what they received goes.
+    var onCancel: @Sendable (AssemblyRecord) -> Void = { _ in }
 
     func plan(_ head: RequestHead) -> RequestPlan {
         let parts = head.path.split(separator: "/").map(String.init)
@@ -58,7 +60,13 @@ struct AssemblyAPI: Sendable {
         case ("DELETE", 2):
             guard store.get(parts[1]) != nil else { return .respond(notFound(parts[1])) }
             // Its robots see the cancel and stop; the executor then discards what they wrote.
-            store.update(parts[1]) { record in _ = record.apply(.cancel) }
+            var endedUploading: AssemblyRecord?
+            store.update(parts[1]) { record in
+                let wasUploading = record.phase == .uploading
+                _ = record.apply(.cancel)
+                if wasUploading, record.phase == .canceled { endedUploading = record }
+            }
+            if let endedUploading { onCancel(endedUploading) }
             return .respond(store.reported(parts[1]).map { status($0, origin: head.origin) } ?? notFound(parts[1]))
         default:
             return .respond(failure("NOT_FOUND", "no such endpoint: \(head.method) \(head.path)", 404))

@@ -65,6 +65,8 @@ enum AssemblyEvent: Sendable {
     case stepsFinished(results: [String: [AssemblyFile]], ignored: [JSONValue])
     /// The steps failed.
     case stepsFailed(code: String, message: String)
+    /// An upload could not be kept with the Assembly (the engine's disk): it can never run.
+    case uploadsFailed(code: String, message: String)
 }
 
 /// What the engine does after an event.
@@ -88,6 +90,7 @@ enum AssemblyLifecycle {
         case (.uploading, .cancel), (.executing, .cancel): (.canceled, .none)
         case (.executing, .stepsFinished): (.completed, .none)
         case (.executing, .stepsFailed(let code, _)): (.failed(code: code), .discardResults)
+        case (.uploading, .uploadsFailed(let code, _)): (.failed(code: code), .none)
         // Steps that end after a cancel leave their files behind unless told.
         case (.canceled, .stepsFinished), (.canceled, .stepsFailed): (.canceled, .discardResults)
         default: (phase, .none)

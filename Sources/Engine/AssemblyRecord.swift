@@ -88,7 +88,7 @@ extension AssemblyRecord {
         case .stepsFinished(let results, let ignored):
             self.results = results
             ignoredErrors = ignored
-        case .stepsFailed(_, let message):
+        case .stepsFailed(_, let message), .uploadsFailed(_, let message):
             self.message = message
         default:
             break

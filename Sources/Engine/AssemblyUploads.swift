@@ -50,14 +50,27 @@ struct AssemblyUploads: Sendable {
     func finished(_ upload: TusUploadRecord) {
         guard let id = Self.assemblyID(upload.metadata), let current = assemblies.get(id),
               current.tusLinks.contains(where: { $0.uploadID == upload.id && !$0.finished }) else { return }
+        // An upload that ends after its Assembly was canceled (its client went on sending) is not kept.
+        guard current.phase == .uploading else {
+            uploads.delete(upload.id)
+            return
+        }
         // A hard link keeps the bytes with the Assembly even if the tus upload is deleted later.
         let folderPath = assemblies.directory + "/" + id + "/uploads"
         let fileID = AssemblyFile.newID()
         let path = folderPath + "/" + fileID
-        // Opened without following links below the data folder, at any depth.
-        if let folder = try? LinkFreeFolder.open(folderPath, below: FolderPath.of(assemblies.directory)),
-           linkat(AT_FDCWD, uploads.dataPath(upload.id), folder.descriptor, fileID, 0) != 0 {
-            _ = try? folder.placeCopy(of: uploads.dataPath(upload.id), as: fileID)
+        do {
+            // Opened without following links below the data folder, at any depth.
+            let folder = try LinkFreeFolder.open(folderPath, below: FolderPath.of(assemblies.directory))
+            if linkat(AT_FDCWD, uploads.dataPath(upload.id), folder.descriptor, fileID, 0) != 0 {
+                _ = try folder.placeCopy(of: uploads.dataPath(upload.id), as: fileID)
+            }
+        } catch {
+            // Without its bytes the Assembly can never run: it fails now, saying why, rather than later on a missing file.
+            assemblies.update(id) { record in
+                _ = record.apply(.uploadsFailed(code: APIErrorCode.storageError.rawValue, message: "upload \(upload.id) could not be kept with the Assembly: \(error)"))
+            }
+            return
         }
         let name = FileNames.safeComponent(upload.metadata["filename"] ?? "file")
         let file = FileFacts.describe(
@@ -73,6 +86,23 @@ struct AssemblyUploads: Sendable {
             if record.finishedTusUploads >= record.expectedTusUploads { action = record.apply(.uploadsComplete) }
         }
         if action == .execute { executor.execute(id) }
+    }
+
+    /// Whether an upload with `metadata` is for an Assembly of this engine that was canceled or
+    /// failed: it takes no more bytes.
+    func hasEnded(_ metadata: [String: String]) -> Bool {
+        guard let id = Self.assemblyID(metadata), let record = assemblies.get(id) else { return false }
+        switch record.phase {
+        case .canceled, .failed: return true
+        case .uploading, .executing, .completed: return false
+        }
+    }
+
+    /// After a cancel: removes the bytes the Assembly's unfinished uploads received. Their records
+    /// stay until a client asks again, which is then told why (`TusEndpoint`); one being written
+    /// to now is not kept at its end (`finished`).
+    func discard(_ record: AssemblyRecord) {
+        for link in record.tusLinks where !link.finished && UploadStore.isValidID(link.uploadID) { unlink(uploads.dataPath(link.uploadID)) }
     }
 
     /// The Assembly id from `assembly_url` (its last path segment) or `assembly_id`.

@@ -100,6 +100,7 @@ public final class LocalEngine: Sendable {
             store: uploads, basePath: Self.tusPath, maxSize: configuration.maxUploadSize, lifetime: configuration.uploadLifetime, space: space,
             onCreated: { links.created($0) }, onFinished: { links.finished($0) })
         if configuration.credentials != nil { tus.admits = { links.accepts($0) } }
+        tus.hasEnded = { links.hasEnded($0) }
         tus.trailersBehindProxy = configuration.trailersBehindProxy
         // Only where every client is on this machine: a client elsewhere could not open the socket,
         // and a remote server's offer is never taken (the client checks the endpoint is loopback too).
@@ -122,7 +123,7 @@ public final class LocalEngine: Sendable {
         let api = AssemblyAPI(
             store: assemblies, templates: templateStore, executor: executor, auth: auth,
             policy: configuration.policy, rateLimiter: configuration.rateLimit.map { RateLimiter(limit: $0.count, window: $0.window) },
-            dataDirectory: data, maxUploadSize: configuration.maxUploadSize, space: space)
+            dataDirectory: data, maxUploadSize: configuration.maxUploadSize, space: space, onCancel: { links.discard($0) })
         var settings = settings
         settings.origin = settings.origin ?? PublicOrigin()
         let templates = TemplateAPI(store: templateStore, auth: auth, dataDirectory: data)

@@ -26,6 +26,9 @@ struct TusEndpoint: Sendable {
     var trailersBehindProxy = false
     /// The same-machine handoff, offered to clients that reach this server directly.
     var handoff: LocalHandoff.Offer?
+    /// Whether the Assembly an upload's metadata names was canceled or failed: its uploads take
+    /// no more bytes (and what they received is removed).
+    var hasEnded: (@Sendable ([String: String]) -> Bool)? = nil
     /// Called when an upload is created.
     let onCreated: @Sendable (TusUploadRecord) -> Void
     /// Called once an upload has all its bytes.
@@ -71,6 +74,7 @@ struct TusEndpoint: Sendable {
         guard let metadata = TusProtocol.parseMetadata(head.headers["Upload-Metadata"]) else {
             return .respond(answer(400, "Upload-Metadata must be comma-separated 'key base64value' pairs"))
         }
+        if hasEnded?(metadata) == true { return .respond(answer(410, Self.endedMessage)) }
         let record: TusUploadRecord
         switch newRecord(length: length, metadata: metadata) {
         case .success(let made): record = made
@@ -108,6 +112,7 @@ struct TusEndpoint: Sendable {
         // received counts, so the offset answered is the true one (as tusd releases its locks).
         guard store.release(id) else { return answer(423, "another request is writing this upload and did not let go; try again") }
         guard let record = live(id) else { return gone(id) }
+        if let ended = ended(record) { return ended }
         var headers = common(record) + [("Cache-Control", "no-store")]
         if record.length == nil { headers.append(("Upload-Defer-Length", "1")) }
         if !record.metadata.isEmpty { headers.append(("Upload-Metadata", TusProtocol.encodeMetadata(record.metadata))) }
@@ -120,6 +125,7 @@ struct TusEndpoint: Sendable {
         }
         guard store.release(id) else { return .respond(answer(423, "another request is writing this upload and did not let go; try again")) }
         guard var record = live(id) else { return .respond(gone(id)) }
+        if let ended = ended(record) { return .respond(ended) }
         guard let offset = head.headers["Upload-Offset"].flatMap(TusProtocol.parseCount) else {
             return .respond(answer(400, "PATCH needs Upload-Offset: a non-negative whole number of bytes"))
         }
@@ -283,6 +289,15 @@ struct TusEndpoint: Sendable {
         }
         return record
     }
+
+    /// For an upload whose Assembly was canceled or failed: the upload is removed and the request refused (410).
+    private func ended(_ record: TusUploadRecord) -> ServerResponse? {
+        guard hasEnded?(record.metadata) == true else { return nil }
+        if let claim = store.claim(record.id) { withExtendedLifetime(claim) { store.delete(record.id) } }
+        return answer(410, Self.endedMessage)
+    }
+
+    static let endedMessage = "the Assembly this upload is for was canceled or failed; it takes no more bytes"
 
     private func gone(_ id: String) -> ServerResponse {
         UploadStore.isValidID(id) && FileManager.default.fileExists(atPath: store.dataPath(id))

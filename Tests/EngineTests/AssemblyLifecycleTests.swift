@@ -83,11 +83,56 @@ final class AssemblyLifecycleTests: XCTestCase {
         _ = try await tus.append(to: upload.url, offset: 0, body: .file(path: path, offset: 0, length: 4), checksum: nil)
         let canceled = try await client.http.send(HTTPRequest(method: "DELETE", url: client.base + "/assemblies/" + id))
         XCTAssertEqual(try JSONValue.parse(canceled.body)["ok"], .string("ASSEMBLY_CANCELED"))
-        // The rest of the file is refused or ignored; either way the Assembly never runs.
-        _ = try? await tus.append(to: upload.url, offset: 4, body: .file(path: path, offset: 4, length: Int64(data.count) - 4), checksum: nil)
+        // The cancel ends the upload: the rest of the file is refused, what came is removed, and
+        // no new upload is taken for the Assembly.
+        do {
+            _ = try await tus.append(to: upload.url, offset: 4, body: .file(path: path, offset: 4, length: Int64(data.count) - 4), checksum: nil)
+            XCTFail("a PATCH after the cancel is refused")
+        } catch {
+            XCTAssertEqual(error.status, 410, error.description)
+            XCTAssertTrue(error.detail.contains("canceled"), error.detail)
+        }
+        let head = try await client.http.send(HTTPRequest(method: "HEAD", url: upload.url, headers: [("Tus-Resumable", "1.0.0")]))
+        XCTAssertTrue([404, 410].contains(head.status), "\(head.status)")
+        XCTAssertThrowsError(try server.storedBytes(of: upload.url), "the bytes received are removed")
+        do {
+            _ = try await tus.create(length: Int64(data.count), metadata: ["assembly_url": try XCTUnwrap(created.body["assembly_ssl_url"]?.stringValue), "filename": "f.txt"])
+            XCTFail("no upload is created for a canceled Assembly")
+        } catch let error as TusError {
+            XCTAssertEqual(error.status, 410, error.description)
+        }
         let after = try await client.status(id)
         XCTAssertEqual(after["ok"], .string("ASSEMBLY_CANCELED"), after.serialized())
         XCTAssertEqual(after["results"], .object([:]))
+        XCTAssertEqual(after["uploads"], .array([]))
+    }
+
+    func testAnUploadThatEndsAfterItsAssemblyWasCanceledIsNotKept() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        let created = try await client.create(steps: hashStep, expectedUploads: 1)
+        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
+        let tus = TusClient(http: client.http, endpoint: try XCTUnwrap(created.body["tus_url"]?.stringValue))
+        let body = Data(repeating: 7, count: 64 << 10)
+        let upload = try await tus.create(
+            length: Int64(body.count), metadata: ["assembly_url": try XCTUnwrap(created.body["assembly_ssl_url"]?.stringValue), "filename": "big.bin"])
+        // A PATCH whose body is half sent when the Assembly is canceled, then finished (a client
+        // that does not stop its own upload, as TransloaditKit).
+        let path = try XCTUnwrap(URL(string: upload.url)?.path)
+        let connection = try RawConnection(port: server.port)
+        XCTAssertTrue(connection.send(Data((
+            "PATCH \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nTus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\n"
+            + "Content-Type: application/offset+octet-stream\r\nContent-Length: \(body.count)\r\n\r\n").utf8) + body.prefix(1000)))
+        try await Task.sleep(for: .milliseconds(200))
+        let canceled = try await client.http.send(HTTPRequest(method: "DELETE", url: client.base + "/assemblies/" + id))
+        XCTAssertEqual(try JSONValue.parse(canceled.body)["ok"], .string("ASSEMBLY_CANCELED"))
+        _ = connection.send(body.dropFirst(1000))  // the engine may have stopped reading: what is kept matters
+        _ = connection.read(timeout: 5) { $0.contains("\r\n\r\n") }
+        let after = try await client.status(id)
+        XCTAssertEqual(after["ok"], .string("ASSEMBLY_CANCELED"))
+        XCTAssertEqual(after["uploads"], .array([]), "the late upload is not listed in the canceled Assembly")
+        XCTAssertThrowsError(try server.storedBytes(of: upload.url), "nor kept")
     }
 
     func testACancelAfterCompletionChangesNothing() async throws {
