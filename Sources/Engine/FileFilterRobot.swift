@@ -23,14 +23,14 @@ struct FileFilterRobot: Sendable {
         declines = try options["declines"].map(Self.conditions)
         let type = try StepOptions(options: options).choice("condition_type", of: "/file/filter", default: "or")
         all = type == "and"
-        errorOnDecline = options["error_on_decline"]?.boolValue ?? false
+        errorOnDecline = try StepOptions(options: options).bool("error_on_decline", default: false)
     }
 
     func filter(_ files: [AssemblyFile]) throws(RobotError) -> [AssemblyFile] {
         var kept: [AssemblyFile] = []
         for file in files {
-            let accepted = accepts.map { matches($0, file) } ?? true
-            let declined = declines.map { matches($0, file) } ?? false
+            let accepted = try accepts.map { conditions throws(RobotError) in try matches(conditions, file) } ?? true
+            let declined = try declines.map { conditions throws(RobotError) in try matches(conditions, file) } ?? false
             if accepted && !declined {
                 var passed = file
                 passed.id = AssemblyFile.newID()
@@ -42,12 +42,13 @@ struct FileFilterRobot: Sendable {
         return kept
     }
 
-    private func matches(_ conditions: [Condition], _ file: AssemblyFile) -> Bool {
-        let outcomes = conditions.map { evaluate($0, file) }
+    private func matches(_ conditions: [Condition], _ file: AssemblyFile) throws(RobotError) -> Bool {
+        var outcomes: [Bool] = []
+        for condition in conditions { outcomes.append(try evaluate(condition, file)) }
         return all ? outcomes.allSatisfy { $0 } : outcomes.contains(true)
     }
 
-    private func evaluate(_ condition: Condition, _ file: AssemblyFile) -> Bool {
+    private func evaluate(_ condition: Condition, _ file: AssemblyFile) throws(RobotError) -> Bool {
         let left = resolve(condition.left, file)
         let right = resolve(condition.right, file)
         let numbers = (Double(left), Double(right))
@@ -63,7 +64,12 @@ struct FileFilterRobot: Sendable {
             default: return l >= r
             }
         case "regex", "!regex":
-            let found = (try? NSRegularExpression(pattern: right)).map { $0.firstMatch(in: left, range: NSRange(left.startIndex..., in: left)) != nil } ?? false
+            // A pattern that is not one is the step's mistake, said as such: never "no match".
+            let expression: NSRegularExpression
+            do { expression = try NSRegularExpression(pattern: right) } catch {
+                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(TerminalText.printable(right))' is not a regular expression (\(condition.op) in a condition)")
+            }
+            let found = expression.firstMatch(in: left, range: NSRange(left.startIndex..., in: left)) != nil
             return condition.op == "regex" ? found : !found
         case "includes": return left.contains(right)
         default: return !left.contains(right)

@@ -107,6 +107,29 @@ final class AssemblyLifecycleTests: XCTestCase {
         XCTAssertEqual(after["uploads"], .array([]))
     }
 
+    func testAnUploadThatCannotBeKeptFailsItsAssemblyAtOnce() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let client = EngineClient(server: server)
+        let created = try await client.create(steps: hashStep, expectedUploads: 1)
+        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
+        // Where the Assembly keeps its uploads, something that is not a folder: neither link nor copy can land.
+        try FileManager.default.createDirectory(atPath: server.data.path + "/assemblies/" + id, withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.createFile(atPath: server.data.path + "/assemblies/" + id + "/uploads", contents: Data("x".utf8)))
+        let tus = TusClient(http: client.http, endpoint: try XCTUnwrap(created.body["tus_url"]?.stringValue))
+        let data = Data("the only file".utf8)
+        let upload = try await tus.create(
+            length: Int64(data.count), metadata: ["assembly_url": try XCTUnwrap(created.body["assembly_ssl_url"]?.stringValue), "filename": "f.txt"])
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("f", data: data)
+        _ = try await tus.append(to: upload.url, offset: 0, body: .file(path: path, offset: 0, length: Int64(data.count)), checksum: nil)
+        let after = try await client.status(id)
+        XCTAssertEqual(after["error"], .string("SERVER_STORAGE_ERROR"), after.serialized())
+        XCTAssertTrue(after["message"]?.stringValue?.contains("could not be kept with the Assembly") == true, after.serialized())
+        XCTAssertEqual(after["uploads"], .array([]))
+    }
+
     func testAnUploadThatEndsAfterItsAssemblyWasCanceledIsNotKept() async throws {
         let server = try EngineTestServer()
         defer { server.stop() }

@@ -103,6 +103,12 @@ final class RobotTests: XCTestCase {
         let declines = JSONValue.array([.array([.string("${file.name}"), .string("regex"), .string("^narrow")])])
         let declined = try await run(.object(["rest": step("/file/filter", ["use": .string(":original"), "declines": declines])]), files: files)
         XCTAssertEqual(declined["results"]?["rest"]?.arrayValue?.compactMap { $0["name"]?.stringValue }, ["wide.png"])
+
+        // A pattern that is not a regular expression is the step's mistake, not "no match".
+        let broken = JSONValue.array([.array([.string("${file.name}"), .string("!regex"), .string("(narrow")])])
+        let refused = try await run(.object(["rest": step("/file/filter", ["use": .string(":original"), "declines": broken])]), files: files)
+        XCTAssertEqual(refused["error"], .string("INVALID_STEP_PARAMETER"), refused.serialized())
+        XCTAssertTrue(refused["message"]?.stringValue?.contains("'(narrow' is not a regular expression") == true, refused.serialized())
     }
 
     func testHashAlgorithms() async throws {
