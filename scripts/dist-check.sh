@@ -317,6 +317,9 @@ for package in $(names "$recommends"); do
     check "deb: Recommends $package is installed" in_root "$root" "dpkg-query -W -f='\${Status}' $package | grep -q 'install ok installed'"
 done
 check_toolchain_free "$root" /usr/bin/pipeline deb
+check "deb: a machine-readable copyright file naming the licences" in_root "$root" \
+    "head -1 /usr/share/doc/pipeline/copyright | grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' \
+        && grep -q '^License: Expat\$' /usr/share/doc/pipeline/copyright && grep -q '^ Permission is hereby granted' /usr/share/doc/pipeline/copyright"
 # The binary's NEEDED entries (read here, where readelf is), resolved inside with ldd, give
 # through dpkg -S exactly the Depends' packages.
 needed="$(readelf -d "$root/usr/bin/pipeline" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
@@ -420,7 +423,7 @@ check "tarball: one top folder, $top/" bash -c "tar -tzf '$tarball' | cut -d/ -f
 check "tarball: the binary, manual page, completions, schemas, README and docs" in_root "$root" \
     "tar -xzf $(basename "$tarball"); cd $top; ls bin/pipeline share/man/man1/pipeline.1 share/bash-completion/completions/pipeline \
         share/zsh/site-functions/_pipeline share/fish/vendor_completions.d/pipeline.fish share/pipeline/schemas/manifest.schema.json README.md docs/security.md"
-tar -tzf "$tarball" | grep -q "^$top/LICENSE" || echo "dist-check: note: the tarball has no LICENSE (the repository has none)"
+check "tarball: the MIT licence, $top/LICENSE" bash -c "tar -xzOf '$tarball' '$top/LICENSE' | grep -q '^MIT License'"
 check_toolchain_free "$root" "$bin" tarball
 check "tarball: pipeline init and plan with only the Depends" in_root "$root" "$bin init site; cd site; $bin plan pipeline.yml"
 check_serve "$root" "$bin" tarball

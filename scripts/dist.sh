@@ -67,16 +67,14 @@ mkdir -p "$work"
 stripped="$work/pipeline"
 strip --remove-section=.comment --remove-section=.note -o "$stripped" "$built"
 
-licence=()
-if [ -f LICENSE ]; then
-    licence=(LICENSE)
-else
-    echo "dist: warning: the repository has no LICENSE file; the packages ship none" >&2
+if [ ! -f LICENSE ]; then
+    echo "dist: the repository has no LICENSE file; packages are not made without one" >&2
+    exit 1
 fi
 
 # The tarball: installed with the same recipe as `make install`, into one top folder.
 "$MAKE" --no-print-directory install-files PIPELINE_BIN="$stripped" DESTDIR="$work/tar" PREFIX="/$top" >/dev/null
-cp README.md "${licence[@]}" "$work/tar/$top/"
+cp README.md LICENSE "$work/tar/$top/"
 cp -R docs "$work/tar/$top/docs"
 
 # The .deb's tree.
@@ -88,7 +86,29 @@ install -d "$root/usr/share/doc/pipeline"
 install -m 644 README.md "$root/usr/share/doc/pipeline/README.md"
 install -d "$root/usr/share/doc/pipeline/docs"
 install -m 644 docs/*.md "$root/usr/share/doc/pipeline/docs/"
-if [ -f LICENSE ]; then install -m 644 LICENSE "$root/usr/share/doc/pipeline/copyright"; fi
+# The copyright file in Debian's machine-readable format (DEP-5): the project's MIT licence
+# ("Expat" in Debian's names), and the Swift runtime linked into the binary.
+{
+    printf 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n'
+    printf 'Upstream-Name: pipeline\n\n'
+    printf 'Files: *\n'
+    printf 'Copyright: %s\n' "$(sed -n 's/^Copyright (c) //p' LICENSE)"
+    printf 'License: Expat\n\n'
+    printf 'Files: usr/bin/pipeline\n'
+    printf 'Copyright: %s\n' "$(sed -n 's/^Copyright (c) //p' LICENSE)"
+    printf '           Apple Inc. and the Swift project authors (the Swift runtime and Foundation, linked in)\n'
+    printf 'License: Expat and Apache-2.0 with Swift Runtime Library Exception\n\n'
+    printf 'License: Expat\n'
+    # The licence's text after its title and copyright line, each line indented, blank lines as " .".
+    sed -n '/^Permission/,$p' LICENSE | sed 's/^$/./; s/^/ /'
+    printf '\nLicense: Apache-2.0 with Swift Runtime Library Exception\n'
+    printf ' The Swift runtime and Foundation are licensed under the Apache License 2.0\n'
+    printf ' with the Runtime Library Exception: https://swift.org/LICENSE.txt\n'
+    printf ' .\n'
+    printf ' On Debian systems, the full text of the Apache License 2.0 can be found in\n'
+    printf ' /usr/share/common-licenses/Apache-2.0.\n'
+} > "$root/usr/share/doc/pipeline/copyright"
+chmod 644 "$root/usr/share/doc/pipeline/copyright"
 install -d "$root/DEBIAN"
 
 # Depends: the packages of the libraries the binary links, with the versions their symbols need.
