@@ -8,7 +8,9 @@ enum HelpText {
         if let discussion = spec.discussion { text += "\n" + wrap(discussion, width: width) + "\n" }
         if !spec.arguments.isEmpty {
             text += "\nArguments:\n"
-            text += table(spec.arguments.map { ($0.name, $0.help) })
+            text += table(spec.arguments.map { argument in
+                (argument.name, argument.name == ParsedArguments.manifestArgument && !argument.help.contains("Default:") ? argument.help + " " + Self.manifestDefault : argument.help)
+            })
         }
         text += "\nOptions:\n"
         text += table(spec.allOptions.map { option in
@@ -20,6 +22,9 @@ enum HelpText {
         }
         return text
     }
+
+    /// How a command finds its manifest when none is named.
+    static let manifestDefault = "Default: pipeline.yml in this folder, else in the nearest parent folder up to the repository's root; a folder means its pipeline.yml."
 
     static func tool(_ commands: [CommandSpec]) -> String {
         var text = """

@@ -11,6 +11,8 @@ struct ParsedArguments: Sendable {
     /// The options the command declares; a debug build stops at a lookup of any other (a typo
     /// would otherwise read as "not given"). `OptionDeclarationTests` checks the sources too.
     private var declared: Set<String> = []
+    /// The manifest taken from a parent folder when none was named (said on standard error).
+    var foundManifest: String?
 
     /// Whether a flag without a value was given.
     func flag(_ name: String) -> Bool {
@@ -96,11 +98,13 @@ struct ParsedArguments: Sendable {
         }
         if parsed.flag("help") { return parsed }
         let required = spec.arguments.filter { !$0.optional }
-        // A manifest is found as `terraform plan` finds its folder's files: none given means
-        // ./pipeline.yml, and a folder means the pipeline.yml in it.
+        // A manifest is found as git finds its repository: none given means ./pipeline.yml, else
+        // the one in the nearest parent folder up to the repository's root; a folder means the
+        // pipeline.yml in it.
         if let index = spec.arguments.firstIndex(where: { $0.name == Self.manifestArgument }) {
-            if parsed.positionals.count == index, required.count == index + 1, FileManager.default.fileExists(atPath: Self.defaultManifest) {
-                parsed.positionals.append(Self.defaultManifest)
+            if parsed.positionals.count == index, required.count == index + 1, let found = ManifestDiscovery.find(Self.defaultManifest) {
+                parsed.positionals.append(found)
+                if found != Self.defaultManifest { parsed.foundManifest = found }
             } else if index < parsed.positionals.count {
                 var isFolder: ObjCBool = false
                 if FileManager.default.fileExists(atPath: parsed.positionals[index], isDirectory: &isFolder), isFolder.boolValue {
@@ -110,7 +114,7 @@ struct ParsedArguments: Sendable {
         }
         if parsed.positionals.count < required.count {
             let missing = required[parsed.positionals.count...].map(\.name).joined(separator: " ")
-            let hint = missing == Self.manifestArgument ? " (and there is no \(Self.defaultManifest) in this folder)" : ""
+            let hint = missing == Self.manifestArgument ? " (and there is no \(Self.defaultManifest) in this folder or a parent folder of its repository)" : ""
             throw UsageError("missing \(missing)\(hint)", command: spec.name)
         }
         if parsed.positionals.count > spec.arguments.count, spec.arguments.last?.variadic != true {

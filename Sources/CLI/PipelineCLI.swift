@@ -67,6 +67,7 @@ public enum PipelineCLI {
         do {
             var parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), for: command.spec)
             parsed.environment = environment
+            if let found = parsed.foundManifest, !parsed.flag("help") { output.error("pipeline: using \(found)\n") }
             if parsed.flag("help") {
                 output.out(HelpText.command(command.spec))
                 return ExitCode.success

@@ -56,6 +56,28 @@ final class PlanCommandTests: XCTestCase {
         XCTAssertEqual(checked.status, 0, checked.stdout + checked.stderr)
     }
 
+    func testTheManifestIsFoundInAParentFolderUpToTheRepositoryRootAndNamed() throws {
+        let project = try ProjectFixture()
+        let folder = (project.manifest as NSString).deletingLastPathComponent
+        let deep = folder + "/content/2026/12"
+        try FileManager.default.createDirectory(atPath: deep, withIntermediateDirectories: true)
+        // Outside a repository only the folder itself is looked in.
+        let outside = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["plan"], in: deep)
+        XCTAssertEqual(outside.status, 64, outside.stderr)
+        XCTAssertTrue(outside.stderr.contains("no pipeline.yml in this folder or a parent folder of its repository"), outside.stderr)
+        try FileManager.default.createDirectory(atPath: folder + "/.git", withIntermediateDirectories: true)
+        let inside = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["plan"], in: deep)
+        XCTAssertEqual(inside.status, 0, inside.stderr)
+        XCTAssertTrue(inside.stderr.contains("pipeline: using ../../../pipeline.yml"), inside.stderr)
+        XCTAssertTrue(inside.stdout.contains("Plan for 'fixture'"), inside.stdout)
+        // The repository's root is as far as it goes: a manifest above it is not taken.
+        try FileManager.default.createDirectory(atPath: deep + "/.git", withIntermediateDirectories: true)
+        let nested = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["plan"], in: deep)
+        XCTAssertEqual(nested.status, 64, nested.stderr)
+        let help = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["help", "plan"])
+        XCTAssertTrue(help.stdout.contains("Default: pipeline.yml in"), help.stdout)
+    }
+
     func testTheManifestDefaultsToPipelineYmlHereOrInANamedFolder() throws {
         let project = try ProjectFixture()
         let folder = (project.manifest as NSString).deletingLastPathComponent
@@ -71,7 +93,7 @@ final class PlanCommandTests: XCTestCase {
         defer { empty.remove() }
         let nowhere = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["plan"], in: empty.path)
         XCTAssertEqual(nowhere.status, 64)
-        XCTAssertTrue(nowhere.stderr.contains("missing MANIFEST (and there is no pipeline.yml in this folder)"), nowhere.stderr)
+        XCTAssertTrue(nowhere.stderr.contains("missing MANIFEST (and there is no pipeline.yml in this folder or a parent folder of its repository)"), nowhere.stderr)
     }
 
     func testPlanSummaryListsJobsAssembliesAndFiles() async throws {
