@@ -2,31 +2,70 @@ import Basics
 import Client
 import Foundation
 
-/// `pipeline results merge`: combines the results files of a sharded run into one.
+/// `pipeline results MANIFEST [SOURCE...]`: the last run's result files per source (as
+/// `terraform output`); `pipeline results merge FILE...`: combines the results files of a sharded run.
 struct ResultsCommand: Command {
     static let spec = CommandSpec(
         name: "results",
-        summary: "Work with results files: 'merge' combines the shards of one run (pipeline run --shard I/N).",
+        summary: "Show the last run's result files per source, or 'merge' the results files of a sharded run.",
+        discussion: """
+        With a manifest: each source file of the last run with its results (step, download path or URL, \
+        size, dimensions), or only the SOURCE files named (paths as the manifest's folder sees them, or \
+        from the current folder); exits 1 when a source named has no results. With 'merge': combines the \
+        results files of the shards of one run (pipeline run --shard I/N).
+        """,
         arguments: [
-            .init(name: "ACTION", help: "merge", choices: ["merge"]),
-            .init(name: "FILE", help: "The shards' results files, in any order.", variadic: true),
+            .init(name: "MANIFEST", help: "The manifest that was run, or 'merge' followed by the shards' results files."),
+            .init(name: "SOURCE", help: "Source files to show (default: all); after 'merge', the results files.", optional: true, variadic: true),
         ],
-        options: [.init(name: "out", valueName: "FILE", help: "Where to write the merged results (default: standard output).")],
-        examples: ["pipeline results merge shard-1.json shard-2.json --out results.json"])
+        options: [
+            .init(name: "json", help: "Print the results as JSON: {\"sources\": {path: [results]}, \"missing\": [paths]}."),
+            .init(name: "out", valueName: "FILE", help: "With 'merge': where to write the merged results (default: standard output)."),
+        ],
+        examples: ["pipeline results pipeline.yml", "pipeline results pipeline.yml images/a.jpg --json", "pipeline results merge shard-1.json shard-2.json --out results.json"])
 
-    let files: [String]
-    let out: String?
+    /// What was asked: the merge of results files, or the results of a manifest.
+    enum Action {
+        case merge(files: [String], out: String?)
+        case show(manifest: String, sources: [String], json: Bool)
+    }
+
+    let action: Action
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        guard arguments.positionals.first == "merge" else {
-            throw UsageError("unknown action '\(arguments.positionals.first ?? "")'; the action is 'merge'", command: Self.spec.name)
+        let first = arguments.positionals.first ?? ""
+        let rest = Array(arguments.positionals.dropFirst())
+        if first == "merge" {
+            guard !rest.isEmpty else { throw UsageError("missing FILE... (the shards' results files)", command: Self.spec.name) }
+            action = .merge(files: rest, out: arguments.value("out"))
+        } else {
+            if arguments.value("out") != nil { throw UsageError("--out goes with 'merge'; the results of a manifest are printed", command: Self.spec.name) }
+            action = .show(manifest: first, sources: rest, json: arguments.flag("json"))
         }
-        files = Array(arguments.positionals.dropFirst())
-        guard !files.isEmpty else { throw UsageError("missing FILE...", command: Self.spec.name) }
-        out = arguments.value("out")
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
+        switch action {
+        case .merge(let files, let out): merge(files, out: out, context: context)
+        case .show(let manifest, let sources, let json): show(manifest, sources: sources, json: json, context: context)
+        }
+    }
+
+    private func show(_ manifest: String, sources: [String], json: Bool, context: CommandContext) -> Int32 {
+        guard let (workspace, _) = LastRun.workspaceAndAddress(manifest, context: context) else { return ExitCode.failure }
+        guard let results = workspace.lastResults() else {
+            context.output.failure("no results of '\(manifest)' yet (\(workspace.resultsPath))", hint: "run 'pipeline run \(manifest)' first")
+            return ExitCode.failure
+        }
+        // A source as the results name it, relative to the manifest's folder: a path from here that
+        // lies inside it is made so; any other is taken as given from the manifest's folder.
+        let wanted = sources.map { RealPath.relative(URL(fileURLWithPath: $0).standardizedFileURL.path, inside: workspace.directory) ?? $0 }
+        let query = ResultsQuery(results, wanted: wanted)
+        context.output.out(json ? query.json.serialized(pretty: true) + "\n" : query.text())
+        return query.missing.isEmpty && !(query.sources.isEmpty && wanted.isEmpty) ? ExitCode.success : ExitCode.failure
+    }
+
+    private func merge(_ files: [String], out: String?, context: CommandContext) -> Int32 {
         let completed: Bool
         do {
             if let out {
