@@ -33,6 +33,25 @@ final class DiffCommandTests: XCTestCase {
         XCTAssertFalse(result.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, result.stdout)
     }
 
+    func testAChangeOfEndpointIsNamedWithEverythingItReprocesses() async throws {
+        let project = try ProjectFixture()
+        let run = await CLIHarness.run(["run", project.manifest, "-q", "--endpoint", "local"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        // The manifest names no endpoint: its runs go to the hosted service, where nothing is cached.
+        let moved = await CLIHarness.run(["diff", project.manifest])
+        XCTAssertTrue(moved.stdout.contains("~ endpoint local -> https://api2.transloadit.com: the last run's results stay with its endpoint; 2 Assemblies processed again"), moved.stdout)
+        XCTAssertTrue(moved.stdout.contains("2 to process, 0 cached"), moved.stdout)
+        let json = await CLIHarness.run(["diff", project.manifest, "--json"])
+        let parsed = try JSONValue.parse(Data(json.stdout.utf8))
+        XCTAssertEqual(parsed["endpoint"]?["from"], .string("local"))
+        XCTAssertEqual(parsed["cached"], .int(0))
+        // Back on the endpoint that ran it, everything is cached again.
+        try project.writeManifest(width: 200, extra: "endpoint: local")
+        let same = await CLIHarness.run(["diff", project.manifest])
+        XCTAssertFalse(same.stdout.contains("~ endpoint"), same.stdout)
+        XCTAssertTrue(same.stdout.contains("0 to process, 2 cached"), same.stdout)
+    }
+
     func testSamePlanHasNoChanges() async throws {
         let project = try ProjectFixture()
         let plan = project.directory.path + "/plan.json"

@@ -120,8 +120,13 @@ struct DiffCommand: Command {
             context.report(planned.diagnostics, sources: planned.sources)
             return ExitCode.failure
         }
-        let previous = workspace.lastResults()?.assemblies ?? []
-        let completed = Set(previous.filter(\.isCompleted).map(\.planID))
+        let last = workspace.lastResults()
+        let previous = last?.assemblies ?? []
+        // Results are reused only on the endpoint that made them (as `run` does): a new endpoint
+        // (or account) processes everything again, and says so.
+        let endpoint = ManifestLoader(environment: context.environment).load(path: old).value.map { Endpoint.of($0, override: nil, environment: context.environment).key }
+        let movedFrom = last?.endpoint.flatMap { earlier in endpoint.flatMap { earlier != $0 ? earlier : nil } }
+        let completed = movedFrom == nil ? Set(previous.filter(\.isCompleted).map(\.planID)) : []
         let planIDs = Set(plan.assemblies.map(\.id))
         let process = plan.assemblies.filter { !completed.contains($0.id) }
         let cached = plan.assemblies.count - process.count
@@ -137,12 +142,15 @@ struct DiffCommand: Command {
                 "gone": .array(gone.map { .object(["plan_id": .string($0.planID), "job": .string($0.job)]) }),
             ]
             if let explained { object["changes"] = DiffRendering.json(explained) }
+            if let movedFrom, let endpoint { object["endpoint"] = .object(["from": .string(movedFrom), "to": .string(endpoint)]) }
             context.output.out(JSONValue.object(object).serialized(pretty: true) + "\n")
         } else if let explained {
+            if let movedFrom, let endpoint { context.output.out(Self.endpointChange(from: movedFrom, to: endpoint, count: plan.assemblies.count)) }
             context.output.out(DiffRendering.text(explained, palette: context.output.colors.out, summary: false))
             context.output.out("Since the last run (\(workspace.resultsPath)): \(process.count) to process, \(cached) cached, "
                 + "\(replaced.count) replaced, \(gone.count) gone.\n")
         } else {
+            if let movedFrom, let endpoint { context.output.out(Self.endpointChange(from: movedFrom, to: endpoint, count: plan.assemblies.count)) }
             for assembly in process {
                 context.output.out("+ \(assembly.job.printable) \(assembly.id.prefix(12))  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes)) to process\n")
             }
@@ -150,6 +158,11 @@ struct DiffCommand: Command {
             context.output.out("Since the last run (\(workspace.resultsPath)): \(process.count) to process, \(cached) cached, \(gone.count) gone.\n")
         }
         return exitCode && !(process.isEmpty && gone.isEmpty) ? ExitCode.changes : ExitCode.success
+    }
+
+    /// The line that says the endpoint changed, and what that re-processes.
+    static func endpointChange(from old: String, to new: String, count: Int) -> String {
+        "~ endpoint \(old.printable) -> \(new.printable): the last run's results stay with its endpoint; \(plural(count, "Assembly", "Assemblies")) processed again\n"
     }
 
     private func load(_ path: String, _ context: CommandContext, fetchedPolicies: [String: Data]) -> Loaded<Plan> {
