@@ -2,7 +2,7 @@
 SWIFT ?= swift
 EXAMPLE ?= examples/site/pipeline.yml
 
-.PHONY: setup build demo test bench fuzz clean install install-files uninstall dist dist-check
+.PHONY: setup setup-build build demo test bench fuzz clean install install-files uninstall dist dist-check
 
 # Where `make install` puts things; DESTDIR for packaging.
 PREFIX ?= /usr/local
@@ -16,10 +16,14 @@ INSTALLED = $(ROOT)/bin/pipeline $(ROOT)/share/man/man1/pipeline.1 \
 	$(ROOT)/share/bash-completion/completions/pipeline $(ROOT)/$(ZSH_COMPLETIONS)/_pipeline \
 	$(ROOT)/share/fish/vendor_completions.d/pipeline.fish
 
+# Everything the tests use; setup-build only what building, packaging and the demo need.
 setup:
-	@scripts/setup.sh
+	@scripts/setup.sh test
 
-build: setup
+setup-build:
+	@scripts/setup.sh build
+
+build: setup-build
 	$(SWIFT) build
 
 demo: build
@@ -39,7 +43,7 @@ fuzz: setup
 # The release binary as the packages have it (Swift's libraries linked in: it starts sooner and
 # keeps working when the toolchain changes), its manual page, completions for bash, zsh and fish,
 # and the JSON schemas.
-install: setup
+install: setup-build
 	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product pipeline --scratch-path .build/static
 	$(MAKE) install-files PIPELINE_BIN=.build/static/release/pipeline
 
@@ -54,11 +58,11 @@ install-files:
 	install -m 644 schemas/*.json $(ROOT)/share/pipeline/schemas/
 
 # dist/: the tarball and the .deb of the release binary (Swift's libraries linked in), with SHA256SUMS.
-dist: setup
+dist: setup-build
 	scripts/dist.sh
 
 # Installs dist/'s packages on a fresh Debian 12 (a debootstrapped chroot) and runs them there.
-dist-check: dist
+dist-check: setup dist
 	scripts/dist-check.sh
 
 uninstall:

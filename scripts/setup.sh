@@ -1,11 +1,24 @@
 #!/usr/bin/env bash
-# Installs everything pipeline needs to build and test: Debian packages and a
-# Python virtual environment with the independent test peers. Idempotent: when
-# everything is present it returns in well under a second.
+# Installs what pipeline needs. `scripts/setup.sh build`: only what building, packaging
+# (`make dist`) and the demo need (compilers' libraries, dpkg-dev). `scripts/setup.sh` (or
+# `test`): that, and everything the test suite uses: the media tools the engine calls, shells for
+# the completions, nginx, chromium, debootstrap, and Python virtual environments with the
+# independent test peers. Idempotent: when everything is present it returns in well under a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(pkgconf libyaml-dev libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libvips42 libvips-tools zlib1g-dev libdeflate-dev libarchive-dev ffmpeg libjpeg-turbo-progs optipng libimage-exiftool-perl curl openssl zsh fish dpkg-dev debootstrap nginx-light chromium)
+MODE="${1:-test}"
+case "$MODE" in
+    build | test) ;;
+    *) echo "usage: scripts/setup.sh [build|test]" >&2; exit 64 ;;
+esac
+
+# What building needs: the system libraries the binary links, and dpkg-dev for the packages.
+BUILD_PACKAGES=(pkgconf libyaml-dev libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libvips42 zlib1g-dev libdeflate-dev libarchive-dev dpkg-dev)
+# What testing adds: the tools the engine's robots call, and the peers and hosts the tests use.
+TEST_PACKAGES=(libvips-tools ffmpeg libjpeg-turbo-progs optipng libimage-exiftool-perl curl openssl zsh fish debootstrap nginx-light chromium)
+APT_PACKAGES=("${BUILD_PACKAGES[@]}")
+if [ "$MODE" = test ]; then APT_PACKAGES+=("${TEST_PACKAGES[@]}"); fi
 # Independent peers: a JSON Schema validator, the tus client tuspy and the official
 # Transloadit Python SDK.
 PYTHON_PEERS=(check-jsonschema==0.39.0 tuspy==1.1.0 pytransloadit==1.0.4)
@@ -28,6 +41,8 @@ if ((${#missing[@]})); then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+[ "$MODE" = test ] || exit 0
 
 stamp="$VENV/.peers"
 wanted="${PYTHON_PEERS[*]}"
