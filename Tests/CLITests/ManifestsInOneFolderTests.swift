@@ -59,6 +59,36 @@ final class ManifestsInOneFolderTests: XCTestCase {
         }
     }
 
+    func testEachManifestGetsItsOwnReportWithStepsInManifestOrder() async throws {
+        let directory = try folder(["a1", "b1"])
+        defer { directory.remove() }
+        try directory.write("pipeline.yml", manifest("files/a*.txt", results: "a-results.json"))
+        // Steps whose names sort the other way round from the manifest's order.
+        try directory.write("newsletter.yml", """
+            version: 1
+            endpoint: local
+            results: b-results.json
+            assemblies:
+              hashes:
+                inputs: ["files/b*.txt"]
+                steps:
+                  zeta: {robot: /file/hash, use: ":original", result: true}
+                  alpha: {robot: /file/hash, use: ":original", algorithm: sha1, result: true}
+            """)
+        for name in ["pipeline.yml", "newsletter.yml"] {
+            let run = await CLIHarness.run(["run", directory.path + "/" + name])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let report = await CLIHarness.run(["report", directory.path + "/" + name])
+            XCTAssertEqual(report.status, 0, report.stderr)
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/report.html"))
+        let page = try String(contentsOfFile: directory.path + "/newsletter.report.html", encoding: .utf8)
+        let zeta = try XCTUnwrap(page.range(of: ">zeta<")), alpha = try XCTUnwrap(page.range(of: ">alpha<"))
+        XCTAssertLessThan(zeta.lowerBound, alpha.lowerBound, "steps in the manifest's order")
+        let main = try String(contentsOfFile: directory.path + "/report.html", encoding: .utf8)
+        XCTAssertFalse(main.contains(">zeta<"), "the main manifest's page is its own")
+    }
+
     func testOneResultsFileIsNotTakenOverByTheOtherManifest() async throws {
         let directory = try folder(["a1", "b1"])
         defer { directory.remove() }

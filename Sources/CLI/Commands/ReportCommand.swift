@@ -17,7 +17,7 @@ struct ReportCommand: Command {
         """,
         arguments: [.init(name: "MANIFEST", help: "The manifest that was run.")],
         options: [
-            .init(name: "out", valueName: "FILE", help: "Where to write the page (default: report.html beside the results)."),
+            .init(name: "out", valueName: "FILE", help: "Where to write the page (default: beside the results, report.html for pipeline.yml and NAME.report.html for NAME.yml)."),
             .init(name: "compare", valueName: "OLD_RESULTS", help: "An earlier results file to compare with, result by result."),
         ],
         examples: ["pipeline report pipeline.yml", "pipeline report pipeline.yml --compare old-results.json --out review.html"])
@@ -30,6 +30,14 @@ struct ReportCommand: Command {
         manifest = arguments.positionals[0]
         out = arguments.value("out")
         compare = arguments.value("compare")
+    }
+
+    /// Where the page goes unless `--out` says: beside the results, `report.html` for a
+    /// `pipeline.yml` and `NAME.report.html` for any other manifest, so that two manifests whose
+    /// results share a folder keep a page each.
+    static func defaultPage(manifestFile: String, resultsPath: String) -> String {
+        let stem = ((manifestFile as NSString).lastPathComponent as NSString).deletingPathExtension
+        return FolderPath.of(resultsPath) + "/" + (stem == "pipeline" || stem.isEmpty ? "report.html" : stem + ".report.html")
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
@@ -50,7 +58,7 @@ struct ReportCommand: Command {
             previous = ReportModel(results: old, manifest: manifest, workspace: workspace)
         }
         let page = ReportHTML.render(ReportModel(results: results, manifest: manifest, workspace: workspace), previous: previous)
-        let target = out ?? (FolderPath.of(workspace.resultsPath) + "/report.html")
+        let target = out ?? Self.defaultPage(manifestFile: manifest.file, resultsPath: workspace.resultsPath)
         do {
             try AtomicFile.write(Data(page.utf8), to: target, below: workspace.directory)
         } catch {

@@ -74,7 +74,10 @@ struct ReportModel {
                 let mime = row.path.map(MediaTypes.guess) ?? "application/x-assembly"
                 let item = Item(name: row.path ?? "(all the files)", size: row.size, mime: mime, facts: nil, preview: preview(local, mime: mime), link: nil)
                 var results: [(step: String, items: [Item])] = []
-                for (step, files) in entry.results.sorted(by: { $0.key < $1.key }) {
+                // Steps as the manifest lists them (any other, such as a Template's, after them by name).
+                let order = manifest.jobs.first { $0.name.value == entry.job }.map { $0.steps.map(\.name.value) } ?? []
+                let rank = { (step: String) in order.firstIndex(of: step) ?? order.count }
+                for (step, files) in entry.results.sorted(by: { (rank($0.key), $0.key) < (rank($1.key), $1.key) }) {
                     let mine = files.filter { result in
                         guard let path = row.path else { return result.source.map { !named.contains($0) } ?? true }
                         return result.source == path || (entry.files.count == 1 && result.source == nil)
