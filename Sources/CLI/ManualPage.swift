@@ -60,6 +60,21 @@ enum ManualPage {
             .TP
             .B NO_COLOR
             When set and not empty, no colours unless \\fB\\-\\-color always\\fR.
+            .TP
+            .B TERM
+            \\fBdumb\\fR turns colours off, as \\fBNO_COLOR\\fR does.
+            .TP
+            .B PIPELINE_SHARD_INDEX, PIPELINE_SHARD_TOTAL
+            This job's shard (1\\-based) and the number of shards, for \\fB\\-\\-shard auto\\fR on a CI not listed below.
+            .TP
+            .B CI_NODE_INDEX, CI_NODE_TOTAL, CIRCLE_NODE_INDEX, CIRCLE_NODE_TOTAL, BUILDKITE_PARALLEL_JOB, BUILDKITE_PARALLEL_JOB_COUNT, JOB_COMPLETION_INDEX
+            The shard of a GitLab, CircleCI or Buildkite parallel job, or of a Kubernetes indexed Job, read by \\fB\\-\\-shard auto\\fR.
+            .TP
+            .B GITHUB_ACTIONS
+            \\fBtrue\\fR: problems are also written as GitHub Actions annotations.
+            .TP
+            .B ACTIONS_ID_TOKEN_REQUEST_URL, ACTIONS_ID_TOKEN_REQUEST_TOKEN
+            Where a GitHub Actions job asks for its identity token, sent to a signer instead of a stored credential (\\fBauth.signer.token: {oidc: github}\\fR).
             .SH EXIT STATUS
             0 success; 1 the work failed (invalid manifest, policy violation, unreadable file); 2 \\fBdiff \\-\\-exit\\-code\\fR found changes;
             64 usage error; 130 \\fBrun\\fR interrupted (state is saved, the same command resumes).
@@ -67,6 +82,13 @@ enum ManualPage {
             .TP
             .I .pipeline/
             The workspace next to a manifest: the local engine's data, and per manifest (\\fImanifests/<name>/\\fR) its digests, run state and lock.
+            .SH SEE ALSO
+            The guides installed with the package in \\fI/usr/share/doc/pipeline/docs/\\fR (\\fBmanifest.md\\fR, \\fBrunning.md\\fR,
+            \\fBci.md\\fR, \\fBsigner.md\\fR, \\fBengine.md\\fR, \\fBsecurity.md\\fR) and the JSON Schemas in \\fI/usr/share/pipeline/schemas/\\fR;
+            .BR git (1),
+            .BR curl (1),
+            .BR vips (1),
+            .BR ffmpeg (1).
 
             """
         return page

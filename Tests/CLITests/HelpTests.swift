@@ -34,6 +34,27 @@ final class HelpTests: XCTestCase {
         }
     }
 
+    func testTheManualPageNamesEveryVariableTheToolReadsAndSeeAlso() async throws {
+        let page = await CLIHarness.run(["help", "--man"]).stdout
+        let environment = try XCTUnwrap(page.range(of: ".SH ENVIRONMENT")).upperBound
+        let section = String(page[environment...]).components(separatedBy: ".SH EXIT STATUS").first ?? ""
+        // Every variable the sources read by name (an `environment["NAME"]` or a CI's shard
+        // variables), so a new one cannot go unlisted.
+        var read: Set<String> = []
+        let expression = try NSRegularExpression(pattern: #"(?:environment\["|(?:index|total|variable): ")([A-Z][A-Z0-9_]+)""#)
+        for file in try FileManager.default.subpathsOfDirectory(atPath: PackageRoot.path + "/Sources") where file.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: PackageRoot.path + "/Sources/" + file, encoding: .utf8)
+            for match in expression.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                if let range = Range(match.range(at: 1), in: text) { read.insert(String(text[range])) }
+            }
+        }
+        // PATH is the system's, and the secret's variable is named by the user (TRANSLOADIT_SECRET by default, listed).
+        read.remove("PATH")
+        XCTAssertTrue(read.isSuperset(of: ["TRANSLOADIT_KEY", "PIPELINE_SHARD_INDEX", "GITHUB_ACTIONS", "CI_NODE_INDEX"]), "\(read.sorted())")
+        for name in read.sorted() { XCTAssertTrue(section.contains(name), "\(name) is read but not in the manual's ENVIRONMENT") }
+        XCTAssertTrue(page.contains(".SH SEE ALSO"))
+    }
+
     func testVersion() async {
         let result = await CLIHarness.run(["--version"])
         XCTAssertEqual(result.status, 0)
