@@ -1,6 +1,7 @@
 /// Completion scripts for bash, zsh and fish, generated from the same command specifications as
 /// the help: commands, options, option values with fixed choices, files for FILE values,
-/// folders for DIR values, and `.yml`/`.yaml` files for manifests.
+/// folders for DIR values, and for manifests folders and the `.yml`/`.yaml` files that are
+/// manifests (a top-level `assemblies:`; bash and fish look inside, zsh goes by the name).
 enum ShellCompletion {
     /// The shells a script can be made for.
     static let shells = ["bash", "zsh", "fish"]
@@ -51,12 +52,27 @@ enum ShellCompletion {
         var lines = [
             "# pipeline completion for bash: source it, or save it as",
             "# ~/.local/share/bash-completion/completions/pipeline (made by `pipeline completions bash`).",
+            "# Hidden files and folders (.git, .pipeline) only when the word starts with a dot.",
+            "_pipeline_visible() {",
+            "    local path",
+            "    while IFS= read -r path; do [[ ${path##*/} == .* && ${cur##*/} != .* ]] || printf '%s\\n' \"$path\"; done",
+            "}",
+            "# Manifests: folders, and .yml and .yaml files with a top-level 'assemblies:' (not a policy).",
+            "_pipeline_manifests() {",
+            "    local path",
+            "    while IFS= read -r path; do",
+            "        if [[ -d $path ]]; then",
+            "            printf '%s\\n' \"$path\"",
+            "        elif [[ $path == *.yml || $path == *.yaml ]] && grep -qs '^assemblies:' \"$path\"; then",
+            "            printf '%s\\n' \"$path\"",
+            "        fi",
+            "    done < <(compgen -f -- \"$cur\" | _pipeline_visible)",
+            "}",
             "_pipeline_values() {",
             "    case \"$1\" in",
             "        files) mapfile -t COMPREPLY < <(compgen -f -- \"$cur\"); compopt -o filenames 2>/dev/null ;;",
-            "        directories) mapfile -t COMPREPLY < <(compgen -d -- \"$cur\"); compopt -o filenames 2>/dev/null ;;",
-            "        manifests) mapfile -t COMPREPLY < <(compgen -d -- \"$cur\"; compgen -f -X '!*.yml' -- \"$cur\"; compgen -f -X '!*.yaml' -- \"$cur\")",
-            "                   compopt -o filenames 2>/dev/null ;;",
+            "        directories) mapfile -t COMPREPLY < <(compgen -d -- \"$cur\" | _pipeline_visible); compopt -o filenames 2>/dev/null ;;",
+            "        manifests) mapfile -t COMPREPLY < <(_pipeline_manifests); compopt -o filenames 2>/dev/null ;;",
             "        *) mapfile -t COMPREPLY < <(compgen -W \"$1\" -- \"$cur\") ;;",
             "    esac",
             "}",
@@ -220,7 +236,7 @@ enum ShellCompletion {
             "    for path in (commandline -ct)*",
             "        if test -d $path",
             "            echo $path/",
-            "        else if string match -qr '\\.ya?ml$' -- $path",
+            "        else if string match -qr '\\.ya?ml$' -- $path; and grep -qs '^assemblies:' $path",
             "            echo $path",
             "        end",
             "    end",

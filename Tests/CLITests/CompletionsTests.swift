@@ -9,8 +9,13 @@ final class CompletionsTests: XCTestCase {
 
     override func setUpWithError() throws {
         directory = try TemporaryDirectory(prefix: "completions")
-        for name in ["site.yml", "other.yaml", "notes.txt"] { try directory.write(name, "") }
-        try FileManager.default.createDirectory(atPath: directory.path + "/images", withIntermediateDirectories: true)
+        for name in ["site.yml", "other.yaml"] { try directory.write(name, "version: 1\nassemblies: {}\n") }
+        // Neither a policy nor the state and repository folders are manifests to offer.
+        try directory.write("policy.yml", "version: 1\nrobots: {}\n")
+        try directory.write("notes.txt", "")
+        for folder in ["images", ".git", ".pipeline"] {
+            try FileManager.default.createDirectory(atPath: directory.path + "/" + folder, withIntermediateDirectories: true)
+        }
     }
 
     override func tearDown() { directory.remove() }
@@ -45,6 +50,8 @@ final class CompletionsTests: XCTestCase {
             (["pipeline", "run", "--col"], ["--color"]),
             (["pipeline", "init", ""], ["images"]),
             (["pipeline", "diff", "n"], ["notes.txt"]),
+            (["pipeline", "plan", "p"], []),
+            (["pipeline", "plan", ".g"], [".git"]),
         ]
         for (words, expected) in cases {
             let quoted = words.map { "'\($0)'" }.joined(separator: " ")
