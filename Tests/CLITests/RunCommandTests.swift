@@ -333,11 +333,14 @@ final class RunCommandTests: XCTestCase {
         XCTAssertEqual(lines.first, "JOB     PLAN          ASSEMBLY                          STATUS", status.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("thumbs  ") && $0.hasSuffix("IMAGE_RESIZE_ERROR") }, status.stdout)
         XCTAssertFalse(status.stdout.contains("NETWORK") || status.stdout.contains("CANNOT_CONNECT"), status.stdout)
+        // Counted, by job.
+        XCTAssertTrue(status.stdout.contains(" (thumbs "), status.stdout)
+        XCTAssertTrue(status.stdout.contains(" failed, 0 in flight"), status.stdout)
         // Without the results file (removed, or a run killed before it wrote them) the engine's
         // records still tell, and the plan the run kept names the jobs.
         try FileManager.default.removeItem(atPath: directory.path + "/out/results.json")
         let bare = await CLIHarness.run(["status", directory.path + "/pipeline.yml"])
-        let rows = bare.stdout.split(separator: "\n").dropFirst().filter { !$0.hasPrefix("Results:") }
+        let rows = bare.stdout.split(separator: "\n").dropFirst().filter { !$0.hasPrefix("Results:") && !$0.contains(" completed, ") }
         XCTAssertFalse(rows.isEmpty, bare.stdout)
         XCTAssertTrue(rows.allSatisfy { $0.hasPrefix("thumbs  ") && !$0.hasSuffix("STARTED") }, bare.stdout)
         XCTAssertTrue(rows.contains { $0.hasSuffix("IMAGE_RESIZE_ERROR") }, bare.stdout)

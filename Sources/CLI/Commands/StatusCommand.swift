@@ -69,12 +69,16 @@ struct StatusCommand: Command {
         } receive: { index, status in
             if let status { statuses[index] = status }
         }
-        let rows: [JSONValue] = started.indices.map { index in
+        // By job, then plan id.
+        let jobOf = started.map { finished[$0.key]?.job ?? jobs[$0.key] }
+        let order = started.indices.sorted { (jobOf[$0] ?? "", started[$0].key) < (jobOf[$1] ?? "", started[$1].key) }
+        let rows: [JSONValue] = order.map { index in
             let entry = started[index]
             return .object(["plan_id": .string(entry.key), "assembly_id": .string(entry.value.id), "status": .string(statuses[index]),
-                            "job": (finished[entry.key]?.job ?? jobs[entry.key]).map { .string($0) } ?? .null,
+                            "job": jobOf[index].map { .string($0) } ?? .null,
                             "interrupted": .bool(interrupted[index])])
         }
+        let stoppedRows = order.map { interrupted[$0] }
         if json {
             context.output.out(JSONValue.object(["results": .string(workspace.resultsPath), "assemblies": .array(rows)]).serialized(pretty: true) + "\n")
         } else if rows.isEmpty {
@@ -83,20 +87,34 @@ struct StatusCommand: Command {
             let width = max(3, rows.map { ($0["job"]?.stringValue ?? "-").count }.max() ?? 3)
             func padded(_ text: String) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
             context.output.out("\(padded("JOB"))  PLAN          ASSEMBLY                          STATUS\n")
-            for (row, interrupted) in zip(rows, interrupted) {
+            for (row, interrupted) in zip(rows, stoppedRows) {
                 let status = (row["status"]?.stringValue ?? "") + (interrupted ? " (interrupted)" : "")
                 let line = "\(padded(row["job"]?.stringValue ?? "-"))  \(row["plan_id"]?.stringValue?.prefix(12) ?? "")  \(row["assembly_id"]?.stringValue ?? "")  \(status)"
                 context.output.out(line.printable + "\n")
             }
+            context.output.out(Self.counts(rows.map { ($0["job"]?.stringValue ?? "-", $0["status"]?.stringValue ?? "") }) + "\n")
             let written = FileManager.default.fileExists(atPath: workspace.resultsPath)
             context.output.out("Results: \(workspace.resultsPath)\(written ? "" : " (not written)")\n")
-            let stoppedCount = interrupted.filter { $0 }.count
+            let stoppedCount = stoppedRows.filter { $0 }.count
             if stoppedCount > 0 {
                 let (their, them) = stoppedCount == 1 ? ("its", "it") : ("their", "them")
                 context.output.out("\(plural(stoppedCount, "Assembly", "Assemblies")) stopped with \(their) run, unfinished; 'pipeline run \(manifest.printable)' resumes \(them).\n")
             }
         }
         return ExitCode.success
+    }
+
+    /// `3 Assemblies (thumbs 2, videos 1): 2 completed, 1 failed, 0 in flight`, from each row's job and status.
+    static func counts(_ rows: [(job: String, status: String)]) -> String {
+        var jobs: [(String, Int)] = []
+        for (job, _) in rows {
+            if let index = jobs.firstIndex(where: { $0.0 == job }) { jobs[index].1 += 1 } else { jobs.append((job, 1)) }
+        }
+        let busy = [AssemblyStatusCode.uploading, AssemblyStatusCode.executing, AssemblyStatusCode.replaying, "STARTED"]
+        let completed = rows.filter { $0.status == AssemblyStatusCode.completed }.count
+        let inFlight = rows.filter { busy.contains($0.status) }.count
+        let perJob = jobs.map { "\($0.0.printable) \($0.1)" }.joined(separator: ", ")
+        return "\(plural(rows.count, "Assembly", "Assemblies")) (\(perJob)): \(completed) completed, \(rows.count - completed - inFlight) failed, \(inFlight) in flight"
     }
 
     /// What the embedded engine stored of Assembly `id` in this workspace: its `ok` or `error`
