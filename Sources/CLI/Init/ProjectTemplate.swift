@@ -197,8 +197,8 @@ struct ProjectTemplate {
 
     static let workflow = """
         # Plans every pull request (the plan goes to the job's summary) and runs the manifest on main.
-        # The pipeline action puts pipeline on the runner's PATH (example/pipeline stands for the
-        # repository pipeline comes from): it builds the action's own source, or, much faster, installs
+        # The pipeline action puts pipeline on the runner's PATH (point YOUR-ORG/pipeline at the
+        # repository that publishes it, your fork or copy of pipeline, at a release tag): it builds the action's own source, or, much faster, installs
         # a release's .deb given as `deb-url` (with its `sha256` from the release's SHA256SUMS). For the
         # hosted service, remove `endpoint: local` from pipeline.yml, set `engine-tools: false` (the
         # local engine's tools are not needed then), and add TRANSLOADIT_KEY as a variable and
@@ -218,7 +218,7 @@ struct ProjectTemplate {
             steps:
               - uses: actions/checkout@v4
               # Planning needs the runner only, not the local engine's tools.
-              - uses: example/pipeline@v1
+              - uses: YOUR-ORG/pipeline@v1
                 with: {engine-tools: false}
               # The last run on main, so the plan says what is new since (read only).
               - uses: actions/cache/restore@v4
@@ -235,7 +235,7 @@ struct ProjectTemplate {
             runs-on: ubuntu-latest
             steps:
               - uses: actions/checkout@v4
-              - uses: example/pipeline@v1
+              - uses: YOUR-ORG/pipeline@v1
               # Runs are incremental: what the last run completed is not processed again.
               - uses: actions/cache@v4
                 with:
