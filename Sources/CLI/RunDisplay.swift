@@ -55,7 +55,7 @@ final class RunDisplay: Sendable {
         case .created(let job, let planID, let assemblyID, let resumed):
             state.withLock { $0.inFlight += 1 }
             // A resumed Assembly is news (an earlier run's work is picked up); a new one only with -v.
-            guard resumed || detail == .verbose else { return showProgress() }
+            guard (resumed && detail != .quiet) || detail == .verbose else { return showProgress() }
             log("\(resumed ? "resumed" : "created") \(job) \(planID.prefix(12)) as Assembly \(assemblyID)")
         case .uploaded(let bytes, let all):
             state.withLock { $0.uploaded = (bytes, all) }
@@ -105,7 +105,9 @@ final class RunDisplay: Sendable {
         guard detail != .quiet else { return }
         let now = ContinuousClock.now
         state.withLock { state in
-            guard state.running, force || now - state.lastProgress >= (interactive ? .milliseconds(200) : .seconds(5)) else { return }
+            // A run with nothing to do (all cached) has no progress to show.
+            guard state.running, state.total > state.cachedAtStart,
+                  force || now - state.lastProgress >= (interactive ? .milliseconds(200) : .seconds(5)) else { return }
             state.lastProgress = now
             let line = progress(state, now: now)
             if interactive {
@@ -117,17 +119,23 @@ final class RunDisplay: Sendable {
         }
     }
 
+    /// What matters first (an 80-column terminal cuts the end): Assemblies done and the whole
+    /// run's ETA, from the pace Assemblies have ended at so far (processing included); then the
+    /// bytes, with the upload's own pace, when there are any to send.
     private func progress(_ state: State, now: ContinuousClock.Instant) -> String {
         let elapsed = max(0.001, (now - started).inSeconds)
-        func eta(_ left: Double, _ rate: Double) -> String {
-            rate > 0 && left > 0 ? " ETA \(DurationText.format(.seconds(Int64((left / rate).rounded(.up)))))" : ""
+        func left(_ remaining: Double, _ rate: Double) -> String? {
+            rate > 0 && remaining > 0 ? DurationText.format(.seconds(Int64((remaining / rate).rounded(.up)))) : nil
         }
+        let ended = Double(state.done - state.cachedAtStart)
+        var line = "\(state.done) of \(state.total) Assemblies done (\(String(format: "%.1f", ended / elapsed))/s)"
+        if state.inFlight > 0 { line += ", \(state.inFlight) in flight" }
+        if let eta = left(Double(state.total - state.done), ended / elapsed) { line += ", ETA \(eta)" }
         let (bytes, all) = state.uploaded
+        guard all > 0 else { return line }
         let byteRate = Double(bytes) / elapsed
-        let assemblyRate = Double(state.done - state.cachedAtStart) / elapsed
-        return "\(ByteSize(bytes: bytes)) of \(ByteSize(bytes: all)) uploaded (\(ByteSize(bytes: Int64(byteRate)))/s\(eta(Double(all - bytes), byteRate))); "
-            + "\(state.done) of \(state.total) Assemblies done (\(String(format: "%.1f", assemblyRate))/s"
-            + "\(eta(Double(state.total - state.done), assemblyRate))), \(state.inFlight) in flight"
+        let uploadLeft = left(Double(all - bytes), byteRate).map { ", \($0) left" } ?? ""
+        return line + "; \(ByteSize(bytes: bytes)) of \(ByteSize(bytes: all)) uploaded (\(ByteSize(bytes: Int64(byteRate)))/s\(uploadLeft))"
     }
 
     /// A log line: on a terminal above the progress line, which is drawn again below it at once,

@@ -218,4 +218,17 @@ final class ManifestsInOneFolderTests: XCTestCase {
         try FileManager.default.removeItem(atPath: directory.path + "/a-results.json")
         await assertResumesTheEarlierAssembly(directory.path + "/pipeline.yml")
     }
+
+    func testQuietSaysNothingOfAnAssemblyItResumes() async throws {
+        let directory = try folder(["a1"])
+        defer { directory.remove() }
+        try directory.write("pipeline.yml", manifest("files/a*.txt", results: "a-results.json"))
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        try FileManager.default.removeItem(atPath: directory.path + "/a-results.json")
+        let quiet = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "-q"])
+        XCTAssertEqual(quiet.status, 0, quiet.stderr)
+        XCTAssertEqual(quiet.stderr, "", "-q: no line for a resumed Assembly")
+        XCTAssertTrue(quiet.stdout.contains("Run: 1 completed"), quiet.stdout)
+    }
 }

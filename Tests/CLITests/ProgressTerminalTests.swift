@@ -12,10 +12,10 @@ final class ProgressTerminalTests: XCTestCase {
         let rows = try terminalRows("stty cols 80 rows 24; '\(ProcessRunner.pipelineExecutable)' run pipeline.yml -v", in: directory)
         XCTAssertTrue(rows.contains { $0.contains("uploaded") }, "the progress line was drawn: \(rows.prefix(5))")
         // A log line is followed at once by the progress line again: it stays on the last row.
-        let logThenProgress = zip(rows, rows.dropFirst()).contains { ($0.hasPrefix("created") || $0.hasPrefix("[")) && $1.contains(" uploaded (") }
+        let logThenProgress = zip(rows, rows.dropFirst()).contains { ($0.hasPrefix("created") || $0.hasPrefix("[")) && $1.contains(" Assemblies done (") }
         XCTAssertTrue(logThenProgress, "\(rows.prefix(12))")
         // Every redrawn row (the progress line) fits; log lines above it may wrap as any text does.
-        for row in rows where row.contains(" uploaded (") {
+        for row in rows where row.contains(" Assemblies done (") {
             XCTAssertLessThan(row.count, 80, "wider than the terminal: \(row)")
         }
     }
@@ -30,7 +30,7 @@ final class ProgressTerminalTests: XCTestCase {
             + "stty cols 50; kill -WINCH $pid 2>/dev/null; wait $pid"
         let rows = try terminalRows(command, in: directory)
         XCTAssertFalse(rows.contains { $0.hasPrefix("created") || $0.hasPrefix("[") }, "no line per Assembly: \(rows.prefix(8))")
-        let progress = rows.filter { $0.contains(" uploaded (") }
+        let progress = rows.filter { $0.contains(" Assemblies done (") }
         XCTAssertTrue(progress.contains { $0.count > 50 }, "drawn wide at first: \(progress.prefix(3))")
         XCTAssertTrue(progress.contains { $0.count <= 49 && $0.hasSuffix("…") }, "fitted to 50 columns after the resize: \(progress.suffix(3))")
         XCTAssertTrue(rows.last?.hasPrefix("Run: 60 completed") == true, "\(rows.suffix(2))")

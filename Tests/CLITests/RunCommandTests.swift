@@ -84,6 +84,10 @@ final class RunCommandTests: XCTestCase {
         XCTAssertTrue(second.stdout.contains("\"cached\":2"), second.stdout)
         let after = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/out/results.json"))
         XCTAssertEqual(before, after, "the same outcome gives the same bytes")
+        // A run with everything cached shows no progress ("0 B of 0 B"), only what it found.
+        let cached = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertFalse(cached.stderr.contains("Assemblies done") || cached.stderr.contains("0 B of 0 B"), cached.stderr)
+        XCTAssertTrue(cached.stderr.contains("(2 cached)"), cached.stderr)
 
         try directory.write("images/b.png", data: TestImages.png(width: 310, height: 300))
         let third = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--json"])
