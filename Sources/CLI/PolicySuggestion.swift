@@ -1,0 +1,137 @@
+import Basics
+import Foundation
+import Planning
+import Spec
+
+/// The narrowest policy that allows what a manifest uses: its robots and each option with the
+/// range or the values it is given, its fields, Templates and notify URLs, the signature
+/// lifetime, and size limits just above what the plan holds. Written as commented YAML, for a
+/// platform team to read, tighten and commit.
+struct PolicySuggestion {
+    /// Values one option is given across the manifest.
+    private struct Uses {
+        var values: [JSONValue] = []
+        var steps: [String] = []
+    }
+
+    let manifest: Manifest
+    let plan: Plan?
+
+    /// The most distinct strings an option may list as an `enum`; more are left to `type: string`.
+    static let enumLimit = 12
+
+    /// The policy's text.
+    func yaml(manifestShown: String) -> String {
+        var lines = [
+            "# The narrowest policy that allows what \(manifestShown) uses (pipeline policy suggest):",
+            "# each robot and option it sets, with the values or the range it gives them. Widen or",
+            "# tighten it by hand; `pipeline plan` checks the manifest against it, and `pipeline signer`",
+            "# enforces it. Its schema: schemas/policy.schema.json.",
+            "version: 1",
+            "max_expires_in: \(DurationText.format(manifest.auth.expiresIn?.value ?? AuthSettings.defaultExpiresIn))   # auth.expires_in",
+        ]
+        lines += limits()
+        let fields = Set(manifest.jobs.flatMap { $0.fields.keys })
+        if !fields.isEmpty { lines += ["fields:", "  allowed: [\(fields.sorted().map(Self.scalar).joined(separator: ", "))]"] }
+        let notify = Set(manifest.jobs.compactMap { $0.notifyURL?.value })
+        if !notify.isEmpty { lines += ["notify_url:", "  allowed: [\(notify.sorted().map(Self.scalar).joined(separator: ", "))]"] }
+        let templates = Set(manifest.jobs.compactMap { $0.templateID?.value } + manifest.jobs.compactMap { $0.template?.name.value })
+        if !templates.isEmpty {
+            lines += ["templates:", "  allowed: [\(templates.sorted().map(Self.scalar).joined(separator: ", "))]"]
+            // Templates named in the manifest are found by name: listing them must be signed.
+            if manifest.jobs.contains(where: { $0.template != nil }) { lines.append("  allow_listing: true   # Templates of the manifest are found by name") }
+            if manifest.jobs.contains(where: { $0.templateID != nil && !$0.steps.isEmpty }) { lines.append("  allow_steps_override: true") }
+        }
+        let robots = robotUses()
+        if robots.isEmpty {
+            lines.append("robots: {}")
+        } else {
+            lines.append("robots:")
+            for (robot, options) in robots.sorted(by: { $0.key < $1.key }) {
+                if options.isEmpty {
+                    lines.append("  \(robot): {}")
+                    continue
+                }
+                lines.append("  \(robot):")
+                for (option, uses) in options.sorted(by: { $0.key < $1.key }) {
+                    let (constraint, note) = Self.constraint(uses.values)
+                    let steps = Array(Set(uses.steps)).sorted().joined(separator: ", ")
+                    lines.append("    \(Self.scalar(option)): \(constraint)   # \(note) (\(steps))")
+                }
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Every robot of the manifest's steps (its Templates' too) with the values each option is given.
+    private func robotUses() -> [String: [String: Uses]] {
+        var robots: [String: [String: Uses]] = [:]
+        let steps = manifest.jobs.flatMap { job in job.steps.map { ("\(job.name.value)/\($0.name.value)", $0) } }
+            + manifest.templates.flatMap { template in template.steps.map { ("template \(template.name.value)/\($0.name.value)", $0) } }
+        for (name, step) in steps {
+            var options = robots[step.robot] ?? [:]
+            for (option, value) in step.instructions.objectValue ?? [:] where !Policy.structuralStepKeys.contains(option) {
+                options[option, default: Uses()].values.append(value)
+                options[option, default: Uses()].steps.append(name)
+            }
+            robots[step.robot] = options
+        }
+        return robots
+    }
+
+    /// Limits a little above what the plan holds (its largest Assembly, file and whole run).
+    private func limits() -> [String] {
+        guard let plan, !plan.assemblies.isEmpty else { return [] }
+        let files = plan.assemblies.map(\.files.count).max() ?? 0
+        let largest = plan.assemblies.flatMap(\.files).map(\.size).max() ?? 0
+        let assembly = plan.assemblies.map(\.bytes).max() ?? 0
+        return [
+            "limits:",
+            "  files_per_assembly: \(max(1, files))   # the plan's largest Assembly holds \(plural(files, "file"))",
+            "  file_size: \(Self.roomy(largest))   # its largest file is \(ByteSize(bytes: largest))",
+            "  assembly_size: \(Self.roomy(assembly))   # its largest Assembly is \(ByteSize(bytes: assembly))",
+            "  run_size: \(Self.roomy(plan.byteCount))   # the whole run is \(ByteSize(bytes: plan.byteCount))",
+        ]
+    }
+
+    /// A constraint (as YAML flow) allowing exactly `values`, and a note saying what was seen.
+    static func constraint(_ values: [JSONValue]) -> (String, String) {
+        let distinct = values.reduce(into: [JSONValue]()) { kept, value in if !kept.contains(value) { kept.append(value) } }
+        if distinct.allSatisfy({ $0.boolValue != nil }) { return ("{type: boolean}", "true or false") }
+        let numbers = distinct.compactMap(\.doubleValue)
+        if numbers.count == distinct.count, let low = numbers.min(), let high = numbers.max() {
+            let integral = distinct.allSatisfy { $0.intValue != nil }
+            let shown = distinct.sorted { ($0.doubleValue ?? 0) < ($1.doubleValue ?? 0) }.map { $0.serialized() }.joined(separator: ", ")
+            return ("{type: \(integral ? "integer" : "number"), min: \(format(low)), max: \(format(high))}", "given \(shown)")
+        }
+        let strings = distinct.compactMap(\.stringValue)
+        if strings.count == distinct.count {
+            if strings.count <= enumLimit { return ("{enum: [\(strings.sorted().map(scalar).joined(separator: ", "))]}", "the values given") }
+            return ("{type: string}", "\(strings.count) different values given")
+        }
+        if distinct.allSatisfy({ $0.arrayValue != nil }) { return ("{type: array}", "lists given") }
+        if distinct.allSatisfy({ $0.objectValue != nil }) { return ("{type: object}", "objects given") }
+        return ("{}", "values of several types given")
+    }
+
+    /// `size` rounded up to a whole number of the unit it reads in, and at least 1 KB: room for a
+    /// file a little larger, not for one of another kind.
+    static func roomy(_ size: Int64) -> String {
+        let units: [(Int64, String)] = [(1_000_000_000, "GB"), (1_000_000, "MB"), (1_000, "KB")]
+        for (scale, unit) in units where size >= scale {
+            return "\((size + scale - 1) / scale)\(unit)"
+        }
+        return "1KB"
+    }
+
+    private static func format(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+    }
+
+    /// A YAML scalar, quoted when plain text could be read otherwise.
+    static func scalar(_ text: String) -> String {
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "/_.-".unicodeScalars.contains($0) }
+            && !["true", "false", "null", "yes", "no", "on", "off", "~"].contains(text.lowercased()) && Double(text) == nil
+        return plain ? text : JSONValue.string(text).serialized()
+    }
+}
