@@ -54,11 +54,10 @@ public struct Planner: Sendable {
             diagnostics += InputChecks.findings(job: job, files: assemblies.lazy.filter { $0.job == job.name.value }.flatMap(\.files))
         }
         if let policy {
-            for job in manifest.jobs {
-                let review = PolicyReview(policy: policy, manifest: manifest, job: job)
-                diagnostics += review.findings(for: assemblies.filter { $0.job == job.name.value })
+            let findings = manifest.jobs.flatMap { job in
+                PolicyReview(policy: policy, manifest: manifest, job: job).findings(for: assemblies.filter { $0.job == job.name.value })
             }
-            diagnostics += PolicyReview(policy: policy, manifest: manifest, job: nil).manifestFindings()
+            diagnostics += SharedValueFindings.coalesced(findings) + PolicyReview(policy: policy, manifest: manifest, job: nil).manifestFindings()
         }
         guard !diagnostics.containsErrors else { return (nil, diagnostics) }
         return (Plan(pipeline: manifest.name, manifest: manifest.file, assemblies: assemblies), diagnostics)

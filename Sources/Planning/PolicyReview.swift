@@ -9,7 +9,7 @@ struct PolicyReview {
 
     /// Instruction findings for every job of the manifest, without files (for `validate`).
     func findings(for manifest: Manifest) -> [Diagnostic] {
-        manifest.jobs.flatMap { PolicyReview(policy: policy, manifest: manifest, job: $0).findings(for: []) } + manifestFindings()
+        SharedValueFindings.coalesced(manifest.jobs.flatMap { PolicyReview(policy: policy, manifest: manifest, job: $0).findings(for: []) }) + manifestFindings()
     }
 
     /// What the policy says about the manifest as a whole: a signer whose policy allows Templates

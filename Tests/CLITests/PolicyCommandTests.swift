@@ -37,4 +37,39 @@ final class PolicyCommandTests: XCTestCase {
         XCTAssertEqual(wider.status, 1, wider.stderr)
         XCTAssertTrue(wider.stderr.contains("must be at most 640"), wider.stderr)
     }
+
+    func testAProblemBehindAnAnchorIsSaidOnceAtTheAnchorNamingTheStepsThatUseIt() async throws {
+        let directory = try TemporaryDirectory(prefix: "policy-anchor")
+        defer { directory.remove() }
+        try directory.write("images/a.png", data: TestImages.png(width: 8, height: 6))
+        try directory.write("policy.yml", "version: 1\nrobots:\n  /image/resize:\n    width: {type: integer, max: 200}\n")
+        try directory.write("pipeline.yml", """
+            version: 1
+            endpoint: local
+            policy: policy.yml
+            assemblies:
+              a:
+                inputs: ["images/*.png"]
+                steps:
+                  one: &resize
+                    robot: /image/resize
+                    use: ":original"
+                    width: 300
+                  two: {<<: *resize, height: 20}
+              b:
+                inputs: ["images/*.png"]
+                steps:
+                  three: *resize
+            """)
+        for command in ["validate", "plan"] {
+            let result = await CLIHarness.run([command, directory.path + "/pipeline.yml"])
+            XCTAssertEqual(result.status, 1)
+            XCTAssertEqual(result.stderr.components(separatedBy: "must be at most 200").count - 1, 1, "once: \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("pipeline.yml:11:"), "at the anchor: \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("(steps 'one', 'two', 'three')"), result.stderr)
+            XCTAssertTrue(result.stderr.contains("used by 3 steps (an anchor and its aliases"), result.stderr)
+            // What only one step has is said for that step.
+            XCTAssertTrue(result.stderr.contains("option 'height' of /image/resize is not allowed (step 'two')"), result.stderr)
+        }
+    }
 }
