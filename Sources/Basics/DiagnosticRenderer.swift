@@ -81,7 +81,9 @@ public struct DiagnosticRenderer: Sendable {
         let after = start + window.count < fullLine.count ? "…" : ""
         // Keep tabs in the caret line so the caret lines up under the same character.
         let leading = before.map { _ in " " }.joined() + window.prefix(column - start).map { $0 == "\t" ? "\t" : " " }.joined()
-        return " \(palette.dim(gutter + " |")) \(before)\(window)\(after)\n \(palette.dim(padding + " |")) \(leading)\(palette.added("^"))\n"
+        // The file's own bytes, but no escape sequence or other control reaches the terminal (tabs stay, for the caret).
+        let shown = window.split(separator: "\t", omittingEmptySubsequences: false).map { TerminalText.printable(String($0)) }.joined(separator: "\t")
+        return " \(palette.dim(gutter + " |")) \(before)\(shown)\(after)\n \(palette.dim(padding + " |")) \(leading)\(palette.added("^"))\n"
     }
 
     /// A GitHub Actions workflow command (`::error file=...,line=...,col=...::message`).

@@ -114,7 +114,9 @@ struct ParsedArguments: Sendable {
         }
         if parsed.positionals.count < required.count {
             let missing = required[parsed.positionals.count...].map(\.name).joined(separator: " ")
-            let hint = missing == Self.manifestArgument ? " (and there is no \(Self.defaultManifest) in this folder or a parent folder of its repository)" : ""
+            let inRepository = ManifestDiscovery.repositoryRoot(from: FileManager.default.currentDirectoryPath) != nil
+            let hint = missing == Self.manifestArgument
+                ? " (and there is no \(Self.defaultManifest) in this folder\(inRepository ? " or a parent folder of its repository" : ""))" : ""
             throw UsageError("missing \(missing)\(hint)", command: spec.name)
         }
         if parsed.positionals.count > spec.arguments.count, spec.arguments.last?.variadic != true {

@@ -96,8 +96,11 @@ struct PolicySuggestion {
 
     /// A constraint (as YAML flow) allowing exactly `values`, and a note saying what was seen.
     static func constraint(_ values: [JSONValue]) -> (String, String) {
-        let distinct = values.reduce(into: [JSONValue]()) { kept, value in if !kept.contains(value) { kept.append(value) } }
-        if distinct.allSatisfy({ $0.boolValue != nil }) { return ("{type: boolean}", "true or false") }
+        let distinct = values.reduce(into: [JSONValue]()) { kept, value in if !kept.contains(value) && value != .null { kept.append(value) } }
+        if distinct.isEmpty { return ("{}", "only null given") }
+        if distinct.allSatisfy({ $0.boolValue != nil }) {
+            return ("{type: boolean}", "given " + distinct.compactMap(\.boolValue).map(String.init).sorted().joined(separator: ", "))
+        }
         let numbers = distinct.compactMap(\.doubleValue)
         if numbers.count == distinct.count, let low = numbers.min(), let high = numbers.max() {
             let integral = distinct.allSatisfy { $0.intValue != nil }
@@ -128,10 +131,24 @@ struct PolicySuggestion {
         number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
     }
 
-    /// A YAML scalar, quoted when plain text could be read otherwise.
+    /// A YAML scalar: plain when nothing in it could be read otherwise, else double-quoted with
+    /// every control, line separator and non-ASCII space escaped (YAML folds or drops them).
     static func scalar(_ text: String) -> String {
         let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "/_.-".unicodeScalars.contains($0) }
+            && text.unicodeScalars.allSatisfy(\.isASCII)
             && !["true", "false", "null", "yes", "no", "on", "off", "~"].contains(text.lowercased()) && Double(text) == nil
-        return plain ? text : JSONValue.string(text).serialized()
+        guard !plain else { return text }
+        var quoted = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case _ where scalar.value < 0x20 || (0x7F...0xA0).contains(scalar.value) || [0x2028, 0x2029, 0xFEFF].contains(scalar.value)
+                || (scalar.properties.generalCategory == .spaceSeparator && scalar != " "):
+                quoted += String(format: "\\u%04X", scalar.value)
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
     }
 }

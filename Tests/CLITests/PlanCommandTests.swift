@@ -64,7 +64,7 @@ final class PlanCommandTests: XCTestCase {
         // Outside a repository only the folder itself is looked in.
         let outside = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["plan"], in: deep)
         XCTAssertEqual(outside.status, 64, outside.stderr)
-        XCTAssertTrue(outside.stderr.contains("no pipeline.yml in this folder or a parent folder of its repository"), outside.stderr)
+        XCTAssertTrue(outside.stderr.contains("no pipeline.yml in this folder)"), outside.stderr)
         try FileManager.default.createDirectory(atPath: folder + "/.git", withIntermediateDirectories: true)
         let inside = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["plan"], in: deep)
         XCTAssertEqual(inside.status, 0, inside.stderr)
@@ -74,6 +74,7 @@ final class PlanCommandTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: deep + "/.git", withIntermediateDirectories: true)
         let nested = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["plan"], in: deep)
         XCTAssertEqual(nested.status, 64, nested.stderr)
+        XCTAssertTrue(nested.stderr.contains("no pipeline.yml in this folder or a parent folder of its repository"), nested.stderr)
         let help = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["help", "plan"])
         XCTAssertTrue(help.stdout.contains("Default: pipeline.yml in"), help.stdout)
     }
@@ -93,7 +94,7 @@ final class PlanCommandTests: XCTestCase {
         defer { empty.remove() }
         let nowhere = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["plan"], in: empty.path)
         XCTAssertEqual(nowhere.status, 64)
-        XCTAssertTrue(nowhere.stderr.contains("missing MANIFEST (and there is no pipeline.yml in this folder or a parent folder of its repository)"), nowhere.stderr)
+        XCTAssertTrue(nowhere.stderr.contains("missing MANIFEST (and there is no pipeline.yml in this folder)"), nowhere.stderr)
     }
 
     func testPlanSummaryListsJobsAssembliesAndFiles() async throws {

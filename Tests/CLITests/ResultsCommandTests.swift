@@ -38,5 +38,20 @@ final class ResultsCommandTests: XCTestCase {
 
         let misused = await CLIHarness.run(["results", project.manifest, "--out", "x.json"])
         XCTAssertEqual(misused.status, 64)
+
+        // From a subfolder: a source alone finds its manifest, and a path as the manifest's folder names it works too.
+        let folder = project.directory.path
+        try FileManager.default.createDirectory(atPath: folder + "/.git", withIntermediateDirectories: true)
+        let alone = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["results", "b.jpg", "--json"], in: folder + "/images")
+        XCTAssertEqual(alone.status, 0, alone.stderr)
+        XCTAssertNotNil(try JSONValue.parse(Data(alone.stdout.utf8))["sources"]?["images/b.jpg"])
+        let fromTop = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["results", "../pipeline.yml", "images/b.jpg"], in: folder + "/images")
+        XCTAssertEqual(fromTop.status, 0, fromTop.stdout + fromTop.stderr)
+
+        // A results file that is not one is said to be unreadable, not missing.
+        try project.directory.write("results.json", "[1, 2, 3]")
+        let damaged = await CLIHarness.run(["results", project.manifest])
+        XCTAssertEqual(damaged.status, 1)
+        XCTAssertTrue(damaged.stderr.contains("cannot be read as a results file"), damaged.stderr)
     }
 }

@@ -40,7 +40,14 @@ struct ResultsCommand: Command {
             action = .merge(files: rest, out: arguments.value("out"))
         } else {
             if arguments.value("out") != nil { throw UsageError("--out goes with 'merge'; the results of a manifest are printed", command: Self.spec.name) }
-            action = .show(manifest: first, sources: rest, json: arguments.flag("json"))
+            // `pipeline results a.png` names a source: the manifest is then the one found from here.
+            var isFolder: ObjCBool = false
+            let isManifest = first.hasSuffix(".yml") || first.hasSuffix(".yaml") || (FileManager.default.fileExists(atPath: first, isDirectory: &isFolder) && isFolder.boolValue)
+            if !isManifest, let found = ManifestDiscovery.find(ParsedArguments.defaultManifest) {
+                action = .show(manifest: found, sources: arguments.positionals, json: arguments.flag("json"))
+            } else {
+                action = .show(manifest: first, sources: rest, json: arguments.flag("json"))
+            }
         }
     }
 
@@ -54,12 +61,23 @@ struct ResultsCommand: Command {
     private func show(_ manifest: String, sources: [String], json: Bool, context: CommandContext) -> Int32 {
         guard let (workspace, _) = LastRun.workspaceAndAddress(manifest, context: context) else { return ExitCode.failure }
         guard let results = workspace.lastResults() else {
-            context.output.failure("no results of '\(manifest)' yet (\(workspace.resultsPath))", hint: "run 'pipeline run \(manifest)' first")
+            guard FileManager.default.fileExists(atPath: workspace.resultsPath) else {
+                context.output.failure("no results of '\(manifest)' yet (\(workspace.resultsPath))", hint: "run 'pipeline run \(manifest)' first")
+                return ExitCode.failure
+            }
+            context.output.failure("\(workspace.resultsPath) cannot be read as a results file", hint: "run 'pipeline run \(manifest)' again to write it afresh")
             return ExitCode.failure
         }
-        // A source as the results name it, relative to the manifest's folder: a path from here that
-        // lies inside it is made so; any other is taken as given from the manifest's folder.
-        let wanted = sources.map { RealPath.relative(URL(fileURLWithPath: $0).standardizedFileURL.path, inside: workspace.directory) ?? $0 }
+        if let writer = results.manifest, writer != workspace.manifestFromResults {
+            context.output.error("pipeline: warning: \(workspace.resultsPath) was written by a run of '\(writer.printable)', not of '\(manifest)'\n")
+        }
+        // A source as the results name it, relative to the manifest's folder: as given from here
+        // (inside that folder), else as given from the manifest's folder.
+        let known = Set(results.assemblies.flatMap { $0.files.map(\.path) })
+        let wanted = sources.map { source in
+            let fromHere = RealPath.relative(URL(fileURLWithPath: source).standardizedFileURL.path, inside: workspace.directory)
+            return fromHere.flatMap { known.contains($0) || !known.contains(source) ? $0 : nil } ?? source
+        }
         let query = ResultsQuery(results, wanted: wanted)
         context.output.out(json ? query.json.serialized(pretty: true) + "\n" : query.text())
         return query.missing.isEmpty && !(query.sources.isEmpty && wanted.isEmpty) ? ExitCode.success : ExitCode.failure

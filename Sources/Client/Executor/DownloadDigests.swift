@@ -2,8 +2,8 @@ import Basics
 import Foundation
 import Synchronization
 
-/// The MD5 of each file downloads wrote or checked, with the size, modification time and inode
-/// it had then: a download still exactly as it was is known to match its `md5hash` without being
+/// The MD5 of each file downloads wrote or checked, with the size, modification and change times
+/// and inode it had then: a download still exactly as it was is known to match its `md5hash` without being
 /// read again, so a daily run over large results does not hash them all. Kept in the manifest's
 /// state, relative to the manifest's folder. It is input, never truth beyond saving a read: a
 /// file that differs in any of those is read again, and a record only ever says "this file is
@@ -12,6 +12,8 @@ final class DownloadDigests: Sendable {
     private struct Record: Codable, Equatable {
         var size: Int64
         var modified: Int64
+        /// The inode's change time, which no one sets back (unlike the modification time).
+        var changed: Int64?
         var inode: UInt64
         var md5: String
     }
@@ -66,6 +68,6 @@ final class DownloadDigests: Sendable {
     private func key(_ path: String) -> String { RealPath.relative(path, inside: trusted) ?? RealPath.normalized(path) }
 
     private static func record(_ info: stat, md5: String) -> Record {
-        Record(size: Int64(info.st_size), modified: FileTime.nanoseconds(info.st_mtim), inode: UInt64(info.st_ino), md5: md5)
+        Record(size: Int64(info.st_size), modified: FileTime.nanoseconds(info.st_mtim), changed: FileTime.nanoseconds(info.st_ctim), inode: UInt64(info.st_ino), md5: md5)
     }
 }

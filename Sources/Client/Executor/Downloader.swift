@@ -184,6 +184,9 @@ struct Downloader: Sendable {
         }
         try target.folder.rename(temporary, to: target.name)
         kept = true
+        // A rename changes the inode's change time: the file is remembered as it is in place.
+        var placed = stat()
+        if let md5 = target.file.md5, fstat(descriptor, &placed) == 0 { digests?.record(target.folder.path + "/" + target.name, info: placed, md5: md5) }
         return true
     }
 

@@ -28,5 +28,18 @@ final class DownloadDigestsTests: XCTestCase {
         var changed = stat()
         XCTAssertEqual(stat(path, &changed), 0)
         XCTAssertNil(again.md5(of: path, info: changed))
+
+        // Bytes changed in place with the modification time put back: the change time still tells.
+        again.record(path, info: changed, md5: "fedcba9876543210fedcba9876543210")
+        usleep(10_000)
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+        try handle.write(contentsOf: Data("X".utf8))
+        try handle.close()
+        var times = [changed.st_atim, changed.st_mtim]
+        XCTAssertEqual(utimensat(AT_FDCWD, path, &times, 0), 0)
+        var restored = stat()
+        XCTAssertEqual(stat(path, &restored), 0)
+        XCTAssertEqual(restored.st_mtim.tv_nsec, changed.st_mtim.tv_nsec)
+        XCTAssertNil(again.md5(of: path, info: restored), "a file written since is read again")
     }
 }
