@@ -53,7 +53,9 @@ public struct PlanningSession: Sendable {
                 withPolicy.diagnostics += manifest.temporaryResultsWarnings
             }
         }
-        return Loaded(value: withPolicy.value.map { Project(manifest: $0, policy: policy) }, diagnostics: withPolicy.diagnostics, sources: withPolicy.sources)
+        // A step written once and used by several (an anchor and its aliases) is said once.
+        let diagnostics = SharedValueFindings.coalesced(withPolicy.diagnostics).uniqued()
+        return Loaded(value: withPolicy.value.map { Project(manifest: $0, policy: policy) }, diagnostics: diagnostics, sources: withPolicy.sources)
     }
 
     /// Checks a project's instructions against its policy.

@@ -71,5 +71,20 @@ final class PolicyCommandTests: XCTestCase {
             // What only one step has is said for that step.
             XCTAssertTrue(result.stderr.contains("option 'height' of /image/resize is not allowed (step 'two')"), result.stderr)
         }
+        // The manifest's own checks too: a misspelt key behind an anchor is one error, not one per use and engine.
+        try directory.write("typo.yml", """
+            version: 1
+            endpoint: local
+            assemblies:
+              a:
+                inputs: ["images/*.png"]
+                steps:
+                  s1: &base {robot: /image/resize, use: ":original", widht: 5}
+                  s2: {<<: *base}
+            """)
+        let typo = await CLIHarness.run(["validate", directory.path + "/typo.yml"])
+        XCTAssertEqual(typo.status, 1)
+        XCTAssertEqual(typo.stderr.components(separatedBy: "error:").count - 1, 1, typo.stderr)
+        XCTAssertTrue(typo.stderr.contains("has no parameter 'widht' (steps 's1', 's2')"), typo.stderr)
     }
 }

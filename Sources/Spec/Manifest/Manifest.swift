@@ -67,7 +67,8 @@ public struct Manifest: Sendable {
     private var parameterProblemsForTheLocalEngine: [Diagnostic] {
         let located = jobs.flatMap { job in job.steps.map { ($0, Optional(job.locations)) } } + templates.flatMap { $0.steps.map { ($0, LocationIndex?.none) } }
         return located.flatMap { step, locations -> [Diagnostic] in
-            let keys = (step.instructions.objectValue ?? [:]).keys.sorted()
+            // A key the robot does not have at all is said once, by the catalog's check.
+            let keys = (step.instructions.objectValue ?? [:]).keys.sorted().filter { RobotCatalog.bundled.robots[step.robot]?.parameters[$0] != nil }
             return RobotCatalog.unimplementedLocally(robot: step.robot, keys: keys).map { key in
                 let implemented = (RobotCatalog.localParameters[step.robot] ?? []).sorted()
                 return .error(
