@@ -45,6 +45,10 @@ final class DiffCommandTests: XCTestCase {
         let parsed = try JSONValue.parse(Data(json.stdout.utf8))
         XCTAssertEqual(parsed["endpoint"]?["from"], .string("local"))
         XCTAssertEqual(parsed["cached"], .int(0))
+        // Said where the next run goes, as run --endpoint says it.
+        let told = await CLIHarness.run(["diff", project.manifest, "--endpoint", "local"])
+        XCTAssertFalse(told.stdout.contains("~ endpoint"), told.stdout)
+        XCTAssertTrue(told.stdout.contains("0 to process, 2 cached"), told.stdout)
         // Back on the endpoint that ran it, everything is cached again.
         try project.writeManifest(width: 200, extra: "endpoint: local")
         let same = await CLIHarness.run(["diff", project.manifest])

@@ -26,6 +26,7 @@ struct DiffCommand: Command {
             .init(name: "exit-code", help: "Exit 2 when there are differences, 0 when there are none."),
             .init(name: "policy", valueName: "FILE", help: "Check manifests against this policy instead of their 'policy:'."),
             .init(name: "base", valueName: "REF", help: "Compare the manifest with itself at this git revision (a pull request's base branch)."),
+            .init(name: "endpoint", valueName: "URL", help: "Against the last run: the endpoint the next run goes to, when not the manifest's (as run --endpoint; 'local' for the embedded engine)."),
             CommandSpec.caCertOption,
         ],
         examples: ["pipeline diff plan.json pipeline.yml", "pipeline diff old-plan.json new-plan.json --exit-code", "pipeline diff pipeline.yml --base origin/main"])
@@ -36,6 +37,8 @@ struct DiffCommand: Command {
     let exitCode: Bool
     let policy: String?
     let base: String?
+    /// The endpoint the next run goes to, when not the manifest's.
+    let endpoint: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         old = arguments.positionals[0]
@@ -47,6 +50,8 @@ struct DiffCommand: Command {
         exitCode = arguments.flag("exit-code")
         policy = arguments.value("policy")
         base = arguments.value("base")
+        endpoint = arguments.value("endpoint")
+        if let problem = endpoint.flatMap({ Endpoint($0).problem }) { throw UsageError(problem.printable, command: Self.spec.name) }
         if base?.isEmpty == true { throw UsageError("--base needs a git revision, such as origin/main", command: Self.spec.name) }
         if base != nil, new != nil || old.hasSuffix(".json") {
             throw UsageError("--base REF compares one manifest with itself at REF: give only the manifest", command: Self.spec.name)
@@ -124,7 +129,7 @@ struct DiffCommand: Command {
         let previous = last?.assemblies ?? []
         // Results are reused only on the endpoint that made them (as `run` does): a new endpoint
         // (or account) processes everything again, and says so.
-        let endpoint = ManifestLoader(environment: context.environment).load(path: old).value.map { Endpoint.of($0, override: nil, environment: context.environment).key }
+        let endpoint = ManifestLoader(environment: context.environment).load(path: old).value.map { Endpoint.of($0, override: self.endpoint, environment: context.environment).key }
         let movedFrom = last?.endpoint.flatMap { earlier in endpoint.flatMap { earlier != $0 ? earlier : nil } }
         let completed = movedFrom == nil ? Set(previous.filter(\.isCompleted).map(\.planID)) : []
         let planIDs = Set(plan.assemblies.map(\.id))

@@ -43,8 +43,6 @@ struct Downloader: Sendable {
     struct Report: Sendable {
         /// The paths (below the folder) that hold the entry's results now.
         var written: Set<String> = []
-        /// How many files were fetched (the others were in place).
-        var fetched = 0
         /// Why missing results cannot be fetched any more (expired on the service, 404 or 410, an
         /// engine file gone): work to redo.
         var gone: [String] = []
@@ -73,7 +71,7 @@ struct Downloader: Sendable {
             }
         }
         try await forEachConcurrently(wanted, width: Self.parallel) { target in try await fetch(target) } receive: { gone in
-            if let gone { report.gone.append(gone) } else { report.fetched += 1 }
+            if let gone { report.gone.append(gone) }
         }
         return report
     }
