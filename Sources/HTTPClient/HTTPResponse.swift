@@ -11,6 +11,12 @@ public struct HTTPResponse: Sendable {
     /// The body.
     public var body: Data
 
+    /// The seconds `Retry-After` asks to wait (its delay-seconds form); nil when absent, or not a
+    /// finite number of 0 or more.
+    public var retryAfter: Double? {
+        headers["Retry-After"].flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+    }
+
     /// Creates a response.
     public init(status: Int, headers: HTTPHeaders, body: Data) {
         self.status = status

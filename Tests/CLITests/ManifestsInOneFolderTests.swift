@@ -226,8 +226,10 @@ final class ManifestsInOneFolderTests: XCTestCase {
         let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
         XCTAssertEqual(first.status, 0, first.stderr)
         try FileManager.default.removeItem(atPath: directory.path + "/a-results.json")
+        let made = fileNames(in: directory.path + "/.pipeline/engine/assemblies").count
         let quiet = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "-q"])
         XCTAssertEqual(quiet.status, 0, quiet.stderr)
+        XCTAssertEqual(fileNames(in: directory.path + "/.pipeline/engine/assemblies").count, made, "the earlier Assembly was resumed, not made again")
         XCTAssertEqual(quiet.stderr, "", "-q: no line for a resumed Assembly")
         XCTAssertTrue(quiet.stdout.contains("Run: 1 completed"), quiet.stdout)
     }

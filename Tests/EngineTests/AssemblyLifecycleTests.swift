@@ -67,38 +67,46 @@ final class AssemblyLifecycleTests: XCTestCase {
 
     private let hashStep: JSONValue = .object(["hash": .object(["robot": .string("/file/hash"), "use": .string(":original")])])
 
-    func testACancelWhileUploadingStandsWhenTheLastUploadArrives() async throws {
-        let server = try EngineTestServer()
-        defer { server.stop() }
+    /// An Assembly on `server` waiting for one tus upload, and that upload created (`length` bytes
+    /// announced as `filename`): the client, the Assembly's id, the tus client, the upload's URL and its metadata.
+    private func waitingAssembly(on server: EngineTestServer, length: Int, filename: String) async throws
+        -> (EngineClient, String, TusClient, String, [String: String]) {
         let client = EngineClient(server: server)
         let created = try await client.create(steps: hashStep, expectedUploads: 1)
         let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
         let tus = TusClient(http: client.http, endpoint: try XCTUnwrap(created.body["tus_url"]?.stringValue))
+        let metadata = ["assembly_url": try XCTUnwrap(created.body["assembly_ssl_url"]?.stringValue), "filename": filename]
+        let made = try await tus.create(length: Int64(length), metadata: metadata)
+        return (client, id, tus, made.url, metadata)
+    }
+
+    func testACancelWhileUploadingStandsWhenTheLastUploadArrives() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
         let data = Data("the only file".utf8)
-        let upload = try await tus.create(
-            length: Int64(data.count), metadata: ["assembly_url": try XCTUnwrap(created.body["assembly_ssl_url"]?.stringValue), "filename": "f.txt"])
+        let (client, id, tus, upload, metadata) = try await waitingAssembly(on: server, length: data.count, filename: "f.txt")
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = try directory.write("f", data: data)
-        _ = try await tus.append(to: upload.url, offset: 0, body: .file(path: path, offset: 0, length: 4), checksum: nil)
+        _ = try await tus.append(to: upload, offset: 0, body: .file(path: path, offset: 0, length: 4), checksum: nil)
         let canceled = try await client.http.send(HTTPRequest(method: "DELETE", url: client.base + "/assemblies/" + id))
         XCTAssertEqual(try JSONValue.parse(canceled.body)["ok"], .string("ASSEMBLY_CANCELED"))
         // The cancel ends the upload: the rest of the file is refused, what came is removed, and
         // no new upload is taken for the Assembly.
         do {
-            _ = try await tus.append(to: upload.url, offset: 4, body: .file(path: path, offset: 4, length: Int64(data.count) - 4), checksum: nil)
+            _ = try await tus.append(to: upload, offset: 4, body: .file(path: path, offset: 4, length: Int64(data.count) - 4), checksum: nil)
             XCTFail("a PATCH after the cancel is refused")
         } catch {
             XCTAssertEqual(error.status, 410, error.description)
             XCTAssertTrue(error.detail.contains("canceled"), error.detail)
         }
-        let head = try await client.http.send(HTTPRequest(method: "HEAD", url: upload.url, headers: [("Tus-Resumable", "1.0.0")]))
+        let head = try await client.http.send(HTTPRequest(method: "HEAD", url: upload, headers: [("Tus-Resumable", "1.0.0")]))
         XCTAssertTrue([404, 410].contains(head.status), "\(head.status)")
-        XCTAssertThrowsError(try server.storedBytes(of: upload.url), "the bytes received are removed")
+        XCTAssertThrowsError(try server.storedBytes(of: upload), "the bytes received are removed")
         do {
-            _ = try await tus.create(length: Int64(data.count), metadata: ["assembly_url": try XCTUnwrap(created.body["assembly_ssl_url"]?.stringValue), "filename": "f.txt"])
+            _ = try await tus.create(length: Int64(data.count), metadata: metadata)
             XCTFail("no upload is created for a canceled Assembly")
-        } catch let error as TusError {
+        } catch {
             XCTAssertEqual(error.status, 410, error.description)
         }
         let after = try await client.status(id)
@@ -110,20 +118,15 @@ final class AssemblyLifecycleTests: XCTestCase {
     func testAnUploadThatCannotBeKeptFailsItsAssemblyAtOnce() async throws {
         let server = try EngineTestServer()
         defer { server.stop() }
-        let client = EngineClient(server: server)
-        let created = try await client.create(steps: hashStep, expectedUploads: 1)
-        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
+        let data = Data("the only file".utf8)
+        let (client, id, tus, upload, _) = try await waitingAssembly(on: server, length: data.count, filename: "f.txt")
         // Where the Assembly keeps its uploads, something that is not a folder: neither link nor copy can land.
         try FileManager.default.createDirectory(atPath: server.data.path + "/assemblies/" + id, withIntermediateDirectories: true)
         XCTAssertTrue(FileManager.default.createFile(atPath: server.data.path + "/assemblies/" + id + "/uploads", contents: Data("x".utf8)))
-        let tus = TusClient(http: client.http, endpoint: try XCTUnwrap(created.body["tus_url"]?.stringValue))
-        let data = Data("the only file".utf8)
-        let upload = try await tus.create(
-            length: Int64(data.count), metadata: ["assembly_url": try XCTUnwrap(created.body["assembly_ssl_url"]?.stringValue), "filename": "f.txt"])
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = try directory.write("f", data: data)
-        _ = try await tus.append(to: upload.url, offset: 0, body: .file(path: path, offset: 0, length: Int64(data.count)), checksum: nil)
+        _ = try await tus.append(to: upload, offset: 0, body: .file(path: path, offset: 0, length: Int64(data.count)), checksum: nil)
         let after = try await client.status(id)
         XCTAssertEqual(after["error"], .string("SERVER_STORAGE_ERROR"), after.serialized())
         XCTAssertTrue(after["message"]?.stringValue?.contains("could not be kept with the Assembly") == true, after.serialized())
@@ -133,16 +136,11 @@ final class AssemblyLifecycleTests: XCTestCase {
     func testAnUploadThatEndsAfterItsAssemblyWasCanceledIsNotKept() async throws {
         let server = try EngineTestServer()
         defer { server.stop() }
-        let client = EngineClient(server: server)
-        let created = try await client.create(steps: hashStep, expectedUploads: 1)
-        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
-        let tus = TusClient(http: client.http, endpoint: try XCTUnwrap(created.body["tus_url"]?.stringValue))
         let body = Data(repeating: 7, count: 64 << 10)
-        let upload = try await tus.create(
-            length: Int64(body.count), metadata: ["assembly_url": try XCTUnwrap(created.body["assembly_ssl_url"]?.stringValue), "filename": "big.bin"])
+        let (client, id, _, upload, _) = try await waitingAssembly(on: server, length: body.count, filename: "big.bin")
         // A PATCH whose body is half sent when the Assembly is canceled, then finished (a client
         // that does not stop its own upload, as TransloaditKit).
-        let path = try XCTUnwrap(URL(string: upload.url)?.path)
+        let path = try XCTUnwrap(URL(string: upload)?.path)
         let connection = try RawConnection(port: server.port)
         XCTAssertTrue(connection.send(Data((
             "PATCH \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nTus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\n"
@@ -155,7 +153,7 @@ final class AssemblyLifecycleTests: XCTestCase {
         let after = try await client.status(id)
         XCTAssertEqual(after["ok"], .string("ASSEMBLY_CANCELED"))
         XCTAssertEqual(after["uploads"], .array([]), "the late upload is not listed in the canceled Assembly")
-        XCTAssertThrowsError(try server.storedBytes(of: upload.url), "nor kept")
+        XCTAssertThrowsError(try server.storedBytes(of: upload), "nor kept")
     }
 
     func testACancelAfterCompletionChangesNothing() async throws {

@@ -100,7 +100,7 @@ public struct AssemblyClient: Sendable {
         guard let json = try? JSONValue.parse(response.body), json.objectValue != nil else {
             throw Failure(
                 code: "HTTP_\(response.status)", message: "\(request.summary) answered without a JSON status: \(response.bodyText(limit: 200))",
-                retryIn: Self.retryAfter(response), isTransient: response.status >= 500 || response.status == 429, httpStatus: response.status)
+                retryIn: response.retryAfter, isTransient: response.status >= 500 || response.status == 429, httpStatus: response.status)
         }
         var state = AssemblyState(json)
         state.statusWait = StatusWait.seconds(response.headers[StatusWait.header])
@@ -109,11 +109,11 @@ public struct AssemblyClient: Sendable {
             // A signature the service took for expired: say how far this machine's clock is off.
             let message = error == .authExpired ? [state.message ?? "", clock.explanation].filter { !$0.isEmpty }.joined(separator: "; ") : state.message ?? ""
             throw Failure(
-                code: error, message: message, retryIn: state.retryIn.flatMap { $0 > 0 ? $0 : nil } ?? Self.retryAfter(response),
+                code: error, message: message, retryIn: state.retryIn.flatMap { $0 > 0 ? $0 : nil } ?? response.retryAfter,
                 isTransient: limited || response.status >= 500 || error == .statusRateLimitReached, httpStatus: response.status)
         }
         guard (200..<300).contains(response.status) else {
-            throw Failure(code: "HTTP_\(response.status)", message: state.message ?? "", retryIn: Self.retryAfter(response),
+            throw Failure(code: "HTTP_\(response.status)", message: state.message ?? "", retryIn: response.retryAfter,
                           isTransient: response.status >= 500 || response.status == 429, httpStatus: response.status)
         }
         if let id = state.assemblyID, !AssemblyID.isValid(id) {
@@ -122,10 +122,6 @@ public struct AssemblyClient: Sendable {
                 retryIn: nil, isTransient: false)
         }
         return state
-    }
-
-    private static func retryAfter(_ response: HTTPResponse) -> Double? {
-        response.headers["Retry-After"].flatMap(Double.init)
     }
 
     /// Percent-encoding for `application/x-www-form-urlencoded` bodies and query strings.

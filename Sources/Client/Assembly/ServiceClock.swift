@@ -1,4 +1,5 @@
 import Foundation
+import Wire
 import Synchronization
 
 /// The service's clock, as the `Date` header of its answers shows it: a container's or a
@@ -28,7 +29,7 @@ public final class ServiceClock: Sendable {
 
     /// Takes the service's time from an answer's `Date` header (RFC 9110's IMF-fixdate), received now.
     public func observe(dateHeader: String?) {
-        guard let dateHeader, let date = Self.parse(dateHeader) else { return }
+        guard let dateHeader, let date = TusProtocol.parseHTTPDate(dateHeader) else { return }
         let received = local()
         measured.withLock { $0 = date.timeIntervalSince(received) }
     }
@@ -46,21 +47,6 @@ public final class ServiceClock: Sendable {
         guard skew != 0 else { return "this machine's clock agrees with the service's (by its Date header); the signature lifetime (auth.expires_in) may be too short" }
         return "the service's clock is \(Self.words(abs(skew))) \(skew > 0 ? "ahead of" : "behind") this machine's (by its Date header); set the machine's clock right (NTP), the run signs by the service's clock meanwhile"
     }
-
-    /// `Sun, 06 Nov 1994 08:49:37 GMT` (read by hand: it comes with every answer).
-    static func parse(_ text: String) -> Date? {
-        let parts = text.split(separator: " ")
-        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let month = months.firstIndex(of: String(parts[2])),
-              let year = Int(parts[3]) else { return nil }
-        let clock = parts[4].split(separator: ":").compactMap { Int($0) }
-        guard clock.count == 3, (1...31).contains(day), (1970...9999).contains(year), clock[0] < 24, clock[1] < 60, clock[2] < 61 else { return nil }
-        var fields = tm()
-        (fields.tm_year, fields.tm_mon, fields.tm_mday) = (Int32(year - 1900), Int32(month), Int32(day))
-        (fields.tm_hour, fields.tm_min, fields.tm_sec) = (Int32(clock[0]), Int32(clock[1]), Int32(clock[2]))
-        return Date(timeIntervalSince1970: TimeInterval(timegm(&fields)))
-    }
-
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// `3 h 2 min`, `45 s`.
     static func words(_ seconds: Double) -> String {

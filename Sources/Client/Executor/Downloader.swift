@@ -53,7 +53,11 @@ struct Downloader: Sendable {
         var url: String
         var folder: LinkFreeFolder
         var name: String
+        /// Below the download folder, as `DownloadLayout` gave it.
         var path: String
+
+        /// Where the file is, as the digests remember it.
+        var fullPath: String { folder.path + "/" + name }
     }
 
     /// Downloads the entry's results to `paths` (per step, each result's path below `folder`, as
@@ -102,7 +106,7 @@ struct Downloader: Sendable {
     private func isInPlace(_ target: Target) -> Bool {
         guard let descriptor = target.folder.openFile(target.name) else { return false }
         defer { close(descriptor) }
-        return check(descriptor, target.file, path: target.folder.path + "/" + target.name) == nil
+        return check(descriptor, target.file, path: target.fullPath) == nil
     }
 
     /// Why the open file does not hold `file`'s bytes (its size, then its MD5); nil when it does.
@@ -161,8 +165,7 @@ struct Downloader: Sendable {
         case 200: return true
         case 404, 410: return false
         case 429, 500...599:
-            let wait = response.headers["Retry-After"].flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
-            throw Failure(description: "GET \(shown): HTTP \(response.status)", isTransient: true, retryAfter: wait)
+            throw Failure(description: "GET \(shown): HTTP \(response.status)", isTransient: true, retryAfter: response.retryAfter)
         default: throw Failure(description: "GET \(shown): HTTP \(response.status)")
         }
     }
@@ -177,14 +180,14 @@ struct Downloader: Sendable {
             if !kept { target.folder.remove(temporary) }
         }
         guard try await fill(descriptor) else { return false }
-        if let problem = check(descriptor, target.file, path: target.folder.path + "/" + target.name) {
+        if let problem = check(descriptor, target.file, path: target.fullPath) {
             throw Failure(description: "\(Self.shown(target.url)): the download \(problem)", isTransient: true)
         }
         try target.folder.rename(temporary, to: target.name)
         kept = true
         // A rename changes the inode's change time: the file is remembered as it is in place.
         var placed = stat()
-        if let md5 = target.file.md5, fstat(descriptor, &placed) == 0 { digests?.record(target.folder.path + "/" + target.name, info: placed, md5: md5) }
+        if let md5 = target.file.md5, fstat(descriptor, &placed) == 0 { digests?.record(target.fullPath, info: placed, md5: md5) }
         return true
     }
 

@@ -90,7 +90,7 @@ public struct URLSigner: ParamsSigner {
     /// that says how long (`retry_in` in its body, else `Retry-After`), within `longestWait`.
     static func transientWait(_ response: HTTPResponse) -> Int? {
         guard response.status == 503 || response.status == 429 else { return nil }
-        let stated = (try? JSONValue.parse(response.body))?["retry_in"]?.doubleValue ?? response.headers["Retry-After"].flatMap(Double.init)
+        let stated = (try? JSONValue.parse(response.body))?["retry_in"]?.doubleValue ?? response.retryAfter
         guard let stated, stated > 0, stated <= Double(longestWait) else { return nil }
         return Int(stated.rounded(.up))
     }

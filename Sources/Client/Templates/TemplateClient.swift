@@ -146,7 +146,7 @@ public struct TemplateClient: Sendable {
         let response = try await http.send(request)
         clock.observe(dateHeader: response.headers["Date"])
         let parsed = try? JSONValue.parse(response.body)
-        let wait = parsed?["info"]?["retryIn"]?.doubleValue.flatMap { $0 > 0 ? $0 : nil } ?? response.headers["Retry-After"].flatMap(Double.init)
+        let wait = parsed?["info"]?["retryIn"]?.doubleValue.flatMap { $0 > 0 ? $0 : nil } ?? response.retryAfter
         guard let json = parsed else {
             throw AssemblyClient.Failure(
                 code: "HTTP_\(response.status)", message: "\(request.summary) answered: \(response.bodyText())", retryIn: wait, httpStatus: response.status)

@@ -67,7 +67,7 @@ public struct TusError: Error, Sendable, Equatable, CustomStringConvertible {
     static func from(_ response: HTTPResponse, request: HTTPRequest, isHead: Bool = false) -> TusError {
         var error = TusError(kind(status: response.status, method: request.method, isHead: isHead), request: request.summary,
                              status: response.status, detail: response.bodyText(limit: 200))
-        error.retryAfter = response.headers["Retry-After"].flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? min($0, 3600) : nil }
+        error.retryAfter = response.retryAfter.map { min($0, 3600) }
         return error
     }
 

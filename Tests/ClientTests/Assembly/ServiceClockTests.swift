@@ -1,6 +1,6 @@
 import Client
 import Foundation
-import Synchronization
+import Wire
 import XCTest
 
 /// The service's clock, as its `Date` headers show it.
@@ -39,11 +39,5 @@ final class ServiceClockTests: XCTestCase {
     }
 
     /// An IMF-fixdate, as servers send it.
-    private static func header(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
-    }
+    private static func header(_ date: Date) -> String { TusProtocol.formatHTTPDate(date) }
 }
