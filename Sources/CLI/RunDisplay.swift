@@ -191,10 +191,11 @@ final class RunDisplay: Sendable {
         let cached = results.assemblies.filter(\.cached).count
         let completed = results.assemblies.count - failed.count - cached
         let leftOut = results.assemblies.flatMap(\.leftOut)
+        let warnings = results.assemblies.flatMap(\.warnings)
         if json {
             output.out(JSONValue.object([
                 "event": .string("summary"), "completed": .int(completed), "cached": .int(cached), "failed": .int(failed.count),
-                "left_out": .int(leftOut.count), "results": .string(resultsPath),
+                "left_out": .int(leftOut.count), "warnings": .int(warnings.count), "results": .string(resultsPath),
             ]).serialized() + "\n")
             return
         }
@@ -216,11 +217,16 @@ final class RunDisplay: Sendable {
         for item in leftOut {
             output.error("left out: \((item.source ?? "(no source)").printable) by step '\(item.step)': \(item.error): \(item.message)\n")
         }
+        for item in warnings {
+            let step = item.step.isEmpty ? "" : ", step '\(item.step)'"
+            output.error("warning: \((item.source ?? "(no source)").printable)\(step): \(item.message)\n")
+        }
         let elapsed = ContinuousClock.now - started
         let seconds = elapsed.inSeconds
         let sent = state.withLock { $0.uploaded.bytes }
         output.out("Run: \(completed) completed, \(cached) cached, \(failed.count) failed"
-            + (leftOut.isEmpty ? "" : ", \(plural(leftOut.count, "file")) left out") + ". Results: \(Self.shown(resultsPath))"
+            + (leftOut.isEmpty ? "" : ", \(plural(leftOut.count, "file")) left out")
+            + (warnings.isEmpty ? "" : ", \(plural(warnings.count, "warning"))") + ". Results: \(Self.shown(resultsPath))"
             + " (\(String(format: "%.1f", seconds)) s, \(ByteSize(bytes: sent)) uploaded)\n")
     }
 

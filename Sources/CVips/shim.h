@@ -84,6 +84,23 @@ static inline int pipeline_vips_init(char *buffer, size_t size) {
     return 0;
 }
 
+/* Where libvips' warnings go (a damaged JPEG still decodes, with "Corrupt JPEG data"): to `sink`,
+   from whatever thread gave them, instead of standard error. GLib's log handler for the "VIPS"
+   domain and the warning level (G_LOG_LEVEL_WARNING); 0 when GLib's function is not found. */
+typedef void (*pipeline_vips_warning_sink)(const char *message);
+
+static void pipeline_vips_log(const char *domain, int level, const char *message, void *sink) {
+    (void)domain; (void)level;
+    if (sink != NULL && message != NULL) ((pipeline_vips_warning_sink)sink)(message);
+}
+
+static inline int pipeline_vips_send_warnings(pipeline_vips_warning_sink sink) {
+    unsigned (*handle)(const char *, int, void (*)(const char *, int, const char *, void *), void *) =
+        PIPELINE_VIPS_CALL(unsigned (*)(const char *, int, void (*)(const char *, int, const char *, void *), void *), "g_log_set_handler");
+    if (handle == NULL) return 0;
+    return handle("VIPS", 1 << 4, pipeline_vips_log, (void *)sink) != 0;
+}
+
 /* The last error, cleared after reading. The copy is owned by the caller's buffer. */
 static inline void pipeline_vips_error(char *buffer, size_t size) {
     const char *(*read)(void) = PIPELINE_VIPS_CALL(const char *(*)(void), "vips_error_buffer");
@@ -322,4 +339,19 @@ static inline int pipeline_vips_write(VipsImage *image, const char *path) {
 static inline void pipeline_vips_release(VipsImage *image) {
     pipeline_vips_unref(image);
 }
+
+/* Decodes every pixel of the image at `path` (its average), for the warnings that gives; -1 when
+   it is no image libvips reads. */
+static inline int pipeline_vips_decode_all(const char *path) {
+    VipsImage *(*open_file)(const char *, ...) = PIPELINE_VIPS_CALL(VipsImage *(*)(const char *, ...), "vips_image_new_from_file");
+    int (*average)(VipsImage *, double *, ...) = PIPELINE_VIPS_CALL(int (*)(VipsImage *, double *, ...), "vips_avg");
+    if (open_file == NULL || average == NULL) return -1;
+    VipsImage *image = open_file(path, "access", PIPELINE_VIPS_ACCESS_SEQUENTIAL, "fail_on", PIPELINE_VIPS_FAIL_ON_ERROR, NULL);
+    if (image == NULL) return -1;
+    double value = 0;
+    int outcome = average(image, &value, NULL);
+    pipeline_vips_unref(image);
+    return outcome;
+}
+
 #endif

@@ -88,6 +88,7 @@ final class AssemblyExecutor: Sendable {
         }
         let outputs = Mutex<[String: [AssemblyFile]]>([":original": record.uploads])
         let ignored = Mutex<[JSONValue]>([])
+        let warnings = Mutex<[JSONValue]>([])
         let store = store, limits = limits
         let exports = FolderPath.of(resultsDirectory) + "/exports"
         // Steps that do not use each other run at once (each also spreads its files over the cores).
@@ -109,6 +110,13 @@ final class AssemblyExecutor: Sendable {
                             entry["name"] = .string(file.name)
                         }
                         ignored.withLock { $0.append(.object(entry)) }
+                    },
+                    warn: { message, file in
+                        let entry: [String: JSONValue] = [
+                            "level": .string("warning"), "msg": .string(message), "step": .string(step.name), "robot": .string(step.robot),
+                            "original_id": .string(file.originalID), "name": .string(file.name),
+                        ]
+                        warnings.withLock { $0.append(.object(entry)) }
                     })
                 do throws(RobotError) {
                     let produced = try Robots.run(context, on: inputs)
@@ -128,6 +136,6 @@ final class AssemblyExecutor: Sendable {
         }
         let produced = outputs.withLock { $0 }
         let results = Dictionary(uniqueKeysWithValues: graph.ordered.filter(graph.isResult).map { ($0.name, produced[$0.name] ?? []) })
-        end(.stepsFinished(results: results, ignored: ignored.withLock { $0 }))
+        end(.stepsFinished(results: results, ignored: ignored.withLock { $0 }, warnings: warnings.withLock { $0 }))
     }
 }

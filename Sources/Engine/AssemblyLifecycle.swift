@@ -61,8 +61,9 @@ enum AssemblyEvent: Sendable {
     case restarted
     /// A client asked to cancel it.
     case cancel
-    /// Every step finished with these results (and errors skipped under `ignore_errors`).
-    case stepsFinished(results: [String: [AssemblyFile]], ignored: [JSONValue])
+    /// Every step finished with these results (and errors skipped under `ignore_errors`, and
+    /// what tools warned of).
+    case stepsFinished(results: [String: [AssemblyFile]], ignored: [JSONValue], warnings: [JSONValue])
     /// The steps failed.
     case stepsFailed(code: String, message: String)
     /// An upload could not be kept with the Assembly (the engine's disk): it can never run.

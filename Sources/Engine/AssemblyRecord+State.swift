@@ -14,6 +14,7 @@ extension AssemblyRecord {
         ]
         object["notifyURL"] = notifyURL.map(JSONValue.string)
         object["ignoredErrors"] = ignoredErrors.map(JSONValue.array)
+        object["warnings"] = warnings.map(JSONValue.array)
         object["ok"] = storedPhase.ok.map(JSONValue.string)
         object["error"] = storedPhase.error.map(JSONValue.string)
         object["finished"] = finished.map { .string(AuthTime.format($0)) }

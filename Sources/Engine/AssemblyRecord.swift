@@ -28,6 +28,8 @@ struct AssemblyRecord: Codable, Sendable {
     var results: [String: [AssemblyFile]] = [:]
     /// Errors steps skipped under `ignore_errors` (`step`, `robot`, `error`, `message`).
     var ignoredErrors: [JSONValue]?
+    /// What tools warned of while making results (`level`, `msg`, `step`, `robot`, `original_id`, `name`).
+    var warnings: [JSONValue]?
     /// The stored form of `phase`: the status's `ok` and `error`, as earlier engines wrote them.
     private var ok: String?
     private var error: String?
@@ -85,9 +87,10 @@ extension AssemblyRecord {
         self.phase = phase
         message = AssemblyLifecycle.message(phase)
         switch event {
-        case .stepsFinished(let results, let ignored):
+        case .stepsFinished(let results, let ignored, let warned):
             self.results = results
             ignoredErrors = ignored
+            warnings = warned.isEmpty ? nil : warned
         case .stepsFailed(_, let message), .uploadsFailed(_, let message):
             self.message = message
         default:

@@ -31,6 +31,7 @@ enum AssemblyStatus {
             "uploads": .array(record.uploads.map { $0.json(url: fileURL(record, $0)) }),
             "results": .object(record.results.mapValues { files in .array(files.map { $0.json(url: fileURL(record, $0)) }) }),
             "ignored_errors": .array(record.ignoredErrors ?? []),
+            "warnings": .array(record.warnings ?? []),
             "fields": .object(record.fields),
             "params": .string(record.params),
             "execution_start": .string(AuthTime.format(record.created)),

@@ -33,7 +33,10 @@ enum VipsLibrary {
     /// Why libvips could not be loaded or started; nil once it runs.
     static let failure: String? = {
         var buffer = [CChar](repeating: 0, count: 512)
-        guard pipeline_vips_init(&buffer, buffer.count) != 0 else { return nil }
+        guard pipeline_vips_init(&buffer, buffer.count) != 0 else {
+            VipsWarnings.install()
+            return nil
+        }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }()
 

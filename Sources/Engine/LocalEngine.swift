@@ -165,8 +165,8 @@ public final class LocalEngine: Sendable {
 
     /// Process-wide settings the robots' libraries read, made once before any robot runs (not
     /// from robot threads, where they would race): libarchive names files in UTF-8 only under a
-    /// UTF-8 character type, and libvips' warnings stay off standard error (a damaged input fails
-    /// its step with libvips' message instead).
+    /// UTF-8 character type, and libvips' warnings stay off standard error (`VipsWarnings` gives
+    /// them to the files they concern, in the Assembly's `warnings`).
     private static let processPrepared: Void = {
         setlocale(LC_CTYPE, "C.UTF-8")
         setenv("VIPS_WARNING", "0", 0)

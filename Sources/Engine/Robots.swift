@@ -20,6 +20,9 @@ struct RobotContext: Sendable {
     /// Records an error the step's `ignore_errors` let it skip (with the file it left out, when
     /// one was), for the status' `ignored_errors`.
     var ignore: @Sendable (RobotError, AssemblyFile?) -> Void = { _, _ in }
+    /// Records what a tool warned of while it worked on a file (it made a result anyway), for
+    /// the status' `warnings`.
+    var warn: @Sendable (String, AssemblyFile) -> Void = { _, _ in }
 
     var options: [String: JSONValue] { step.options }
 }
@@ -40,10 +43,13 @@ protocol FileRobot: Sendable {
     func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile]
     /// Releases what the step needed once all its files are done.
     func finish()
+    /// Whether it decodes its files with libvips, whose warnings are then given to each file.
+    var decodesImages: Bool { get }
 }
 
 extension FileRobot {
     func finish() {}
+    var decodesImages: Bool { false }
 }
 
 extension ImageResizeRobot: FileRobot {
@@ -52,6 +58,8 @@ extension ImageResizeRobot: FileRobot {
     }
 
     func finish() { watermark?.remove() }
+
+    var decodesImages: Bool { true }
 }
 
 extension ImageOptimizeRobot: FileRobot {
@@ -68,6 +76,8 @@ extension FileDecompressRobot: FileRobot {
 
 extension DocumentThumbsRobot: FileRobot {
     func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { try thumbnails(of: file, context: context) }
+
+    var decodesImages: Bool { true }
 }
 
 extension VideoEncodeRobot: FileRobot {
@@ -76,6 +86,8 @@ extension VideoEncodeRobot: FileRobot {
 
 extension VideoThumbsRobot: FileRobot {
     func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { try thumbnails(of: file, context: context) }
+
+    var decodesImages: Bool { true }
 }
 
 extension AudioEncodeRobot: FileRobot {
@@ -130,7 +142,12 @@ enum Robots {
         default: throw RobotError(code: "ASSEMBLY_INVALID_STEPS", message: "\(context.step.robot) does not run locally")
         }
         defer { robot.finish() }
-        let work: @Sendable (AssemblyFile) throws(RobotError) -> [AssemblyFile] = { file throws(RobotError) in try robot.process(file, context: context) }
+        let work: @Sendable (AssemblyFile) throws(RobotError) -> [AssemblyFile] = { file throws(RobotError) in
+            guard robot.decodesImages else { return try robot.process(file, context: context) }
+            let (made, warnings) = try VipsWarnings.watching(file.path, name: file.name) { () throws(RobotError) in try robot.process(file, context: context) }
+            for warning in warnings { context.warn(warning, file) }
+            return made
+        }
         guard ignored.contains("execute") else { return try parallel(inputs, work).flatMap { $0 } }
         // `ignore_errors: [execute]`: a file the robot fails on is left out and named; the others go on.
         var kept: [AssemblyFile] = []

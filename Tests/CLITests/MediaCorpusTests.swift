@@ -67,6 +67,40 @@ final class MediaCorpusTests: XCTestCase {
         XCTAssertEqual(made.intersection(good), good, "every good file has its result")
     }
 
+    func testToolWarningsAreNamedWithTheirFileInTheRunAndTheReportNeverPrintedRaw() async throws {
+        try MediaCorpus.writeGood(in: directory.path)
+        let damaged = try MediaCorpus.writeDamaged(in: directory.path, names: ["noise 1.jpg", "noise#2.jpg"])
+        // Two steps over a batch of good and damaged files, several at once: a warning libvips
+        // gives while another file is open is still given to the right one.
+        try manifest("""
+                  small: {robot: /image/resize, use: ":original", width: 30, result: true}
+                  medium: {robot: /image/resize, use: ":original", width: 80, result: true}
+            """, inputs: #"["photos/**/*", "damaged/*"]"#)
+        let run = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertFalse(run.stderr.contains("VIPS-WARNING"), "libvips' own output reaches no terminal: \(run.stderr)")
+        let entries = try results()["assemblies"]?.arrayValue ?? []
+        let warnings = entries.flatMap { $0["warnings"]?.arrayValue ?? [] }
+        let named = Set(warnings.map { "\($0["source"]?.stringValue ?? "-") \($0["step"]?.stringValue ?? "-")" })
+        XCTAssertEqual(named, Set(damaged.flatMap { ["\($0) small", "\($0) medium"] }), "each damaged file, no good one, per step: \(warnings)")
+        XCTAssertTrue(warnings.allSatisfy { $0["message"]?.stringValue?.contains("Corrupt JPEG data") == true }, "\(warnings)")
+        XCTAssertFalse(warnings.contains { $0["message"]?.stringValue?.contains("/.pipeline/") == true }, "no engine path: \(warnings)")
+        XCTAssertTrue(run.stderr.contains("warning: damaged/noise#2.jpg, step 'small': VipsJpeg: Corrupt JPEG data"), run.stderr)
+        XCTAssertTrue(run.stdout.contains("\(warnings.count) warnings"), run.stdout)
+        let made = Set(entries.flatMap { $0["results"]?["small"]?.arrayValue ?? [] }.compactMap { $0["source"]?.stringValue })
+        XCTAssertTrue(Set(damaged).isSubset(of: made), "a damaged file that decodes still has its result")
+        let schema = try ProcessRunner.run(try PythonPeers.require("check-jsonschema"), [
+            "--schemafile", PackageRoot.path + "/schemas/results.schema.json", directory.path + "/results.json",
+        ])
+        XCTAssertEqual(schema.status, 0, schema.stdout + schema.stderr)
+
+        let report = await CLIHarness.run(["report", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        let html = try String(contentsOfFile: directory.path + "/report.html", encoding: .utf8)
+        XCTAssertEqual(html.components(separatedBy: "<p class=\"note\">warning in step").count - 1, warnings.count, "each warning beside its file")
+        XCTAssertTrue(html.contains("Corrupt JPEG data"), "the report says what the tool said")
+    }
+
     func testACorpusRunsOnceWithEveryOutputAsAPersonSeesIt() async throws {
         let seen = try MediaCorpus.writeGood(in: directory.path)
         try manifest("""

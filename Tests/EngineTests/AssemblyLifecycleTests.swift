@@ -12,7 +12,7 @@ import XCTest
 final class AssemblyLifecycleTests: XCTestCase {
     private let phases: [AssemblyPhase] = [.uploading, .executing, .completed, .canceled, .failed(code: "X_ERROR")]
     private let events: [AssemblyEvent] = [
-        .uploadsComplete, .restarted, .cancel, .stepsFinished(results: [:], ignored: []), .stepsFailed(code: "Y_ERROR", message: "m"),
+        .uploadsComplete, .restarted, .cancel, .stepsFinished(results: [:], ignored: [], warnings: []), .stepsFailed(code: "Y_ERROR", message: "m"),
     ]
 
     func testEveryTransition() {
@@ -23,14 +23,14 @@ final class AssemblyLifecycleTests: XCTestCase {
         XCTAssertEqual(next(.uploading, .uploadsComplete), "executing execute")
         XCTAssertEqual(next(.uploading, .cancel), "canceled none")
         XCTAssertEqual(next(.uploading, .restarted), "uploading none", "a restart does not start an Assembly still waiting")
-        XCTAssertEqual(next(.uploading, .stepsFinished(results: [:], ignored: [])), "uploading none")
+        XCTAssertEqual(next(.uploading, .stepsFinished(results: [:], ignored: [], warnings: [])), "uploading none")
         XCTAssertEqual(next(.executing, .restarted), "executing execute")
         XCTAssertEqual(next(.executing, .uploadsComplete), "executing none", "a late upload does not start it twice")
         XCTAssertEqual(next(.executing, .cancel), "canceled none")
-        XCTAssertEqual(next(.executing, .stepsFinished(results: [:], ignored: [])), "completed none")
+        XCTAssertEqual(next(.executing, .stepsFinished(results: [:], ignored: [], warnings: [])), "completed none")
         XCTAssertEqual(next(.executing, .stepsFailed(code: "Y_ERROR", message: "m")), "failed(code: \"Y_ERROR\") discardResults")
         // Steps that end after a cancel: the cancel stands and their files go.
-        XCTAssertEqual(next(.canceled, .stepsFinished(results: [:], ignored: [])), "canceled discardResults")
+        XCTAssertEqual(next(.canceled, .stepsFinished(results: [:], ignored: [], warnings: [])), "canceled discardResults")
         XCTAssertEqual(next(.canceled, .stepsFailed(code: "ASSEMBLY_CANCELED", message: "m")), "canceled discardResults")
     }
 

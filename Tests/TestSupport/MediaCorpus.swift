@@ -75,6 +75,28 @@ public enum MediaCorpus {
         return bad
     }
 
+    /// Writes JPEGs that are whole (they end where JPEG ends, so no check before a run sees them)
+    /// but damaged inside, so libvips decodes them with a "Corrupt JPEG data" warning. Returns their paths relative to `root`.
+    public static func writeDamaged(in root: String, names: [String]) throws -> [String] {
+        try FileManager.default.createDirectory(atPath: root + "/damaged", withIntermediateDirectories: true)
+        let noise = root + "/damaged.v"
+        try tool(["vips", "gaussnoise", noise, "256", "256"])
+        defer { try? FileManager.default.removeItem(atPath: noise) }
+        return try names.map { name in
+            let path = root + "/damaged/" + name
+            try tool(["vips", "copy", noise, path])
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            guard let scan = (0..<bytes.count - 1).first(where: { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA }), scan + 402 < bytes.count else {
+                throw CocoaError(.fileReadCorruptFile)
+            }
+            // A stray restart marker in the compressed data: a marker a reader of the structure
+            // steps over, where the decoder expects none.
+            (bytes[scan + 400], bytes[scan + 401]) = (0xFF, 0xD0)
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            return "damaged/" + name
+        }
+    }
+
     /// A phone's portrait video: frames stored 64x36 with a display rotation of 90 degrees, so it
     /// is seen 36x64.
     public static func writePortraitVideo(_ path: String) throws {

@@ -53,6 +53,7 @@ enum ReportHTML {
         for source in assembly.sources {
             html += "<tr><td>\(figure(source.file))</td><td>"
             if source.results.isEmpty { html += "<span class=\"none\">no results</span>" }
+            for note in source.notes { html += "<p class=\"note\">\(MarkupText.html(note))</p>" }
             for (step, items) in source.results {
                 html += "<div class=\"step\"><span class=\"step-name\">\(MarkupText.html(step))</span>" + items.map(figure).joined() + "</div>"
             }
@@ -133,7 +134,7 @@ enum ReportHTML {
         header{padding:16px 24px;background:#fff;border-bottom:1px solid #ddd}main{padding:8px 24px 32px}
         h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:24px 0 8px}h3{font-size:15px;margin:0 0 6px}
         .assembly{background:#fff;border:1px solid #ddd;border-radius:6px;padding:12px;margin:12px 0}
-        .assembly.failed{border-color:#c62828}.failure{color:#b71c1c;font-weight:600}
+        .assembly.failed{border-color:#c62828}.failure{color:#b71c1c;font-weight:600}.note{color:#8a4b00;margin:.2em 0}
         .status{font-weight:400;color:#555;font-size:13px}.meta{color:#555;font-size:13px;margin:0 0 8px}
         table{border-collapse:collapse;width:100%}td,th{vertical-align:top;text-align:left;padding:6px;border-top:1px solid #eee}
         .step{display:inline-block;margin:0 12px 8px 0;vertical-align:top}.step-name{display:block;font-size:12px;color:#555}

@@ -27,6 +27,8 @@ struct ReportModel {
         var file: Item
         /// Step -> results.
         var results: [(step: String, items: [Item])]
+        /// What happened to it besides: left out by a step, or warned of by a step's tool.
+        var notes: [String] = []
     }
 
     /// One Assembly of the run.
@@ -94,7 +96,9 @@ struct ReportModel {
                                     preview: preview(path, mime: mime), link: lowered.hasPrefix("https://") || lowered.hasPrefix("http://") ? url : nil)
                     }))
                 }
-                return Source(file: item, results: results)
+                let notes = entry.leftOut.filter { $0.source == row.path }.map { "left out by step '\($0.step)': \($0.error): \($0.message)" }
+                    + entry.warnings.filter { $0.source == row.path }.map { ($0.step.isEmpty ? "warning: " : "warning in step '\($0.step)': ") + $0.message }
+                return Source(file: item, results: results, notes: notes)
             }
             return Assembly(job: entry.job, planID: entry.planID, assemblyID: entry.assemblyID, status: entry.status, message: entry.message, sources: sources)
         }

@@ -47,6 +47,9 @@ public struct AssemblyState: Sendable {
     /// Failures the steps' `ignore_errors` skipped: the step, the file left out (by its
     /// `original_id`, when one was), and why.
     public var ignoredErrors: [(step: String, originalID: String?, error: String, message: String)]
+    /// What the service's tools warned of while they made results anyway (`warnings`): the step
+    /// when named, the file (by its `original_id`) when named, and the words.
+    public var warnings: [(step: String, originalID: String?, message: String)]
     /// `info.retryIn` seconds, sent with rate-limit errors.
     public var retryIn: Double?
     /// The longest the server holds a status request until the Assembly moves on, when it said
@@ -70,6 +73,10 @@ public struct AssemblyState: Sendable {
         ignoredErrors = (json["ignored_errors"]?.arrayValue ?? []).map { item in
             ((item["step"]?.stringValue ?? "").printable, item["original_id"]?.stringValue,
              (item["error"]?.stringValue ?? "").printable, (item["message"]?.stringValue ?? "").printable)
+        }
+        warnings = (json["warnings"]?.arrayValue ?? []).compactMap { item in
+            guard let words = item["msg"]?.stringValue ?? item["message"]?.stringValue else { return nil }
+            return ((item["step"]?.stringValue ?? "").printable, item["original_id"]?.stringValue, words.printable)
         }
     }
 

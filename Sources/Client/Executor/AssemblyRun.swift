@@ -337,6 +337,9 @@ struct AssemblyRun: Sendable {
         entry.leftOut = status.ignoredErrors.map { ignored in
             RunResults.LeftOut(source: ignored.originalID.flatMap { sources[$0] ?? nil }, step: ignored.step, error: ignored.error, message: ignored.message)
         }.sorted { ($0.source ?? "", $0.step) < ($1.source ?? "", $1.step) }
+        entry.warnings = status.warnings.map { warned in
+            RunResults.Warning(source: warned.originalID.flatMap { sources[$0] ?? nil }, step: warned.step, message: warned.message)
+        }.sorted { ($0.source ?? "", $0.step) < ($1.source ?? "", $1.step) }
         return entry
     }
 

@@ -59,6 +59,17 @@ public struct RunResults: Sendable, Equatable {
         public var message: String
     }
 
+    /// What a tool warned of while it made a result of a source file anyway (libvips on a damaged
+    /// JPEG: "Corrupt JPEG data").
+    public struct Warning: Sendable, Equatable {
+        /// The source file (nil when the warning names none).
+        public var source: String?
+        /// The step whose tool warned ("" when the service named none).
+        public var step: String
+        /// The tool's words.
+        public var message: String
+    }
+
     /// One planned Assembly's outcome.
     public struct Entry: Sendable, Equatable {
         /// The manifest job.
@@ -81,6 +92,8 @@ public struct RunResults: Sendable, Equatable {
         public var results: [String: [ResultFile]]
         /// Files its steps left out (`ignore_errors`), with why.
         public var leftOut: [LeftOut] = []
+        /// What its steps' tools warned of.
+        public var warnings: [Warning] = []
 
         /// Whether the Assembly completed.
         public var isCompleted: Bool { status == AssemblyStatusCode.completed }
@@ -153,6 +166,11 @@ extension RunResults.Entry {
                 .object(["source": item.source.map { .string($0) } ?? .null, "step": .string(item.step), "error": .string(item.error), "message": .string(item.message)])
             })
         }
+        if !warnings.isEmpty {
+            object["warnings"] = .array(warnings.map { item in
+                .object(["source": item.source.map { .string($0) } ?? .null, "step": .string(item.step), "message": .string(item.message)])
+            })
+        }
         return .object(object)
     }
 
@@ -182,6 +200,11 @@ extension RunResults.Entry {
             RunResults.LeftOut(
                 source: value["source"]?.stringValue, step: (value["step"]?.stringValue ?? "").printable,
                 error: (value["error"]?.stringValue ?? "").printable, message: (value["message"]?.stringValue ?? "").printable)
+        }
+        warnings = (item["warnings"]?.arrayValue ?? []).map { value in
+            RunResults.Warning(
+                source: value["source"]?.stringValue, step: (value["step"]?.stringValue ?? "").printable,
+                message: (value["message"]?.stringValue ?? "").printable)
         }
     }
 }
