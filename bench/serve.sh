@@ -33,7 +33,7 @@ POLL_SECONDS=0.05     # Assembly status poll interval
 # floor for the children it measures (see bench/measure.py).
 measure=(python3 -S "$repo/bench/measure.py")
 tus_python=$repo/.venv-tus/bin/python
-tus_server=$repo/Tests/ClientTests/Tus/Fixtures/litestar_tus_server.py
+tus_server=$repo/Tests/APIClientsTests/Tus/Fixtures/litestar_tus_server.py
 
 for value in "$BIG_MIB" "$IMAGES" "$RUNS"; do
     [[ $value =~ ^[0-9]+$ ]] || { echo "serve.sh: BIG_MIB, IMAGES and RUNS must be whole numbers" >&2; exit 2; }

@@ -32,7 +32,7 @@ TUSPY_CHUNK_MIB=64    # tuspy chunk size for the big file
 # floor for the children it measures (see bench/measure.py).
 measure=(python3 -S "$repo/bench/measure.py")
 tus_python=$repo/.venv-tus/bin/python
-tus_server=$repo/Tests/ClientTests/Tus/Fixtures/litestar_tus_server.py
+tus_server=$repo/Tests/APIClientsTests/Tus/Fixtures/litestar_tus_server.py
 tuspy_python=$repo/.venv/bin/python
 
 for value in "$BIG_MIB" "$SMALL_FILES" "$RUNS"; do

@@ -35,6 +35,11 @@ extension JSONValue: Codable {
         }
     }
 
+    /// `value` as Codable's encoder writes it; nil when it cannot be encoded.
+    public static func encoding<Value: Encodable>(_ value: Value) -> JSONValue? {
+        do { return try JSONParser.parse(try JSONEncoder().encode(value)) } catch { return nil }
+    }
+
     /// Parses JSON text strictly (duplicate keys are refused); the error says where and why.
     public static func parse(_ data: Data) throws(JSONParseError) -> JSONValue {
         try JSONParser.parse(data)

@@ -24,21 +24,15 @@ struct AssemblyAPI: Sendable {
         case ("POST", 1), ("POST", 2):
             let id = parts.count == 2 ? parts[1] : AssemblyFile.newID()
             guard AssemblyStore.isValidID(id) else {
-                return .respond(failure(APIErrorCode.invalidAssemblyID.rawValue, "an Assembly id is 32 lowercase hex characters", 400))
+                return .respond(APIRefusal.invalidAssemblyID.response)
             }
             // Before the signature is checked (and recorded): a client retrying a create whose answer
             // it lost learns its Assembly exists, rather than that it reused a signature.
             if parts.count == 2, store.get(id) != nil {
-                return .respond(failure(APIErrorCode.assemblyIDTaken.rawValue, "Assembly \(id) exists already; use a new id", 409, id: id))
+                return .respond(APIRefusal.assemblyIDTaken(id).response)
             }
-            if let wait = rateLimiter?.admit() {
-                let body = JSONValue.object([
-                    "error": .string(APIErrorCode.rateLimitReached.rawValue), "message": .string("too many Assemblies; retry in \(Int(wait)) s"),
-                    "http_code": .int(429), "info": .object(["retryIn": .double(wait)]),
-                ]).serialized()
-                return .respond(.json(429, body, headers: [("Retry-After", String(Int(wait.rounded(.up))))]))
-            }
-            if space.isShort(forBody: head.headers["Content-Length"]) { return .respond(failure("SERVER_STORAGE_FULL", DiskSpace.fullMessage, 507)) }
+            if let wait = rateLimiter?.admit() { return .respond(APIRefusal.rateLimited(retryIn: wait).response) }
+            if space.isShort(forBody: head.headers["Content-Length"]) { return .respond(APIRefusal.storageFull.response) }
             let temporary = dataDirectory + "/incoming/" + AssemblyFile.newID()
             return .form(directory: temporary, limit: maxUploadSize, admit: admit) { form in
                 create(id: id, form: form, origin: head.origin, client: head.headers["Transloadit-Client"] ?? head.headers["User-Agent"])
@@ -48,8 +42,8 @@ struct AssemblyAPI: Sendable {
             do { _ = try SignedParams.fromQuery(head, auth: auth) } catch { return .respond(error.response) }
             let all = store.all.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
             let page = SignedParams.page(head.query)
-            let items = all.dropFirst(page.offset).prefix(page.size).map { AssemblyStatus.json($0, tusPath: LocalEngine.tusPath, origin: head.origin) }
-            return .respond(.json(200, JSONValue.object(["items": .array(Array(items)), "count": .int(all.count)]).serialized()))
+            let items = all.dropFirst(page.offset).prefix(page.size).map { AssemblyStatus.document($0, tusPath: LocalEngine.tusPath, origin: head.origin).jsonText() }
+            return .respond(.json(200, "{\"count\":\(all.count),\"items\":[" + items.joined(separator: ",") + "]}"))
         case ("GET", 2):
             guard let current = store.get(parts[1]) else { return .respond(notFound(parts[1])) }
             // Held, when the client asks, until the Assembly moves on (see `StatusWait`).
@@ -69,7 +63,7 @@ struct AssemblyAPI: Sendable {
             if let endedUploading { onCancel(endedUploading) }
             return .respond(store.reported(parts[1]).map { status($0, origin: head.origin) } ?? notFound(parts[1]))
         default:
-            return .respond(failure("NOT_FOUND", "no such endpoint: \(head.method) \(head.path)", 404))
+            return .respond(APIRefusal.noRoute(head.method, head.path).response)
         }
     }
 
@@ -112,7 +106,7 @@ struct AssemblyAPI: Sendable {
             let template = policy.templateToJudge(for: params) { id in templates.get(id).map { NamedTemplate(name: $0.name, content: $0.content) } }
             let findings = policy.check(AssemblyRequest(params: params, fileSizes: form.files.map(\.size), template: template))
             if !findings.isEmpty {
-                return failure("POLICY_VIOLATION", findings.map(\.message).joined(separator: "; "), 403)
+                return APIRefusal.policyViolation(findings.map(\.message)).response
             }
         }
         if let templateID = params["template_id"].map({ $0.stringValue ?? $0.serialized() }) {
@@ -122,14 +116,14 @@ struct AssemblyAPI: Sendable {
             }
         }
         guard let steps = params["steps"], steps.objectValue?.isEmpty == false else {
-            return failure("ASSEMBLY_INVALID_STEPS", "params have no 'steps'", 400)
+            return APIRefusal.noSteps.response
         }
         if let problem = StepGraph.problem(in: steps) {
-            return failure("ASSEMBLY_INVALID_STEPS", problem, 400)
+            return APIRefusal.invalidSteps(problem).response
         }
         let expectedText = form.field("tus_num_expected_upload_files") ?? form.field("num_expected_upload_files") ?? "0"
         guard let expected = Int(expectedText), expected >= 0 else {
-            return failure("ASSEMBLY_INVALID_NUM_EXPECTED_UPLOAD_FILES_PARAM", "the number of expected uploads must be a whole number", 400)
+            return APIRefusal.expectedUploadsNotANumber.response
         }
         let reserved: Set<String> = ["params", "signature", "tus_num_expected_upload_files", "num_expected_upload_files"]
         var fields = params["fields"]?.objectValue ?? [:]
@@ -143,7 +137,7 @@ struct AssemblyAPI: Sendable {
             let fileID = AssemblyFile.newID()
             let path = uploadsFolder + "/" + fileID
             guard let folder, renameat(AT_FDCWD, part.path, folder.descriptor, fileID) == 0 else {
-                return failure("SERVER_500", "an uploaded file could not be stored", 500)
+                return APIRefusal.uploadNotStored.response
             }
             let name = FileNames.safeComponent(part.filename)
             uploads.append(FileFacts.describe(
@@ -154,25 +148,21 @@ struct AssemblyAPI: Sendable {
             expectedTusUploads: expected, uploads: uploads, created: Date(), clientAgent: client.map { String($0.prefix(200)) })
         do {
             guard try store.insert(record) else {
-                return failure(APIErrorCode.assemblyIDTaken.rawValue, "Assembly \(id) exists already; use a new id", 409, id: id)
+                return APIRefusal.assemblyIDTaken(id).response
             }
         } catch {
-            return failure(APIErrorCode.storageError.rawValue, "the Assembly could not be saved in the engine's data folder: \(error)", 500, id: id)
+            return APIRefusal.assemblyNotSaved(id, "\(error)").response
         }
         if record.phase == .executing { executor.execute(id) }
         return status(record, origin: origin)
     }
 
     private func status(_ record: AssemblyRecord, origin: String) -> ServerResponse {
-        .json(200, AssemblyStatus.json(record, tusPath: LocalEngine.tusPath, origin: origin).serialized(),
+        .json(200, AssemblyStatus.document(record, tusPath: LocalEngine.tusPath, origin: origin).jsonText(),
               headers: [(StatusWait.header, String(StatusWait.longest)), ("Cache-Control", "no-store")])
     }
 
     private func notFound(_ id: String) -> ServerResponse {
-        failure(APIErrorCode.assemblyNotFound.rawValue, "no Assembly with id \(id)", 404, id: id)
-    }
-
-    private func failure(_ code: String, _ message: String, _ status: Int, id: String? = nil) -> ServerResponse {
-        .json(status, AssemblyStatus.error(code, message, status: status, id: id))
+        APIRefusal.assemblyNotFound(id).response
     }
 }

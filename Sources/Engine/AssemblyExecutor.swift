@@ -79,16 +79,16 @@ final class AssemblyExecutor: Sendable {
         }
         guard let record = store.get(id), record.phase == .executing else { return discard() }
         guard let graph = StepGraph(record.steps) else {
-            return end(.stepsFailed(code: "ASSEMBLY_INVALID_STEPS", message: "the steps cannot be run"))
+            return end(.stepsFailed(code: .invalidSteps, message: "the steps cannot be run"))
         }
         // Nothing is written through a link below the data folder, at any depth: a state folder
         // restored from a cache or committed may hold one where this Assembly's results go.
         do { _ = try LinkFreeFolder.open(folder, below: FolderPath.of(resultsDirectory)) } catch {
-            return end(.stepsFailed(code: "STORE_ERROR", message: "the Assembly's results folder cannot be used: \(error.shortReason)"))
+            return end(.stepsFailed(code: .storeError, message: "the Assembly's results folder cannot be used: \(error.shortReason)"))
         }
         let outputs = Mutex<[String: [AssemblyFile]]>([":original": record.uploads])
-        let ignored = Mutex<[JSONValue]>([])
-        let warnings = Mutex<[JSONValue]>([])
+        let ignored = Mutex<[AssemblyStatusDocument.IgnoredError]>([])
+        let warnings = Mutex<[AssemblyStatusDocument.Warning]>([])
         let store = store, limits = limits
         let exports = FolderPath.of(resultsDirectory) + "/exports"
         // Steps that do not use each other run at once (each also spreads its files over the cores).
@@ -102,21 +102,14 @@ final class AssemblyExecutor: Sendable {
                     step: step, folder: folder, fields: record.fields, assembly: id, exports: exports, limits: limits,
                     isCanceled: { store.get(id)?.isTerminal ?? true },
                     ignore: { error, file in
-                        var entry: [String: JSONValue] = [
-                            "step": .string(step.name), "robot": .string(step.robot), "error": .string(error.code), "message": .string(error.message),
-                        ]
-                        if let file {
-                            entry["original_id"] = .string(file.originalID)
-                            entry["name"] = .string(file.name)
-                        }
-                        ignored.withLock { $0.append(.object(entry)) }
+                        let entry = AssemblyStatusDocument.IgnoredError(
+                            step: step.name, robot: step.robot, error: error.code.rawValue, message: error.message, originalID: file?.originalID, name: file?.name)
+                        ignored.withLock { $0.append(entry) }
                     },
                     warn: { message, file in
-                        let entry: [String: JSONValue] = [
-                            "level": .string("warning"), "msg": .string(message), "step": .string(step.name), "robot": .string(step.robot),
-                            "original_id": .string(file.originalID), "name": .string(file.name),
-                        ]
-                        warnings.withLock { $0.append(.object(entry)) }
+                        let entry = AssemblyStatusDocument.Warning(
+                            level: "warning", msg: message, step: step.name, robot: step.robot, originalID: file.originalID, name: file.name)
+                        warnings.withLock { $0.append(entry) }
                     })
                 do throws(RobotError) {
                     let produced = try Robots.run(context, on: inputs)

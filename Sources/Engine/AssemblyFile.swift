@@ -1,6 +1,7 @@
 import Basics
 import Crypto
 import Foundation
+import Wire
 
 /// A file in an Assembly: an upload or a step's result, with the fields the status reports.
 struct AssemblyFile: Codable, Sendable, Equatable {
@@ -51,20 +52,13 @@ struct AssemblyFile: Codable, Sendable, Equatable {
     }
 
     /// The status JSON for this file; `url` is where the engine serves it, if it does.
-    func json(url: String?) -> JSONValue {
-        var object: [String: JSONValue] = [
-            "id": .string(id), "name": .string(name), "basename": .string(basename), "ext": .string(ext),
-            "size": .int(Int(size)), "mime": .string(mime), "type": .string(mime.split(separator: "/").first.map(String.init) ?? ""),
-            "field": .string(field), "original_id": .string(originalID), "original_name": .string(originalName),
-            "original_basename": .string(originalBasename), "is_tus_file": .bool(isTusFile),
-            "meta": .object(meta),
-        ]
-        if let md5 { object["md5hash"] = .string(md5) }
-        if let url = exportURL ?? url {
-            object["url"] = .string(url)
-            object["ssl_url"] = .string(url)
-        }
-        return .object(object)
+    func document(url: String?) -> AssemblyStatusDocument.File {
+        var document = AssemblyStatusDocument.File(id: id, name: name, size: size, mime: mime)
+        (document.basename, document.ext, document.type) = (basename, ext, mime.split(separator: "/").first.map(String.init) ?? "")
+        (document.field, document.originalIDs, document.originalName) = (field, [originalID], originalName)
+        (document.originalBasename, document.isTusFile, document.meta, document.md5hash) = (originalBasename, isTusFile, .object(meta), md5)
+        if let url = exportURL ?? url { (document.url, document.sslURL) = (url, url) }
+        return document
     }
 
     /// A fresh file id.

@@ -63,11 +63,11 @@ enum AssemblyEvent: Sendable {
     case cancel
     /// Every step finished with these results (and errors skipped under `ignore_errors`, and
     /// what tools warned of).
-    case stepsFinished(results: [String: [AssemblyFile]], ignored: [JSONValue], warnings: [JSONValue])
+    case stepsFinished(results: [String: [AssemblyFile]], ignored: [AssemblyStatusDocument.IgnoredError], warnings: [AssemblyStatusDocument.Warning])
     /// The steps failed.
-    case stepsFailed(code: String, message: String)
+    case stepsFailed(code: APIErrorCode, message: String)
     /// An upload could not be kept with the Assembly (the engine's disk): it can never run.
-    case uploadsFailed(code: String, message: String)
+    case uploadsFailed(code: APIErrorCode, message: String)
 }
 
 /// What the engine does after an event.
@@ -90,8 +90,8 @@ enum AssemblyLifecycle {
         case (.executing, .restarted): (.executing, .execute)
         case (.uploading, .cancel), (.executing, .cancel): (.canceled, .none)
         case (.executing, .stepsFinished): (.completed, .none)
-        case (.executing, .stepsFailed(let code, _)): (.failed(code: code), .discardResults)
-        case (.uploading, .uploadsFailed(let code, _)): (.failed(code: code), .none)
+        case (.executing, .stepsFailed(let code, _)): (.failed(code: code.rawValue), .discardResults)
+        case (.uploading, .uploadsFailed(let code, _)): (.failed(code: code.rawValue), .none)
         // Steps that end after a cancel leave their files behind unless told.
         case (.canceled, .stepsFinished), (.canceled, .stepsFailed): (.canceled, .discardResults)
         default: (phase, .none)

@@ -13,8 +13,8 @@ extension AssemblyRecord {
             "message": .string(message), "created": .string(AuthTime.format(created)),
         ]
         object["notifyURL"] = notifyURL.map(JSONValue.string)
-        object["ignoredErrors"] = ignoredErrors.map(JSONValue.array)
-        object["warnings"] = warnings.map(JSONValue.array)
+        object["ignoredErrors"] = ignoredErrors.flatMap(JSONValue.encoding)
+        object["warnings"] = warnings.flatMap(JSONValue.encoding)
         object["ok"] = storedPhase.ok.map(JSONValue.string)
         object["error"] = storedPhase.error.map(JSONValue.string)
         object["finished"] = finished.map { .string(AuthTime.format($0)) }

@@ -27,9 +27,9 @@ struct AssemblyRecord: Codable, Sendable {
     var uploads: [AssemblyFile] = []
     var results: [String: [AssemblyFile]] = [:]
     /// Errors steps skipped under `ignore_errors` (`step`, `robot`, `error`, `message`).
-    var ignoredErrors: [JSONValue]?
-    /// What tools warned of while making results (`level`, `msg`, `step`, `robot`, `original_id`, `name`).
-    var warnings: [JSONValue]?
+    var ignoredErrors: [AssemblyStatusDocument.IgnoredError]?
+    /// What tools warned of while making results.
+    var warnings: [AssemblyStatusDocument.Warning]?
     /// The stored form of `phase`: the status's `ok` and `error`, as earlier engines wrote them.
     private var ok: String?
     private var error: String?

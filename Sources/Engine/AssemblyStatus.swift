@@ -1,49 +1,43 @@
 import Foundation
 import Basics
+import Wire
 
-/// The status JSON of an Assembly, with the fields and codes the official SDKs read.
+/// The status of an Assembly, with the fields and codes the official SDKs read.
 enum AssemblyStatus {
     /// Its URLs use `origin`, the address the client used for this request, when given: an engine
     /// restarted on another port (the embedded one gets a new port each run) still names itself.
-    static func json(_ record: AssemblyRecord, tusPath: String, origin: String? = nil) -> JSONValue {
+    static func document(_ record: AssemblyRecord, tusPath: String, origin: String? = nil) -> AssemblyStatusDocument {
         var record = record
         if let origin { record.origin = origin }
         let assemblyURL = record.origin + "/assemblies/" + record.id
-        var object: [String: JSONValue] = [
-            "assembly_id": .string(record.id),
-            "assembly_url": .string(assemblyURL),
-            "assembly_ssl_url": .string(assemblyURL),
-            "tus_url": .string(record.origin + tusPath),
-            "message": .string(record.message),
-            "http_code": .int(200),
-            "bytes_received": .int(Int(record.bytesReceived)),
-            "bytes_expected": .int(Int(record.bytesExpected)),
-            "expected_tus_uploads": .int(record.expectedTusUploads),
-            "started_tus_uploads": .int(record.tusLinks.count),
-            "finished_tus_uploads": .int(record.finishedTusUploads),
-            "tus_uploads": .array(record.tusLinks.map { link in
-                .object([
-                    "filename": .string(link.filename), "fieldname": .string(link.fieldname),
-                    "size": link.size.map { .int(Int($0)) } ?? .null, "offset": .int(Int(link.offset)),
-                    "finished": .bool(link.finished), "upload_url": .string(record.origin + tusPath + link.uploadID),
-                ])
-            }),
-            "uploads": .array(record.uploads.map { $0.json(url: fileURL(record, $0)) }),
-            "results": .object(record.results.mapValues { files in .array(files.map { $0.json(url: fileURL(record, $0)) }) }),
-            "ignored_errors": .array(record.ignoredErrors ?? []),
-            "warnings": .array(record.warnings ?? []),
-            "fields": .object(record.fields),
-            "params": .string(record.params),
-            "execution_start": .string(AuthTime.format(record.created)),
-            "client_agent": record.clientAgent.map { .string($0) } ?? .null,
-        ]
-        if let ok = record.phase.ok { object["ok"] = .string(ok) }
-        if let error = record.phase.error { object["error"] = .string(error) }
-        if let finished = record.finished {
-            object["execution_duration"] = .double((finished.timeIntervalSince(record.created) * 1000).rounded() / 1000)
+        var document = AssemblyStatusDocument()
+        document.ok = record.phase.ok
+        document.error = record.phase.error
+        document.message = record.message
+        document.httpCode = 200
+        (document.assemblyID, document.assemblyURL, document.assemblySSLURL) = (record.id, assemblyURL, assemblyURL)
+        document.tusURL = record.origin + tusPath
+        (document.bytesReceived, document.bytesExpected) = (record.bytesReceived, record.bytesExpected)
+        document.expectedTusUploads = record.expectedTusUploads
+        document.startedTusUploads = record.tusLinks.count
+        document.finishedTusUploads = record.finishedTusUploads
+        document.tusUploads = record.tusLinks.map { link in
+            .init(filename: link.filename, fieldname: link.fieldname, size: link.size, offset: link.offset, finished: link.finished,
+                  uploadURL: record.origin + tusPath + link.uploadID)
         }
-        if let notifyURL = record.notifyURL { object["notify_url"] = .string(notifyURL) }
-        return .object(object)
+        document.uploads = record.uploads.map { $0.document(url: fileURL(record, $0)) }
+        document.results = record.results.mapValues { files in files.map { $0.document(url: fileURL(record, $0)) } }
+        document.ignoredErrors = record.ignoredErrors ?? []
+        document.warnings = record.warnings ?? []
+        document.fields = record.fields
+        document.params = record.params
+        document.executionStart = AuthTime.format(record.created)
+        document.clientAgent = record.clientAgent
+        if let finished = record.finished {
+            document.executionDuration = (finished.timeIntervalSince(record.created) * 1000).rounded() / 1000
+        }
+        document.notifyURL = record.notifyURL
+        return document
     }
 
     /// Where the engine serves a file of this Assembly.
@@ -52,10 +46,11 @@ enum AssemblyStatus {
     }
 
     /// An error answer in the shape the SDKs expect.
-    static func error(_ code: String, _ message: String, status: Int, id: String? = nil) -> String {
-        var object: [String: JSONValue] = ["error": .string(code), "message": .string(message), "http_code": .int(status)]
-        if let id { object["assembly_id"] = .string(id) }
-        return JSONValue.object(object).serialized()
+    static func error(_ code: APIErrorCode, _ message: String, status: Int, id: String? = nil, retryIn: Double? = nil) -> String {
+        var document = AssemblyStatusDocument()
+        (document.error, document.message, document.httpCode, document.assemblyID) = (code.rawValue, message, status, id)
+        document.info = retryIn.map { AssemblyStatusDocument.Info(retryIn: $0) }
+        return document.jsonText()
     }
 }
 

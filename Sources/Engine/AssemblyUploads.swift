@@ -68,7 +68,7 @@ struct AssemblyUploads: Sendable {
         } catch {
             // Without its bytes the Assembly can never run: it fails now, saying why, rather than later on a missing file.
             assemblies.update(id) { record in
-                _ = record.apply(.uploadsFailed(code: APIErrorCode.storageError.rawValue, message: "upload \(upload.id) could not be kept with the Assembly: \(error)"))
+                _ = record.apply(.uploadsFailed(code: .storageError, message: "upload \(upload.id) could not be kept with the Assembly: \(error)"))
             }
             return
         }

@@ -26,20 +26,20 @@ struct DocumentThumbsRobot: Sendable {
 
     func thumbnails(of file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
         if let failure = VipsLibrary.failure {
-            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "libvips could not start (\(failure)); install it: apt-get install libvips42")
+            throw RobotError(code: .internalCommandError, message: "libvips could not start (\(failure)); install it: apt-get install libvips42")
         }
         guard file.ext == "pdf" || file.mime == "application/pdf", let document = VipsImageRef(path: file.path, sequential: true) else {
             _ = VipsLibrary.lastError()
-            throw RobotError(code: "DOCUMENT_THUMBS_ERROR", message: "'\(file.name)' is not a PDF document")
+            throw RobotError(code: .documentThumbsError, message: "'\(file.name)' is not a PDF document")
         }
         let pages = document.pages
         let wanted: [Int]
         if let page {
-            guard page <= pages else { throw RobotError(code: "DOCUMENT_THUMBS_ERROR", message: "'\(file.name)' has \(pages) pages, not \(page)") }
+            guard page <= pages else { throw RobotError(code: .documentThumbsError, message: "'\(file.name)' has \(pages) pages, not \(page)") }
             wanted = [page]
         } else {
             guard pages <= Self.maximumPages else {
-                throw RobotError(code: "DOCUMENT_THUMBS_ERROR", message: "'\(file.name)' has \(pages) pages; the local engine renders at most \(Self.maximumPages)")
+                throw RobotError(code: .documentThumbsError, message: "'\(file.name)' has \(pages) pages; the local engine renders at most \(Self.maximumPages)")
             }
             wanted = Array(1...max(pages, 1))
         }
@@ -55,7 +55,7 @@ struct DocumentThumbsRobot: Sendable {
             let slot = try ResultSlot(name: "\(file.basename)_\(number).\(ext)", in: context.folder)
             guard let rendered, pipeline_vips_write(rendered.pointer, slot.path) == 0 else {
                 let detail = VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name).replacingOccurrences(of: slot.path, with: slot.name)
-                throw RobotError(code: "DOCUMENT_THUMBS_ERROR", message: "cannot render page \(number) of '\(file.name)': \(detail)")
+                throw RobotError(code: .documentThumbsError, message: "cannot render page \(number) of '\(file.name)': \(detail)")
             }
             images.append(slot.file(from: file, meta: ["page_number": .int(number)]))
         }

@@ -32,6 +32,6 @@ final class EngineHandler: HTTPServerHandler {
         if head.path == "/" || head.path == "/healthz" {
             return .respond(.json(200, #"{"ok":"ENGINE_RUNNING","engine":"pipeline serve"}"#))
         }
-        return .respond(.json(404, #"{"error":"NOT_FOUND","message":"no such path"}"#))
+        return .respond(APIRefusal.noRoute(head.method, head.path).response)
     }
 }

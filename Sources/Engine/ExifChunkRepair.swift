@@ -15,7 +15,7 @@ enum ExifChunkRepair {
         do {
             try repaired.write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot write the image's metadata: \(error.localizedDescription)")
+            throw RobotError(code: .imageResizeError, message: "cannot write the image's metadata: \(error.localizedDescription)")
         }
     }
 

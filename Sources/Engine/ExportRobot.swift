@@ -17,11 +17,11 @@ struct ExportRobot: Sendable {
         // Named credentials get their own folder; keys given inline do not name themselves.
         let credentials = options["credentials"]?.stringValue ?? "default"
         guard credentials.range(of: #"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"#, options: .regularExpression) != nil else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "credentials '\(credentials)' must be a name of letters, digits, '.', '-' and '_'")
+            throw RobotError(code: .invalidStepParameter, message: "credentials '\(credentials)' must be a name of letters, digits, '.', '-' and '_'")
         }
         account = credentials
         path = options["path"]?.stringValue ?? Self.defaultPath
-        guard !path.isEmpty else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'path' is empty") }
+        guard !path.isEmpty else { throw RobotError(code: .invalidStepParameter, message: "'path' is empty") }
     }
 
     /// Copies `file` below the engine's exports folder and returns it with its new URL.
@@ -36,7 +36,7 @@ struct ExportRobot: Sendable {
             try folder.placeCopy(of: file.path, as: (destination as NSString).lastPathComponent, followingLinks: true)
         } catch {
             // Only the system's reason is said: the full error names the engine's folders.
-            throw RobotError(code: "STORE_ERROR", message: "cannot export '\(file.name)' to '\(relative)': \(error.shortReason)")
+            throw RobotError(code: .storeError, message: "cannot export '\(file.name)' to '\(relative)': \(error.shortReason)")
         }
         var exported = file
         exported.id = AssemblyFile.newID()
@@ -62,7 +62,7 @@ struct ExportRobot: Sendable {
         while let start = rest.range(of: "${") {
             output += rest[..<start.lowerBound]
             guard let end = rest[start.upperBound...].firstIndex(of: "}") else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'path' has a '${' without its '}'")
+                throw RobotError(code: .invalidStepParameter, message: "'path' has a '${' without its '}'")
             }
             let name = String(rest[start.upperBound..<end])
             if let value = values[name] {
@@ -70,16 +70,16 @@ struct ExportRobot: Sendable {
             } else if name.hasPrefix("fields."), let field = context.fields[String(name.dropFirst(7))] {
                 output += field.stringValue ?? field.serialized()
             } else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'path' uses ${\(name)}, which the local engine does not know")
+                throw RobotError(code: .invalidStepParameter, message: "'path' uses ${\(name)}, which the local engine does not know")
             }
             rest = rest[rest.index(after: end)...]
         }
         output += rest
         let parts = output.split(separator: "/", omittingEmptySubsequences: true)
-        guard !parts.isEmpty else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'path' names no file") }
+        guard !parts.isEmpty else { throw RobotError(code: .invalidStepParameter, message: "'path' names no file") }
         // Nothing may climb out of the account's folder, or make two paths name one file.
         if let bad = parts.first(where: { $0 == "." || $0 == ".." }) {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'path' becomes '\(output)', whose part '\(bad)' would leave its folder")
+            throw RobotError(code: .invalidStepParameter, message: "'path' becomes '\(output)', whose part '\(bad)' would leave its folder")
         }
         return parts.map { FileNames.safeComponent(String($0)) }.joined(separator: "/")
     }

@@ -36,7 +36,7 @@ struct FileFilterRobot: Sendable {
                 passed.id = AssemblyFile.newID()
                 kept.append(passed)
             } else if errorOnDecline {
-                throw RobotError(code: "FILE_FILTER_DECLINED_FILE", message: "'\(file.name)' was declined by the filter")
+                throw RobotError(code: .fileFilterDeclinedFile, message: "'\(file.name)' was declined by the filter")
             }
         }
         return kept
@@ -67,7 +67,7 @@ struct FileFilterRobot: Sendable {
             // A pattern that is not one is the step's mistake, said as such: never "no match".
             let expression: NSRegularExpression
             do { expression = try NSRegularExpression(pattern: right) } catch {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(TerminalText.printable(right))' is not a regular expression (\(condition.op) in a condition)")
+                throw RobotError(code: .invalidStepParameter, message: "'\(TerminalText.printable(right))' is not a regular expression (\(condition.op) in a condition)")
             }
             let found = expression.firstMatch(in: left, range: NSRange(left.startIndex..., in: left)) != nil
             return condition.op == "regex" ? found : !found
@@ -95,12 +95,12 @@ struct FileFilterRobot: Sendable {
 
     private static func conditions(_ value: JSONValue) throws(RobotError) -> [Condition] {
         guard let items = value.arrayValue else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "conditions must be a list of [value, operator, value]")
+            throw RobotError(code: .invalidStepParameter, message: "conditions must be a list of [value, operator, value]")
         }
         var conditions: [Condition] = []
         for item in items {
             guard let parts = item.arrayValue, parts.count == 3, let op = parts[1].stringValue, operators.contains(op) else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "each condition is [value, operator, value] with an operator among "
+                throw RobotError(code: .invalidStepParameter, message: "each condition is [value, operator, value] with an operator among "
                     + operators.sorted().joined(separator: " "))
             }
             conditions.append(Condition(left: parts[0], op: op, right: parts[2]))

@@ -17,7 +17,7 @@ struct FileHashRobot: Sendable {
         do {
             digest = try StreamingDigest.file(file.path, algorithm: DigestAlgorithm(rawValue: algorithm) ?? .sha256, buffer: &buffer).digest
         } catch {
-            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot read '\(file.name)'")
+            throw RobotError(code: .internalCommandError, message: "cannot read '\(file.name)'")
         }
         var hashed = file
         hashed.id = AssemblyFile.newID()

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Wire
 
 /// `/image/optimize`: lossless re-encoding with the field's own tools, jpegtran for JPEG (Huffman
 /// tables optimized, `progressive` on request) and optipng for PNG; `preserve_meta_data: false`
@@ -31,7 +32,7 @@ struct ImageOptimizeRobot: Sendable {
         }
         var optimized = false
         if !command.isEmpty {
-            _ = try RobotTool.run(command, for: file, action: "optimize", code: "IMAGE_OPTIMIZE_ERROR", context: context,
+            _ = try RobotTool.run(command, for: file, action: "optimize", code: .imageOptimizeError, context: context,
                                   timeout: .seconds(300), package: "libjpeg-turbo-progs optipng", hiding: [slot.path])
             optimized = Self.size(slot.path) < file.size
         }
@@ -40,7 +41,7 @@ struct ImageOptimizeRobot: Sendable {
             do {
                 try FileManager.default.copyItem(atPath: file.path, toPath: slot.path)
             } catch {
-                throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the result of '\(file.name)'")
+                throw RobotError(code: .internalCommandError, message: "cannot store the result of '\(file.name)'")
             }
         }
         return slot.file(from: file, meta: ["original_size": .int(Int(file.size))])

@@ -37,7 +37,7 @@ struct ImageResizeRobot: Sendable {
         upscale = options["zoom"]?.boolValue ?? true
         let gravityName = try strict.choice("gravity", of: "/image/resize", default: "center")
         guard let gravity = Gravity(rawValue: gravityName) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "gravity '\(gravityName)' does not run locally")
+            throw RobotError(code: .invalidStepParameter, message: "gravity '\(gravityName)' does not run locally")
         }
         self.gravity = gravity
         region = try Self.region(options["crop"])
@@ -50,7 +50,7 @@ struct ImageResizeRobot: Sendable {
             quarterTurns = 0
         case .some(let value):
             guard let degrees = value.intValue, degrees % 90 == 0 else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "rotation \(value.serialized()) does not run locally; give true, \"auto\" or a multiple of 90")
+                throw RobotError(code: .invalidStepParameter, message: "rotation \(value.serialized()) does not run locally; give true, \"auto\" or a multiple of 90")
             }
             quarterTurns = Int32(((degrees / 90) % 4 + 4) % 4)
         }
@@ -59,7 +59,7 @@ struct ImageResizeRobot: Sendable {
     func resize(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
         let folder = context.folder, limits = context.limits
         if let failure = VipsLibrary.failure {
-            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "libvips could not start (\(failure)); install it: apt-get install libvips42")
+            throw RobotError(code: .internalCommandError, message: "libvips could not start (\(failure)); install it: apt-get install libvips42")
         }
         // The size the engine read from the file's header when it stored the file, else read now.
         var size = file.imageSize
@@ -107,7 +107,7 @@ struct ImageResizeRobot: Sendable {
                 .replacingOccurrences(of: target, with: slot.name)
             // libvips says nothing of some files that only begin like an image (a PNG signature alone).
             let reason = detail.isEmpty ? "it is not an image libvips can read (damaged, cut short or empty)" : detail
-            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot resize '\(file.name)': \(reason)")
+            throw RobotError(code: .imageResizeError, message: "cannot resize '\(file.name)': \(reason)")
         }
         try ExifChunkRepair.repair(slot.path, format: (slot.path as NSString).pathExtension.lowercased(), strip: strip)
         return slot.file(from: file, imageSize: (Int(resized.width), Int(resized.height)))
@@ -119,7 +119,7 @@ struct ImageResizeRobot: Sendable {
         let numbers = ["x1", "y1", "x2", "y2"].map { value[$0]?.intValue }
         guard value.objectValue != nil, let x1 = numbers[0], let y1 = numbers[1], let x2 = numbers[2], let y2 = numbers[3],
               x1 >= 0, y1 >= 0, x2 > x1, y2 > y1 else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'crop' must be {x1, y1, x2, y2} in whole pixels with x2 > x1 and y2 > y1, not \(value.serialized())")
+            throw RobotError(code: .invalidStepParameter, message: "'crop' must be {x1, y1, x2, y2} in whole pixels with x2 > x1 and y2 > y1, not \(value.serialized())")
         }
         return (x1, y1, x2, y2)
     }
@@ -127,11 +127,11 @@ struct ImageResizeRobot: Sendable {
     /// The box around what differs from the image's background colour; nil when nothing does.
     private func trimmedRegion(of file: AssemblyFile) throws(RobotError) -> (x1: Int, y1: Int, x2: Int, y2: Int)? {
         guard let image = VipsImageRef.upright(path: file.path) else {
-            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot resize '\(file.name)': \(VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name))")
+            throw RobotError(code: .imageResizeError, message: "cannot resize '\(file.name)': \(VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name))")
         }
         var left: Int32 = 0, top: Int32 = 0, width: Int32 = 0, height: Int32 = 0
         guard pipeline_vips_find_trim(image.pointer, &left, &top, &width, &height) == 0 else {
-            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot trim '\(file.name)': \(VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name))")
+            throw RobotError(code: .imageResizeError, message: "cannot trim '\(file.name)': \(VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name))")
         }
         guard width > 0, height > 0 else { return nil }
         return (Int(left), Int(top), Int(left + width), Int(top + height))
@@ -139,15 +139,15 @@ struct ImageResizeRobot: Sendable {
 
     private func cut(_ region: (x1: Int, y1: Int, x2: Int, y2: Int), from file: AssemblyFile, into path: String) throws(RobotError) {
         guard let image = VipsImageRef.upright(path: file.path) else {
-            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot resize '\(file.name)': \(VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name))")
+            throw RobotError(code: .imageResizeError, message: "cannot resize '\(file.name)': \(VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name))")
         }
         guard region.x1 < Int(image.width), region.y1 < Int(image.height) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'crop' starts outside '\(file.name)' (\(image.width)x\(image.height))")
+            throw RobotError(code: .invalidStepParameter, message: "'crop' starts outside '\(file.name)' (\(image.width)x\(image.height))")
         }
         let width = Int32(min(region.x2, Int(image.width)) - region.x1), height = Int32(min(region.y2, Int(image.height)) - region.y1)
         guard let cut = VipsImageRef.made({ pipeline_vips_extract(image.pointer, $0, Int32(region.x1), Int32(region.y1), width, height) }),
               pipeline_vips_write(cut.pointer, path) == 0 else {
-            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot crop '\(file.name)': \(VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name))")
+            throw RobotError(code: .imageResizeError, message: "cannot crop '\(file.name)': \(VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name))")
         }
     }
 

@@ -61,7 +61,7 @@ enum ResizeStrategy: String, CaseIterable, Sendable {
     /// The strategy a checked option names (`StepOptions.choice`).
     static func chosen(_ name: String) throws(RobotError) -> ResizeStrategy {
         guard let strategy = ResizeStrategy(rawValue: name) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "resize_strategy '\(name)' does not run locally")
+            throw RobotError(code: .invalidStepParameter, message: "resize_strategy '\(name)' does not run locally")
         }
         return strategy
     }

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Wire
 
 /// `/meta/write`: writes `data_to_write` into each file without re-encoding it. Images go through
 /// exiftool, whose tag names are the keys (`Copyright`, `Artist`, `XMP-dc:Creator`), as on the
@@ -19,22 +20,22 @@ struct MetaWriteRobot: Sendable {
 
     init(options: [String: JSONValue]) throws(RobotError) {
         guard let data = options["data_to_write"]?.objectValue, !data.isEmpty else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'data_to_write' must be an object of metadata to write, such as {Copyright: \"© Example\"}")
+            throw RobotError(code: .invalidStepParameter, message: "'data_to_write' must be an object of metadata to write, such as {Copyright: \"© Example\"}")
         }
         guard data.count <= Self.maxKeys else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'data_to_write' has \(data.count) keys; at most \(Self.maxKeys) are written")
+            throw RobotError(code: .invalidStepParameter, message: "'data_to_write' has \(data.count) keys; at most \(Self.maxKeys) are written")
         }
         var entries: [(key: String, value: String)] = []
         for (key, value) in data.sorted(by: { $0.key < $1.key }) {
             guard key.range(of: #"^([A-Za-z0-9-]{1,32}:)?[A-Za-z][A-Za-z0-9_]{0,63}$"#, options: .regularExpression) != nil else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(TerminalText.printable(String(key.prefix(80))))' in 'data_to_write' is not a tag name such as Copyright or XMP-dc:Creator")
+                throw RobotError(code: .invalidStepParameter, message: "'\(TerminalText.printable(String(key.prefix(80))))' in 'data_to_write' is not a tag name such as Copyright or XMP-dc:Creator")
             }
             // exiftool's pseudo-tags move, link or read files (FileName, Directory, SymLink, HardLink,
             // Geotag…), and 'all' writes every tag: none is metadata to write.
             let tag = (key.split(separator: ":").last.map(String.init) ?? key).lowercased()
             let group = key.contains(":") ? key.split(separator: ":").first.map { $0.lowercased() } ?? "" : ""
             guard !Self.refusedTags.contains(tag), !tag.hasPrefix("file"), !tag.hasPrefix("geo"), !["system", "file", "composite", "extra"].contains(group) else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' in 'data_to_write' is a file operation or a computed tag, not metadata; it cannot be written")
+                throw RobotError(code: .invalidStepParameter, message: "'\(key)' in 'data_to_write' is a file operation or a computed tag, not metadata; it cannot be written")
             }
             let text: String
             switch value {
@@ -42,13 +43,13 @@ struct MetaWriteRobot: Sendable {
             case .int(let number): text = String(number)
             case .double(let number): text = String(number)
             case .bool(let flag): text = String(flag)
-            default: throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' in 'data_to_write' must be a string or a number")
+            default: throw RobotError(code: .invalidStepParameter, message: "'\(key)' in 'data_to_write' must be a string or a number")
             }
             guard text.utf8.count <= Self.maxValueBytes else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' in 'data_to_write' is \(text.utf8.count) bytes long; at most \(Self.maxValueBytes) are written")
+                throw RobotError(code: .invalidStepParameter, message: "'\(key)' in 'data_to_write' is \(text.utf8.count) bytes long; at most \(Self.maxValueBytes) are written")
             }
             guard !text.utf8.contains(0) else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' in 'data_to_write' holds a NUL character, which metadata cannot carry; remove it")
+                throw RobotError(code: .invalidStepParameter, message: "'\(key)' in 'data_to_write' holds a NUL character, which metadata cannot carry; remove it")
             }
             entries.append((key, text))
         }
@@ -70,7 +71,7 @@ struct MetaWriteRobot: Sendable {
             arguments += ["-metadata", (key.split(separator: ":").last.map(String.init) ?? key).lowercased() + "=" + value]
         }
         if ["mp4", "mov"].contains(muxer) { arguments += ["-movflags", "use_metadata_tags"] }
-        try FFmpeg.run(arguments + ["-f", muxer, slot.path], for: file, context: context, code: "META_WRITE_ERROR")
+        try FFmpeg.run(arguments + ["-f", muxer, slot.path], for: file, context: context, code: .metaWriteError)
         return [slot.file(from: file)]
     }
 
@@ -82,14 +83,14 @@ struct MetaWriteRobot: Sendable {
         do {
             try FileManager.default.copyItem(atPath: file.path, toPath: work)
         } catch {
-            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the result of '\(file.name)'")
+            throw RobotError(code: .internalCommandError, message: "cannot store the result of '\(file.name)'")
         }
         let command = ["exiftool", "-config", "", "-q", "-q", "-charset", "UTF8", "-overwrite_original"]
             + entries.map { "-\($0.key)=\($0.value)" } + [work]
-        _ = try RobotTool.run(command, for: file, action: "write the metadata of", code: "META_WRITE_ERROR", context: context,
+        _ = try RobotTool.run(command, for: file, action: "write the metadata of", code: .metaWriteError, context: context,
                               timeout: .seconds(120), package: "libimage-exiftool-perl", hiding: [work])
         guard rename(work, slot.path) == 0 else {
-            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the result of '\(file.name)'")
+            throw RobotError(code: .internalCommandError, message: "cannot store the result of '\(file.name)'")
         }
         return slot.file(from: file)
     }

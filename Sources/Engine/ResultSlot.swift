@@ -18,7 +18,7 @@ struct ResultSlot: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the result '\(self.name)'")
+            throw RobotError(code: .internalCommandError, message: "cannot store the result '\(self.name)'")
         }
     }
 
@@ -33,7 +33,7 @@ struct ResultSlot: Sendable {
         let safe = FileNames.safeComponent(name)
         let target = FolderPath.of(path) + "/" + safe
         guard safe == self.name || rename(path, target) == 0 else {
-            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the result '\(safe)'")
+            throw RobotError(code: .internalCommandError, message: "cannot store the result '\(safe)'")
         }
         return ResultSlot(id: id, name: safe, path: target)
     }

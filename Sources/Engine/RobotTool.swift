@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Wire
 
 /// Runs a program for a robot (ffmpeg, exiftool, jpegtran, optipng): an argument array, never a
 /// shell; a time limit; killed as soon as the Assembly is canceled. A failure becomes `code` with
@@ -7,7 +8,7 @@ import Foundation
 enum RobotTool {
     /// What the program printed on standard output.
     static func run(
-        _ command: [String], for file: AssemblyFile, action: String, code: String, context: RobotContext?,
+        _ command: [String], for file: AssemblyFile, action: String, code: APIErrorCode, context: RobotContext?,
         timeout: Duration, package: String, hiding paths: [String] = []
     ) throws(RobotError) -> String {
         let outcome: ChildProcess.Outcome
@@ -20,10 +21,10 @@ enum RobotTool {
         } catch is ChildProcess.Canceled {
             throw RobotError.canceled
         } catch {
-            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot start \(command[0]): \(error)")
+            throw RobotError(code: .internalCommandError, message: "cannot start \(command[0]): \(error)")
         }
         if outcome.status == 127 {
-            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "\(command[0]) is not installed; install it: apt-get install \(package)")
+            throw RobotError(code: .internalCommandError, message: "\(command[0]) is not installed; install it: apt-get install \(package)")
         }
         guard outcome.status == 0 else {
             var said = outcome.stderr.split(separator: "\n").prefix(3).joined(separator: "; ")

@@ -29,11 +29,11 @@ struct RobotContext: Sendable {
 
 /// A step that failed, with the error code the status reports.
 struct RobotError: Error, Sendable {
-    var code: String
+    var code: APIErrorCode
     var message: String
 
     /// The step stopped because its Assembly was canceled (which is no failure of the step).
-    static let canceled = RobotError(code: APIErrorCode.assemblyCanceled.rawValue, message: "the Assembly was canceled")
+    static let canceled = RobotError(code: .assemblyCanceled, message: "the Assembly was canceled")
 }
 
 /// A robot that turns each input file into results by itself, so a step's files can be spread
@@ -118,7 +118,7 @@ enum Robots {
         // A parameter this engine does not implement is refused, never silently ignored.
         if let unknown = RobotCatalog.unimplementedLocally(robot: context.step.robot, keys: options.keys.sorted()).first {
             throw RobotError(
-                code: "INVALID_STEP_PARAMETER",
+                code: .invalidStepParameter,
                 message: "this engine's \(context.step.robot) does not implement '\(TerminalText.printable(String(unknown.prefix(60))))'")
         }
         let ignored = try ignoredPhases(options)
@@ -139,7 +139,7 @@ enum Robots {
         case "/audio/waveform": robot = try AudioWaveformRobot(options: options)
         case "/meta/write": robot = try MetaWriteRobot(options: options)
         case let name where RobotCatalog.localExports.contains(name): robot = try ExportRobot(robot: name, options: options)
-        default: throw RobotError(code: "ASSEMBLY_INVALID_STEPS", message: "\(context.step.robot) does not run locally")
+        default: throw RobotError(code: .invalidSteps, message: "\(context.step.robot) does not run locally")
         }
         defer { robot.finish() }
         let work: @Sendable (AssemblyFile) throws(RobotError) -> [AssemblyFile] = { file throws(RobotError) in
@@ -165,7 +165,7 @@ enum Robots {
     /// The phases a step's `ignore_errors` names (see `RobotCatalog.ignoredPhases`); anything else is refused.
     static func ignoredPhases(_ options: [String: JSONValue]) throws(RobotError) -> Set<String> {
         guard let phases = RobotCatalog.ignoredPhases(options["ignore_errors"]) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'ignore_errors' is true, false or a list of the phases meta, execute and import")
+            throw RobotError(code: .invalidStepParameter, message: "'ignore_errors' is true, false or a list of the phases meta, execute and import")
         }
         return phases
     }
@@ -181,7 +181,7 @@ enum Robots {
     static func outcomes<Input: Sendable, Output: Sendable>(
         _ inputs: [Input], _ work: @escaping @Sendable (Input) throws(RobotError) -> Output
     ) -> [Result<Output, RobotError>] {
-        ParallelWork.map(count: inputs.count, placeholder: .failure(RobotError(code: "INTERNAL_COMMAND_ERROR", message: "not run"))) {
+        ParallelWork.map(count: inputs.count, placeholder: .failure(RobotError(code: .internalCommandError, message: "not run"))) {
             { index in Result { () throws(RobotError) -> Output in try work(inputs[index]) } }
         }
     }

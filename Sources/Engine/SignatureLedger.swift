@@ -11,14 +11,15 @@ final class SignatureLedger: Sendable {
     private let state: Mutex<(seen: [String: TimeInterval], descriptor: Int32)>
 
     /// Loads the ledger, dropping expired entries (the file is rewritten without them). A ledger
-    /// that cannot be written is an error: an engine that could not remember signatures across a
-    /// restart would take a replayed one.
+    /// that cannot be read or written is an error: an engine that forgot the signatures it took
+    /// (and then wrote over the file) would take a replayed one. A line that is not one of its
+    /// lines (a torn last write) is dropped; the others are kept.
     init(path: String, now: Date = Date()) throws {
         self.path = path
         var seen: [String: TimeInterval] = [:]
-        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
-            for line in text.split(separator: "\n") {
-                let parts = line.split(separator: " ")
+        if let data = try FileSystem.readIfPresent(path, limit: 1 << 30) {
+            for line in data.split(separator: UInt8(ascii: "\n")) {
+                let parts = String(decoding: line, as: UTF8.self).split(separator: " ")
                 guard parts.count == 2, let expires = TimeInterval(parts[0]), expires > now.timeIntervalSince1970, parts[1].count == 64 else { continue }
                 seen[String(parts[1])] = expires
             }

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Wire
 import HTTPServer
 
 /// The `params` (and `signature`) of an API request, from a form or a query string: parsed
@@ -7,24 +8,23 @@ import HTTPServer
 enum SignedParams {
     /// The params as a JSON object, or the answer that refuses the request.
     static func read(_ raw: String?, signature: String?, auth: AssemblyAuth?, missing: String, remember: Bool = true) throws(SinkError) -> JSONValue {
-        guard let raw else { throw SinkError(answer("NO_PARAMS_FIELD", missing, 400)) }
+        guard let raw else { throw SinkError(APIRefusal.noParams(missing).response) }
         let params: JSONValue
         do { params = try JSONValue.parse(Data(raw.utf8)) } catch {
             if case .duplicateKey(let key) = error.kind {
-                throw SinkError(answer(error.code, "'params' has the key '\(key)' twice in one object (\(error)); send each key once", 400))
+                throw SinkError(APIRefusal.duplicateKey(key, "\(error)").response)
             }
-            throw SinkError(answer("INVALID_PARAMS_FIELD", "'params' is not valid JSON: \(error)", 400))
+            throw SinkError(APIRefusal.paramsNotJSON("\(error)").response)
         }
-        guard params.objectValue != nil else { throw SinkError(answer("INVALID_PARAMS_FIELD", "'params' is not a JSON object", 400)) }
+        guard params.objectValue != nil else { throw SinkError(APIRefusal.paramsNotObject.response) }
         if let auth {
             do { try auth.check(params: raw, parsed: params, signature: signature, remember: remember) } catch {
-                throw SinkError(answer(error.code, error.message, error.status))
+                throw SinkError(error.response)
             }
         }
         return params
     }
 
-    /// An error answer in the shape the SDKs expect.
     /// The signed params of a request without a body, from its query: required when the engine
     /// checks signatures, else read if given. Reads are not recorded against reuse; other methods are.
     static func fromQuery(_ head: RequestHead, auth: AssemblyAuth?) throws(SinkError) -> JSONValue {
@@ -39,9 +39,5 @@ enum SignedParams {
         let size = min(5000, max(1, Int(query["pagesize"] ?? "") ?? 50))
         let page = min(1 << 40, max(1, Int(query["page"] ?? "") ?? 1))
         return ((page - 1) * size, size)
-    }
-
-    static func answer(_ code: String, _ message: String, _ status: Int) -> ServerResponse {
-        .json(status, AssemblyStatus.error(code, message, status: status))
     }
 }

@@ -15,7 +15,7 @@ struct StepOptions: Sendable {
     func integer(_ key: String, in range: ClosedRange<Int>) throws(RobotError) -> Int? {
         guard let value = options[key], value != .null else { return nil }
         guard let number = value.intValue ?? value.doubleValue.flatMap({ Int(exactly: $0) }), range.contains(number) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(Self.described(value))")
+            throw RobotError(code: .invalidStepParameter, message: "'\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(Self.described(value))")
         }
         return number
     }
@@ -24,7 +24,7 @@ struct StepOptions: Sendable {
     func bool(_ key: String, default fallback: Bool) throws(RobotError) -> Bool {
         guard let value = options[key], value != .null else { return fallback }
         guard let flag = value.boolValue else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be true or false, not \(Self.described(value))")
+            throw RobotError(code: .invalidStepParameter, message: "'\(key)' must be true or false, not \(Self.described(value))")
         }
         return flag
     }
@@ -33,7 +33,7 @@ struct StepOptions: Sendable {
     func string(_ key: String, default fallback: String) throws(RobotError) -> String {
         guard let value = options[key], value != .null else { return fallback }
         guard let text = value.stringValue, !text.isEmpty else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a non-empty string, not \(Self.described(value))")
+            throw RobotError(code: .invalidStepParameter, message: "'\(key)' must be a non-empty string, not \(Self.described(value))")
         }
         return text
     }
@@ -43,7 +43,7 @@ struct StepOptions: Sendable {
     func choice(_ key: String, of robot: String, default fallback: String) throws(RobotError) -> String {
         let value = try string(key, default: fallback)
         if let problem = RobotCatalog.localValueProblem(robot: robot, option: key, value: .string(value)) {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: problem.message + "; " + problem.hint)
+            throw RobotError(code: .invalidStepParameter, message: problem.message + "; " + problem.hint)
         }
         return value
     }
@@ -53,7 +53,7 @@ struct StepOptions: Sendable {
         guard let value = options[key], value != .null else { return nil }
         if let text = value.stringValue { return [text] }
         guard let items = value.arrayValue?.map(\.stringValue), !items.contains(nil) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(key)' must be a string or a list of strings, not \(Self.described(value))")
+            throw RobotError(code: .invalidStepParameter, message: "'\(key)' must be a string or a list of strings, not \(Self.described(value))")
         }
         return items.compactMap { $0 }
     }

@@ -15,7 +15,7 @@ struct TemplateAPI: Sendable {
 
     func plan(_ head: RequestHead) -> RequestPlan {
         let parts = head.path.split(separator: "/").map(String.init)
-        guard parts.count <= 2 else { return .respond(SignedParams.answer("NOT_FOUND", "no such endpoint: \(head.method) \(head.path)", 404)) }
+        guard parts.count <= 2 else { return .respond(APIRefusal.noRoute(head.method, head.path).response) }
         let id = parts.count == 2 ? parts[1] : nil
         switch (head.method, id) {
         case ("POST", nil):
@@ -25,16 +25,16 @@ struct TemplateAPI: Sendable {
         case ("GET", nil):
             return .respond(queried(head) { _ in list(head.query) })
         case ("GET", let id?):
-            return .respond(queried(head) { _ in store.get(id).map { answer("TEMPLATE_FOUND", $0) } ?? notFound(id) })
+            return .respond(queried(head) { _ in store.get(id).map { answer(TemplateStatusCode.found, $0) } ?? notFound(id) })
         case ("DELETE", let id?):
             // The SDKs send a DELETE's signed params as a form body, or in the query.
             let delete: @Sendable (JSONValue) -> ServerResponse = { _ in
-                store.delete(id) ? .json(200, JSONValue.object(["ok": .string("TEMPLATE_DELETED"), "id": .string(id)]).serialized()) : notFound(id)
+                store.delete(id) ? .json(200, JSONValue.object(["ok": .string(TemplateStatusCode.deleted), "id": .string(id)]).serialized()) : notFound(id)
             }
             return head.query["params"] == nil && (Int(head.headers["Content-Length"] ?? "0") ?? 0) > 0
                 ? form(head, then: delete) : .respond(queried(head, then: delete))
         default:
-            return .respond(SignedParams.answer("NOT_FOUND", "no such endpoint: \(head.method) \(head.path)", 404))
+            return .respond(APIRefusal.noRoute(head.method, head.path).response)
         }
     }
 
@@ -61,9 +61,9 @@ struct TemplateAPI: Sendable {
         let fields: (name: String, content: JSONValue, requireSignature: Bool)
         do { fields = try Self.fields(params, existing: nil) } catch { return error.response }
         switch store.create(name: fields.name, content: fields.content, requireSignatureAuth: fields.requireSignature) {
-        case .success(let record): return answer("TEMPLATE_CREATED", record)
+        case .success(let record): return answer(TemplateStatusCode.created, record)
         case .failure(.notSaved(let reason)): return Self.notSaved(reason)
-        case .failure: return SignedParams.answer("TEMPLATE_NAME_TAKEN", "a Template named '\(fields.name)' exists; update it instead", 409)
+        case .failure: return APIRefusal.templateNameTaken(fields.name, creating: true).response
         }
     }
 
@@ -76,8 +76,8 @@ struct TemplateAPI: Sendable {
             record.content = fields.content
             record.requireSignatureAuth = fields.requireSignature
         }) {
-        case .success(let record): return answer("TEMPLATE_UPDATED", record)
-        case .failure(.nameTaken): return SignedParams.answer("TEMPLATE_NAME_TAKEN", "a Template named '\(fields.name)' exists", 409)
+        case .success(let record): return answer(TemplateStatusCode.updated, record)
+        case .failure(.nameTaken): return APIRefusal.templateNameTaken(fields.name, creating: false).response
         case .failure(.notFound): return notFound(id)
         case .failure(.notSaved(let reason)): return Self.notSaved(reason)
         }
@@ -88,7 +88,7 @@ struct TemplateAPI: Sendable {
     private static func fields(_ params: JSONValue, existing: TemplateRecord?) throws(SinkError) -> (name: String, content: JSONValue, requireSignature: Bool) {
         let name = params["name"]?.stringValue ?? existing?.name ?? ""
         guard TemplateSpec.isValidName(name) else {
-            throw SinkError(SignedParams.answer("INVALID_TEMPLATE_NAME", "a Template's name is 5 to 40 lowercase letters and dashes, not '\(name)'", 400))
+            throw SinkError(APIRefusal.templateNameInvalid(name).response)
         }
         var content = existing?.content ?? .object([:])
         if let template = params["template"] {
@@ -96,18 +96,18 @@ struct TemplateAPI: Sendable {
             case .object: content = template
             case .string(let text):
                 guard let parsed = try? JSONValue.parse(Data(text.utf8)), parsed.objectValue != nil else {
-                    throw SinkError(SignedParams.answer("INVALID_TEMPLATE", "'template' is not a JSON object", 400))
+                    throw SinkError(APIRefusal.templateInvalid("'template' is not a JSON object").response)
                 }
                 content = parsed
             default:
-                throw SinkError(SignedParams.answer("INVALID_TEMPLATE", "'template' must be an object with 'steps'", 400))
+                throw SinkError(APIRefusal.templateInvalid("'template' must be an object with 'steps'").response)
             }
         }
         guard let steps = content["steps"]?.objectValue else {
-            throw SinkError(SignedParams.answer("INVALID_TEMPLATE", "a Template needs 'steps' (an object of steps)", 400))
+            throw SinkError(APIRefusal.templateInvalid("a Template needs 'steps' (an object of steps)").response)
         }
         if let problem = StepGraph.problem(in: .object(steps)) {
-            throw SinkError(SignedParams.answer("INVALID_TEMPLATE", problem, 400))
+            throw SinkError(APIRefusal.templateInvalid(problem).response)
         }
         let flag = params["require_signature_auth"]
         let requireSignature = flag.map { $0.boolValue ?? ($0.intValue == 1 || $0.stringValue == "1" || $0.stringValue == "true") }
@@ -137,8 +137,8 @@ struct TemplateAPI: Sendable {
     }
 
     private static func notSaved(_ reason: String) -> ServerResponse {
-        SignedParams.answer(APIErrorCode.storageError.rawValue, "the Template could not be saved in the engine's data folder: \(reason)", 500)
+        APIRefusal.templateNotSaved(reason).response
     }
 
-    private func notFound(_ id: String) -> ServerResponse { SignedParams.answer("TEMPLATE_NOT_FOUND", "no Template with id \(id)", 404) }
+    private func notFound(_ id: String) -> ServerResponse { APIRefusal.templateNotFound(id).response }
 }

@@ -1,6 +1,7 @@
 import Basics
 import Crypto
 import Foundation
+import Wire
 import HTTPServer
 import Synchronization
 
@@ -100,14 +101,13 @@ extension TemplateStore {
     /// `notify_url` unless the params give one.
     func instructions(_ id: String, runtime params: JSONValue) -> Result<JSONValue, SinkError> {
         guard let template = get(id) else {
-            return .failure(SinkError(SignedParams.answer("TEMPLATE_NOT_FOUND", "no Template with id \(id)", 404)))
+            return .failure(SinkError(APIRefusal.templateNotFound(id).response))
         }
         var merged = params.objectValue ?? [:]
         var steps = template.content["steps"]?.objectValue ?? [:]
         if let runtime = params["steps"]?.objectValue, !runtime.isEmpty {
             guard template.allowsStepsOverride else {
-                return .failure(SinkError(SignedParams.answer(
-                    "TEMPLATE_DENIES_STEPS_OVERRIDE", "Template \(template.name) does not allow 'steps' next to its id", 400)))
+                return .failure(SinkError(APIRefusal.templateDeniesSteps(template.name).response))
             }
             steps.merge(runtime) { _, runtime in runtime }
         }

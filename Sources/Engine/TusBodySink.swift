@@ -166,15 +166,17 @@ final class TusBodySink: BodySink, @unchecked Sendable {  // `written` and `dige
         case .trailer:
             guard trailed.count <= 1 else { return .unexpectedTrailer }
             guard let (algorithm, expected) = trailed.first.flatMap(TusProtocol.parseChecksum) else { return .checksumMissing }
-            let actual = algorithm == .crc32 ? digest?.finish() : storedDigest(algorithm)
-            return actual.map { Data($0) } == expected ? .stored : .checksumMismatch
+            if algorithm == .crc32 { return Data(digest?.finish() ?? []) == expected ? .stored : .checksumMismatch }
+            // Read back from the disk: a read that fails is the engine's failure, not the client's checksum.
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            do {
+                let stored = try StreamingDigest.file(
+                    store.dataPath(recordID), algorithm: algorithm.digest, offset: start, length: written, buffer: &buffer).digest
+                return Data(stored) == expected ? .stored : .checksumMismatch
+            } catch {
+                return .failed
+            }
         }
-    }
-
-    /// The digest of the bytes this body wrote, read back from the file.
-    private func storedDigest(_ algorithm: ChecksumAlgorithm) -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        return try? StreamingDigest.file(store.dataPath(recordID), algorithm: algorithm.digest, offset: start, length: written, buffer: &buffer).digest
     }
 }
 

@@ -67,7 +67,7 @@ final class UploadStore: Sendable {
 
     /// Removes data files without a record: uploads whose creating request was cut by a crash.
     private func removeOrphans() {
-        let names = Set((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+        let names = Set((try? FileSystem.names(in: directory)) ?? [])  // an unreadable folder holds nothing to remove
         for name in names where name.hasSuffix(".bin") && !names.contains(name.dropLast(4) + ".json") {
             unlink(directory + "/" + name)
         }
@@ -77,7 +77,7 @@ final class UploadStore: Sendable {
     /// (a body cut before its record was saved, or never verified) are cut off, and a file shorter
     /// than its record (written data lost with the machine) moves the offset back to what is there.
     private func reconcileWithRecords() {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let names = (try? FileSystem.names(in: directory)) ?? []  // an unreadable folder holds nothing to repair
         for name in names where name.hasSuffix(".json") {
             let id = String(name.dropLast(5))
             guard Self.isValidID(id), var record = record(id) else { continue }
@@ -87,8 +87,10 @@ final class UploadStore: Sendable {
             if size > record.offset {
                 truncate(dataPath(id), off_t(record.offset))
             } else if size < record.offset {
+                // The next PATCH writes at the offset this store holds: it must be the file's size
+                // even when the record cannot be saved (it is then saved with that PATCH).
                 record.offset = size
-                try? save(record)
+                do { try save(record) } catch { records.withLock { $0[id] = record } }
             }
         }
     }

@@ -27,11 +27,11 @@ final class Watermark: Sendable {
         guard options["watermark_url"] != nil, options["watermark_url"] != .null else { return nil }
         url = try reader.string("watermark_url", default: "")
         guard let parts = URLComponents(string: url), ["http", "https"].contains(parts.scheme?.lowercased() ?? ""), parts.host?.isEmpty == false else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "watermark_url '\(RemoteFetcher.shown(url))' is not an http(s) URL with a host")
+            throw RobotError(code: .invalidStepParameter, message: "watermark_url '\(RemoteFetcher.shown(url))' is not an http(s) URL with a host")
         }
         let name = try reader.choice("watermark_position", of: "/image/resize", default: "center")
         guard let position = Gravity(rawValue: name) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "watermark_position '\(name)' does not run locally")
+            throw RobotError(code: .invalidStepParameter, message: "watermark_position '\(name)' does not run locally")
         }
         self.position = position
         offset = (Int32(try reader.integer("watermark_x_offset", in: -20_000...20_000) ?? 0), Int32(try reader.integer("watermark_y_offset", in: -20_000...20_000) ?? 0))
@@ -40,7 +40,7 @@ final class Watermark: Sendable {
             size = nil
         } else {
             guard sizeText.hasSuffix("%"), let percent = Double(sizeText.dropLast()), percent > 0, percent <= 100 else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "watermark_size must be a percentage of the image such as '25%', not '\(sizeText)'")
+                throw RobotError(code: .invalidStepParameter, message: "watermark_size must be a percentage of the image such as '25%', not '\(sizeText)'")
             }
             size = percent / 100
         }
@@ -48,7 +48,7 @@ final class Watermark: Sendable {
         stretches = strategy == "stretch"
         let opacity = options["watermark_opacity"]?.doubleValue ?? 1
         guard (0...1).contains(opacity), options["watermark_opacity"].map({ $0.doubleValue != nil }) ?? true else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "watermark_opacity must be a number from 0 to 1")
+            throw RobotError(code: .invalidStepParameter, message: "watermark_opacity must be a number from 0 to 1")
         }
         self.opacity = opacity
     }
@@ -67,7 +67,7 @@ final class Watermark: Sendable {
             let scaled = stretches
                 ? VipsImageRef.made { pipeline_vips_scale_each(mark.pointer, $0, scaleX, scaleY) }
                 : VipsImageRef.made { pipeline_vips_scale(mark.pointer, $0, min(scaleX, scaleY)) }
-            guard let scaled else { throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot scale the watermark: \(VipsLibrary.lastError())") }
+            guard let scaled else { throw RobotError(code: .imageResizeError, message: "cannot scale the watermark: \(VipsLibrary.lastError())") }
             overlay = scaled
         }
         let spare = (image.width - overlay.width, image.height - overlay.height)
@@ -76,17 +76,17 @@ final class Watermark: Sendable {
         let x = left + (left == spare.0 && left != 0 ? -offset.x : offset.x)
         let y = top + (top == spare.1 && top != 0 ? -offset.y : offset.y)
         guard x < image.width, y < image.height, x + overlay.width > 0, y + overlay.height > 0 else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "the watermark falls outside the \(image.width)x\(image.height) image "
+            throw RobotError(code: .invalidStepParameter, message: "the watermark falls outside the \(image.width)x\(image.height) image "
                              + "(at \(x),\(y)); make watermark_x_offset and watermark_y_offset smaller")
         }
         guard let marked = VipsImageRef.made({ pipeline_vips_overlay(image.pointer, overlay.pointer, $0, x, y, opacity) }) else {
-            throw RobotError(code: "IMAGE_RESIZE_ERROR", message: "cannot lay the watermark over the image: \(VipsLibrary.lastError())")
+            throw RobotError(code: .imageResizeError, message: "cannot lay the watermark over the image: \(VipsLibrary.lastError())")
         }
         return marked
     }
 
     private var notAnImage: RobotError {
-        RobotError(code: "IMAGE_RESIZE_ERROR", message: "the watermark at \(RemoteFetcher.shown(url)) is not an image libvips reads, or it is damaged")
+        RobotError(code: .imageResizeError, message: "the watermark at \(RemoteFetcher.shown(url)) is not an image libvips reads, or it is damaged")
     }
 
     /// Removes the fetched file (once the step is done).
@@ -99,7 +99,7 @@ final class Watermark: Sendable {
             if let cached { return cached }
             let result = Result { () throws(RobotError) -> String in
                 guard (try? FileManager.default.createDirectory(atPath: context.folder, withIntermediateDirectories: true)) != nil else {
-                    throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the watermark")
+                    throw RobotError(code: .internalCommandError, message: "cannot store the watermark")
                 }
                 let path = context.folder + "/.watermark-" + AssemblyFile.newID()
                 let fetcher = RemoteFetcher(limits: context.limits, maxBytes: Self.maxBytes)

@@ -1,5 +1,5 @@
 import Basics
-import Client
+import APIClients
 import Foundation
 import HTTPClient
 import Synchronization
@@ -41,7 +41,7 @@ final class TemplateDirectory: Sendable {
         case .success(let template):
             remember(.success(template))
             return template
-        case .failure(let failure as AssemblyClient.Failure) where !failure.code.hasPrefix("HTTP_5"):
+        case .failure(let failure as AssemblyClient.Failure) where (failure.code.httpStatus ?? 0) < 500:
             let refusal = Refusal(
                 status: 403, code: "POLICY_VIOLATION", message: "the policy does not allow these params",
                 violations: [.object([
@@ -52,7 +52,7 @@ final class TemplateDirectory: Sendable {
             throw refusal
         case .failure(let error):
             // Not the service's "no": a transport error (alone: its URL carries signed params) or a 5xx.
-            let reason = (error as? HTTPError)?.message ?? (error as? AssemblyClient.Failure)?.code ?? "\(error)"
+            let reason = (error as? HTTPError)?.message ?? (error as? AssemblyClient.Failure)?.code.rawValue ?? "\(error)"
             throw Refusal(status: 502, code: "TEMPLATE_LOOKUP_FAILED", message: "could not look up Template '\(id)' at \(endpoint): \(reason)")
         }
     }

@@ -16,3 +16,15 @@ public enum AssemblyStatusCode {
     /// Whether an Assembly with this `ok` has ended.
     public static func isTerminal(_ ok: String?) -> Bool { [completed, canceled, aborted].contains(ok ?? "") }
 }
+
+/// The `ok` values of the Templates API's answers.
+public enum TemplateStatusCode {
+    /// A Template read.
+    public static let found = "TEMPLATE_FOUND"
+    /// A Template made.
+    public static let created = "TEMPLATE_CREATED"
+    /// A Template changed.
+    public static let updated = "TEMPLATE_UPDATED"
+    /// A Template removed.
+    public static let deleted = "TEMPLATE_DELETED"
+}

@@ -2,6 +2,9 @@ import Foundation
 
 /// Facts of the tus 1.0.0 protocol: header names, metadata encoding, URL resolution.
 public enum TusProtocol {
+    /// The smallest PATCH body the uploader sends, and so the smallest `chunk_size` a manifest may ask for.
+    public static let smallestChunk: Int64 = 256 << 10
+
     /// The protocol version sent in `Tus-Resumable`.
     public static let version = "1.0.0"
     /// The content type of PATCH bodies.

@@ -183,4 +183,15 @@ final class InitCommandTests: XCTestCase {
         XCTAssertEqual(try pipeline(["init"], in: other.path).status, 0)
         XCTAssertEqual(try String(contentsOfFile: other.path + "/.gitignore", encoding: .utf8), "  build/\n!.pipeline/\nbuild/\n")
     }
+
+    func testAnIgnoreFileInAnotherEncodingKeepsItsBytesAndOneThatCannotBeReadIsNotReplaced() throws {
+        // Latin-1 bytes (not UTF-8): kept as they are, the missing lines added after them.
+        let latin1 = Data("caf".utf8) + Data([0xE9]) + Data("/\n.pipeline/\n".utf8)
+        try latin1.write(to: URL(fileURLWithPath: directory.path + "/.gitignore"))
+        XCTAssertEqual(try pipeline(["init"]).status, 0)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: directory.path + "/.gitignore")), latin1 + Data("build/\n".utf8))
+        XCTAssertThrowsError(try ProjectWriter.ignore(["build/"], in: directory.path)) { error in
+            XCTAssertTrue("\(error)".contains(directory.path), "a folder in its place is said, not written over: \(error)")
+        }
+    }
 }

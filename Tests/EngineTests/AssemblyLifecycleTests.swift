@@ -1,10 +1,12 @@
 @testable import Engine
+import APIClients
 import Basics
 import Client
 import Foundation
 import HTTPClient
 import EngineTestSupport
 import TestSupport
+import Wire
 import XCTest
 
 /// The engine Assembly's one transition function, fed events without sockets, and a cancel at
@@ -12,7 +14,7 @@ import XCTest
 final class AssemblyLifecycleTests: XCTestCase {
     private let phases: [AssemblyPhase] = [.uploading, .executing, .completed, .canceled, .failed(code: "X_ERROR")]
     private let events: [AssemblyEvent] = [
-        .uploadsComplete, .restarted, .cancel, .stepsFinished(results: [:], ignored: [], warnings: []), .stepsFailed(code: "Y_ERROR", message: "m"),
+        .uploadsComplete, .restarted, .cancel, .stepsFinished(results: [:], ignored: [], warnings: []), .stepsFailed(code: APIErrorCode(received: "Y_ERROR"), message: "m"),
     ]
 
     func testEveryTransition() {
@@ -28,10 +30,10 @@ final class AssemblyLifecycleTests: XCTestCase {
         XCTAssertEqual(next(.executing, .uploadsComplete), "executing none", "a late upload does not start it twice")
         XCTAssertEqual(next(.executing, .cancel), "canceled none")
         XCTAssertEqual(next(.executing, .stepsFinished(results: [:], ignored: [], warnings: [])), "completed none")
-        XCTAssertEqual(next(.executing, .stepsFailed(code: "Y_ERROR", message: "m")), "failed(code: \"Y_ERROR\") discardResults")
+        XCTAssertEqual(next(.executing, .stepsFailed(code: APIErrorCode(received: "Y_ERROR"), message: "m")), "failed(code: \"Y_ERROR\") discardResults")
         // Steps that end after a cancel: the cancel stands and their files go.
         XCTAssertEqual(next(.canceled, .stepsFinished(results: [:], ignored: [], warnings: [])), "canceled discardResults")
-        XCTAssertEqual(next(.canceled, .stepsFailed(code: "ASSEMBLY_CANCELED", message: "m")), "canceled discardResults")
+        XCTAssertEqual(next(.canceled, .stepsFailed(code: .assemblyCanceled, message: "m")), "canceled discardResults")
     }
 
     func testAnEndingIsNeverUndone() {
@@ -49,14 +51,14 @@ final class AssemblyLifecycleTests: XCTestCase {
         XCTAssertEqual(record.phase, .uploading)
         XCTAssertEqual(record.message, "The Assembly is waiting for its uploads.")
         XCTAssertEqual(record.apply(.uploadsComplete), .execute)
-        XCTAssertEqual(record.apply(.stepsFailed(code: "IMAGE_RESIZE_ERROR", message: "step 'a' (/image/resize): bad")), .discardResults)
+        XCTAssertEqual(record.apply(.stepsFailed(code: .imageResizeError, message: "step 'a' (/image/resize): bad")), .discardResults)
         XCTAssertNotNil(record.finished)
         XCTAssertEqual(record.message, "step 'a' (/image/resize): bad")
         let stored = try XCTUnwrap(JSONValue.parse(try StateCoding.encoder.encode(record)))
         XCTAssertEqual(stored["error"], .string("IMAGE_RESIZE_ERROR"))
         XCTAssertNil(stored["ok"])
-        let status = AssemblyStatus.json(record, tusPath: "/resumable/files/")
-        XCTAssertEqual(status["error"], .string("IMAGE_RESIZE_ERROR"))
+        let status = AssemblyStatus.document(record, tusPath: "/resumable/files/")
+        XCTAssertEqual(status.error, "IMAGE_RESIZE_ERROR")
         // A record an earlier engine wrote reads back in the phase its `ok` names.
         var earlier = try XCTUnwrap(stored.objectValue)
         earlier["error"] = nil

@@ -29,8 +29,8 @@ final class AssemblyRecordStateTests: XCTestCase {
             _ = record.apply(.uploadsComplete, at: Date(timeIntervalSince1970: 1_764_645_133))
             _ = record.apply(
                 .stepsFinished(results: ["thumb": [file("bb", name: "a.png", exportURL: "file:///out/a.png")]],
-                               ignored: [.object(["step": .string("thumb"), "error": .string("X")])],
-                               warnings: [.object(["level": .string("warning"), "msg": .string("VipsJpeg: Corrupt JPEG data"), "step": .string("thumb")])]),
+                               ignored: [.init(step: "thumb", robot: nil, error: "X", message: nil)],
+                               warnings: [.init(level: "warning", msg: "VipsJpeg: Corrupt JPEG data", step: "thumb", originalID: "aa")]),
                 at: Date(timeIntervalSince1970: 1_764_645_134.5))
         }
         return record

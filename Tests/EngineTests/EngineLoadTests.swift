@@ -1,3 +1,4 @@
+import APIClients
 import Foundation
 import HTTPClient
 import Basics

@@ -1,4 +1,5 @@
 @testable import Engine
+import APIClients
 import Basics
 import Client
 import Foundation

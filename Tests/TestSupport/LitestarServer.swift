@@ -47,6 +47,6 @@ public final class LitestarServer: TusTestServer, @unchecked Sendable {
     }
 
     private static func fixture(_ name: String) -> String {
-        PackageRoot.path + "/Tests/ClientTests/Tus/Fixtures/" + name
+        PackageRoot.path + "/Tests/APIClientsTests/Tus/Fixtures/" + name
     }
 }

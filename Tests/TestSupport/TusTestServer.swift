@@ -20,7 +20,7 @@ extension TusTestServer {
     /// A fault-injecting proxy in front of this server (rules such as `PATCH:1:drop=1048576`);
     /// returns the proxy and the creation endpoint through it.
     public func faulty(_ rules: [String]) throws -> (proxy: ServerProcess, endpoint: String) {
-        let proxy = try ServerProcess("/usr/bin/env", ["python3", PackageRoot.path + "/Tests/ClientTests/Tus/Fixtures/fault_proxy.py", String(port)] + rules)
+        let proxy = try ServerProcess("/usr/bin/env", ["python3", PackageRoot.path + "/Tests/APIClientsTests/Tus/Fixtures/fault_proxy.py", String(port)] + rules)
         let path = URL(string: endpoint)?.path ?? "/"
         return (proxy, proxy.url(path.hasSuffix("/") ? path : path + "/"))
     }

@@ -1,3 +1,4 @@
+import APIClients
 import Basics
 import Client
 import Crypto
@@ -168,7 +169,11 @@ struct PlanCommand: Command {
     private func templates(_ manifest: Manifest, context: CommandContext) async -> String? {
         let declared = TemplateSync.wanted(in: manifest)
         let endpoint = Endpoint.of(manifest, override: arguments.value("endpoint"), environment: context.environment)
-        let synced = Workspace(manifest: manifest).syncedTemplates(endpoint: endpoint.key)
+        let synced: [String: SyncedTemplate]
+        do { synced = try Workspace(manifest: manifest).syncedTemplates(endpoint: endpoint.key) } catch {
+            context.output.error("pipeline: warning: \(error); the plan shows no Template as synced\n")
+            synced = [:]
+        }
         guard !declared.isEmpty || !synced.isEmpty else { return nil }
         var reason = "--offline"
         if !offline {

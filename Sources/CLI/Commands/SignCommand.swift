@@ -1,3 +1,4 @@
+import APIClients
 import Basics
 import Client
 import Foundation

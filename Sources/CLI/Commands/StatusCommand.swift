@@ -1,3 +1,4 @@
+import APIClients
 import Basics
 import Client
 import Foundation
@@ -64,7 +65,7 @@ struct StatusCommand: Command {
                 return (query.index, state.error ?? state.ok)
             } catch {
                 // An answer the service refused to give is not the Assembly's state: keep the stored one.
-                return (query.index, query.stored ?? error.code)
+                return (query.index, query.stored ?? error.code.rawValue)
             }
         } receive: { index, status in
             if let status { statuses[index] = status }

@@ -1,3 +1,4 @@
+import APIClients
 import Basics
 import Client
 import Foundation
@@ -129,7 +130,7 @@ struct TemplatesCommand: Command {
         context: CommandContext
     ) async throws {
         // What this manifest made or adopted before this sync: the only Templates a prune may delete.
-        let own = configuration.workspace.syncedTemplates(endpoint: configuration.endpointKey)
+        let own = try configuration.workspace.syncedTemplates(endpoint: configuration.endpointKey)
         let applied = try await TemplateSync.apply(wanted, client: client)
         for (name, result) in applied.sorted(by: { $0.key < $1.key }) {
             context.output.out("\(result.action.rawValue) \(name)  \(result.id)\n")
@@ -141,7 +142,7 @@ struct TemplatesCommand: Command {
         // account must agree. Only a Template whose name, id and content are as this manifest
         // last synced them is its own; one that changed since is someone else's now, and so is
         // one another manifest of the project records too.
-        let elsewhere = configuration.workspace.templatesClaimedElsewhere(endpoint: configuration.endpointKey)
+        let elsewhere = try configuration.workspace.templatesClaimedElsewhere(endpoint: configuration.endpointKey)
         let doomed = undeclared.filter { template in
             !elsewhere.contains(template.id) && own[template.name].map {
                 $0.id == template.id && $0.contentSHA256 == SyncedTemplate(id: template.id, remote: template).contentSHA256
@@ -159,7 +160,7 @@ struct TemplatesCommand: Command {
             }
         }
         // After a prune the endpoint holds none of this manifest's undeclared Templates, including any deleted elsewhere.
-        let forgotten = Set(configuration.workspace.syncedTemplates(endpoint: configuration.endpointKey).keys).subtracting(wanted.keys)
+        let forgotten = Set(try configuration.workspace.syncedTemplates(endpoint: configuration.endpointKey).keys).subtracting(wanted.keys)
         try configuration.workspace.recordTemplates([:], endpoint: configuration.endpointKey, removed: forgotten)
     }
 }

@@ -90,9 +90,12 @@ struct ProjectWriter {
     }
 
     /// Adds the `lines` (such as `.pipeline/`) missing from the ignore file, however they are
-    /// spelt there (`/.pipeline`, `.pipeline`…), with the file's own line endings.
+    /// spelt there (`/.pipeline`, `.pipeline`…), with the file's own line endings. Its bytes
+    /// are kept as they are (whatever their encoding); one that cannot be read is an error, never
+    /// a file to write over.
     static func ignore(_ lines: [String], in path: String) throws {
-        let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        let bytes = try FileSystem.readIfPresent(path) ?? Data()
+        let existing = String(decoding: bytes, as: UTF8.self)
         // Git ignores trailing spaces but not leading ones; a `!` line is the user's choice to keep.
         func normalized(_ line: some StringProtocol) -> String {
             var entry = String(line)
@@ -107,7 +110,7 @@ struct ProjectWriter {
         guard !missing.isEmpty else { return }
         let newline = existing.contains("\r\n") ? "\r\n" : "\n"
         let separator = existing.last?.isNewline ?? true ? "" : newline
-        try AtomicFile.write(Data((existing + separator + missing.joined(separator: newline) + newline).utf8), to: path)
+        try AtomicFile.write(bytes + Data((separator + missing.joined(separator: newline) + newline).utf8), to: path)
     }
 
     /// `a`, `a/b` for `a/b/file`.

@@ -1,6 +1,7 @@
 import Basics
 import Crypto
 import Foundation
+import Wire
 
 /// A `ReportModel` as one self-contained HTML page: no script or style from anywhere else, previews
 /// embedded as data URLs, readable without JavaScript (a small script only adds the filters).
@@ -9,7 +10,7 @@ enum ReportHTML {
     static func render(_ model: ReportModel, previous: ReportModel? = nil) -> String {
         let jobs = orderedUnique(model.assemblies.map(\.job))
         let statuses = orderedUnique(model.assemblies.map(\.status))
-        let failed = model.assemblies.filter { $0.status != "ASSEMBLY_COMPLETED" }.count
+        let failed = model.assemblies.filter { $0.status != AssemblyStatusCode.completed }.count
         var html = """
             <!DOCTYPE html>
             <html lang="en">
@@ -44,7 +45,7 @@ enum ReportHTML {
     }
 
     private static func render(_ assembly: ReportModel.Assembly) -> String {
-        let ok = assembly.status == "ASSEMBLY_COMPLETED"
+        let ok = assembly.status == AssemblyStatusCode.completed
         var html = "<article id=\"a-\(MarkupText.html(assembly.planID))\" class=\"assembly\(ok ? "" : " failed")\" data-assembly=\"\(MarkupText.html(assembly.planID))\" data-status=\"\(MarkupText.html(assembly.status))\" data-job=\"\(MarkupText.html(assembly.job))\">\n"
         html += "<h3>Assembly \(MarkupText.html(String(assembly.planID.prefix(12)))) <span class=\"status\">\(MarkupText.html(assembly.status))</span></h3>\n"
         if let id = assembly.assemblyID { html += "<p class=\"meta\">Assembly id <code>\(MarkupText.html(id))</code></p>\n" }
@@ -64,7 +65,7 @@ enum ReportHTML {
 
     /// The Assemblies that did not complete, first, each linking to its own section.
     private static func failures(_ model: ReportModel) -> String {
-        let failed = model.assemblies.filter { $0.status != "ASSEMBLY_COMPLETED" }
+        let failed = model.assemblies.filter { $0.status != AssemblyStatusCode.completed }
         guard !failed.isEmpty else { return "" }
         return "<section id=\"failures\">\n<h2>Not completed (\(failed.count))</h2>\n<ul>\n" + failed.map { assembly in
             "<li><a href=\"#a-\(MarkupText.html(assembly.planID))\">\(MarkupText.html(assembly.job)) · Assembly \(MarkupText.html(String(assembly.planID.prefix(12))))</a>: "

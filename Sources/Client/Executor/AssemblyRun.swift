@@ -1,3 +1,4 @@
+import APIClients
 import Basics
 import Crypto
 import Foundation
@@ -30,7 +31,7 @@ struct AssemblyRun: Sendable {
     var fresh = false
 
     func run() async -> RunResults.Entry {
-        var outcome: (code: String, message: String)
+        var outcome: (code: APIErrorCode, message: String)
         // An Assembly that cannot get its files would wait for them for hours, counting against
         // the account's concurrent Assemblies: it is canceled.
         var abandoned = false
@@ -44,30 +45,30 @@ struct AssemblyRun: Sendable {
             return entry(status)
         } catch _ where Task.isCancelled {
             // Ctrl-C: a request cut short is not a network failure.
-            outcome = ("INTERRUPTED", "")
+            outcome = (.interrupted, "")
         } catch let failure as AssemblyClient.Failure {
             outcome = (failure.code, failure.message)
-            abandoned = failure.code == Self.uploadsMissing
+            abandoned = failure.code == .uploadsMissing
         } catch let error as TusError {
-            outcome = ("UPLOAD_FAILED", error.description)
+            outcome = (.uploadFailed, error.description)
             abandoned = true
         } catch let error as SignerError {
-            outcome = ("SIGNING_FAILED", error.message)
+            outcome = (.signingFailed, error.message)
         } catch let error as ChangedFile {
-            outcome = ("FILE_CHANGED", error.description)
+            outcome = (.fileChanged, error.description)
             abandoned = true
         } catch is CancellationError {
-            outcome = ("INTERRUPTED", "")
+            outcome = (.interrupted, "")
         } catch {
-            outcome = ("RUN_FAILED", "\(error)")
+            outcome = (.runFailed, "\(error)")
         }
         // The Assembly may exist although this run failed: keep its id and URL in the results.
         let known = await state.entry(planned.id, endpoint: configuration.endpointKey)
-        if outcome.code == "INTERRUPTED" {
+        if outcome.code == .interrupted {
             // What the next run (without --force) does with it, as its own state.
             outcome = known?.assemblyURL == nil
-                ? (Self.notStarted, "the run was interrupted before this Assembly was created; the next run creates it")
-                : ("INTERRUPTED", "the run was interrupted; the next run resumes Assembly \(known?.assemblyID ?? "")")
+                ? (.notStarted, "the run was interrupted before this Assembly was created; the next run creates it")
+                : (.interrupted, "the run was interrupted; the next run resumes Assembly \(known?.assemblyID ?? "")")
         }
         if abandoned, let url = known?.assemblyURL(on: configuration.endpoint), !Task.isCancelled {
             outcome.message += await cancel(url, id: known?.assemblyID ?? "")
@@ -84,12 +85,6 @@ struct AssemblyRun: Sendable {
             return "; Assembly \(id) could not be canceled (\(error)); the service ends it when it expires"
         }
     }
-
-    /// An Assembly that kept waiting for uploads after every one was sent.
-    static let uploadsMissing = "ASSEMBLY_UPLOADS_MISSING"
-
-    /// The status of an Assembly a run was interrupted before it created.
-    static let notStarted = "NOT_STARTED"
 
     /// The Assembly from an earlier run if it still accepts uploads, is executing or completed;
     /// otherwise (it failed, or the service has none) a new one, with its id saved before the
@@ -181,10 +176,9 @@ struct AssemblyRun: Sendable {
     private func upload(to status: AssemblyState) async throws {
         guard let tusURL = status.tusURL, let assemblyURL = status.assemblyURL, let id = status.assemblyID,
               let stateDirectory = configuration.workspace.uploadsDirectory(assemblyID: id) else {
-            throw AssemblyClient.Failure(code: "NO_TUS_URL", message: "the Assembly status has no tus_url", retryIn: nil, isTransient: false)
+            throw AssemblyClient.Failure(code: .noTusURL, message: "the Assembly status has no tus_url", retryIn: nil, isTransient: false)
         }
-        let finished = Set((status.json["tus_uploads"]?.arrayValue ?? []).filter { $0["finished"]?.boolValue == true }
-            .compactMap { $0["fieldname"]?.stringValue }) .union(status.uploads.map(\.field))
+        let finished = status.finishedUploadFields
         let pending = planned.files.enumerated().filter { !finished.contains(Self.field($0.offset)) }
         for (_, file) in pending {
             try ChangedFile.check(configuration.workspace.directory + "/" + file.path, planned: file)
@@ -234,7 +228,7 @@ struct AssemblyRun: Sendable {
             // Every file went up: an Assembly still waiting for uploads long after will never start.
             if status.ok == AssemblyStatusCode.uploading, clock.now - uploaded > Self.uploadingGrace {
                 throw AssemblyClient.Failure(
-                    code: Self.uploadsMissing,
+                    code: .uploadsMissing,
                     message: "the Assembly still waits for uploads after all \(planned.files.count) were sent (the server lost one); run the same command again: this Assembly's files go to a new one, and the rest stays cached")
             }
             guard clock.now + interval < deadline else { throw Self.timedOut }
@@ -284,7 +278,7 @@ struct AssemblyRun: Sendable {
                 return answer
             } catch let failure as AssemblyClient.Failure where failure.isTransient && attempt < Self.retries {
                 attempt += 1
-                let unreachable = failure.code == AssemblyClient.cannotConnect
+                let unreachable = failure.code == .cannotConnect
                 if unreachable, pacer.endpointDown.load(ordering: .relaxed) {
                     throw AssemblyClient.Failure(
                         code: failure.code, message: "\(failure.message); the endpoint stopped answering earlier in this run: check that its server is running, then run again")
@@ -299,7 +293,7 @@ struct AssemblyRun: Sendable {
                 let pause = Duration.milliseconds(Int((base + jitter) * 1000))
                 // No retry outlives the run's timeout: say so, with what kept failing.
                 guard clock.now + pause < deadline else {
-                    throw AssemblyClient.Failure(code: "RUN_TIMEOUT", message: "the run's timeout came while retrying: \(failure)")
+                    throw AssemblyClient.Failure(code: .runTimeout, message: "the run's timeout came while retrying: \(failure)")
                 }
                 events(.retrying(job: planned.job, planID: planned.id, reason: failure.description, wait: pause,
                                  attempt: attempt + 1, attempts: unreachable ? Self.connectionAttempts : Self.retries + 1))
@@ -312,7 +306,7 @@ struct AssemblyRun: Sendable {
 
     private func entry(_ status: AssemblyState) -> RunResults.Entry {
         guard status.isCompleted else {
-            return failed(status.error ?? status.ok ?? "UNKNOWN", status.message ?? "", assemblyID: status.assemblyID, assemblyURL: status.assemblyURL)
+            return failed(status.error.map(APIErrorCode.init(received:)) ?? status.ok.map(APIErrorCode.init(received:)) ?? .unknown, status.message ?? "", assemblyID: status.assemblyID, assemblyURL: status.assemblyURL)
         }
         let sources = Dictionary(status.uploads.map { upload in
             (upload.id, Self.index(of: upload.field).flatMap { planned.files.indices.contains($0) ? planned.files[$0].path : nil })
@@ -343,10 +337,10 @@ struct AssemblyRun: Sendable {
         return entry
     }
 
-    private func failed(_ code: String, _ message: String, assemblyID: String?, assemblyURL: String?) -> RunResults.Entry {
+    private func failed(_ code: APIErrorCode, _ message: String, assemblyID: String?, assemblyURL: String?) -> RunResults.Entry {
         RunResults.Entry(
             job: planned.job, planID: planned.id, assemblyID: assemblyID, assemblyURL: assemblyURL.map { configuration.rewriteURL?($0) ?? $0 },
-            status: code, message: message, cached: false, files: planned.files, results: [:])
+            status: code.rawValue, message: message, cached: false, files: planned.files, results: [:])
     }
 
     /// Whether `step` of `instructions` is a store robot's (its results are exported, not
@@ -356,7 +350,7 @@ struct AssemblyRun: Sendable {
         instructions["steps"]?[step]?["robot"]?.stringValue.map(RobotCatalog.localExports.contains)
     }
 
-    static let timedOut = AssemblyClient.Failure(code: "RUN_TIMEOUT", message: "the Assembly did not finish within the run's timeout (--timeout)")
+    static let timedOut = AssemblyClient.Failure(code: .runTimeout, message: "the Assembly did not finish within the run's timeout (--timeout)")
 
     /// How long an Assembly may keep saying ASSEMBLY_UPLOADING after every upload finished.
     static let uploadingGrace: Duration = .seconds(120)

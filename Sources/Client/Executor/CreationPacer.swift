@@ -1,3 +1,4 @@
+import APIClients
 import Synchronization
 
 /// Paces a run's Assembly creations, for the whole process: at most `perMinute` of them, as a

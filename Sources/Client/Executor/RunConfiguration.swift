@@ -1,3 +1,4 @@
+import APIClients
 import Foundation
 
 /// Everything a run needs besides the plan.

@@ -1,3 +1,4 @@
+import APIClients
 import Basics
 import Foundation
 import HTTPClient

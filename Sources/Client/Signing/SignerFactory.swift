@@ -1,3 +1,4 @@
+import APIClients
 import HTTPClient
 import Spec
 

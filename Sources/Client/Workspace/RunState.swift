@@ -53,9 +53,9 @@ actor RunState {
             do { entries = try StateCoding.decode([String: Entry].self, from: data) } catch { throw UnreadableState(path: path, reason: "\(error)") }
         }
         guard let journal = FileManager.default.contents(atPath: journal(of: path)) else { return entries }
-        // Each line is one change; a line that does not read (never written whole) is skipped.
+        // Each line is one change; a line that does not read (cut short by a crash) is skipped.
         for line in journal.split(separator: UInt8(ascii: "\n")) {
-            guard let change = try? StateCoding.decode(Change.self, from: Data(line)) else { continue }
+            guard let change = try? StateCoding.decode(Change.self, from: Data(line)) else { continue }  // torn: never written whole
             entries[change.planID] = change.entry
         }
         return entries
@@ -72,9 +72,14 @@ actor RunState {
         try FileManager.default.createDirectory(atPath: FolderPath.of(path), withIntermediateDirectories: true)
         var line = try StateCoding.encoder.encode(Change(planID: planID, entry: entry))
         line.append(UInt8(ascii: "\n"))
-        let descriptor = open(Self.journal(of: path), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        let descriptor = open(Self.journal(of: path), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileError(path: Self.journal(of: path), operation: "open", code: errno) }
         defer { close(descriptor) }
+        // After a line a crash cut short, a change starts a line of its own (else it would be read
+        // as part of the torn one, and lost).
+        var last: UInt8 = 0
+        let end = lseek(descriptor, 0, SEEK_END)
+        if end > 0, pread(descriptor, &last, 1, end - 1) == 1, last != UInt8(ascii: "\n") { line.insert(UInt8(ascii: "\n"), at: 0) }
         let written = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         guard written == line.count else { throw FileError(path: Self.journal(of: path), operation: "write", code: written < 0 ? errno : EIO) }
     }
@@ -109,15 +114,23 @@ actor RunState {
     }
 }
 
-/// A run-state file that is not what runs write (edited by hand, or another tool's).
+/// A state file that is not what this tool writes (edited by hand, damaged, another tool's), or
+/// cannot be read at all: never taken for an empty one, which would be written over.
 public struct UnreadableState: Error, CustomStringConvertible {
     /// The file.
     public var path: String
-    /// What the decoder said.
+    /// What the decoder (or the system) said.
     public var reason: String
+    /// What moving it away costs.
+    public var cost = "the next run then makes new Assemblies for any it named"
+
+    /// Creates the error.
+    public init(path: String, reason: String, cost: String? = nil) {
+        (self.path, self.reason) = (path, reason)
+        if let cost { self.cost = cost }
+    }
 
     public var description: String {
-        "the run state '\(path)' cannot be read (\(reason)); move it away to start afresh, knowing that the next run then makes "
-            + "new Assemblies for any it named"
+        "the state file '\(path)' cannot be read (\(reason)); move it away to start afresh, knowing that \(cost)"
     }
 }

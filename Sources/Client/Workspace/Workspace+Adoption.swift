@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 extension Workspace {
@@ -11,7 +12,7 @@ extension Workspace {
     func adoptYAMLState() {
         guard ownStateIsMissing, let manifestName, (manifestName as NSString).pathExtension.lowercased() == "yaml" else { return }
         let older = stateDirectory + "/manifests/" + (manifestName as NSString).deletingPathExtension
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: older)) ?? []
+        let names = (try? FileSystem.names(in: older)) ?? []  // unreadable: nothing to adopt this time
         adopt(names.filter { !$0.hasSuffix(".lock") }, from: older)
     }
 
@@ -22,7 +23,7 @@ extension Workspace {
     /// no plan of this one and are dropped when a run folds the state.
     func adoptFolderState() {
         guard ownStateIsMissing else { return }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory)) ?? []
+        let names = (try? FileSystem.names(in: stateDirectory)) ?? []  // unreadable: nothing to adopt this time
         adopt(names.filter { name in
             Self.folderStateFiles.contains(name) || (name.hasPrefix("run-state") && (name.hasSuffix(".json") || name.hasSuffix(".json.journal")))
         }, from: stateDirectory)
@@ -32,14 +33,24 @@ extension Workspace {
     private var ownStateIsMissing: Bool { manifestName != nil && !FileManager.default.fileExists(atPath: manifestStateDirectory) }
 
     /// Copies the regular files `names` of `folder` into the manifest's own state folder, which
-    /// does not exist yet.
+    /// does not exist yet: all of them or none (they are copied beside it, then renamed into
+    /// place), so a copy that fails (a full disk) is tried again by the next command, never
+    /// taken for a folder adopted whole.
     private func adopt(_ names: [String], from folder: String) {
-        guard !names.isEmpty, (try? FileManager.default.createDirectory(atPath: manifestStateDirectory, withIntermediateDirectories: true)) != nil else { return }
-        for name in names {
-            var info = stat()
-            // Only regular files: the state folder holds no links (see `refuseLinks`).
-            guard lstat(folder + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-            try? FileManager.default.copyItem(atPath: folder + "/" + name, toPath: manifestStateDirectory + "/" + name)
+        guard !names.isEmpty else { return }
+        let staging = manifestStateDirectory + ".adopting"
+        do {
+            try FileSystem.removeIfPresent(staging)
+            try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+            for name in names {
+                var info = stat()
+                // Only regular files: the state folder holds no links (see `refuseLinks`).
+                guard lstat(folder + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+                try FileManager.default.copyItem(atPath: folder + "/" + name, toPath: staging + "/" + name)
+            }
+            guard rename(staging, manifestStateDirectory) == 0 else { throw FileError(path: manifestStateDirectory, operation: "rename", code: errno) }
+        } catch {
+            try? FileSystem.removeIfPresent(staging)  // the next command starts the copy again
         }
     }
 }

@@ -100,7 +100,14 @@ public struct Workspace: Sendable, Equatable {
     /// Every run-state file: the whole run's and each shard's, including those a run in progress
     /// (or a killed one) has so far only journaled.
     public var runStateFiles: [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: manifestStateDirectory)) ?? []
+        get throws(UnreadableState) {
+            let names: [String]
+            do { names = try FileSystem.names(in: manifestStateDirectory) } catch { throw UnreadableState(path: manifestStateDirectory, reason: error.shortReason) }
+            return Self.runStateFiles(names, in: manifestStateDirectory)
+        }
+    }
+
+    private static func runStateFiles(_ names: [String], in manifestStateDirectory: String) -> [String] {
         let files = names.map { $0.hasSuffix(".journal") ? String($0.dropLast(".journal".count)) : $0 }
             .filter { $0 == "run-state.json" || ($0.hasPrefix("run-state-") && $0.hasSuffix(".json")) }
         return Set(files).sorted().map { manifestStateDirectory + "/" + $0 }
@@ -113,7 +120,9 @@ public struct Workspace: Sendable, Equatable {
     /// `address` (the embedded engine, gone with its run) there is none.
     public func startedAssemblies(in files: [String]? = nil, address: String?) throws(UnreadableState) -> [String: StartedAssembly] {
         var started: [String: StartedAssembly] = [:]
-        for file in files ?? runStateFiles {
+        let chosen: [String]
+        if let files { chosen = files } else { chosen = try runStateFiles }
+        for file in chosen {
             // A state file is not trusted to name Assemblies: an id that is not one is skipped.
             for (planID, entry) in try RunState.read(file) where AssemblyID.isValid(entry.assemblyID) {
                 let url = address.map { entry.assemblyURL(on: $0) ?? $0 + "/assemblies/" + entry.assemblyID }

@@ -48,11 +48,11 @@ struct ArchiveReader {
             // Regular files only (AE_IFREG): links could point anywhere, devices are not files.
             guard archive_entry_filetype(entry) == 0o100000, let path = Self.safePath(entry) else { continue }
             guard extracted.count < limits.entries else {
-                throw RobotError(code: "FILE_DECOMPRESS_ERROR", message: "'\(file.name)' holds more than \(limits.entries) files")
+                throw RobotError(code: .fileDecompressError, message: "'\(file.name)' holds more than \(limits.entries) files")
             }
             let slot = try ResultSlot(name: String(path.split(separator: "/").last ?? "file"), in: folder)
             guard let output = Self.create(slot.path) else {
-                throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store '\(path)' from '\(file.name)'")
+                throw RobotError(code: .internalCommandError, message: "cannot store '\(path)' from '\(file.name)'")
             }
             defer { try? output.close() }
             while true {
@@ -62,13 +62,13 @@ struct ArchiveReader {
                 total += Int64(count)
                 guard total <= budget else {
                     throw RobotError(
-                        code: "FILE_DECOMPRESS_ERROR",
+                        code: .fileDecompressError,
                         message: "'\(file.name)' expands to more than \(budget) bytes (the local engine allows \(limits.ratio) times an archive's size, at most \(limits.bytes) bytes)")
                 }
                 do {
                     try buffer.withUnsafeBytes { try output.write(contentsOf: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                 } catch {
-                    throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store '\(path)' from '\(file.name)'")
+                    throw RobotError(code: .internalCommandError, message: "cannot store '\(path)' from '\(file.name)'")
                 }
             }
             extracted.append(Extracted(relativePath: path, slot: slot))
@@ -93,6 +93,6 @@ struct ArchiveReader {
     private func failure(_ archive: OpaquePointer?, _ what: String, _ file: AssemblyFile) -> RobotError {
         // libarchive may name the file it opened: say the upload's name, never the engine's folders.
         let reason = (archive_error_string(archive).map { String(cString: $0) } ?? "libarchive failed").replacingOccurrences(of: file.path, with: file.name)
-        return RobotError(code: "FILE_DECOMPRESS_ERROR", message: "\(what): \(reason)")
+        return RobotError(code: .fileDecompressError, message: "\(what): \(reason)")
     }
 }

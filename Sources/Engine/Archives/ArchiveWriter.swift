@@ -65,6 +65,6 @@ final class ArchiveWriter {
 
     private func failure(_ what: String) -> RobotError {
         let reason = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive failed"
-        return RobotError(code: "FILE_COMPRESS_ERROR", message: "\(what) the archive '\(name)': \(reason)")
+        return RobotError(code: .fileCompressError, message: "\(what) the archive '\(name)': \(reason)")
     }
 }

@@ -20,7 +20,7 @@ struct FileCompressRobot: Sendable {
         let layout = try strict.choice("file_layout", of: "/file/compress", default: "advanced")
         flat = layout == "simple"
         if options["password"].map({ $0 != .null }) ?? false {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "the local engine does not encrypt archives; remove 'password' or use another endpoint")
+            throw RobotError(code: .invalidStepParameter, message: "the local engine does not encrypt archives; remove 'password' or use another endpoint")
         }
     }
 

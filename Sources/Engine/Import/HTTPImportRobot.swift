@@ -28,13 +28,13 @@ struct HTTPImportRobot: Sendable {
         var urls = try reader.strings("url") ?? []
         if options["url"]?.stringValue != nil { urls = urls.flatMap { $0.components(separatedBy: delimiter) } }
         urls = urls.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        guard !urls.isEmpty else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'url' must give the URL to import") }
+        guard !urls.isEmpty else { throw RobotError(code: .invalidStepParameter, message: "'url' must give the URL to import") }
         guard urls.count <= Self.maxURLs else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'url' lists \(urls.count) URLs; one step imports at most \(Self.maxURLs)")
+            throw RobotError(code: .invalidStepParameter, message: "'url' lists \(urls.count) URLs; one step imports at most \(Self.maxURLs)")
         }
         for url in urls {
             guard let parts = URLComponents(string: url), ["http", "https"].contains(parts.scheme?.lowercased() ?? ""), parts.host?.isEmpty == false else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'\(RemoteFetcher.shown(url))' is not an http(s) URL with a host")
+                throw RobotError(code: .invalidStepParameter, message: "'\(RemoteFetcher.shown(url))' is not an http(s) URL with a host")
             }
         }
         self.urls = urls
@@ -43,10 +43,10 @@ struct HTTPImportRobot: Sendable {
             let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, parts[0].range(of: #"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$"#, options: .regularExpression) != nil,
                   !parts[1].unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "each of 'headers' must be 'Name: value' on one line")
+                throw RobotError(code: .invalidStepParameter, message: "each of 'headers' must be 'Name: value' on one line")
             }
             guard !Self.reservedHeaders.contains(parts[0].lowercased()) else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'headers' may not set '\(parts[0])': the engine sets it for each request")
+                throw RobotError(code: .invalidStepParameter, message: "'headers' may not set '\(parts[0])': the engine sets it for each request")
             }
             return (parts[0], parts[1])
         }

@@ -33,15 +33,15 @@ struct RemoteFetcher: Sendable {
         case .success(let response) where (200..<300).contains(response.status):
             return response
         case .success(let response):
-            throw RobotError(code: "IMPORT_FILE_ERROR", message: "\(shown) answered \(response.status)")
+            throw RobotError(code: .importFileError, message: "\(shown) answered \(response.status)")
         case .failure(let error as HTTPError) where error.kind == .cancelled:
             throw RobotError.canceled
         case .failure(let error as HTTPError):
-            throw RobotError(code: "IMPORT_FILE_ERROR", message: "cannot fetch \(shown): \(error.message)" + hint(for: error.kind))
+            throw RobotError(code: .importFileError, message: "cannot fetch \(shown): \(error.message)" + hint(for: error.kind))
         case .failure(is CancellationError):
             throw RobotError.canceled
         case .failure(let error):
-            throw RobotError(code: "IMPORT_FILE_ERROR", message: "cannot fetch \(shown): \(error)")
+            throw RobotError(code: .importFileError, message: "cannot fetch \(shown): \(error)")
         }
     }
 

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Wire
 
 /// `/audio/encode` with ffmpeg: presets mp3, aac, ogg, opus and flac, `bitrate` and `sample_rate`.
 struct AudioEncodeRobot: Sendable {
@@ -19,7 +20,7 @@ struct AudioEncodeRobot: Sendable {
     init(options: [String: JSONValue]) throws(RobotError) {
         let name = try StepOptions(options: options).choice("preset", of: "/audio/encode", default: "mp3")
         guard let preset = Self.presets[name] else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "preset '\(name)' does not run locally; it runs " + Self.presets.keys.sorted().joined(separator: ", "))
+            throw RobotError(code: .invalidStepParameter, message: "preset '\(name)' does not run locally; it runs " + Self.presets.keys.sorted().joined(separator: ", "))
         }
         (ext, codec) = preset
         bitrate = try StepOptions(options: options).integer("bitrate", in: 8_000...640_000)
@@ -33,7 +34,7 @@ struct AudioEncodeRobot: Sendable {
         if let bitrate, ext != "flac" { arguments += ["-b:a", String(bitrate)] }
         // Opus runs at 48 kHz whatever it is given; the others take the rate asked for.
         if let sampleRate, ext != "opus" { arguments += ["-ar", String(sampleRate)] }
-        try FFmpeg.run(arguments + [slot.path], for: file, context: context, code: "AUDIO_ENCODE_VALIDATION")
+        try FFmpeg.run(arguments + [slot.path], for: file, context: context, code: .audioEncodeValidation)
         return slot.file(from: file)
     }
 }

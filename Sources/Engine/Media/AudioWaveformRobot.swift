@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Wire
 
 /// `/audio/waveform` with ffmpeg: a PNG of the waveform (`format: image`, `width` x `height`,
 /// `outer_color`), or its peaks as JSON (`format: json`, in audiowaveform's version 2 layout:
@@ -18,7 +19,7 @@ struct AudioWaveformRobot: Sendable {
         let text = options["outer_color"]?.stringValue ?? "000000ff"
         let hex = text.hasPrefix("#") ? String(text.dropFirst()) : text
         guard [6, 8].contains(hex.count), hex.allSatisfy(\.isHexDigit) else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "outer_color '\(text)' is not a color such as #000000ff")
+            throw RobotError(code: .invalidStepParameter, message: "outer_color '\(text)' is not a color such as #000000ff")
         }
         color = "0x" + hex
     }
@@ -29,7 +30,7 @@ struct AudioWaveformRobot: Sendable {
         let slot = try ResultSlot(name: file.basename + ".png", in: context.folder)
         let filter = "aformat=channel_layouts=mono,showwavespic=s=\(width)x\(height):colors=\(color)"
         try FFmpeg.run(FFmpeg.input(file.path) + ["-filter_complex", filter, "-frames:v", "1", "-update", "1", slot.path],
-                       for: file, context: context, code: "AUDIO_WAVEFORM_ERROR")
+                       for: file, context: context, code: .audioWaveformError)
         return slot.file(from: file)
     }
 
@@ -39,19 +40,22 @@ struct AudioWaveformRobot: Sendable {
         let raw = slot.path + ".raw"
         defer { unlink(raw) }
         try FFmpeg.run(FFmpeg.input(file.path) + ["-vn", "-ac", "1", "-ar", "8000", "-f", "s16le", raw],
-                       for: file, context: context, code: "AUDIO_WAVEFORM_ERROR")
-        // Read a piece at a time: four hours of samples are 230 MB.
-        guard let input = FileHandle(forReadingAtPath: raw), let size = try? input.seekToEnd(), (try? input.seek(toOffset: 0)) != nil else {
-            throw RobotError(code: "AUDIO_WAVEFORM_ERROR", message: "cannot read the samples of '\(file.name)'")
+                       for: file, context: context, code: .audioWaveformError)
+        // Read a piece at a time: four hours of samples are 230 MB. A read that fails fails the
+        // step: a waveform of part of the audio is no waveform.
+        var info = stat()
+        guard stat(raw, &info) == 0, let input = BufferedFileReader(path: raw) else {
+            throw RobotError(code: .audioWaveformError, message: "cannot read the samples of '\(file.name)'")
         }
-        defer { try? input.close() }
-        let perColumn = max(1, (Int(size / 2) + width - 1) / width)
+        let perColumn = max(1, (Int(info.st_size / 2) + width - 1) / width)
         var peaks: [JSONValue] = []
         var low = Int16.max, high = Int16.min, inColumn = 0
-        while let piece = try? input.read(upToCount: 1 << 20), !piece.isEmpty {
-            piece.withUnsafeBytes { bytes in
-                for index in stride(from: 0, to: bytes.count - 1, by: 2) {
-                    let sample = Int16(bitPattern: UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8)
+        do {
+            while try input.fill() || input.available.count >= 2 {
+                let piece = input.available
+                var index = piece.startIndex
+                while index + 1 < piece.endIndex {
+                    let sample = Int16(bitPattern: UInt16(piece[index]) | UInt16(piece[index + 1]) << 8)
                     low = min(low, sample)
                     high = max(high, sample)
                     inColumn += 1
@@ -59,8 +63,12 @@ struct AudioWaveformRobot: Sendable {
                         peaks += [.int(Int(low)), .int(Int(high))]
                         (low, high, inColumn) = (Int16.max, Int16.min, 0)
                     }
+                    index += 2
                 }
+                input.consume(index - piece.startIndex)
             }
+        } catch {
+            throw RobotError(code: .audioWaveformError, message: "cannot read the samples of '\(file.name)': \(error.shortReason)")
         }
         if inColumn > 0 { peaks += [.int(Int(low)), .int(Int(high))] }
         let document = JSONValue.object([
@@ -68,7 +76,7 @@ struct AudioWaveformRobot: Sendable {
             "bits": .int(16), "length": .int(peaks.count / 2), "data": .array(peaks),
         ])
         guard FileManager.default.createFile(atPath: slot.path, contents: Data(document.serialized().utf8)) else {
-            throw RobotError(code: "INTERNAL_COMMAND_ERROR", message: "cannot store the waveform of '\(file.name)'")
+            throw RobotError(code: .internalCommandError, message: "cannot store the waveform of '\(file.name)'")
         }
         return slot.file(from: file)
     }

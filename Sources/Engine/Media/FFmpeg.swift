@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Wire
 
 /// Runs ffmpeg and ffprobe for the media robots: argument arrays, never a shell; inputs only
 /// through the demuxers of ordinary media files (no playlists or concat lists, which could make
@@ -23,7 +24,7 @@ enum FFmpeg {
     }
 
     /// Runs `ffmpeg` with `arguments` for `file`; a failure becomes `code` with ffmpeg's first lines.
-    static func run(_ arguments: [String], for file: AssemblyFile, context: RobotContext, code: String) throws(RobotError) {
+    static func run(_ arguments: [String], for file: AssemblyFile, context: RobotContext, code: APIErrorCode) throws(RobotError) {
         _ = try execute(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y"] + arguments, for: file, context: context, code: code, timeout: timeLimit)
     }
 
@@ -33,14 +34,14 @@ enum FFmpeg {
         let output = try execute(
             ["ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams", "-format_whitelist", formats,
              "-protocol_whitelist", "file", "file:" + path],
-            for: file, context: context, code: "FILE_META_DATA_ERROR", timeout: probeTimeLimit)
+            for: file, context: context, code: .fileMetaDataError, timeout: probeTimeLimit)
         guard let json = try? JSONValue.parse(Data(output.utf8)) else {
-            throw RobotError(code: "FILE_META_DATA_ERROR", message: "cannot read the media facts of '\(name)'")
+            throw RobotError(code: .fileMetaDataError, message: "cannot read the media facts of '\(name)'")
         }
         return json
     }
 
-    private static func execute(_ command: [String], for file: AssemblyFile, context: RobotContext?, code: String, timeout: Duration) throws(RobotError) -> String {
+    private static func execute(_ command: [String], for file: AssemblyFile, context: RobotContext?, code: APIErrorCode, timeout: Duration) throws(RobotError) -> String {
         try RobotTool.run(command, for: file, action: "process", code: code, context: context, timeout: timeout, package: "ffmpeg")
     }
 }

@@ -67,7 +67,7 @@ struct MediaFacts: Sendable {
     /// Refuses media longer than `limit` seconds.
     static func check(duration: Double?, of name: String, limit: Double) throws(RobotError) {
         if let duration, duration > limit {
-            throw RobotError(code: "FILE_TOO_LONG", message: "'\(name)' lasts \(Int(duration)) s; the local engine takes at most \(Int(limit)) s")
+            throw RobotError(code: .fileTooLong, message: "'\(name)' lasts \(Int(duration)) s; the local engine takes at most \(Int(limit)) s")
         }
     }
 

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Wire
 
 /// `/video/encode` with ffmpeg: the common presets, `width`/`height`/`resize_strategy`,
 /// `format` (mp4 or gif) and a few `ffmpeg` options (bit rates, quality, frame rate).
@@ -65,16 +66,16 @@ struct VideoEncodeRobot: Sendable {
     init(options: [String: JSONValue]) throws(RobotError) {
         let name = try StepOptions(options: options).choice("preset", of: "/video/encode", default: "empty")
         guard let preset = Self.presets[name] else {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "preset '\(name)' does not run locally; it runs " + Self.presets.keys.sorted().joined(separator: ", "))
+            throw RobotError(code: .invalidStepParameter, message: "preset '\(name)' does not run locally; it runs " + Self.presets.keys.sorted().joined(separator: ", "))
         }
         self.preset = preset
         let format = options["format"] == nil ? nil : try StepOptions(options: options).choice("format", of: "/video/encode", default: "mp4")
         gif = format == "gif"
         if gif, options["preset"] != nil, name != "empty" {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'format: gif' makes an animated GIF, which preset '\(name)' has no part in; drop one of them")
+            throw RobotError(code: .invalidStepParameter, message: "'format: gif' makes an animated GIF, which preset '\(name)' has no part in; drop one of them")
         }
         if format == "mp4", preset.ext != "mp4" {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "preset '\(name)' makes \(preset.ext), not mp4; drop 'format' or choose an mp4 preset")
+            throw RobotError(code: .invalidStepParameter, message: "preset '\(name)' makes \(preset.ext), not mp4; drop 'format' or choose an mp4 preset")
         }
         width = try StepOptions(options: options).integer("width", in: 1...7680) ?? (options["height"] == nil ? preset.box?.width : nil)
         height = try StepOptions(options: options).integer("height", in: 1...4320) ?? (options["width"] == nil ? preset.box?.height : nil)
@@ -85,11 +86,11 @@ struct VideoEncodeRobot: Sendable {
     /// The allowed `ffmpeg` options as arguments: `{"b:v": "800k", "r": 25}`.
     static func ffmpegOptions(_ value: JSONValue?) throws(RobotError) -> [String] {
         guard let value else { return [] }
-        guard let object = value.objectValue else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'ffmpeg' must be an object") }
+        guard let object = value.objectValue else { throw RobotError(code: .invalidStepParameter, message: "'ffmpeg' must be an object") }
         var arguments: [String] = []
         for (key, option) in object.sorted(by: { $0.key < $1.key }) {
             guard let range = overrides[key] else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "ffmpeg option '\(key)' is not allowed locally; allowed: " + overrides.keys.sorted().joined(separator: ", "))
+                throw RobotError(code: .invalidStepParameter, message: "ffmpeg option '\(key)' is not allowed locally; allowed: " + overrides.keys.sorted().joined(separator: ", "))
             }
             let text = option.stringValue ?? option.intValue.map(String.init) ?? option.doubleValue.map { String($0) } ?? ""
             let bitrate = key.hasPrefix("b:")
@@ -98,7 +99,7 @@ struct VideoEncodeRobot: Sendable {
             guard let number = Double(digits), number.isFinite, range.contains(number * scale),
                   text.range(of: bitrate ? #"^[0-9]+(\.[0-9]+)?[kKmM]?$"# : #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil else {
                 let bounds = "\(Int(range.lowerBound)) to \(Int(range.upperBound))"
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "ffmpeg option '\(key)' must be \(bitrate ? "a bit rate from " + bounds + " (800k)" : "a number from " + bounds), not '\(text)'")
+                throw RobotError(code: .invalidStepParameter, message: "ffmpeg option '\(key)' must be \(bitrate ? "a bit rate from " + bounds + " (800k)" : "a number from " + bounds), not '\(text)'")
             }
             arguments += ["-" + key, text]
         }
@@ -116,7 +117,7 @@ struct VideoEncodeRobot: Sendable {
             arguments += ["-vf", geometry] + preset.video + preset.audio + extra
             if preset.ext == "mp4" { arguments += ["-movflags", "+faststart"] }
         }
-        try FFmpeg.run(arguments + [slot.path], for: file, context: context, code: "VIDEO_ENCODE_VALIDATION")
+        try FFmpeg.run(arguments + [slot.path], for: file, context: context, code: .videoEncodeValidation)
         return slot.file(from: file)
     }
 }

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Wire
 
 /// `/video/thumbs` with ffmpeg: `count` frames spread over the video, or frames at `offsets`
 /// (seconds, or percentages such as "50%"), sized by `width`/`height`/`resize_strategy`, as jpeg
@@ -17,7 +18,7 @@ struct VideoThumbsRobot: Sendable {
     init(options: [String: JSONValue]) throws(RobotError) {
         count = try StepOptions(options: options).integer("count", in: 1...999, default: 8)
         if let given = options["offsets"], given != .null, given.arrayValue == nil {
-            throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'offsets' must be an array such as [2, \"50%\"], not \(given.serialized())")
+            throw RobotError(code: .invalidStepParameter, message: "'offsets' must be an array such as [2, \"50%\"], not \(given.serialized())")
         }
         var offsets: [Offset] = []
         for value in options["offsets"]?.arrayValue ?? [] {
@@ -26,10 +27,10 @@ struct VideoThumbsRobot: Sendable {
             } else if let text = value.stringValue, text.hasSuffix("%"), let percent = Double(text.dropLast()), (0...100).contains(percent) {
                 offsets.append(.percent(percent))
             } else {
-                throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'offsets' holds seconds (2.5) or percentages (\"50%\"), not \(value.serialized())")
+                throw RobotError(code: .invalidStepParameter, message: "'offsets' holds seconds (2.5) or percentages (\"50%\"), not \(value.serialized())")
             }
         }
-        guard offsets.count <= 999 else { throw RobotError(code: "INVALID_STEP_PARAMETER", message: "'offsets' may hold at most 999 entries") }
+        guard offsets.count <= 999 else { throw RobotError(code: .invalidStepParameter, message: "'offsets' may hold at most 999 entries") }
         self.offsets = offsets
         let format = try StepOptions(options: options).choice("format", of: "/video/thumbs", default: "jpeg")
         ext = format == "png" ? "png" : "jpg"
@@ -41,7 +42,7 @@ struct VideoThumbsRobot: Sendable {
     func thumbnails(of file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
         let facts = try MediaFacts(path: file.path, name: file.name, context: context)
         try MediaFacts.check(duration: facts.duration, of: file.name, limit: context.limits.mediaDuration)
-        guard facts.width != nil else { throw RobotError(code: "VIDEO_THUMBS_ERROR", message: "'\(file.name)' has no video stream") }
+        guard facts.width != nil else { throw RobotError(code: .videoThumbsError, message: "'\(file.name)' has no video stream") }
         let duration = facts.duration ?? 0
         // Frames strictly inside the video: the very end has no frame to show.
         let last = max(0, duration - 0.05)
@@ -60,7 +61,7 @@ struct VideoThumbsRobot: Sendable {
             var arguments = ["-ss", String(format: "%.3f", time)] + FFmpeg.input(file.path) + ["-frames:v", "1", "-update", "1", "-an"]
             if width != nil || height != nil { arguments += ["-vf", VideoGeometry.filter(width: width, height: height, strategy: strategy)] }
             if ext == "jpg" { arguments += ["-q:v", "3"] }
-            try FFmpeg.run(arguments + [slot.path], for: file, context: context, code: "VIDEO_THUMBS_ERROR")
+            try FFmpeg.run(arguments + [slot.path], for: file, context: context, code: .videoThumbsError)
             thumbnails.append(slot.file(from: file, meta: ["thumb_index": .int(index + 1), "thumb_offset": .double((time * 1000).rounded() / 1000)]))
         }
         return thumbnails

@@ -1,3 +1,4 @@
+import Wire
 import Basics
 
 /// A typed, validated manifest: named jobs that turn file globs into Assemblies.
@@ -110,7 +111,7 @@ public struct UploadSettings: Sendable {
     public var chunkSize: Located<ByteSize>?
 
     /// The smallest chunk size accepted.
-    public static let smallestChunk: Int64 = 256 << 10
+    public static let smallestChunk = TusProtocol.smallestChunk
 
     /// Settings with nothing chosen.
     public init(chunkSize: Located<ByteSize>? = nil) {

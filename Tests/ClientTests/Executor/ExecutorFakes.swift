@@ -1,3 +1,4 @@
+import APIClients
 import Basics
 import Client
 import Foundation
@@ -63,7 +64,7 @@ final class ScriptedService: AssemblyService {
             state.statusWait = holds
             return state
         case .failure(let failure)?: throw failure
-        case nil: throw AssemblyClient.Failure(code: "SCRIPT_ENDED", message: "no answer left for \(call)")
+        case nil: throw AssemblyClient.Failure(code: APIErrorCode(received: "SCRIPT_ENDED"), message: "no answer left for \(call)")
         }
     }
 
@@ -96,5 +97,12 @@ struct FailingUploads: UploadService {
         _ files: [UploadFile], to url: String, options: UploadOptions, progress: @escaping @Sendable (UploadProgress) -> Void
     ) async throws -> [Result<UploadResult, any Error>] {
         throw TusError(.rejected, request: "POST \(url)", status: 403, detail: "refused")
+    }
+}
+
+extension AssemblyState {
+    /// The state a server's status JSON `json` gives, read as the client reads a response body.
+    init(_ json: JSONValue) {
+        self.init(AssemblyStatusDocument.decode(Data(json.serialized().utf8)) ?? AssemblyStatusDocument())
     }
 }

@@ -1,3 +1,4 @@
+import APIClients
 import Basics
 import Client
 import Foundation
@@ -39,8 +40,8 @@ final class ExecutorLogicTests: XCTestCase {
     func testALostCreateAnswerFindsTheAssemblyInsteadOfMakingASecond() async throws {
         let service = ScriptedService(
             creates: [
-                .failure(AssemblyClient.Failure(code: "NETWORK", message: "connection reset", isTransient: true)),
-                .failure(AssemblyClient.Failure(code: "DO_NOT_REUSE_ASSEMBLY_IDS", message: "exists")),
+                .failure(AssemblyClient.Failure(code: .network, message: "connection reset", isTransient: true)),
+                .failure(AssemblyClient.Failure(code: .assemblyIDTaken, message: "exists")),
             ],
             statuses: [ScriptedService.status(AssemblyStatusCode.uploading), ScriptedService.status(AssemblyStatusCode.completed, uploads: 1)])
         let results = try await run(service, clock: TestClock())
@@ -62,8 +63,8 @@ final class ExecutorLogicTests: XCTestCase {
     func testEachAttemptToCreateIsSignedAfresh() async throws {
         let service = ScriptedService(
             creates: [
-                .failure(AssemblyClient.Failure(code: "NETWORK", message: "connection reset", isTransient: true)),
-                .failure(AssemblyClient.Failure(code: "DO_NOT_REUSE_ASSEMBLY_IDS", message: "exists")),
+                .failure(AssemblyClient.Failure(code: .network, message: "connection reset", isTransient: true)),
+                .failure(AssemblyClient.Failure(code: .assemblyIDTaken, message: "exists")),
             ],
             statuses: [ScriptedService.status(AssemblyStatusCode.uploading), ScriptedService.status(AssemblyStatusCode.completed, uploads: 1)])
         let results = try await run(service, clock: TestClock(), signer: SecretSigner(secret: "s"))
@@ -78,7 +79,7 @@ final class ExecutorLogicTests: XCTestCase {
         let clock = TestClock()
         let service = ScriptedService(
             creates: [
-                .failure(AssemblyClient.Failure(code: "RATE_LIMIT_REACHED", message: "slow down", retryIn: 0, isTransient: true, httpStatus: 429)),
+                .failure(AssemblyClient.Failure(code: .rateLimitReached, message: "slow down", retryIn: 0, isTransient: true, httpStatus: 429)),
                 ScriptedService.status(AssemblyStatusCode.executing),
             ],
             statuses: [ScriptedService.status(AssemblyStatusCode.completed)])
@@ -92,7 +93,7 @@ final class ExecutorLogicTests: XCTestCase {
         let clock = TestClock()
         let service = ScriptedService(
             creates: [
-                .failure(AssemblyClient.Failure(code: "RATE_LIMIT_REACHED", message: "slow down", retryIn: 7, isTransient: true)),
+                .failure(AssemblyClient.Failure(code: .rateLimitReached, message: "slow down", retryIn: 7, isTransient: true)),
                 ScriptedService.status(AssemblyStatusCode.executing),
             ],
             statuses: [ScriptedService.status(AssemblyStatusCode.completed)])
@@ -130,7 +131,7 @@ final class ExecutorLogicTests: XCTestCase {
     }
 
     func testAHeldRequestThatFailsFallsBackToPolling() async throws {
-        let (asked, pauses) = try await statusesAfterAHeldRequest(.failure(AssemblyClient.Failure(code: "HTTP_504", message: "gateway timeout", isTransient: true)))
+        let (asked, pauses) = try await statusesAfterAHeldRequest(.failure(AssemblyClient.Failure(code: APIErrorCode(received: "HTTP_504"), message: "gateway timeout", isTransient: true)))
         XCTAssertEqual(asked.map { $0.hasSuffix(" wait 20") }, [true, false, false], "\(asked)")
         XCTAssertFalse(pauses.isEmpty, "polled with pauses again")
     }
@@ -178,7 +179,7 @@ final class ExecutorLogicTests: XCTestCase {
 
     func testOnceTheEndpointIsFoundDownTheOtherAssembliesFailAtTheirFirstRefusal() async throws {
         for name in ["b.txt", "c.txt"] { try directory.write(name, name) }
-        let refused = ScriptedService.Answer.failure(AssemblyClient.Failure(code: AssemblyClient.cannotConnect, message: "connection refused", isTransient: true))
+        let refused = ScriptedService.Answer.failure(AssemblyClient.Failure(code: APIErrorCode.cannotConnect, message: "connection refused", isTransient: true))
         let service = ScriptedService(creates: Array(repeating: refused, count: 20), statuses: [])
         let assemblies = try ["a.txt", "b.txt", "c.txt"].map { name in
             let file = try FileHasher.digest(path: directory.path + "/" + name)
@@ -193,7 +194,7 @@ final class ExecutorLogicTests: XCTestCase {
             plan: Plan(pipeline: "p", manifest: "m.yml", assemblies: assemblies), configuration: configuration,
             service: service, uploads: CountingUploads(), clock: TestClock())
         let results = try await runner.run { _ in }
-        XCTAssertEqual(results.assemblies.map(\.status), Array(repeating: AssemblyClient.cannotConnect, count: 3))
+        XCTAssertEqual(results.assemblies.map(\.status), Array(repeating: APIErrorCode.cannotConnect.rawValue, count: 3))
         XCTAssertEqual(service.calls.count, 4 + 1 + 1, "the first Assembly tries 4 times, the others once: \(service.calls)")
         XCTAssertTrue(results.assemblies.last?.message?.contains("stopped answering earlier in this run") == true, "\(results.assemblies.last?.message ?? "")")
     }
@@ -216,7 +217,7 @@ final class ExecutorLogicTests: XCTestCase {
 
     func testAServersWaitIsClampedWhateverNumberItSends() async throws {
         for wait in [1e300, .infinity, -5, .nan] {
-            let limited = AssemblyClient.Failure(code: "RATE_LIMIT_REACHED", message: "slow down", retryIn: wait, isTransient: true)
+            let limited = AssemblyClient.Failure(code: .rateLimitReached, message: "slow down", retryIn: wait, isTransient: true)
             // No number at all (NaN), or none above 0, is no advice: the backoff decides.
             XCTAssertTrue(limited.retryIn.map { (0...AssemblyClient.Failure.longestWait).contains($0) } ?? (wait.isNaN || wait <= 0), "\(wait)")
             let service = ScriptedService(creates: [.failure(limited)], statuses: [])

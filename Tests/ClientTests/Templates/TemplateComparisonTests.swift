@@ -1,3 +1,4 @@
+import APIClients
 import Basics
 @testable import Client
 import Planning

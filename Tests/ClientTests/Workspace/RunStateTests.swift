@@ -27,8 +27,12 @@ final class RunStateTests: XCTestCase {
         try handle.write(contentsOf: Data(#"{"plan_id":"plan-9","entry":{"assembly_"#.utf8))
         try handle.close()
 
+        // A change after it starts a line of its own, and is read.
+        try await state.set(.init(assemblyID: "id-200", assemblyURL: nil, endpoint: "local"), for: "plan-200")
+
         let read = try RunState.read(path)
-        XCTAssertEqual(read.count, 199)
+        XCTAssertEqual(read["plan-200"]?.assemblyID, "id-200", "the change after a torn line is kept")
+        XCTAssertEqual(read.count, 200)
         XCTAssertEqual(read["plan-7"]?.assemblyURL, "http://x/7")
         XCTAssertNil(read["plan-8"])
         XCTAssertEqual(read["plan-9"]?.assemblyID, "id-9", "the torn line changed nothing")
@@ -58,7 +62,7 @@ final class RunStateTests: XCTestCase {
         let state = try RunState(path: workspace.runStateFile(shard: (2, 3)))
         try await state.set(.init(assemblyID: "0123456789abcdef0123456789abcdef", assemblyURL: "http://x/abc", endpoint: "local"), for: "plan-1")
         XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.runStateFile(shard: (2, 3))), "only the journal so far")
-        XCTAssertEqual(workspace.runStateFiles, [workspace.runStateFile(shard: (2, 3))])
+        XCTAssertEqual(try workspace.runStateFiles, [workspace.runStateFile(shard: (2, 3))])
         XCTAssertEqual(try workspace.startedAssemblies(address: nil)["plan-1"]?.id, "0123456789abcdef0123456789abcdef")
     }
 

@@ -1,4 +1,4 @@
-import Client
+import APIClients
 import Crypto
 import EngineTestSupport
 import Foundation

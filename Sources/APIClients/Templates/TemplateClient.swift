@@ -13,6 +13,11 @@ public struct RemoteTemplate: Sendable, Equatable {
     public var content: JSONValue
     /// Whether it runs only for signed requests.
     public var requireSignatureAuth: Bool
+
+    /// Creates a Template as the service describes it.
+    public init(id: String, name: String, content: JSONValue, requireSignatureAuth: Bool) {
+        (self.id, self.name, self.content, self.requireSignatureAuth) = (id, name, content, requireSignatureAuth)
+    }
 }
 
 /// The Templates API: list (every page), create and update, signed like Assemblies.
@@ -35,13 +40,6 @@ public struct TemplateClient: Sendable {
         self.clock = clock
     }
 
-    /// A client for the run's endpoint, signed as the run signs.
-    public init(configuration: RunConfiguration, http: HTTPClient) {
-        self.init(
-            http: http, endpoint: configuration.endpoint, authKey: configuration.authKey, signer: configuration.signer, lifetime: configuration.lifetime,
-            clock: configuration.serviceClock)
-    }
-
     /// Every Template, following the pages until a short one, one that brings nothing new, or
     /// the `count` the service gave; a service that never stops paging is an error, not a hang.
     public func list() async throws -> [RemoteTemplate] {
@@ -58,23 +56,23 @@ public struct TemplateClient: Sendable {
             if let count = answer["count"]?.intValue { if all.count >= count { return all } } else if items.count < Self.pageSize { return all }
         }
         throw AssemblyClient.Failure(
-            code: "TOO_MANY_TEMPLATES", message: "the service listed more than \(Self.maxPages * Self.pageSize) Templates; stopped there")
+            code: .tooManyTemplates, message: "the service listed more than \(Self.maxPages * Self.pageSize) Templates; stopped there")
     }
 
     /// One Template by id; an id that is not letters, digits, '-' and '_' is refused before any request.
     public func get(id: String) async throws -> RemoteTemplate {
         guard Self.isPlainID(id) else {
-            throw AssemblyClient.Failure(code: "INVALID_TEMPLATE_ID", message: "'\(id)' is not a Template id (letters, digits, '-' and '_')")
+            throw AssemblyClient.Failure(code: .invalidTemplateID, message: "'\(id)' is not a Template id (letters, digits, '-' and '_')")
         }
         let answer = try await send("GET", "/templates/" + id, [:])
         guard let template = Self.template(answer), template.id == id else {
-            throw AssemblyClient.Failure(code: "NO_TEMPLATE", message: "the service did not answer with Template \(id)")
+            throw AssemblyClient.Failure(code: .noTemplate, message: "the service did not answer with Template \(id)")
         }
         return template
     }
 
     /// Whether `id` can go into a URL path as it is.
-    static func isPlainID(_ id: String) -> Bool {
+    public static func isPlainID(_ id: String) -> Bool {
         !id.isEmpty && id.count <= 128 && id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }
     }
 
@@ -82,7 +80,7 @@ public struct TemplateClient: Sendable {
     public func create(name: String, content: JSONValue, requireSignatureAuth: Bool) async throws -> String {
         let answer = try await send("POST", "/templates", Self.body(name, content, requireSignatureAuth))
         guard let id = answer["id"]?.stringValue, Self.isPlainID(id) else {
-            throw AssemblyClient.Failure(code: "NO_TEMPLATE_ID", message: "the service answered without a Template id (letters, digits, '-' and '_')")
+            throw AssemblyClient.Failure(code: .noTemplateID, message: "the service answered without a Template id (letters, digits, '-' and '_')")
         }
         return id
     }
@@ -149,14 +147,14 @@ public struct TemplateClient: Sendable {
         let wait = parsed?["info"]?["retryIn"]?.doubleValue.flatMap { $0 > 0 ? $0 : nil } ?? response.retryAfter
         guard let json = parsed else {
             throw AssemblyClient.Failure(
-                code: "HTTP_\(response.status)", message: "\(request.summary) answered: \(response.bodyText())", retryIn: wait, httpStatus: response.status)
+                code: .http(response.status), message: "\(request.summary) answered: \(response.bodyText())", retryIn: wait, httpStatus: response.status)
         }
         if let error = json["error"]?.stringValue {
             let message = [json["message"]?.stringValue ?? "", error == .authExpired ? clock.explanation : ""].filter { !$0.isEmpty }.joined(separator: "; ")
-            throw AssemblyClient.Failure(code: error, message: message, retryIn: wait, httpStatus: response.status)
+            throw AssemblyClient.Failure(code: APIErrorCode(received: error.printable), message: message, retryIn: wait, httpStatus: response.status)
         }
         guard (200..<300).contains(response.status) else {
-            throw AssemblyClient.Failure(code: "HTTP_\(response.status)", message: json["message"]?.stringValue ?? "", retryIn: wait, httpStatus: response.status)
+            throw AssemblyClient.Failure(code: .http(response.status), message: json["message"]?.stringValue ?? "", retryIn: wait, httpStatus: response.status)
         }
         return json
     }

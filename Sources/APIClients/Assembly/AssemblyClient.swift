@@ -7,8 +7,8 @@ import Wire
 public struct AssemblyClient: Sendable {
     /// An API call that failed, with the code the API gave when it gave one.
     public struct Failure: Error, Sendable, CustomStringConvertible {
-        /// The API's error code, or `HTTP_<status>` / `NETWORK`.
-        public var code: String
+        /// The API's error code, or the runner's own (`HTTP_<status>`, `NETWORK`, ...).
+        public var code: APIErrorCode
         /// What the API or the transport said.
         public var message: String
         /// Seconds to wait before trying again, for rate limits.
@@ -21,11 +21,11 @@ public struct AssemblyClient: Sendable {
         /// `CODE: message`.
         public var description: String { "\(code): \(message)" }
 
-        /// Creates a failure; `code` and `message` (often a server's words) are made printable, and
+        /// Creates a failure; `message` (often a server's words) is made printable, and
         /// a server's `retryIn` is kept within `0...longestWait`; 0 or less, or NaN, is no advice at
         /// all (the service has sent `retryIn: 0` with a 429: it does not mean "now").
-        public init(code: String, message: String, retryIn: Double? = nil, isTransient: Bool = false, httpStatus: Int? = nil) {
-            self.code = TerminalText.printable(code)
+        public init(code: APIErrorCode, message: String, retryIn: Double? = nil, isTransient: Bool = false, httpStatus: Int? = nil) {
+            self.code = code
             self.message = TerminalText.printable(message)
             self.retryIn = retryIn.flatMap { $0.isNaN || $0 <= 0 ? nil : min($0, Self.longestWait) }
             self.isTransient = isTransient
@@ -40,8 +40,6 @@ public struct AssemblyClient: Sendable {
         public static let longestWait: Double = 3600
     }
 
-    /// The code of a request that got no connection to the server.
-    public static let cannotConnect = "CANNOT_CONNECT"
     /// libcurl's codes for a host that cannot be resolved (6) or connected to (7).
     static let connectionCodes: Set<Int> = [6, 7]
 
@@ -90,35 +88,35 @@ public struct AssemblyClient: Sendable {
         } catch let error as HTTPError {
             // No connection at all (nothing listens, no such host): said as such, so a run can give up soon.
             if case .transport(let code, _) = error.kind, Self.connectionCodes.contains(code) {
-                throw Failure(code: Self.cannotConnect, message: error.description, retryIn: nil, isTransient: true)
+                throw Failure(code: .cannotConnect, message: error.description, retryIn: nil, isTransient: true)
             }
-            throw Failure(code: "NETWORK", message: "\(error)", retryIn: nil, isTransient: error.isTransient)
+            throw Failure(code: .network, message: "\(error)", retryIn: nil, isTransient: error.isTransient)
         } catch {
-            throw Failure(code: "NETWORK", message: "\(error)", retryIn: nil, isTransient: true)
+            throw Failure(code: .network, message: "\(error)", retryIn: nil, isTransient: true)
         }
         clock.observe(dateHeader: response.headers["Date"])
-        guard let json = try? JSONValue.parse(response.body), json.objectValue != nil else {
+        guard let document = AssemblyStatusDocument.decode(response.body) else {
             throw Failure(
-                code: "HTTP_\(response.status)", message: "\(request.summary) answered without a JSON status: \(response.bodyText(limit: 200))",
+                code: .http(response.status), message: "\(request.summary) answered without a JSON status: \(response.bodyText(limit: 200))",
                 retryIn: response.retryAfter, isTransient: response.status >= 500 || response.status == 429, httpStatus: response.status)
         }
-        var state = AssemblyState(json)
+        var state = AssemblyState(document)
         state.statusWait = StatusWait.seconds(response.headers[StatusWait.header])
         if let error = state.error {
             let limited = error == .rateLimitReached || response.status == 429
             // A signature the service took for expired: say how far this machine's clock is off.
             let message = error == .authExpired ? [state.message ?? "", clock.explanation].filter { !$0.isEmpty }.joined(separator: "; ") : state.message ?? ""
             throw Failure(
-                code: error, message: message, retryIn: state.retryIn.flatMap { $0 > 0 ? $0 : nil } ?? response.retryAfter,
+                code: APIErrorCode(received: error), message: message, retryIn: state.retryIn.flatMap { $0 > 0 ? $0 : nil } ?? response.retryAfter,
                 isTransient: limited || response.status >= 500 || error == .statusRateLimitReached, httpStatus: response.status)
         }
         guard (200..<300).contains(response.status) else {
-            throw Failure(code: "HTTP_\(response.status)", message: state.message ?? "", retryIn: response.retryAfter,
+            throw Failure(code: .http(response.status), message: state.message ?? "", retryIn: response.retryAfter,
                           isTransient: response.status >= 500 || response.status == 429, httpStatus: response.status)
         }
         if let id = state.assemblyID, !AssemblyID.isValid(id) {
             throw Failure(
-                code: APIErrorCode.invalidAssemblyID.rawValue, message: "\(request.summary) answered the assembly_id '\(TerminalText.printable(String(id.prefix(80))))', which is not 32 lowercase hexadecimal characters",
+                code: .invalidAssemblyID, message: "\(request.summary) answered the assembly_id '\(TerminalText.printable(String(id.prefix(80))))', which is not 32 lowercase hexadecimal characters",
                 retryIn: nil, isTransient: false)
         }
         return state

@@ -1,4 +1,4 @@
-@testable import Client
+@testable import APIClients
 import Foundation
 import XCTest
 

@@ -1,4 +1,3 @@
-import Spec
 import Synchronization
 import Wire
 
@@ -101,7 +100,7 @@ public struct UploadResult: Sendable, Equatable {
 /// uses the same options (so one refusal teaches the whole run).
 public final class BodySizeMemory: Sendable {
     /// PATCHes never get smaller than this.
-    public static let smallest = UploadSettings.smallestChunk
+    public static let smallest = TusProtocol.smallestChunk
 
     private let limits = Mutex<[String: Int64]>([:])
     private let trailersRefused = Mutex<Set<String>>([])

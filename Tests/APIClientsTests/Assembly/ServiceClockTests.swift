@@ -1,4 +1,4 @@
-import Client
+import APIClients
 import Foundation
 import Wire
 import XCTest

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPClient
 import TestSupport
-import Client
+import APIClients
 
 /// Files with random content and an uploader wired to a given endpoint.
 final class UploadFixture: @unchecked Sendable {

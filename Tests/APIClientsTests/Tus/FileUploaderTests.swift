@@ -1,4 +1,4 @@
-@testable import Client
+@testable import APIClients
 import XCTest
 
 /// What a stored upload URL (state, which may come from a cache or a commit) may be resumed at.

@@ -45,7 +45,7 @@ final class EngineUploadTests: XCTestCase {
         let log = try TemporaryDirectory(prefix: "strip-trailers")
         defer { log.remove() }
         let proxy = try ServerProcess("/usr/bin/env", [
-            "python3", PackageRoot.path + "/Tests/ClientTests/Tus/Fixtures/fault_proxy.py", String(peers.port), "PATCH:*:strip-trailers",
+            "python3", PackageRoot.path + "/Tests/APIClientsTests/Tus/Fixtures/fault_proxy.py", String(peers.port), "PATCH:*:strip-trailers",
         ], errors: log.path + "/proxy.log")
         defer { proxy.stop() }
         let fixture = try UploadFixture()

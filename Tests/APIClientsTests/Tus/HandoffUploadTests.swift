@@ -1,5 +1,5 @@
 import Basics
-@testable import Client
+@testable import APIClients
 import EngineTestSupport
 import Foundation
 import HTTPClient

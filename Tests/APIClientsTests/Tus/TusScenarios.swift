@@ -1,7 +1,7 @@
 import Foundation
 import HTTPClient
 import TestSupport
-import Client
+import APIClients
 import XCTest
 
 /// What the tus client must do against any tus server; run against litestar-tus (a server no

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPClient
 import HTTPServer
-import Client
+import APIClients
 import Synchronization
 import TestSupport
 import XCTest

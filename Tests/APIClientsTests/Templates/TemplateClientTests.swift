@@ -1,5 +1,5 @@
 import Basics
-import Client
+import APIClients
 import Foundation
 import HTTPClient
 import HTTPServer

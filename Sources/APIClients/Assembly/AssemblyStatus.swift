@@ -26,8 +26,8 @@ public struct AssemblyState: Sendable {
         public var meta: JSONValue
     }
 
-    /// The whole status document.
-    public var json: JSONValue
+    /// The whole status document, as received.
+    public var document: AssemblyStatusDocument
     /// `ASSEMBLY_UPLOADING`, `ASSEMBLY_EXECUTING`, `ASSEMBLY_COMPLETED`, ...
     public var ok: String?
     /// An error code such as `INVALID_SIGNATURE`.
@@ -59,25 +59,28 @@ public struct AssemblyState: Sendable {
     /// Reads a status document. What a server says in words (its codes, message and file names)
     /// is made printable here, once: a lying server's escape sequences and line breaks reach no
     /// terminal, log line or CI annotation.
-    public init(_ json: JSONValue) {
-        self.json = json
-        ok = json["ok"]?.stringValue?.printable
-        error = json["error"]?.stringValue?.printable
-        message = (json["message"]?.stringValue ?? json["reason"]?.stringValue)?.printable
-        assemblyID = json["assembly_id"]?.stringValue
-        assemblyURL = json["assembly_ssl_url"]?.stringValue ?? json["assembly_url"]?.stringValue
-        tusURL = json["tus_url"]?.stringValue
-        uploads = (json["uploads"]?.arrayValue ?? []).map(Self.file)
-        results = (json["results"]?.objectValue ?? [:]).mapValues { ($0.arrayValue ?? []).map(Self.file) }
-        retryIn = json["info"]?["retryIn"]?.doubleValue
-        ignoredErrors = (json["ignored_errors"]?.arrayValue ?? []).map { item in
-            ((item["step"]?.stringValue ?? "").printable, item["original_id"]?.stringValue,
-             (item["error"]?.stringValue ?? "").printable, (item["message"]?.stringValue ?? "").printable)
+    public init(_ document: AssemblyStatusDocument) {
+        self.document = document
+        ok = document.ok?.printable
+        error = document.error?.printable
+        message = (document.message ?? document.reason)?.printable
+        assemblyID = document.assemblyID
+        assemblyURL = document.assemblySSLURL ?? document.assemblyURL
+        tusURL = document.tusURL
+        uploads = document.uploads.map(Self.file)
+        results = document.results.mapValues { $0.map(Self.file) }
+        retryIn = document.info?.retryIn
+        ignoredErrors = document.ignoredErrors.map { item in
+            ((item.step ?? "").printable, item.originalID, (item.error ?? "").printable, (item.message ?? "").printable)
         }
-        warnings = (json["warnings"]?.arrayValue ?? []).compactMap { item in
-            guard let words = item["msg"]?.stringValue ?? item["message"]?.stringValue else { return nil }
-            return ((item["step"]?.stringValue ?? "").printable, item["original_id"]?.stringValue, words.printable)
+        warnings = document.warnings.compactMap { item in
+            item.msg.map { ((item.step ?? "").printable, item.originalID, $0.printable) }
         }
+    }
+
+    /// The fieldnames of the tus uploads the Assembly has whole.
+    public var finishedUploadFields: Set<String> {
+        Set(document.tusUploads.filter { $0.finished == true }.compactMap(\.fieldname)).union(uploads.map(\.field))
     }
 
     /// Still uploading or executing.
@@ -87,19 +90,15 @@ public struct AssemblyState: Sendable {
 
     /// A file as the service writes it: `original_id` one id or a list (of which the first names
     /// the source), and the signed URL of a private bucket's export before the plain one.
-    private static func file(_ value: JSONValue) -> File {
-        let original = value["original_id"]?.stringValue ?? value["original_id"]?.arrayValue?.lazy.compactMap(\.stringValue).first
-        let url = ["signed_ssl_url", "signed_url", "ssl_url", "url"].lazy.compactMap { value[$0]?.stringValue }.first
-        return File(
-            id: value["id"]?.stringValue ?? "", name: (value["name"]?.stringValue ?? Self.fallbackName(value)).printable,
-            field: value["field"]?.stringValue ?? "", originalID: original,
-            url: url, size: value["size"]?.intValue.flatMap { $0 >= 0 ? Int64($0) : nil },
-            md5: value["md5hash"]?.stringValue.flatMap(MD5Text.normalized),
-            mime: value["mime"]?.stringValue, meta: value["meta"] ?? .object([:]))
+    private static func file(_ value: AssemblyStatusDocument.File) -> File {
+        File(
+            id: value.id ?? "", name: (value.name ?? fallbackName(value)).printable, field: value.field ?? "",
+            originalID: value.originalIDs.first, url: value.signedSSLURL ?? value.signedURL ?? value.sslURL ?? value.url,
+            size: value.size, md5: value.md5hash.flatMap(MD5Text.normalized), mime: value.mime, meta: value.meta ?? .object([:]))
     }
 
-    private static func fallbackName(_ value: JSONValue) -> String {
-        if let base = value["basename"]?.stringValue, let ext = value["ext"]?.stringValue { return ext.isEmpty ? base : base + "." + ext }
+    private static func fallbackName(_ value: AssemblyStatusDocument.File) -> String {
+        if let base = value.basename, let ext = value.ext { return ext.isEmpty ? base : base + "." + ext }
         return "result"
     }
 }

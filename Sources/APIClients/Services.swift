@@ -1,0 +1,50 @@
+import Foundation
+import HTTPClient
+import Wire
+
+/// What a run asks of the Assembly API. `AssemblyClient` is the real one; tests drive the
+/// executor's logic through a scripted one, without sockets.
+public protocol AssemblyService: Sendable {
+    /// Creates the Assembly `id` with signed params, announcing `expectedUploads` tus uploads.
+    func create(id: String, params: String, signature: String?, expectedUploads: Int) async throws(AssemblyClient.Failure) -> AssemblyState
+    /// The status at `url`; `wait` asks a server that offered it to hold the answer until the
+    /// Assembly moves on, up to that many seconds.
+    func status(_ url: String, wait: Int?) async throws(AssemblyClient.Failure) -> AssemblyState
+    /// Cancels the Assembly at `url`.
+    func cancel(_ url: String) async throws(AssemblyClient.Failure) -> AssemblyState
+}
+
+extension AssemblyService {
+    /// The status at `url`, answered at once.
+    public func status(_ url: String) async throws(AssemblyClient.Failure) -> AssemblyState {
+        try await status(url, wait: nil)
+    }
+}
+
+extension AssemblyClient: AssemblyService {}
+
+/// Sends an Assembly's files. The real one speaks tus; tests record what would be sent.
+public protocol UploadService: Sendable {
+    /// Uploads `files` to the tus endpoint `url`; results in the order of `files`.
+    func upload(
+        _ files: [UploadFile], to url: String, options: UploadOptions, progress: @escaping @Sendable (UploadProgress) -> Void
+    ) async throws -> [Result<UploadResult, any Error>]
+}
+
+/// Uploads over tus with a shared HTTP client, asking each endpoint's capabilities once per run.
+public struct TusUploads: UploadService {
+    let http: HTTPClient
+    let known = TusCapabilityCache()
+
+    /// Creates the service.
+    public init(http: HTTPClient) {
+        self.http = http
+    }
+
+    /// Uploads every file with a `TusUploader`.
+    public func upload(
+        _ files: [UploadFile], to url: String, options: UploadOptions, progress: @escaping @Sendable (UploadProgress) -> Void
+    ) async throws -> [Result<UploadResult, any Error>] {
+        try await TusUploader(endpoint: url, options: options, http: http, known: known).upload(files, progress: progress)
+    }
+}
