@@ -25,6 +25,6 @@ public enum Base64URL {
     public static func unverifiedClaims(of token: String) -> [String: JSONValue]? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let payload = decode(parts[1]) else { return nil }
-        return (try? JSONValue.parse(payload))?.objectValue
+        return JSONValue.parseIfValid(payload)?.objectValue
     }
 }

@@ -62,8 +62,8 @@ public enum ChildProcess {
             group.leave()
         }
         // A program that exits without reading gives EPIPE here (SIGPIPE is ignored by the tool).
-        try? stdin.fileHandleForWriting.write(contentsOf: input)
-        try? stdin.fileHandleForWriting.close()
+        try? stdin.fileHandleForWriting.write(contentsOf: input)  // EPIPE: the program exited without reading it
+        try? stdin.fileHandleForWriting.close()  // as above
         let deadline = ContinuousClock.now + timeout
         while group.wait(timeout: .now() + 0.1) == .timedOut {
             let canceled = isCanceled()

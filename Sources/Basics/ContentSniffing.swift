@@ -36,10 +36,16 @@ public enum ContentSniffing {
             self.bytes = bytes
         }
 
+        /// The first bytes of `path`; none when it cannot be read (hashing it then says why).
         init(path: String) {
-            let handle = FileHandle(forReadingAtPath: path)
-            defer { try? handle?.close() }
-            bytes = [UInt8]((try? handle?.read(upToCount: ContentSniffing.headSize)) ?? Data())
+            var head = [UInt8](repeating: 0, count: ContentSniffing.headSize)
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            var count = 0
+            if descriptor >= 0 {
+                count = head.withUnsafeMutableBytes { bytes in SystemCall.uninterrupted { read(descriptor, bytes.baseAddress, bytes.count) } }
+                close(descriptor)
+            }
+            bytes = Array(head.prefix(max(0, count)))
         }
 
         /// Whether the bytes at `offset` are `expected` (compared in place: `plan` asks this of every file).

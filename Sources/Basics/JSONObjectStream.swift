@@ -61,7 +61,10 @@ public final class JSONObjectStream {
     }
 
     private func finishDocument() throws {
-        guard (try? peek()) == nil else { throw failure("unexpected text after the JSON object") }
+        while let byte = try peekRaw() {
+            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { throw failure("unexpected text after the JSON object") }
+            advance()
+        }
     }
 
     /// The bytes of the next complete value (a string, number, literal, array or object).

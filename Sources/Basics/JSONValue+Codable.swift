@@ -6,19 +6,26 @@ extension JSONValue: Codable {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-        } else if let value = try? container.decode(Bool.self) {
+        } else if let value = Self.probe(Bool.self, container) {
             self = .bool(value)
-        } else if let value = try? container.decode(Int.self) {
+        } else if let value = Self.probe(Int.self, container) {
             self = .int(value)
-        } else if let value = try? container.decode(Double.self) {
+        } else if let value = Self.probe(Double.self, container) {
             self = .double(value)
-        } else if let value = try? container.decode(String.self) {
+        } else if let value = Self.probe(String.self, container) {
             self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
+        } else if let value = Self.probe([JSONValue].self, container) {
             self = .array(value)
         } else {
             self = .object(try container.decode([String: JSONValue].self))
         }
+    }
+
+    /// The value as `type` when it is one; nil when it is not. Any failure means "not this type":
+    /// Foundation's decoder says so with errors of its own, internal types (an `Int` asked of
+    /// `1.5`), and the object decoding tried last reports what fits nothing.
+    private static func probe<Value: Decodable>(_ type: Value.Type, _ container: any SingleValueDecodingContainer) -> Value? {
+        do { return try container.decode(type) } catch { return nil }
     }
 
     /// Encodes the value as itself.
@@ -38,6 +45,12 @@ extension JSONValue: Codable {
     /// `value` as Codable's encoder writes it; nil when it cannot be encoded.
     public static func encoding<Value: Encodable>(_ value: Value) -> JSONValue? {
         do { return try JSONParser.parse(try JSONEncoder().encode(value)) } catch { return nil }
+    }
+
+    /// `data` parsed when it is JSON; nil when it is not (a server's body that is text or HTML:
+    /// the caller then says what it expected).
+    public static func parseIfValid(_ data: Data) -> JSONValue? {
+        do { return try JSONParser.parse(data) } catch { return nil }
     }
 
     /// Parses JSON text strictly (duplicate keys are refused); the error says where and why.

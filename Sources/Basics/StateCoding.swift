@@ -17,6 +17,27 @@ public enum StateCoding {
         return try decoder.decode(type, from: data)
     }
 
+    /// A state file that is a cache (remembered digests, resume records, downloads): read when it
+    /// reads, nil when it is missing, damaged or unreadable, and then simply made again.
+    public static func cached<Value: Decodable>(_ type: Value.Type, at path: String) -> Value? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try? decode(type, from: data)  // a cache: damaged means none
+    }
+
+    /// Writes a cache state file (see `cached`), below the folder `trusted` when given; a cache
+    /// that cannot be written is only read again next time, so the failure is returned, not thrown.
+    @discardableResult
+    public static func saveCache<Value: Encodable>(_ value: Value, to path: String, below trusted: String? = nil) -> (any Error)? {
+        do {
+            let data = try encoder.encode(value)
+            try FileManager.default.createDirectory(atPath: FolderPath.of(path), withIntermediateDirectories: true)
+            if let trusted { try AtomicFile.write(data, to: path, below: trusted, durable: false) } else { try AtomicFile.write(data, to: path, durable: false) }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// A decoder for state files.
     static var decoder: JSONDecoder {
         let decoder = JSONDecoder()

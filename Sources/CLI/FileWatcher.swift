@@ -58,7 +58,7 @@ final class FileWatcher {
                 if first == nil { first = now }
             }
             if let first, now - last >= quiet || now - first >= longest { return Array(Set(changed)).sorted() }
-            try? await Task.sleep(for: .milliseconds(50))
+            do { try await Task.sleep(for: .milliseconds(50)) } catch { return nil }
         }
     }
 
@@ -75,7 +75,7 @@ final class FileWatcher {
             walked += 1
             if walked % 64 == 0, stop() { throw Stopped() }
             guard watch(folder, recursive: true) else { continue }
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }  // gone meanwhile: nothing to watch
             for name in names where !Self.isEditorFile(name) {
                 let path = folder + "/" + name
                 var info = stat()
@@ -133,7 +133,7 @@ final class FileWatcher {
                     if names.contains(name) { paths.append(path) }
                     continue
                 }
-                if folder.recursive, mask & UInt32(IN_ISDIR) != 0, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { try? addTree(path) }
+                if folder.recursive, mask & UInt32(IN_ISDIR) != 0, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { try? addTree(path) }  // Stopped: nextChanges asks stop() next
                 if mask & UInt32(IN_ISDIR) == 0 || mask & UInt32(IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO) != 0 { paths.append(path) }
             }
         }

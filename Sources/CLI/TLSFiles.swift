@@ -16,14 +16,19 @@ enum TLSFiles {
             return .success(nil)
         case (let certificate?, let key?):
             var info = stat()
-            guard stat(key, &info) == 0, let keyData = try? FileReading.read(key, limit: 1 << 20) else {
-                return .failure(TLSError(message: "cannot read the TLS key '\(key)'"))
+            let keyData: Data
+            do {
+                guard stat(key, &info) == 0 else { throw FileError(path: key, operation: "read", code: errno) }
+                keyData = try FileReading.read(key, limit: 1 << 20)
+            } catch {
+                return .failure(TLSError(message: "cannot read the TLS key: \(error)"))
             }
             guard info.st_mode & 0o077 == 0 else {
                 return .failure(TLSError(message: "the TLS key '\(key)' may be read by others\n  hint: chmod 600 '\(key)'"))
             }
-            guard let certificateData = try? FileReading.read(certificate, limit: 1 << 20) else {
-                return .failure(TLSError(message: "cannot read the TLS certificate '\(certificate)'"))
+            let certificateData: Data
+            do { certificateData = try FileReading.read(certificate, limit: 1 << 20) } catch {
+                return .failure(TLSError(message: "cannot read the TLS certificate: \(error)"))
             }
             return .success((String(decoding: keyData, as: UTF8.self), String(decoding: certificateData, as: UTF8.self)))
         default:

@@ -132,7 +132,7 @@ struct AssemblyAPI: Sendable {
         let uploadsFolder = store.directory + "/" + id + "/uploads"
         var uploads: [AssemblyFile] = []
         // The folder is opened without following links below the data folder (the id is the client's).
-        let folder = form.files.isEmpty ? nil : try? LinkFreeFolder.open(uploadsFolder, below: FolderPath.of(store.directory))
+        let folder = form.files.isEmpty ? nil : try? LinkFreeFolder.open(uploadsFolder, below: FolderPath.of(store.directory))  // nil: refused below
         for part in form.files {
             let fileID = AssemblyFile.newID()
             let path = uploadsFolder + "/" + fileID

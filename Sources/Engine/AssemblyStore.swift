@@ -16,16 +16,11 @@ final class AssemblyStore: Sendable {
     /// Assemblies changed since they were last written.
     private let unwritten = Mutex<Set<String>>([])
     private let writer = DispatchQueue(label: "assembly-store.writer")
-    /// Signalled when an Assembly's phase changes, for status requests held until it moves on.
-    private let changed = NSCondition()
-    /// Set when the engine stops: held requests are answered at once.
-    private let stopping = Mutex(false)
-    /// Status requests held now; past `mostHeld` more are answered at once, so held requests
-    /// never take the connections that uploads and new Assemblies need.
-    private let held = Mutex(0)
+    /// Status requests held until their Assembly moves on.
+    private let held = HeldRequests(most: AssemblyStore.mostHeld)
     static let mostHeld = 32
     /// Status requests held now.
-    var heldCount: Int { held.withLock { $0 } }
+    var heldCount: Int { held.count }
     static let writeDelay = DispatchTimeInterval.milliseconds(20)
     /// Told when an Assembly cannot be written (it lives on in memory, and would not survive a restart).
     private let warn: @Sendable (String) -> Void
@@ -35,18 +30,22 @@ final class AssemblyStore: Sendable {
         self.warn = warn
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var loaded: [String: AssemblyRecord] = [:]
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".json") {
-            if let data = FileManager.default.contents(atPath: directory + "/" + name),
-               let record = try? StateCoding.decode(AssemblyRecord.self, from: data) {
-                // A stored record is input, never truth (the data folder may come from a cache or a
-                // commit): one named for another id, or naming a file outside the data folder (which
-                // the engine would serve and read as a robot's input), is not loaded.
-                guard name == record.id + ".json", record.keepsItsFiles(inside: FolderPath.of(directory)) else {
-                    warn("ignored the stored Assembly '\(name.printable)': it names files outside the engine's data folder, or another id")
-                    continue
-                }
-                loaded[record.id] = record
+        for name in try FileSystem.names(in: directory) where name.hasSuffix(".json") {
+            let record: AssemblyRecord
+            do {
+                record = try StateCoding.decode(AssemblyRecord.self, from: try FileReading.read(directory + "/" + name, limit: 1 << 30))
+            } catch {
+                warn("ignored the stored Assembly '\(name.printable)': it cannot be read (\(error)); move it away to keep it from this message")
+                continue
             }
+            // A stored record is input, never truth (the data folder may come from a cache or a
+            // commit): one named for another id, or naming a file outside the data folder (which
+            // the engine would serve and read as a robot's input), is not loaded.
+            guard name == record.id + ".json", record.keepsItsFiles(inside: FolderPath.of(directory)) else {
+                warn("ignored the stored Assembly '\(name.printable)': it names files outside the engine's data folder, or another id")
+                continue
+            }
+            loaded[record.id] = record
         }
         records = Mutex(loaded)
         writtenPhases = Mutex(loaded.mapValues(\.phase))
@@ -98,42 +97,33 @@ final class AssemblyStore: Sendable {
         }
         if updated != nil { scheduleWrite(id) }
         // Held status requests wait for a phase to change, not for every upload.
-        if moved {
-            changed.lock()
-            changed.broadcast()
-            changed.unlock()
-        }
+        if moved { held.moved(id) }
         return updated
     }
 
     /// `id` once its phase is no longer `phase` or `deadline` has passed, whichever comes first;
     /// at once when the engine is stopping or `mostHeld` requests are held already, and as soon
     /// as `clientGone` says nobody waits for the answer. Nil when there is no such Assembly.
+    @available(*, noasync, message: "blocks its thread")
     func waitForChange(of id: String, from phase: AssemblyPhase, until deadline: Date, clientGone: () -> Bool) -> AssemblyRecord? {
-        guard held.withLock({ count in count < Self.mostHeld ? { count += 1; return true }() : false }) else { return get(id) }
-        defer { held.withLock { $0 -= 1 } }
-        changed.lock()
-        defer { changed.unlock() }
+        guard let ticket = held.hold(id) else { return get(id) }
+        defer { held.release(ticket) }
         while true {
             guard let record = get(id) else { return nil }
-            if record.phase != phase || stopping.withLock({ $0 }) || Date() >= deadline || clientGone() { return record }
-            // In slices, to notice a client that went away.
-            _ = changed.wait(until: min(deadline, Date() + 0.25))
+            if record.phase != phase || held.isStopping || Date() >= deadline || clientGone() { return record }
+            // In slices, to notice a client that went away (nothing tells of it).
+            _ = held.wait(ticket, until: deadline, slice: 0.25)
         }
     }
 
     /// Answers every held status request now, and waits (a second at most) until they are
     /// answered; the engine is stopping.
+    @available(*, noasync, message: "blocks its thread")
     func releaseWaiters() {
-        stopping.withLock { $0 = true }
-        changed.lock()
-        changed.broadcast()
-        changed.unlock()
-        let giveUp = ContinuousClock.now + .seconds(1)
-        guard held.withLock({ $0 }) > 0 else { return }
-        while held.withLock({ $0 }) > 0, ContinuousClock.now < giveUp { usleep(5_000) }
+        let wereHeld = held.count > 0
+        held.stop(waitingAtMost: 1)
         // The last answers leave their handlers just now: a moment for their connections to send them.
-        usleep(100_000)
+        if wereHeld { Thread.sleep(forTimeInterval: 0.1) }
     }
 
     /// Writes every changed Assembly now (when the engine stops).

@@ -19,7 +19,7 @@ enum FileFacts {
             meta["height"] = .int(height)
         } else if type == "application/pdf", let (pages, width, height) = VipsLibrary.pages(of: path) {
             meta = ["page_count": .int(pages), "width": .int(width), "height": .int(height)]
-        } else if type.hasPrefix("video/") || type.hasPrefix("audio/"), let facts = try? MediaFacts(path: path, name: name) {
+        } else if type.hasPrefix("video/") || type.hasPrefix("audio/"), let facts = try? MediaFacts(path: path, name: name) {  // unreadable media: no meta, the file is kept
             meta = facts.meta
         }
         return AssemblyFile(

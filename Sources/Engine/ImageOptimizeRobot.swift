@@ -48,6 +48,7 @@ struct ImageOptimizeRobot: Sendable {
     }
 
     private static func size(_ path: String) -> Int64 {
-        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? Int64.max
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : Int64.max
     }
 }

@@ -119,7 +119,7 @@ public final class LocalEngine: Sendable {
         }
         tus.handoff = handoff?.offer
         let auth = try configuration.credentials.map { AssemblyAuth(key: $0.key, secret: $0.secret, ledger: try SignatureLedger(path: data + "/signatures.log")) }
-        let templateStore = try TemplateStore(directory: data + "/templates")
+        let templateStore = try TemplateStore(directory: data + "/templates", warn: configuration.warn)
         let api = AssemblyAPI(
             store: assemblies, templates: templateStore, executor: executor, auth: auth,
             policy: configuration.policy, rateLimiter: configuration.rateLimit.map { RateLimiter(limit: $0.count, window: $0.window) },
@@ -150,7 +150,7 @@ public final class LocalEngine: Sendable {
 
     /// Removes what requests cut off by a crash or a restart left in `incoming/`, and makes sure it exists.
     private static func sweepIncoming(_ path: String) throws {
-        try? FileManager.default.removeItem(atPath: path)
+        try FileSystem.removeIfPresent(path)
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 

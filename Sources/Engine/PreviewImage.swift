@@ -26,7 +26,7 @@ public enum PreviewImage {
         let target = NSTemporaryDirectory() + "/pipeline-preview-\(UUID().uuidString).jpg"
         defer { unlink(target) }
         // Without ffmpeg, or for a file it cannot read, there is no preview: the file is shown by name.
-        guard let outcome = try? ChildProcess.runBlocking(["ffmpeg", "-v", "error", "-y"] + arguments + ["-q:v", "5", target], timeout: .seconds(30)),
+        guard let outcome = try? ChildProcess.runBlocking(["ffmpeg", "-v", "error", "-y"] + arguments + ["-q:v", "5", target], timeout: .seconds(30)),  // see above
               outcome.status == 0 else { return nil }
         return FileManager.default.contents(atPath: target)
     }

@@ -40,7 +40,7 @@ struct ResultSlot: Sendable {
 
     /// Removes the slot's folder and whatever it holds.
     func remove() {
-        try? FileManager.default.removeItem(atPath: FolderPath.of(path))
+        try? FileSystem.removeIfPresent(FolderPath.of(path))  // best effort: what stays is only disk used
     }
 
     /// The size of the written file (a `stat`: Foundation's attributes read the user and group
@@ -53,7 +53,7 @@ struct ResultSlot: Sendable {
     /// The written file's MD5 (lowercase hex), which the status gives as `md5hash` for clients to check downloads by.
     private var md5: String? {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        return (try? StreamingDigest.file(path, algorithm: .md5, buffer: &buffer)).map { Hex.encode($0.digest) }
+        return (try? StreamingDigest.file(path, algorithm: .md5, buffer: &buffer)).map { Hex.encode($0.digest) }  // unreadable: no md5hash, and serving it fails
     }
 
     /// The file once written, as a file of its own (an import): its own original.

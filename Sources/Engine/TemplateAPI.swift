@@ -95,9 +95,11 @@ struct TemplateAPI: Sendable {
             switch template {
             case .object: content = template
             case .string(let text):
-                guard let parsed = try? JSONValue.parse(Data(text.utf8)), parsed.objectValue != nil else {
-                    throw SinkError(APIRefusal.templateInvalid("'template' is not a JSON object").response)
+                let parsed: JSONValue
+                do { parsed = try JSONValue.parse(Data(text.utf8)) } catch {
+                    throw SinkError(APIRefusal.templateInvalid("'template' is not valid JSON (\(error))").response)
                 }
+                guard parsed.objectValue != nil else { throw SinkError(APIRefusal.templateInvalid("'template' is not a JSON object").response) }
                 content = parsed
             default:
                 throw SinkError(APIRefusal.templateInvalid("'template' must be an object with 'steps'").response)

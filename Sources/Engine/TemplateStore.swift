@@ -24,14 +24,17 @@ final class TemplateStore: Sendable {
     let directory: String
     private let records: Mutex<[String: TemplateRecord]>
 
-    init(directory: String) throws {
+    /// A stored Template that cannot be read is left where it is and said through `warn`.
+    init(directory: String, warn: @Sendable (String) -> Void = { _ in }) throws {
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var loaded: [String: TemplateRecord] = [:]
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".json") {
-            if let data = FileManager.default.contents(atPath: directory + "/" + name),
-               let record = try? StateCoding.decode(TemplateRecord.self, from: data) {
+        for name in try FileSystem.names(in: directory) where name.hasSuffix(".json") {
+            do {
+                let record = try StateCoding.decode(TemplateRecord.self, from: try FileReading.read(directory + "/" + name, limit: 1 << 30))
                 loaded[record.id] = record
+            } catch {
+                warn("ignored the stored Template '\(name.printable)': it cannot be read (\(error)); move it away to keep it from this message")
             }
         }
         records = Mutex(loaded)

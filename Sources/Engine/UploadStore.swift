@@ -35,8 +35,7 @@ final class UploadStore: Sendable {
     func record(_ id: String) -> TusUploadRecord? {
         guard Self.isValidID(id) else { return nil }
         if let cached = records.withLock({ $0[id] }) { return cached }
-        guard let data = FileManager.default.contents(atPath: recordPath(id)),
-              let record = try? StateCoding.decode(TusUploadRecord.self, from: data) else { return nil }
+        guard let record = StateCoding.cached(TusUploadRecord.self, at: recordPath(id)) else { return nil }  // damaged: no such upload
         records.withLock { $0[id] = record }
         return record
     }

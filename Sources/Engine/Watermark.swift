@@ -98,8 +98,8 @@ final class Watermark: Sendable {
         let outcome = fetched.withLock { cached -> Result<String, RobotError> in
             if let cached { return cached }
             let result = Result { () throws(RobotError) -> String in
-                guard (try? FileManager.default.createDirectory(atPath: context.folder, withIntermediateDirectories: true)) != nil else {
-                    throw RobotError(code: .internalCommandError, message: "cannot store the watermark")
+                do { try FileManager.default.createDirectory(atPath: context.folder, withIntermediateDirectories: true) } catch {
+                    throw RobotError(code: .internalCommandError, message: "cannot store the watermark: \((error as NSError).localizedDescription)")
                 }
                 let path = context.folder + "/.watermark-" + AssemblyFile.newID()
                 let fetcher = RemoteFetcher(limits: context.limits, maxBytes: Self.maxBytes)

@@ -14,8 +14,13 @@ final class FormFuzzServer: Sendable {
 
     private init() {
         folder = NSTemporaryDirectory() + "/pipeline-form-fuzz-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        server = try? HTTPServer(HTTPServer.Configuration(port: 0), handler: FormHandler(directory: folder + "/parts"))
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)  // the server's start says a failure
+        do {
+            server = try HTTPServer(HTTPServer.Configuration(port: 0), handler: FormHandler(directory: folder + "/parts"))
+        } catch {
+            FileHandle.standardError.write(Data("form fuzz: the server cannot start: \(error)\n".utf8))
+            server = nil
+        }
     }
 
     /// Posts `body`; the server must answer with a status it documents and leave no file behind.
@@ -28,7 +33,7 @@ final class FormFuzzServer: Sendable {
         let done = DispatchSemaphore(value: 0)
         let client = http
         Task {
-            let status = (try? await client.send(request))?.status ?? -1
+            let status = (try? await client.send(request))?.status ?? -1  // no answer: -1, which no documented status is
             answer.withLock { $0 = status }
             done.signal()
         }
@@ -41,7 +46,7 @@ final class FormFuzzServer: Sendable {
         // The server removes a request's files once it has answered, on its own thread: allow it a moment.
         let deadline = Date().addingTimeInterval(2)
         while Date() < deadline {
-            if ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/parts")) ?? []).isEmpty { return true }
+            if ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/parts")) ?? []).isEmpty { return true }  // no parts folder: nothing left
             usleep(1000)
         }
         FileHandle.standardError.write(Data("form: files were left behind\n".utf8))

@@ -108,7 +108,7 @@ final class DigestCacheUpdate {
         self.writer = nil
         output.withUnsafeBytes { writer.write($0) }
         // A cache lost to a power cut costs one full hashing, not correctness: no flush to disk.
-        _ = try? writer.commit(durable: false)
+        _ = try? writer.commit(durable: false)  // a cache: see above
     }
 
     /// Moves past the current old record, which sorts before every key still to come: the record

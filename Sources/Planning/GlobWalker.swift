@@ -149,7 +149,7 @@ public struct GlobWalker {
         let wanted = paths.filter { listings[Array($0.utf8)] == nil && prefetched[Array($0.utf8)] == nil }
         guard wanted.count > 1 else { return }
         let listed = ParallelWork.map(count: wanted.count, placeholder: [DirectoryEntry]?.none) {
-            { index in try? DirectoryListing.list(wanted[index]) }
+            { index in try? DirectoryListing.list(wanted[index]) }  // list() says why when the walk arrives there
         }
         for (path, entries) in zip(wanted, listed) {
             if let entries { prefetched[Array(path.utf8)] = entries }

@@ -12,7 +12,7 @@ enum InputChecks {
         guard !receiving.isEmpty, receiving.allSatisfy({ RobotCatalog.inputKindsText($0.robot) != nil }) else { return [] }
         // A damaged file fails where a robot processes it: `execute` is what leaves it out.
         let tolerated = receiving.allSatisfy { (RobotCatalog.ignoredPhases($0.instructions["ignore_errors"]) ?? []).contains("execute") }
-        let patterns = job.inputs.filter { !$0.value.hasPrefix("!") }.compactMap { input in (try? GlobPattern(input.value)).map { ($0, input.location) } }
+        let patterns = job.inputs.filter { !$0.value.hasPrefix("!") }.compactMap { input in (try? GlobPattern(input.value)).map { ($0, input.location) } }  // refused by planning already
         var findings: [Diagnostic] = []
         for file in files {
             guard let inspection = file.inspection, let reason = problem(file.path, inspection, receiving) else { continue }

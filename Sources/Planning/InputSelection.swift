@@ -123,7 +123,7 @@ enum InputSelection {
             [String(name[..<dot]) + name[dot...].uppercased(), String(name[..<dot]) + name[dot...].lowercased()]
         } ?? [name.uppercased(), name.lowercased()]
         for variant in variants.map({ folder + $0 }) where variant != text {
-            guard let pattern = try? GlobPattern(variant), let found = walker.files(matching: pattern).first else { continue }
+            guard let pattern = try? GlobPattern(variant), let found = walker.files(matching: pattern).first else { continue }  // a hint only
             return found
         }
         return nil

@@ -43,7 +43,7 @@ public struct WrittenPlans: Sendable {
         entries[Self.key(path)] = Entry(plan: fingerprint, file: identity)
         let json = JSONValue.object(["version": .int(1), "files": .object(entries.mapValues(\.json))])
         guard StateFile.mayWrite(stateFile) else { return }
-        try? AtomicFile.write(json.compactData, to: stateFile, durable: false)
+        try? AtomicFile.write(json.compactData, to: stateFile, durable: false)  // a cache: unwritten, the plan is rendered again
     }
 
     /// The SHA-256 of what decides the plan's text: the format, this tool, the pipeline, the
@@ -86,8 +86,8 @@ public struct WrittenPlans: Sendable {
     /// The entries in the state file; none when it is missing, unreadable, of another version, or
     /// not a regular file in real folders (a link a checkout planted is never followed).
     private func entries() -> [String: Entry] {
-        guard StateFile.mayWrite(stateFile), let data = try? FileReading.read(stateFile, limit: 1 << 20), let json = try? JSONValue.parse(data),
-              json["version"]?.intValue == 1, let files = json["files"]?.objectValue else { return [:] }
+        guard StateFile.mayWrite(stateFile), let data = try? FileReading.read(stateFile, limit: 1 << 20),  // a cache: unreadable is none
+              let json = JSONValue.parseIfValid(data), json["version"]?.intValue == 1, let files = json["files"]?.objectValue else { return [:] }
         return files.compactMapValues(Entry.init)
     }
 }

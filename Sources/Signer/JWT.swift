@@ -15,7 +15,7 @@ struct JWT: Sendable {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let payloadData = Base64URL.decode(parts[1]),
               let signature = Base64URL.decode(parts[2]),
-              let header = try? JSONValue.parse(headerData), let claims = (try? JSONValue.parse(payloadData))?.objectValue else {
+              let header = JSONValue.parseIfValid(headerData), let claims = JSONValue.parseIfValid(payloadData)?.objectValue else {
             throw .unauthorized("INVALID_TOKEN", "the bearer token is not a well-formed JWT")
         }
         guard header.objectValue != nil else { throw .unauthorized("INVALID_TOKEN", "the JWT's header is not a JSON object") }
@@ -93,8 +93,10 @@ struct JSONWebKeys: Sendable {
 
     /// The keys of a JWKS file, with at least one usable key.
     init(file path: String) throws(JWKSError) {
-        guard let data = try? FileReading.read(path, limit: 1 << 20) else { throw JWKSError(reason: "cannot read '\(path)' (at most 1 MiB)") }
-        guard let json = try? JSONValue.parse(data) else { throw JWKSError(reason: "'\(path)' is not JSON") }
+        let data: Data
+        do { data = try FileReading.read(path, limit: 1 << 20) } catch { throw JWKSError(reason: "\(error) (a JWKS file holds at most 1 MiB)") }
+        let json: JSONValue
+        do { json = try JSONValue.parse(data) } catch { throw JWKSError(reason: "'\(path)' is not JSON: \(error)") }
         try self.init(json: json)
         try requireUsableKey(in: "'\(path)'")
     }

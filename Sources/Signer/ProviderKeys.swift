@@ -132,7 +132,7 @@ final class ProviderKeys: Sendable {
         case .url(let url?): location = url
         case .url(nil):
             let discovery = try await get(provider.discoveryURL)
-            guard let document = try? JSONValue.parse(discovery.body), let issuer = document["issuer"]?.stringValue,
+            guard let document = JSONValue.parseIfValid(discovery.body), let issuer = document["issuer"]?.stringValue,
                   let uri = document["jwks_uri"]?.stringValue else {
                 throw FetchFailure(reason: "\(provider.discoveryURL) is not an OpenID Connect discovery document")
             }
@@ -150,7 +150,8 @@ final class ProviderKeys: Sendable {
         }
         guard location.lowercased().hasPrefix("https://") else { throw FetchFailure(reason: "jwks_uri '\(location)' is not https") }
         let answer = try await get(location)
-        guard let json = try? JSONValue.parse(answer.body) else { throw FetchFailure(reason: "\(location) did not answer a JWKS") }
+        let json: JSONValue
+        do { json = try JSONValue.parse(answer.body) } catch { throw FetchFailure(reason: "\(location) did not answer a JWKS (\(error))") }
         let keys: JSONWebKeys
         do {
             keys = try JSONWebKeys(json: json)

@@ -143,7 +143,7 @@ public struct TemplateClient: Sendable {
                           body: .data(Data(encoded.utf8)), timeouts: HTTPTimeouts(total: .seconds(60)))
         let response = try await http.send(request)
         clock.observe(dateHeader: response.headers["Date"])
-        let parsed = try? JSONValue.parse(response.body)
+        let parsed = JSONValue.parseIfValid(response.body)
         let wait = parsed?["info"]?["retryIn"]?.doubleValue.flatMap { $0 > 0 ? $0 : nil } ?? response.retryAfter
         guard let json = parsed else {
             throw AssemblyClient.Failure(

@@ -133,21 +133,24 @@ struct FileUploader: Sendable {
             }
             if case .failed(let error) = event { rateLimited = error.kind == .rateLimited }
             let (next, record) = machine.handle(event)
+            // Without the record a later run cannot resume, and starts the file again: no failure of this one.
+            func remember(_ url: String, expires: Date?) {
+                try? store?.save(.init(uploadURL: url, endpoint: client.endpoint, path: file.path, size: file.size, expires: expires), for: key)  // a cache
+            }
             switch record {
             case .save(let url):
                 // A file that went whole in the creating POST has nothing left to resume, nor has
                 // a small one handed over on this machine (made again if cut short).
                 if case .finish = next, !options.remembersFinished { break }
                 if handsOver, file.size <= options.creationWithUploadLimit, !options.remembersFinished { break }
-                // Without the record a later run cannot resume, and starts the file again: no failure of this one.
-                try? store?.save(.init(uploadURL: url, endpoint: client.endpoint, path: file.path, size: file.size, expires: lastExpiry), for: key)
+                remember(url, expires: lastExpiry)
             case .forget:
                 store?.remove(key)
             case nil:
                 // The server moves the expiry with every PATCH; a flushed write per chunk would cost
                 // more than the chunk, so the record follows it every few seconds (it keeps a minute's margin).
                 if case .sent = event, let url = machine.url, let expires = lastExpiry, ContinuousClock.now - expirySaved >= .seconds(5) {
-                    try? store?.save(.init(uploadURL: url, endpoint: client.endpoint, path: file.path, size: file.size, expires: expires), for: key)
+                    remember(url, expires: expires)
                     expirySaved = .now
                 }
             }

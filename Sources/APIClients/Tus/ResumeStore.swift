@@ -48,8 +48,7 @@ public struct ResumeStore: Sendable {
 
     /// The entry for `key`, unless missing, unreadable or expired (then it is removed).
     public func load(_ key: String, now: Date = Date()) -> Entry? {
-        guard let data = FileManager.default.contents(atPath: path(key)),
-              let entry = try? StateCoding.decode(Entry.self, from: data) else { return nil }
+        guard let entry = StateCoding.cached(Entry.self, at: path(key)) else { return nil }
         if let expires = entry.expires, expires <= now.addingTimeInterval(60) {
             remove(key)
             return nil

@@ -198,10 +198,13 @@ struct RunCommand: Command {
     private func interrupted(_ results: RunResults?, configuration: RunConfiguration, context: CommandContext, status: Int32) async -> Int32 {
         if arguments.flag("cancel-on-interrupt") {
             let done = Set((results?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
-            // The state was read when the run began; it cannot have become unreadable since but by hand.
-            let started = (try? configuration.workspace.startedAssemblies(in: [configuration.stateFile], address: configuration.endpoint)) ?? [:]
-            let canceled = await InFlight.cancel(started, except: done, http: context.http)
-            context.output.error("pipeline: interrupted; canceled \(plural(canceled, "Assembly", "Assemblies")) in flight.\n")
+            do {
+                let started = try configuration.workspace.startedAssemblies(in: [configuration.stateFile], address: configuration.endpoint)
+                let canceled = await InFlight.cancel(started, except: done, http: context.http)
+                context.output.error("pipeline: interrupted; canceled \(plural(canceled, "Assembly", "Assemblies")) in flight.\n")
+            } catch {
+                context.output.error("pipeline: interrupted; canceled nothing: \(error)\n")
+            }
         } else {
             let again = configuration.force ? "Run it again without --force to resume (with --force it starts over)" : "Run the same command again to resume"
             context.output.error("pipeline: interrupted; state is saved in \(configuration.workspace.manifestStateDirectory). \(again).\n")

@@ -97,7 +97,12 @@ struct SignCommand: Command {
             context.output.failure("\(error)")
             return ExitCode.failure
         }
-        guard let parsed = try? JSONValue.parse(data), parsed.objectValue != nil else {
+        let parsed: JSONValue
+        do { parsed = try JSONValue.parse(data) } catch {
+            context.output.failure("the params in '\(paramsPath)' are not a JSON object (\(error))", hint: "pass params such as {\"steps\": {...}}")
+            return ExitCode.failure
+        }
+        guard parsed.objectValue != nil else {
             context.output.failure("the params in '\(paramsPath)' are not a JSON object", hint: "pass params such as {\"steps\": {...}}")
             return ExitCode.failure
         }
@@ -146,7 +151,8 @@ struct SignCommand: Command {
             return .value(token)
         }
         if let file = arguments.value("token-file") {
-            guard let data = try? FileReading.read(file, limit: 64 << 10) else { throw SignerError("cannot read the token file '\(file)'") }
+            let data: Data
+            do { data = try FileReading.read(file, limit: 64 << 10) } catch { throw SignerError("cannot read the token file: \(error)") }
             return .value(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         }
         return nil

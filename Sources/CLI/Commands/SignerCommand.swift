@@ -72,7 +72,12 @@ struct SignerCommand: Command {
         let policyPath = arguments.value("policy") ?? ""
         let loaded = PolicyLoader(environment: context.environment).load(path: policyPath)
         context.report(loaded.diagnostics, sources: loaded.sources)
-        guard let policy = loaded.value, let policyData = try? FileReading.read(policyPath) else { return ExitCode.failure }
+        guard let policy = loaded.value else { return ExitCode.failure }
+        let policyData: Data
+        do { policyData = try FileReading.read(policyPath) } catch {
+            context.output.failure("\(error)")
+            return ExitCode.failure
+        }
         guard let secret = readSecret(context) else { return ExitCode.failure }
         let service: SigningService
         do {
@@ -123,8 +128,9 @@ struct SignerCommand: Command {
                 context.output.failure("'\(file)' may be read by others", hint: "chmod 600 '\(file)'")
                 return nil
             }
-            guard let data = try? FileReading.read(file, limit: 64 << 10) else {
-                context.output.failure("cannot read the secret file '\(file)'")
+            let data: Data
+            do { data = try FileReading.read(file, limit: 64 << 10) } catch {
+                context.output.failure("cannot read the secret file: \(error)")
                 return nil
             }
             return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

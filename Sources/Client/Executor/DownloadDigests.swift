@@ -26,7 +26,7 @@ final class DownloadDigests: Sendable {
     init(file: String, trusted: String) {
         self.file = file
         self.trusted = trusted
-        let known = FileManager.default.contents(atPath: file).flatMap { try? StateCoding.decode([String: Record].self, from: $0) } ?? [:]
+        let known = StateCoding.cached([String: Record].self, at: file) ?? [:]
         records = Mutex((known, false))
     }
 
@@ -60,9 +60,7 @@ final class DownloadDigests: Sendable {
         }
         guard let known else { return }
         let kept = known.filter { path, _ in FileManager.default.fileExists(atPath: ProjectPath.isRelative(path) ? trusted + "/" + path : path) }
-        guard let data = try? StateCoding.encoder.encode(kept) else { return }
-        try? FileManager.default.createDirectory(atPath: FolderPath.of(file), withIntermediateDirectories: true)
-        try? AtomicFile.write(data, to: file, below: trusted, durable: false)
+        StateCoding.saveCache(kept, to: file, below: trusted)
     }
 
     private func key(_ path: String) -> String { RealPath.relative(path, inside: trusted) ?? RealPath.normalized(path) }

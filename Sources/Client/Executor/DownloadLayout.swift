@@ -13,7 +13,7 @@ public struct DownloadLayout: Sendable {
 
     /// A layout for the job's input patterns (those starting with `!` are left out).
     public init(patterns: [String]) {
-        self.patterns = patterns.filter { !$0.hasPrefix("!") }.compactMap { try? GlobPattern($0) }
+        self.patterns = patterns.filter { !$0.hasPrefix("!") }.compactMap { try? GlobPattern($0) }  // planning refused invalid patterns already
     }
 
     /// One result's place before clashes are settled.

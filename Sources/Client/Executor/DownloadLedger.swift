@@ -18,23 +18,21 @@ struct DownloadLedger {
     /// Removes what earlier runs wrote into each folder of `current` that it no longer holds,
     /// then remembers `current`. A file that cannot be removed is left, and said nothing of.
     func prune(keeping current: [String: Set<String>]) {
-        let earlier = FileManager.default.contents(atPath: file).flatMap { try? StateCoding.decode([String: [String]].self, from: $0) } ?? [:]
+        let earlier = StateCoding.cached([String: [String]].self, at: file) ?? [:]
         var remembered: [String: [String]] = [:]
         for (folder, files) in current {
             let key = key(folder)
             // State from before keys were relative named the folder by its absolute path.
             let stale = Set(earlier[key] ?? earlier[RealPath.normalized(folder)] ?? []).subtracting(files)
-            if !stale.isEmpty, let root = try? LinkFreeFolder.open(folder, below: trusted) {
+            if !stale.isEmpty, let root = try? LinkFreeFolder.open(folder, below: trusted) {  // a link or no folder: nothing to prune
                 for path in stale { remove(path, in: root) }
             }
             remembered[key] = files.sorted()
         }
         // Other folders' lists are kept for a later run that downloads there again; only project-relative ones.
         for (key, files) in earlier where remembered[key] == nil && ProjectPath.isRelative(key) { remembered[key] = files }
-        if let data = try? StateCoding.encoder.encode(remembered) {
-            try? FileManager.default.createDirectory(atPath: FolderPath.of(file), withIntermediateDirectories: true)
-            try? AtomicFile.write(data, to: file, below: trusted, durable: false)
-        }
+        // Unwritten, the next run prunes nothing it did not see (a stale file stays).
+        StateCoding.saveCache(remembered, to: file, below: trusted)
     }
 
     /// How `folder` is named in the state: relative to the manifest's folder when inside it, so

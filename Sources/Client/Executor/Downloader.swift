@@ -118,8 +118,10 @@ struct Downloader: Sendable {
         guard let md5 = file.md5 else { return nil }
         if digests?.md5(of: path, info: info) == md5 { return nil }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        guard let digest = try? StreamingDigest.file(opened: descriptor, path: path, algorithm: .md5, buffer: &buffer).digest else { return "cannot be read" }
-        let hex = Hex.encode(digest)
+        let hex: String
+        do { hex = Hex.encode(try StreamingDigest.file(opened: descriptor, path: path, algorithm: .md5, buffer: &buffer).digest) } catch {
+            return "cannot be read (\(error))"
+        }
         guard hex == md5 else { return "has the MD5 \(hex), the status said \(md5)" }
         digests?.record(path, info: info, md5: md5)
         return nil

@@ -109,7 +109,7 @@ public final class IdentityTokens: BearerTokenSource {
             redacted.body = Data(String(decoding: response.body, as: UTF8.self).replacingOccurrences(of: requestToken, with: "[request token]").utf8)
             throw SignerError("GitHub Actions' token endpoint answered HTTP \(response.status): \(redacted.bodyText(limit: 200))")
         }
-        guard let value = (try? JSONValue.parse(response.body))?["value"]?.stringValue, !value.isEmpty else {
+        guard let value = JSONValue.parseIfValid(response.body)?["value"]?.stringValue, !value.isEmpty else {
             throw SignerError("GitHub Actions' token endpoint answered without a 'value'")
         }
         return value

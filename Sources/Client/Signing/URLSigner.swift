@@ -26,7 +26,7 @@ public struct URLSigner: ParamsSigner {
     /// A signer's refusal in words: its code and message once, then each violation with its
     /// path (`pipeline signer` answers `{"error", "message", "violations"}`); other bodies as text.
     static func refusal(_ response: HTTPResponse) -> String {
-        guard let answer = try? JSONValue.parse(response.body), let code = answer["error"]?.stringValue else {
+        guard let answer = JSONValue.parseIfValid(response.body), let code = answer["error"]?.stringValue else {
             return response.bodyText(limit: 300)
         }
         var text = code + (answer["message"]?.stringValue.map { ": " + $0 } ?? "")
@@ -58,7 +58,7 @@ public struct URLSigner: ParamsSigner {
             let hint = (300..<400).contains(response.status) ? " (redirects are refused: configure the final URL)" : ""
             throw SignerError("the signer at \(url) answered HTTP \(response.status)\(hint): \(Self.refusal(response))")
         }
-        guard let answer = try? JSONValue.parse(response.body), let returned = answer["params"]?.stringValue,
+        guard let answer = JSONValue.parseIfValid(response.body), let returned = answer["params"]?.stringValue,
               let signature = answer["signature"]?.stringValue else {
             throw SignerError("the signer at \(url) answered without 'params' and 'signature' strings")
         }
@@ -91,7 +91,7 @@ public struct URLSigner: ParamsSigner {
     /// that says how long (`retry_in` in its body, else `Retry-After`), within `longestWait`.
     static func transientWait(_ response: HTTPResponse) -> Int? {
         guard response.status == 503 || response.status == 429 else { return nil }
-        let stated = (try? JSONValue.parse(response.body))?["retry_in"]?.doubleValue ?? response.retryAfter
+        let stated = JSONValue.parseIfValid(response.body)?["retry_in"]?.doubleValue ?? response.retryAfter
         guard let stated, stated > 0, stated <= Double(longestWait) else { return nil }
         return Int(stated.rounded(.up))
     }

@@ -48,14 +48,14 @@ extension Workspace {
     /// table cannot be read. Read from `/proc/locks`, so looking never takes a lock that a run
     /// starting at that moment needs.
     public func runIsGoingOn() -> Bool? {
-        guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
+        guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }  // no /proc: unknown
         // Each lock's file as `major:minor:inode`, the device numbers in hexadecimal.
         let held = Set(table.split(separator: "\n").compactMap { line -> Substring? in
             let fields = line.split(separator: " ")
             guard fields.contains("FLOCK"), !fields.contains("->") else { return nil }
             return fields.first { $0.split(separator: ":").count == 3 }
         })
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: manifestStateDirectory)) ?? []
+        guard let names = try? FileSystem.names(in: manifestStateDirectory) else { return nil }  // unreadable: unknown
         return names.contains { name in
             var info = stat()
             guard name.hasSuffix(".lock"), lstat(manifestStateDirectory + "/" + name, &info) == 0 else { return false }

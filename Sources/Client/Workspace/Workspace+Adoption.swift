@@ -12,8 +12,7 @@ extension Workspace {
     func adoptYAMLState() {
         guard ownStateIsMissing, let manifestName, (manifestName as NSString).pathExtension.lowercased() == "yaml" else { return }
         let older = stateDirectory + "/manifests/" + (manifestName as NSString).deletingPathExtension
-        let names = (try? FileSystem.names(in: older)) ?? []  // unreadable: nothing to adopt this time
-        adopt(names.filter { !$0.hasSuffix(".lock") }, from: older)
+        adopt(Self.adoptable(in: older).filter { !$0.hasSuffix(".lock") }, from: older)
     }
 
     /// Copies the state an older version kept for the whole folder into this manifest's own
@@ -23,10 +22,14 @@ extension Workspace {
     /// no plan of this one and are dropped when a run folds the state.
     func adoptFolderState() {
         guard ownStateIsMissing else { return }
-        let names = (try? FileSystem.names(in: stateDirectory)) ?? []  // unreadable: nothing to adopt this time
-        adopt(names.filter { name in
+        adopt(Self.adoptable(in: stateDirectory).filter { name in
             Self.folderStateFiles.contains(name) || (name.hasPrefix("run-state") && (name.hasSuffix(".json") || name.hasSuffix(".json.journal")))
         }, from: stateDirectory)
+    }
+
+    /// The names in `folder`; none when it cannot be listed (nothing is adopted this time).
+    private static func adoptable(in folder: String) -> [String] {
+        (try? FileSystem.names(in: folder)) ?? []  // unreadable: the next command tries again
     }
 
     /// Whether the manifest has no state folder of its own yet, so older state may be adopted.

@@ -9,17 +9,17 @@ extension Workspace {
         var info = stat()
         guard lstat(stateDirectory, &info) == 0 else { return }
         try Self.refuse(stateDirectory, info)
-        for entry in Self.entries(of: stateDirectory) {
+        for entry in try Self.entries(of: stateDirectory) {
             let path = stateDirectory + "/" + entry
             guard lstat(path, &info) == 0 else { continue }
             try Self.refuse(path, info)
             guard info.st_mode & S_IFMT == S_IFDIR else { continue }
-            for inner in Self.entries(of: path) where lstat(path + "/" + inner, &info) == 0 {
+            for inner in try Self.entries(of: path) where lstat(path + "/" + inner, &info) == 0 {
                 try Self.refuse(path + "/" + inner, info)
             }
         }
         // The manifest's own folder, one level deeper (`manifests/<name>/`).
-        for entry in Self.entries(of: manifestStateDirectory) where lstat(manifestStateDirectory + "/" + entry, &info) == 0 {
+        for entry in try Self.entries(of: manifestStateDirectory) where lstat(manifestStateDirectory + "/" + entry, &info) == 0 {
             try Self.refuse(manifestStateDirectory + "/" + entry, info)
         }
     }
@@ -30,7 +30,7 @@ extension Workspace {
                         reason: "it is a symbolic link, and pipeline's state folder holds none; remove it (or the whole .pipeline folder, which holds only caches and resume state)")
     }
 
-    private static func entries(of folder: String) -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    private static func entries(of folder: String) throws(FileError) -> [String] {
+        try FileSystem.names(in: folder)
     }
 }

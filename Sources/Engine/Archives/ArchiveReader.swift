@@ -54,7 +54,8 @@ struct ArchiveReader {
             guard let output = Self.create(slot.path) else {
                 throw RobotError(code: .internalCommandError, message: "cannot store '\(path)' from '\(file.name)'")
             }
-            defer { try? output.close() }
+            // Closed when the entry is whole, and checked (a full disk may say so only then); on
+            // a failure before, the handle closes itself when it goes.
             while true {
                 let count = buffer.withUnsafeMutableBytes { archive_read_data(archive, $0.baseAddress, $0.count) }
                 guard count >= 0 else { throw failure(archive, "cannot read '\(path)' in '\(file.name)'", file) }
@@ -70,6 +71,9 @@ struct ArchiveReader {
                 } catch {
                     throw RobotError(code: .internalCommandError, message: "cannot store '\(path)' from '\(file.name)'")
                 }
+            }
+            do { try output.close() } catch {
+                throw RobotError(code: .internalCommandError, message: "cannot store '\(path)' from '\(file.name)'")
             }
             extracted.append(Extracted(relativePath: path, slot: slot))
         }

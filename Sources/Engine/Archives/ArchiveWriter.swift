@@ -36,7 +36,7 @@ final class ArchiveWriter {
     /// Adds the file at `source` under `entry`, a relative path inside the archive.
     func add(_ source: String, as entry: String) throws(RobotError) {
         guard let input = FileHandle(forReadingAtPath: source) else { throw failure("cannot read '\(entry)' for") }
-        defer { try? input.close() }
+        defer { try? input.close() }  // read only: a failed close loses nothing
         var info = stat()
         guard fstat(input.fileDescriptor, &info) == 0 else { throw failure("cannot read '\(entry)' for") }
         let item = archive_entry_new()

@@ -35,10 +35,9 @@ enum FFmpeg {
             ["ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams", "-format_whitelist", formats,
              "-protocol_whitelist", "file", "file:" + path],
             for: file, context: context, code: .fileMetaDataError, timeout: probeTimeLimit)
-        guard let json = try? JSONValue.parse(Data(output.utf8)) else {
-            throw RobotError(code: .fileMetaDataError, message: "cannot read the media facts of '\(name)'")
+        do { return try JSONValue.parse(Data(output.utf8)) } catch {
+            throw RobotError(code: .fileMetaDataError, message: "cannot read the media facts of '\(name)': ffprobe's answer is not JSON (\(error))")
         }
-        return json
     }
 
     private static func execute(_ command: [String], for file: AssemblyFile, context: RobotContext?, code: APIErrorCode, timeout: Duration) throws(RobotError) -> String {

@@ -52,13 +52,17 @@ public struct OptionConstraint: Sendable {
         return nil
     }
 
-    /// Whether `pattern` is a regular expression this platform can compile.
-    public static func isValidPattern(_ pattern: String) -> Bool {
-        (try? NSRegularExpression(pattern: pattern)) != nil
+    /// Whether `pattern` is a regular expression this platform can compile, as it is matched (whole
+    /// values: a pattern such as `(?x)a#` that swallows what anchors it is not one).
+    public static func isValidPattern(_ pattern: String) -> Bool { wholeValue(pattern) != nil }
+
+    /// `pattern` anchored at both ends of a value; nil when it does not compile.
+    private static func wholeValue(_ pattern: String) -> NSRegularExpression? {
+        try? NSRegularExpression(pattern: "\\A(?:\(pattern))\\z")  // nil: the policy's check refuses it
     }
 
     private static func fullMatch(_ text: String, pattern: String) -> Bool {
-        guard let expression = try? NSRegularExpression(pattern: "\\A(?:\(pattern))\\z") else { return false }
+        guard let expression = wholeValue(pattern) else { return false }
         let range = NSRange(text.startIndex..., in: text)
         return expression.firstMatch(in: text, range: range) != nil
     }

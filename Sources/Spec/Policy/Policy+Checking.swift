@@ -91,10 +91,9 @@ extension Policy {
     private func checkTemplateContent(_ content: JSONValue) -> [PolicyFinding] {
         var content = content
         if let text = content.stringValue {
-            guard let parsed = try? JSONValue.parse(Data(text.utf8)) else {
-                return [PolicyFinding(id: "policy.bad-params", message: "the Template's content is not valid JSON", path: ["template"])]
+            do { content = try JSONValue.parse(Data(text.utf8)) } catch {
+                return [PolicyFinding(id: "policy.bad-params", message: "the Template's content is not valid JSON (\(error))", path: ["template"])]
             }
-            content = parsed
         }
         guard let object = content.objectValue else {
             return [PolicyFinding(id: "policy.bad-params", message: "the Template's content must be a JSON object", path: ["template"])]

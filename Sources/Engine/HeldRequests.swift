@@ -1,0 +1,84 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Status requests held until their Assembly moves on (see `StatusWait`). Each waits on its own
+/// signal, given when its Assembly's phase changes or the engine stops: a change wakes only the
+/// requests about that Assembly, and stopping waits for the last of them to leave, not a poll.
+final class HeldRequests: Sendable {
+    /// One held request.
+    struct Ticket: Sendable {
+        fileprivate let number: Int
+        fileprivate let assembly: String
+        fileprivate let signal: DispatchSemaphore
+    }
+
+    private struct State {
+        var stopping = false
+        var next = 0
+        var waiting: [String: [Int: DispatchSemaphore]] = [:]
+        var count = 0
+        /// Signalled when the last request leaves once the engine stops.
+        var drained: DispatchSemaphore?
+    }
+
+    private let state = Mutex(State())
+    /// Past this many, requests are answered at once, so held ones never take the connections
+    /// that uploads and new Assemblies need.
+    let most: Int
+
+    init(most: Int) { self.most = most }
+
+    /// Requests held now.
+    var count: Int { state.withLock { $0.count } }
+
+    /// Whether the engine is stopping (held requests are then answered at once).
+    var isStopping: Bool { state.withLock { $0.stopping } }
+
+    /// Holds a request about `assembly`; nil when `most` are held already or the engine stops.
+    func hold(_ assembly: String) -> Ticket? {
+        state.withLock { state in
+            guard !state.stopping, state.count < most else { return nil }
+            state.next += 1
+            state.count += 1
+            let ticket = Ticket(number: state.next, assembly: assembly, signal: DispatchSemaphore(value: 0))
+            state.waiting[assembly, default: [:]][ticket.number] = ticket.signal
+            return ticket
+        }
+    }
+
+    /// Waits for `ticket`'s signal until `deadline` (or the end of the slice); true when signalled.
+    @available(*, noasync, message: "blocks its thread")
+    func wait(_ ticket: Ticket, until deadline: Date, slice: TimeInterval) -> Bool {
+        let seconds = max(0, min(deadline.timeIntervalSinceNow, slice))
+        return ticket.signal.wait(timeout: .now() + seconds) == .success
+    }
+
+    /// The request left.
+    func release(_ ticket: Ticket) {
+        state.withLock { state in
+            state.waiting[ticket.assembly]?[ticket.number] = nil
+            if state.waiting[ticket.assembly]?.isEmpty == true { state.waiting[ticket.assembly] = nil }
+            state.count -= 1
+            if state.count == 0 { state.drained?.signal() }
+        }
+    }
+
+    /// `assembly`'s phase changed: its held requests look again.
+    func moved(_ assembly: String) {
+        state.withLock { state in state.waiting[assembly]?.values.forEach { $0.signal() } }
+    }
+
+    /// Answers every held request now, and waits until they have left (`longest` at most).
+    @available(*, noasync, message: "blocks its thread")
+    func stop(waitingAtMost longest: TimeInterval) {
+        let drained = state.withLock { state -> DispatchSemaphore? in
+            state.stopping = true
+            for signals in state.waiting.values { signals.values.forEach { $0.signal() } }
+            guard state.count > 0 else { return nil }
+            state.drained = DispatchSemaphore(value: 0)
+            return state.drained
+        }
+        _ = drained?.wait(timeout: .now() + longest)
+    }
+}
