@@ -14,7 +14,7 @@ final class HandoffServer: Sendable {
     private let listening: MessageSocket
     private let connections = Mutex(0)
     /// Requests being answered, which `stop` lets end (a copy saves what it copied).
-    private let busy = Mutex(0)
+    private let busy = Drain()
     private let stopping = Atomic(false)
     /// Connections served at once; one more is closed as it comes (its client uses HTTP).
     static let maxConnections = 64
@@ -52,8 +52,7 @@ final class HandoffServer: Sendable {
         stopping.store(true, ordering: .relaxed)
         listening.shutDown()
         unlink(offer.path)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while busy.withLock({ $0 }) > 0, ContinuousClock.now < deadline { usleep(10_000) }
+        busy.wait(atMost: .seconds(10))
     }
 
     /// Greets, then answers each request until the client closes or falls silent; each is
@@ -64,8 +63,8 @@ final class HandoffServer: Sendable {
         let gone = { [self] in connection.peerIsGone || stopping.load(ordering: .relaxed) }
         // Room for the metadata a creating POST's header could carry.
         while !stopping.load(ordering: .relaxed), let (message, file) = connection.receive(capacity: 64 << 10, waiting: .seconds(60)) {
-            busy.withLock { $0 += 1 }
-            defer { busy.withLock { $0 -= 1 } }
+            busy.enter()
+            defer { busy.leave() }
             // Arrived as the engine stops: nothing is begun that the stop would not wait for.
             guard !stopping.load(ordering: .relaxed) else {
                 if file >= 0 { close(file) }

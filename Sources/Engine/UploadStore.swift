@@ -8,7 +8,14 @@ import Synchronization
 /// record, written atomically. Survives restarts. One writer per upload at a time.
 final class UploadStore: Sendable {
     let directory: String
-    private let writers = Mutex<[String: Weak<UploadClaim>]>([:])
+    /// Who writes each upload (numbered, so a claim gives back only its own), and who waits for it to let go.
+    private struct Writers {
+        var claims: [String: (number: Int, claim: Weak<UploadClaim>)] = [:]
+        var next = 0
+        var waiting: [String: [DispatchSemaphore]] = [:]
+    }
+
+    private let writers = Mutex(Writers())
     private let records = Mutex<[String: TusUploadRecord]>([:])
     /// Uploads whose record is in memory only: created with their first bytes, which no one can
     /// ask about before the creating request has been answered.
@@ -114,24 +121,41 @@ final class UploadStore: Sendable {
 
     /// The right to write `id`, held until the claim is dropped; `nil` when another request holds it.
     func claim(_ id: String) -> UploadClaim? {
-        let claim = UploadClaim { [self] in writers.withLock { _ = $0.removeValue(forKey: id) } }
-        guard writers.withLock({ writers in
-            guard writers[id] == nil else { return false }
-            writers[id] = Weak(claim)
-            return true
-        }) else { return nil }
-        return claim
+        writers.withLock { writers -> UploadClaim? in
+            guard writers.claims[id] == nil else { return nil }
+            writers.next += 1
+            let number = writers.next
+            let claim = UploadClaim { [self] in letGo(id, number) }
+            writers.claims[id] = (number, Weak(claim))
+            return claim
+        }
+    }
+
+    /// Claim `number` on `id` went away: the upload is free, and those waiting for it hear so.
+    private func letGo(_ id: String, _ number: Int) {
+        writers.withLock { writers in
+            guard writers.claims[id]?.number == number else { return }
+            writers.claims[id] = nil
+            writers.waiting.removeValue(forKey: id)?.forEach { $0.signal() }
+        }
     }
 
     /// Asks the request holding `id` to end (a client that reconnects after a dead connection
     /// wants its upload back) and waits up to `patience` for it to let go; whether `id` is free.
     /// What the ended request received is kept, so the offset then answered is the true one.
+    @available(*, noasync, message: "blocks its thread")
     func release(_ id: String, patience: Duration = .seconds(5)) -> Bool {
-        guard let holder = writers.withLock({ $0[id] }) else { return true }
-        holder.value?.endHolder()
-        let deadline = ContinuousClock.now + patience
-        while writers.withLock({ $0[id] != nil }), ContinuousClock.now < deadline { usleep(10_000) }
-        return writers.withLock { $0[id] == nil }
+        let freed = writers.withLock { writers -> DispatchSemaphore? in
+            guard writers.claims[id] != nil else { return nil }
+            let freed = DispatchSemaphore(value: 0)
+            writers.waiting[id, default: []].append(freed)
+            return freed
+        }
+        guard let freed else { return true }
+        // Asked of the holder without keeping it: the claim goes when the holder drops it.
+        writers.withLock { $0.claims[id]?.claim.value }?.endHolder()
+        _ = freed.wait(timeout: .now() + .milliseconds(Int(patience.components.seconds * 1000)))
+        return writers.withLock { $0.claims[id] == nil }
     }
 }
 
