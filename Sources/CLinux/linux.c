@@ -6,6 +6,9 @@
 #include <sys/socket.h>
 #include <poll.h>
 #include <unistd.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/syscall.h>
 
 ssize_t pipeline_send_with_descriptor(int socket, const void *bytes, size_t length, int descriptor) {
     struct iovec part = {.iov_base = (void *)bytes, .iov_len = length};
@@ -97,4 +100,53 @@ int pipeline_peer_gone(int socket) {
 int pipeline_open_for_reading(int descriptor) {
     int flags = fcntl(descriptor, F_GETFL);
     return flags >= 0 && (flags & O_PATH) == 0 && (flags & O_ACCMODE) != O_WRONLY;
+}
+
+extern char **environ;
+
+pid_t pipeline_spawn(char *const argv[], int *input, int *output, int *error, int *exited) {
+    int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
+    if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) goto fail;
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+    posix_spawnattr_init(&attributes);
+    sigset_t defaults, none;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGPIPE);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    pid_t pid = -1;
+    int failed = posix_spawnp(&pid, argv[0], &actions, &attributes, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (failed != 0) { errno = failed; goto fail; }
+    close(in[0]);
+    close(out[1]);
+    close(err[1]);
+    fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK);
+    *input = in[1];
+    *output = out[0];
+    *error = err[0];
+#ifdef SYS_pidfd_open
+    *exited = (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    *exited = -1;
+#endif
+    return pid;
+fail:;
+    int saved = errno;
+    for (int i = 0; i < 2; i++) {
+        if (in[i] >= 0) close(in[i]);
+        if (out[i] >= 0) close(out[i]);
+        if (err[i] >= 0) close(err[i]);
+    }
+    errno = saved;
+    return -1;
 }

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import TestSupport
 import XCTest
 
 /// The one process runner, against real programs.
@@ -20,5 +21,47 @@ final class ChildProcessTests: XCTestCase {
     func testOutputAndStatusAreCollected() throws {
         let outcome = try ChildProcess.runBlocking(["/bin/sh", "-c", "cat; echo oops >&2; exit 1"], input: Data("in".utf8), timeout: .seconds(30))
         XCTAssertEqual([String(outcome.status), outcome.stdout, outcome.stderr], ["1", "in", "oops\n"])
+    }
+
+    func testAProgramThatReadsNothingStillRunsIntoItsTimeout() {
+        let start = ContinuousClock.now
+        XCTAssertThrowsError(try ChildProcess.runBlocking(["sleep", "60"], input: Data(count: 4 << 20), timeout: .seconds(1))) { error in
+            XCTAssertTrue(error is ChildProcess.TimedOut, "\(error)")
+        }
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(30), "the input is written as it is read, never before the timeout starts")
+    }
+
+    func testATimeoutEndsWhatTheProgramStartedToo() throws {
+        let folder = try TemporaryDirectory(prefix: "child-process")
+        defer { folder.remove() }
+        let marker = folder.path + "/started"
+        XCTAssertThrowsError(try ChildProcess.runBlocking(["/bin/sh", "-c", "(sleep 3; touch \(marker)) & sleep 60"], timeout: .seconds(1)))
+        Thread.sleep(forTimeInterval: 4)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: marker), "the program's own child was killed with it")
+    }
+
+    func testAProgramThatLeavesAChildBehindIsDoneWhenItExits() throws {
+        let start = ContinuousClock.now
+        let outcome = try ChildProcess.runBlocking(["sh", "-c", "sleep 60 & echo done"], timeout: .seconds(120))
+        XCTAssertEqual(outcome.stdout, "done\n")
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(30), "not held by the child that keeps the pipes open")
+    }
+
+    func testAMissingProgramIsAnError() {
+        XCTAssertThrowsError(try ChildProcess.runBlocking(["no-such-program-here"], timeout: .seconds(5)))
+    }
+
+    func testACanceledTaskKillsItsProgram() async throws {
+        let task = Task { try await ChildProcess.run(["sleep", "60"], timeout: .seconds(120)) }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        let start = ContinuousClock.now
+        do {
+            _ = try await task.value
+            XCTFail("a canceled run has no outcome")
+        } catch {
+            XCTAssertTrue(error is ChildProcess.Canceled, "\(error)")
+        }
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(30))
     }
 }

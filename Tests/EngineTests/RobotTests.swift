@@ -138,7 +138,7 @@ final class RobotTests: XCTestCase {
             + "open(sys.argv[1], 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', ihdr) + chunk(b'IDAT', zlib.compress(b'\\0' * 100)) + chunk(b'IEND', b''))"
         let directory = try TemporaryDirectory(prefix: "bomb")
         defer { directory.remove() }
-        let made = try ChildProcess.runBlocking(["python3", "-c", script, directory.path + "/bomb.png"], timeout: .seconds(30))
+        let made = try await ChildProcess.run(["python3", "-c", script, directory.path + "/bomb.png"], timeout: .seconds(30))
         XCTAssertEqual(made.status, 0, made.stderr)
         let status = try await run(.object(["r": step("/image/resize", ["use": .string(":original"), "width": .int(10)])]),
                                    files: [("f", "bomb.png", try Data(contentsOf: URL(fileURLWithPath: directory.path + "/bomb.png")))])
@@ -244,7 +244,7 @@ final class RobotTests: XCTestCase {
             let result = try XCTUnwrap(status["results"]?[step]?.arrayValue?.first)
             let path = try directory.write(step + ".png", data: try await client.download(try XCTUnwrap(result["ssl_url"]?.stringValue)).body)
             let raw = directory.path + "/" + step + ".rgb"
-            let outcome = try ChildProcess.runBlocking(["ffmpeg", "-loglevel", "error", "-y", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", raw], timeout: .seconds(30))
+            let outcome = try await ChildProcess.run(["ffmpeg", "-loglevel", "error", "-y", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", raw], timeout: .seconds(30))
             XCTAssertEqual(outcome.status, 0, outcome.stderr)
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
             return (Array(bytes.prefix(3)), Array(bytes.suffix(3)), result["meta"]?["width"]?.intValue)
@@ -271,7 +271,7 @@ final class RobotTests: XCTestCase {
             chunk = lambda kind, data: struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))
             open(sys.argv[1], 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 200, 100, 8, 2, 0, 0, 0)) + chunk(b'IDAT', zlib.compress(rows)) + chunk(b'IEND', b''))
             """
-        let made = try ChildProcess.runBlocking(["python3", "-c", script, directory.path + "/boxed.png"], timeout: .seconds(30))
+        let made = try await ChildProcess.run(["python3", "-c", script, directory.path + "/boxed.png"], timeout: .seconds(30))
         XCTAssertEqual(made.status, 0, made.stderr)
         let status = try await run(.object([
             "trimmed": step("/image/resize", ["use": .string(":original"), "width": .int(50), "trim_whitespace": .bool(true), "result": .bool(true)]),
