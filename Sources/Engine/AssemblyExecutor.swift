@@ -68,6 +68,26 @@ final class AssemblyExecutor: Sendable {
         }
     }
 
+    /// The Assembly with the facts of its tus uploads read (they were stored with their type
+    /// only, so the upload's last PATCH was answered at once), several files at once, and kept.
+    private func describeUploads(_ record: AssemblyRecord) -> AssemblyRecord {
+        let pending = record.uploads.indices.filter { record.uploads[$0].meta.isEmpty && FileFacts.hasFacts(record.uploads[$0].mime) }
+        guard !pending.isEmpty else { return record }
+        let uploads = record.uploads
+        let facts = ParallelWork.map(count: pending.count, placeholder: [String: JSONValue]()) {
+            { index in
+                let file = uploads[pending[index]]
+                return FileFacts.meta(of: file.path, name: file.name, type: file.mime)
+            }
+        }
+        let described = store.update(record.id) { record in
+            for (index, meta) in zip(pending, facts) where index < record.uploads.count && record.uploads[index].id == uploads[index].id {
+                record.uploads[index].meta = meta
+            }
+        }
+        return described ?? record
+    }
+
     private func run(_ id: String) {
         let folder = resultsDirectory + "/" + id
         // A failed or canceled Assembly reports no results: what its steps wrote only fills the disk.
@@ -77,7 +97,8 @@ final class AssemblyExecutor: Sendable {
             self.store.update(id) { record in action = record.apply(event) }
             if action == .discardResults { discard() }
         }
-        guard let record = store.get(id), record.phase == .executing else { return discard() }
+        guard let stored = store.get(id), stored.phase == .executing else { return discard() }
+        let record = describeUploads(stored)
         guard let graph = StepGraph(record.steps) else {
             return end(.stepsFailed(code: .invalidSteps, message: "the steps cannot be run"))
         }
