@@ -27,18 +27,23 @@ final class UploadFixture: @unchecked Sendable {
         return (try files.write(name, data: data), data)
     }
 
-    func uploader(_ endpoint: String, chunkSize: Int64? = nil, checksum: UploadOptions.ChecksumMode = .automatic) -> TusUploader {
+    func uploader(
+        _ endpoint: String, chunkSize: Int64? = nil, checksum: UploadOptions.ChecksumMode = .automatic,
+        retryDelays: [Duration] = [.zero, .milliseconds(100), .milliseconds(200)]
+    ) -> TusUploader {
         let options = UploadOptions(
-            chunkSize: chunkSize, retryDelays: [.zero, .milliseconds(100), .milliseconds(200)], checksum: checksum,
+            chunkSize: chunkSize, retryDelays: retryDelays, checksum: checksum,
             parallel: 4, stateDirectory: state.path)
         return TusUploader(endpoint: endpoint, options: options, http: http)
     }
 
     /// Uploads one file and returns its result and every progress event.
-    func upload(_ path: String, to endpoint: String, chunkSize: Int64? = nil, checksum: UploadOptions.ChecksumMode = .automatic)
-        async throws -> (UploadResult, [UploadProgress]) {
+    func upload(
+        _ path: String, to endpoint: String, chunkSize: Int64? = nil, checksum: UploadOptions.ChecksumMode = .automatic,
+        retryDelays: [Duration] = [.zero, .milliseconds(100), .milliseconds(200)]
+    ) async throws -> (UploadResult, [UploadProgress]) {
         let events = EventLog()
-        let results = try await uploader(endpoint, chunkSize: chunkSize, checksum: checksum).upload(
+        let results = try await uploader(endpoint, chunkSize: chunkSize, checksum: checksum, retryDelays: retryDelays).upload(
             [UploadFile(path: path, metadata: ["filename": "f.bin", "filetype": "application/octet-stream"])]
         ) { events.append($0) }
         return (try results[0].get(), events.events)

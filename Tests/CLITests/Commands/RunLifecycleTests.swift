@@ -117,7 +117,8 @@ final class RunLifecycleTests: XCTestCase {
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 130)
-        XCTAssertLessThan(ContinuousClock.now - interrupted, .seconds(3), "one Ctrl-C ends the wait")
+        // The wait it ends has no bound of its own: any bound a loaded machine keeps proves it.
+        XCTAssertLessThan(ContinuousClock.now - interrupted, .seconds(30), "one Ctrl-C ends the wait")
     }
 
     func testEngineRestartMidRun() async throws {
