@@ -8,21 +8,7 @@ import XCTest
 /// nothing outside the workspace and print nothing to the terminal but text.
 final class HostileStateTests: XCTestCase {
     private func project(endpoint: String) throws -> TemporaryDirectory {
-        let directory = try TemporaryDirectory(prefix: "hostile-state")
-        try directory.write("files/a.bin", data: Data(repeating: 7, count: 1000))
-        try directory.write("pipeline.yml", """
-            version: 1
-            endpoint: \(endpoint)
-            auth:
-              key: test-key
-            results: results.json
-            assemblies:
-              hashes:
-                inputs: ["files/*.bin"]
-                steps:
-                  hash: {robot: /file/hash, use: ":original"}
-            """)
-        return directory
+        try TestProject.hashing(prefix: "hostile-state", endpoint: endpoint, files: ["a.bin": Data(repeating: 7, count: 1000)])
     }
 
     func testAServerChosenAssemblyIdIsNeverAPath() async throws {

@@ -10,26 +10,10 @@ final class RunHardeningTests: XCTestCase {
     /// The engines here check no signature, but a remote endpoint needs a signer to run at all.
     private let secret = ["TRANSLOADIT_SECRET": "unchecked"]
 
-    private func project(endpoint: String, extra: String = "", auth: (TemporaryDirectory) -> String = { _ in "" }) throws -> TemporaryDirectory {
-        let directory = try TemporaryDirectory(prefix: "run-hardening")
-        try directory.write("files/a.bin", data: Data(repeating: 1, count: 700_000))
-        try directory.write("files/b.bin", data: Data(repeating: 2, count: 300_000))
-        try directory.write("pipeline.yml", """
-            version: 1
-            endpoint: \(endpoint)
-            auth:
-              key: test-key
-            \(auth(directory))
-            results: results.json
-            \(extra)
-            assemblies:
-              hashes:
-                inputs: ["files/*.bin"]
-                batch: all
-                steps:
-                  hash: {robot: /file/hash, use: ":original", algorithm: sha256}
-            """)
-        return directory
+    private func project(endpoint: String, authLines: (String) -> [String] = { _ in [] }) throws -> TemporaryDirectory {
+        try TestProject.hashing(
+            prefix: "run-hardening", endpoint: endpoint, files: ["a.bin": Data(repeating: 1, count: 700_000), "b.bin": Data(repeating: 2, count: 300_000)],
+            batch: "all", algorithm: "sha256", authLines: authLines)
     }
 
     private func assemblies(_ directory: TemporaryDirectory) throws -> [JSONValue] {
@@ -177,10 +161,9 @@ final class RunHardeningTests: XCTestCase {
         let server = try EngineTestServer()
         defer { server.stop() }
         // The signing program runs after planning and before the uploads: it edits a planned file.
-        let directory = try project(endpoint: "http://127.0.0.1:\(server.port)", auth: { directory in """
-              signer:
-                command: [sh, -c, "cat > /dev/null; printf x >> '\(directory.path)/files/a.bin'; printf sha384:%096d 0"]
-            """ })
+        let directory = try project(endpoint: "http://127.0.0.1:\(server.port)", authLines: { path in
+            ["signer:", #"  command: [sh, -c, "cat > /dev/null; printf x >> '\#(path)/files/a.bin'; printf sha384:%096d 0"]"#]
+        })
         defer { directory.remove() }
         let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: secret)
         XCTAssertEqual(result.status, 1, result.stderr)

@@ -7,28 +7,11 @@ import XCTest
 /// Around a run: diff against the last run, status, cancel, interrupts, an engine restart.
 final class RunLifecycleTests: XCTestCase {
     private func project(endpoint: String, files: [String: Data]) throws -> TemporaryDirectory {
-        let directory = try TemporaryDirectory(prefix: "lifecycle")
-        for (name, data) in files { try directory.write("data/" + name, data: data) }
-        try directory.write("pipeline.yml", """
-            version: 1
-            endpoint: \(endpoint)
-            auth: {key: test-key}
-            assemblies:
-              hashes:
-                inputs: [data/*.bin]
-                batch: 1
-                steps:
-                  hash: {robot: /file/hash, use: ":original"}
-            """)
-        return directory
+        try TestProject.hashing(prefix: "lifecycle", endpoint: endpoint, files: files, folder: "data", batch: "1", results: nil)
     }
 
     private let secret = ["TRANSLOADIT_SECRET": "unused"]
 
-    private func random(_ size: Int) -> Data {
-        var generator = SystemRandomNumberGenerator()
-        return Data((0..<size / 8).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } })
-    }
 
     func testDiffAgainstTheLastRunAndStatus() async throws {
         let directory = try project(endpoint: "local", files: ["a.bin": Data("a".utf8), "b.bin": Data("b".utf8)])
@@ -59,7 +42,7 @@ final class RunLifecycleTests: XCTestCase {
         let base = String(endpoint.dropLast("/resumable/files/".count))
         for flag in [[], ["--cancel-on-interrupt"]] {
             // Over 4 MiB: sent by PATCH (a smaller file goes whole in the creating POST).
-            let directory = try project(endpoint: base, files: ["big.bin": random(5_000_000)])
+            let directory = try project(endpoint: base, files: ["big.bin": TestProject.random(5_000_000)])
             defer { directory.remove() }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: ProcessRunner.pipelineExecutable)
@@ -126,7 +109,7 @@ final class RunLifecycleTests: XCTestCase {
         let port = UInt16(server.port)
         let data = server.data
         defer { data.remove() }
-        let directory = try project(endpoint: "http://127.0.0.1:\(port)", files: ["a.bin": random(40_000_000), "b.bin": random(40_000_000)])
+        let directory = try project(endpoint: "http://127.0.0.1:\(port)", files: ["a.bin": TestProject.random(40_000_000), "b.bin": TestProject.random(40_000_000)])
         defer { directory.remove() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ProcessRunner.pipelineExecutable)

@@ -9,26 +9,9 @@ import XCTest
 /// single upload proves finished bytes were not sent again), and the right result.
 final class RunResumeTests: XCTestCase {
     private func project(endpoint: String, content: Data) throws -> TemporaryDirectory {
-        let directory = try TemporaryDirectory(prefix: "run-resume")
-        try directory.write("data/big.bin", data: content)
-        try directory.write("pipeline.yml", """
-            version: 1
-            endpoint: \(endpoint)
-            auth: {key: test-key}
-            results: results.json
-            assemblies:
-              hashes:
-                inputs: [data/*.bin]
-                steps:
-                  hash: {robot: /file/hash, use: ":original", algorithm: sha256}
-            """)
-        return directory
+        try TestProject.hashing(prefix: "run-resume", endpoint: endpoint, files: ["big.bin": content], folder: "data", algorithm: "sha256")
     }
 
-    private func randomData(_ size: Int) -> Data {
-        var generator = SystemRandomNumberGenerator()
-        return Data((0..<size / 8).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } })
-    }
 
     private func startRun(_ directory: TemporaryDirectory) throws -> Process {
         let process = Process()
@@ -67,7 +50,7 @@ final class RunResumeTests: XCTestCase {
         // Checksummed uploads go in 8 MiB chunks: hang in the second one.
         let (proxy, endpoint) = try server.faulty(["PATCH:2:hang=5000000"])
         defer { proxy.stop() }
-        let content = randomData(48_000_000)
+        let content = TestProject.random(48_000_000)
         let directory = try project(endpoint: String(endpoint.dropLast("/resumable/files/".count)), content: content)
         defer { directory.remove() }
 
@@ -90,7 +73,7 @@ final class RunResumeTests: XCTestCase {
         // Over 4 MiB, so it goes by PATCH (whose URL the run knows, to resume): the PATCH hangs.
         let (proxy, endpoint) = try server.faulty(["PATCH:1:hang=1000000"])
         defer { proxy.stop() }
-        let content = randomData(5_000_000)
+        let content = TestProject.random(5_000_000)
         let directory = try project(endpoint: String(endpoint.dropLast("/resumable/files/".count)), content: content)
         defer { directory.remove() }
 
