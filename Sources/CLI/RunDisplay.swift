@@ -191,11 +191,25 @@ final class RunDisplay: Sendable {
         let cached = results.assemblies.filter(\.cached).count
         let completed = results.assemblies.count - failed.count - cached
         let leftOut = results.assemblies.flatMap(\.leftOut)
+        // A file two steps left out is one file left out.
+        let leftOutFiles = Set(results.assemblies.flatMap { entry in entry.leftOut.map { [entry.planID, $0.source ?? $0.step] } }).count
         let warnings = results.assemblies.flatMap(\.warnings)
         if json {
+            // Each file left out and each warning is an event of its own, for scripts.
+            for item in leftOut {
+                output.out(JSONValue.object([
+                    "event": .string("left_out"), "source": item.source.map(JSONValue.string) ?? .null, "step": .string(item.step),
+                    "error": .string(item.error), "message": .string(item.message),
+                ]).serialized() + "\n")
+            }
+            for item in warnings {
+                output.out(JSONValue.object([
+                    "event": .string("warning"), "source": item.source.map(JSONValue.string) ?? .null, "step": .string(item.step), "message": .string(item.message),
+                ]).serialized() + "\n")
+            }
             output.out(JSONValue.object([
                 "event": .string("summary"), "completed": .int(completed), "cached": .int(cached), "failed": .int(failed.count),
-                "left_out": .int(leftOut.count), "warnings": .int(warnings.count), "results": .string(resultsPath),
+                "left_out": .int(leftOutFiles), "warnings": .int(warnings.count), "results": .string(resultsPath),
             ]).serialized() + "\n")
             return
         }
@@ -225,7 +239,7 @@ final class RunDisplay: Sendable {
         let seconds = elapsed.inSeconds
         let sent = state.withLock { $0.uploaded.bytes }
         output.out("Run: \(completed) completed, \(cached) cached, \(failed.count) failed"
-            + (leftOut.isEmpty ? "" : ", \(plural(leftOut.count, "file")) left out")
+            + (leftOut.isEmpty ? "" : ", \(plural(leftOutFiles, "file")) left out")
             + (warnings.isEmpty ? "" : ", \(plural(warnings.count, "warning"))") + ". Results: \(Self.shown(resultsPath))"
             + " (\(String(format: "%.1f", seconds)) s, \(ByteSize(bytes: sent)) uploaded)\n")
     }

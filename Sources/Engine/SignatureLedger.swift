@@ -11,17 +11,22 @@ final class SignatureLedger: Sendable {
     private let state: Mutex<(seen: [String: TimeInterval], descriptor: Int32)>
 
     /// Loads the ledger, dropping expired entries (the file is rewritten without them). A ledger
-    /// that cannot be read or written is an error: an engine that forgot the signatures it took
-    /// (and then wrote over the file) would take a replayed one. A line that is not one of its
-    /// lines (a torn last write) is dropped; the others are kept.
+    /// that cannot be read or written, or holds a line that is not one of its own, is an error:
+    /// an engine that forgot the signatures it took (and then wrote over the file) would take a
+    /// replayed one. Only a last line without its line break (a write cut short) is dropped.
     init(path: String, now: Date = Date()) throws {
         self.path = path
         var seen: [String: TimeInterval] = [:]
         if let data = try FileSystem.readIfPresent(path, limit: 1 << 30) {
-            for line in data.split(separator: UInt8(ascii: "\n")) {
+            let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            for (number, line) in lines.enumerated() where !line.isEmpty {
                 let parts = String(decoding: line, as: UTF8.self).split(separator: " ")
-                guard parts.count == 2, let expires = TimeInterval(parts[0]), expires > now.timeIntervalSince1970, parts[1].count == 64 else { continue }
-                seen[String(parts[1])] = expires
+                guard parts.count == 2, let expires = TimeInterval(parts[0]), parts[1].count == 64, parts[1].allSatisfy(\.isHexDigit) else {
+                    if number == lines.count - 1 { continue }  // torn: never written whole
+                    throw FileError(path: path, operation: "read", code: EINVAL, reason: "line \(number + 1) is not one of the signatures this engine records; "
+                        + "move the file away only knowing that the engine then takes again any signature it took that has not expired")
+                }
+                if expires > now.timeIntervalSince1970 { seen[String(parts[1])] = expires }
             }
         }
         let text = seen.sorted { $0.key < $1.key }.map { "\(Int($0.value.rounded(.up))) \($0.key)\n" }.joined()

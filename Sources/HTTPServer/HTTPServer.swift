@@ -211,6 +211,7 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set
         guard let log else { return }
         let elapsed = ContinuousClock.now - context.started
         let status = context.answered ? String(context.status) : "dropped"
-        log("\(context.head.method) \(context.head.path) \(status) \(elapsed.inMilliseconds)ms")
+        // The method and path are the client's words: made printable, they forge no log line and move no cursor.
+        log("\(context.head.method.printable) \(context.head.path.printable) \(status) \(elapsed.inMilliseconds)ms")
     }
 }

@@ -16,15 +16,15 @@ struct JWT: Sendable {
         guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let payloadData = Base64URL.decode(parts[1]),
               let signature = Base64URL.decode(parts[2]),
               let header = JSONValue.parseIfValid(headerData), let claims = JSONValue.parseIfValid(payloadData)?.objectValue else {
-            throw .unauthorized("INVALID_TOKEN", "the bearer token is not a well-formed JWT")
+            throw .unauthorized(.invalidToken, "the bearer token is not a well-formed JWT")
         }
-        guard header.objectValue != nil else { throw .unauthorized("INVALID_TOKEN", "the JWT's header is not a JSON object") }
+        guard header.objectValue != nil else { throw .unauthorized(.invalidToken, "the JWT's header is not a JSON object") }
         // Critical extensions must be understood to be honoured; the signer understands none.
         guard header["crit"] == nil else {
-            throw .unauthorized("INVALID_TOKEN", "the JWT's header names critical extensions ('crit'), which the signer does not support")
+            throw .unauthorized(.invalidToken, "the JWT's header names critical extensions ('crit'), which the signer does not support")
         }
         for name in ["iss", "sub"] where claims[name] != nil && claims[name]?.stringValue == nil {
-            throw .unauthorized("INVALID_TOKEN", "the JWT's '\(name)' claim must be a string")
+            throw .unauthorized(.invalidToken, "the JWT's '\(name)' claim must be a string")
         }
         self.header = header
         self.claims = claims
@@ -133,7 +133,7 @@ enum JWTVerifier {
     /// Refuses an algorithm other than RS256 and ES256 before any key is looked for.
     static func checkAlgorithm(of token: JWT) throws(Refusal) {
         guard algorithms.contains(token.algorithm) else {
-            throw .unauthorized("UNSUPPORTED_ALGORITHM", "JWT algorithm '\(token.algorithm)' is refused; only RS256 and ES256 are accepted")
+            throw .unauthorized(.unsupportedAlgorithm, "JWT algorithm '\(token.algorithm)' is refused; only RS256 and ES256 are accepted")
         }
     }
 
@@ -144,26 +144,26 @@ enum JWTVerifier {
             (token.keyID == nil || entry.id == nil || entry.id == token.keyID) && (entry.algorithm == nil || entry.algorithm == token.algorithm)
         }
         guard candidates.contains(where: { verify(token.signedPart, token.signature, with: $0.key, algorithm: token.algorithm) }) else {
-            throw .unauthorized("INVALID_TOKEN", "the JWT's signature does not match any key of its issuer")
+            throw .unauthorized(.invalidToken, "the JWT's signature does not match any key of its issuer")
         }
         let claims = token.claims
         let time = now.timeIntervalSince1970
-        guard claims["exp"] != nil else { throw .unauthorized("INVALID_TOKEN", "the JWT has no 'exp'") }
+        guard claims["exp"] != nil else { throw .unauthorized(.invalidToken, "the JWT has no 'exp'") }
         let expires = try seconds(claims, "exp") ?? 0
-        guard expires + leeway > time else { throw .unauthorized("TOKEN_EXPIRED", "the JWT expired") }
+        guard expires + leeway > time else { throw .unauthorized(.tokenExpired, "the JWT expired") }
         guard expires - time <= maxLifetime else {
-            throw .unauthorized("INVALID_TOKEN", "the JWT expires more than a day from now; identity tokens are short-lived")
+            throw .unauthorized(.invalidToken, "the JWT expires more than a day from now; identity tokens are short-lived")
         }
         if let notBefore = try seconds(claims, "nbf"), notBefore - leeway > time {
-            throw .unauthorized("TOKEN_NOT_YET_VALID", "the JWT is not valid yet (nbf)")
+            throw .unauthorized(.tokenNotYetValid, "the JWT is not valid yet (nbf)")
         }
         if let issuedAt = try seconds(claims, "iat"), issuedAt - leeway > time {
-            throw .unauthorized("TOKEN_NOT_YET_VALID", "the JWT was issued in the future (iat)")
+            throw .unauthorized(.tokenNotYetValid, "the JWT was issued in the future (iat)")
         }
-        guard token.issuer == issuer else { throw .unauthorized("WRONG_ISSUER", "the JWT's issuer is not \(issuer)") }
+        guard token.issuer == issuer else { throw .unauthorized(.wrongIssuer, "the JWT's issuer is not \(issuer)") }
         let granted = claims["aud"]?.arrayValue?.compactMap(\.stringValue) ?? claims["aud"]?.stringValue.map { [$0] } ?? []
         guard granted.contains(where: audiences.contains) else {
-            throw .unauthorized("WRONG_AUDIENCE", "the JWT is not meant for " + audiences.joined(separator: " or "))
+            throw .unauthorized(.wrongAudience, "the JWT is not meant for " + audiences.joined(separator: " or "))
         }
     }
 
@@ -178,7 +178,7 @@ enum JWTVerifier {
         case .double(let fraction): fraction.isFinite ? fraction : nil
         default: nil
         }
-        guard let number else { throw .unauthorized("INVALID_TOKEN", "the JWT's '\(name)' must be a number of seconds since 1970") }
+        guard let number else { throw .unauthorized(.invalidToken, "the JWT's '\(name)' must be a number of seconds since 1970") }
         return number
     }
 

@@ -110,14 +110,14 @@ final class ProviderKeys: Sendable {
     /// A key id the cached keys lack, asked within the refetch cooldown: transient, for `retryIn`.
     private func notYetFetched(_ keyID: String, retryIn: Duration) -> Refusal {
         let seconds = max(1, Int(retryIn.inSeconds.rounded(.up)))
-        return Refusal(status: 503, code: "KEY_NOT_YET_FETCHED",
+        return Refusal(status: 503, code: .keyNotYetFetched,
                        message: "the token names key '\(keyID.printable)', which identity provider '\(provider.name)' did not list when last asked; "
                            + "its keys are fetched again in \(seconds) s", retryIn: seconds)
     }
 
     /// What the caller is told: why is the operator's business (and may name internal hosts).
     private func unavailable() -> Refusal {
-        Refusal(status: 503, code: "KEYS_UNAVAILABLE", message: "the keys of identity provider '\(provider.name)' cannot be fetched now; the signer's log says why",
+        Refusal(status: 503, code: .keysUnavailable, message: "the keys of identity provider '\(provider.name)' cannot be fetched now; the signer's log says why",
                 retryIn: max(1, Int(policy.refetchInterval.components.seconds)))
     }
 

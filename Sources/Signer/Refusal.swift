@@ -1,28 +1,29 @@
 import Basics
+import Wire
 
 /// A request the signer will not sign, with its HTTP status and, for policy refusals, every violation.
 struct Refusal: Error, Sendable {
     var status: Int
-    var code: String
+    var code: SignerErrorCode
     var message: String
     var violations: [JSONValue] = []
     var retryIn: Int?
 
     var json: JSONValue {
-        var object: [String: JSONValue] = ["error": .string(code), "message": .string(message), "violations": .array(violations)]
+        var object: [String: JSONValue] = ["error": .string(code.rawValue), "message": .string(message), "violations": .array(violations)]
         if let retryIn { object["retry_in"] = .int(retryIn) }
         return .object(object)
     }
 
-    static func unauthorized(_ code: String, _ message: String) -> Refusal { Refusal(status: 401, code: code, message: message) }
+    static func unauthorized(_ code: SignerErrorCode, _ message: String) -> Refusal { Refusal(status: 401, code: code, message: message) }
 }
 
 extension Refusal {
     /// 400 for JSON that cannot be read: `DUPLICATE_KEY` naming the key, else `MALFORMED_REQUEST`.
     static func unreadable(_ error: JSONParseError, what: String) -> Refusal {
         if case .duplicateKey(let key) = error.kind {
-            return Refusal(status: 400, code: error.code, message: "\(what) has the key '\(key)' twice in one object; send each key once")
+            return Refusal(status: 400, code: .duplicateKey, message: "\(what) has the key '\(key)' twice in one object; send each key once")
         }
-        return Refusal(status: 400, code: "MALFORMED_REQUEST", message: "\(what) is not valid JSON (\(error))")
+        return Refusal(status: 400, code: .malformedRequest, message: "\(what) is not valid JSON (\(error))")
     }
 }

@@ -87,7 +87,7 @@ public final class SigningService: HTTPServerHandler, Sendable {
         case ("GET", "/healthz"):
             return .respond(.json(200, #"{"ok":true}"#))
         default:
-            return .respond(.json(404, Refusal(status: 404, code: "NOT_FOUND", message: "no such endpoint").json.serialized()))
+            return .respond(.json(404, Refusal(status: 404, code: .notFound, message: "no such endpoint").json.serialized()))
         }
     }
 
@@ -99,30 +99,30 @@ public final class SigningService: HTTPServerHandler, Sendable {
             let request: JSONValue
             do { request = try JSONValue.parse(body) } catch { throw Refusal.unreadable(error, what: "the request body") }
             guard let text = request["params"]?.stringValue else {
-                throw Refusal(status: 400, code: "MALFORMED_REQUEST", message: "send {\"params\": \"<the exact params string>\"} as JSON")
+                throw Refusal(status: 400, code: .malformedRequest, message: "send {\"params\": \"<the exact params string>\"} as JSON")
             }
             params = text
-            guard let who = attempt.caller else { throw Refusal.unauthorized("NO_TOKEN", "no caller") }
+            guard let who = attempt.caller else { throw Refusal.unauthorized(.noToken, "no caller") }
             // A caller out of quota causes no work (such as a Template lookup) before it is told so.
             if let wait = quotas.wait(who.name, quota: who.quota) {
-                throw Refusal(status: 429, code: "QUOTA_EXCEEDED", message: "\(who.name) has used its quota; retry in \(wait) s", retryIn: wait)
+                throw Refusal(status: 429, code: .quotaExceeded, message: "\(who.name) has used its quota; retry in \(wait) s", retryIn: wait)
             }
             try check(text, for: who)
             if let wait = quotas.admit(who.name, quota: who.quota) {
-                throw Refusal(status: 429, code: "QUOTA_EXCEEDED", message: "\(who.name) has used its quota; retry in \(wait) s", retryIn: wait)
+                throw Refusal(status: 429, code: .quotaExceeded, message: "\(who.name) has used its quota; retry in \(wait) s", retryIn: wait)
             }
             let signature = Signature.sign(text, secret: configuration.secret)
             audit.record(attempt, decision: "signed", status: 200, violations: [], params: text)
             return .json(200, JSONValue.object(["params": .string(text), "signature": .string(signature)]).serialized())
         } catch let refusal as Refusal {
             audit.record(attempt, decision: "refused", status: refusal.status,
-                         violations: refusal.violations.isEmpty ? [.string(refusal.code)] : refusal.violations, params: params)
+                         violations: refusal.violations.isEmpty ? [.string(refusal.code.rawValue)] : refusal.violations, params: params)
             var headers: [(name: String, value: String)] = []
             if refusal.status == 401 { headers.append(("WWW-Authenticate", "Bearer")) }
             if let wait = refusal.retryIn { headers.append(("Retry-After", String(wait))) }
             return .json(refusal.status, refusal.json.serialized(), headers: headers)
         } catch {
-            return .json(500, Refusal(status: 500, code: "INTERNAL", message: "the request could not be handled").json.serialized())
+            return .json(500, Refusal(status: 500, code: .`internal`, message: "the request could not be handled").json.serialized())
         }
     }
 
@@ -130,7 +130,7 @@ public final class SigningService: HTTPServerHandler, Sendable {
     /// the way (provider, subject) stays in `attempt` for the audit log, even when refused.
     private func authenticate(_ header: String?, into attempt: inout Attempt) throws(Refusal) {
         guard let header, header.lowercased().hasPrefix("bearer "), !header.dropFirst(7).trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw .unauthorized("NO_TOKEN", "send 'Authorization: Bearer <token>'")
+            throw .unauthorized(.noToken, "send 'Authorization: Bearer <token>'")
         }
         let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
         // A static token may contain dots too: a known one is never read as a JWT.
@@ -142,7 +142,7 @@ public final class SigningService: HTTPServerHandler, Sendable {
             attempt.caller = try identity(of: JWT(token), into: &attempt)
             return
         }
-        guard let caller = callers.caller(token: token) else { throw .unauthorized("INVALID_TOKEN", "the token is not known") }
+        guard let caller = callers.caller(token: token) else { throw .unauthorized(.invalidToken, "the token is not known") }
         attempt.caller = caller
     }
 
@@ -150,22 +150,22 @@ public final class SigningService: HTTPServerHandler, Sendable {
     private func identity(of token: JWT, into attempt: inout Attempt) throws(Refusal) -> Callers.Caller {
         try JWTVerifier.checkAlgorithm(of: token)
         guard let issuer = token.issuer, let keys = providers[issuer] else {
-            throw .unauthorized("WRONG_ISSUER", "the JWT's issuer \(token.issuer.map { "'\($0)'" } ?? "(none)") is not a provider this signer trusts")
+            throw .unauthorized(.wrongIssuer, "the JWT's issuer \(token.issuer.map { "'\($0)'" } ?? "(none)") is not a provider this signer trusts")
         }
         let provider = keys.provider
         attempt.provider = provider.name
         let known = try keys.keys(for: token.keyID)
         guard known.contains(keyID: token.keyID) else {
             if let kid = token.keyID, known.weakKeyIDs.contains(kid) {
-                throw .unauthorized("WEAK_KEY", "the JWT names the key '\(kid)', an RSA key under \(JSONWebKeys.minimumRSABits) bits, which the signer does not use")
+                throw .unauthorized(.weakKey, "the JWT names the key '\(kid)', an RSA key under \(JSONWebKeys.minimumRSABits) bits, which the signer does not use")
             }
-            throw .unauthorized("UNKNOWN_KEY", "the JWT names the key '\(token.keyID ?? "")', which provider '\(provider.name)' does not list")
+            throw .unauthorized(.unknownKey, "the JWT names the key '\(token.keyID ?? "")', which provider '\(provider.name)' does not list")
         }
         try JWTVerifier.verify(token, keys: known, issuer: provider.issuer, audiences: provider.audiences)
         // Only a verified token's subject is logged: an unverified one could write anything there.
         attempt.subject = token.subject
         guard let identity = callers.identity(claims: token.claims, provider: provider.name) else {
-            throw .unauthorized("NO_MATCHING_IDENTITY", "no identity rule matches this token's claims")
+            throw .unauthorized(.noMatchingIdentity, "no identity rule matches this token's claims")
         }
         return identity
     }
@@ -175,7 +175,7 @@ public final class SigningService: HTTPServerHandler, Sendable {
         let params: JSONValue
         do { params = try JSONValue.parse(Data(text.utf8)) } catch { throw Refusal.unreadable(error, what: "params") }
         guard params.objectValue != nil else {
-            throw Refusal(status: 400, code: "INVALID_PARAMS", message: "params must be a JSON object of Assembly Instructions")
+            throw Refusal(status: 400, code: .invalidParams, message: "params must be a JSON object of Assembly Instructions")
         }
         var violations: [JSONValue] = []
         func violation(_ id: String, _ message: String, _ path: [String]) {
@@ -205,7 +205,7 @@ public final class SigningService: HTTPServerHandler, Sendable {
             violation(finding.id, finding.message, finding.path)
         }
         guard violations.isEmpty else {
-            throw Refusal(status: 403, code: "POLICY_VIOLATION", message: "the policy does not allow these params", violations: violations)
+            throw Refusal(status: 403, code: .policyViolation, message: "the policy does not allow these params", violations: violations)
         }
     }
 }

@@ -43,7 +43,7 @@ final class TemplateDirectory: Sendable {
             return template
         case .failure(let failure as AssemblyClient.Failure) where (failure.code.httpStatus ?? 0) < 500:
             let refusal = Refusal(
-                status: 403, code: "POLICY_VIOLATION", message: "the policy does not allow these params",
+                status: 403, code: .policyViolation, message: "the policy does not allow these params",
                 violations: [.object([
                     "id": .string("signer.template-unknown"), "path": .string("template_id"),
                     "message": .string("the service has no Template '\(id)' for this Auth Key (\(failure.code))"),
@@ -53,7 +53,7 @@ final class TemplateDirectory: Sendable {
         case .failure(let error):
             // Not the service's "no": a transport error (alone: its URL carries signed params) or a 5xx.
             let reason = (error as? HTTPError)?.message ?? (error as? AssemblyClient.Failure)?.code.rawValue ?? "\(error)"
-            throw Refusal(status: 502, code: "TEMPLATE_LOOKUP_FAILED", message: "could not look up Template '\(id)' at \(endpoint): \(reason)")
+            throw Refusal(status: 502, code: .templateLookupFailed, message: "could not look up Template '\(id)' at \(endpoint): \(reason)")
         }
     }
 }

@@ -94,6 +94,13 @@ final class MediaCorpusTests: XCTestCase {
         ])
         XCTAssertEqual(schema.status, 0, schema.stdout + schema.stderr)
 
+        // For scripts, each warning is an event naming its file, also when the Assembly is cached.
+        let again = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--json"])
+        let events = again.stdout.split(separator: "\n").compactMap { try? JSONValue.parse(Data($0.utf8)) }
+        let warned = Set(events.filter { $0["event"] == .string("warning") }.compactMap { $0["source"]?.stringValue })
+        XCTAssertEqual(warned, Set(damaged), again.stdout)
+        XCTAssertEqual(events.last?["warnings"], .int(warnings.count), again.stdout)
+
         let report = await CLIHarness.run(["report", directory.path + "/pipeline.yml"])
         XCTAssertEqual(report.status, 0, report.stderr)
         let html = try String(contentsOfFile: directory.path + "/report.html", encoding: .utf8)

@@ -16,15 +16,21 @@ final class SignatureLedgerTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: directory.path + "/signatures.log/inside", encoding: .utf8), "kept")
     }
 
-    func testEveryReadableLineIsKeptWhateverTheOthersHold() throws {
+    func testATornLastLineIsDroppedAndAnyOtherForeignLineStopsTheStart() throws {
         let directory = try TemporaryDirectory(prefix: "ledger")
         defer { directory.remove() }
-        let later = Int(Date().timeIntervalSince1970) + 3600
-        let first = String(repeating: "a", count: 64), second = String(repeating: "b", count: 64)
-        let bytes = Data("\(later) \(first)\n".utf8) + Data([0xFF, 0xFE, 0x0A]) + Data("\(later) \(second)\n\(later) tor".utf8)
-        let path = try directory.write("signatures.log", data: bytes)
+        let later = Int(Date().timeIntervalSince1970) + 3600, earlier = Int(Date().timeIntervalSince1970) - 60
+        let first = String(repeating: "a", count: 64), second = String(repeating: "b", count: 64), old = String(repeating: "c", count: 64)
+        let path = try directory.write("signatures.log", "\(later) \(first)\n\(earlier) \(old)\n\(later) \(second)\n\(later) tor")
         let ledger = try SignatureLedger(path: path)
-        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "\(later) \(first)\n\(later) \(second)\n", "rewritten with the lines that read")
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "\(later) \(first)\n\(later) \(second)\n", "the expired and the torn line go")
         _ = ledger
+        for damaged in ["not json\n", "\(later) \(first)\nX\(later) \(second)\n", "\(later) \(first)\ngarbage\n"] {
+            let path = try directory.write("damaged.log", damaged)
+            XCTAssertThrowsError(try SignatureLedger(path: path), damaged) { error in
+                XCTAssertTrue("\(error)".contains("damaged.log") && "\(error)".contains("not one of the signatures"), "\(error)")
+            }
+            XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), damaged, "left as it was")
+        }
     }
 }
