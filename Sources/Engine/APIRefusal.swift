@@ -28,7 +28,7 @@ struct APIRefusal: Error, Sendable, Equatable {
     static let storageFull = APIRefusal(.storageFull, 507, DiskSpace.fullMessage)
     static func noParams(_ how: String) -> APIRefusal { APIRefusal(.noParamsField, 400, how) }
     static func duplicateKey(_ key: String, _ detail: String) -> APIRefusal {
-        APIRefusal(.duplicateKey, 400, "'params' has the key '\(key)' twice in one object (\(detail)); send each key once")
+        APIRefusal(.duplicateKey, 400, "'params' has the key '\(key)' twice in one object (at \(detail)); send each key once")
     }
     static func paramsNotJSON(_ detail: String) -> APIRefusal { APIRefusal(.invalidParamsField, 400, "'params' is not valid JSON: \(detail)") }
     static let paramsNotObject = APIRefusal(.invalidParamsField, 400, "'params' is not a JSON object")

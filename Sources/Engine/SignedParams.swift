@@ -12,7 +12,7 @@ enum SignedParams {
         let params: JSONValue
         do { params = try JSONValue.parse(Data(raw.utf8)) } catch {
             if case .duplicateKey(let key) = error.kind {
-                throw SinkError(APIRefusal.duplicateKey(key, "\(error)").response)
+                throw SinkError(APIRefusal.duplicateKey(key, "line \(error.line), column \(error.column)").response)
             }
             throw SinkError(APIRefusal.paramsNotJSON("\(error)").response)
         }

@@ -23,10 +23,11 @@ enum InputChecks {
             if tolerated {
                 findings.append(.warning(id, message + "; the steps' ignore_errors leave it out", at: location))
             } else {
-                let steps = receiving.map { "'\($0.name.value)'" }.joined(separator: ", ")
+                let names = receiving.map { "'\($0.name.value)'" }
+                let steps = names.count == 1 ? "step " + names[0] : "steps " + names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
                 findings.append(.error(
                     id, message + "; job '\(job.name.value)' cannot process it", at: location,
-                    hint: "replace the file, exclude it with '!\(TerminalText.printable(GlobPattern.escaped(file.path)))' in inputs, or add 'ignore_errors: [meta, execute]' to step \(steps) to leave such files out"))
+                    hint: "replace the file, exclude it with '!\(TerminalText.printable(GlobPattern.escaped(file.path)))' in inputs, or add 'ignore_errors: [meta, execute]' to \(steps) to leave such files out"))
             }
         }
         return findings
