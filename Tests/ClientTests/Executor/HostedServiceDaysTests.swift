@@ -86,8 +86,9 @@ final class HostedServiceDaysTests: XCTestCase {
         let first = try await run()
         XCTAssertEqual(first.assemblies.map(\.status), ["ASSEMBLY_COMPLETED", "ASSEMBLY_COMPLETED"], "\(first.assemblies.map(\.message))")
         let dayOne = try await log()
-        // Only the creates sent before the first answer showed the skew meet it (one per Assembly in flight).
-        XCTAssertEqual(dayOne.filter { $0.hasPrefix("POST /assemblies/") && $0.hasSuffix(" 403") }.count, 2, "\(dayOne)")
+        // Only the creates sent before the first answer showed the skew meet it: at most one per
+        // Assembly in flight (the second may go after the first answer, on a loaded machine).
+        XCTAssertTrue((1...2).contains(dayOne.filter { $0.hasPrefix("POST /assemblies/") && $0.hasSuffix(" 403") }.count), "\(dayOne)")
         XCTAssertEqual(dayOne.filter { $0.hasSuffix(" lost") }.count, 1)
         XCTAssertEqual(dayOne.filter { $0.hasPrefix("POST /assemblies/") && $0.hasSuffix(" 429") }.count, 1, "retryIn 0 was met once")
         XCTAssertEqual(dayOne.filter { $0.hasPrefix("POST /resumable/") && $0.hasSuffix(" 429") }.count, 1, "an upload met the load balancer: \(dayOne)")
