@@ -65,9 +65,12 @@ enum VipsWarnings {
             if alone != nil, alone?.count ?? 0 < VipsWarnings.limit * 4 { alone?.append(text) }
         }
 
-        /// Starts or ends keeping the words of the decode that runs alone.
-        mutating func keepWords(_ keep: Bool) -> [String] {
-            defer { alone = keep ? [] : nil }
+        /// Starts keeping the words of the decode that runs alone.
+        mutating func startKeeping() { alone = [] }
+
+        /// Stops keeping them, and gives what was kept (nothing when nothing was being kept).
+        mutating func stopKeeping() -> [String] {
+            defer { alone = nil }
             return alone ?? []
         }
     }
@@ -80,9 +83,9 @@ enum VipsWarnings {
         gate.exclusive()
         defer { gate.unlock() }
         _ = VipsLibrary.lastError()
-        _ = state.withLock { $0.keepWords(true) }
+        state.withLock { $0.startKeeping() }
         _ = decodeAll(path)
-        return state.withLock { $0.keepWords(false) }
+        return state.withLock { $0.stopKeeping() }
     }
 
     /// Decodes every pixel of the image at `path`; false (the error cleared) when libvips reads

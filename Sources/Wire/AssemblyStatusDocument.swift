@@ -301,7 +301,7 @@ public struct AssemblyStatusDocument: Codable, Sendable, Equatable {
 
     /// Reads a status document from its JSON; nil when it is not a JSON object.
     public static func decode(_ data: Data) -> AssemblyStatusDocument? {
-        guard let first = data.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), first == UInt8(ascii: "{") else { return nil }
+        // Anything but an object fails the keyed decoding: no look at the bytes first.
         do { return try JSONDecoder().decode(AssemblyStatusDocument.self, from: data) } catch { return nil }
     }
 
