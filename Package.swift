@@ -32,7 +32,7 @@ let package = Package(
         // The Assembly, tus and Template API clients, apart from the runner (the signer uses them too).
         .target(name: "APIClients", dependencies: ["HTTPClient", "Wire", "Crypto", "Basics"]),
         .target(name: "Client", dependencies: ["APIClients", "HTTPClient", "Wire", "Crypto", "Planning", "Spec", "Basics"]),
-        .target(name: "Engine", dependencies: ["HTTPServer", "HTTPClient", "Wire", "Crypto", "Spec", "Basics", "CVips", "CArchive"]),
+        .target(name: "Engine", dependencies: ["APIClients", "HTTPServer", "HTTPClient", "Wire", "Crypto", "Spec", "Basics", "CVips", "CArchive"]),
         .target(name: "Signer", dependencies: ["APIClients", "HTTPClient", "HTTPServer", "Wire", "Crypto", "Spec", "YAML", "Basics"]),
         .target(name: "CLI", dependencies: ["Spec", "Planning", "Basics", "Crypto", "HTTPClient", "APIClients", "Client", "Engine", "HTTPServer", "Signer", "Wire", "CZlib"]),
         .executableTarget(name: "pipeline", dependencies: ["CLI"]),
@@ -53,7 +53,7 @@ let package = Package(
                     exclude: ["Tus/Fixtures"]),
         .testTarget(name: "ClientTests", dependencies: ["Client", "APIClients", "HTTPClient", "HTTPServer", "Wire", "TestSupport", "EngineTestSupport", "Basics", "Planning"],
                     exclude: ["Signing/Fixtures", "Executor/Fixtures"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "HTTPClient", "APIClients", "Client", "Wire", "TestSupport", "EngineTestSupport", "Basics", "Spec"], exclude: ["Fixtures"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "HTTPClient", "APIClients", "Client", "Crypto", "Wire", "TestSupport", "EngineTestSupport", "Basics", "Spec"], exclude: ["Fixtures"]),
         .testTarget(name: "SignerTests", dependencies: ["Signer", "HTTPServer", "HTTPClient", "Wire", "Spec", "TestSupport", "Basics"], exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "CLITests", dependencies: ["CLI", "pipeline", "TestSupport", "EngineTestSupport", "Basics", "APIClients", "Client", "Crypto", "Wire"], exclude: ["Fixtures"]),

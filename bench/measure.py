@@ -799,6 +799,8 @@ def run_report(args):
         ("images-run", f"{images}: pipeline run", "images"),
         ("images-run-filter", f"{args.images} PNG: pipeline run, /file/filter (no image work)", "images"),
         ("images-run-one", f"{images}: pipeline run, one file per Assembly", "images"),
+        ("images-local", f"{images}: pipeline run, endpoint: local (in process)", "images"),
+        ("images-local-one", f"{images}: pipeline run, endpoint: local, one file per Assembly", "images"),
         ("images-vipsthumbnail", f"{images}: vipsthumbnail, a process per core", "images"),
         ("images-mogrify", f"{images}: mogrify, a process per core", "images"),
         ("images-sdk", f"{images}: Python SDK, batch after batch", "images"),
@@ -882,6 +884,17 @@ def run_report(args):
         missed |= factor > 1.5
         print(f"{'PASS' if factor <= 1.5 else 'MISS'}  {args.images} images one per Assembly within 1.5x of {args.batch} per Assembly: "
               f"{best['images-run-one'][0]:.2f} s against {best['images-run'][0]:.2f} s, {factor:.2f}x")
+    if "images-local" in best and tools:
+        fastest = min(tools, key=lambda name: best[name][0])
+        ratio = best[fastest][0] / best["images-local"][0]
+        missed |= ratio < 0.9
+        print(f"{'PASS' if ratio >= 0.9 else 'MISS'}  {args.images} images on endpoint: local at least 0.9x the fastest tool by hand "
+              f"({fastest[len('images-'):]}, {best[fastest][0]:.2f} s): {best['images-local'][0]:.2f} s, {ratio:.2f}x")
+    if "images-local" in best and "images-local-one" in best:
+        factor = best["images-local-one"][0] / best["images-local"][0]
+        missed |= factor > 1.5
+        print(f"{'PASS' if factor <= 1.5 else 'MISS'}  {args.images} images on endpoint: local one per Assembly within 1.5x of "
+              f"{args.batch} per Assembly: {best['images-local-one'][0]:.2f} s against {best['images-local'][0]:.2f} s, {factor:.2f}x")
     if upload_share is not None:
         run, upload = best["big-run"], best["big-upload"]
         overhead = run[0] - upload[0]

@@ -171,6 +171,10 @@ assemblies:
       thumb: {robot: /image/resize, use: ":original", width: $BOX, height: $BOX, resize_strategy: fit}
 YAML
 sed 's/^    batch: .*/    batch: 1/' "$data/images.yml" >"$data/images-one.yml"
+# The same Assemblies on the embedded engine (endpoint: local): in the run's own process, no
+# port, each file read where it is.
+sed -e 's|^endpoint: .*|endpoint: local|' -e '/^auth:/d' "$data/images.yml" >"$data/images-local.yml"
+sed 's/^    batch: .*/    batch: 1/' "$data/images-local.yml" >"$data/images-local-one.yml"
 # The same files and Assemblies with no image work (a filter that keeps every file): what a run
 # costs besides resizing, the part no image tool has to pay.
 sed 's|^      thumb: .*|      thumb: {robot: /file/filter, use: ":original", accepts: [["${file.size}", ">", "0"]]}|' \
@@ -253,7 +257,10 @@ clear_engine() {
 # results, --force) of MANIFEST. pipeline serve ignores the signature, but
 # pipeline run signs, so it needs some secret.
 pipeline_run() {
-    rm -rf .pipeline "$2"
+    # Moved aside, as clear_engine does: the embedded engine's data is in .pipeline/.
+    cleared=$((cleared + 1))
+    [[ -d .pipeline ]] && mkdir -p "$work/cleared/$cleared" && mv .pipeline "$work/cleared/$cleared/"
+    rm -f "$2"
     measure_once "$3" env TRANSLOADIT_SECRET=bench-unused-secret \
         "$bin" run "$1" --force --concurrency "$CONCURRENCY"
 }
@@ -284,6 +291,12 @@ for ((run = 1; run <= RUNS; run++)); do
 
         clear_engine
         pipeline_run images-one.yml results.json images-run-one
+        check_results "$run" results.json --step thumb --expect "$IMAGES"
+
+        # The embedded engine keeps its data in .pipeline/ beside the manifest, which each run starts without.
+        pipeline_run images-local.yml results.json images-local
+        check_results "$run" results.json --step thumb --expect "$IMAGES"
+        pipeline_run images-local-one.yml results.json images-local-one
         check_results "$run" results.json --step thumb --expect "$IMAGES"
 
         # The same resize by hand, on as many processes as the machine has cores, each given

@@ -48,3 +48,19 @@ public struct TusUploads: UploadService {
         try await TusUploader(endpoint: url, options: options, http: http, known: known).upload(files, progress: progress)
     }
 }
+
+/// The services a run talks to, when they are not the HTTP clients of its endpoint (the
+/// embedded engine serves them in the run's own process).
+public struct Services: Sendable {
+    /// Creates, watches and cancels Assemblies.
+    public var assemblies: any AssemblyService
+    /// Hands over each Assembly's files.
+    public var uploads: any UploadService
+    /// The Templates API.
+    public var templates: any TemplateTransport
+
+    /// Creates the set.
+    public init(assemblies: any AssemblyService, uploads: any UploadService, templates: any TemplateTransport) {
+        (self.assemblies, self.uploads, self.templates) = (assemblies, uploads, templates)
+    }
+}

@@ -4,7 +4,6 @@ import Client
 import Engine
 import Foundation
 import HTTPClient
-import HTTPServer
 import Planning
 import Spec
 
@@ -47,13 +46,13 @@ struct RunSetup {
                         output.error("pipeline: waiting for \(workspace.engineDirectory), in use by another pipeline command or a pipeline serve (Ctrl-C gives up)\n")
                     }
                 }
-                engine = try LocalEngine(settings, server: HTTPServer.Configuration(host: "127.0.0.1", port: 0))
+                engine = try LocalEngine.embedded(settings)
             } catch {
                 throw DiagnosticsError(.error("run.engine", "the local engine could not start: \(error)"))
             }
-            configuration.endpoint = "http://127.0.0.1:\(engine.port)"
-            // Percent-encoded: a `#`, `%`, `?`, space or accent in a name is part of the path, not the URL's syntax.
-            configuration.rewriteURL = { url in engine.localPath(of: url).map { URL(fileURLWithPath: $0).absoluteString } ?? url }
+            // In this process: no port, files read where they are, results as paths in the data folder.
+            configuration.endpoint = engine.address
+            configuration.services = engine.services
             configuration.localResults = workspace.engineDirectory
             return RunSetup(configuration: configuration, engine: engine)
         }

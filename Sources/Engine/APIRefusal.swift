@@ -58,6 +58,17 @@ struct APIRefusal: Error, Sendable, Equatable {
         APIRefusal(.storageError, 500, "the Assembly could not be saved in the engine's data folder: \(reason)", assemblyID: id)
     }
 
+    // Files handed over in process
+    static func assemblyEnded(_ id: String) -> APIRefusal {
+        APIRefusal(.assemblyCanceled, 409, "Assembly \(id) ended (canceled or failed) and takes no more files", assemblyID: id)
+    }
+    static func fileUnreadable(_ name: String, _ reason: String) -> APIRefusal {
+        APIRefusal(.uploadFailed, 400, "'\(name)' cannot be handed over: \(reason)")
+    }
+    static func uploadNotKept(_ id: String, _ reason: String) -> APIRefusal {
+        APIRefusal(.storageError, 500, "an upload could not be kept with the Assembly: \(reason)", assemblyID: id)
+    }
+
     // Templates
     static func templateNotFound(_ id: String) -> APIRefusal { APIRefusal(.templateNotFound, 404, "no Template with id \(id)") }
     static func templateNameTaken(_ name: String, creating: Bool) -> APIRefusal {

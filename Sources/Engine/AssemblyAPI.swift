@@ -35,42 +35,58 @@ struct AssemblyAPI: Sendable {
             if space.isShort(forBody: head.headers["Content-Length"]) { return .respond(APIRefusal.storageFull.response) }
             let temporary = dataDirectory + "/incoming/" + AssemblyFile.newID()
             return .form(directory: temporary, limit: maxUploadSize, admit: admit) { form in
-                create(id: id, form: form, origin: head.origin, client: head.headers["Transloadit-Client"] ?? head.headers["User-Agent"])
+                switch create(id: id, form: form, origin: head.origin, client: head.headers["Transloadit-Client"] ?? head.headers["User-Agent"]) {
+                case .success(let record): status(record, origin: head.origin)
+                case .failure(let refusal): refusal.response
+                }
             }
         case ("GET", 1):
             // The listing the SDKs call, signed like the Templates API's: newest first, `page` and `pagesize`.
             do { _ = try SignedParams.fromQuery(head, auth: auth) } catch { return .respond(error.response) }
             let all = store.all.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
             let page = SignedParams.page(head.query)
-            let items = all.dropFirst(page.offset).prefix(page.size).map { AssemblyStatus.document($0, tusPath: LocalEngine.tusPath, origin: head.origin).jsonText() }
+            let items = all.dropFirst(page.offset).prefix(page.size).map { AssemblyStatus.document($0, tusPath: LocalEngine.tusPath, addresses: .served(origin: head.origin)).jsonText() }
             return .respond(.json(200, "{\"count\":\(all.count),\"items\":[" + items.joined(separator: ",") + "]}"))
         case ("GET", 2):
-            guard let current = store.get(parts[1]) else { return .respond(notFound(parts[1])) }
-            // Held, when the client asks, until the Assembly moves on (see `StatusWait`).
-            if let seconds = StatusWait.seconds(head.headers[StatusWait.header]), !current.isTerminal {
-                _ = store.waitForChange(of: current.id, from: current.phase, until: Date() + Double(seconds), clientGone: head.clientGone)
-            }
-            return .respond(status(store.reported(current.id) ?? current, origin: head.origin))
+            let wait = StatusWait.seconds(head.headers[StatusWait.header])
+            return .respond(current(parts[1], waiting: wait, clientGone: head.clientGone).map { status($0, origin: head.origin) } ?? notFound(parts[1]))
         case ("DELETE", 2):
-            guard store.get(parts[1]) != nil else { return .respond(notFound(parts[1])) }
-            // Its robots see the cancel and stop; the executor then discards what they wrote.
-            var endedUploading: AssemblyRecord?
-            store.update(parts[1]) { record in
-                let wasUploading = record.phase == .uploading
-                _ = record.apply(.cancel)
-                if wasUploading, record.phase == .canceled { endedUploading = record }
-            }
-            if let endedUploading { onCancel(endedUploading) }
-            return .respond(store.reported(parts[1]).map { status($0, origin: head.origin) } ?? notFound(parts[1]))
+            return .respond(cancel(parts[1]).map { status($0, origin: head.origin) } ?? notFound(parts[1]))
         default:
             return .respond(APIRefusal.noRoute(head.method, head.path).response)
         }
     }
 
-    /// `GET /results/{assembly}/{file}/{name}`: a stored upload or result.
+    /// Assembly `id` as a client may be told of it; held first, when `waiting` seconds are asked
+    /// for, until it moves on (see `StatusWait`). Nil when there is none.
+    @available(*, noasync, message: "holds its thread while it waits")
+    func current(_ id: String, waiting: Int?, clientGone: () -> Bool) -> AssemblyRecord? {
+        guard let current = store.get(id) else { return nil }
+        if let waiting, !current.isTerminal {
+            _ = store.waitForChange(of: current.id, from: current.phase, until: Date() + Double(waiting), clientGone: clientGone)
+        }
+        return store.reported(id) ?? current
+    }
+
+    /// Cancels Assembly `id`: its robots see the cancel and stop, the executor then discards what
+    /// they wrote, and what its unfinished uploads received goes. Nil when there is none.
+    func cancel(_ id: String) -> AssemblyRecord? {
+        guard store.get(id) != nil else { return nil }
+        var endedUploading: AssemblyRecord?
+        store.update(id) { record in
+            let wasUploading = record.phase == .uploading
+            _ = record.apply(.cancel)
+            if wasUploading, record.phase == .canceled { endedUploading = record }
+        }
+        if let endedUploading { onCancel(endedUploading) }
+        return store.reported(id)
+    }
+
+    /// `GET /results/{assembly}/{file}/{name}`: a stored upload or result (never an upload read
+    /// where its owner keeps it).
     func serveFile(_ head: RequestHead) -> ServerResponse {
         guard head.method == "GET" || head.method == "HEAD", let result = ResultPath(head.path),
-              let file = store.get(result.assembly)?.file(result.file) else {
+              let file = store.get(result.assembly)?.file(result.file), file.inPlace == nil else {
             return .text(404, "no such file")
         }
         // A file removed from the data folder since (by hand, or a cleanup) is gone, not an error.
@@ -92,13 +108,25 @@ struct AssemblyAPI: Sendable {
         }
     }
 
+    /// Creates Assembly `id` for a caller in the engine's process: the params (signed when the
+    /// engine checks signatures) and the number of files it will hand over.
+    func create(id: String, params: String, signature: String?, expectedUploads: Int, client: String?) -> Result<AssemblyRecord, APIRefusal> {
+        guard AssemblyStore.isValidID(id) else { return .failure(.invalidAssemblyID) }
+        guard store.get(id) == nil else { return .failure(.assemblyIDTaken(id)) }
+        do { _ = try SignedParams.read(params, signature: signature, auth: auth, missing: Self.noParams) } catch {
+            return .failure(error)
+        }
+        let form = FormData(fields: [("params", params), ("tus_num_expected_upload_files", String(expectedUploads))])
+        return create(id: id, form: form, origin: "", client: client)
+    }
+
     static let noParams = "the request has no 'params' field before its files; send params (and signature) first"
 
     /// Creates the Assembly of an admitted form.
-    private func create(id: String, form: FormData, origin: String, client: String?) -> ServerResponse {
+    private func create(id: String, form: FormData, origin: String, client: String?) -> Result<AssemblyRecord, APIRefusal> {
         var params: JSONValue
         // Authenticated when admitted: parse only (a second check would count as a reused signature).
-        do { params = try SignedParams.read(form.field("params"), signature: nil, auth: nil, missing: Self.noParams) } catch { return error.response }
+        do { params = try SignedParams.read(form.field("params"), signature: nil, auth: nil, missing: Self.noParams) } catch { return .failure(error) }
         let raw = form.field("params") ?? ""
         if let policy {
             // Checked as sent, before the Template's steps are merged in; a Template the policy does
@@ -106,24 +134,24 @@ struct AssemblyAPI: Sendable {
             let template = policy.templateToJudge(for: params) { id in templates.get(id).map { NamedTemplate(name: $0.name, content: $0.content) } }
             let findings = policy.check(AssemblyRequest(params: params, fileSizes: form.files.map(\.size), template: template))
             if !findings.isEmpty {
-                return APIRefusal.policyViolation(findings.map(\.message)).response
+                return .failure(.policyViolation(findings.map(\.message)))
             }
         }
         if let templateID = params["template_id"].map({ $0.stringValue ?? $0.serialized() }) {
             switch templates.instructions(templateID, runtime: params) {
             case .success(let merged): params = merged
-            case .failure(let refusal): return refusal.response
+            case .failure(let refusal): return .failure(refusal)
             }
         }
         guard let steps = params["steps"], steps.objectValue?.isEmpty == false else {
-            return APIRefusal.noSteps.response
+            return .failure(.noSteps)
         }
         if let problem = StepGraph.problem(in: steps) {
-            return APIRefusal.invalidSteps(problem).response
+            return .failure(.invalidSteps(problem))
         }
         let expectedText = form.field("tus_num_expected_upload_files") ?? form.field("num_expected_upload_files") ?? "0"
         guard let expected = Int(expectedText), expected >= 0 else {
-            return APIRefusal.expectedUploadsNotANumber.response
+            return .failure(.expectedUploadsNotANumber)
         }
         let reserved: Set<String> = ["params", "signature", "tus_num_expected_upload_files", "num_expected_upload_files"]
         var fields = params["fields"]?.objectValue ?? [:]
@@ -137,7 +165,7 @@ struct AssemblyAPI: Sendable {
             let fileID = AssemblyFile.newID()
             let path = uploadsFolder + "/" + fileID
             guard let folder, renameat(AT_FDCWD, part.path, folder.descriptor, fileID) == 0 else {
-                return APIRefusal.uploadNotStored.response
+                return .failure(.uploadNotStored)
             }
             let name = FileNames.safeComponent(part.filename)
             uploads.append(FileFacts.describe(
@@ -148,17 +176,17 @@ struct AssemblyAPI: Sendable {
             expectedTusUploads: expected, uploads: uploads, created: Date(), clientAgent: client.map { String($0.prefix(200)) })
         do {
             guard try store.insert(record) else {
-                return APIRefusal.assemblyIDTaken(id).response
+                return .failure(.assemblyIDTaken(id))
             }
         } catch {
-            return APIRefusal.assemblyNotSaved(id, "\(error)").response
+            return .failure(.assemblyNotSaved(id, "\(error)"))
         }
         if record.phase == .executing { executor.execute(id) }
-        return status(record, origin: origin)
+        return .success(record)
     }
 
     private func status(_ record: AssemblyRecord, origin: String) -> ServerResponse {
-        .json(200, AssemblyStatus.document(record, tusPath: LocalEngine.tusPath, origin: origin).jsonText(),
+        .json(200, AssemblyStatus.document(record, tusPath: LocalEngine.tusPath, addresses: .served(origin: origin)).jsonText(),
               headers: [(StatusWait.header, String(StatusWait.longest)), ("Cache-Control", "no-store")])
     }
 

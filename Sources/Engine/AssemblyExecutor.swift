@@ -23,11 +23,6 @@ final class AssemblyExecutor: Sendable {
         self.maxRunning = maxRunning
     }
 
-    /// The file on disk behind a result path, if any.
-    func localPath(of result: ResultPath) -> String? {
-        store.get(result.assembly)?.file(result.file)?.path
-    }
-
     /// Runs an executing Assembly's steps in the background, after those started before it
     /// when `maxRunning` are running already.
     func execute(_ id: String) {
@@ -98,6 +93,12 @@ final class AssemblyExecutor: Sendable {
             if action == .discardResults { discard() }
         }
         guard let stored = store.get(id), stored.phase == .executing else { return discard() }
+        // A file read where it is must still be the one handed over: never bytes nobody planned.
+        for file in stored.uploads {
+            if let change = file.inPlace?.change(at: file.path) {
+                return end(.stepsFailed(code: .fileChanged, message: "'\(file.name)' changed after it was handed to the Assembly (\(change)); run again"))
+            }
+        }
         let record = describeUploads(stored)
         guard let graph = StepGraph(record.steps) else {
             return end(.stepsFailed(code: .invalidSteps, message: "the steps cannot be run"))
@@ -149,7 +150,41 @@ final class AssemblyExecutor: Sendable {
             }
         }
         let produced = outputs.withLock { $0 }
-        let results = Dictionary(uniqueKeysWithValues: graph.ordered.filter(graph.isResult).map { ($0.name, produced[$0.name] ?? []) })
+        var results = Dictionary(uniqueKeysWithValues: graph.ordered.filter(graph.isResult).map { ($0.name, produced[$0.name] ?? []) })
+        do throws(RobotError) { results = try Self.keepHandedOver(results, in: folder, below: resultsDirectory) } catch {
+            discard()
+            return end(.stepsFailed(code: error.code, message: error.message))
+        }
         end(.stepsFinished(results: results, ignored: ignored.withLock { $0 }, warnings: warnings.withLock { $0 }))
+    }
+
+    /// `results` with every file read in place that a step handed on as its result (`/upload/handle`,
+    /// `/file/filter`, `/file/hash`) copied into the Assembly's results folder, once per file: a
+    /// result is the Assembly's own, in its data folder, whatever becomes of the original.
+    private static func keepHandedOver(_ results: [String: [AssemblyFile]], in folder: String, below root: String) throws(RobotError) -> [String: [AssemblyFile]] {
+        guard results.values.contains(where: { $0.contains { $0.inPlace != nil } }) else { return results }
+        let kept = folder + "/originals"
+        var copies: [String: String] = [:]
+        var results = results
+        for step in results.keys.sorted() {
+            for index in results[step, default: []].indices {
+                guard let original = results[step]?[index], let identity = original.inPlace else { continue }
+                if copies[original.id] == nil {
+                    if let change = identity.change(at: original.path) {
+                        throw RobotError(code: .fileChanged, message: "'\(original.name)' changed after it was handed to the Assembly (\(change)); run again")
+                    }
+                    let copy = kept + "/" + original.id
+                    do throws(FileError) {
+                        try LinkFreeFolder.open(copy, below: FolderPath.of(root)).placeCopy(of: original.path, as: original.name, followingLinks: true)
+                    } catch {
+                        throw RobotError(code: .storeError, message: "'\(original.name)' could not be kept with the Assembly's results: \(error.shortReason)")
+                    }
+                    copies[original.id] = copy + "/" + original.name
+                }
+                results[step]?[index].path = copies[original.id] ?? original.path
+                results[step]?[index].inPlace = nil
+            }
+        }
+        return results
     }
 }

@@ -29,6 +29,10 @@ struct AssemblyFile: Codable, Sendable, Equatable {
     var md5: String?
     /// Where an export step put it (a `file://` URL on the local engine), reported as its URL.
     var exportURL: String?
+    /// For an upload read where it is (handed over in process, not copied): the identity its
+    /// file had then, checked before every use. Such a file is never served, and is trusted only
+    /// by the process that was handed it.
+    var inPlace: FileIdentity?
 
     /// An image's width and height as the engine read them from its header when it stored the
     /// file (never from a request); nil for other files.

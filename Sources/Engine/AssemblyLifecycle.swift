@@ -68,6 +68,8 @@ enum AssemblyEvent: Sendable {
     case stepsFailed(code: APIErrorCode, message: String)
     /// An upload could not be kept with the Assembly (the engine's disk): it can never run.
     case uploadsFailed(code: APIErrorCode, message: String)
+    /// It cannot go on: its files were read in place by a process that ended, or changed since.
+    case abandoned(code: APIErrorCode, message: String)
 }
 
 /// What the engine does after an event.
@@ -92,6 +94,7 @@ enum AssemblyLifecycle {
         case (.executing, .stepsFinished): (.completed, .none)
         case (.executing, .stepsFailed(let code, _)): (.failed(code: code.rawValue), .discardResults)
         case (.uploading, .uploadsFailed(let code, _)): (.failed(code: code.rawValue), .none)
+        case (.uploading, .abandoned(let code, _)), (.executing, .abandoned(let code, _)): (.failed(code: code.rawValue), .discardResults)
         // Steps that end after a cancel leave their files behind unless told.
         case (.canceled, .stepsFinished), (.canceled, .stepsFailed): (.canceled, .discardResults)
         default: (phase, .none)

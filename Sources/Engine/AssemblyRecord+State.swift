@@ -43,6 +43,10 @@ extension AssemblyFile {
             "meta": .object(meta), "isTusFile": .bool(isTusFile),
         ]
         object["exportURL"] = exportURL.map(JSONValue.string)
+        object["md5"] = md5.map(JSONValue.string)
+        object["inPlace"] = inPlace.map { identity in
+            .object(["device": .int(identity.device), "inode": .int(identity.inode), "size": .int(Int(identity.size)), "modified": .int(Int(identity.modified))])
+        }
         return .object(object)
     }
 }

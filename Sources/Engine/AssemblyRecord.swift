@@ -61,15 +61,20 @@ struct AssemblyRecord: Codable, Sendable {
     var isTerminal: Bool { phase.isTerminal }
     /// The upload or result file with this id.
     /// Whether every file the record names is inside `root` (the data folder), as written and
-    /// with its links resolved.
+    /// with its links resolved; uploads read in place are where their owner keeps them (and are
+    /// never served, nor used by another process: `endedWithItsProcess`).
     func keepsItsFiles(inside root: String) -> Bool {
         let normalizedRoot = RealPath.normalized(root), realRoot = RealPath.of(root) ?? normalizedRoot
-        return (uploads + results.values.flatMap { $0 }).allSatisfy { file in
+        return (uploads.filter { $0.inPlace == nil } + results.values.flatMap { $0 }).allSatisfy { file in
             let written = RealPath.normalized(file.path)
             return file.path.hasPrefix("/") && (RealPath.isInside(written, normalizedRoot) || RealPath.isInside(written, realRoot))
                 && RealPath.of(file.path).map { RealPath.isInside($0, realRoot) } ?? true
         }
     }
+
+    /// Whether it reads uploads where they are, handed over by a process in this one's memory:
+    /// loaded from the data folder, such an Assembly can no longer run (see `LocalEngine`).
+    var readsFilesInPlace: Bool { uploads.contains { $0.inPlace != nil } }
 
     func file(_ id: String) -> AssemblyFile? { (uploads + results.values.flatMap { $0 }).first { $0.id == id } }
     var finishedTusUploads: Int { tusLinks.filter(\.finished).count }
@@ -91,7 +96,7 @@ extension AssemblyRecord {
             self.results = results
             ignoredErrors = ignored
             warnings = warned.isEmpty ? nil : warned
-        case .stepsFailed(_, let message), .uploadsFailed(_, let message):
+        case .stepsFailed(_, let message), .uploadsFailed(_, let message), .abandoned(_, let message):
             self.message = message
         default:
             break

@@ -2,31 +2,47 @@ import Foundation
 import Basics
 import Wire
 
+/// How a status names the places of an Assembly.
+enum StatusAddresses: Sendable {
+    /// URLs on the origin a client reached (the record's own when nil): an engine restarted on
+    /// another port still names itself.
+    case served(origin: String?)
+    /// `file://` URLs of the files themselves, for a client in the engine's process: the
+    /// Assembly's record, the data folder's uploads, each upload and result where it is.
+    case files(dataDirectory: String)
+}
+
 /// The status of an Assembly, with the fields and codes the official SDKs read.
 enum AssemblyStatus {
-    /// Its URLs use `origin`, the address the client used for this request, when given: an engine
-    /// restarted on another port (the embedded one gets a new port each run) still names itself.
-    static func document(_ record: AssemblyRecord, tusPath: String, origin: String? = nil) -> AssemblyStatusDocument {
-        var record = record
-        if let origin { record.origin = origin }
-        let assemblyURL = record.origin + "/assemblies/" + record.id
+    /// The status document, its URLs as `addresses` says.
+    static func document(_ record: AssemblyRecord, tusPath: String, addresses: StatusAddresses = .served(origin: nil)) -> AssemblyStatusDocument {
+        let assemblyURL: String, tusURL: String, fileURL: (AssemblyFile) -> String
+        switch addresses {
+        case .served(let origin):
+            let origin = origin ?? record.origin
+            (assemblyURL, tusURL) = (origin + "/assemblies/" + record.id, origin + tusPath)
+            fileURL = { origin + ResultPath.path(assembly: record.id, file: $0.id, name: $0.name) }
+        case .files(let data):
+            (assemblyURL, tusURL) = (Self.fileURL(data + "/assemblies/" + record.id + ".json"), Self.fileURL(data + "/uploads") + "/")
+            fileURL = { Self.fileURL($0.path) }
+        }
         var document = AssemblyStatusDocument()
         document.ok = record.phase.ok
         document.error = record.phase.error
         document.message = record.message
         document.httpCode = 200
         (document.assemblyID, document.assemblyURL, document.assemblySSLURL) = (record.id, assemblyURL, assemblyURL)
-        document.tusURL = record.origin + tusPath
+        document.tusURL = tusURL
         (document.bytesReceived, document.bytesExpected) = (record.bytesReceived, record.bytesExpected)
         document.expectedTusUploads = record.expectedTusUploads
         document.startedTusUploads = record.tusLinks.count
         document.finishedTusUploads = record.finishedTusUploads
         document.tusUploads = record.tusLinks.map { link in
             .init(filename: link.filename, fieldname: link.fieldname, size: link.size, offset: link.offset, finished: link.finished,
-                  uploadURL: record.origin + tusPath + link.uploadID)
+                  uploadURL: tusURL + link.uploadID)
         }
-        document.uploads = record.uploads.map { $0.document(url: fileURL(record, $0)) }
-        document.results = record.results.mapValues { files in files.map { $0.document(url: fileURL(record, $0)) } }
+        document.uploads = record.uploads.map { $0.document(url: fileURL($0)) }
+        document.results = record.results.mapValues { files in files.map { $0.document(url: fileURL($0)) } }
         document.ignoredErrors = record.ignoredErrors ?? []
         document.warnings = record.warnings ?? []
         document.fields = record.fields
@@ -40,10 +56,9 @@ enum AssemblyStatus {
         return document
     }
 
-    /// Where the engine serves a file of this Assembly.
-    static func fileURL(_ record: AssemblyRecord, _ file: AssemblyFile) -> String {
-        record.origin + ResultPath.path(assembly: record.id, file: file.id, name: file.name)
-    }
+    /// The `file://` URL of `path`, percent-encoded: a `#`, `%`, `?`, space or accent in a name
+    /// is part of the path, not the URL's syntax.
+    static func fileURL(_ path: String) -> String { URL(fileURLWithPath: path).absoluteString }
 
     /// An error answer in the shape the SDKs expect.
     static func error(_ code: APIErrorCode, _ message: String, status: Int, id: String? = nil, retryIn: Double? = nil) -> String {

@@ -21,6 +21,8 @@ final class AssemblyStore: Sendable {
     static let mostHeld = 32
     /// Status requests held now.
     var heldCount: Int { held.count }
+    /// Callers in the engine's process waiting for an Assembly to move on.
+    let signals = PhaseSignals()
     static let writeDelay = DispatchTimeInterval.milliseconds(20)
     /// Told when an Assembly cannot be written (it lives on in memory, and would not survive a restart).
     private let warn: @Sendable (String) -> Void
@@ -97,7 +99,10 @@ final class AssemblyStore: Sendable {
         }
         if updated != nil { scheduleWrite(id) }
         // Held status requests wait for a phase to change, not for every upload.
-        if moved { held.moved(id) }
+        if moved {
+            held.moved(id)
+            signals.moved(id)
+        }
         return updated
     }
 

@@ -1,3 +1,4 @@
+import APIClients
 import Basics
 import Foundation
 import HTTPServer
@@ -58,8 +59,14 @@ public final class LocalEngine: Sendable {
     /// The tus creation path.
     public static let tusPath = "/resumable/files/"
 
-    private let server: HTTPServer
+    /// The HTTP server; nil for an engine serving only its own process (`embedded`).
+    private let server: HTTPServer?
     private let executor: AssemblyExecutor
+    let assemblyAPI: AssemblyAPI
+    let templateAPI: TemplateAPI
+    let uploadLinks: AssemblyUploads
+    /// The data folder.
+    public let dataDirectory: String
     /// Status requests held now (`StatusWait`).
     var heldStatusRequests: Int { executor.store.heldCount }
     private let assembliesDirectory: String
@@ -78,13 +85,24 @@ public final class LocalEngine: Sendable {
         case unavailable(String)
     }
 
-    /// The port the engine listens on.
-    public var port: UInt16 { server.port }
+    /// The port the engine listens on (0 for an engine without a server).
+    public var port: UInt16 { server?.port ?? 0 }
 
     /// Starts the engine on `server` settings; `log` receives one line per request.
-    public init(_ configuration: Configuration, server settings: HTTPServer.Configuration, log: (@Sendable (String) -> Void)? = nil) throws {
+    public convenience init(_ configuration: Configuration, server settings: HTTPServer.Configuration, log: (@Sendable (String) -> Void)? = nil) throws {
+        try self.init(configuration, serving: settings, log: log)
+    }
+
+    /// Starts an engine for this process only: no port and no handoff; its `services` create
+    /// Assemblies, take files where they are and give results as paths.
+    public static func embedded(_ configuration: Configuration) throws -> LocalEngine {
+        try LocalEngine(configuration, serving: nil, log: nil)
+    }
+
+    private init(_ configuration: Configuration, serving settings: HTTPServer.Configuration?, log: (@Sendable (String) -> Void)?) throws {
         Self.prepareProcess()
         let data = configuration.dataDirectory
+        dataDirectory = data
         lock = try DataFolderLock(
             folder: data, wait: configuration.whileWaitingForTheFolder != nil, waiting: { configuration.whileWaitingForTheFolder?() },
             stop: { configuration.stopWaiting?() ?? false })
@@ -104,9 +122,9 @@ public final class LocalEngine: Sendable {
         tus.trailersBehindProxy = configuration.trailersBehindProxy
         // Only where every client is on this machine: a client elsewhere could not open the socket,
         // and a remote server's offer is never taken (the client checks the endpoint is loopback too).
-        let loopback = settings.host == "127.0.0.1" || settings.host == "::1" || settings.host == "localhost"
-        let proxied = settings.origin?.fixed != nil || settings.origin?.trustProxy == true
-        if configuration.handoff, loopback, !proxied, settings.tls == nil {
+        let loopback = settings.map { $0.host == "127.0.0.1" || $0.host == "::1" || $0.host == "localhost" } ?? false
+        let proxied = settings?.origin?.fixed != nil || settings?.origin?.trustProxy == true
+        if configuration.handoff, loopback, !proxied, settings?.tls == nil {
             do throws(FileError) {
                 let made = try HandoffServer(folder: data, tus: tus, log: log)
                 (handoff, handoffState) = (made, .offered(socket: made.offer.path))
@@ -124,29 +142,45 @@ public final class LocalEngine: Sendable {
             store: assemblies, templates: templateStore, executor: executor, auth: auth,
             policy: configuration.policy, rateLimiter: configuration.rateLimit.map { RateLimiter(limit: $0.count, window: $0.window) },
             dataDirectory: data, maxUploadSize: configuration.maxUploadSize, space: space, onCancel: { links.discard($0) })
-        var settings = settings
-        settings.origin = settings.origin ?? PublicOrigin()
         let templates = TemplateAPI(store: templateStore, auth: auth, dataDirectory: data)
-        do {
-            server = try HTTPServer(settings, handler: EngineHandler(tus: tus, assemblies: api, templates: templates), log: log)
-        } catch {
-            handoff?.stop()
-            throw error
+        (assemblyAPI, templateAPI, uploadLinks) = (api, templates, links)
+        if var settings {
+            settings.origin = settings.origin ?? PublicOrigin()
+            do {
+                server = try HTTPServer(settings, handler: EngineHandler(tus: tus, assemblies: api, templates: templates), log: log)
+            } catch {
+                handoff?.stop()
+                throw error
+            }
+        } else {
+            server = nil
         }
+        Self.abandonHandedOver(assemblies)
         executor.resumeInterrupted()
         links.tieAgain(uploads.known)
     }
 
-    /// The file behind a URL this engine serves (a result, or an Assembly's saved state), for callers in the same process
-    /// that want a `file://` URL that outlives the server.
-    public func localPath(of url: String) -> String? {
-        guard let path = URL(string: url)?.path else { return nil }
-        let parts = path.split(separator: "/").map(String.init)
-        if parts.count == 2, parts[0] == "assemblies", AssemblyStore.isValidID(parts[1]) {
-            return assembliesDirectory + "/" + parts[1] + ".json"
+    /// Ends the unfinished Assemblies whose files a process handed over to be read in place: that
+    /// process is gone, and a stored record is never trusted to say which files to read.
+    private static func abandonHandedOver(_ assemblies: AssemblyStore) {
+        for record in assemblies.all where !record.isTerminal && record.readsFilesInPlace {
+            assemblies.update(record.id) { record in
+                _ = record.apply(.abandoned(
+                    code: .interrupted, message: "the process that handed this Assembly its files ended before it finished; a new run makes a new one"))
+            }
         }
-        return ResultPath(path).flatMap { executor.localPath(of: $0) }
     }
+
+    /// The Assembly, upload and Template services for callers in this process: no request in
+    /// between, files read where they are, results as `file://` URLs of their paths.
+    public var services: Services {
+        Services(
+            assemblies: InProcessAssemblies(api: assemblyAPI, dataDirectory: dataDirectory), uploads: InProcessUploads(links: uploadLinks),
+            templates: InProcessTemplates(api: templateAPI))
+    }
+
+    /// The data folder as a `file://` URL: what callers in this process name the engine by.
+    public var address: String { AssemblyStatus.fileURL(dataDirectory) }
 
     /// Removes what requests cut off by a crash or a restart left in `incoming/`, and makes sure it exists.
     private static func sweepIncoming(_ path: String) throws {
@@ -158,7 +192,7 @@ public final class LocalEngine: Sendable {
     public func stop() {
         handoff?.stop()
         executor.store.releaseWaiters()
-        server.stop()
+        server?.stop()
         executor.store.flush()
         lock.release()
     }

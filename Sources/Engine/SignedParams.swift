@@ -6,28 +6,24 @@ import HTTPServer
 /// The `params` (and `signature`) of an API request, from a form or a query string: parsed
 /// strictly and, when the engine has credentials, authenticated. Shared by every API route.
 enum SignedParams {
-    /// The params as a JSON object, or the answer that refuses the request.
-    static func read(_ raw: String?, signature: String?, auth: AssemblyAuth?, missing: String, remember: Bool = true) throws(SinkError) -> JSONValue {
-        guard let raw else { throw SinkError(APIRefusal.noParams(missing).response) }
+    /// The params as a JSON object, or the refusal of the request.
+    static func read(_ raw: String?, signature: String?, auth: AssemblyAuth?, missing: String, remember: Bool = true) throws(APIRefusal) -> JSONValue {
+        guard let raw else { throw APIRefusal.noParams(missing) }
         let params: JSONValue
         do { params = try JSONValue.parse(Data(raw.utf8)) } catch {
             if case .duplicateKey(let key) = error.kind {
-                throw SinkError(APIRefusal.duplicateKey(key, "line \(error.line), column \(error.column)").response)
+                throw APIRefusal.duplicateKey(key, "line \(error.line), column \(error.column)")
             }
-            throw SinkError(APIRefusal.paramsNotJSON("\(error)").response)
+            throw APIRefusal.paramsNotJSON("\(error)")
         }
-        guard params.objectValue != nil else { throw SinkError(APIRefusal.paramsNotObject.response) }
-        if let auth {
-            do { try auth.check(params: raw, parsed: params, signature: signature, remember: remember) } catch {
-                throw SinkError(error.response)
-            }
-        }
+        guard params.objectValue != nil else { throw APIRefusal.paramsNotObject }
+        try auth?.check(params: raw, parsed: params, signature: signature, remember: remember)
         return params
     }
 
     /// The signed params of a request without a body, from its query: required when the engine
     /// checks signatures, else read if given. Reads are not recorded against reuse; other methods are.
-    static func fromQuery(_ head: RequestHead, auth: AssemblyAuth?) throws(SinkError) -> JSONValue {
+    static func fromQuery(_ head: RequestHead, auth: AssemblyAuth?) throws(APIRefusal) -> JSONValue {
         guard auth != nil || head.query["params"] != nil else { return .object([:]) }
         return try read(head.query["params"], signature: head.query["signature"], auth: auth, missing: "send 'params' in the query",
                         remember: head.method != "GET")

@@ -102,15 +102,15 @@ extension TemplateStore {
     /// An Assembly's params with its Template's instructions merged in: the Template's steps,
     /// with the runtime `steps` over them (refused when the Template forbids it), and its
     /// `notify_url` unless the params give one.
-    func instructions(_ id: String, runtime params: JSONValue) -> Result<JSONValue, SinkError> {
+    func instructions(_ id: String, runtime params: JSONValue) -> Result<JSONValue, APIRefusal> {
         guard let template = get(id) else {
-            return .failure(SinkError(APIRefusal.templateNotFound(id).response))
+            return .failure(APIRefusal.templateNotFound(id))
         }
         var merged = params.objectValue ?? [:]
         var steps = template.content["steps"]?.objectValue ?? [:]
         if let runtime = params["steps"]?.objectValue, !runtime.isEmpty {
             guard template.allowsStepsOverride else {
-                return .failure(SinkError(APIRefusal.templateDeniesSteps(template.name).response))
+                return .failure(APIRefusal.templateDeniesSteps(template.name))
             }
             steps.merge(runtime) { _, runtime in runtime }
         }

@@ -119,6 +119,11 @@ public struct FormData: Sendable {
     /// File parts in the order received.
     public var files: [FilePart] = []
 
+    /// A form of these fields and files.
+    public init(fields: [(name: String, value: String)] = [], files: [FilePart] = []) {
+        (self.fields, self.files) = (fields, files)
+    }
+
     /// The last value of field `name`.
     public func field(_ name: String) -> String? { fields.last { $0.name == name }?.value }
 }

@@ -20,24 +20,38 @@ public struct RemoteTemplate: Sendable, Equatable {
     }
 }
 
+/// One request of the Templates API.
+public enum TemplateRequest: Sendable {
+    /// A page of the listing, from 1.
+    case list(page: Int, pageSize: Int)
+    /// One Template.
+    case get(id: String)
+    /// A new Template with these params (`name`, `template`, `require_signature_auth`).
+    case create(params: [String: JSONValue])
+    /// Replaces a Template's params.
+    case update(id: String, params: [String: JSONValue])
+    /// Deletes a Template.
+    case delete(id: String)
+}
+
+/// How Template requests reach the service: signed over HTTP, or to an engine in this process.
+public protocol TemplateTransport: Sendable {
+    /// Sends one request; the answer's JSON, or an `AssemblyClient.Failure`.
+    func send(_ request: TemplateRequest) async throws -> JSONValue
+}
+
 /// The Templates API: list (every page), create and update, signed like Assemblies.
 public struct TemplateClient: Sendable {
-    let http: HTTPClient
-    let endpoint: String
-    let authKey: String?
-    let signer: (any ParamsSigner)?
-    let lifetime: Duration
-    /// The service's clock, by which signatures expire; learnt from every answer.
-    let clock: ServiceClock
+    let transport: any TemplateTransport
 
-    /// Creates a client; without an Auth Key requests go unsigned (the local engine).
+    /// Creates a client over HTTP; without an Auth Key requests go unsigned (the local engine).
     public init(http: HTTPClient, endpoint: String, authKey: String?, signer: (any ParamsSigner)?, lifetime: Duration, clock: ServiceClock = ServiceClock()) {
-        self.http = http
-        self.endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
-        self.authKey = authKey
-        self.signer = signer
-        self.lifetime = lifetime
-        self.clock = clock
+        transport = HTTPTemplateTransport(http: http, endpoint: endpoint, authKey: authKey, signer: signer, lifetime: lifetime, clock: clock)
+    }
+
+    /// Creates a client over `transport`.
+    public init(transport: any TemplateTransport) {
+        self.transport = transport
     }
 
     /// Every Template, following the pages until a short one, one that brings nothing new, or
@@ -46,7 +60,7 @@ public struct TemplateClient: Sendable {
         var all: [RemoteTemplate] = []
         var seen: Set<String> = []
         for page in 1...Self.maxPages {
-            let answer = try await send("GET", "/templates", ["page": .int(page), "pagesize": .int(Self.pageSize)])
+            let answer = try await send(.list(page: page, pageSize: Self.pageSize))
             let items = (answer["items"]?.arrayValue ?? []).compactMap(Self.template)
             let fresh = items.filter { seen.insert($0.id).inserted }
             all += fresh
@@ -64,7 +78,7 @@ public struct TemplateClient: Sendable {
         guard Self.isPlainID(id) else {
             throw AssemblyClient.Failure(code: .invalidTemplateID, message: "'\(id)' is not a Template id (letters, digits, '-' and '_')")
         }
-        let answer = try await send("GET", "/templates/" + id, [:])
+        let answer = try await send(.get(id: id))
         guard let template = Self.template(answer), template.id == id else {
             throw AssemblyClient.Failure(code: .noTemplate, message: "the service did not answer with Template \(id)")
         }
@@ -78,7 +92,7 @@ public struct TemplateClient: Sendable {
 
     /// Creates a Template; returns its id.
     public func create(name: String, content: JSONValue, requireSignatureAuth: Bool) async throws -> String {
-        let answer = try await send("POST", "/templates", Self.body(name, content, requireSignatureAuth))
+        let answer = try await send(.create(params: Self.body(name, content, requireSignatureAuth)))
         guard let id = answer["id"]?.stringValue, Self.isPlainID(id) else {
             throw AssemblyClient.Failure(code: .noTemplateID, message: "the service answered without a Template id (letters, digits, '-' and '_')")
         }
@@ -87,12 +101,12 @@ public struct TemplateClient: Sendable {
 
     /// Replaces a Template's content and settings.
     public func update(id: String, name: String, content: JSONValue, requireSignatureAuth: Bool) async throws {
-        _ = try await send("PUT", "/templates/" + id, Self.body(name, content, requireSignatureAuth))
+        _ = try await send(.update(id: id, params: Self.body(name, content, requireSignatureAuth)))
     }
 
     /// Deletes a Template.
     public func delete(id: String) async throws {
-        _ = try await send("DELETE", "/templates/" + id, [:])
+        _ = try await send(.delete(id: id))
     }
 
     static let pageSize = 500
@@ -115,20 +129,44 @@ public struct TemplateClient: Sendable {
 
     /// One signed request, sent again (signed afresh) while the service refuses it for load: after
     /// its `retryIn` when above 0, else its `Retry-After`, else 1, 2, 4 s.
-    private func send(_ method: String, _ path: String, _ params: [String: JSONValue]) async throws -> JSONValue {
+    private func send(_ request: TemplateRequest) async throws -> JSONValue {
         var attempt = 1
         while true {
             do {
-                return try await sendOnce(method, path, params)
+                return try await transport.send(request)
             } catch let failure as AssemblyClient.Failure where [429, 503].contains(failure.httpStatus ?? 0) && attempt < Self.attempts {
                 try await Task.sleep(for: .milliseconds(Int((failure.retryIn ?? pow(2, Double(attempt - 1))) * 1000)))
                 attempt += 1
             }
         }
     }
+}
+
+/// Template requests over HTTP, signed as Assemblies are.
+struct HTTPTemplateTransport: TemplateTransport {
+    let http: HTTPClient
+    let endpoint: String
+    let authKey: String?
+    let signer: (any ParamsSigner)?
+    let lifetime: Duration
+    /// The service's clock, by which signatures expire; learnt from every answer.
+    let clock: ServiceClock
+
+    init(http: HTTPClient, endpoint: String, authKey: String?, signer: (any ParamsSigner)?, lifetime: Duration, clock: ServiceClock) {
+        self.http = http
+        self.endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
+        (self.authKey, self.signer, self.lifetime, self.clock) = (authKey, signer, lifetime, clock)
+    }
 
     /// One signed request: the params in a form, or in the query for GET.
-    private func sendOnce(_ method: String, _ path: String, _ params: [String: JSONValue]) async throws -> JSONValue {
+    func send(_ request: TemplateRequest) async throws -> JSONValue {
+        let (method, path, params): (String, String, [String: JSONValue]) = switch request {
+        case .list(let page, let size): ("GET", "/templates", ["page": .int(page), "pagesize": .int(size)])
+        case .get(let id): ("GET", "/templates/" + id, [:])
+        case .create(let params): ("POST", "/templates", params)
+        case .update(let id, let params): ("PUT", "/templates/" + id, params)
+        case .delete(let id): ("DELETE", "/templates/" + id, [:])
+        }
         var fields: [(String, String)]
         if let authKey, let signer {
             let text = AuthParams.prepare(.object(params), key: authKey, lifetime: lifetime, now: clock.now).serialized()
@@ -137,17 +175,17 @@ public struct TemplateClient: Sendable {
             fields = [("params", JSONValue.object(params).serialized())]
         }
         let encoded = fields.map { AssemblyClient.escape($0.0) + "=" + AssemblyClient.escape($0.1) }.joined(separator: "&")
-        let request = method == "GET" || method == "DELETE"
+        let sent = method == "GET" || method == "DELETE"
             ? HTTPRequest(method: method, url: endpoint + path + "?" + encoded, timeouts: HTTPTimeouts(total: .seconds(60)))
             : HTTPRequest(method: method, url: endpoint + path, headers: [("Content-Type", "application/x-www-form-urlencoded")],
                           body: .data(Data(encoded.utf8)), timeouts: HTTPTimeouts(total: .seconds(60)))
-        let response = try await http.send(request)
+        let response = try await http.send(sent)
         clock.observe(dateHeader: response.headers["Date"])
         let parsed = JSONValue.parseIfValid(response.body)
         let wait = parsed?["info"]?["retryIn"]?.doubleValue.flatMap { $0 > 0 ? $0 : nil } ?? response.retryAfter
         guard let json = parsed else {
             throw AssemblyClient.Failure(
-                code: .http(response.status), message: "\(request.summary) answered: \(response.bodyText())", retryIn: wait, httpStatus: response.status)
+                code: .http(response.status), message: "\(sent.summary) answered: \(response.bodyText())", retryIn: wait, httpStatus: response.status)
         }
         if let error = json["error"]?.stringValue {
             let message = [json["message"]?.stringValue ?? "", error == .authExpired ? clock.explanation : ""].filter { !$0.isEmpty }.joined(separator: "; ")

@@ -70,6 +70,11 @@ public struct UploadProgress: Sendable, Equatable {
     public var inFlight: Int64
     /// The file's size.
     public var total: Int64
+
+    /// Creates a progress report.
+    public init(index: Int, confirmed: Int64, inFlight: Int64, total: Int64) {
+        (self.index, self.confirmed, self.inFlight, self.total) = (index, confirmed, inFlight, total)
+    }
 }
 
 /// A finished upload.

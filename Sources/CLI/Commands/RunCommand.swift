@@ -1,3 +1,4 @@
+import APIClients
 import Basics
 import Client
 import Engine
@@ -200,7 +201,9 @@ struct RunCommand: Command {
             let done = Set((results?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
             do {
                 let started = try configuration.workspace.startedAssemblies(in: [configuration.stateFile], address: configuration.endpoint)
-                let canceled = await InFlight.cancel(started, except: done, http: context.http)
+                // The embedded engine is still in this process: its services cancel its Assemblies.
+                let service = configuration.services?.assemblies ?? AssemblyClient(http: context.http, endpoint: "")
+                let canceled = await InFlight.cancel(started, except: done, service: service)
                 context.output.error("pipeline: interrupted; canceled \(plural(canceled, "Assembly", "Assemblies")) in flight.\n")
             } catch {
                 context.output.error("pipeline: interrupted; canceled nothing: \(error)\n")

@@ -156,7 +156,7 @@ struct CancelCommand: Command {
             context.output.failure(error.description)
             return ExitCode.failure
         }
-        let canceled = await InFlight.cancel(started, except: done, http: context.http) { line in
+        let canceled = await InFlight.cancel(started, except: done, service: AssemblyClient(http: context.http, endpoint: "")) { line in
             context.output.out(line + "\n")
         }
         context.output.out("Canceled \(plural(canceled, "Assembly", "Assemblies")).\n")
@@ -168,9 +168,8 @@ struct CancelCommand: Command {
 enum InFlight {
     /// Cancels every `started` Assembly whose plan id is not in `except`; returns how many.
     static func cancel(
-        _ started: [String: StartedAssembly], except done: Set<String>, http: HTTPClient, report: (String) -> Void = { _ in }
+        _ started: [String: StartedAssembly], except done: Set<String>, service client: any AssemblyService, report: (String) -> Void = { _ in }
     ) async -> Int {
-        let client = AssemblyClient(http: http, endpoint: "")
         var canceled = 0
         for (planID, started) in started.sorted(by: { $0.key < $1.key }) where !done.contains(planID) {
             guard let url = started.url else { continue }

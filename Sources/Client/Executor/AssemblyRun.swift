@@ -320,13 +320,13 @@ struct AssemblyRun: Sendable {
             results[step] = files.map { file in
                 RunResults.ResultFile(
                     source: file.originalID.flatMap { sources[$0] ?? nil }, name: file.name,
-                    url: file.url.map { configuration.rewriteURL?($0) ?? $0 }, size: file.size, md5: file.md5, mime: file.mime, meta: file.meta,
+                    url: file.url, size: file.size, md5: file.md5, mime: file.mime, meta: file.meta,
                     expires: expires)
             }.sorted { ($0.source ?? "", $0.name) < ($1.source ?? "", $1.name) }
         }
         var entry = RunResults.Entry(
             job: planned.job, planID: planned.id, assemblyID: status.assemblyID,
-            assemblyURL: status.assemblyURL.map { configuration.rewriteURL?($0) ?? $0 },
+            assemblyURL: status.assemblyURL,
             status: AssemblyStatusCode.completed, message: nil, cached: false, files: planned.files, results: results)
         entry.leftOut = status.ignoredErrors.map { ignored in
             RunResults.LeftOut(source: ignored.originalID.flatMap { sources[$0] ?? nil }, step: ignored.step, error: ignored.error, message: ignored.message)
@@ -339,7 +339,7 @@ struct AssemblyRun: Sendable {
 
     private func failed(_ code: APIErrorCode, _ message: String, assemblyID: String?, assemblyURL: String?) -> RunResults.Entry {
         RunResults.Entry(
-            job: planned.job, planID: planned.id, assemblyID: assemblyID, assemblyURL: assemblyURL.map { configuration.rewriteURL?($0) ?? $0 },
+            job: planned.job, planID: planned.id, assemblyID: assemblyID, assemblyURL: assemblyURL,
             status: code.rawValue, message: message, cached: false, files: planned.files, results: [:])
     }
 

@@ -29,8 +29,8 @@ public struct RunConfiguration: Sendable {
     /// The embedded engine's data folder, when the run has one: the only place `file://` result
     /// URLs may be copied from into a download folder.
     public var localResults: String?
-    /// Turns result URLs into ones that outlive the run (the embedded engine's `file://` URLs).
-    public var rewriteURL: (@Sendable (String) -> String)?
+    /// The services of an engine in this process (the embedded one), used instead of HTTP clients of `endpoint`.
+    public var services: Services?
     /// The settled poll interval: the first poll comes after a tenth of it, later ones widen up to it, then slow gently.
     public var pollInterval: Duration
     /// Polls start 5 ms after the first and double up to `pollInterval`: for a server whose status
@@ -66,7 +66,7 @@ public struct RunConfiguration: Sendable {
         endpoint: String, authKey: String?, signer: (any ParamsSigner)?, lifetime: Duration, workspace: Workspace,
         concurrency: Int = 4, uploadParallel: Int = 4,
         timeout: Duration = .seconds(8 * 3600), force: Bool = false, downloads: [String: DownloadTarget] = [:],
-        rewriteURL: (@Sendable (String) -> String)? = nil, pollInterval: Duration = .seconds(1)
+        services: Services? = nil, pollInterval: Duration = .seconds(1)
     ) {
         self.endpoint = endpoint
         endpointKey = endpoint
@@ -79,7 +79,7 @@ public struct RunConfiguration: Sendable {
         self.timeout = timeout
         self.force = force
         self.downloads = downloads
-        self.rewriteURL = rewriteURL
+        self.services = services
         self.pollInterval = pollInterval
     }
 }

@@ -17,7 +17,7 @@ public struct Runner: Sendable {
     let uploads: any UploadService
     let clock: any RunClock
 
-    /// Creates a runner over HTTP (`service`, `uploads` and `clock` replace the real ones in tests).
+    /// Creates a runner over the configuration's services, or HTTP (`service`, `uploads` and `clock` replace them in tests).
     public init(
         plan: Plan, configuration: RunConfiguration, http: HTTPClient = HTTPClient(), service: (any AssemblyService)? = nil,
         uploads: (any UploadService)? = nil, clock: any RunClock = SystemRunClock()
@@ -25,8 +25,8 @@ public struct Runner: Sendable {
         self.plan = plan
         self.configuration = configuration
         self.http = http
-        self.service = service ?? AssemblyClient(http: http, endpoint: configuration.endpoint, clock: configuration.serviceClock)
-        self.uploads = uploads ?? TusUploads(http: http)
+        self.service = service ?? configuration.services?.assemblies ?? AssemblyClient(http: http, endpoint: configuration.endpoint, clock: configuration.serviceClock)
+        self.uploads = uploads ?? configuration.services?.uploads ?? TusUploads(http: http)
         self.clock = clock
     }
 

@@ -66,6 +66,14 @@ final class RunCommandTests: XCTestCase {
         for name in ["a.png", "b.png", "c.png"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/out/files/thumb/" + name), name)
         }
+        // In process: each image read where it is (no upload stored, no copy), the Assembly named by its record.
+        let engine = directory.path + "/.pipeline/engine"
+        XCTAssertEqual(try FileSystem.names(in: engine + "/uploads"), [])
+        XCTAssertEqual(try FileSystem.names(in: engine + "/assemblies").filter { !$0.hasSuffix(".json") }, [], "no folder of upload copies")
+        for assembly in assemblies {
+            let record = try XCTUnwrap(URL(string: try XCTUnwrap(assembly["assembly_url"]?.stringValue))?.path)
+            XCTAssertTrue(record.hasPrefix(engine + "/assemblies/") && FileManager.default.fileExists(atPath: record), record)
+        }
         let schema = try ProcessRunner.run(try PythonPeers.require("check-jsonschema"), [
             "--schemafile", PackageRoot.path + "/schemas/results.schema.json", directory.path + "/out/results.json",
         ])

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Which version of which file a path names: its device and inode, size and modification time.
+/// A file read where it is (not copied) is checked against the identity it had when it was
+/// handed over: another file put in its place, or the same one written to, no longer matches.
+public struct FileIdentity: Codable, Sendable, Equatable {
+    /// The device the file is on.
+    public var device: Int
+    /// Its inode on that device.
+    public var inode: Int
+    /// Its size in bytes.
+    public var size: Int64
+    /// Its modification time, in nanoseconds since 1970.
+    public var modified: Int64
+
+    /// The identity of the regular file at `path` (a link is followed); a missing or unreadable
+    /// file, or one that is not regular, is an error naming the path.
+    public static func of(_ path: String) throws(FileError) -> FileIdentity {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw FileError(path: path, operation: "stat", code: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw FileError(path: path, operation: "read", code: EINVAL, reason: "it is not a regular file")
+        }
+        return FileIdentity(
+            device: Int(truncatingIfNeeded: info.st_dev), inode: Int(truncatingIfNeeded: info.st_ino), size: Int64(info.st_size), modified: FileTime.nanoseconds(info.st_mtim))
+    }
+
+    /// Why the file at `path` is no longer this one, if it is not: gone, replaced, resized or written to.
+    public func change(at path: String) -> String? {
+        let now: FileIdentity
+        do { now = try Self.of(path) } catch { return error.shortReason }
+        if now.device != device || now.inode != inode { return "another file was put in its place" }
+        if now.size != size { return "it had \(size) bytes when it was handed over, it has \(now.size)" }
+        if now.modified != modified { return "it was written to after it was handed over" }
+        return nil
+    }
+}

@@ -1,0 +1,37 @@
+import Basics
+import Foundation
+import Wire
+
+extension AssemblyUploads {
+    /// Hands the file at `path` to Assembly `id` as its upload `field`, for a caller in the
+    /// engine's process: read where it is, checked unchanged before use, and copied only when
+    /// a step hands it on as a result (`AssemblyExecutor`). A file handed over
+    /// again (a resumed run) or past the expected count is taken as the service takes tus
+    /// uploads: once, and only those expected.
+    /// Gives the size handed over.
+    func handOver(path: String, name: String, field: String, type: String?, to id: String) -> Result<Int64, APIRefusal> {
+        guard let record = assemblies.get(id) else { return .failure(.assemblyNotFound(id)) }
+        let identity: FileIdentity
+        do { identity = try FileIdentity.of(path) } catch { return .failure(.fileUnreadable(name, error.shortReason)) }
+        guard record.phase == .uploading else {
+            return record.isTerminal ? .failure(.assemblyEnded(id)) : .success(identity.size)
+        }
+        let filename = FileNames.safeComponent(name)
+        if record.tusLinks.contains(where: { $0.fieldname == field && $0.filename == filename }) || record.tusLinks.count >= record.expectedTusUploads {
+            return .success(identity.size)
+        }
+        let fileID = AssemblyFile.newID()
+        var file = FileFacts.describe(id: fileID, name: filename, field: field, path: path, size: identity.size, mime: type, isTus: true, facts: false)
+        file.inPlace = identity
+        var action = AssemblyAction.none
+        assemblies.update(id) { record in
+            guard record.phase == .uploading, record.tusLinks.count < record.expectedTusUploads else { return }
+            record.tusLinks.append(AssemblyRecord.TusLink(
+                uploadID: fileID, filename: filename, fieldname: field, size: identity.size, offset: identity.size, finished: true))
+            record.uploads.append(file)
+            if record.finishedTusUploads >= record.expectedTusUploads { action = record.apply(.uploadsComplete) }
+        }
+        if action == .execute { executor.execute(id) }
+        return .success(identity.size)
+    }
+}

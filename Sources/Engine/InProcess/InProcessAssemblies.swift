@@ -1,0 +1,66 @@
+import APIClients
+import Basics
+import Foundation
+import Wire
+
+/// The Assembly API for a caller in the engine's process: the same creation, checks and
+/// lifecycle as over HTTP, with no request in between. Assemblies are named by their record's
+/// `file://` URL, results by their paths; a status wait suspends the caller until the Assembly
+/// moves on.
+struct InProcessAssemblies: AssemblyService {
+    let api: AssemblyAPI
+    let dataDirectory: String
+
+    func create(id: String, params: String, signature: String?, expectedUploads: Int) async throws(AssemblyClient.Failure) -> AssemblyState {
+        switch api.create(id: id, params: params, signature: signature, expectedUploads: expectedUploads, client: Self.client) {
+        case .success(let record): return try state(record)
+        case .failure(let refusal): throw refusal.failure
+        }
+    }
+
+    func status(_ url: String, wait: Int?) async throws(AssemblyClient.Failure) -> AssemblyState {
+        let id = try Self.id(in: url)
+        guard let current = api.store.get(id) else { throw APIRefusal.assemblyNotFound(id).failure }
+        if let wait, !current.isTerminal {
+            let store = api.store, phase = current.phase
+            await store.signals.wait(for: id, timeout: .seconds(min(wait, StatusWait.longest))) { store.get(id)?.phase == phase }
+        }
+        guard let record = api.store.reported(id) else { throw APIRefusal.assemblyNotFound(id).failure }
+        return try state(record)
+    }
+
+    func cancel(_ url: String) async throws(AssemblyClient.Failure) -> AssemblyState {
+        let id = try Self.id(in: url)
+        guard let record = api.cancel(id) else { throw APIRefusal.assemblyNotFound(id).failure }
+        return try state(record)
+    }
+
+    /// What a client reads of `record`; an Assembly that failed is a failure, as the HTTP client
+    /// reads a status with an `error`.
+    private func state(_ record: AssemblyRecord) throws(AssemblyClient.Failure) -> AssemblyState {
+        var state = AssemblyState(AssemblyStatus.document(record, tusPath: LocalEngine.tusPath, addresses: .files(dataDirectory: dataDirectory)))
+        state.statusWait = StatusWait.longest
+        if let error = state.error {
+            throw AssemblyClient.Failure(code: APIErrorCode(received: error), message: state.message ?? "", httpStatus: 200)
+        }
+        return state
+    }
+
+    /// The id of the Assembly at `url`: `…/assemblies/{id}`, or its record `…/assemblies/{id}.json`.
+    static func id(in url: String) throws(AssemblyClient.Failure) -> String {
+        let last = URL(string: url)?.lastPathComponent ?? ""
+        let id = last.hasSuffix(".json") ? String(last.dropLast(5)) : last
+        guard AssemblyStore.isValidID(id) else { throw APIRefusal.invalidAssemblyID.failure }
+        return id
+    }
+
+    /// How the engine's records name this client (`Transloadit-Client` over HTTP).
+    static let client = "pipeline-in-process"
+}
+
+extension APIRefusal {
+    /// The refusal as a client in the engine's process meets it: as the HTTP client would read its answer.
+    var failure: AssemblyClient.Failure {
+        AssemblyClient.Failure(code: code, message: message, retryIn: retryIn, isTransient: status >= 500 || status == 429, httpStatus: status)
+    }
+}
