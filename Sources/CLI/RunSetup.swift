@@ -13,25 +13,35 @@ struct RunSetup {
     var configuration: RunConfiguration
     var engine: LocalEngine?
 
-    /// The configuration of a command that talks to the manifest's endpoint; for 'local', the
-    /// embedded engine, started here (waiting for another command using it, unless `waitForEngine` is false).
+    /// The configuration of a command that talks to `endpoint` (the manifest's, or the one the
+    /// command line names: `Endpoint.of`), built once: for 'local', the embedded engine, started here (waiting for
+    /// another command using it, unless `waitForEngine` is false); `download` and `tuning` are
+    /// `run`'s (other commands prepare a configuration too).
     static func prepare(
-        manifest: Manifest, workspace: Workspace, arguments: ParsedArguments, context: CommandContext, waitForEngine: Bool = true,
-        interrupted: @escaping @Sendable () -> Bool = { false }
+        manifest: Manifest, workspace: Workspace, endpoint: Endpoint, download: String? = nil, tuning: RunTuning = RunTuning(),
+        context: CommandContext, waitForEngine: Bool = true, interrupted: @escaping @Sendable () -> Bool = { false }
     ) throws(DiagnosticsError) -> RunSetup {
-        let endpoint = Endpoint.of(manifest, override: arguments.value("endpoint"), environment: context.environment)
         var downloads: [String: DownloadTarget] = [:]
         for job in manifest.jobs {
             let patterns = job.inputs.map(\.value)
-            // Only `run` has --download (plan and templates prepare a configuration too).
-            if arguments.declares("download"), let folder = arguments.value("download") { downloads[job.name.value] = DownloadTarget(folder: folder, patterns: patterns) }
+            if let folder = download { downloads[job.name.value] = DownloadTarget(folder: folder, patterns: patterns) }
             else if let folder = job.download { downloads[job.name.value] = DownloadTarget(folder: manifest.path(folder.value), patterns: patterns) }
         }
         var configuration = RunConfiguration(
             endpoint: endpoint.name, authKey: nil, signer: nil,
-            lifetime: manifest.auth.expiresIn?.value ?? AuthSettings.defaultExpiresIn, workspace: workspace, downloads: downloads)
+            lifetime: manifest.auth.expiresIn?.value ?? AuthSettings.defaultExpiresIn, workspace: workspace,
+            concurrency: tuning.concurrency, uploadParallel: tuning.uploadParallel, timeout: tuning.timeout, force: tuning.force, downloads: downloads)
+        configuration.shard = tuning.shard
+        configuration.declaredTemplates = TemplateSync.wanted(in: manifest)
+        // The hosted service's budget is per account, which N shards share; any other endpoint
+        // runs at full concurrency until it signals a limit (413/429 with retryIn slows the run).
+        let hosted = endpoint.isHostedService
+        configuration.maxAssembliesPerMinute = tuning.perMinute.map(Double.init) ?? (hosted ? RunTuning.accountBudget / Double(tuning.shard?.count ?? 1) : nil)
+        configuration.eagerPolls = !hosted
+        // Results no store step exported are deleted by the service a day after the Assembly.
+        configuration.resultsLifetime = hosted ? RunTuning.temporaryResultsLifetime : nil
         configuration.endpointKey = endpoint.key
-        configuration.chunkSize = manifest.upload.chunkSize?.value.bytes
+        configuration.chunkSize = tuning.chunkSize ?? manifest.upload.chunkSize?.value.bytes
         guard case .url(let endpointText) = endpoint else {
             let engine: LocalEngine
             do throws(FileError) { try workspace.refuseLinks() } catch {

@@ -20,7 +20,7 @@ struct WatchTargets {
             ignored = [directory + "/.pipeline"]
             return
         }
-        if let policy = command.arguments.value("policy") ?? manifest.policy?.value, !policy.contains("://") {
+        if let policy = command.arguments.policy ?? manifest.policy?.value, !policy.contains("://") {
             add(URL(fileURLWithPath: manifest.path(policy)).standardizedFileURL.path)
         }
         for job in manifest.jobs {
@@ -36,9 +36,9 @@ struct WatchTargets {
                 if Self.isLink(folder) { add(folder) }
             }
         }
-        let workspace = Workspace(manifest: manifest, resultsOverride: command.arguments.value("results"))
+        let workspace = Workspace(manifest: manifest, resultsOverride: command.arguments.results)
         ignored = [workspace.stateDirectory, workspace.resultsPath] + manifest.jobs.compactMap { $0.download.map { manifest.path($0.value) } }
-        if let download = command.arguments.value("download") { ignored.append(URL(fileURLWithPath: download).standardizedFileURL.path) }
+        if let download = command.arguments.download { ignored.append(URL(fileURLWithPath: download).standardizedFileURL.path) }
     }
 
     /// Watches for `path` in the nearest folder above it that exists.

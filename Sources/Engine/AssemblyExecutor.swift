@@ -163,26 +163,29 @@ final class AssemblyExecutor: Sendable {
     /// result is the Assembly's own, in its data folder, whatever becomes of the original.
     private static func keepHandedOver(_ results: [String: [AssemblyFile]], in folder: String, below root: String) throws(RobotError) -> [String: [AssemblyFile]] {
         guard results.values.contains(where: { $0.contains { $0.inPlace != nil } }) else { return results }
-        let kept = folder + "/originals"
-        var copies: [String: String] = [:]
+        var copies: [String: (path: String, id: String)] = [:]
         var results = results
         for step in results.keys.sorted() {
             for index in results[step, default: []].indices {
                 guard let original = results[step]?[index], let identity = original.inPlace else { continue }
-                if copies[original.id] == nil {
+                if copies[original.path] == nil {
                     if let change = identity.change(at: original.path) {
                         throw RobotError(code: .fileChanged, message: "'\(original.name)' changed after it was handed to the Assembly (\(change)); run again")
                     }
-                    let copy = kept + "/" + original.id
+                    let id = AssemblyFile.newID()
+                    let copy = folder + "/originals/" + id
                     do throws(FileError) {
                         try LinkFreeFolder.open(copy, below: FolderPath.of(root)).placeCopy(of: original.path, as: original.name, followingLinks: true)
                     } catch {
                         throw RobotError(code: .storeError, message: "'\(original.name)' could not be kept with the Assembly's results: \(error.shortReason)")
                     }
-                    copies[original.id] = copy + "/" + original.name
+                    copies[original.path] = (copy + "/" + original.name, id)
                 }
-                results[step]?[index].path = copies[original.id] ?? original.path
+                guard let copy = copies[original.path] else { continue }
+                results[step]?[index].path = copy.path
                 results[step]?[index].inPlace = nil
+                // The upload itself handed on (`/upload/handle`) gets an id of its own: its id names the upload, read in place.
+                if original.id == original.originalID { results[step]?[index].id = copy.id }
             }
         }
         return results

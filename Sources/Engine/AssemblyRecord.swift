@@ -62,7 +62,7 @@ struct AssemblyRecord: Codable, Sendable {
     /// The upload or result file with this id.
     /// Whether every file the record names is inside `root` (the data folder), as written and
     /// with its links resolved; uploads read in place are where their owner keeps them (and are
-    /// never served, nor used by another process: `endedWithItsProcess`).
+    /// never served, nor run by another engine: `LocalEngine` ends such Assemblies it finds unfinished).
     func keepsItsFiles(inside root: String) -> Bool {
         let normalizedRoot = RealPath.normalized(root), realRoot = RealPath.of(root) ?? normalizedRoot
         return (uploads.filter { $0.inPlace == nil } + results.values.flatMap { $0 }).allSatisfy { file in

@@ -41,6 +41,7 @@ struct ExportRobot: Sendable {
         var exported = file
         exported.id = AssemblyFile.newID()
         exported.path = destination
+        exported.inPlace = nil
         exported.exportURL = URL(fileURLWithPath: destination).absoluteString
         return exported
     }

@@ -111,6 +111,8 @@ public final class LocalEngine: Sendable {
         let space = DiskSpace(directory: data, reserve: configuration.reservedSpace)
         let uploads = try UploadStore(directory: data + "/uploads")
         let assemblies = try AssemblyStore(directory: data + "/assemblies", warn: configuration.warn)
+        // Before anything can reach them (a server, the handoff, an upload finishing).
+        try Self.abandonHandedOver(assemblies, results: data + "/results")
         executor = AssemblyExecutor(store: assemblies, resultsDirectory: data + "/results", limits: configuration.robotLimits)
         let links = AssemblyUploads(assemblies: assemblies, uploads: uploads, executor: executor)
         let executor = self.executor
@@ -155,19 +157,20 @@ public final class LocalEngine: Sendable {
         } else {
             server = nil
         }
-        Self.abandonHandedOver(assemblies)
         executor.resumeInterrupted()
         links.tieAgain(uploads.known)
     }
 
     /// Ends the unfinished Assemblies whose files a process handed over to be read in place: that
     /// process is gone, and a stored record is never trusted to say which files to read.
-    private static func abandonHandedOver(_ assemblies: AssemblyStore) {
+    private static func abandonHandedOver(_ assemblies: AssemblyStore, results: String) throws {
         for record in assemblies.all where !record.isTerminal && record.readsFilesInPlace {
+            var action = AssemblyAction.none
             assemblies.update(record.id) { record in
-                _ = record.apply(.abandoned(
+                action = record.apply(.abandoned(
                     code: .interrupted, message: "the process that handed this Assembly its files ended before it finished; a new run makes a new one"))
             }
+            if action == .discardResults { try FileSystem.removeIfPresent(results + "/" + record.id) }
         }
     }
 
@@ -180,7 +183,10 @@ public final class LocalEngine: Sendable {
     }
 
     /// The data folder as a `file://` URL: what callers in this process name the engine by.
-    public var address: String { AssemblyStatus.fileURL(dataDirectory) }
+    public var address: String {
+        let url = AssemblyStatus.fileURL(dataDirectory)
+        return url.hasSuffix("/") ? String(url.dropLast()) : url
+    }
 
     /// Removes what requests cut off by a crash or a restart left in `incoming/`, and makes sure it exists.
     private static func sweepIncoming(_ path: String) throws {
@@ -191,6 +197,7 @@ public final class LocalEngine: Sendable {
     /// Stops serving.
     public func stop() {
         handoff?.stop()
+        executor.store.signals.stop()
         executor.store.releaseWaiters()
         server?.stop()
         executor.store.flush()

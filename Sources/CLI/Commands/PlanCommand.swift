@@ -42,8 +42,11 @@ struct PlanCommand: Command {
     let policy: String?
     let offline: Bool
     let prune: Bool
-    let arguments: ParsedArguments
+    let endpoint: String?
+    let rehash: Bool
     let shard: (index: Int, count: Int)?
+    /// For `--shard auto`: which variables the shard came from.
+    let shardOrigin: String?
     let maxBytes: Int64?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
@@ -63,14 +66,16 @@ struct PlanCommand: Command {
         prune = arguments.flag("prune")
         shard = try arguments.shard()
         maxBytes = try arguments.size("max-bytes", minimum: 1)
-        if let problem = arguments.value("endpoint").flatMap({ Endpoint($0).problem }) { throw UsageError(problem.printable, command: Self.spec.name) }
-        self.arguments = arguments
+        endpoint = arguments.value("endpoint")
+        if let problem = endpoint.flatMap({ Endpoint($0).problem }) { throw UsageError(problem.printable, command: Self.spec.name) }
+        rehash = arguments.flag("rehash")
+        shardOrigin = arguments.shardOrigin
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        if let origin = arguments.shardOrigin { context.output.error("pipeline: \(origin)\n") }
-        var loader = ProjectLoader(environment: context.environment, policyPath: policy, endpointOverride: arguments.value("endpoint"), http: context.http)
-        loader.rehash = arguments.flag("rehash")
+        if let origin = shardOrigin { context.output.error("pipeline: \(origin)\n") }
+        var loader = ProjectLoader(environment: context.environment, policyPath: policy, endpointOverride: endpoint, http: context.http)
+        loader.rehash = rehash
         let (project, session) = await loader.load(manifest)
         let loaded = session.plan(project, workers: ParallelWork.cores, shard: shard)
         guard let plan = loaded.value else {
@@ -168,7 +173,7 @@ struct PlanCommand: Command {
     /// declares no Template and none was synced from it, so such a plan never contacts the endpoint.
     private func templates(_ manifest: Manifest, context: CommandContext) async -> String? {
         let declared = TemplateSync.wanted(in: manifest)
-        let endpoint = Endpoint.of(manifest, override: arguments.value("endpoint"), environment: context.environment)
+        let endpoint = Endpoint.of(manifest, override: self.endpoint, environment: context.environment)
         let synced: [String: SyncedTemplate]
         do { synced = try Workspace(manifest: manifest).syncedTemplates(endpoint: endpoint.key) } catch {
             context.output.error("pipeline: warning: \(error); the plan shows no Template as synced\n")
@@ -196,7 +201,7 @@ struct PlanCommand: Command {
         // An embedded engine that never ran holds no Template; planning does not create one.
         if endpoint == .local, !FileManager.default.fileExists(atPath: workspace.engineDirectory) { return [] }
         // A plan does not wait for a run using the embedded engine: it compares offline instead.
-        let prepared = try RunSetup.prepare(manifest: manifest, workspace: workspace, arguments: arguments, context: context, waitForEngine: false)
+        let prepared = try RunSetup.prepare(manifest: manifest, workspace: workspace, endpoint: endpoint, context: context, waitForEngine: false)
         defer { prepared.engine?.stop() }
         return try await TemplateClient(configuration: prepared.configuration, http: context.http).list()
     }

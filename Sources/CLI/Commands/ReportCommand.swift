@@ -65,7 +65,7 @@ struct ReportCommand: Command {
             context.output.failure("\(error)", hint: "check that the folder of '\(target.printable)' exists and is writable")
             return ExitCode.failure
         }
-        context.output.out("Wrote \(RunDisplay.shown(target)) (\(ByteSize(bytes: Int64(page.utf8.count)))).\n")
+        context.output.out("Wrote \(HumanRunView.shown(target)) (\(ByteSize(bytes: Int64(page.utf8.count)))).\n")
         return ExitCode.success
     }
 }

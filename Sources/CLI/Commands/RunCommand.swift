@@ -37,7 +37,7 @@ struct RunCommand: Command {
             .init(name: "quiet", help: "Print only failures and the summary (no progress line, no line per Assembly).", short: "q"),
             .init(name: "verbose", help: "Print a line for every Assembly as it starts and ends (by default only failures are listed).", short: "v"),
             .init(name: "shard", valueName: "I/N", help: "Run shard I of N (a contiguous share of the Assemblies, planned alone), for CI matrices; 'auto' (or 'auto/N') reads the CI's own variables (GitLab, CircleCI, Buildkite, Kubernetes)."),
-            .init(name: "max-assemblies-per-minute", valueName: "N", help: "Create at most N Assemblies a minute (default \(Int(Self.accountBudget)) against the hosted service, divided among N shards; elsewhere none until the server signals a limit)."),
+            .init(name: "max-assemblies-per-minute", valueName: "N", help: "Create at most N Assemblies a minute (default \(Int(RunTuning.accountBudget)) against the hosted service, divided among N shards; elsewhere none until the server signals a limit)."),
             .init(name: "cancel-on-interrupt", help: "On Ctrl-C, cancel the Assemblies in flight instead of leaving them to finish."),
             .init(name: "json", help: "Print one JSON event per line instead of progress and a summary."),
             .init(name: "watch", help: "After the run, watch the manifest, the policy and the input folders, and run again (incrementally) when they change; Ctrl-C stops."),
@@ -45,30 +45,12 @@ struct RunCommand: Command {
         ],
         examples: ["pipeline run pipeline.yml", "pipeline run pipeline.yml --results build/results.json --concurrency 8", "pipeline run pipeline.yml --watch"])
 
-    let manifestPath: String
-    let arguments: ParsedArguments
-    let concurrency: Int
-    let parallel: Int
-    let timeout: Duration
-    let shard: (index: Int, count: Int)?
-    let chunkSize: Int64?
-    let perMinute: Int?
-
-    /// Assembly creations a minute one account can rely on (the hosted service allows about 250).
-    static let accountBudget = 240.0
-    /// How long the hosted service keeps a result on its temporary storage (24 hours from the
-    /// Assembly); counted from when the run began, so a little sooner than the service deletes it.
-    static let temporaryResultsLifetime: Duration = .seconds(24 * 3600)
+    let arguments: RunArguments
+    /// The manifest to run.
+    var manifestPath: String { arguments.manifestPath }
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        manifestPath = arguments.positionals[0]
-        self.arguments = arguments
-        concurrency = try arguments.integer("concurrency", in: OptionLimits.parallel, default: 4)
-        parallel = try arguments.integer("parallel", in: OptionLimits.parallel, default: 4)
-        timeout = try arguments.duration("timeout", default: .seconds(8 * 3600))
-        chunkSize = try arguments.size("chunk-size", minimum: UploadSettings.smallestChunk)
-        shard = try arguments.shard()
-        perMinute = arguments.value("max-assemblies-per-minute") == nil ? nil : try arguments.integer("max-assemblies-per-minute", in: 1...100_000, default: 1)
+        self.arguments = try RunArguments(arguments)
     }
 
     /// The reviewed plan, if every one of its files is unchanged; otherwise the differences are reported.
@@ -84,7 +66,7 @@ struct RunCommand: Command {
             return nil
         }
         // A shard runs, and so checks, only its share of the reviewed plan.
-        if let shard { reviewed = reviewed.shard(shard.index, of: shard.count) }
+        if let shard = arguments.tuning.shard { reviewed = reviewed.shard(shard.index, of: shard.count) }
         let directory = FolderPath.of(manifestPath)
         let differences = PlanVerification.differences(reviewed, baseDirectory: directory.isEmpty ? "." : directory)
         guard differences.isEmpty else {
@@ -98,7 +80,7 @@ struct RunCommand: Command {
 
     func run(_ context: CommandContext) async throws -> Int32 {
         if let origin = arguments.shardOrigin { context.output.error("pipeline: \(origin)\n") }
-        guard arguments.flag("watch") else { return await runOnce(context) }
+        guard arguments.watch else { return await runOnce(context) }
         return await RunWatcher(command: self).watch(context)
     }
 
@@ -107,26 +89,27 @@ struct RunCommand: Command {
     func runOnce(_ context: CommandContext, onlyWhenChanged: Bool = false) async -> Int32 {
         let signals = SignalCenter.waiter()
         // The manifest and its policy are read once, for planning and for the run.
-        var loader = ProjectLoader(environment: context.environment, policyPath: arguments.value("policy"), endpointOverride: arguments.value("endpoint"), http: context.http)
-        loader.rehash = arguments.flag("rehash")
+        var loader = ProjectLoader(environment: context.environment, policyPath: arguments.policy, endpointOverride: arguments.endpoint, http: context.http)
+        loader.rehash = arguments.rehash
         let (project, session) = await loader.load(manifestPath)
         // A shard plans (and hashes) only its own share.
+        let shard = arguments.tuning.shard
         let planned = session.plan(project, workers: ParallelWork.cores, shard: shard)
         context.report(planned.diagnostics, sources: planned.sources)
         guard var plan = planned.value else { return ExitCode.failure }
-        if let reviewed = arguments.value("plan") {
+        if let reviewed = arguments.reviewedPlan {
             guard let chosen = verifiedPlan(reviewed, context: context) else { return ExitCode.failure }
             plan = chosen
         }
         guard let manifest = project.value?.manifest else { return ExitCode.failure }
-        if onlyWhenChanged, !arguments.flag("force") {
+        if onlyWhenChanged, !arguments.tuning.force {
             let completed = LastRun.cachedIDs(
-                plan, manifest: manifest, workspace: Workspace(manifest: manifest, resultsOverride: arguments.value("results")),
-                endpointOverride: arguments.value("endpoint"), environment: context.environment)
+                plan, manifest: manifest, workspace: Workspace(manifest: manifest, resultsOverride: arguments.results),
+                endpointOverride: arguments.endpoint, environment: context.environment)
             if plan.assemblies.allSatisfy({ completed.contains($0.id) }) { return ExitCode.success }
         }
         // One run per run state, taken before anything starts (the embedded engine included).
-        let workspace = Workspace(manifest: manifest, resultsOverride: arguments.value("results"))
+        let workspace = Workspace(manifest: manifest, resultsOverride: arguments.results)
         let lock: RunLock
         do { lock = try workspace.lockRun(shard: shard) } catch {
             context.output.failure("\(error)")
@@ -136,7 +119,8 @@ struct RunCommand: Command {
         let prepared: RunSetup
         do {
             prepared = try RunSetup.prepare(
-                manifest: manifest, workspace: workspace, arguments: arguments, context: context, interrupted: { signals.hasReceived })
+                manifest: manifest, workspace: workspace, endpoint: Endpoint.of(manifest, override: arguments.endpoint, environment: context.environment), download: arguments.download, tuning: arguments.tuning,
+                context: context, interrupted: { signals.hasReceived })
         } catch {
             // Ctrl-C while waiting for another command's embedded engine: nothing started.
             if signals.hasReceived { return signals.exitStatus }
@@ -149,24 +133,8 @@ struct RunCommand: Command {
             context.report([conflict], sources: SourceStore())
             return ExitCode.failure
         }
-        var configuration = prepared.configuration
-        configuration.concurrency = concurrency
-        configuration.uploadParallel = parallel
-        configuration.timeout = timeout
-        configuration.force = arguments.flag("force")
-        if let chunkSize { configuration.chunkSize = chunkSize }
-        configuration.shard = shard
-        configuration.declaredTemplates = TemplateSync.wanted(in: manifest)
-        // The hosted service's budget is per account, which N shards share; any other endpoint
-        // runs at full concurrency until it signals a limit (413/429 with retryIn slows the run).
-        let hosted = Endpoint.of(manifest, override: arguments.value("endpoint"), environment: context.environment).isHostedService
-        configuration.maxAssembliesPerMinute = perMinute.map(Double.init) ?? (hosted ? Self.accountBudget / Double(shard?.count ?? 1) : nil)
-        configuration.eagerPolls = !hosted
-        // Results no store step exported are deleted by the service a day after the Assembly.
-        configuration.resultsLifetime = hosted ? Self.temporaryResultsLifetime : nil
-
-        let detail: RunDisplay.Detail = arguments.flag("quiet") ? .quiet : arguments.flag("verbose") ? .verbose : .normal
-        let display = RunDisplay(output: context.output, json: arguments.flag("json"), githubActions: context.environment["GITHUB_ACTIONS"] == "true", detail: detail)
+        let configuration = prepared.configuration
+        let display = arguments.view(output: context.output, environment: context.environment)
         SignalCenter.onResize { display.resized() }
         let ticker = Task {
             while !Task.isCancelled {
@@ -197,7 +165,7 @@ struct RunCommand: Command {
 
     /// After Ctrl-C: state is saved; with --cancel-on-interrupt the unfinished Assemblies are canceled.
     private func interrupted(_ results: RunResults?, configuration: RunConfiguration, context: CommandContext, status: Int32) async -> Int32 {
-        if arguments.flag("cancel-on-interrupt") {
+        if arguments.cancelOnInterrupt {
             let done = Set((results?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
             do {
                 let started = try configuration.workspace.startedAssemblies(in: [configuration.stateFile], address: configuration.endpoint)

@@ -33,7 +33,12 @@ struct TemplatesCommand: Command {
     let action: String
     let manifestPath: String
     let name: String?
-    let arguments: ParsedArguments
+    /// `--endpoint`.
+    let endpoint: String?
+    /// `--prune` (sync): delete the manifest's Templates that are no longer declared.
+    let prune: Bool
+    /// `--yes`: delete without asking.
+    let yes: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         action = arguments.positionals[0]
@@ -48,7 +53,7 @@ struct TemplatesCommand: Command {
         if arguments.positionals.count > 3 { throw UsageError("too many arguments: '\(arguments.positionals[3])'", command: Self.spec.name) }
         if arguments.flag("prune"), action != "sync" { throw UsageError("--prune goes with sync", command: Self.spec.name) }
         if arguments.flag("yes"), !arguments.flag("prune") { throw UsageError("--yes goes with --prune", command: Self.spec.name) }
-        self.arguments = arguments
+        (endpoint, prune, yes) = (arguments.value("endpoint"), arguments.flag("prune"), arguments.flag("yes"))
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
@@ -57,7 +62,7 @@ struct TemplatesCommand: Command {
         guard let manifest = loaded.value else { return ExitCode.failure }
         let prepared: RunSetup
         do {
-            prepared = try RunSetup.prepare(manifest: manifest, workspace: Workspace(manifest: manifest), arguments: arguments, context: context)
+            prepared = try RunSetup.prepare(manifest: manifest, workspace: Workspace(manifest: manifest), endpoint: Endpoint.of(manifest, override: endpoint, environment: context.environment), context: context)
         } catch {
             context.report(error.diagnostics, sources: loaded.sources)
             return ExitCode.failure
@@ -108,7 +113,7 @@ struct TemplatesCommand: Command {
 
     /// Whether the Templates may be deleted: `--yes`, or a "y" typed at the terminal's question.
     private func confirmDeleting(_ templates: [RemoteTemplate], context: CommandContext) throws -> Bool {
-        if arguments.flag("yes") { return true }
+        if yes { return true }
         let names = templates.map { "  \($0.name)  \($0.id)\n" }.joined()
         guard isatty(STDIN_FILENO) == 1 else {
             context.output.error("pipeline: --prune would delete:\n\(names)")
@@ -136,7 +141,7 @@ struct TemplatesCommand: Command {
             context.output.out("\(result.action.rawValue) \(name)  \(result.id)\n")
         }
         try configuration.workspace.recordTemplates(TemplateSync.records(of: applied, wanted: wanted), endpoint: configuration.endpointKey)
-        guard arguments.flag("prune") else { return }
+        guard prune else { return }
         let undeclared = try await client.list().filter { wanted[$0.name] == nil }
         // The state says what this manifest made, but state is input (a cache, a commit): the
         // account must agree. Only a Template whose name, id and content are as this manifest

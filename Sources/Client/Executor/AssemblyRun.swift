@@ -70,10 +70,13 @@ struct AssemblyRun: Sendable {
                 ? (.notStarted, "the run was interrupted before this Assembly was created; the next run creates it")
                 : (.interrupted, "the run was interrupted; the next run resumes Assembly \(known?.assemblyID ?? "")")
         }
-        if abandoned, let url = known?.assemblyURL(on: configuration.endpoint), !Task.isCancelled {
+        // Where it is: the stored URL on the endpoint's origin, else the endpoint's own for its id
+        // (an engine in this process names Assemblies by their records), once it was created.
+        let url = known.flatMap { entry in entry.assemblyURL == nil ? nil : entry.assemblyURL(on: configuration.endpoint) ?? configuration.endpoint + "/assemblies/" + entry.assemblyID }
+        if abandoned, let url, !Task.isCancelled {
             outcome.message += await cancel(url, id: known?.assemblyID ?? "")
         }
-        return failed(outcome.code, outcome.message, assemblyID: known?.assemblyID, assemblyURL: known?.assemblyURL(on: configuration.endpoint))
+        return failed(outcome.code, outcome.message, assemblyID: known?.assemblyID, assemblyURL: url)
     }
 
     /// Cancels an abandoned Assembly; what became of it, for the failure's message.

@@ -24,13 +24,18 @@ extension AssemblyUploads {
         var file = FileFacts.describe(id: fileID, name: filename, field: field, path: path, size: identity.size, mime: type, isTus: true, facts: false)
         file.inPlace = identity
         var action = AssemblyAction.none
+        var ended = false
         assemblies.update(id) { record in
-            guard record.phase == .uploading, record.tusLinks.count < record.expectedTusUploads else { return }
+            guard record.phase == .uploading else { ended = record.isTerminal; return }
+            // Checked again under the lock: another hand-over of the same file, or the last one expected, may have come meanwhile.
+            guard !record.tusLinks.contains(where: { $0.fieldname == field && $0.filename == filename }),
+                  record.tusLinks.count < record.expectedTusUploads else { return }
             record.tusLinks.append(AssemblyRecord.TusLink(
                 uploadID: fileID, filename: filename, fieldname: field, size: identity.size, offset: identity.size, finished: true))
             record.uploads.append(file)
             if record.finishedTusUploads >= record.expectedTusUploads { action = record.apply(.uploadsComplete) }
         }
+        if ended { return .failure(.assemblyEnded(id)) }
         if action == .execute { executor.execute(id) }
         return .success(identity.size)
     }

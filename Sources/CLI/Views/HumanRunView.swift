@@ -3,17 +3,15 @@ import Client
 import Foundation
 import Synchronization
 
-/// Shows a run: a line per failed Assembly (with `-v`, a line per Assembly as it starts and
+/// A run for people: a line per failed Assembly (with `-v`, a line per Assembly as it starts and
 /// ends), retries and Template changes, and a progress line (live on the last row of a terminal,
-/// every 5 s in a log); or one JSON event per line with `--json`; then a summary with failures first.
-final class RunDisplay: Sendable {
+/// every 5 s in a log); then a summary with failures first.
+final class HumanRunView: RunView {
     private struct State {
         var lastProgress = ContinuousClock.now - .seconds(60)
         var done = 0
         var total = 0
         var inFlight = 0
-        var lastJSONBytes: Int64 = -1
-        var lastJSON = ContinuousClock.now - .seconds(60)
         var uploaded: (bytes: Int64, total: Int64) = (0, 0)
         var cachedAtStart = 0
         var running = false
@@ -22,29 +20,19 @@ final class RunDisplay: Sendable {
     }
 
     private let output: Output
-    private let json: Bool
-    private let githubActions: Bool
     private let interactive: Bool
     private let started = ContinuousClock.now
     private let state = Mutex(State())
 
-    /// How much a run says.
-    enum Detail { case quiet, normal, verbose }
-    private let detail: Detail
+    private let detail: RunDetail
 
-    init(output: Output, json: Bool, githubActions: Bool, detail: Detail = .normal) {
+    init(output: Output, detail: RunDetail = .normal) {
         self.output = output
         self.detail = detail
-        self.json = json
-        self.githubActions = githubActions
-        self.interactive = output.terminals.error && !json
+        self.interactive = output.terminals.error
     }
 
     func show(_ event: RunEvent) {
-        if json {
-            if case .uploaded(let bytes, let all) = event, !admitJSONProgress(bytes: bytes, total: all) { return }
-            return output.out(Self.json(event).serialized() + "\n")
-        }
         switch event {
         case .started(let assemblies, let cached, let files, let bytes):
             state.withLock { state in
@@ -80,22 +68,18 @@ final class RunDisplay: Sendable {
             let outcome = entry.isCompleted ? "completed, \(plural(entry.results.values.reduce(0) { $0 + $1.count }, "result"))"
                 : "FAILED \(entry.status.printable): \((entry.message ?? "").printable)"
             log("[\(count.0)/\(count.1)] \(entry.job) \(entry.planID.prefix(12)): \(outcome)")
-            if githubActions, !entry.isCompleted {
-                output.error("::error title=Assembly failed::" + DiagnosticRenderer.workflowData("\(entry.job) \(entry.planID): \(entry.status) \(entry.message ?? "")") + "\n")
-            }
         }
     }
 
     /// Called about once a second while the run goes on: the progress line is due every 5 s in a
     /// log even when nothing moved (a retried creation), and its rates and ETA age on a terminal.
     func tick() {
-        guard !json else { return }
         showProgress()
     }
 
     /// The terminal was resized: the progress line is fitted to the new width at once.
     func resized() {
-        guard interactive, !json else { return }
+        guard interactive else { return }
         showProgress(force: true)
     }
 
@@ -174,56 +158,14 @@ final class RunDisplay: Sendable {
         return String(line.prefix(room - 1)) + "…"
     }
 
-    /// At most ten `uploaded` events a second, never the same count twice; the last one always.
-    private func admitJSONProgress(bytes: Int64, total: Int64) -> Bool {
-        let now = ContinuousClock.now
-        return state.withLock { state in
-            guard bytes != state.lastJSONBytes, bytes == total || now - state.lastJSON >= .milliseconds(100) else { return false }
-            state.lastJSONBytes = bytes
-            state.lastJSON = now
-            return true
-        }
-    }
-
     func summary(_ results: RunResults, resultsPath: String) {
         clearLine()
         let failed = results.assemblies.filter { !$0.isCompleted }
         let cached = results.assemblies.filter(\.cached).count
         let completed = results.assemblies.count - failed.count - cached
         let leftOut = results.assemblies.flatMap(\.leftOut)
-        // A file two steps left out is one file left out.
-        let leftOutFiles = Set(results.assemblies.flatMap { entry in entry.leftOut.map { [entry.planID, $0.source ?? $0.step] } }).count
+        let leftOutFiles = Self.filesLeftOut(results)
         let warnings = results.assemblies.flatMap(\.warnings)
-        if json {
-            // Each file left out and each warning is an event of its own, for scripts.
-            for item in leftOut {
-                output.out(JSONValue.object([
-                    "event": .string("left_out"), "source": item.source.map(JSONValue.string) ?? .null, "step": .string(item.step),
-                    "error": .string(item.error), "message": .string(item.message),
-                ]).serialized() + "\n")
-            }
-            for item in warnings {
-                output.out(JSONValue.object([
-                    "event": .string("warning"), "source": item.source.map(JSONValue.string) ?? .null, "step": .string(item.step), "message": .string(item.message),
-                ]).serialized() + "\n")
-            }
-            output.out(JSONValue.object([
-                "event": .string("summary"), "completed": .int(completed), "cached": .int(cached), "failed": .int(failed.count),
-                "left_out": .int(leftOutFiles), "warnings": .int(warnings.count), "results": .string(resultsPath),
-            ]).serialized() + "\n")
-            return
-        }
-        if githubActions {
-            var jobs: [String] = []
-            for entry in results.assemblies where !jobs.contains(entry.job) { jobs.append(entry.job) }
-            for job in jobs {
-                output.error("::group::job \(job)\n")
-                for entry in results.assemblies where entry.job == job {
-                    output.error("\(entry.planID.prefix(12)) \(entry.assemblyID ?? "-") \(entry.cached ? "cached" : entry.status.printable)\n")
-                }
-                output.error("::endgroup::\n")
-            }
-        }
         for entry in failed {
             let assembly = entry.assemblyID.map { " (Assembly \($0))" } ?? " (no Assembly was created)"
             output.error("failed: \(entry.job) \(entry.planID.prefix(12))\(assembly): \(entry.status.printable): \((entry.message ?? "").printable)\n")
@@ -248,32 +190,6 @@ final class RunDisplay: Sendable {
     static func shown(_ path: String) -> String {
         let folder = FileManager.default.currentDirectoryPath + "/"
         return path.hasPrefix(folder) ? String(path.dropFirst(folder.count)) : path
-    }
-
-    static func json(_ event: RunEvent) -> JSONValue {
-        switch event {
-        case .started(let assemblies, let cached, let files, let bytes):
-            .object(["event": .string("started"), "assemblies": .int(assemblies), "cached": .int(cached), "files": .int(files), "bytes": .int(Int(bytes))])
-        case .created(let job, let planID, let assemblyID, let resumed):
-            .object(["event": .string(resumed ? "resumed" : "created"), "job": .string(job), "plan_id": .string(planID), "assembly_id": .string(assemblyID)])
-        case .uploaded(let bytes, let total):
-            .object(["event": .string("uploaded"), "bytes": .int(Int(bytes)), "total": .int(Int(total))])
-        case .template(let name, let id, let action):
-            .object(["event": .string("template"), "name": .string(name), "id": .string(id), "action": .string(action.rawValue)])
-        case .retrying(let job, let planID, let reason, let wait, let attempt, let attempts):
-            .object(["event": .string("retrying"), "job": .string(job), "plan_id": .string(planID), "reason": .string(reason),
-                     "wait_ms": .int(Int(wait.inMilliseconds)),
-                     "attempt": .int(attempt), "attempts": .int(attempts)])
-        case .warning(let message):
-            .object(["event": .string("warning"), "message": .string(message)])
-        case .holding(let job, let planID, let reason, let wait):
-            .object(["event": .string("holding"), "job": .string(job), "plan_id": .string(planID), "reason": .string(reason), "wait_ms": .int(Int(wait.inMilliseconds))])
-        case .redoing(let job, let planID, let reason):
-            .object(["event": .string("redoing"), "job": .string(job), "plan_id": .string(planID), "reason": .string(reason)])
-        case .finished(let entry):
-            .object(["event": .string("finished"), "job": .string(entry.job), "plan_id": .string(entry.planID),
-                     "status": .string(entry.status), "assembly_id": entry.assemblyID.map { .string($0) } ?? .null])
-        }
     }
 
     /// A wait as said in the log: whole seconds, tenths below one.
