@@ -37,8 +37,8 @@ struct PlanCommand: Command {
 
     let manifest: String
     let out: String?
-    let json: Bool
-    let markdown: Bool
+    /// How the plan is shown.
+    let view: any PlanView
     let policy: String?
     let offline: Bool
     let prune: Bool
@@ -59,8 +59,11 @@ struct PlanCommand: Command {
         guard !arguments.flag("json") || format == "json" else {
             throw UsageError("--json and --format \(format) ask for different outputs; keep one", command: Self.spec.name)
         }
-        json = format == "json"
-        markdown = format == "markdown"
+        view = switch format {
+        case "json": JSONPlanView()
+        case "markdown": MarkdownPlanView()
+        default: TextPlanView()
+        }
         policy = arguments.value("policy")
         offline = arguments.flag("offline")
         prune = arguments.flag("prune")
@@ -79,13 +82,7 @@ struct PlanCommand: Command {
         let (project, session) = await loader.load(manifest)
         let loaded = session.plan(project, workers: ParallelWork.cores, shard: shard)
         guard let plan = loaded.value else {
-            if json {
-                context.reportJSON(loaded.diagnostics)
-            } else {
-                context.report(loaded.diagnostics, sources: loaded.sources)
-                // A step summary says why, rather than nothing.
-                if markdown { context.output.out(PlanMarkdown.failure(manifest: manifest, errors: loaded.diagnostics.filter { $0.severity == .error })) }
-            }
+            view.failure(loaded.diagnostics, sources: loaded.sources, manifest: manifest, context: context)
             return ExitCode.failure
         }
         context.report(loaded.diagnostics, sources: loaded.sources)
@@ -93,14 +90,14 @@ struct PlanCommand: Command {
         let workspace = project.value.map { Workspace(manifest: $0.manifest) }
         // The last results, read once, and usage measured only where it is shown or judged (it may
         // run ffprobe on every media file).
-        let lastResults = json && maxBytes == nil ? nil : workspace?.lastResults()
-        let usage = json && maxBytes == nil ? nil
+        let lastResults = !view.showsContext && maxBytes == nil ? nil : workspace?.lastResults()
+        let usage = !view.showsContext && maxBytes == nil ? nil
             : UsageReport(plan, lastResults: lastResults, resolve: { path in project.value?.manifest.path(path) ?? path })
         if let maxBytes, let usage, usage.countedBytes.bytes > maxBytes {
             context.output.failure(
                 "the run would count about \(ByteSize(bytes: usage.countedBytes.bytes)), more than --max-bytes \(ByteSize(bytes: maxBytes))",
                 hint: "check the inputs' globs (\(plural(plan.fileCount, "file")), \(ByteSize(bytes: plan.byteCount)) in), or raise --max-bytes")
-            if markdown { context.output.out(usage.markdownOverBudget(maxBytes)) }
+            view.overBudget(usage, maxBytes: maxBytes, context: context)
             return ExitCode.failure
         }
         if let out {
@@ -128,43 +125,15 @@ struct PlanCommand: Command {
                 return ExitCode.failure
             }
         }
-        if json {
-            plan.writeJSON(warnings: warnings) { context.output.out(String(decoding: $0, as: UTF8.self)) }
-        } else {
-            let previous = lastResults?.assemblies ?? []
-            let cached = project.value.flatMap { project in
-                workspace.map { LastRun.cachedIDs(plan, manifest: project.manifest, workspace: $0, endpointOverride: nil, environment: context.environment) }
-            } ?? []
+        var known = PlanContext(usage: usage, lastResults: lastResults, out: out)
+        if view.showsContext, let manifest = project.value?.manifest, let workspace {
+            known.cached = LastRun.cachedIDs(plan, manifest: manifest, workspace: workspace, endpointOverride: nil, environment: context.environment)
             // Why Assemblies change: this plan next to the one the last run ran.
-            let changes = workspace.flatMap { LastRun.lastPlan($0, context: context) }.map { PlanDiff(old: $0, new: plan) }
-            let order = Dictionary(uniqueKeysWithValues: (project.value?.manifest.jobs ?? []).map { ($0.name.value, $0.steps.map(\.name.value)) })
-            var templates: String?
-            if let manifest = project.value?.manifest { templates = await self.templates(manifest, context: context) }
-            if markdown {
-                let planned = Set(plan.assemblies.map(\.id))
-                // An Assembly replaced by a new version is a change (explained), not a loss.
-                let replaced = ChangeCauses.replaced(in: changes)
-                let gone = previous.filter { !planned.contains($0.planID) && !replaced.contains($0.planID) }.map { (job: $0.job, planID: $0.planID) }
-                var files: [String: SHA256Digest] = [:]
-                for entry in previous { for file in entry.files { files[file.path] = file.digest } }
-                context.output.out(PlanMarkdown.render(
-                    plan, cached: cached, gone: gone, previous: files, changes: changes, usage: usage, stepOrder: order,
-                    warnings: warnings, templates: templates))
-                return ExitCode.success
-            }
-            context.output.out(PlanSummary.render(plan, cached: cached, stepOrder: order, palette: context.output.colors.out))
-            if let usage { context.output.out(usage.text) }
-            if let changes {
-                let causes = ChangeCauses(changes)
-                if !causes.jobs.isEmpty {
-                    context.output.out("Since the last run:\n" + causes.jobs.map { job in
-                        job.causes.map { "  \($0.sign) job \(job.name.printable): \($0.text.printable)\n" }.joined()
-                    }.joined())
-                }
-            }
-            if let templates { context.output.out(templates) }
-            if let out { context.output.out("Wrote \(out).\n") }
+            known.changes = LastRun.lastPlan(workspace, context: context).map { PlanDiff(old: $0, new: plan) }
+            known.stepOrder = Dictionary(uniqueKeysWithValues: manifest.jobs.map { ($0.name.value, $0.steps.map(\.name.value)) })
+            known.templates = await templates(manifest, context: context)
         }
+        view.show(plan, warnings: warnings, with: known, context: context)
         return ExitCode.success
     }
 
