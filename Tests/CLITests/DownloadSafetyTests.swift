@@ -10,22 +10,9 @@ final class DownloadSafetyTests: XCTestCase {
     private let secretText = "runner-secret-\(UInt64.random(in: 0...UInt64.max))\n"
 
     private func project(endpoint: String) throws -> TemporaryDirectory {
-        let directory = try TemporaryDirectory(prefix: "download-safety")
-        try directory.write("images/a.png", data: TestImages.png(width: 64, height: 32))
-        try directory.write("pipeline.yml", """
-            version: 1
-            endpoint: \(endpoint)
-            auth:
-              key: test-key
-            results: results.json
-            assemblies:
-              thumbs:
-                inputs: ["images/*.png"]
-                steps:
-                  thumb: {robot: /image/resize, use: ":original", width: 16, height: 16}
-                download: build/out
-            """)
-        return directory
+        try TestProject.resizing(
+            prefix: "download-safety", endpoint: endpoint, images: ["a.png": (64, 32)],
+            steps: "      thumb: {robot: /image/resize, use: \":original\", width: 16, height: 16}", download: "build/out")
     }
 
     /// Every file below `folder` whose content is the secret.

@@ -8,35 +8,10 @@ import XCTest
 final class RunCommandTests: XCTestCase {
     /// A project with three images and a manifest; `endpoint` is `local` unless given.
     private func project(endpoint: String = "local", steps: String? = nil, batch: String = "2", extra: String = "") throws -> TemporaryDirectory {
-        let directory = try TemporaryDirectory(prefix: "run")
-        try directory.write("images/a.png", data: TestImages.png(width: 400, height: 200))
-        try directory.write("images/b.png", data: TestImages.png(width: 300, height: 300))
-        try directory.write("images/c.png", data: TestImages.png(width: 100, height: 400))
-        let stepText = steps ?? """
-                  thumb:
-                    robot: /image/resize
-                    use: :original
-                    width: 100
-                    height: 100
-                    resize_strategy: fit
-            """
-        try directory.write("pipeline.yml", """
-            version: 1
-            name: run-test
-            endpoint: \(endpoint)
-            auth:
-              key: ${TRANSLOADIT_KEY:-test-key}
-            results: out/results.json
-            assemblies:
-              thumbs:
-                inputs: ["images/*.png"]
-                batch: \(batch)
-                steps:
-            \(stepText)
-                download: out/files
-            \(extra)
-            """)
-        return directory
+        try TestProject.resizing(
+            prefix: "run", endpoint: endpoint, images: ["a.png": (400, 200), "b.png": (300, 300), "c.png": (100, 400)],
+            steps: steps ?? "      thumb:\n        robot: /image/resize\n        use: :original\n        width: 100\n        height: 100\n        resize_strategy: fit",
+            name: "run-test", key: "${TRANSLOADIT_KEY:-test-key}", results: "out/results.json", batch: batch, download: "out/files", extra: extra)
     }
 
     private func results(_ directory: TemporaryDirectory) throws -> JSONValue {
