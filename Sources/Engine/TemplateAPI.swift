@@ -157,21 +157,16 @@ struct TemplateAPI: Sendable {
     private func list(_ query: [String: String]) -> JSONValue {
         let all = store.all
         let page = SignedParams.page(query)
-        let items = all.dropFirst(page.offset).prefix(page.size).map(Self.json)
-        return .object(["items": .array(Array(items)), "count": .int(all.count)])
+        return TemplateListDocument(items: all.dropFirst(page.offset).prefix(page.size).map { Self.document($0) }, count: all.count).json
     }
 
     private func answer(_ ok: String, _ record: TemplateRecord) -> JSONValue {
-        var object = Self.json(record).objectValue ?? [:]
-        object["ok"] = .string(ok)
-        return .object(object)
+        Self.document(record, ok: ok).json
     }
 
-    private static func json(_ record: TemplateRecord) -> JSONValue {
-        .object([
-            "id": .string(record.id), "name": .string(record.name), "content": record.content,
-            "require_signature_auth": .int(record.requireSignatureAuth ? 1 : 0),
-            "created": .string(AuthTime.format(record.created)), "modified": .string(AuthTime.format(record.modified)),
-        ])
+    private static func document(_ record: TemplateRecord, ok: String? = nil) -> TemplateDocument {
+        TemplateDocument(
+            ok: ok, id: record.id, name: record.name, content: record.content, requireSignatureAuth: record.requireSignatureAuth,
+            created: AuthTime.format(record.created), modified: AuthTime.format(record.modified))
     }
 }

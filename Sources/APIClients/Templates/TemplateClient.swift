@@ -60,14 +60,14 @@ public struct TemplateClient: Sendable {
         var all: [RemoteTemplate] = []
         var seen: Set<String> = []
         for page in 1...Self.maxPages {
-            let answer = try await send(.list(page: page, pageSize: Self.pageSize))
-            let items = (answer["items"]?.arrayValue ?? []).compactMap(Self.template)
+            let answer = TemplateListDocument(try await send(.list(page: page, pageSize: Self.pageSize)))
+            let items = answer.items.compactMap(Self.template)
             let fresh = items.filter { seen.insert($0.id).inserted }
             all += fresh
             // The service may answer fewer items than asked for: with a `count`, paging goes on until
             // it is reached; without one, a short page is the last. A page with nothing new always ends it.
             if fresh.isEmpty { return all }
-            if let count = answer["count"]?.intValue { if all.count >= count { return all } } else if items.count < Self.pageSize { return all }
+            if let count = answer.count { if all.count >= count { return all } } else if items.count < Self.pageSize { return all }
         }
         throw AssemblyClient.Failure(
             code: .tooManyTemplates, message: "the service listed more than \(Self.maxPages * Self.pageSize) Templates; stopped there")
@@ -78,8 +78,7 @@ public struct TemplateClient: Sendable {
         guard Self.isPlainID(id) else {
             throw AssemblyClient.Failure(code: .invalidTemplateID, message: "'\(id)' is not a Template id (letters, digits, '-' and '_')")
         }
-        let answer = try await send(.get(id: id))
-        guard let template = Self.template(answer), template.id == id else {
+        guard let template = Self.template(TemplateDocument(try await send(.get(id: id)))), template.id == id else {
             throw AssemblyClient.Failure(code: .noTemplate, message: "the service did not answer with Template \(id)")
         }
         return template
@@ -92,8 +91,7 @@ public struct TemplateClient: Sendable {
 
     /// Creates a Template; returns its id.
     public func create(name: String, content: JSONValue, requireSignatureAuth: Bool) async throws -> String {
-        let answer = try await send(.create(params: Self.body(name, content, requireSignatureAuth)))
-        guard let id = answer["id"]?.stringValue, Self.isPlainID(id) else {
+        guard let id = TemplateDocument(try await send(.create(params: Self.body(name, content, requireSignatureAuth)))).id, Self.isPlainID(id) else {
             throw AssemblyClient.Failure(code: .noTemplateID, message: "the service answered without a Template id (letters, digits, '-' and '_')")
         }
         return id
@@ -117,11 +115,9 @@ public struct TemplateClient: Sendable {
     }
 
     /// A Template the service listed; nil without a plain id (ids go into URLs and state) or a name.
-    private static func template(_ json: JSONValue) -> RemoteTemplate? {
-        guard let id = json["id"]?.stringValue, isPlainID(id), let name = json["name"]?.stringValue?.printable else { return nil }
-        let flag = json["require_signature_auth"]
-        return RemoteTemplate(id: id, name: name, content: json["content"] ?? .object([:]),
-                              requireSignatureAuth: flag?.boolValue ?? (flag?.intValue == 1))
+    private static func template(_ document: TemplateDocument) -> RemoteTemplate? {
+        guard let id = document.id, isPlainID(id), let name = document.name?.printable else { return nil }
+        return RemoteTemplate(id: id, name: name, content: document.content ?? .object([:]), requireSignatureAuth: document.requireSignatureAuth)
     }
 
     /// Attempts of a request the service refused for load (429, 503), which it did not act on.
