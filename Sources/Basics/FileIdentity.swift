@@ -18,20 +18,34 @@ public struct FileIdentity: Codable, Sendable, Equatable {
     public static func of(_ path: String) throws(FileError) -> FileIdentity {
         var info = stat()
         guard stat(path, &info) == 0 else { throw FileError(path: path, operation: "stat", code: errno) }
+        return try Self(info, path: path)
+    }
+
+    /// The identity of the open file `descriptor` (opened from `path`, which errors name).
+    public static func of(descriptor: Int32, path: String) throws(FileError) -> FileIdentity {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw FileError(path: path, operation: "stat", code: errno) }
+        return try Self(info, path: path)
+    }
+
+    private init(_ info: stat, path: String) throws(FileError) {
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw FileError(path: path, operation: "read", code: EINVAL, reason: "it is not a regular file")
         }
-        return FileIdentity(
-            device: Int(truncatingIfNeeded: info.st_dev), inode: Int(truncatingIfNeeded: info.st_ino), size: Int64(info.st_size), modified: FileTime.nanoseconds(info.st_mtim))
+        (device, inode) = (Int(truncatingIfNeeded: info.st_dev), Int(truncatingIfNeeded: info.st_ino))
+        (size, modified) = (Int64(info.st_size), FileTime.nanoseconds(info.st_mtim))
     }
 
-    /// Why the file at `path` is no longer this one, if it is not: gone, replaced, resized or written to.
-    public func change(at path: String) -> String? {
-        let now: FileIdentity
-        do { now = try Self.of(path) } catch { return error.shortReason }
+    /// Why `now` is not this version of this file, if it is not: replaced, resized or written to.
+    public func change(to now: FileIdentity) -> String? {
         if now.device != device || now.inode != inode { return "another file was put in its place" }
         if now.size != size { return "it had \(size) bytes when it was handed over, it has \(now.size)" }
         if now.modified != modified { return "it was written to after it was handed over" }
         return nil
+    }
+
+    /// Why the file at `path` is no longer this one, if it is not: gone, replaced, resized or written to.
+    public func change(at path: String) -> String? {
+        do { return change(to: try Self.of(path)) } catch { return error.shortReason }
     }
 }

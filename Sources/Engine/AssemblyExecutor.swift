@@ -2,6 +2,7 @@ import Wire
 import Foundation
 import Synchronization
 import Basics
+import Crypto
 
 /// Runs Assemblies: the steps in dependency order, each step's files in parallel on all cores,
 /// results stored under the data folder.
@@ -75,12 +76,15 @@ final class AssemblyExecutor: Sendable {
                 return FileFacts.meta(of: file.path, name: file.name, type: file.mime)
             }
         }
-        let described = store.update(record.id) { record in
+        // Kept in the store, and given back on the record as it came (its uploads where the steps read them).
+        var described = record
+        for (index, meta) in zip(pending, facts) { described.uploads[index].meta = meta }
+        store.update(record.id) { record in
             for (index, meta) in zip(pending, facts) where index < record.uploads.count && record.uploads[index].id == uploads[index].id {
                 record.uploads[index].meta = meta
             }
         }
-        return described ?? record
+        return described
     }
 
     private func run(_ id: String) {
@@ -93,14 +97,7 @@ final class AssemblyExecutor: Sendable {
             if action == .discardResults { discard() }
         }
         guard let stored = store.get(id), stored.phase == .executing else { return discard() }
-        // A file read where it is must still be the one handed over: never bytes nobody planned.
-        for file in stored.uploads {
-            if let change = file.inPlace?.change(at: file.path) {
-                return end(.stepsFailed(code: .fileChanged, message: "'\(file.name)' changed after it was handed to the Assembly (\(change)); run again"))
-            }
-        }
-        let record = describeUploads(stored)
-        guard let graph = StepGraph(record.steps) else {
+        guard let graph = StepGraph(stored.steps) else {
             return end(.stepsFailed(code: .invalidSteps, message: "the steps cannot be run"))
         }
         // Nothing is written through a link below the data folder, at any depth: a state folder
@@ -108,6 +105,16 @@ final class AssemblyExecutor: Sendable {
         do { _ = try LinkFreeFolder.open(folder, below: FolderPath.of(resultsDirectory)) } catch {
             return end(.stepsFailed(code: .storeError, message: "the Assembly's results folder cannot be used: \(error.shortReason)"))
         }
+        // A file read where it is must still be the one handed over, and stays so for the steps:
+        // never bytes nobody planned.
+        let pinned: PinnedInputs
+        do throws(RobotError) { pinned = try PinnedInputs(stored.uploads, in: folder, below: FolderPath.of(resultsDirectory)) } catch {
+            discard()
+            return end(.stepsFailed(code: error.code, message: error.message))
+        }
+        var handed = stored
+        handed.uploads = pinned.uploads
+        let record = describeUploads(handed)
         let outputs = Mutex<[String: [AssemblyFile]]>([":original": record.uploads])
         let ignored = Mutex<[AssemblyStatusDocument.IgnoredError]>([])
         let warnings = Mutex<[AssemblyStatusDocument.Warning]>([])
@@ -151,10 +158,16 @@ final class AssemblyExecutor: Sendable {
         }
         let produced = outputs.withLock { $0 }
         var results = Dictionary(uniqueKeysWithValues: graph.ordered.filter(graph.isResult).map { ($0.name, produced[$0.name] ?? []) })
-        do throws(RobotError) { results = try Self.keepHandedOver(results, in: folder, below: resultsDirectory) } catch {
+        do throws(RobotError) {
+            try pinned.checkUnchanged()
+            results = try Self.keepHandedOver(results, in: folder, below: resultsDirectory)
+        } catch {
             discard()
             return end(.stepsFailed(code: error.code, message: error.message))
         }
+        // The pinned links were for the steps only; the results own copies of what they kept.
+        try? FileSystem.removeIfPresent(folder + "/inputs")  // best effort: what stays is only disk used
+        results = results.mapValues { files in files.map(Self.withMD5) }
         end(.stepsFinished(results: results, ignored: ignored.withLock { $0 }, warnings: warnings.withLock { $0 }))
     }
 
@@ -189,5 +202,15 @@ final class AssemblyExecutor: Sendable {
             }
         }
         return results
+    }
+
+    /// `file` with its MD5, read now when no robot gave one (a file a step handed on as it is):
+    /// clients check every download by it, as the service gives it for every result.
+    private static func withMD5(_ file: AssemblyFile) -> AssemblyFile {
+        guard file.md5 == nil else { return file }
+        var file = file
+        var buffer = [UInt8](repeating: 0, count: Int(min(max(file.size, 4096), 1 << 20)))
+        file.md5 = (try? StreamingDigest.file(file.path, algorithm: .md5, buffer: &buffer)).map { Hex.encode($0.digest) }  // unreadable: no md5hash, and serving it fails
+        return file
     }
 }

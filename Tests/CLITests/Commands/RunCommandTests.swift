@@ -55,6 +55,32 @@ final class RunCommandTests: XCTestCase {
         XCTAssertEqual(schema.status, 0, schema.stdout + schema.stderr)
     }
 
+    func testADownloadFollowsAResultOfTheSameSizeWhoseBytesChanged() async throws {
+        let directory = try TemporaryDirectory(prefix: "run-same-size")
+        defer { directory.remove() }
+        try directory.write("files/a.txt", "hello world 1\n")
+        try directory.write("pipeline.yml", """
+            version: 1
+            endpoint: local
+            assemblies:
+              hashes:
+                inputs: ["files/*.txt"]
+                steps:
+                  hash: {robot: /file/hash, use: ":original"}
+                download: out
+            """)
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertEqual(try String(contentsOfFile: directory.path + "/out/hash/a.txt", encoding: .utf8), "hello world 1\n")
+        // The step hands the file on as it is: its result has the new bytes at the old size.
+        try directory.write("files/a.txt", "hello world 2\n")
+        let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertEqual(try String(contentsOfFile: directory.path + "/out/hash/a.txt", encoding: .utf8), "hello world 2\n")
+        let results = try String(contentsOfFile: directory.path + "/results.json", encoding: .utf8)
+        XCTAssertTrue(results.contains("md5hash"), "every result has the MD5 its download is checked by")
+    }
+
     func testSecondRunIsIncrementalAndDeterministic() async throws {
         let directory = try project()
         defer { directory.remove() }
