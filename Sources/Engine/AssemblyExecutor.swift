@@ -15,6 +15,10 @@ final class AssemblyExecutor: Sendable {
     let maxRunning: Int
     private let queue = DispatchQueue(label: "pipeline.engine.assemblies", attributes: .concurrent)
     private let waiting = Mutex<(running: Int, queued: [String])>((0, []))
+    /// The engine stops: robots stop (their tools are ended) and no queued Assembly starts.
+    private let stopping = Atomic<Bool>(false)
+    /// Assemblies whose steps are running, for a stop to wait out.
+    private let inFlight = Drain()
 
     init(store: AssemblyStore, resultsDirectory: String, limits: RobotLimits = RobotLimits(),
          maxRunning: Int = max(2, ParallelWork.cores)) {
@@ -35,17 +39,28 @@ final class AssemblyExecutor: Sendable {
         if starts { queue.async { self.runThenNext(id) } }
     }
 
+    /// Stops every robot (ending the tools they run) and waits, `longest` at most, for the
+    /// Assemblies to leave their steps; they stay executing, to be resumed (or, read in place,
+    /// ended) by the next engine. A tool left running would outlive the process.
+    @available(*, noasync, message: "waits for the robots to stop")
+    func stop(waitingAtMost longest: Duration) {
+        stopping.store(true, ordering: .relaxed)
+        _ = inFlight.wait(atMost: longest)
+    }
+
     /// Assemblies running, and waiting for a turn.
     var load: (running: Int, queued: Int) {
         waiting.withLock { ($0.running, $0.queued.count) }
     }
 
     private func runThenNext(_ id: String) {
+        inFlight.enter()
+        defer { inFlight.leave() }
         var current: String? = id
         while let id = current {
             run(id)
             current = waiting.withLock { state in
-                guard !state.queued.isEmpty else { state.running -= 1; return nil }
+                guard !state.queued.isEmpty, !stopping.load(ordering: .relaxed) else { state.running -= 1; return nil }
                 return state.queued.removeFirst()
             }
         }
@@ -122,14 +137,15 @@ final class AssemblyExecutor: Sendable {
         let exports = FolderPath.of(resultsDirectory) + "/exports"
         // Steps that do not use each other run at once (each also spreads its files over the cores).
         for wave in graph.waves {
-            if store.get(id)?.isTerminal == true { return discard() }
+            // Stopping: the Assembly stays executing, for the next engine, and keeps nothing half made.
+            if store.get(id)?.isTerminal == true || stopping.load(ordering: .relaxed) { return discard() }
             let failures = Mutex<[Int: RobotError]>([:])
             DispatchQueue.concurrentPerform(iterations: wave.count) { index in
                 let step = wave[index]
                 let inputs = outputs.withLock { produced in step.uses.flatMap { produced[$0] ?? [] } }
                 let context = RobotContext(
                     step: step, folder: folder, fields: record.fields, assembly: id, exports: exports, limits: limits,
-                    isCanceled: { store.get(id)?.isTerminal ?? true },
+                    isCanceled: { [self] in stopping.load(ordering: .relaxed) || store.get(id)?.isTerminal ?? true },
                     ignore: { error, file in
                         let entry = AssemblyStatusDocument.IgnoredError(
                             step: step.name, robot: step.robot, error: error.code.rawValue, message: error.message, originalID: file?.originalID, name: file?.name)
@@ -148,6 +164,7 @@ final class AssemblyExecutor: Sendable {
                 }
             }
             // The first failing step in the Assembly's order names the failure.
+            if stopping.load(ordering: .relaxed) { return discard() }
             if let (index, error) = failures.withLock({ $0 }).min(by: { $0.key < $1.key }) {
                 // Canceled meanwhile, the robot stopped because of it: that is no failure (the
                 // lifecycle keeps the cancel). The files go either way, before the failure shows:

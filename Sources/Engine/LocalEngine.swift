@@ -197,6 +197,7 @@ public final class LocalEngine: Sendable {
     /// Stops serving.
     public func stop() {
         handoff?.stop()
+        executor.stop(waitingAtMost: .seconds(5))
         executor.store.signals.stop()
         executor.store.releaseWaiters()
         server?.stop()

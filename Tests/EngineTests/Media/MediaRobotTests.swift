@@ -229,6 +229,24 @@ final class MediaRobotTests: XCTestCase {
         XCTAssertEqual(final["ok"], .string("ASSEMBLY_CANCELED"))
     }
 
+    func testStoppingTheEngineEndsTheEncoderAndTheAssemblyStaysToResume() async throws {
+        let long = try make("long.mp4", ["-f", "lavfi", "-i", "testsrc=duration=120:size=640x360:rate=25", "-c:v", "libx264", "-preset", "ultrafast"])
+        let server = try EngineTestServer()
+        let client = EngineClient(server: server)
+        let created = try await client.create(
+            steps: .object(["slow": step("/video/encode", ["preset": .string("web/mp4/1080p")])]), files: [("file", "long.mp4", long)])
+        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
+        let started = await eventually(within: .seconds(20)) { Self.encoders(writing: id) > 0 }
+        XCTAssertTrue(started, "ffmpeg encodes")
+        // As a run's embedded engine stops when the run is interrupted: no tool outlives it.
+        server.stop(keepData: true)
+        defer { server.data.remove() }
+        XCTAssertEqual(Self.encoders(writing: id), 0, "ffmpeg was ended before the engine stopped")
+        let record = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: server.data.path + "/assemblies/" + id + ".json")))
+        XCTAssertEqual(record["ok"], .string("ASSEMBLY_EXECUTING"), "not failed: the next engine runs it again")
+        XCTAssertNil(record["error"])
+    }
+
     /// How many ffmpeg processes write into the results of Assembly `id`.
     private static func encoders(writing id: String) -> Int {
         let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
