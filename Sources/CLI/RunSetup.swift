@@ -32,6 +32,7 @@ struct RunSetup {
             lifetime: manifest.auth.expiresIn?.value ?? AuthSettings.defaultExpiresIn, workspace: workspace,
             concurrency: tuning.concurrency, uploadParallel: tuning.uploadParallel, timeout: tuning.timeout, force: tuning.force, downloads: downloads)
         configuration.shard = tuning.shard
+        configuration.inputsFolder = manifest.inputsFolder
         configuration.declaredTemplates = TemplateSync.wanted(in: manifest)
         // The hosted service's budget is per account, which N shards share; any other endpoint
         // runs at full concurrency until it signals a limit (413/429 with retryIn slows the run).

@@ -120,16 +120,12 @@ final class AssemblyExecutor: Sendable {
         do { _ = try LinkFreeFolder.open(folder, below: FolderPath.of(resultsDirectory)) } catch {
             return end(.stepsFailed(code: .storeError, message: "the Assembly's results folder cannot be used: \(error.shortReason)"))
         }
-        // A file read where it is must still be the one handed over, and stays so for the steps:
+        // A file handed over in process (its inode, linked) must not have been written to since:
         // never bytes nobody planned.
-        let pinned: PinnedInputs
-        do throws(RobotError) { pinned = try PinnedInputs(stored.uploads, in: folder, below: FolderPath.of(resultsDirectory)) } catch {
-            discard()
+        do throws(RobotError) { try Self.checkHandedOver(stored.uploads) } catch {
             return end(.stepsFailed(code: error.code, message: error.message))
         }
-        var handed = stored
-        handed.uploads = pinned.uploads
-        let record = describeUploads(handed)
+        let record = describeUploads(stored)
         let outputs = Mutex<[String: [AssemblyFile]]>([":original": record.uploads])
         let ignored = Mutex<[AssemblyStatusDocument.IgnoredError]>([])
         let warnings = Mutex<[AssemblyStatusDocument.Warning]>([])
@@ -176,14 +172,12 @@ final class AssemblyExecutor: Sendable {
         let produced = outputs.withLock { $0 }
         var results = Dictionary(uniqueKeysWithValues: graph.ordered.filter(graph.isResult).map { ($0.name, produced[$0.name] ?? []) })
         do throws(RobotError) {
-            try pinned.checkUnchanged()
+            try Self.checkHandedOver(record.uploads)
             results = try Self.keepHandedOver(results, in: folder, below: resultsDirectory)
         } catch {
             discard()
             return end(.stepsFailed(code: error.code, message: error.message))
         }
-        // The pinned links were for the steps only; the results own copies of what they kept.
-        try? FileSystem.removeIfPresent(folder + "/inputs")  // best effort: what stays is only disk used
         results = results.mapValues { files in files.map(Self.withMD5) }
         end(.stepsFinished(results: results, ignored: ignored.withLock { $0 }, warnings: warnings.withLock { $0 }))
     }
@@ -219,6 +213,16 @@ final class AssemblyExecutor: Sendable {
             }
         }
         return results
+    }
+
+    /// Fails when a file handed over in process was written to since (its size or time moved;
+    /// it is the same inode, linked).
+    private static func checkHandedOver(_ uploads: [AssemblyFile]) throws(RobotError) {
+        for file in uploads {
+            if let change = file.inPlace?.change(at: file.path) {
+                throw RobotError(code: .fileChanged, message: "'\(file.name)' changed after it was handed to the Assembly (\(change)); run again")
+            }
+        }
     }
 
     /// `file` with its MD5, read now when no robot gave one (a file a step handed on as it is):

@@ -61,11 +61,10 @@ struct AssemblyRecord: Codable, Sendable {
     var isTerminal: Bool { phase.isTerminal }
     /// The upload or result file with this id.
     /// Whether every file the record names is inside `root` (the data folder), as written and
-    /// with its links resolved; uploads read in place are where their owner keeps them (and are
-    /// never served, nor run by another engine: `LocalEngine` ends such Assemblies it finds unfinished).
+    /// with its links resolved.
     func keepsItsFiles(inside root: String) -> Bool {
         let normalizedRoot = RealPath.normalized(root), realRoot = RealPath.of(root) ?? normalizedRoot
-        return (uploads.filter { $0.inPlace == nil } + results.values.flatMap { $0 }).allSatisfy { file in
+        return (uploads + results.values.flatMap { $0 }).allSatisfy { file in
             let written = RealPath.normalized(file.path)
             return file.path.hasPrefix("/") && (RealPath.isInside(written, normalizedRoot) || RealPath.isInside(written, realRoot))
                 && RealPath.of(file.path).map { RealPath.isInside($0, realRoot) } ?? true

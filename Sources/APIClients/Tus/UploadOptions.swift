@@ -41,6 +41,9 @@ public struct UploadOptions: Sendable {
     /// Holds every request of the run while a rate limit is in force (a 429 met by one upload
     /// pauses them all); nil: each upload waits out only its own.
     public var hold: (any RequestHold)?
+    /// Files must be inside this folder once opened (their links followed); nil takes any file.
+    /// A service that reads them where they are checks it on the file it opened.
+    public var confinedTo: String?
     /// How a retry waits: the task's sleep, or the run's own clock (tests give a clock that does not).
     public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
 

@@ -184,7 +184,7 @@ struct AssemblyRun: Sendable {
         let finished = status.finishedUploadFields
         let pending = planned.files.enumerated().filter { !finished.contains(Self.field($0.offset)) }
         for (_, file) in pending {
-            try ChangedFile.check(configuration.workspace.directory + "/" + file.path, planned: file)
+            try ChangedFile.check(configuration.workspace.directory + "/" + file.path, planned: file, project: configuration.inputsFolder)
         }
         let files = pending.map { index, file in
             UploadFile(
@@ -197,6 +197,7 @@ struct AssemblyRun: Sendable {
         var options = UploadOptions(
             chunkSize: configuration.chunkSize, parallel: configuration.uploadParallel,
             stateDirectory: stateDirectory, bodyLimits: configuration.bodyLimits)
+        options.confinedTo = configuration.inputsFolder
         let (job, planID, events) = (planned.job, planned.id, events)
         options.hold = UploadHold(pacer: pacer) { wait in
             events(.holding(job: job, planID: planID, reason: "an upload was refused for load (HTTP 429)", wait: wait))
@@ -209,7 +210,7 @@ struct AssemblyRun: Sendable {
         for result in results { _ = try result.get() }
         // A file written to while it was being sent: the Assembly got bytes that were never planned.
         for (_, file) in pending {
-            try ChangedFile.check(configuration.workspace.directory + "/" + file.path, planned: file)
+            try ChangedFile.check(configuration.workspace.directory + "/" + file.path, planned: file, project: configuration.inputsFolder)
         }
     }
 

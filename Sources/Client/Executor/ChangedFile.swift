@@ -12,8 +12,13 @@ struct ChangedFile: Error, CustomStringConvertible {
         "'\(path)' changed since it was planned (\(reason)); run again to plan and upload its new content"
     }
 
-    /// Throws when the file at `path` (absolute) is no longer the one `planned` describes.
-    static func check(_ path: String, planned: PlannedFile) throws(ChangedFile) {
+    /// Throws when the file at `path` (absolute) is no longer the one `planned` describes, or
+    /// now leads out of `project` (a link put in its place since it was planned: what it leads
+    /// to is not said).
+    static func check(_ path: String, planned: PlannedFile, project: String) throws(ChangedFile) {
+        guard let real = RealPath.of(path), let root = RealPath.of(project), RealPath.isInside(real, root) else {
+            throw ChangedFile(path: planned.path, reason: "it no longer is a file of the project (a link to elsewhere?)")
+        }
         var info = stat()
         guard stat(path, &info) == 0 else { throw ChangedFile(path: planned.path, reason: String(cString: strerror(errno))) }
         guard Int64(info.st_size) == planned.size else {

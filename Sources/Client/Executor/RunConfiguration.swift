@@ -16,6 +16,8 @@ public struct RunConfiguration: Sendable {
     public var lifetime: Duration
     /// Where the manifest lives, and everything runs keep beside it.
     public var workspace: Workspace
+    /// Where inputs must really be (their links followed): the manifest's folder, or its `inputs_root`.
+    public var inputsFolder: String
     /// Assemblies in flight at once.
     public var concurrency: Int
     /// Files uploaded at once per Assembly.
@@ -74,6 +76,7 @@ public struct RunConfiguration: Sendable {
         self.signer = signer
         self.lifetime = lifetime
         self.workspace = workspace
+        inputsFolder = workspace.directory
         self.concurrency = concurrency
         self.uploadParallel = uploadParallel
         self.timeout = timeout

@@ -3,16 +3,17 @@ import Foundation
 import Wire
 
 extension AssemblyUploads {
-    /// Hands the file at `path` to Assembly `id` as its upload `field`, for a caller in the
-    /// engine's process: read where it is, checked unchanged before use, and copied only when
-    /// a step hands it on as a result (`AssemblyExecutor`). A file handed over
-    /// again (a resumed run) or past the expected count is taken as the service takes tus
-    /// uploads: once, and only those expected.
-    /// Gives the size handed over.
-    func handOver(path: String, name: String, field: String, type: String?, to id: String) -> Result<Int64, APIRefusal> {
+    /// Hands the open file `descriptor` to Assembly `id` as its upload `field`, for a caller in
+    /// the engine's process: that very file (its inode) is linked into the Assembly's uploads
+    /// folder, with no bytes copied (copied only across file systems), so what its path leads to
+    /// later does not matter; it is checked unwritten before and after the steps, and copied when
+    /// a step hands it on as a result (`AssemblyExecutor`). A file handed over again (a resumed
+    /// run) or past the expected count is taken as the service takes tus uploads: once, and only
+    /// those expected. Gives the size handed over.
+    func handOver(_ descriptor: Int32, name: String, field: String, type: String?, to id: String) -> Result<Int64, APIRefusal> {
         guard let record = assemblies.get(id) else { return .failure(.assemblyNotFound(id)) }
         let identity: FileIdentity
-        do { identity = try FileIdentity.of(path) } catch { return .failure(.fileUnreadable(name, error.shortReason)) }
+        do { identity = try FileIdentity.of(descriptor: descriptor, path: name) } catch { return .failure(.fileUnreadable(name, error.shortReason)) }
         guard record.phase == .uploading else {
             return record.isTerminal ? .failure(.assemblyEnded(id)) : .success(identity.size)
         }
@@ -21,7 +22,18 @@ extension AssemblyUploads {
             return .success(identity.size)
         }
         let fileID = AssemblyFile.newID()
-        var file = FileFacts.describe(id: fileID, name: filename, field: field, path: path, size: identity.size, mime: type, isTus: true, facts: false)
+        let folderPath = assemblies.directory + "/" + id + "/uploads"
+        do throws(FileError) {
+            // Opened without following links below the data folder, at any depth.
+            let folder = try LinkFreeFolder.open(folderPath, below: FolderPath.of(assemblies.directory))
+            if linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", folder.descriptor, fileID, AT_SYMLINK_FOLLOW) != 0 {
+                try folder.placeCopy(of: "/proc/self/fd/\(descriptor)", as: fileID, followingLinks: true)
+            }
+        } catch {
+            return .failure(.uploadNotKept(id, error.shortReason))
+        }
+        var file = FileFacts.describe(
+            id: fileID, name: filename, field: field, path: folderPath + "/" + fileID, size: identity.size, mime: type, isTus: true, facts: false)
         file.inPlace = identity
         var action = AssemblyAction.none
         var ended = false

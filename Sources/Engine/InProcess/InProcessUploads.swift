@@ -2,8 +2,9 @@ import APIClients
 import Basics
 import Foundation
 
-/// Uploads for a caller in the engine's process: each file is handed to its Assembly where it
-/// is (`AssemblyUploads.handOver`), with no bytes sent and none copied unless the Assembly keeps them.
+/// Uploads for a caller in the engine's process: each file is opened here, checked to be inside
+/// the project (`confinedTo`), and handed to its Assembly as that open file
+/// (`AssemblyUploads.handOver`): no bytes sent, none copied.
 struct InProcessUploads: UploadService {
     let links: AssemblyUploads
 
@@ -19,7 +20,18 @@ struct InProcessUploads: UploadService {
                 do throws(AssemblyClient.Failure) { id = try InProcessAssemblies.id(in: file.metadata["assembly_url"] ?? "") } catch {
                     return .failure(AssemblyClient.Failure(code: error.code, message: "'\(name)' names no Assembly of this engine (assembly_url)"))
                 }
-                switch links.handOver(path: file.path, name: name, field: file.metadata["fieldname"] ?? "file", type: file.metadata["filetype"], to: id) {
+                // Opened here, once: what is checked, confined and handed over is this open file, whatever its path leads to later.
+                let descriptor = open(file.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+                guard descriptor >= 0 else {
+                    return .failure(APIRefusal.fileUnreadable(name, String(cString: strerror(errno))).failure)
+                }
+                defer { close(descriptor) }
+                if let root = options.confinedTo {
+                    guard let real = RealPath.of(descriptor: descriptor), let confined = RealPath.of(root), RealPath.isInside(real, confined) else {
+                        return .failure(APIRefusal.fileUnreadable(name, "it is not a file of the project (a link to elsewhere?)").failure)
+                    }
+                }
+                switch links.handOver(descriptor, name: name, field: file.metadata["fieldname"] ?? "file", type: file.metadata["filetype"], to: id) {
                 case .success(let size):
                     progress(UploadProgress(index: index, confirmed: size, inFlight: 0, total: size))
                     return .success(UploadResult(index: index, path: file.path, url: AssemblyStatus.fileURL(file.path), size: size, resumedFrom: 0))

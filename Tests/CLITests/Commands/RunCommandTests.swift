@@ -41,10 +41,19 @@ final class RunCommandTests: XCTestCase {
         for name in ["a.png", "b.png", "c.png"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/out/files/thumb/" + name), name)
         }
-        // In process: each image read where it is (no upload stored, no copy), the Assembly named by its record.
+        // In process: no tus upload stored; each image handed over is its own inode, linked (no copy); the Assembly named by its record.
         let engine = directory.path + "/.pipeline/engine"
         XCTAssertEqual(try FileSystem.names(in: engine + "/uploads"), [])
-        XCTAssertEqual(try FileSystem.names(in: engine + "/assemblies").filter { !$0.hasSuffix(".json") }, [], "no folder of upload copies")
+        var source = stat(), linked = 0
+        XCTAssertEqual(stat(directory.path + "/images/a.png", &source), 0)
+        XCTAssertEqual(source.st_nlink, 2, "the source and its link in the Assembly")
+        for folder in try FileSystem.names(in: engine + "/assemblies") where !folder.hasSuffix(".json") {
+            for name in try FileSystem.names(in: engine + "/assemblies/" + folder + "/uploads") {
+                var info = stat()
+                if stat(engine + "/assemblies/" + folder + "/uploads/" + name, &info) == 0, info.st_ino == source.st_ino { linked += 1 }
+            }
+        }
+        XCTAssertEqual(linked, 1, "a.png is linked into its Assembly, not copied")
         for assembly in assemblies {
             let record = try XCTUnwrap(URL(string: try XCTUnwrap(assembly["assembly_url"]?.stringValue))?.path)
             XCTAssertTrue(record.hasPrefix(engine + "/assemblies/") && FileManager.default.fileExists(atPath: record), record)
