@@ -53,11 +53,12 @@ struct ResultSlot: Sendable {
         return stat(path, &info) == 0 ? Int64(info.st_size) : 0
     }
 
-    /// The written file's MD5 (lowercase hex), which the status gives as `md5hash` for clients to check downloads by.
-    private func md5(size: Int64) -> String? {
+    /// The MD5 (lowercase hex) of the file at `path`, of `size` bytes, which the status gives as
+    /// `md5hash` for clients to check downloads by; nil when it cannot be read (serving it fails too).
+    static func md5(of path: String, size: Int64) -> String? {
         // No larger than the file: a thumbnail of a few KiB does not clear a MiB to be read.
         var buffer = [UInt8](repeating: 0, count: Int(min(max(size, 4096), 1 << 20)))
-        return (try? StreamingDigest.file(path, algorithm: .md5, buffer: &buffer)).map { Hex.encode($0.digest) }  // unreadable: no md5hash, and serving it fails
+        return (try? StreamingDigest.file(path, algorithm: .md5, buffer: &buffer)).map { Hex.encode($0.digest) }  // unreadable: no md5hash
     }
 
     /// The file once written, as a file of its own (an import): its own original.
@@ -65,7 +66,7 @@ struct ResultSlot: Sendable {
         let size = storedSize
         var file = FileFacts.describe(id: id, name: name, field: "", path: path, size: size, mime: mime, isTus: false)
         file.meta.merge(meta) { _, added in added }
-        file.md5 = md5(size: size)
+        file.md5 = Self.md5(of: path, size: size)
         return file
     }
 
@@ -78,7 +79,7 @@ struct ResultSlot: Sendable {
             id: id, name: name, field: source.field, path: path, size: size, mime: nil, isTus: false,
             original: own ? nil : (source.originalID, source.originalName), imageSize: imageSize)
         file.meta.merge(meta) { _, added in added }
-        file.md5 = md5(size: size)
+        file.md5 = Self.md5(of: path, size: size)
         return file
     }
 }

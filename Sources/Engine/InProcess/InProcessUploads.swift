@@ -12,7 +12,8 @@ struct InProcessUploads: UploadService {
         _ files: [UploadFile], to url: String, options: UploadOptions, progress: @escaping @Sendable (UploadProgress) -> Void
     ) async throws -> [Result<UploadResult, any Error>] {
         let links = links
-        // On the pool: a file kept with its Assembly is copied, and every one is read for its type.
+        let confined = options.confinedTo.map { RealPath.of($0) ?? RealPath.normalized($0) }
+        // On the pool: each file is opened, linked (copied across file systems) and read for its type.
         return try await BlockingPool.shared.run {
             files.enumerated().map { index, file in
                 let name = file.metadata["filename"] ?? (file.path as NSString).lastPathComponent
@@ -26,8 +27,8 @@ struct InProcessUploads: UploadService {
                     return .failure(APIRefusal.fileUnreadable(name, String(cString: strerror(errno))).failure)
                 }
                 defer { close(descriptor) }
-                if let root = options.confinedTo {
-                    guard let real = RealPath.of(descriptor: descriptor), let confined = RealPath.of(root), RealPath.isInside(real, confined) else {
+                if let confined {
+                    guard let real = RealPath.of(descriptor: descriptor), RealPath.isInside(real, confined) else {
                         return .failure(APIRefusal.fileUnreadable(name, "it is not a file of the project (a link to elsewhere?)").failure)
                     }
                 }

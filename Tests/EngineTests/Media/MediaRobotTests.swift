@@ -211,16 +211,22 @@ final class MediaRobotTests: XCTestCase {
         }
     }
 
-    func testCancelingStopsTheEncoderAtOnce() async throws {
+    /// An engine encoding a two-minute clip to 1080p, once ffmpeg runs: the server, a client and the Assembly's id.
+    private func encodingLongClip() async throws -> (server: EngineTestServer, client: EngineClient, id: String) {
         let long = try make("long.mp4", ["-f", "lavfi", "-i", "testsrc=duration=120:size=640x360:rate=25", "-c:v", "libx264", "-preset", "ultrafast"])
         let server = try EngineTestServer()
-        defer { server.stop() }
         let client = EngineClient(server: server)
         let created = try await client.create(
             steps: .object(["slow": step("/video/encode", ["preset": .string("web/mp4/1080p")])]), files: [("file", "long.mp4", long)])
         let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
         let started = await eventually(within: .seconds(20)) { Self.encoders(writing: id) > 0 }
         XCTAssertTrue(started, "ffmpeg encodes")
+        return (server, client, id)
+    }
+
+    func testCancelingStopsTheEncoderAtOnce() async throws {
+        let (server, client, id) = try await encodingLongClip()
+        defer { server.stop() }
         let canceled = try await client.http.send(HTTPRequest(method: "DELETE", url: client.base + "/assemblies/" + id))
         XCTAssertEqual(canceled.status, 200)
         let stopped = await eventually(within: .seconds(3)) { Self.encoders(writing: id) == 0 }
@@ -230,14 +236,7 @@ final class MediaRobotTests: XCTestCase {
     }
 
     func testStoppingTheEngineEndsTheEncoderAndTheAssemblyStaysToResume() async throws {
-        let long = try make("long.mp4", ["-f", "lavfi", "-i", "testsrc=duration=120:size=640x360:rate=25", "-c:v", "libx264", "-preset", "ultrafast"])
-        let server = try EngineTestServer()
-        let client = EngineClient(server: server)
-        let created = try await client.create(
-            steps: .object(["slow": step("/video/encode", ["preset": .string("web/mp4/1080p")])]), files: [("file", "long.mp4", long)])
-        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
-        let started = await eventually(within: .seconds(20)) { Self.encoders(writing: id) > 0 }
-        XCTAssertTrue(started, "ffmpeg encodes")
+        let (server, _, id) = try await encodingLongClip()
         // As a run's embedded engine stops when the run is interrupted: no tool outlives it.
         server.stop(keepData: true)
         defer { server.data.remove() }
