@@ -26,14 +26,15 @@ enum LastRun {
         ManifestLoader(environment: environment).load(path: manifestPath).value.map { Workspace(manifest: $0) }
     }
 
-    /// The plan ids a run of `plan` would take from the last results as they are: read through
-    /// the run's own function and keyed by the endpoint the run would use, so `plan` and `run`
-    /// never disagree about what is cached.
-    static func cachedIDs(
+    /// What a run of `plan` would do and take from the last results as they are: worked out by
+    /// the run's own function, on the endpoint the run would use, so `plan` and `run` never
+    /// disagree about what is cached.
+    static func work(
         _ plan: Plan, manifest: Manifest, workspace: Workspace, endpointOverride: String?, environment: [String: String]
-    ) -> Set<String> {
+    ) -> RunWork {
         let endpoint = Endpoint.of(manifest, override: endpointOverride, environment: environment)
-        return Set(Runner.cachedEntries(for: plan, resultsPath: workspace.resultsPath, endpoint: endpoint.key).keys)
+        return RunWork.of(
+            plan, resultsPath: workspace.resultsPath, endpoint: endpoint.key, localResults: endpoint == .local ? workspace.engineDirectory : nil, now: Date())
     }
 
     /// The plan the last whole run ran; a kept plan that does not read is said once on standard

@@ -1,4 +1,5 @@
 import Basics
+import Client
 import Crypto
 import Planning
 
@@ -8,13 +9,14 @@ enum PlanMarkdown {
     /// How many Assemblies the folded list shows.
     static let listed = 50
 
-    /// `cached` holds the plan ids the last run completed; `gone` what it ran that the plan no
+    /// `work` says what a run would do and take from the last results; `gone` what it ran that the plan no
     /// longer has (job, plan id); `previous` the files the last run had, by path; `changes` this
     /// plan next to the one the last run ran, which says why Assemblies change.
     static func render(
-        _ plan: Plan, cached: Set<String>, gone: [(job: String, planID: String)], previous: [String: SHA256Digest] = [:],
+        _ plan: Plan, work: RunWork?, gone: [(job: String, planID: String)], previous: [String: SHA256Digest] = [:],
         changes: PlanDiff? = nil, usage: UsageReport? = nil, stepOrder: [String: [String]] = [:], warnings: [Diagnostic], templates: String?
     ) -> String {
+        let cached = work?.cachedIDs ?? []
         let process = plan.assemblies.filter { !cached.contains($0.id) }
         var text = "### Plan for \(MarkupText.codeSpan(plan.pipeline)) (\(MarkupText.codeSpan(plan.manifest)))\n\n"
         let causes = changes.map(ChangeCauses.init)
@@ -35,6 +37,10 @@ enum PlanMarkdown {
                 text += "| \(MarkupText.markdown(job)) | \(steps) | \(assemblies.count) | \(assemblies.filter { !cached.contains($0.id) }.count) | \(files) | \(ByteSize(bytes: bytes)) |\n"
             }
             text += "\n"
+            let perStep = plan.jobs.compactMap { job in
+                work?.filesPerStep(job: job).map { "- \(MarkupText.codeSpan(job)): \(MarkupText.markdown(StepWork.describe($0, order: stepOrder[job] ?? [])))\n" }
+            }
+            if !perStep.isEmpty { text += "**Work per step**\n\n" + perStep.joined() + "\n" }
         }
         if let usage { text += usage.markdown }
         if let causes, !causes.jobs.isEmpty {

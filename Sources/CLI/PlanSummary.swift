@@ -1,4 +1,5 @@
 import Basics
+import Client
 import Planning
 
 /// The human summary of a plan: per job its Assemblies, files and bytes.
@@ -6,9 +7,10 @@ enum PlanSummary {
     /// How many Assemblies are listed per job before "... and N more".
     static let listedPerJob = 10
 
-    /// `cached` holds the plan ids that completed in the last run: `pipeline run` will reuse them;
-    /// `stepOrder` the steps of each job in the order the manifest writes them.
-    static func render(_ plan: Plan, cached: Set<String> = [], stepOrder: [String: [String]] = [:], palette: Palette = .plain) -> String {
+    /// `work` says what a run would do and take from the last results (per Assembly, and per
+    /// step for a job cached step by step); `stepOrder` the steps of each job in the order the manifest writes them.
+    static func render(_ plan: Plan, work: RunWork? = nil, stepOrder: [String: [String]] = [:], palette: Palette = .plain) -> String {
+        let cached = work?.cachedIDs ?? []
         var text = palette.bold("Plan for '\(plan.pipeline)' (\(plan.manifest))") + "\n"
         for job in plan.jobs {
             let assemblies = plan.assemblies.filter { $0.job == job }
@@ -18,6 +20,7 @@ enum PlanSummary {
             if let instructions = assemblies.first?.instructions {
                 text += "  " + describe(instructions, order: stepOrder[job] ?? []) + "\n"
             }
+            if let steps = work?.filesPerStep(job: job) { text += "  work: " + StepWork.describe(steps, order: stepOrder[job] ?? []) + "\n" }
             for assembly in assemblies.prefix(listedPerJob) {
                 let mark = cached.contains(assembly.id) ? palette.dim("=") : palette.added("+")
                 text += "  \(mark) \(assembly.id.prefix(12))  \(fileList(assembly))\(cached.contains(assembly.id) ? " (cached)" : "")\n"

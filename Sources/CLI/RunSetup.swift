@@ -65,6 +65,10 @@ struct RunSetup {
             configuration.endpoint = engine.address
             configuration.services = engine.services
             configuration.localResults = workspace.engineDirectory
+            configuration.pruneEngine = { keeping in
+                let collected = engine.collectGarbage(keeping: keeping)
+                return (collected.assemblies, collected.bytes)
+            }
             return RunSetup(configuration: configuration, engine: engine)
         }
         if let problem = endpoint.problem { throw DiagnosticsError(.error("run.bad-endpoint", problem.printable)) }

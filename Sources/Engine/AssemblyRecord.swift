@@ -71,6 +71,20 @@ struct AssemblyRecord: Codable, Sendable {
         }
     }
 
+    /// The record with the path of every file it holds passed through `transform`.
+    func mappingFilePaths(_ transform: (String) -> String) -> AssemblyRecord {
+        var record = self
+        for index in record.uploads.indices { record.uploads[index].path = transform(record.uploads[index].path) }
+        record.results = results.mapValues { files in
+            files.map { file in
+                var file = file
+                file.path = transform(file.path)
+                return file
+            }
+        }
+        return record
+    }
+
     /// Whether it reads uploads where they are, handed over by a process in this one's memory:
     /// loaded from the data folder, such an Assembly can no longer run (see `LocalEngine`).
     var readsFilesInPlace: Bool { uploads.contains { $0.inPlace != nil } }

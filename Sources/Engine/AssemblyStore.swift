@@ -36,6 +36,7 @@ final class AssemblyStore: Sendable {
             let record: AssemblyRecord
             do {
                 record = try StateCoding.decode(AssemblyRecord.self, from: try FileReading.read(directory + "/" + name, limit: 1 << 30))
+                    .mappingFilePaths { Self.stored($0, in: FolderPath.of(directory)) }
             } catch {
                 warn("ignored the stored Assembly '\(name.printable)': it cannot be read (\(error)); move it away to keep it from this message")
                 continue
@@ -51,6 +52,19 @@ final class AssemblyStore: Sendable {
         }
         records = Mutex(loaded)
         writtenPhases = Mutex(loaded.mapValues(\.phase))
+    }
+
+    /// A stored file's path: kept relative to the data folder `root` (so the folder can be copied
+    /// or restored elsewhere), absolute in records older engines wrote.
+    private static func stored(_ path: String, in root: String) -> String {
+        path.hasPrefix("/") ? path : root + "/" + path
+    }
+
+    /// Forgets the Assemblies `ids` (their files are removed by the caller).
+    func remove(_ ids: Set<String>) {
+        records.withLock { records in for id in ids { records.removeValue(forKey: id) } }
+        writtenPhases.withLock { phases in for id in ids { phases.removeValue(forKey: id) } }
+        for id in ids { unlink(directory + "/" + id + ".json") }
     }
 
     /// Whether `id` has the shape of an Assembly id.
@@ -157,7 +171,9 @@ final class AssemblyStore: Sendable {
     }
 
     private func save(_ record: AssemblyRecord) throws {
-        try AtomicFile.write(record.stateJSON().compactData, to: directory + "/" + record.id + ".json", durable: false)
+        let root = FolderPath.of(directory)
+        let kept = record.mappingFilePaths { RealPath.relative($0, inside: root) ?? $0 }
+        try AtomicFile.write(kept.stateJSON().compactData, to: directory + "/" + record.id + ".json", durable: false)
         writtenPhases.withLock { $0[record.id] = record.phase }
     }
 }

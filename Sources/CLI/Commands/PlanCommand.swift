@@ -90,9 +90,14 @@ struct PlanCommand: Command {
         let workspace = project.value.map { Workspace(manifest: $0.manifest) }
         // The last results, read once, and usage measured only where it is shown or judged (it may
         // run ffprobe on every media file).
-        let lastResults = !view.showsContext && maxBytes == nil ? nil : workspace?.lastResults()
-        let usage = !view.showsContext && maxBytes == nil ? nil
-            : UsageReport(plan, lastResults: lastResults, resolve: { path in project.value?.manifest.path(path) ?? path })
+        let judged = view.showsContext || maxBytes != nil
+        let lastResults = judged ? workspace?.lastResults() : nil
+        // What a run would do: only that is counted.
+        let work = judged ? project.value.flatMap { project in
+            workspace.map { LastRun.work(plan, manifest: project.manifest, workspace: $0, endpointOverride: endpoint, environment: context.environment) }
+        } : nil
+        let usage = judged
+            ? UsageReport(work?.plan(of: plan) ?? plan, lastResults: lastResults, resolve: { path in project.value?.manifest.path(path) ?? path }) : nil
         if let maxBytes, let usage, usage.countedBytes.bytes > maxBytes {
             context.output.failure(
                 "the run would count about \(ByteSize(bytes: usage.countedBytes.bytes)), more than --max-bytes \(ByteSize(bytes: maxBytes))",
@@ -125,9 +130,8 @@ struct PlanCommand: Command {
                 return ExitCode.failure
             }
         }
-        var known = PlanContext(usage: usage, lastResults: lastResults, out: out)
+        var known = PlanContext(work: work, usage: usage, lastResults: lastResults, out: out)
         if view.showsContext, let manifest = project.value?.manifest, let workspace {
-            known.cached = LastRun.cachedIDs(plan, manifest: manifest, workspace: workspace, endpointOverride: nil, environment: context.environment)
             // Why Assemblies change: this plan next to the one the last run ran.
             known.changes = LastRun.lastPlan(workspace, context: context).map { PlanDiff(old: $0, new: plan) }
             known.stepOrder = Dictionary(uniqueKeysWithValues: manifest.jobs.map { ($0.name.value, $0.steps.map(\.name.value)) })

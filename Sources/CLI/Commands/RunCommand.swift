@@ -103,10 +103,10 @@ struct RunCommand: Command {
         }
         guard let manifest = project.value?.manifest else { return ExitCode.failure }
         if onlyWhenChanged, !arguments.tuning.force {
-            let completed = LastRun.cachedIDs(
+            let work = LastRun.work(
                 plan, manifest: manifest, workspace: Workspace(manifest: manifest, resultsOverride: arguments.results),
                 endpointOverride: arguments.endpoint, environment: context.environment)
-            if plan.assemblies.allSatisfy({ completed.contains($0.id) }) { return ExitCode.success }
+            if work.units.isEmpty { return ExitCode.success }
         }
         // One run per run state, taken before anything starts (the embedded engine included).
         let workspace = Workspace(manifest: manifest, resultsOverride: arguments.results)

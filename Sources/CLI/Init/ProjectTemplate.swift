@@ -220,13 +220,14 @@ struct ProjectTemplate {
               # Planning needs the runner only, not the local engine's tools.
               - uses: YOUR-ORG/pipeline@v1
                 with: {engine-tools: false}
-              # The last run on main, so the plan says what is new since (read only).
+              # The newest state the run job saved on main, so the plan says what is new since (read
+              # only: a pull request never saves a cache).
               - uses: actions/cache/restore@v4
                 with:
                   path: |
                     .pipeline/
                     build/results.json
-                  key: pipeline-state-
+                  key: pipeline-state-newest
                   restore-keys: pipeline-state-
               - run: pipeline validate pipeline.yml
               - run: pipeline plan pipeline.yml --format markdown >> "$GITHUB_STEP_SUMMARY"
@@ -236,18 +237,30 @@ struct ProjectTemplate {
             steps:
               - uses: actions/checkout@v4
               - uses: YOUR-ORG/pipeline@v1
-              # Runs are incremental: what the last run completed is not processed again.
-              - uses: actions/cache@v4
+              # Runs are incremental: what the last run completed is not processed again. No cache is
+              # named pipeline-state-newest, so the newest one whose key starts with pipeline-state- is
+              # restored.
+              - uses: actions/cache/restore@v4
                 with:
                   path: |
                     .pipeline/
                     build/results.json
-                  key: pipeline-state-${{ github.run_id }}
+                  key: pipeline-state-newest
                   restore-keys: pipeline-state-
               - run: pipeline run pipeline.yml
                 env:
                   TRANSLOADIT_KEY: ${{ vars.TRANSLOADIT_KEY }}
                   TRANSLOADIT_SECRET: ${{ secrets.TRANSLOADIT_SECRET }}
+              # Saved also when the run failed or was canceled, so the Assemblies it finished are not
+              # made again. The key is a hash of the state: a new state is a new cache, and the same
+              # state is not saved twice (the step only warns then).
+              - uses: actions/cache/save@v4
+                if: always()
+                with:
+                  path: |
+                    .pipeline/
+                    build/results.json
+                  key: pipeline-state-${{ hashFiles('build/results.json', '.pipeline/manifests/**') }}
               # One HTML page of the run (each source beside its results), linked from the summary.
               - run: |
                   pipeline report pipeline.yml

@@ -6,8 +6,8 @@ import Planning
 
 /// What `plan` knows besides the plan, gathered only for a view that shows it.
 struct PlanContext {
-    /// The plan ids the last run completed.
-    var cached: Set<String> = []
+    /// What a run would do, and take from the last results.
+    var work: RunWork?
     /// This plan next to the one the last run ran: why Assemblies change.
     var changes: PlanDiff?
     /// What the run would count.
@@ -49,7 +49,7 @@ struct TextPlanView: PlanView {
     var showsContext: Bool { true }
 
     func show(_ plan: Plan, warnings: [Diagnostic], with known: PlanContext, context: CommandContext) {
-        context.output.out(PlanSummary.render(plan, cached: known.cached, stepOrder: known.stepOrder, palette: context.output.colors.out))
+        context.output.out(PlanSummary.render(plan, work: known.work, stepOrder: known.stepOrder, palette: context.output.colors.out))
         if let usage = known.usage { context.output.out(usage.text) }
         if let changes = known.changes {
             let causes = ChangeCauses(changes)
@@ -100,7 +100,7 @@ struct MarkdownPlanView: PlanView {
         var files: [String: SHA256Digest] = [:]
         for entry in previous { for file in entry.files { files[file.path] = file.digest } }
         context.output.out(PlanMarkdown.render(
-            plan, cached: known.cached, gone: gone, previous: files, changes: known.changes, usage: known.usage, stepOrder: known.stepOrder,
+            plan, work: known.work, gone: gone, previous: files, changes: known.changes, usage: known.usage, stepOrder: known.stepOrder,
             warnings: warnings, templates: known.templates))
     }
 }

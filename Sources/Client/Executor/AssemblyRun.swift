@@ -137,7 +137,9 @@ struct AssemblyRun: Sendable {
         }
         // A server may answer with an id of its own choosing: that is the Assembly's id from now on.
         let assemblyID = status.assemblyID ?? id
-        try await state.set(.init(assemblyID: assemblyID, assemblyURL: status.assemblyURL, endpoint: configuration.endpointKey), for: planned.id)
+        // The embedded engine's record is named relative to the state, which then holds after the project moves.
+        let kept = status.assemblyURL.map { PortableURL.kept($0, in: FolderPath.of(configuration.stateFile), project: configuration.workspace.directory) }
+        try await state.set(.init(assemblyID: assemblyID, assemblyURL: kept, endpoint: configuration.endpointKey), for: planned.id)
         events(.created(job: planned.job, planID: planned.id, assemblyID: assemblyID, resumed: false))
         return status
     }

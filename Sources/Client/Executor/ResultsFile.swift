@@ -94,6 +94,9 @@ public struct RunResults: Sendable, Equatable {
         public var leftOut: [LeftOut] = []
         /// What its steps' tools warned of.
         public var warnings: [Warning] = []
+        /// Per source path, the steps whose results for it are here, each with its digest
+        /// (`StepDigests`): the key under which a later run finds them again, whatever the file is called then.
+        public var steps: [String: [String: String]] = [:]
 
         /// Whether the Assembly completed.
         public var isCompleted: Bool { status == AssemblyStatusCode.completed }
@@ -132,13 +135,15 @@ public struct RunResults: Sendable, Equatable {
 
     /// Reads a results file, an Assembly at a time (never the whole file's JSON at once), keeping
     /// the entries `keep` accepts; `nil` when missing or unreadable (then nothing is cached).
+    /// URLs kept relative to the file (the embedded engine's files) are read as `file://` URLs.
     public static func load(_ path: String, keep: (Entry) -> Bool = { _ in true }) -> RunResults? {
         guard let stream = JSONObjectStream(path: path) else { return nil }
+        let folder = FolderPath.of(RealPath.normalized(path))
         var members: [String: JSONValue] = [:]
         var entries: [Entry] = []
         do {
             try stream.read(streaming: "assemblies", element: { item in
-                if let entry = Entry(json: item), keep(entry) { entries.append(entry) }
+                if let entry = Entry(json: item)?.mappingURLs({ PortableURL.resolved($0, in: folder) }), keep(entry) { entries.append(entry) }
             }, member: { members[$0] = $1 })
         } catch {
             return nil
@@ -155,7 +160,11 @@ extension RunResults.Entry {
     var json: JSONValue {
         var object: [String: JSONValue] = [
             "job": .string(job), "plan_id": .string(planID), "status": .string(status),
-            "files": .array(files.map { .object(["path": .string($0.path), "size": .int(Int($0.size)), "sha256": .string($0.sha256)]) }),
+            "files": .array(files.map { file in
+                var object: [String: JSONValue] = ["path": .string(file.path), "size": .int(Int(file.size)), "sha256": .string(file.sha256)]
+                if let done = steps[file.path], !done.isEmpty { object["steps"] = .object(done.mapValues { .string($0) }) }
+                return .object(object)
+            }),
             "results": .object(results.mapValues { files in .array(files.map(\.json)) }),
         ]
         if let assemblyID { object["assembly_id"] = .string(assemblyID) }
@@ -179,9 +188,11 @@ extension RunResults.Entry {
     /// made printable and an Assembly id that is not one is dropped.
     init?(json item: JSONValue) {
         guard let job = item["job"]?.stringValue, let planID = item["plan_id"]?.stringValue, let status = item["status"]?.stringValue else { return nil }
+        var steps: [String: [String: String]] = [:]
         let files = (item["files"]?.arrayValue ?? []).compactMap { file -> PlannedFile? in
             guard let path = file["path"]?.stringValue, let size = file["size"]?.intValue,
                   let digest = (file["sha256"]?.stringValue).flatMap(SHA256Digest.init(hex:)) else { return nil }
+            if let done = file["steps"]?.objectValue { steps[path] = done.compactMapValues(\.stringValue) }
             return PlannedFile(path: path, size: Int64(size), digest: digest)
         }
         let results = (item["results"]?.objectValue ?? [:]).mapValues { list in
@@ -196,6 +207,7 @@ extension RunResults.Entry {
         self.init(job: job.printable, planID: planID.printable, assemblyID: item["assembly_id"]?.stringValue.flatMap { AssemblyID.isValid($0) ? $0 : nil },
                   assemblyURL: item["assembly_url"]?.stringValue, status: status.printable, message: item["message"]?.stringValue?.printable,
                   cached: false, files: files, results: results)
+        self.steps = steps
         leftOut = (item["left_out"]?.arrayValue ?? []).map { value in
             RunResults.LeftOut(
                 source: value["source"]?.stringValue, step: (value["step"]?.stringValue ?? "").printable,
@@ -206,6 +218,22 @@ extension RunResults.Entry {
                 source: value["source"]?.stringValue, step: (value["step"]?.stringValue ?? "").printable,
                 message: (value["message"]?.stringValue ?? "").printable)
         }
+    }
+}
+
+extension RunResults.Entry {
+    /// The entry with its Assembly's URL and every result's URL passed through `transform`.
+    func mappingURLs(_ transform: (String) -> String) -> Self {
+        var entry = self
+        entry.assemblyURL = assemblyURL.map(transform)
+        entry.results = results.mapValues { files in
+            files.map { file in
+                var file = file
+                file.url = file.url.map(transform)
+                return file
+            }
+        }
+        return entry
     }
 }
 

@@ -6,15 +6,21 @@ extension RunResults {
     /// Below `trusted` (the manifest's folder), no folder on the way may be a link: a committed
     /// `out -> /elsewhere` must not receive the results file (the file itself is renamed into
     /// place, so a link in its place is replaced, never followed).
+    /// The `file://` URLs of files inside `trusted` (the embedded engine's) are written relative to
+    /// the file's folder, so the results still hold when the project is copied or restored elsewhere.
     public func write(to path: String, below trusted: String? = nil) throws {
         // Without a trusted folder, the file's own folder is (created when missing, as it is named).
-        try AtomicFile.write(to: path, below: trusted ?? FolderPath.of(RealPath.normalized(path))) { emit in writeJSON(emit) }
+        let folder = FolderPath.of(RealPath.normalized(path))
+        try AtomicFile.write(to: path, below: trusted ?? folder) { emit in
+            writeJSON(emit) { entry in trusted.map { project in entry.mappingURLs { PortableURL.kept($0, in: folder, project: project) } } ?? entry }
+        }
     }
 
-    /// The results' JSON text and a newline, byte for byte `json.serialized(pretty: true)`, in pieces.
-    public func writeJSON(_ emit: (Data) -> Void) {
+    /// The results' JSON text and a newline, byte for byte `json.serialized(pretty: true)`, in pieces;
+    /// each entry as `written` gives it.
+    public func writeJSON(_ emit: (Data) -> Void, _ written: (Entry) -> Entry = { $0 }) {
         var writer = ResultsJSONWriter()
-        for entry in assemblies { writer.add(entry.json, emit) }
+        for entry in assemblies { writer.add(written(entry).json, emit) }
         writer.finish(pipeline: pipeline, manifest: manifest, shard: shard, endpoint: endpoint, emit)
     }
 }

@@ -53,6 +53,9 @@ public struct RunConfiguration: Sendable {
     /// such results get an expiry in the results, after which a missing download is made again
     /// rather than fetched; nil where results are kept (the engine).
     public var resultsLifetime: Duration?
+    /// Removes the embedded engine's ended Assemblies except those kept (which results name);
+    /// what went. Called after a whole run that completed.
+    public var pruneEngine: (@Sendable (_ keeping: Set<String>) -> (assemblies: Int, bytes: Int64))?
     /// The service's clock, learnt from its answers: signatures expire by it.
     public var serviceClock = ServiceClock()
     /// Body sizes proxies let through, learnt from 413 answers by any upload of the run.
@@ -107,6 +110,8 @@ public enum RunEvent: Sendable {
     case template(name: String, id: String, action: TemplateSync.Action)
     /// Something the run could not keep (state it could not save) that does not stop it.
     case warning(String)
+    /// The embedded engine's data no results name any more was removed.
+    case pruned(assemblies: Int, bytes: Int64)
 }
 
 /// Where a job's results are downloaded: the folder, and the layout below it.

@@ -6,8 +6,8 @@ import HTTPClient
 import Planning
 import Wire
 
-/// Runs a plan: cached Assemblies are carried over from the last results, the others run
-/// `concurrency` at a time; results are written atomically at the end (and after each
+/// Runs a plan: what earlier runs made is carried over from the last results (`RunWork`), the
+/// Assemblies that make the rest run `concurrency` at a time; results are written atomically at the end (and after each
 /// Assembly), then result files are downloaded where jobs ask for it.
 public struct Runner: Sendable {
     let plan: Plan
@@ -30,33 +30,21 @@ public struct Runner: Sendable {
         self.clock = clock
     }
 
-    /// The earlier results that can be reused for `plan`: completed entries with the same plan id,
-    /// from a run on the same endpoint (results that do not name theirs predate the check).
-    public static func cachedEntries(for plan: Plan, resultsPath: String, endpoint: String) -> [String: RunResults.Entry] {
-        let wanted = Set(plan.assemblies.map(\.id))
-        // Only what can be reused is kept while the file is read: a million files' results are large.
-        guard let last = RunResults.load(resultsPath, keep: { $0.isCompleted && wanted.contains($0.planID) }),
-              last.endpoint == nil || last.endpoint == endpoint else { return [:] }
-        var cached: [String: RunResults.Entry] = [:]
-        for var entry in last.assemblies {
-            entry.cached = true
-            cached[entry.planID] = entry
-        }
-        return cached
-    }
-
     /// Runs everything and returns the results (also written to `configuration.resultsPath`).
     public func run(events: @escaping @Sendable (RunEvent) -> Void) async throws -> RunResults {
-        let cached = configuration.force ? [:] : Self.cachedEntries(for: plan, resultsPath: configuration.resultsPath, endpoint: configuration.endpointKey)
         let started = configuration.serviceClock.machineNow
-        let pending = plan.assemblies.filter { cached[$0.id] == nil }
+        // What earlier runs made is taken from the last results, step by step, unless --force redoes it all.
+        var work = configuration.force ? RunWork(running: plan) : RunWork.of(
+            plan, resultsPath: configuration.resultsPath, endpoint: configuration.endpointKey, localResults: configuration.localResults, now: started)
+        let pending = work.units
         let total = pending.reduce(Int64(0)) { $0 + $1.bytes }
-        events(.started(assemblies: plan.assemblies.count, cached: cached.count, files: plan.fileCount, bytes: plan.byteCount))
+        let cached = work.parts.filter(\.isCached).count
+        events(.started(assemblies: cached + pending.count, cached: cached, files: plan.fileCount, bytes: plan.byteCount))
         // Progress knows from the start how much there is to send (not "0 B of 0 B").
         events(.uploaded(bytes: 0, total: total))
         let state = try RunState(path: configuration.stateFile)
         let progress = ProgressSum<String>()
-        let collected = ResultsCollector(cached: cached)
+        let collected = ResultsCollector()
         let deadline = clock.now + configuration.timeout
         let pacer = CreationPacer(perMinute: configuration.maxAssembliesPerMinute, clock: clock)
         // The manifest's Templates first: the Assemblies that use them need their ids, and a
@@ -88,29 +76,32 @@ public struct Runner: Sendable {
             collected.add(entry)
             if clock.now - saved >= Self.saveInterval {
                 // The results file is written again at the end, where a failure stops the run.
-                do { try results(collected).write(to: configuration.resultsPath, below: configuration.workspace.directory) } catch {
+                do { try results(work, collected).write(to: configuration.resultsPath, below: configuration.workspace.directory) } catch {
                     events(.warning("the results so far could not be saved: \(error)"))
                 }
                 saved = clock.now
             }
         }
-        var (final, written, gone) = try await finish(collected, redone: [])
+        var (final, written, gone) = try await finish(results(work, collected), redone: [])
         // Assemblies whose downloads are missing and whose results the server no longer has
-        // (expired, or gone) are made again, once, in new Assemblies.
+        // (expired, or gone) are made again, once, whole, in new Assemblies.
         if !gone.isEmpty {
             let redo = plan.assemblies.filter { gone[$0.id] != nil }
             for planned in redo {
                 events(.redoing(job: planned.job, planID: planned.id, reason: "downloads are missing and \(gone[planned.id] ?? "")"))
             }
+            for index in work.parts.indices where gone[work.parts[index].planned.id] != nil {
+                work.parts[index] = RunWork.Part(running: work.parts[index].planned)
+            }
             let more = total + redo.reduce(Int64(0)) { $0 + $1.bytes }
             await assemblies.run(redo, fresh: Set(gone.keys), progress: { planID, bytes in events(.uploaded(bytes: progress.set(planID, bytes), total: more)) }) {
                 collected.add($0)
             }
-            (final, written, gone) = try await finish(collected, redone: Set(gone.keys))
+            (final, written, gone) = try await finish(results(work, collected), redone: Set(gone.keys))
         }
         // A whole run (not a shard's share) that completed everything: older plans' state can go.
         let wholeRunCompleted = configuration.shard == nil && final.assemblies.allSatisfy(\.isCompleted)
-        do { try await state.fold(keeping: wholeRunCompleted ? Set(plan.assemblies.map(\.id)) : nil) } catch {
+        do { try await state.fold(keeping: wholeRunCompleted ? Set(work.units.map(\.id)) : nil) } catch {
             events(.warning("the run state could not be compacted (\(error)); it is kept as a journal and read as before"))
         }
         // The plan that ran, for the next plan to explain its changes against (a shard ran only part of it).
@@ -122,6 +113,7 @@ public struct Runner: Sendable {
                 events(.warning("the plan that ran could not be kept (\(error)); the next plan is compared by counts only"))
             }
         }
+        pruneEngine(final, wholeRunCompleted: wholeRunCompleted, events: events)
         // Then files pipeline wrote earlier that no result names now are removed.
         if wholeRunCompleted, !configuration.downloads.isEmpty {
             let ledger = DownloadLedger(file: configuration.workspace.downloadsFile, trusted: configuration.workspace.directory)
@@ -133,8 +125,8 @@ public struct Runner: Sendable {
     /// Writes the results, then downloads what is not in place: the results, the paths written
     /// per folder, and the entries (by plan id, with why) whose missing results the server no
     /// longer has. Such a result of an Assembly just made again (`redone`) is a failure.
-    private func finish(_ collected: ResultsCollector, redone: Set<String>) async throws -> (RunResults, [String: Set<String>], [String: String]) {
-        var final = results(collected)
+    private func finish(_ results: RunResults, redone: Set<String>) async throws -> (RunResults, [String: Set<String>], [String: String]) {
+        var final = results
         // Where each result is downloaded, known before the results are written, which name it.
         let placements = placeDownloads(&final)
         try final.write(to: configuration.resultsPath, below: configuration.workspace.directory)
@@ -179,24 +171,37 @@ public struct Runner: Sendable {
         return placements
     }
 
+    /// Records which of the embedded engine's Assemblies the results name; after a whole run
+    /// that completed, removes those no manifest's results name (superseded, failed, canceled).
+    private func pruneEngine(_ final: RunResults, wholeRunCompleted: Bool, events: @Sendable (RunEvent) -> Void) {
+        let workspace = configuration.workspace
+        do { try workspace.recordEngineReferences(final, shard: configuration.shard) } catch {
+            return events(.warning("which engine results this manifest needs could not be saved (\(error)); the engine's data is not pruned"))
+        }
+        guard wholeRunCompleted, let prune = configuration.pruneEngine else { return }
+        do {
+            let pruned = prune(try workspace.engineReferencesOfEveryManifest())
+            if pruned.assemblies > 0 { events(.pruned(assemblies: pruned.assemblies, bytes: pruned.bytes)) }
+        } catch {
+            events(.warning("\(error)"))
+        }
+    }
+
     /// How often results are saved while a run goes on.
     static let saveInterval: Duration = .seconds(5)
 
-    private func results(_ collected: ResultsCollector) -> RunResults {
+    /// The results so far: each planned Assembly's entry, from what it carries over and the entries of its Assemblies that ended.
+    private func results(_ work: RunWork, _ collected: ResultsCollector) -> RunResults {
         let entries = collected.entries
         return RunResults(
             pipeline: plan.pipeline, manifest: configuration.workspace.manifestFromResults, shard: configuration.shard.map { "\($0.index)/\($0.count)" }, endpoint: configuration.endpointKey,
-            assemblies: plan.assemblies.compactMap { entries[$0.id] })
+            assemblies: work.parts.compactMap { $0.entry(entries) })
     }
 }
 
-/// Finished entries by plan id, filled from concurrent tasks.
+/// The entries of the Assemblies that ended, by their ids, filled from concurrent tasks.
 final class ResultsCollector: Sendable {
-    private let stored: Mutex<[String: RunResults.Entry]>
-
-    init(cached: [String: RunResults.Entry]) {
-        stored = Mutex(cached)
-    }
+    private let stored = Mutex<[String: RunResults.Entry]>([:])
 
     func add(_ entry: RunResults.Entry) { stored.withLock { $0[entry.planID] = entry } }
     var entries: [String: RunResults.Entry] { stored.withLock { $0 } }

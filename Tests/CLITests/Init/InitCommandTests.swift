@@ -40,6 +40,27 @@ final class InitCommandTests: XCTestCase {
         let workflow = try String(contentsOfFile: directory.path + "/images/.github/workflows/pipeline.yml", encoding: .utf8)
         XCTAssertTrue(workflow.contains("pipeline plan pipeline.yml --format markdown >> \"$GITHUB_STEP_SUMMARY\""), workflow)
         XCTAssertTrue(workflow.contains("pipeline run pipeline.yml"), workflow)
+        // The run job saves its state right after the run, whatever its outcome (a failed run's
+        // finished Assemblies are kept), under a key that is a hash of that state; the plan job
+        // only restores, and nothing uses actions/cache (which saves only when the job succeeds).
+        let save = """
+                  - uses: actions/cache/save@v4
+                    if: always()
+                    with:
+                      path: |
+                        .pipeline/
+                        build/results.json
+                      key: pipeline-state-${{ hashFiles('build/results.json', '.pipeline/manifests/**') }}
+
+            """
+        let runJob = try XCTUnwrap(workflow.range(of: "\n  run:\n"), workflow)
+        let runStep = try XCTUnwrap(workflow.range(of: "      - run: pipeline run pipeline.yml\n"), workflow)
+        let saveStep = try XCTUnwrap(workflow.range(of: save), workflow)
+        let report = try XCTUnwrap(workflow.range(of: "pipeline report pipeline.yml"), workflow)
+        XCTAssertTrue(runJob.upperBound < runStep.lowerBound && runStep.upperBound < saveStep.lowerBound && saveStep.upperBound < report.lowerBound, workflow)
+        XCTAssertFalse(workflow[..<runJob.lowerBound].contains("actions/cache/save"), "the plan job restores only: \(workflow)")
+        XCTAssertFalse(workflow.contains("actions/cache@"), workflow)
+        XCTAssertEqual(workflow.components(separatedBy: "restore-keys: pipeline-state-\n").count, 3, "both jobs restore the newest state: \(workflow)")
     }
 
     func testNothingIsOverwrittenWithoutForce() throws {

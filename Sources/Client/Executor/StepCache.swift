@@ -1,0 +1,63 @@
+import Basics
+import Crypto
+import Foundation
+import Planning
+
+/// The results earlier runs made, by what made them: a source file's SHA-256 and a step's digest
+/// (`StepDigests`). Read from the last results file, whatever the files are called now and
+/// whichever Assembly made them; a result that is gone (an engine file deleted, a temporary URL
+/// expired and never downloaded) is not found, so its step is made again.
+public struct StepCache: Sendable {
+    /// A step's outcome for one source file.
+    public struct Hit: Sendable, Equatable {
+        /// Its results (none when the step declined the file).
+        public var results: [RunResults.ResultFile]
+        /// The file, when the step left it out (`ignore_errors`).
+        public var leftOut: [RunResults.LeftOut]
+        /// What the step's tool warned of.
+        public var warnings: [RunResults.Warning]
+    }
+
+    private struct Key: Hashable {
+        var file: SHA256Digest
+        var step: String
+    }
+
+    private var hits: [Key: Hit] = [:]
+
+    /// An empty cache (`--force`, or a first run).
+    public init() {}
+
+    /// Takes in the outcomes `entry` records for each of its files and steps, as of `now`; a
+    /// `file://` result counts only inside `localResults` (the embedded engine's data folder).
+    public mutating func add(_ entry: RunResults.Entry, localResults: String?, now: Date) {
+        for file in entry.files {
+            for (step, digest) in entry.steps[file.path] ?? [:] {
+                let made = (entry.results[step] ?? []).filter { $0.source == file.path }
+                guard made.allSatisfy({ Self.isAvailable($0, localResults: localResults, now: now) }) else { continue }
+                hits[Key(file: file.digest, step: digest)] = Hit(
+                    results: made, leftOut: entry.leftOut.filter { $0.step == step && $0.source == file.path },
+                    warnings: entry.warnings.filter { $0.step == step && $0.source == file.path })
+            }
+        }
+    }
+
+    /// The outcome of the step with `digest` for a file with content `file`, if one is known.
+    public func hit(_ file: SHA256Digest, step digest: String) -> Hit? { hits[Key(file: file, step: digest)] }
+
+    /// How many outcomes are known.
+    public var count: Int { hits.count }
+
+    /// Whether a result can still be had: downloaded (the download is checked, and made again
+    /// when gone, as it is for any result), a file of the engine's data folder still there, or a
+    /// URL not yet expired.
+    static func isAvailable(_ file: RunResults.ResultFile, localResults: String?, now: Date) -> Bool {
+        if file.localPath != nil { return true }
+        guard let url = file.url else { return false }
+        if url.lowercased().hasPrefix("file://") {
+            guard let localResults, let path = URL(string: url)?.path, RealPath.isInside(RealPath.normalized(path), RealPath.normalized(localResults)) else { return false }
+            return access(path, F_OK) == 0
+        }
+        return file.expires.map { $0 > now } ?? true
+    }
+}

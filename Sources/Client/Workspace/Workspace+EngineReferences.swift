@@ -1,0 +1,71 @@
+import Basics
+import Foundation
+import Wire
+
+/// Which of the embedded engine's Assemblies each manifest's results name, so that the engine's
+/// data (shared by the manifests of one folder) keeps those and nothing else.
+extension Workspace {
+    /// `engine-assemblies.json` in the manifest's own state (one per shard, as the run state): the
+    /// engine's Assemblies its last results name.
+    public func engineReferencesFile(shard: (index: Int, count: Int)?) -> String {
+        manifestStateDirectory + "/" + (shard.map { "engine-assemblies-\($0.index)of\($0.count).json" } ?? "engine-assemblies.json")
+    }
+
+    /// The Assemblies of the engine in `engineDirectory` whose results `results` name (by their
+    /// results' paths, and the Assembly each entry names).
+    public static func engineAssemblies(namedBy results: RunResults, engineDirectory: String) -> Set<String> {
+        let folder = RealPath.normalized(engineDirectory) + "/results/"
+        var ids: Set<String> = []
+        for entry in results.assemblies {
+            if let id = entry.assemblyID { ids.insert(id) }
+            for file in entry.results.values.joined() {
+                guard let url = file.url, url.lowercased().hasPrefix("file://"), let path = URL(string: url)?.path else { continue }
+                let normalized = RealPath.normalized(path)
+                guard normalized.hasPrefix(folder), let id = normalized.dropFirst(folder.count).split(separator: "/").first else { continue }
+                if AssemblyID.isValid(String(id)) { ids.insert(String(id)) }
+            }
+        }
+        return ids
+    }
+
+    /// Records the engine's Assemblies `results` (of `shard`, if any) name, as this manifest's.
+    public func recordEngineReferences(_ results: RunResults, shard: (index: Int, count: Int)?) throws {
+        let ids = Self.engineAssemblies(namedBy: results, engineDirectory: engineDirectory).sorted()
+        try FileManager.default.createDirectory(atPath: manifestStateDirectory, withIntermediateDirectories: true)
+        try AtomicFile.write(try StateCoding.encoder.encode(ids), to: engineReferencesFile(shard: shard), durable: false)
+    }
+
+    /// The engine's Assemblies the results of every manifest of this folder name. A manifest
+    /// that ran but whose state records none (it last ran with an older version, or its record
+    /// cannot be read) stops the answer: what it needs is unknown.
+    public func engineReferencesOfEveryManifest() throws(UnreferencedState) -> Set<String> {
+        let manifests = stateDirectory + "/manifests"
+        var ids: Set<String> = []
+        let names: [String]
+        do { names = try FileSystem.names(in: manifests) } catch { return [] }  // no manifest has run here
+        for name in names.sorted() {
+            let folder = manifests + "/" + name
+            let files = ((try? FileSystem.names(in: folder)) ?? []).sorted()
+            let records = files.filter { $0.hasPrefix("engine-assemblies") && $0.hasSuffix(".json") }
+            if records.isEmpty, !files.contains(where: { $0.hasPrefix("run-state") }) { continue }  // never ran: names nothing
+            guard !records.isEmpty else { throw UnreferencedState(manifest: name) }
+            for record in records {
+                guard let data = FileManager.default.contents(atPath: folder + "/" + record),
+                      let listed = try? StateCoding.decode([String].self, from: data) else { throw UnreferencedState(manifest: name) }
+                ids.formUnion(listed.filter(AssemblyID.isValid))
+            }
+        }
+        return ids
+    }
+}
+
+/// A manifest's state that does not say which of the engine's Assemblies its results need.
+public struct UnreferencedState: Error, CustomStringConvertible {
+    /// The manifest's state name (its file name without `.yml`).
+    public var manifest: String
+
+    public var description: String {
+        "the state of manifest '\(manifest.printable)' (.pipeline/manifests/\(manifest.printable)/) does not record which of the engine's Assemblies its results need; "
+            + "nothing was removed. Run that manifest once, or remove its state folder if the manifest is gone"
+    }
+}
