@@ -12,9 +12,10 @@ Subcommands:
       run with the tail of its standard error.
 
 TSV lines (tab-separated), appended by cache.sh:
-  run   SCENARIO ROW SIDE SECONDS ASSEMBLIES RESULTS DOWNLOADS EXPECTED STATUS STDERR_FILE
+  run   SCENARIO ROW SIDE SECONDS RECORDS_NEW RECORDS_REWRITTEN RESULTS_NEW
+        RESULTS_REWRITTEN DOWNLOADS EXPECTED STATUS STDERR_FILE
   size  SCENARIO SIDE PIPELINE_BYTES EXTRA_BYTES PROJECT_BYTES
-Lines of one SCENARIO, ROW and SIDE are summed (seconds, records, results;
+Lines of one SCENARIO, ROW and SIDE are summed (seconds and counts;
 DOWNLOADS and EXPECTED are the last run's): scenario 5's runs share one row.
 """
 import argparse
@@ -25,6 +26,7 @@ import sys
 import zlib
 
 SIDES = ("base", "new")
+COUNTS = ("records", "rewritten", "results", "results_rewritten")
 
 
 # --------------------------------------------------------------------- gen
@@ -71,13 +73,15 @@ def load(path):
         for line in handle:
             fields = line.rstrip("\n").split("\t")
             if fields[0] == "run":
-                scenario, row, side, seconds, records, results, downloads, expected, status, err = fields[1:]
+                scenario, row, side, seconds = fields[1:5]
+                downloads, expected, status, err = fields[9:13]
                 cell = runs.setdefault((scenario, row), {}).setdefault(side, {
-                    "seconds": 0.0, "records": 0, "results": 0, "runs": 0, "failures": []})
+                    "seconds": 0.0, "runs": 0, "failures": [], "logs": [], **{key: 0 for key in COUNTS}})
                 cell["seconds"] += float(seconds)
-                cell["records"] += int(records)
-                cell["results"] += int(results)
+                for key, value in zip(COUNTS, fields[5:9]):
+                    cell[key] += int(value)
                 cell["runs"] += 1
+                cell["logs"].append(err)
                 cell["downloads"], cell["expected"] = int(downloads), int(expected)
                 if status != "0":
                     cell["failures"].append((status, err))
@@ -104,13 +108,16 @@ def ratio(base, new):
     return f"{base / new:.2f}"
 
 
-def tail(path, lines=4):
+def read_lines(path):
     try:
         with open(path, errors="replace") as handle:
-            text = handle.read().strip().splitlines()
+            return handle.read().strip().splitlines()
     except OSError:
         return ["(no standard error kept)"]
-    return text[-lines:] or ["(standard error was empty)"]
+
+
+def tail(path, lines=4):
+    return read_lines(path)[-lines:] or ["(standard error was empty)"]
 
 
 def mb(value):
@@ -119,37 +126,50 @@ def mb(value):
 
 def report(args):
     runs, sizes = load(args.tsv)
-    header = ("scenario / run", "base s", "new s", "x", "base rec", "new rec",
+    header = ("scenario / run", "base s", "new s", "x", "base rec", "new rec", "base rw", "new rw",
               "base res", "new res", "x", "base dl", "new dl")
     table = [header]
-    failures = []
+    failures, warnings = [], []
+    results_rewritten = 0
     for (scenario, row), sides in runs.items():
+        label = f"{scenario}. {row}"
         cells = {}
         for side in SIDES:
             cell = sides.get(side)
             if cell is None:
-                cells[side] = ("-", "-", "-", "-", None, None)
+                cells[side] = {"text": ["-"] * 5, "seconds": None, "results": None}
                 continue
-            # Times of failed runs are shown but not compared.
+            results_rewritten += cell["results_rewritten"]
+            # The time of a failed run is not compared.
             seconds = f"{cell['seconds']:.2f}"
             if cell["failures"]:
                 seconds = "FAILED" if cell["runs"] == 1 else f"FAILED {len(cell['failures'])}/{cell['runs']}"
-                failures += [(f"{scenario}. {row}", side, status, err) for status, err in cell["failures"]]
-            downloads = f"{cell['downloads']}/{cell['expected']}"
+                failures += [(label, side, status, err) for status, err in cell["failures"]]
             ok = not cell["failures"]
-            cells[side] = (seconds, str(cell["records"]), str(cell["results"]), downloads,
-                           cell["seconds"] if ok else None, cell["results"] if ok else None)
+            if ok:
+                lines = [line for err in cell["logs"] for line in read_lines(err) if "warning:" in line]
+                if lines:
+                    warnings.append((label, side, lines))
+            cells[side] = {
+                "text": [seconds, str(cell["records"]), str(cell["rewritten"]), str(cell["results"]),
+                         f"{cell['downloads']}/{cell['expected']}"],
+                "seconds": cell["seconds"] if ok else None, "results": cell["results"] if ok else None}
         base, new = cells["base"], cells["new"]
-        table.append((f"{scenario}. {row}", base[0], new[0], ratio(base[4], new[4]), base[1], new[1],
-                      base[2], new[2], ratio(base[5], new[5]), base[3], new[3]))
+        table.append((label, base["text"][0], new["text"][0], ratio(base["seconds"], new["seconds"]),
+                      base["text"][1], new["text"][1], base["text"][2], new["text"][2],
+                      base["text"][3], new["text"][3], ratio(base["results"], new["results"]),
+                      base["text"][4], new["text"][4]))
     print_table(table)
     print()
-    print("s: wall seconds of `pipeline run` (summed over the runs of a row); rec: Assembly records")
-    print("written in .pipeline/engine/assemblies/ during the run(s); res: result files written in")
-    print(".pipeline/engine/results/; dl: files in the download folder after the (last) run, of the")
-    print(f"images x steps expected ({args.images} images, {args.batch} per Assembly). Both counts come")
-    print("from `find -newer` a marker touched just before each run, so a record rewritten counts too.")
-    print("x = base / new: above 1 means the new binary is faster or writes fewer results.")
+    print("s: wall seconds of `pipeline run` (summed over the runs of a row). The engine's files newer")
+    print("than a marker touched just before each run (`find -newer`): rec, Assembly records")
+    print("(.pipeline/engine/assemblies/*.json) that were not there before the run; rw, records that")
+    print("were there and were written again; res, result files (.pipeline/engine/results/) not there")
+    print("before. dl: files in the download folder after the (last) run, of the images x steps")
+    print(f"expected ({args.images} images, {args.batch} per Assembly).")
+    print("x = base / new: above 1 means the new binary is faster or writes fewer result files.")
+    if results_rewritten:
+        print(f"Result files written again over an existing one: {results_rewritten} in all (not in the table).")
 
     if sizes:
         print()
@@ -174,6 +194,9 @@ def report(args):
         print(f"FAILED  {label} ({side} binary): exit status {status}; the end of its standard error:")
         for line in tail(err):
             print(f"        {line}")
+    for label, side, lines in warnings:
+        print(f"WARN    {label} ({side} binary) exited 0 with {len(lines)} warning line(s); the first:")
+        print(f"        {lines[0]}")
     if not failures:
         print("every run exited 0")
 

@@ -8,13 +8,15 @@
 #   2. a fourth step (w150), run again;
 #   3. 10% of the images renamed (same bytes; half in place, half moved to another folder);
 #   4. the whole project (sources, .pipeline/, results.json, downloads) copied to another
-#      absolute path, the original removed: a fresh CI runner with its cache restored;
+#      absolute path and the original removed (a fresh CI runner with its cache restored), run
+#      there as it is, with w200 changed, and without the download folder;
 #   5. CHURN_RUNS runs with changes (in turn: one step's width flipped between two values, then
 #      5 images touched and 2 given new bytes), then the size of .pipeline/.
-# For each run: wall seconds, Assembly records and result files the engine wrote (files under
-# .pipeline/engine/{assemblies,results}/ newer than a marker touched just before the run), the
-# download folder's file count and the exit status. A failed run is printed as FAILED with the
-# end of its standard error. See bench/README.md.
+# For each run: wall seconds; the Assembly records (.pipeline/engine/assemblies/*.json) and
+# result files (under .pipeline/engine/results/) newer than a marker touched just before the
+# run, new ones and rewritten ones apart; the download folder's file count; the exit status.
+# A failed run is printed as FAILED with the end of its standard error, and a run that
+# warned with its first warning. See bench/README.md.
 #
 # Environment:
 #   BASE_BIN=/tmp/pipeline-base/.build/release/pipeline   the binary to compare against
@@ -126,8 +128,9 @@ written() {
     echo "$(LC_ALL=C comm -13 "$work/$2.before" "$work/$2.newer" | wc -l) $(LC_ALL=C comm -12 "$work/$2.before" "$work/$2.newer" | wc -l)"
 }
 
-# run_once SCENARIO ROW SIDE DIR: one `pipeline run` in DIR with SIDE's binary, its line added
-# to $tsv (see bench/cache.py). A failure is recorded, never fatal.
+# run_once SCENARIO ROW SIDE DIR [NOTE]: one `pipeline run` in DIR with SIDE's binary, its line
+# added to $tsv (see bench/cache.py), NOTE added to its progress line. A failure is recorded,
+# never fatal.
 runs=0
 run_once() {
     local scenario=$1 row=$2 side=$3 dir=$4 binary=$bin status=0 start seconds steps records results
@@ -147,7 +150,7 @@ run_once() {
     printf 'run\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$scenario" "$row" "$side" "$seconds" \
         ${records% *} ${records#* } ${results% *} ${results#* } \
         "$(find "$dir/out" -type f 2>/dev/null | wc -l)" $((IMAGES * steps)) "$status" "$err" >>"$tsv"
-    printf '%-5s %-4s %-40s %8ss  exit %s\n' "s$scenario" "$side" "$row" "$seconds" "$status"
+    printf '%-5s %-4s %-44s %8ss  exit %s\n' "s$scenario" "$side" "$row${5:+ $5}" "$seconds" "$status"
 }
 
 # ----------------------------------------------------------------- the scenarios
@@ -185,18 +188,20 @@ scenario_3() {
     run_once 3 "10% renamed or moved ($k files)" "$1" "$dir"
 }
 
-# A fresh runner: the project restored at another absolute path, the first one gone; once
-# whole, once without its download folder (a cache of .pipeline/ and results.json only).
+# A fresh runner: the project restored at another absolute path, the first one gone; as it was,
+# then with w200's width changed, then without its download folder (a cache of .pipeline/ and
+# results.json only). Each from its own copy.
 scenario_4() {
-    local dir runner=$work/runner2/$1
+    local dir runner=$work/runner2/$1 copy
     dir=$(fresh "$1" 4)
     run_once 4 "first run (cold)" "$1" "$dir"
     mkdir -p "$runner"
-    cp -a "$dir" "$runner/whole"
-    cp -a "$dir" "$runner/no-downloads"
+    for copy in whole changed no-downloads; do cp -a "$dir" "$runner/$copy"; done
     rm -rf "$dir" "$runner/no-downloads/out"
-    run_once 4 "restored elsewhere, whole" "$1" "$runner/whole"
-    run_once 4 "restored elsewhere, without downloads" "$1" "$runner/no-downloads"
+    set_width "$runner/changed" w200 250
+    run_once 4 "restored elsewhere" "$1" "$runner/whole"
+    run_once 4 "restored elsewhere, w200 -> 250" "$1" "$runner/changed"
+    run_once 4 "restored elsewhere, no downloads" "$1" "$runner/no-downloads"
 }
 
 # CHURN_RUNS runs with changes: odd runs flip one step's width (w100, w200, w300 in turn)
@@ -221,7 +226,7 @@ scenario_5() {
                 cp "$work/spares/img$(printf %05d $((IMAGES + spare))).${target##*.}" "$target"
             done
         fi
-        run_once 5 "$CHURN_RUNS runs with changes (sum)" "$1" "$dir"
+        run_once 5 "$CHURN_RUNS runs with changes (sum)" "$1" "$dir" "#$r"
     done
     # du counts a file with several links once per call: alone, .pipeline/ is charged for the
     # sources and downloads it links; together, they are counted outside it.

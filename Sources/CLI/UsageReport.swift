@@ -3,7 +3,7 @@ import Client
 import Foundation
 import Planning
 
-/// A plan's usage estimate with what only this machine can add: the output each job made per
+/// A plan's usage estimate (of what runs: the Assemblies a run would make) with what only this machine can add: the output each job made per
 /// input byte on the last run (measured), the media duration of audio and video inputs
 /// (ffprobe, where it is installed), and the bytes a metered service counts (input plus output).
 struct UsageReport {
@@ -50,6 +50,7 @@ struct UsageReport {
 
     /// Lines for the text plan.
     var text: String {
+        guard !estimate.jobs.isEmpty else { return "Usage estimate: nothing runs, every result is cached.\n" }
         var lines: [String] = []
         for job in estimate.jobs {
             lines.append("  \(job.name.printable): \(describe(job))")
@@ -87,6 +88,7 @@ struct UsageReport {
 
     /// The estimate as a Markdown table, job by job, with what is measured and what estimated.
     var markdown: String {
+        guard !estimate.jobs.isEmpty else { return "**Usage estimate:** nothing runs, every result is cached.\n\n" }
         var text = "**Usage estimate**\n\n| job | in | robot executions | out | media |\n| --- | ---: | --- | ---: | ---: |\n"
         for job in estimate.jobs {
             let executions = job.executions.map { counts in

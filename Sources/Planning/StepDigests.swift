@@ -3,8 +3,8 @@ import Crypto
 import Spec
 
 /// What identifies each step's results for one source file, apart from that file's content: a
-/// digest of the step as written (robot, `use`, every option), the job's `fields` (which options
-/// may interpolate) and, in turn, the digests of the steps it uses. Two runs that agree on a
+/// digest of the step as written (robot and every option), the job's `fields` (which options
+/// may interpolate) and, in turn, the digests of the steps it uses (not their names). Two runs that agree on a
 /// file's SHA-256 and a step's digest make the same results, so a result is made once.
 ///
 /// Only jobs whose every step makes each of its results from one source file qualify; a job run
@@ -44,7 +44,10 @@ public enum StepDigests {
                     used.append(.string(digest))
                 }
             }
-            let canonical = JSONValue.object(["fields": fields, "step": step, "uses": .array(used)]).serialized()
+            // What it uses counts by digest, not by name: a renamed step is the same work.
+            var options = step.objectValue ?? [:]
+            options.removeValue(forKey: "use")
+            let canonical = JSONValue.object(["fields": fields, "step": .object(options), "uses": .array(used)]).serialized()
             let made = String(SHA256.hex(Array(canonical.utf8)).prefix(32))
             digests[name] = made
             return made

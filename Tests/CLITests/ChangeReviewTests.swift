@@ -175,8 +175,15 @@ final class ChangeReviewTests: XCTestCase {
         XCTAssertTrue(before.stdout.contains("| 1 `/file/hash` | unknown | 2s |"), "ffprobe's duration: \(before.stdout)")
 
         XCTAssertEqual(try pipeline(["run"], in: directory).status, 0)
+        // Only what runs is counted: nothing after the run, the thumbnails again once their size changes.
+        let cached = try pipeline(["plan"], in: directory)
+        XCTAssertTrue(cached.stdout.contains("Usage estimate: nothing runs, every result is cached"), cached.stdout)
+        let text = try String(contentsOfFile: manifest, encoding: .utf8)
+        try text.replacingOccurrences(of: "width: 320", with: "width: 300").write(toFile: manifest, atomically: false, encoding: .utf8)
         let after = try pipeline(["plan"], in: directory)
+        XCTAssertTrue(after.stdout.contains("thumbnails: 3 files, 22.2 KB in; 6 robot executions (3 /image/optimize, 3 /image/resize)"), after.stdout)
         XCTAssertTrue(after.stdout.contains("out (measured on the last run)"), after.stdout)
+        XCTAssertFalse(after.stdout.contains("  voices: 1 file"), "a cached job counts nothing: \(after.stdout)")
         let json = try JSONValue.parse(Data(try pipeline(["plan", "--format", "json"], in: directory).stdout.utf8))
         XCTAssertEqual(json["summary"]?["usage"]?["robot_executions"], .object(["/image/optimize": .int(3), "/image/resize": .int(3), "/file/hash": .int(1)]))
 

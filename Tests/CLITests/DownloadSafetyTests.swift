@@ -45,19 +45,25 @@ final class DownloadSafetyTests: XCTestCase {
         defer { directory.remove() }
         let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
         XCTAssertEqual(first.status, 0, first.stderr)
-        // A results file restored from a cache, forged to name the secret with its exact size.
+        // A results file restored from a cache, forged to name the secret with its exact size: by
+        // an absolute file:// URL, then by a relative one climbing out of the project.
         let resultsPath = directory.path + "/results.json"
-        var text = try String(contentsOfFile: resultsPath, encoding: .utf8)
-        let url = try XCTUnwrap(text.firstMatch(of: /"url":\s*"(file:\/\/[^"]+)"/)?.1)
-        let size = try XCTUnwrap(text.firstMatch(of: /"size":\s*([0-9]+),\s*"source"/)?.1)
-        text = text.replacingOccurrences(of: String(url), with: "file://\(outside.path)/secret.txt")
-        text = text.replacingOccurrences(of: "\"size\": \(size), \"source\"", with: "\"size\": \(secretText.utf8.count), \"source\"")
-        try text.write(toFile: resultsPath, atomically: true, encoding: .utf8)
-        try FileManager.default.removeItem(atPath: directory.path + "/build")
-        let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
-        XCTAssertEqual(second.status, 1, second.stderr)
-        XCTAssertTrue(second.stderr.contains("is not a file of the embedded engine's data folder"), second.stderr)
-        XCTAssertEqual(copiesOfTheSecret(below: directory.path), [])
+        let original = try String(contentsOfFile: resultsPath, encoding: .utf8)
+        let url = try XCTUnwrap(original.firstMatch(of: /"url":\s*"(\.\.?\/[^"]+|[^":]+\/[^"]+)"/)?.1)
+        let size = try XCTUnwrap(original.firstMatch(of: /"size":\s*([0-9]+),\s*"source"/)?.1)
+        let climbing = String(repeating: "../", count: directory.path.split(separator: "/").count) + outside.path.dropFirst() + "/secret.txt"
+        for forged in ["file://\(outside.path)/secret.txt", climbing] {
+            var text = original.replacingOccurrences(of: String(url), with: forged)
+            text = text.replacingOccurrences(of: "\"size\": \(size), \"source\"", with: "\"size\": \(secretText.utf8.count), \"source\"")
+            try text.write(toFile: resultsPath, atomically: true, encoding: .utf8)
+            try? FileManager.default.removeItem(atPath: directory.path + "/build")
+            // Such a result is not the engine's: never read, it is made again.
+            let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+            XCTAssertEqual(second.status, 0, second.stderr)
+            XCTAssertTrue(second.stdout.hasPrefix("Run: 1 completed"), second.stdout)
+            XCTAssertEqual(copiesOfTheSecret(below: directory.path), [])
+            XCTAssertFalse(try String(contentsOfFile: resultsPath, encoding: .utf8).contains("secret.txt"), forged)
+        }
     }
 
     func testALinkInsideTheDownloadFolderReceivesNothing() async throws {

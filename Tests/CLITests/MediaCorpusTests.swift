@@ -182,7 +182,7 @@ final class MediaCorpusTests: XCTestCase {
         let entry = try XCTUnwrap(try results()["assemblies"]?.arrayValue?.first)
         for step in ["small", "poster"] {
             let file = try XCTUnwrap(entry["results"]?[step]?.arrayValue?.first, step)
-            let path = try XCTUnwrap(URL(string: try XCTUnwrap(file["url"]?.stringValue))?.path)
+            let path = try XCTUnwrap(ResultURLs.path(try XCTUnwrap(file["url"]?.stringValue), resultsFolder: directory.path))
             let probe = try MediaTool.output(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height:stream_side_data=rotation", "-of", "json", path])
             let stream = try XCTUnwrap(try JSONValue.parse(Data(probe.utf8))["streams"]?.arrayValue?.first)
             let (width, height) = (try XCTUnwrap(stream["width"]?.intValue), try XCTUnwrap(stream["height"]?.intValue))

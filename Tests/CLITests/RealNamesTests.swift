@@ -32,7 +32,7 @@ final class RealNamesTests: XCTestCase {
         XCTAssertEqual(urls.count, names.count)
         for url in urls {
             XCTAssertFalse(url.contains("#") || url.contains(" ") || url.contains("?"), "percent-encoded: \(url)")
-            let path = try XCTUnwrap(URL(string: url)?.path, url)
+            let path = try XCTUnwrap(ResultURLs.path(url, resultsFolder: directory.path), url)
             XCTAssertTrue(FileManager.default.fileExists(atPath: path), "the URL names the stored result: \(url)")
         }
         // The report shows each source and its result by name, each with its preview.

@@ -21,6 +21,14 @@ public enum TestImages {
         return png
     }
 
+    /// A PNG's width and height from its header; nil for anything else.
+    public static func pngSize(_ data: Data) -> (width: Int, height: Int)? {
+        let bytes = [UInt8](data.prefix(24))
+        guard bytes.count == 24, bytes[12..<16].elementsEqual("IHDR".utf8) else { return nil }
+        func word(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return (word(16), word(20))
+    }
+
     /// A PNG whole in its structure (every chunk and the end there, as `plan` checks) whose image
     /// data's checksum is wrong, so that decoding it fails: a file that breaks only when processed.
     public static func corruptPNG(width: Int, height: Int) -> Data {

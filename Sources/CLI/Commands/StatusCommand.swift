@@ -71,7 +71,7 @@ struct StatusCommand: Command {
             if let status { statuses[index] = status }
         }
         // By job, then plan id.
-        let jobOf = started.map { finished[$0.key]?.job ?? jobs[$0.key] }
+        let jobOf = started.map { finished[$0.key]?.job ?? jobs[$0.key] ?? $0.value.job }
         let order = started.indices.sorted { (jobOf[$0] ?? "", started[$0].key) < (jobOf[$1] ?? "", started[$1].key) }
         let rows: [JSONValue] = order.map { index in
             let entry = started[index]

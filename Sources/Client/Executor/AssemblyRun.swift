@@ -123,7 +123,7 @@ struct AssemblyRun: Sendable {
         }
         let id = earlier.flatMap { $0.assemblyURL == nil ? $0.assemblyID : nil }
             ?? RandomID.hex32()
-        try await state.set(.init(assemblyID: id, assemblyURL: nil, endpoint: configuration.endpointKey), for: planned.id)
+        try await state.set(.init(assemblyID: id, assemblyURL: nil, endpoint: configuration.endpointKey, job: planned.job), for: planned.id)
         var status: AssemblyState
         do {
             status = try await retrying {
@@ -139,7 +139,7 @@ struct AssemblyRun: Sendable {
         let assemblyID = status.assemblyID ?? id
         // The embedded engine's record is named relative to the state, which then holds after the project moves.
         let kept = status.assemblyURL.map { PortableURL.kept($0, in: FolderPath.of(configuration.stateFile), project: configuration.workspace.directory) }
-        try await state.set(.init(assemblyID: assemblyID, assemblyURL: kept, endpoint: configuration.endpointKey), for: planned.id)
+        try await state.set(.init(assemblyID: assemblyID, assemblyURL: kept, endpoint: configuration.endpointKey, job: planned.job), for: planned.id)
         events(.created(job: planned.job, planID: planned.id, assemblyID: assemblyID, resumed: false))
         return status
     }

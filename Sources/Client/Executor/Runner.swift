@@ -101,7 +101,9 @@ public struct Runner: Sendable {
         }
         // A whole run (not a shard's share) that completed everything: older plans' state can go.
         let wholeRunCompleted = configuration.shard == nil && final.assemblies.allSatisfy(\.isCompleted)
-        do { try await state.fold(keeping: wholeRunCompleted ? Set(work.units.map(\.id)) : nil) } catch {
+        // A run that made nothing (everything cached) keeps the state of the run that did.
+        let forgetting = wholeRunCompleted && !pending.isEmpty
+        do { try await state.fold(keeping: forgetting ? Set(work.units.map(\.id) + plan.assemblies.map(\.id)) : nil) } catch {
             events(.warning("the run state could not be compacted (\(error)); it is kept as a journal and read as before"))
         }
         // The plan that ran, for the next plan to explain its changes against (a shard ran only part of it).

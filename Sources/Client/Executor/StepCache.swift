@@ -48,16 +48,15 @@ public struct StepCache: Sendable {
     /// How many outcomes are known.
     public var count: Int { hits.count }
 
-    /// Whether a result can still be had: downloaded (the download is checked, and made again
-    /// when gone, as it is for any result), a file of the engine's data folder still there, or a
-    /// URL not yet expired.
+    /// Whether a result can still be had: a file of the engine's data folder still there, or a
+    /// URL not yet expired, or else its download (checked, and made again when gone, as any
+    /// download is). A `file://` URL outside the data folder never is: it is not the engine's.
     static func isAvailable(_ file: RunResults.ResultFile, localResults: String?, now: Date) -> Bool {
-        if file.localPath != nil { return true }
-        guard let url = file.url else { return false }
+        guard let url = file.url else { return file.localPath != nil }
         if url.lowercased().hasPrefix("file://") {
             guard let localResults, let path = URL(string: url)?.path, RealPath.isInside(RealPath.normalized(path), RealPath.normalized(localResults)) else { return false }
-            return access(path, F_OK) == 0
+            return access(path, F_OK) == 0 || file.localPath != nil
         }
-        return file.expires.map { $0 > now } ?? true
+        return file.expires.map { $0 > now } ?? true || file.localPath != nil
     }
 }

@@ -16,9 +16,11 @@ actor RunState {
         var assemblyURL: String?
         /// The endpoint as named by the user (`local` or a URL); entries of other endpoints are ignored.
         var endpoint: String?
+        /// The job it runs for (an Assembly of missing steps has an id no plan lists).
+        var job: String?
 
         enum CodingKeys: String, CodingKey {
-            case assemblyID = "assembly_id", assemblyURL = "assembly_url", endpoint
+            case assemblyID = "assembly_id", assemblyURL = "assembly_url", endpoint, job
         }
 
         /// The stored URL, when it is on the origin of `address` (the endpoint the run talks to)

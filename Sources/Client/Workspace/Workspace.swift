@@ -126,7 +126,7 @@ public struct Workspace: Sendable, Equatable {
             // A state file is not trusted to name Assemblies: an id that is not one is skipped.
             for (planID, entry) in try RunState.read(file) where AssemblyID.isValid(entry.assemblyID) {
                 let url = address.map { entry.assemblyURL(on: $0) ?? $0 + "/assemblies/" + entry.assemblyID }
-                started[planID] = StartedAssembly(id: entry.assemblyID, url: url, endpoint: entry.endpoint)
+                started[planID] = StartedAssembly(id: entry.assemblyID, url: url, endpoint: entry.endpoint, job: entry.job)
             }
         }
         return started
@@ -144,4 +144,6 @@ public struct StartedAssembly: Sendable, Equatable {
     public var url: String?
     /// The endpoint it was created on, as the user named it.
     public var endpoint: String?
+    /// The job it ran for, when the state says.
+    public var job: String?
 }

@@ -35,8 +35,8 @@ final class RunCommandTests: XCTestCase {
         ])
         for thumb in thumbs {
             let url = try XCTUnwrap(thumb["url"]?.stringValue)
-            XCTAssertTrue(url.hasPrefix("file://"), "result URLs outlive the embedded engine")
-            XCTAssertTrue(FileManager.default.fileExists(atPath: String(url.dropFirst(7))), url)
+            XCTAssertTrue(url.hasPrefix("../.pipeline/engine/results/"), "result URLs outlive the embedded engine, relative to the results: \(url)")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: try XCTUnwrap(ResultURLs.path(url, resultsFolder: directory.path + "/out"))), url)
         }
         for name in ["a.png", "b.png", "c.png"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/out/files/thumb/" + name), name)
@@ -55,7 +55,7 @@ final class RunCommandTests: XCTestCase {
         }
         XCTAssertEqual(linked, 1, "a.png is linked into its Assembly, not copied")
         for assembly in assemblies {
-            let record = try XCTUnwrap(URL(string: try XCTUnwrap(assembly["assembly_url"]?.stringValue))?.path)
+            let record = try XCTUnwrap(ResultURLs.path(try XCTUnwrap(assembly["assembly_url"]?.stringValue), resultsFolder: directory.path + "/out"))
             XCTAssertTrue(record.hasPrefix(engine + "/assemblies/") && FileManager.default.fileExists(atPath: record), record)
         }
         let schema = try ProcessRunner.run(try PythonPeers.require("check-jsonschema"), [
@@ -194,7 +194,7 @@ final class RunCommandTests: XCTestCase {
         let urls = (results["assemblies"]?.arrayValue ?? []).flatMap { $0["results"]?["stored"]?.arrayValue ?? [] }.compactMap { $0["url"]?.stringValue }
         XCTAssertEqual(urls.count, 3)
         for url in urls {
-            let path = try XCTUnwrap(URL(string: url)?.path)
+            let path = try XCTUnwrap(ResultURLs.path(url, resultsFolder: directory.path + "/out"))
             XCTAssertTrue(path.hasPrefix(directory.path + "/.pipeline/engine/exports/site-bucket/thumbs/"), path)
             XCTAssertTrue(FileManager.default.fileExists(atPath: path), path)
         }
