@@ -129,11 +129,16 @@ struct DiffCommand: Command {
         let previous = last?.assemblies ?? []
         // Results are reused only on the endpoint that made them (as `run` does): a new endpoint
         // (or account) processes everything again, and says so.
-        let endpoint = ManifestLoader(environment: context.environment).load(path: old).value.map { Endpoint.of($0, override: self.endpoint, environment: context.environment).key }
+        let manifest = ManifestLoader(environment: context.environment).load(path: old).value
+        let endpoint = manifest.map { Endpoint.of($0, override: self.endpoint, environment: context.environment).key }
         let movedFrom = last?.endpoint.flatMap { earlier in endpoint.flatMap { earlier != $0 ? earlier : nil } }
-        let completed = movedFrom == nil ? Set(previous.filter(\.isCompleted).map(\.planID)) : []
+        // What a run would do, worked out as `run` does (per step where a job is cached so).
+        let work = manifest.map { LastRun.work(plan, manifest: $0, workspace: workspace, endpointOverride: self.endpoint, environment: context.environment) }
+        let completed = work?.cachedIDs ?? []
         let planIDs = Set(plan.assemblies.map(\.id))
         let process = plan.assemblies.filter { !completed.contains($0.id) }
+        let order = Dictionary((manifest?.jobs ?? []).map { ($0.name.value, $0.steps.map(\.name.value)) }, uniquingKeysWith: { first, _ in first })
+        let perStep = plan.jobs.compactMap { job in work?.filesPerStep(job: job).map { (job, $0) } }
         let cached = plan.assemblies.count - process.count
         // Why they change: the plan the last run ran, next to this one. An Assembly replaced by a
         // new version is a change, not a loss.
@@ -148,10 +153,14 @@ struct DiffCommand: Command {
             ]
             if let explained { object["changes"] = DiffRendering.json(explained) }
             if let movedFrom, let endpoint { object["endpoint"] = .object(["from": .string(movedFrom), "to": .string(endpoint)]) }
+            if !perStep.isEmpty {
+                object["files_per_step"] = .object(Dictionary(uniqueKeysWithValues: perStep.map { job, counts in (job, JSONValue.object(counts.mapValues { .int($0) })) }))
+            }
             context.output.out(JSONValue.object(object).serialized(pretty: true) + "\n")
         } else if let explained {
             if let movedFrom, let endpoint { context.output.out(Self.endpointChange(from: movedFrom, to: endpoint, count: plan.assemblies.count)) }
             context.output.out(DiffRendering.text(explained, palette: context.output.colors.out, summary: false))
+            for (job, counts) in perStep { context.output.out("  job \(job.printable) work: \(StepWork.describe(counts, order: order[job] ?? []))\n") }
             context.output.out("Since the last run (\(workspace.resultsPath)): \(process.count) to process, \(cached) cached, "
                 + "\(replaced.count) replaced, \(gone.count) gone.\n")
         } else {
@@ -160,6 +169,7 @@ struct DiffCommand: Command {
                 context.output.out("+ \(assembly.job.printable) \(assembly.id.prefix(12))  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes)) to process\n")
             }
             for entry in gone { context.output.out("- \(entry.job.printable) \(entry.planID.prefix(12).printable)  no longer in the plan\n") }
+            for (job, counts) in perStep { context.output.out("  job \(job.printable) work: \(StepWork.describe(counts, order: order[job] ?? []))\n") }
             context.output.out("Since the last run (\(workspace.resultsPath)): \(process.count) to process, \(cached) cached, \(gone.count) gone.\n")
         }
         return exitCode && !(process.isEmpty && gone.isEmpty) ? ExitCode.changes : ExitCode.success

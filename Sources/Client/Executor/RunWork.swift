@@ -123,12 +123,11 @@ extension RunWork.Part {
             if entry.assemblyID == nil || !made.isCompleted { (entry.assemblyID, entry.assemblyURL) = (made.assemblyID, made.assemblyURL) }
             guard made.isCompleted else { continue }
             let steps = (unit.instructions["steps"]?.objectValue ?? [:]).keys
+            let gathered = StepCache.outcomes(of: made)
             for file in unit.files {
                 for step in steps {
-                    outcomes[file.path, default: [:]][step] = StepCache.Hit(
-                        results: (made.results[step] ?? []).filter { $0.source == file.path },
-                        leftOut: made.leftOut.filter { $0.step == step && $0.source == file.path },
-                        warnings: made.warnings.filter { $0.step == step && $0.source == file.path })
+                    outcomes[file.path, default: [:]][step] = gathered[StepCache.Source(path: file.path, step: step)]
+                        ?? StepCache.Hit(results: [], leftOut: [], warnings: [])
                 }
             }
         }

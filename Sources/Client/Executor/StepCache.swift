@@ -31,15 +31,33 @@ public struct StepCache: Sendable {
     /// Takes in the outcomes `entry` records for each of its files and steps, as of `now`; a
     /// `file://` result counts only inside `localResults` (the embedded engine's data folder).
     public mutating func add(_ entry: RunResults.Entry, localResults: String?, now: Date) {
+        guard !entry.steps.isEmpty else { return }
+        let outcomes = Self.outcomes(of: entry)
         for file in entry.files {
             for (step, digest) in entry.steps[file.path] ?? [:] {
-                let made = (entry.results[step] ?? []).filter { $0.source == file.path }
-                guard made.allSatisfy({ Self.isAvailable($0, localResults: localResults, now: now) }) else { continue }
-                hits[Key(file: file.digest, step: digest)] = Hit(
-                    results: made, leftOut: entry.leftOut.filter { $0.step == step && $0.source == file.path },
-                    warnings: entry.warnings.filter { $0.step == step && $0.source == file.path })
+                let outcome = outcomes[Source(path: file.path, step: step)] ?? Hit(results: [], leftOut: [], warnings: [])
+                guard outcome.results.allSatisfy({ Self.isAvailable($0, localResults: localResults, now: now) }) else { continue }
+                hits[Key(file: file.digest, step: digest)] = outcome
             }
         }
+    }
+
+    /// A source file's path and a step's name.
+    struct Source: Hashable {
+        var path: String?
+        var step: String
+    }
+
+    /// What `entry` holds for each source and step, gathered in one pass.
+    static func outcomes(of entry: RunResults.Entry) -> [Source: Hit] {
+        var outcomes: [Source: Hit] = [:]
+        let empty = Hit(results: [], leftOut: [], warnings: [])
+        for (step, files) in entry.results {
+            for file in files { outcomes[Source(path: file.source, step: step), default: empty].results.append(file) }
+        }
+        for item in entry.leftOut { outcomes[Source(path: item.source, step: item.step), default: empty].leftOut.append(item) }
+        for item in entry.warnings { outcomes[Source(path: item.source, step: item.step), default: empty].warnings.append(item) }
+        return outcomes
     }
 
     /// The outcome of the step with `digest` for a file with content `file`, if one is known.
