@@ -35,9 +35,10 @@ extension Workspace {
         try AtomicFile.write(try StateCoding.encoder.encode(ids), to: engineReferencesFile(shard: shard), durable: false)
     }
 
-    /// The engine's Assemblies the results of every manifest of this folder name. A manifest
-    /// that ran but whose state records none (it last ran with an older version, or its record
-    /// cannot be read) stops the answer: what it needs is unknown.
+    /// The engine's Assemblies the results of every manifest of this folder name, and those its
+    /// run state names (a run killed part-way has results only there). A manifest that ran but
+    /// whose state records none (it last ran with an older version, or its record cannot be
+    /// read) stops the answer: what it needs is unknown.
     public func engineReferencesOfEveryManifest() throws(UnreferencedState) -> Set<String> {
         let manifests = stateDirectory + "/manifests"
         var ids: Set<String> = []
@@ -53,6 +54,11 @@ extension Workspace {
                 guard let data = FileManager.default.contents(atPath: folder + "/" + record),
                       let listed = try? StateCoding.decode([String].self, from: data) else { throw UnreferencedState(manifest: name) }
                 ids.formUnion(listed.filter(AssemblyID.isValid))
+            }
+            let states = Set(files.map { $0.hasSuffix(".journal") ? String($0.dropLast(".journal".count)) : $0 }.filter { $0.hasPrefix("run-state") && $0.hasSuffix(".json") })
+            for state in states {
+                guard let entries = try? RunState.read(folder + "/" + state) else { throw UnreferencedState(manifest: name) }
+                ids.formUnion(entries.values.map(\.assemblyID).filter(AssemblyID.isValid))
             }
         }
         return ids
