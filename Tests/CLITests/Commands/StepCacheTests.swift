@@ -1,4 +1,5 @@
 import Basics
+import EngineTestSupport
 import Foundation
 import TestSupport
 import XCTest
@@ -21,7 +22,7 @@ final class StepCacheTests: XCTestCase {
     }
 
     private func manifest(widths: [(String, Int)], download: Bool = true) -> String {
-        var text = "version: 1\nendpoint: local\nresults: out/results.json\nassemblies:\n  photos:\n    inputs: [\"images/**/*.png\"]\n    batch: 4\n    steps:\n"
+        var text = "version: 1\nendpoint: local\nauth:\n  key: test-key\nresults: out/results.json\nassemblies:\n  photos:\n    inputs: [\"images/**/*.png\"]\n    batch: 4\n    steps:\n"
         for (name, width) in widths { text += "      \(name): {robot: /image/resize, use: \":original\", width: \(width)}\n" }
         return text + (download ? "    download: out/files\n" : "")
     }
@@ -89,6 +90,32 @@ final class StepCacheTests: XCTestCase {
         let third = await run(directory)
         XCTAssertEqual(third.status, 0, third.stderr)
         XCTAssertTrue(third.stdout.hasPrefix("Run: 0 completed, 4 cached, 0 failed."), third.stdout)
+    }
+
+    func testOverHTTPAnAssemblyHoldsOnlyTheStepsToMake() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let directory = try project()
+        defer { directory.remove() }
+        let arguments = ["--endpoint", "http://127.0.0.1:\(server.port)"]
+        let environment = ["TRANSLOADIT_SECRET": "unchecked"]
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"] + arguments, environment: environment)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let records = Set(try FileSystem.names(in: server.data.path + "/assemblies").filter { $0.hasSuffix(".json") })
+        try directory.write("pipeline.yml", manifest(widths: [("w100", 100), ("w200", 250), ("w300", 300)]))
+        let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml"] + arguments, environment: environment)
+        XCTAssertEqual(second.status, 0, second.stderr)
+        let made = Set(try FileSystem.names(in: server.data.path + "/assemblies").filter { $0.hasSuffix(".json") }).subtracting(records)
+        XCTAssertEqual(made.count, 4)
+        for name in made {
+            let record = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: server.data.path + "/assemblies/" + name)))
+            XCTAssertEqual(record["steps"]?.objectValue.map { Set($0.keys) }, ["w200"], "only the changed step is sent")
+        }
+        let results = try results(directory)
+        XCTAssertEqual(Set(results.widths(step: "w200")), [250])
+        XCTAssertEqual(results.sources(step: "w100").count, 12)
+        let w200 = try XCTUnwrap(TestImages.pngSize(Data(contentsOf: URL(fileURLWithPath: directory.path + "/out/files/w200/more/p11.png"))))
+        XCTAssertEqual(w200.width, 250)
     }
 
     func testANewStepRunsAloneAndRenamedOrMovedFilesCostNothing() async throws {
