@@ -34,7 +34,8 @@ enum LastRun {
     ) -> RunWork {
         let endpoint = Endpoint.of(manifest, override: endpointOverride, environment: environment)
         return RunWork.of(
-            plan, resultsPath: workspace.resultsPath, endpoint: endpoint.key, localResults: endpoint == .local ? workspace.engineDirectory : nil, now: Date())
+            plan, resultsPath: workspace.resultsPath, endpoint: endpoint.key,
+            available: ResultAvailability(localResults: endpoint == .local ? workspace.engineDirectory : nil, downloadsBase: workspace.directory, now: Date()))
     }
 
     /// The plan the last whole run ran; a kept plan that does not read is said once on standard

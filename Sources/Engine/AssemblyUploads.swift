@@ -62,6 +62,9 @@ struct AssemblyUploads: Sendable {
         do {
             // Opened without following links below the data folder, at any depth.
             let folder = try LinkFreeFolder.open(folderPath, below: FolderPath.of(assemblies.directory))
+            guard uploads.holdsData(upload.id) else {
+                throw FileError(path: uploads.dataPath(upload.id), operation: "keep", code: EINVAL, reason: "it is not a regular file")
+            }
             if linkat(AT_FDCWD, uploads.dataPath(upload.id), folder.descriptor, fileID, 0) != 0 {
                 _ = try folder.placeCopy(of: uploads.dataPath(upload.id), as: fileID)
             }

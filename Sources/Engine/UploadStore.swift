@@ -88,7 +88,13 @@ final class UploadStore: Sendable {
             let id = String(name.dropLast(5))
             guard Self.isValidID(id), var record = record(id) else { continue }
             var info = stat()
-            guard stat(dataPath(id), &info) == 0 else { continue }
+            guard lstat(dataPath(id), &info) == 0 else { continue }
+            // A link or anything but a file (a data folder restored from elsewhere) is no upload of
+            // this engine: cutting or tying it would reach whatever it names.
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                delete(id)
+                continue
+            }
             let size = Int64(info.st_size)
             if size > record.offset {
                 truncate(dataPath(id), off_t(record.offset))
@@ -108,6 +114,12 @@ final class UploadStore: Sendable {
         if let failure = contents.withUnsafeBytes({ SystemCall.writeAll($0, to: descriptor) }) {
             throw FileError(path: path, operation: "write", code: failure)
         }
+    }
+
+    /// Whether `id`'s data is a regular file of this folder (not a link to one elsewhere).
+    func holdsData(_ id: String) -> Bool {
+        var info = stat()
+        return Self.isValidID(id) && lstat(dataPath(id), &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
     /// Deletes an upload's bytes and record.

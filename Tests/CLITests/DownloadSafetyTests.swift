@@ -66,6 +66,39 @@ final class DownloadSafetyTests: XCTestCase {
         }
     }
 
+    /// A results file of the embedded engine forged to name a remote URL: a local run never asks
+    /// it (the engine's results are its own files), and makes the result again.
+    func testAForgedRemoteResultOfTheEmbeddedEngineIsNeverFetched() async throws {
+        let outside = try TemporaryDirectory(prefix: "download-secret")
+        defer { outside.remove() }
+        try outside.write("secret.txt", data: Data(secretText.utf8))
+        let log = outside.path + "/requests.log"
+        let server = try ServerProcess("/usr/bin/env", ["python3", "-c", """
+            import functools, http.server
+            handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory="\(outside.path)")
+            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+            print("PORT", server.server_port, flush=True)
+            server.serve_forever()
+            """], errors: log)
+        defer { server.stop() }
+        let directory = try project(endpoint: "local")
+        defer { directory.remove() }
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let resultsPath = directory.path + "/results.json"
+        let original = try String(contentsOfFile: resultsPath, encoding: .utf8)
+        let url = try XCTUnwrap(original.firstMatch(of: /"url":\s*"([^"]+)"/)?.1)
+        try original.replacingOccurrences(of: String(url), with: server.url("/secret.txt")).write(toFile: resultsPath, atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: directory.path + "/build")
+        let plan = await CLIHarness.run(["plan", directory.path + "/pipeline.yml"])
+        XCTAssertTrue(plan.stdout.contains("work: thumb: 1 file\n"), plan.stdout + plan.stderr)
+        let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertTrue(second.stdout.hasPrefix("Run: 1 completed"), second.stdout)
+        XCTAssertEqual(copiesOfTheSecret(below: directory.path), [])
+        XCTAssertEqual(try String(contentsOfFile: log, encoding: .utf8), "", "the forged URL was asked")
+    }
+
     func testALinkInsideTheDownloadFolderReceivesNothing() async throws {
         let elsewhere = try TemporaryDirectory(prefix: "download-elsewhere")
         defer { elsewhere.remove() }

@@ -109,13 +109,13 @@ final class HostileStateTests: XCTestCase {
         let manifest = directory.path + "/pipeline.yml"
         try (try String(contentsOfFile: manifest, encoding: .utf8) + """
 
-                  stored: {robot: /s3/store, use: ":original", credentials: bucket, path: "deep/${file.name}"}
+                  stored: {robot: /s3/store, use: ":original", credentials: bucket, path: "deep/er/${file.name}"}
 
             """).write(toFile: manifest, atomically: true, encoding: .utf8)
         let first = await CLIHarness.run(["run", manifest])
         XCTAssertEqual(first.status, 0, first.stderr)
         let engine = directory.path + "/.pipeline/engine"
-        XCTAssertTrue(FileManager.default.fileExists(atPath: engine + "/exports/bucket/deep/a.bin"), "the export as it should be")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: engine + "/exports/bucket/deep/er/a.bin"), "the export as it should be")
 
         // The next run's Assembly id comes from the state: links wait where its files would go.
         let id = "0123456789abcdef0123456789abcdef"
@@ -129,16 +129,55 @@ final class HostileStateTests: XCTestCase {
         try FileManager.default.createSymbolicLink(atPath: engine + "/results/" + id, withDestinationPath: elsewhere.path + "/results")
         try FileManager.default.createSymbolicLink(atPath: engine + "/assemblies/" + id, withDestinationPath: elsewhere.path + "/uploads")
         let planted = await CLIHarness.run(["run", manifest])
-        XCTAssertEqual(planted.status, 1, "the Assembly cannot store its files: \(planted.stderr)")
+        XCTAssertEqual(planted.status, 1, "refused before the Assembly stores its files: \(planted.stderr)")
+        XCTAssertTrue(planted.stderr.contains("it is a symbolic link"), planted.stderr)
+        for planted in [engine + "/results/" + id, engine + "/assemblies/" + id] { try FileManager.default.removeItem(atPath: planted) }
         // Below an export bucket, with a fresh Assembly.
-        try FileManager.default.removeItem(atPath: engine + "/exports/bucket/deep")
-        try FileManager.default.createSymbolicLink(atPath: engine + "/exports/bucket/deep", withDestinationPath: elsewhere.path + "/bucket")
+        // (deeper than the state folder's own check for links, which would refuse it first).
+        try FileManager.default.removeItem(atPath: engine + "/exports/bucket/deep/er")
+        try FileManager.default.createSymbolicLink(atPath: engine + "/exports/bucket/deep/er", withDestinationPath: elsewhere.path + "/bucket")
         let exported = await CLIHarness.run(["run", manifest, "--force"])
         XCTAssertEqual(exported.status, 1, exported.stderr)
         XCTAssertTrue(exported.stderr.contains("STORE_ERROR"), exported.stderr)
         for name in ["results", "uploads", "bucket"] {
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path + "/" + name), [], "\(name): \(planted.stderr) \(exported.stderr)")
         }
+    }
+
+    /// Links where only the engine's start and `gc` reach: an upload's bytes (a start cuts an
+    /// upload back to its record) and the results folder (`gc` removes what no results name).
+    /// Every command that would start the engine or collect refuses, and the files stay.
+    func testLinksWhereTheEngineStartsOrCollectsAreRefused() async throws {
+        let outside = try TemporaryDirectory(prefix: "hostile-collect")
+        defer { outside.remove() }
+        let precious = Data(repeating: 42, count: 1000)
+        try outside.write("precious.bin", data: precious)
+        try outside.write("results/" + String(repeating: "c", count: 32) + "/kept.txt", "not the engine's")
+        let directory = try project(endpoint: "local")
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml"
+        let first = await CLIHarness.run(["run", manifest])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let engine = directory.path + "/.pipeline/engine"
+        let upload = engine + "/uploads/" + String(repeating: "1", count: 32)
+        try FileManager.default.createDirectory(atPath: engine + "/uploads", withIntermediateDirectories: true)
+        try #"{"id": "11111111111111111111111111111111", "length": 1000, "offset": 10, "metadata": {}, "created": "2026-01-01T00:00:00Z", "expires": "2026-01-01T00:00:00Z"}"#
+            .write(toFile: upload + ".json", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: upload + ".bin", withDestinationPath: outside.path + "/precious.bin")
+        for command in [["gc", manifest, "--dry-run"], ["gc", manifest], ["run", manifest, "--force"]] {
+            let refused = await CLIHarness.run(command)
+            XCTAssertEqual(refused.status, 1, "\(command): \(refused.stdout)")
+            XCTAssertTrue(refused.stderr.contains(".bin': it is a symbolic link"), refused.stderr)
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: outside.path + "/precious.bin")), precious)
+
+        try FileManager.default.removeItem(atPath: upload + ".bin")
+        try FileManager.default.removeItem(atPath: engine + "/results")
+        try FileManager.default.createSymbolicLink(atPath: engine + "/results", withDestinationPath: outside.path + "/results")
+        let collected = await CLIHarness.run(["gc", manifest])
+        XCTAssertEqual(collected.status, 1, collected.stdout)
+        XCTAssertTrue(collected.stderr.contains("engine/results': it is a symbolic link"), collected.stderr)
+        XCTAssertEqual(try String(contentsOfFile: outside.path + "/results/" + String(repeating: "c", count: 32) + "/kept.txt", encoding: .utf8), "not the engine's")
     }
 
     /// A lying server's words (an Assembly's `ok`, `error` and `message`) carry line breaks that

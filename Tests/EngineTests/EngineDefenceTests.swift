@@ -182,4 +182,34 @@ final class EngineDefenceTests: XCTestCase {
         let retried = try await http.send(patch)
         XCTAssertEqual(retried.status, 204, "the failed request gave its claim back")
     }
+
+    /// A data folder restored from elsewhere with uploads whose bytes are links to files outside:
+    /// one claiming fewer bytes than its file holds (a restart cuts such a file back), one claiming
+    /// to be finished for an Assembly waiting for it. A restart neither cuts nor takes either file.
+    func testUploadsLinkedOutsideTheDataFolderAreNeitherCutNorTaken() async throws {
+        let outside = try TemporaryDirectory(prefix: "engine-outside")
+        defer { outside.remove() }
+        let precious = Data(repeating: 42, count: 1000)
+        try outside.write("precious.bin", data: precious)
+        let data = try TemporaryDirectory(prefix: "engine-planted")
+        defer { data.remove() }
+        var server = try EngineTestServer(data: data)
+        let created = try await EngineClient(server: server).create(steps: hashStep, expectedUploads: 1)
+        let assembly = try XCTUnwrap(created.body["assembly_id"]?.stringValue)
+        server.stop(keepData: true)
+        let now = "2026-01-01T00:00:00Z"
+        for (id, offset) in [(String(repeating: "1", count: 32), 10), (String(repeating: "2", count: 32), 1000)] {
+            try data.write("uploads/\(id).json", """
+                {"id": "\(id)", "length": 1000, "offset": \(offset), "metadata": {"assembly_id": "\(assembly)", "filename": "p.bin"}, "created": "\(now)", "expires": "\(now)"}
+                """)
+            try FileManager.default.createSymbolicLink(atPath: data.path + "/uploads/\(id).bin", withDestinationPath: outside.path + "/precious.bin")
+        }
+        server = try EngineTestServer(data: data)
+        defer { server.stop(keepData: true) }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: outside.path + "/precious.bin")), precious, "cut through a link")
+        XCTAssertEqual(server.createdUploads(), 0, "the planted uploads are forgotten")
+        let status = try await EngineClient(server: server).status(assembly)
+        XCTAssertEqual(status["ok"], .string("ASSEMBLY_UPLOADING"), status.serialized())
+        XCTAssertEqual(status["uploads"]?.arrayValue?.count ?? 0, 0, status.serialized())
+    }
 }

@@ -37,27 +37,34 @@ struct GCCommand: Command {
             context.output.out("Nothing to collect: \(HumanRunView.shown(workspace.engineDirectory)) does not exist.\n")
             return ExitCode.success
         }
-        // This manifest's results as they are now name what it keeps (a results file put back by hand counts).
-        if let results = workspace.lastResults() {
-            do { try workspace.recordEngineReferences(results, shard: nil) } catch {
-                context.output.failure("\(error)", hint: "make the manifest's .pipeline folder writable")
-                return ExitCode.failure
-            }
+        do throws(FileError) { try workspace.refuseLinks() } catch {
+            context.output.failure(error.description, hint: "nothing was removed")
+            return ExitCode.failure
         }
+        // This manifest's results as they are now name what it keeps (a results file put back by hand counts).
+        let current = workspace.lastResults().map { Workspace.engineAssemblies(namedBy: $0, engineDirectory: workspace.engineDirectory) } ?? []
         let keeping: Set<String>
-        do { keeping = try workspace.engineReferencesOfEveryManifest() } catch {
+        do { keeping = try workspace.engineReferencesOfEveryManifest(current: current) } catch {
             context.output.failure(error.description, hint: "then run 'pipeline gc' again")
             return ExitCode.failure
         }
-        let engine: LocalEngine
-        do { engine = try LocalEngine.embedded(LocalEngine.Configuration(dataDirectory: workspace.engineDirectory)) } catch {
+        let collected: CollectedGarbage
+        do {
+            collected = dryRun ? try LocalEngine.garbage(in: workspace.engineDirectory, keeping: keeping) : try collect(workspace, keeping: keeping, current: current)
+        } catch {
             context.output.failure("the engine's data cannot be collected: \(error)", hint: "wait for the pipeline command or pipeline serve using it to end")
             return ExitCode.failure
         }
-        let collected = engine.collectGarbage(keeping: keeping, dryRun: dryRun)
-        engine.stop()
         let what = "\(plural(collected.assemblies, "Assembly", "Assemblies")) no results name (\(ByteSize(bytes: collected.bytes)))"
         context.output.out((dryRun ? "Would remove \(what)" : "Removed \(what)") + "; kept \(collected.kept).\n")
         return ExitCode.success
+    }
+
+    /// Records what this manifest's results name now, then removes the rest with the engine started on its folder.
+    private func collect(_ workspace: Workspace, keeping: Set<String>, current: Set<String>) throws -> CollectedGarbage {
+        try workspace.recordEngineReferences(current)
+        let engine = try LocalEngine.embedded(LocalEngine.Configuration(dataDirectory: workspace.engineDirectory))
+        defer { engine.stop() }
+        return engine.collectGarbage(keeping: keeping)
     }
 }

@@ -206,11 +206,17 @@ struct Downloader: Sendable {
         case gone
     }
 
-    /// `http(s)` URLs are fetched; a `file://` URL only when it names a file inside the embedded
+    /// `http(s)` URLs are fetched (unless the run's engine is the embedded one, whose results
+    /// are all its own files); a `file://` URL only when it names a file inside the embedded
     /// engine's data folder with no link on the way; anything else is refused.
     static func source(of url: String, localResults: String?) throws(Failure) -> Source {
         let lowered = url.lowercased()
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") { return .remote }
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
+            guard localResults == nil else {
+                throw Failure(description: "result URL '\(shown(url))' is remote, and the embedded engine's results are its own files; not fetched")
+            }
+            return .remote
+        }
         guard lowered.hasPrefix("file://") else {
             throw Failure(description: "result URL '\(shown(url))' is not http(s); only http and https results are downloaded")
         }

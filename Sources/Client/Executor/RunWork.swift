@@ -50,13 +50,13 @@ public struct RunWork: Sendable {
         parts = plan.assemblies.map(Part.init(running:))
     }
 
-    /// The work of `plan` given the last results (read on the same endpoint), judged at `now`.
-    public init(_ plan: Plan, last: RunResults?, cache: StepCache, localResults: String?, now: Date) {
+    /// The work of `plan` given the last results (read on the same endpoint) and which of their results are `available`.
+    public init(_ plan: Plan, last: RunResults?, cache: StepCache, available: ResultAvailability) {
         let entries = Dictionary((last?.assemblies ?? []).map { ($0.planID, $0) }, uniquingKeysWith: { first, _ in first })
         var digestsByJob: [String: [String: String]?] = [:]
         parts = plan.assemblies.map { planned in
             if var entry = entries[planned.id], entry.isCompleted,
-               entry.results.values.joined().allSatisfy({ StepCache.isAvailable($0, localResults: localResults, now: now) }) {
+               entry.results.values.joined().allSatisfy(available.holds) {
                 entry.cached = true
                 return Part(planned: planned, whole: entry)
             }
@@ -66,20 +66,19 @@ public struct RunWork: Sendable {
         }
     }
 
-    /// Reads the last results at `resultsPath` (when they were made on `endpoint`) and works out
-    /// what runs; `localResults` is the embedded engine's data folder, if the run has one.
-    public static func of(_ plan: Plan, resultsPath: String, endpoint: String, localResults: String?, now: Date) -> RunWork {
+    /// Reads the last results at `resultsPath` (when they were made on `endpoint`) and works out what runs.
+    public static func of(_ plan: Plan, resultsPath: String, endpoint: String, available: ResultAvailability) -> RunWork {
         let wanted = Set(plan.assemblies.map(\.id))
         var cache = StepCache()
         // A million files' results are large: what is kept while the file is read is what can be reused.
         let last = RunResults.load(resultsPath) { entry in
-            cache.add(entry, localResults: localResults, now: now)
+            cache.add(entry, available: available)
             return entry.isCompleted && wanted.contains(entry.planID)
         }
         guard let last, last.endpoint == nil || last.endpoint == endpoint else {
-            return RunWork(plan, last: nil, cache: StepCache(), localResults: localResults, now: now)
+            return RunWork(plan, last: nil, cache: StepCache(), available: available)
         }
-        return RunWork(plan, last: last, cache: cache, localResults: localResults, now: now)
+        return RunWork(plan, last: last, cache: cache, available: available)
     }
 
     /// The steps each file misses; files that miss the same steps share an Assembly.

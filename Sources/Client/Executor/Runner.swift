@@ -35,7 +35,8 @@ public struct Runner: Sendable {
         let started = configuration.serviceClock.machineNow
         // What earlier runs made is taken from the last results, step by step, unless --force redoes it all.
         var work = configuration.force ? RunWork(running: plan) : RunWork.of(
-            plan, resultsPath: configuration.resultsPath, endpoint: configuration.endpointKey, localResults: configuration.localResults, now: started)
+            plan, resultsPath: configuration.resultsPath, endpoint: configuration.endpointKey,
+            available: ResultAvailability(localResults: configuration.localResults, downloadsBase: configuration.workspace.directory, now: started))
         let pending = work.units
         let total = pending.reduce(Int64(0)) { $0 + $1.bytes }
         let cached = work.parts.filter(\.isCached).count

@@ -28,15 +28,14 @@ public struct StepCache: Sendable {
     /// An empty cache (`--force`, or a first run).
     public init() {}
 
-    /// Takes in the outcomes `entry` records for each of its files and steps, as of `now`; a
-    /// `file://` result counts only inside `localResults` (the embedded engine's data folder).
-    public mutating func add(_ entry: RunResults.Entry, localResults: String?, now: Date) {
+    /// Takes in the outcomes `entry` records for each of its files and steps whose results are all `available`.
+    public mutating func add(_ entry: RunResults.Entry, available: ResultAvailability) {
         guard !entry.steps.isEmpty else { return }
         let outcomes = Self.outcomes(of: entry)
         for file in entry.files {
             for (step, digest) in entry.steps[file.path] ?? [:] {
                 let outcome = outcomes[Source(path: file.path, step: step)] ?? Hit(results: [], leftOut: [], warnings: [])
-                guard outcome.results.allSatisfy({ Self.isAvailable($0, localResults: localResults, now: now) }) else { continue }
+                guard outcome.results.allSatisfy(available.holds) else { continue }
                 hits[Key(file: file.digest, step: digest)] = outcome
             }
         }
@@ -65,16 +64,4 @@ public struct StepCache: Sendable {
 
     /// How many outcomes are known.
     public var count: Int { hits.count }
-
-    /// Whether a result can still be had: a file of the engine's data folder still there, or a
-    /// URL not yet expired, or else its download (checked, and made again when gone, as any
-    /// download is). A `file://` URL outside the data folder never is: it is not the engine's.
-    static func isAvailable(_ file: RunResults.ResultFile, localResults: String?, now: Date) -> Bool {
-        guard let url = file.url else { return file.localPath != nil }
-        if url.lowercased().hasPrefix("file://") {
-            guard let localResults, let path = URL(string: url)?.path, RealPath.isInside(RealPath.normalized(path), RealPath.normalized(localResults)) else { return false }
-            return access(path, F_OK) == 0 || file.localPath != nil
-        }
-        return file.expires.map { $0 > now } ?? true || file.localPath != nil
-    }
 }

@@ -30,16 +30,22 @@ extension Workspace {
 
     /// Records the engine's Assemblies `results` (of `shard`, if any) name, as this manifest's.
     public func recordEngineReferences(_ results: RunResults, shard: (index: Int, count: Int)?) throws {
-        let ids = Self.engineAssemblies(namedBy: results, engineDirectory: engineDirectory).sorted()
+        try recordEngineReferences(Self.engineAssemblies(namedBy: results, engineDirectory: engineDirectory), shard: shard)
+    }
+
+    /// Records `ids` as the engine's Assemblies this manifest's results (of `shard`, if any) name.
+    public func recordEngineReferences(_ ids: Set<String>, shard: (index: Int, count: Int)? = nil) throws {
         try FileManager.default.createDirectory(atPath: manifestStateDirectory, withIntermediateDirectories: true)
-        try AtomicFile.write(try StateCoding.encoder.encode(ids), to: engineReferencesFile(shard: shard), durable: false)
+        try AtomicFile.write(try StateCoding.encoder.encode(ids.sorted()), to: engineReferencesFile(shard: shard), durable: false)
     }
 
     /// The engine's Assemblies the results of every manifest of this folder name, and those its
     /// run state names (a run killed part-way has results only there). A manifest that ran but
     /// whose state records none (it last ran with an older version, or its record cannot be
-    /// read) stops the answer: what it needs is unknown.
-    public func engineReferencesOfEveryManifest() throws(UnreferencedState) -> Set<String> {
+    /// read) stops the answer: what it needs is unknown. With `current`, this manifest's results
+    /// are taken to name those (its record is not read).
+    public func engineReferencesOfEveryManifest(current: Set<String>? = nil) throws(UnreferencedState) -> Set<String> {
+        let own = (manifestStateDirectory as NSString).lastPathComponent
         let manifests = stateDirectory + "/manifests"
         var ids: Set<String> = []
         let names: [String]
@@ -47,13 +53,21 @@ extension Workspace {
         for name in names.sorted() {
             let folder = manifests + "/" + name
             let files = ((try? FileSystem.names(in: folder)) ?? []).sorted()
+            let runStates = files.filter { $0.hasPrefix("run-state") }
             let records = files.filter { $0.hasPrefix("engine-assemblies") && $0.hasSuffix(".json") }
-            if records.isEmpty, !files.contains(where: { $0.hasPrefix("run-state") }) { continue }  // never ran: names nothing
-            guard !records.isEmpty else { throw UnreferencedState(manifest: name) }
-            for record in records {
-                guard let data = FileManager.default.contents(atPath: folder + "/" + record),
-                      let listed = try? StateCoding.decode([String].self, from: data) else { throw UnreferencedState(manifest: name) }
-                ids.formUnion(listed.filter(AssemblyID.isValid))
+            if name == own, let current {
+                ids.formUnion(current)
+            } else if !records.isEmpty {
+                for record in records {
+                    guard let data = FileManager.default.contents(atPath: folder + "/" + record),
+                          let listed = try? StateCoding.decode([String].self, from: data) else { throw UnreferencedState(manifest: name) }
+                    ids.formUnion(listed.filter(AssemblyID.isValid))
+                }
+            } else if runStates.isEmpty {
+                continue  // never ran: names nothing
+            } else if !runStates.allSatisfy({ $0.hasSuffix(".journal") }) {
+                // Without a record, only a first run killed part-way (its journal alone) says all it made.
+                throw UnreferencedState(manifest: name)
             }
             let states = Set(files.map { $0.hasSuffix(".journal") ? String($0.dropLast(".journal".count)) : $0 }.filter { $0.hasPrefix("run-state") && $0.hasSuffix(".json") })
             for state in states {

@@ -212,15 +212,20 @@ final class StepCacheTests: XCTestCase {
         defer { outside.remove() }
         try outside.write("keep.txt", "not the engine's")
         let stray = directory.path + "/.pipeline/engine/results/" + String(repeating: "a", count: 32)
-        try FileManager.default.createDirectory(atPath: stray, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: stray + "/step", withIntermediateDirectories: true)
         try Data(count: 5000).write(to: URL(fileURLWithPath: stray + "/big.bin"))
-        try FileManager.default.createSymbolicLink(atPath: stray + "/link", withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(atPath: stray + "/step/link", withDestinationPath: outside.path)
+        // A dry run writes nothing, not even this manifest's record of what it needs.
+        let record = directory.path + "/.pipeline/manifests/pipeline/engine-assemblies.json"
+        try FileManager.default.removeItem(atPath: record)
         let dry = await CLIHarness.run(["gc", directory.path + "/pipeline.yml", "--dry-run"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: record))
         XCTAssertEqual(dry.stdout, "Would remove 1 Assembly no results name (5 KB); kept 4.\n", dry.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: stray + "/big.bin"))
         let collected = await CLIHarness.run(["gc", directory.path + "/pipeline.yml"])
         XCTAssertEqual(collected.stdout, "Removed 1 Assembly no results name (5 KB); kept 4.\n", collected.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: stray))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: record))
         XCTAssertEqual(try String(contentsOfFile: outside.path + "/keep.txt", encoding: .utf8), "not the engine's")
         let cached = await run(directory)
         XCTAssertTrue(cached.stdout.hasPrefix("Run: 0 completed, 4 cached, 0 failed."), cached.stdout)

@@ -32,7 +32,7 @@ final class RunWorkTests: XCTestCase {
         }
         let results = RunResults(pipeline: "p", assemblies: [entry])
         var cache = StepCache()
-        cache.add(entry, localResults: nil, now: now)
+        cache.add(entry, available: ResultAvailability(localResults: nil, downloadsBase: nil, now: now))
         return (results, cache)
     }
 
@@ -42,7 +42,7 @@ final class RunWorkTests: XCTestCase {
 
     func testAFileOfKnownContentUnderANewNameIsCachedAndItsResultsFollowIt() throws {
         let (results, cache) = try last([file("a.png", "A"), file("b.png", "B")])
-        let work = RunWork(plan([file("renamed/a.png", "A"), file("b.png", "B")]), last: results, cache: cache, localResults: nil, now: now)
+        let work = RunWork(plan([file("renamed/a.png", "A"), file("b.png", "B")]), last: results, cache: cache, available: ResultAvailability(localResults: nil, downloadsBase: nil, now: now))
         XCTAssertTrue(work.units.isEmpty)
         let entry = try XCTUnwrap(work.parts[0].entry([:]))
         XCTAssertTrue(entry.cached)
@@ -59,7 +59,7 @@ final class RunWorkTests: XCTestCase {
             "small": .object(["robot": .string("/image/resize"), "use": .string(":original"), "width": .int(120)]),
             "large": instructions["steps"]?["large"] ?? .null,
         ])])
-        let work = RunWork(plan([file("a.png", "A"), file("b.png", "B"), file("c.png", "C")], instructions: changed), last: results, cache: cache, localResults: nil, now: now)
+        let work = RunWork(plan([file("a.png", "A"), file("b.png", "B"), file("c.png", "C")], instructions: changed), last: results, cache: cache, available: ResultAvailability(localResults: nil, downloadsBase: nil, now: now))
         XCTAssertEqual(work.units.count, 2)
         XCTAssertEqual(work.units[0].files.map(\.path), ["a.png", "b.png"])
         XCTAssertEqual(work.units[0].instructions["steps"]?.objectValue?.keys.sorted(), ["small"])
@@ -89,7 +89,7 @@ final class RunWorkTests: XCTestCase {
 
     func testAnExpiredTemporaryResultNeverDownloadedIsMadeAgain() throws {
         let (results, cache) = try last([file("a.png", "A")], expires: now.addingTimeInterval(-1))
-        let work = RunWork(plan([file("a.png", "A")]), last: results, cache: cache, localResults: nil, now: now)
+        let work = RunWork(plan([file("a.png", "A")]), last: results, cache: cache, available: ResultAvailability(localResults: nil, downloadsBase: nil, now: now))
         XCTAssertEqual(work.units.count, 1)
         XCTAssertEqual(work.units[0].instructions, instructions)
     }
@@ -97,13 +97,13 @@ final class RunWorkTests: XCTestCase {
     func testAJobCachedPerAssemblyRunsWholeUnlessItsPlanCompleted() throws {
         let template: JSONValue = .object(["template_id": .string("abc")])
         let planned = plan([file("a.png", "A")], instructions: template)
-        let fresh = RunWork(planned, last: nil, cache: StepCache(), localResults: nil, now: now)
+        let fresh = RunWork(planned, last: nil, cache: StepCache(), available: ResultAvailability(localResults: nil, downloadsBase: nil, now: now))
         XCTAssertEqual(fresh.units, planned.assemblies)
         XCTAssertNil(fresh.filesPerStep(job: "photos"))
         let done = RunResults.Entry(
             job: "photos", planID: planned.assemblies[0].id, assemblyID: "3333", assemblyURL: nil, status: "ASSEMBLY_COMPLETED", message: nil, cached: false,
             files: planned.assemblies[0].files, results: ["t": [result("a.png", "t")]])
-        let cached = RunWork(planned, last: RunResults(pipeline: "p", assemblies: [done]), cache: StepCache(), localResults: nil, now: now)
+        let cached = RunWork(planned, last: RunResults(pipeline: "p", assemblies: [done]), cache: StepCache(), available: ResultAvailability(localResults: nil, downloadsBase: nil, now: now))
         XCTAssertTrue(cached.units.isEmpty)
         XCTAssertEqual(cached.parts[0].entry([:])?.cached, true)
     }

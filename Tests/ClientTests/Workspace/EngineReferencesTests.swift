@@ -46,4 +46,20 @@ final class EngineReferencesTests: XCTestCase {
         try Data("{}".utf8).write(to: URL(fileURLWithPath: c.digestCacheFile))
         XCTAssertEqual(try a.engineReferencesOfEveryManifest(), [one, two, three])
     }
+
+    /// A first run killed part-way (a journal, no record yet) names what it made; `gc` can take
+    /// a manifest's own results as they are now instead of its record.
+    func testAKilledFirstRunNamesWhatItMadeAndTheCurrentResultsReplaceTheRecord() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (a, b) = (workspace(folder, "a"), workspace(folder, "b"))
+        let (one, two, three) = (String(repeating: "1", count: 32), String(repeating: "2", count: 32), String(repeating: "3", count: 32))
+        try a.recordEngineReferences([one])
+        let state = try RunState(path: b.runStateFile(shard: nil))
+        try await state.set(.init(assemblyID: two, assemblyURL: nil, endpoint: "local"), for: "unit")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: b.runStateFile(shard: nil)), "only the journal is written")
+        XCTAssertEqual(try a.engineReferencesOfEveryManifest(), [one, two])
+        XCTAssertEqual(try a.engineReferencesOfEveryManifest(current: [three]), [two, three])
+        XCTAssertEqual(try b.engineReferencesOfEveryManifest(current: []), [one, two], "its own run state still counts")
+    }
 }
