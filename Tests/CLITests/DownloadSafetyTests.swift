@@ -153,7 +153,8 @@ final class DownloadSafetyTests: XCTestCase {
     }
 
     /// `downloads.json` restored from a cache or committed by a pull request names folders outside
-    /// the project (absolute, climbing) and inside it: a run removes nothing there.
+    /// the project (absolute, climbing) and inside it, and files of the download folder that no
+    /// download wrote: a run removes nothing there.
     func testAForgedDownloadLedgerRemovesNothingOutsideTheDownloadFolders() async throws {
         let outside = try TemporaryDirectory(prefix: "ledger-victim")
         defer { outside.remove() }
@@ -161,6 +162,7 @@ final class DownloadSafetyTests: XCTestCase {
         let directory = try project(endpoint: "local")
         defer { directory.remove() }
         try directory.write("src/main.txt", "the project's own")
+        try directory.write("build/out/.git/config", "the user's, in the download folder")
         let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
         XCTAssertEqual(first.status, 0, first.stderr)
         let ledger = try XCTUnwrap(FileManager.default.enumerator(atPath: directory.path + "/.pipeline")?.compactMap { $0 as? String }.first { $0.hasSuffix("downloads.json") })
@@ -169,7 +171,7 @@ final class DownloadSafetyTests: XCTestCase {
         let climbing = RealPath.relative(outside.path, from: directory.path)
         let forged: JSONValue = .object([
             outside.path: .array([.string("step/keep.txt")]), climbing: .array([.string("step/keep.txt")]),
-            ".": .array([.string("src/main.txt")]), "build/out": .array([.string("thumb/a.png"), .string("../../src/main.txt")]),
+            ".": .array([.string("src/main.txt")]), "build/out": .array([.string("thumb/a.png"), .string("../../src/main.txt"), .string(".git/config")]),
         ])
         try directory.write(".pipeline/" + ledger, forged.serialized(pretty: true))
         let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
@@ -177,6 +179,7 @@ final class DownloadSafetyTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: outside.path + "/step/keep.txt"), "nothing outside the project is removed")
         XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/src/main.txt"), "nothing outside the download folder is removed")
         XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/build/out/thumb/a.png"), "what this run wrote stays")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/build/out/.git/config"), "only files downloads wrote are removed")
     }
 
     func testTheResultsFileIsNeverWrittenThroughALink() async throws {

@@ -39,6 +39,9 @@ final class DownloadDigests: Sendable {
         }
     }
 
+    /// Whether the file at `path` is, as `info` (its `lstat`) says, exactly one a download wrote or checked.
+    func wrote(_ path: String, info: stat) -> Bool { md5(of: path, info: info) != nil }
+
     /// Remembers that the file at `path`, as `info` describes it, has the MD5 `md5`.
     func record(_ path: String, info: stat, md5: String) {
         let key = key(path)

@@ -7,13 +7,17 @@ import Foundation
 ///
 /// The state file is input, never truth (it may come from a cache another branch wrote, or from
 /// a pull request): it only says which files of a folder this run downloads into are stale. A
-/// folder is never taken from it, so no key it holds, absolute or climbing, can aim a removal.
+/// folder is never taken from it, so no key it holds, absolute or climbing, can aim a removal;
+/// and a file goes only when it is exactly one a download wrote (`DownloadDigests` knows its
+/// inode and change time), so a name it holds cannot aim one at the user's own files either.
 struct DownloadLedger {
     /// `downloads.json` in the manifest's state: download folder (relative to the manifest's
     /// folder when inside it) -> files (`step/…/name`) last written.
     let file: String
     /// The manifest's folder (links above it are the user's).
     let trusted: String
+    /// The files downloads wrote, as they were then.
+    let written: DownloadDigests
 
     /// Removes what earlier runs wrote into each folder of `current` that it no longer holds,
     /// then remembers `current`. A file that cannot be removed is left, and said nothing of.
@@ -25,7 +29,7 @@ struct DownloadLedger {
             // State from before keys were relative named the folder by its absolute path.
             let stale = Set(earlier[key] ?? earlier[RealPath.normalized(folder)] ?? []).subtracting(files)
             if !stale.isEmpty, let root = try? LinkFreeFolder.open(folder, below: trusted) {  // a link or no folder: nothing to prune
-                for path in stale { remove(path, in: root) }
+                for path in stale { remove(path, in: root, folder: folder) }
             }
             remembered[key] = files.sorted()
         }
@@ -41,9 +45,9 @@ struct DownloadLedger {
         RealPath.relative(folder, inside: trusted) ?? RealPath.normalized(folder)
     }
 
-    /// Removes `step/…/name` below `root` without following a link, and the folders it leaves
-    /// empty on the way up (never `root` itself).
-    private func remove(_ path: String, in root: LinkFreeFolder) {
+    /// Removes `step/…/name` below `root` (`folder`) without following a link, when a download wrote
+    /// it as it is, and the folders it leaves empty on the way up (never `root` itself).
+    private func remove(_ path: String, in root: LinkFreeFolder, folder: String) {
         guard ProjectPath.isRelative(path) else { return }
         let parts = path.split(separator: "/").map(String.init)
         guard parts.count >= 2, !parts.contains(where: { $0 == "." || $0 == ".." }) else { return }
@@ -56,7 +60,9 @@ struct DownloadLedger {
         }
         var info = stat()
         let parent = folders[folders.count - 1]
-        if fstatat(parent, parts[parts.count - 1], &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG { unlinkat(parent, parts[parts.count - 1], 0) }
+        guard fstatat(parent, parts[parts.count - 1], &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG,
+              written.wrote(folder + "/" + path, info: info) else { return }
+        unlinkat(parent, parts[parts.count - 1], 0)
         // Each folder on the way, deepest first, goes only when empty.
         for depth in stride(from: parts.count - 2, through: 0, by: -1) {
             guard unlinkat(folders[depth], parts[depth], AT_REMOVEDIR) == 0 else { break }

@@ -189,7 +189,8 @@ struct Downloader: Sendable {
         kept = true
         // A rename changes the inode's change time: the file is remembered as it is in place.
         var placed = stat()
-        if let md5 = target.file.md5, fstat(descriptor, &placed) == 0 { digests?.record(target.fullPath, info: placed, md5: md5) }
+        // Recorded without an MD5 too: the record is what lets a later run remove the file as its own (`DownloadLedger`).
+        if fstat(descriptor, &placed) == 0 { digests?.record(target.fullPath, info: placed, md5: target.file.md5 ?? "") }
         return true
     }
 

@@ -119,7 +119,9 @@ public struct Runner: Sendable {
         pruneEngine(final, wholeRunCompleted: wholeRunCompleted, events: events)
         // Then files pipeline wrote earlier that no result names now are removed.
         if wholeRunCompleted, !configuration.downloads.isEmpty {
-            let ledger = DownloadLedger(file: configuration.workspace.downloadsFile, trusted: configuration.workspace.directory)
+            let workspace = configuration.workspace
+            let ledger = DownloadLedger(
+                file: workspace.downloadsFile, trusted: workspace.directory, written: DownloadDigests(file: workspace.downloadDigestsFile, trusted: workspace.directory))
             ledger.prune(keeping: Dictionary(uniqueKeysWithValues: Set(configuration.downloads.values.map(\.folder)).map { ($0, written[$0] ?? []) }))
         }
         return final
