@@ -14,7 +14,8 @@ struct GCCommand: Command {
         completed already removes what no results name; gc does the same on demand: it keeps the Assemblies the last \
         results of every manifest of the folder name, and those still going, and removes the rest (superseded, \
         failed or canceled Assemblies, their results and uploads). Sources read in place are never touched: only \
-        the engine's own links to them go. Downloads and results files are not touched either.
+        the engine's own links to them go. Downloads and results files are not touched either. The state of a manifest \
+        renamed or removed keeps what its results name until its folder in .pipeline/manifests/ is removed; gc names it.
         """,
         arguments: [.init(name: "MANIFEST", help: "A manifest of the folder whose .pipeline/ is collected.")],
         options: [.init(name: "dry-run", help: "Say what would be removed, and remove nothing.")],
@@ -57,6 +58,9 @@ struct GCCommand: Command {
         }
         let what = "\(plural(collected.assemblies, "Assembly", "Assemblies")) no results name (\(ByteSize(bytes: collected.bytes)))"
         context.output.out((dryRun ? "Would remove \(what)" : "Removed \(what)") + "; kept \(collected.kept).\n")
+        for gone in workspace.statesOfGoneManifests {
+            context.output.out("Kept for \(gone.printable), a manifest no longer here: remove .pipeline/manifests/\(gone.printable)/ if it is gone for good, then run gc again.\n")
+        }
         return ExitCode.success
     }
 

@@ -135,11 +135,7 @@ extension RunWork.Part {
                 guard let digest = digests[step] else { continue }
                 entry.steps[path, default: [:]][step] = digest
                 // A result carried over from a file of the same content under another name follows it.
-                entry.results[step, default: []] += outcome.results.map { result in
-                    var result = result
-                    if result.source != path { (result.source, result.localPath) = (path, nil) }
-                    return result
-                }
+                entry.results[step, default: []] += outcome.results.map { $0.source == path ? $0 : Self.moved($0, to: path) }
                 entry.leftOut += outcome.leftOut.map { var item = $0; item.source = path; return item }
                 entry.warnings += outcome.warnings.map { var item = $0; item.source = path; return item }
             }
@@ -148,6 +144,19 @@ extension RunWork.Part {
         entry.leftOut.sort { ($0.source ?? "", $0.step) < ($1.source ?? "", $1.step) }
         entry.warnings.sort { ($0.source ?? "", $0.step) < ($1.source ?? "", $1.step) }
         return entry
+    }
+
+    /// A result carried over from a file of the same content at another path, as if made from
+    /// `path`: its source, and its name when it was the old source's (`a.png` -> `a.webp`).
+    static func moved(_ result: RunResults.ResultFile, to path: String) -> RunResults.ResultFile {
+        var moved = result
+        (moved.source, moved.localPath) = (path, nil)
+        let stem = { (name: String) in ((name as NSString).lastPathComponent as NSString).deletingPathExtension }
+        if let old = result.source, stem(result.name) == stem(old) {
+            let ext = (result.name as NSString).pathExtension
+            moved.name = stem(path) + (ext.isEmpty ? "" : "." + ext)
+        }
+        return moved
     }
 }
 

@@ -79,6 +79,17 @@ extension Workspace {
     }
 }
 
+extension Workspace {
+    /// The state folders of manifests no longer in this folder (renamed or removed): what their
+    /// results name is kept until the folder is removed.
+    public var statesOfGoneManifests: [String] {
+        let names = (try? FileSystem.names(in: stateDirectory + "/manifests")) ?? []  // no state: none gone
+        return names.sorted().filter { name in
+            !FileManager.default.fileExists(atPath: directory + "/" + name + ".yml") && !FileManager.default.fileExists(atPath: directory + "/" + name)
+        }
+    }
+}
+
 /// A manifest's state that does not say which of the engine's Assemblies its results need.
 public struct UnreferencedState: Error, CustomStringConvertible {
     /// The manifest's state name (its file name without `.yml`).

@@ -229,6 +229,15 @@ final class StepCacheTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: outside.path + "/keep.txt", encoding: .utf8), "not the engine's")
         let cached = await run(directory)
         XCTAssertTrue(cached.stdout.hasPrefix("Run: 0 completed, 4 cached, 0 failed."), cached.stdout)
+
+        // A renamed manifest: what the old name's state needs is kept, and gc says where it is.
+        try FileManager.default.moveItem(atPath: directory.path + "/pipeline.yml", toPath: directory.path + "/site.yml")
+        let renamed = await CLIHarness.run(["gc", directory.path + "/site.yml"])
+        XCTAssertEqual(renamed.stdout, """
+            Removed 0 Assemblies no results name (0 B); kept 4.
+            Kept for pipeline, a manifest no longer here: remove .pipeline/manifests/pipeline/ if it is gone for good, then run gc again.
+
+            """, renamed.stderr)
     }
 }
 

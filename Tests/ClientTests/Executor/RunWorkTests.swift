@@ -52,6 +52,16 @@ final class RunWorkTests: XCTestCase {
         XCTAssertEqual(work.filesPerStep(job: "photos"), ["small": 0, "large": 0])
     }
 
+    func testAResultFollowingARenamedSourceTakesItsNameUnlessItHadItsOwn() {
+        let made = RunResults.ResultFile(
+            source: "photos/IMG_1.jpg", name: "IMG_1.webp", url: "https://cdn.example.com/x", size: 1, mime: "image/webp", meta: .object([:]), localPath: "out/IMG_1.webp")
+        let moved = RunWork.Part.moved(made, to: "trip/beach.jpg")
+        XCTAssertEqual([moved.source, moved.name, moved.localPath], ["trip/beach.jpg", "beach.webp", nil])
+        var own = made
+        own.name = "contact-sheet.png"
+        XCTAssertEqual(RunWork.Part.moved(own, to: "trip/beach.jpg").name, "contact-sheet.png")
+    }
+
     func testOnlyTheMissingStepsRunAndFilesMissingTheSameStepsShareAnAssembly() throws {
         let (results, cache) = try last([file("a.png", "A"), file("b.png", "B")])
         var changed = instructions
