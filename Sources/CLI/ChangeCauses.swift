@@ -1,3 +1,4 @@
+import Client
 import Basics
 import Planning
 
@@ -30,7 +31,9 @@ struct ChangeCauses {
     /// The most options listed for one job.
     static let listedOptions = 10
 
-    init(_ diff: PlanDiff) {
+    /// The causes of `diff`; with `work` (what a run does, step by step), an option's effect is
+    /// what runs of the job, each step named in the manifest's `stepOrder`.
+    init(_ diff: PlanDiff, work: RunWork? = nil, stepOrder: [String: [String]] = [:]) {
         jobs = diff.jobs.compactMap { job in
             var causes: [Cause] = []
             switch job.presence {
@@ -45,7 +48,7 @@ struct ChangeCauses {
                     let more = job.instructionChanges.count - shown.count
                     causes.append(Cause(
                         options: shown.joined(separator: ", ") + (more > 0 ? ", and \(more) more" : ""),
-                        effect: Self.reprocessing(job)))
+                        effect: work?.filesPerStep(job: job.job).map { Self.running($0, order: stepOrder[job.job] ?? []) } ?? Self.reprocessing(job)))
                 }
                 let added = job.created.reduce(0) { $0 + $1.files.count } + job.changed.reduce(0) { $0 + $1.addedFiles.count }
                 let removed = job.removed.reduce(0) { $0 + $1.files.count } + job.changed.reduce(0) { $0 + $1.removedFiles.count }
@@ -56,6 +59,11 @@ struct ChangeCauses {
             }
             return causes.isEmpty ? nil : Job(name: job.job, causes: causes)
         }
+    }
+
+    /// What runs of a job cached step by step: "runs w200: 12 files; w100: cached".
+    static func running(_ filesPerStep: [String: Int], order: [String]) -> String {
+        filesPerStep.values.allSatisfy { $0 == 0 } ? "nothing runs, every result is cached" : "runs " + StepWork.describe(filesPerStep, order: order)
     }
 
     /// What a job's changed instructions re-process: "re-processes 49 files in 10 Assemblies".

@@ -19,7 +19,7 @@ enum PlanMarkdown {
         let cached = work?.cachedIDs ?? []
         let process = plan.assemblies.filter { !cached.contains($0.id) }
         var text = "### Plan for \(MarkupText.codeSpan(plan.pipeline)) (\(MarkupText.codeSpan(plan.manifest)))\n\n"
-        let causes = changes.map(ChangeCauses.init)
+        let causes = changes.map { ChangeCauses($0, work: work, stepOrder: stepOrder) }
         if let causes {
             let (leading, more) = causes.leading
             let shown = leading.map { "\(MarkupText.codeSpan($0.job)): \(markdown($0.cause))" }.joined(separator: "; ")

@@ -8,20 +8,23 @@ import Planning
 /// (ffprobe, where it is installed), and the bytes a metered service counts (input plus output).
 struct UsageReport {
     let estimate: UsageEstimate
-    /// Output bytes per input byte by job, from the last run's completed Assemblies.
-    let ratios: [String: Double]
+    /// Estimated output bytes by job, at the ratios the last run measured; absent for a job
+    /// (or a step of it) the last run did not measure.
+    let outputs: [String: Int64]
     /// Seconds of audio and video by job; `nil` for a job with media whose length is unknown.
     let durations: [String: Double?]
 
     /// `resolve` turns a plan's file path into one ffprobe can open.
     init(_ plan: Plan, lastResults: RunResults?, resolve: (String) -> String = { $0 }, probe: (String) -> Double? = UsageReport.duration) {
         estimate = UsageEstimate(plan)
-        var input: [String: Int64] = [:], output: [String: Int64] = [:]
-        for entry in lastResults?.assemblies ?? [] where entry.isCompleted {
-            input[entry.job, default: 0] += entry.files.reduce(0) { $0 + $1.size }
-            output[entry.job, default: 0] += entry.results.values.reduce(0) { $0 + $1.reduce(0) { $0 + ($1.size ?? 0) } }
+        let ratios = OutputRatios(lastResults)
+        var outputs: [String: Int64?] = [:]
+        for assembly in plan.assemblies {
+            let known = outputs[assembly.job] ?? 0
+            let made = ratios.output(of: assembly)
+            outputs[assembly.job] = known.flatMap { total in made.map { total + $0 } }
         }
-        ratios = Dictionary(uniqueKeysWithValues: input.compactMap { job, bytes in bytes > 0 ? (job, Double(output[job] ?? 0) / Double(bytes)) : nil })
+        self.outputs = outputs.compactMapValues { $0 }
         var durations: [String: Double?] = [:]
         for assembly in plan.assemblies {
             for file in assembly.files where MediaTypes.isAudioOrVideo(file.path) {
@@ -33,10 +36,8 @@ struct UsageReport {
         self.durations = durations
     }
 
-    /// Estimated output bytes of a job, when the last run measured its ratio.
-    func outputBytes(_ job: UsageEstimate.Job) -> Int64? {
-        ratios[job.name].map { Int64((Double(job.bytes) * $0).rounded()) }
-    }
+    /// Estimated output bytes of a job, when the last run measured it.
+    func outputBytes(_ job: UsageEstimate.Job) -> Int64? { outputs[job.name] }
 
     /// Input plus estimated output over every job; `measured` says whether every job's output was measured.
     var countedBytes: (bytes: Int64, measured: Bool) {

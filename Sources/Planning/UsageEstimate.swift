@@ -64,7 +64,7 @@ public struct UsageEstimate: Sendable, Equatable {
     }
 
     /// A job's steps: its own, or its Template's when the plan holds the Template's content.
-    static func steps(of instructions: JSONValue) -> [String: JSONValue]? {
+    public static func steps(of instructions: JSONValue) -> [String: JSONValue]? {
         if let steps = instructions["steps"]?.objectValue { return steps }
         return instructions["template"]?["content"]?["steps"]?.objectValue
     }

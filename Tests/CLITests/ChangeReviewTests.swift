@@ -5,7 +5,7 @@ import XCTest
 
 /// A change to one step option, reviewed as a pull request shows it: the plan's Markdown, `diff`
 /// against the last run and `diff --base` against the base revision all name the option and
-/// what it re-processes.
+/// what it re-processes (the plan: which steps run, as the others are cached).
 final class ChangeReviewTests: XCTestCase {
     private func pipeline(_ arguments: [String], in directory: TemporaryDirectory) throws -> ProcessResult {
         try ProcessRunner.run(ProcessRunner.pipelineExecutable, arguments, in: directory.path)
@@ -30,11 +30,11 @@ final class ChangeReviewTests: XCTestCase {
 
         let markdown = try pipeline(["plan", "--format", "markdown"], in: directory)
         XCTAssertEqual(markdown.status, 0, markdown.stderr)
-        XCTAssertTrue(markdown.stdout.contains("**Since the last run:** `thumbnails`: `steps.thumb.width: 320 -> 160` (re-processes 3 files in 1 Assembly)"), markdown.stdout)
+        XCTAssertTrue(markdown.stdout.contains("**Since the last run:** `thumbnails`: `steps.thumb.width: 320 -> 160` (runs thumb, small: 3 files)"), markdown.stdout)
         XCTAssertTrue(markdown.stdout.contains("0 gone"), "the old Assembly is replaced, not gone: \(markdown.stdout)")
 
         let text = try pipeline(["plan"], in: directory)
-        XCTAssertTrue(text.stdout.contains("~ job thumbnails: steps.thumb.width: 320 -> 160 (re-processes 3 files in 1 Assembly)"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("~ job thumbnails: steps.thumb.width: 320 -> 160 (runs thumb, small: 3 files)"), text.stdout)
 
         let diff = try pipeline(["diff", "pipeline.yml"], in: directory)
         XCTAssertTrue(diff.stdout.contains("~ steps.thumb.width: 320 -> 160 (re-processes 3 files in 1 Assembly)"), diff.stdout)

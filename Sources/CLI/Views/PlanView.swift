@@ -52,7 +52,7 @@ struct TextPlanView: PlanView {
         context.output.out(PlanSummary.render(plan, work: known.work, stepOrder: known.stepOrder, palette: context.output.colors.out))
         if let usage = known.usage { context.output.out(usage.text) }
         if let changes = known.changes {
-            let causes = ChangeCauses(changes)
+            let causes = ChangeCauses(changes, work: known.work, stepOrder: known.stepOrder)
             if !causes.jobs.isEmpty {
                 context.output.out("Since the last run:\n" + causes.jobs.map { job in
                     job.causes.map { "  \($0.sign) job \(job.name.printable): \($0.text.printable)\n" }.joined()

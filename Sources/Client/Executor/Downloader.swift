@@ -133,13 +133,16 @@ struct Downloader: Sendable {
         var attempt = 1
         while true {
             do {
-                let filled: Bool
                 switch try Self.source(of: target.url, localResults: localResults) {
-                case .gone: filled = false
-                case .local(let path): filled = try await write(target) { descriptor in _ = try LinkFreeFolder.copy(path, to: descriptor); return true }
-                case .remote: filled = try await write(target) { descriptor in try await fetchRemote(target, into: descriptor) }
+                case .gone:
+                    return "\(Self.shown(target.url)) is no longer in the engine's data folder"
+                case .local(let path):
+                    _ = try await write(target) { descriptor in _ = try LinkFreeFolder.copy(path, to: descriptor); return true }
+                    return nil
+                case .remote:
+                    let filled = try await write(target) { descriptor in try await fetchRemote(target, into: descriptor) }
+                    return filled ? nil : "\(Self.shown(target.url)) is gone from the server"
                 }
-                return filled ? nil : "\(Self.shown(target.url)) is gone from the server"
             } catch let failure as Failure where failure.isTransient && attempt < Self.attempts {
                 let wait = failure.retryAfter.map { min($0, Self.longestWait) } ?? pow(2, Double(attempt - 1))
                 try await sleep(.milliseconds(Int(wait * 1000)))

@@ -56,12 +56,15 @@ final class StepCacheTests: XCTestCase {
         XCTAssertEqual(first.status, 0, first.stderr)
         XCTAssertEqual(engineResults(directory).count, 36)
         let before = engineResults(directory)
+        let w200Bytes = try results(directory).bytes(step: "w200")
 
         try directory.write("pipeline.yml", manifest(widths: [("w100", 100), ("w200", 250), ("w300", 300)]))
         let plan = await CLIHarness.run(["plan", directory.path + "/pipeline.yml"])
         XCTAssertEqual(plan.status, 0, plan.stderr)
         XCTAssertTrue(plan.stdout.contains("work: w200: 12 files; w100, w300: cached"), plan.stdout)
-        XCTAssertTrue(plan.stdout.contains("12 robot executions (12 /image/resize)"), "the usage estimate counts what runs: \(plan.stdout)")
+        XCTAssertTrue(plan.stdout.contains("~ job photos: steps.w200.width: 200 -> 250 (runs w200: 12 files; w100, w300: cached)"), plan.stdout)
+        XCTAssertTrue(plan.stdout.contains("12 robot executions (12 /image/resize); about \(ByteSize(bytes: w200Bytes)) out"),
+                      "the usage estimate counts what runs, and the output of the steps that run: \(plan.stdout)")
         let markdown = await CLIHarness.run(["plan", directory.path + "/pipeline.yml", "--format", "markdown"])
         XCTAssertTrue(markdown.stdout.contains("- `photos`: w200: 12 files; w100, w300: cached"), markdown.stdout)
         let diff = await CLIHarness.run(["diff", directory.path + "/pipeline.yml"])
@@ -252,4 +255,6 @@ private struct RunResultsView {
     func widths(step: String) -> [Int] { files(step).compactMap { $0["meta"]?["width"]?.intValue } }
 
     func sources(step: String) -> [String] { files(step).compactMap { $0["source"]?.stringValue } }
+
+    func bytes(step: String) -> Int64 { files(step).reduce(0) { $0 + Int64($1["size"]?.intValue ?? 0) } }
 }
