@@ -2,16 +2,32 @@ internal import COpenSSL
 
 /// Keyed hashes and comparisons that do not leak timing.
 public enum KeyedHash {
+    /// The hash functions HMACs are made with.
+    public enum Algorithm: String, Sendable, CaseIterable {
+        case sha1, sha256, sha384
+    }
+
     /// HMAC-SHA384 of `message` under `key`.
-    public static func sha384(_ message: String, key: String) -> [UInt8] {
+    public static func sha384(_ message: String, key: String) -> [UInt8] { hmac(.sha384, message, key: key) }
+
+    /// HMAC-SHA256 of `message` under `key`.
+    public static func sha256(_ message: String, key: String) -> [UInt8] { hmac(.sha256, message, key: key) }
+
+    /// The HMAC of `message`'s UTF-8 bytes under `key` with `algorithm`.
+    public static func hmac(_ algorithm: Algorithm, _ message: String, key: String) -> [UInt8] {
         let keyBytes = Array(key.utf8)
         let messageBytes = Array(message.utf8)
+        let function = switch algorithm {
+        case .sha1: EVP_sha1()
+        case .sha256: EVP_sha256()
+        case .sha384: EVP_sha384()
+        }
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         keyBytes.withUnsafeBytes { keyBuffer in
             messageBytes.withUnsafeBytes { messageBuffer in
                 _ = HMAC(
-                    EVP_sha384(), keyBuffer.baseAddress, Int32(keyBuffer.count),
+                    function, keyBuffer.baseAddress, Int32(keyBuffer.count),
                     messageBuffer.baseAddress?.assumingMemoryBound(to: UInt8.self), messageBuffer.count, &digest, &length)
             }
         }

@@ -1,0 +1,74 @@
+import Basics
+import Foundation
+import Wire
+
+/// `pipeline sign-url`: a signed Smart CDN URL, as the official SDKs make it.
+struct SignURLCommand: Command {
+    static let spec = CommandSpec(
+        name: "sign-url",
+        summary: "Print a signed Smart CDN URL for a workspace, Template and input.",
+        discussion: """
+        Makes https://WORKSPACE.tlcdn.com/TEMPLATE/INPUT?... with the parameters, auth_key and exp (when the URL \
+        stops working, in Unix milliseconds), signed with the Auth Secret (HMAC-SHA256, sig=sha256:...) exactly as the \
+        official SDKs sign them. The secret is read from the environment, never from the command line, and never printed.
+        """,
+        arguments: [
+            .init(name: "WORKSPACE", help: "The workspace (the CDN host's first label)."),
+            .init(name: "TEMPLATE", help: "The Smart CDN Template's name."),
+            .init(name: "INPUT", help: "The input's path in the workspace's storage (may be empty: '')."),
+        ],
+        options: [
+            .init(name: "param", valueName: "NAME=VALUE", help: "A URL parameter (a name given twice is sent twice).", repeatable: true),
+            .init(name: "expires", valueName: "DURATION", help: "How long the URL works (default 1h)."),
+            .init(name: "key", valueName: "KEY", help: "The Auth Key (default $TRANSLOADIT_KEY)."),
+            .init(name: "secret-env", valueName: "VAR", help: "The variable holding the Auth Secret (default TRANSLOADIT_SECRET)."),
+        ],
+        examples: [
+            "TRANSLOADIT_KEY=k TRANSLOADIT_SECRET=s pipeline sign-url my-app thumbs photos/beach.jpg --param width=400",
+            "pipeline sign-url my-app thumbs photos/beach.jpg --expires 7d --param w=200 --param h=200",
+        ])
+
+    let url: (workspace: String, template: String, input: String)
+    let parameters: [(name: String, value: String)]
+    let lifetime: Duration
+    let key: String?
+    let secretVariable: String
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        url = (arguments.positionals[0], arguments.positionals[1], arguments.positionals[2])
+        guard !url.workspace.isEmpty, !url.template.isEmpty else {
+            throw UsageError("WORKSPACE and TEMPLATE must not be empty", command: Self.spec.name)
+        }
+        var parameters: [(name: String, value: String)] = []
+        for given in arguments.values("param") {
+            guard let equals = given.firstIndex(of: "="), equals != given.startIndex else {
+                throw UsageError("--param needs NAME=VALUE, such as width=400, not '\(given.printable)'", command: Self.spec.name)
+            }
+            let name = String(given[..<equals])
+            guard !["auth_key", "exp", "sig"].contains(name) else {
+                throw UsageError("--param \(name) is set by sign-url itself (--key, --expires)", command: Self.spec.name)
+            }
+            parameters.append((name, String(given[given.index(after: equals)...])))
+        }
+        self.parameters = parameters
+        lifetime = try arguments.duration("expires", default: .seconds(3600))
+        key = arguments.value("key")
+        secretVariable = arguments.value("secret-env") ?? "TRANSLOADIT_SECRET"
+    }
+
+    func run(_ context: CommandContext) async throws -> Int32 {
+        guard let key = key ?? context.environment["TRANSLOADIT_KEY"], !key.isEmpty else {
+            context.output.failure("no Auth Key", hint: "pass --key KEY or set $TRANSLOADIT_KEY")
+            return ExitCode.failure
+        }
+        guard let secret = context.environment[secretVariable], !secret.isEmpty else {
+            context.output.failure("$\(secretVariable) is not set", hint: "export the Auth Secret in $\(secretVariable) (or name another variable with --secret-env)")
+            return ExitCode.failure
+        }
+        let expires = Int64((Date().timeIntervalSince1970 + Double(lifetime.components.seconds)) * 1000)
+        let signed = SmartCDNURL(
+            workspace: url.workspace, template: url.template, input: url.input, parameters: parameters, authKey: key, expires: expires)
+        context.output.out(signed.signed(secret: secret) + "\n")
+        return ExitCode.success
+    }
+}
