@@ -52,6 +52,8 @@ struct RunSetup {
                 var settings = LocalEngine.Configuration(dataDirectory: workspace.engineDirectory)
                 let output = context.output
                 settings.stopWaiting = interrupted
+                // Notifications of the manifest's notify_url are signed with the Auth Secret, when the runner has it.
+                settings.notificationSecret = context.environment["TRANSLOADIT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
                 if waitForEngine {
                     settings.whileWaitingForTheFolder = {
                         output.error("pipeline: waiting for \(workspace.engineDirectory), in use by another pipeline command or a pipeline serve (Ctrl-C gives up)\n")

@@ -24,6 +24,8 @@ final class AssemblyStore: Sendable {
     /// Callers in the engine's process waiting for an Assembly to move on.
     let signals = PhaseSignals()
     static let writeDelay = DispatchTimeInterval.milliseconds(20)
+    /// Told of each Assembly that just ended (`observeEnds`).
+    private let endObserver = Mutex<(@Sendable (AssemblyRecord) -> Void)?>(nil)
     /// Told when an Assembly cannot be written (it lives on in memory, and would not survive a restart).
     private let warn: @Sendable (String) -> Void
 
@@ -116,8 +118,14 @@ final class AssemblyStore: Sendable {
         if moved {
             held.moved(id)
             signals.moved(id)
+            if let updated, updated.isTerminal { endObserver.withLock { $0 }?(updated) }
         }
         return updated
+    }
+
+    /// Tells `observer` of each Assembly as it ends, after the change.
+    func observeEnds(_ observer: @escaping @Sendable (AssemblyRecord) -> Void) {
+        endObserver.withLock { $0 = observer }
     }
 
     /// `id` once its phase is no longer `phase` or `deadline` has passed, whichever comes first;

@@ -1,6 +1,7 @@
 import APIClients
 import Basics
 import Foundation
+import HTTPClient
 import HTTPServer
 import Spec
 
@@ -38,6 +39,14 @@ public final class LocalEngine: Sendable {
         public var whileWaitingForTheFolder: (@Sendable () -> Void)?
         /// Polled while waiting for the folder: true gives up (`WaitInterrupted`).
         public var stopWaiting: (@Sendable () -> Bool)?
+        /// How Assemblies' ends are announced to their `notify_url` (which addresses it may
+        /// reach follows `robotLimits.importsFromLoopback`, as the import robot does).
+        public var notifyRetryDelays: [Duration] = AssemblyNotifier.Settings().retryDelays
+        /// The secret notifications are signed with when the engine has no `credentials` (the
+        /// embedded engine signs with the runner's Auth Secret, when it has one).
+        public var notificationSecret: String?
+        /// Told of every notification attempt; `warn` hears of those given up when nil.
+        public var notificationLog: (@Sendable (String) -> Void)?
         /// Told what the engine could not keep (an Assembly it could not save); standard error by default.
         public var warn: @Sendable (String) -> Void = { message in
             FileHandle.standardError.write(Data("pipeline: warning: \(message)\n".utf8))
@@ -72,6 +81,7 @@ public final class LocalEngine: Sendable {
     private let assembliesDirectory: String
     private let lock: DataFolderLock
     private let handoff: HandoffServer?
+    private let notifier: AssemblyNotifier
     /// Whether clients on this machine are offered the handoff, and where, or why not.
     public let handoffState: HandoffState
 
@@ -114,6 +124,15 @@ public final class LocalEngine: Sendable {
         // Before anything can reach them (a server, the handoff, an upload finishing).
         try Self.abandonHandedOver(assemblies, results: data + "/results")
         executor = AssemblyExecutor(store: assemblies, resultsDirectory: data + "/results", limits: configuration.robotLimits)
+        let addresses: StatusAddresses = settings == nil ? .files(dataDirectory: data) : .served(origin: nil)
+        let warn = configuration.warn
+        notifier = AssemblyNotifier(
+            store: assemblies, secret: configuration.credentials?.secret ?? configuration.notificationSecret,
+            settings: .init(retryDelays: configuration.notifyRetryDelays, policy: AddressPolicy(allowsLoopback: configuration.robotLimits.importsFromLoopback)),
+            status: { AssemblyStatus.document($0, tusPath: Self.tusPath, addresses: addresses) },
+            log: configuration.notificationLog ?? { line in if line.hasSuffix("given up") { warn(line) } })
+        let notifier = notifier
+        assemblies.observeEnds { notifier.ended($0) }
         let links = AssemblyUploads(assemblies: assemblies, uploads: uploads, executor: executor)
         let executor = self.executor
         var tus = TusEndpoint(
@@ -159,6 +178,7 @@ public final class LocalEngine: Sendable {
         }
         executor.resumeInterrupted()
         links.tieAgain(uploads.known)
+        notifier.resumePending()
     }
 
     /// Ends the unfinished Assemblies whose files a process handed over to be read in place: that
@@ -198,6 +218,8 @@ public final class LocalEngine: Sendable {
     public func stop() {
         handoff?.stop()
         executor.stop(waitingAtMost: .seconds(5))
+        // Announcements under way get a moment; those cut off are delivered at the next start.
+        notifier.stop(waitingAtMost: .seconds(5))
         executor.store.signals.stop()
         executor.store.releaseWaiters()
         server?.stop()

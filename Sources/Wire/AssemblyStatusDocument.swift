@@ -56,6 +56,18 @@ public struct AssemblyStatusDocument: Codable, Sendable, Equatable {
     public var clientAgent: String?
     /// Where its end is announced.
     public var notifyURL: String?
+    /// When the announcement began (`2026-12-01T19:41:53Z`).
+    public var notifyStart: String?
+    /// How it went: `successful`, `failed`, or `pending` while it is tried.
+    public var notifyStatus: String?
+    /// The HTTP status the notify URL answered last.
+    public var notifyResponseCode: Int?
+    /// The start of what the notify URL answered last.
+    public var notifyResponseData: String?
+    /// Seconds from the first attempt to the last.
+    public var notifyDuration: Double?
+    /// Why the last attempt failed.
+    public var notifyError: String?
     /// `info.retryIn`: seconds to wait, sent with rate-limit errors.
     public var info: Info?
 
@@ -267,6 +279,8 @@ public struct AssemblyStatusDocument: Codable, Sendable, Equatable {
         case expectedTusUploads = "expected_tus_uploads", startedTusUploads = "started_tus_uploads", finishedTusUploads = "finished_tus_uploads"
         case tusUploads = "tus_uploads", ignoredErrors = "ignored_errors", executionStart = "execution_start"
         case executionDuration = "execution_duration", clientAgent = "client_agent", notifyURL = "notify_url"
+        case notifyStart = "notify_start", notifyStatus = "notify_status", notifyResponseCode = "notify_response_code"
+        case notifyResponseData = "notify_response_data", notifyDuration = "notify_duration", notifyError = "notify_error"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -296,6 +310,12 @@ public struct AssemblyStatusDocument: Codable, Sendable, Equatable {
         executionDuration = values.lenient(Double.self, .executionDuration)
         clientAgent = values.lenient(String.self, .clientAgent)
         notifyURL = values.lenient(String.self, .notifyURL)
+        notifyStart = values.lenient(String.self, .notifyStart)
+        notifyStatus = values.lenient(String.self, .notifyStatus)
+        notifyResponseCode = values.lenient(Int.self, .notifyResponseCode)
+        notifyResponseData = values.lenient(String.self, .notifyResponseData)
+        notifyDuration = values.lenient(Double.self, .notifyDuration)
+        notifyError = values.lenient(String.self, .notifyError)
         info = values.lenient(Info.self, .info)
     }
 

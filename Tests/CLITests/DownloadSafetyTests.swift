@@ -74,7 +74,8 @@ final class DownloadSafetyTests: XCTestCase {
         try outside.write("secret.txt", data: Data(secretText.utf8))
         let log = outside.path + "/requests.log"
         let server = try ServerProcess("/usr/bin/env", ["python3", "-c", """
-            import functools, http.server
+            import functools, http.server, signal
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
             handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory="\(outside.path)")
             server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
             print("PORT", server.server_port, flush=True)

@@ -20,12 +20,13 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
     public init(
         data: TemporaryDirectory? = nil, credentials: (key: String, secret: String)? = nil, rateLimit: (count: Int, window: TimeInterval)? = nil,
         port: UInt16 = 0, reservedSpace: Int64? = nil, perClientLimit: Int? = nil, policy: Policy? = nil,
-        robotLimits: RobotLimits = RobotLimits(), trustProxy: Bool = true
+        robotLimits: RobotLimits = RobotLimits(), trustProxy: Bool = true, notifyRetryDelays: [Duration]? = nil
     ) throws {
         self.data = try data ?? TemporaryDirectory(prefix: "engine")
         var configuration = LocalEngine.Configuration(dataDirectory: self.data.path, credentials: credentials, policy: policy)
         configuration.rateLimit = rateLimit
         configuration.robotLimits = robotLimits
+        if let notifyRetryDelays { configuration.notifyRetryDelays = notifyRetryDelays }
         // The fault-injecting proxy passes chunked bodies through as they are: trailers arrive.
         configuration.trailersBehindProxy = true
         if let reservedSpace { configuration.reservedSpace = reservedSpace }

@@ -32,7 +32,7 @@ struct ServeCommand: Command {
             .init(name: "max-media-duration", valueName: "DURATION", help: "Refuse audio and video longer than this (default 4h)."),
             .init(name: "max-image-pixels", valueName: "N", help: "Refuse images and document pages over N pixels (default 100000000)."),
             .init(name: "max-import-size", valueName: "SIZE", help: "The largest file /http/import fetches (default 10GiB)."),
-            .init(name: "allow-loopback-import", help: "Let /http/import fetch from this machine (127.0.0.1, ::1); private networks stay refused."),
+            .init(name: "allow-loopback-import", help: "Let /http/import fetch from, and notify_url notify, this machine (127.0.0.1, ::1); private networks stay refused."),
             .init(name: "quiet", help: "Do not log requests."),
         ] + TLSFiles.options,
         examples: ["pipeline serve", "pipeline serve --port 0 --data-dir /tmp/engine"])
@@ -111,6 +111,7 @@ struct ServeCommand: Command {
             return ExitCode.failure
         }
         let log: (@Sendable (String) -> Void)? = quiet ? nil : { @Sendable line in output.error(line + "\n") }
+        configuration.notificationLog = log
         let engine: LocalEngine
         do {
             engine = try LocalEngine(configuration, server: HTTPServer.Configuration(host: host, port: port, tls: tls, origin: origin), log: log)

@@ -1,0 +1,126 @@
+import Basics
+import Foundation
+import HTTPClient
+import Synchronization
+import Wire
+
+/// Announces each Assembly's end to its `notify_url`, as the service does: a POST of
+/// `NotificationForm`, answered 2xx or tried again after each of `retryDelays`, then given up;
+/// redirects are failures, and only the addresses the import robot may reach are reached. How it
+/// went is kept in the Assembly's record (its status's `notify_*` fields); one still pending
+/// when the engine stops is delivered when it starts again.
+final class AssemblyNotifier: Sendable {
+    struct Settings: Sendable {
+        /// The waits between attempts: six attempts over about a minute, as the service makes.
+        var retryDelays: [Duration] = [.seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(32)]
+        /// Which addresses a notify URL may reach.
+        var policy = AddressPolicy()
+        /// How long one attempt may take.
+        var timeout: Duration = .seconds(30)
+    }
+
+    private let store: AssemblyStore
+    private let secret: String?
+    private let settings: Settings
+    private let status: @Sendable (AssemblyRecord) -> AssemblyStatusDocument
+    private let log: @Sendable (String) -> Void
+    private let client = HTTPClient()
+    /// The deliveries under way, and whether each is waiting to try again (not sending).
+    private let deliveries = Mutex<(tasks: [String: Task<Void, Never>], waiting: Set<String>, stopping: Bool)>(([:], [], false))
+
+    /// `status` makes the document sent; `log` hears of every attempt.
+    init(store: AssemblyStore, secret: String?, settings: Settings, status: @escaping @Sendable (AssemblyRecord) -> AssemblyStatusDocument,
+         log: @escaping @Sendable (String) -> Void) {
+        (self.store, self.secret, self.settings, self.status, self.log) = (store, secret, settings, status, log)
+    }
+
+    /// `record` just ended: its announcement starts, when it has a notify URL.
+    func ended(_ record: AssemblyRecord) {
+        guard record.notifyURL != nil, record.notification == nil else { return }
+        store.update(record.id) { $0.notification = AssemblyNotification(state: .pending) }
+        deliver(record.id)
+    }
+
+    /// Delivers the announcements a stopped engine left pending.
+    func resumePending() {
+        for record in store.all where record.isTerminal && record.notification?.state == .pending { deliver(record.id) }
+    }
+
+    /// Waits up to `patience` for the attempts being sent; deliveries waiting to try again, and
+    /// those cut off, stay pending for the next start.
+    func stop(waitingAtMost patience: Duration) {
+        let running = deliveries.withLock { state in
+            state.stopping = true
+            for id in state.waiting { state.tasks[id]?.cancel() }
+            return Array(state.tasks.values)
+        }
+        guard !running.isEmpty else { return }
+        let finished = DispatchSemaphore(value: 0)
+        Task {
+            for task in running { await task.value }
+            finished.signal()
+        }
+        if finished.wait(timeout: .now() + .milliseconds(Int(patience.components.seconds * 1000))) == .timedOut {
+            for task in running { task.cancel() }
+        }
+    }
+
+    private func deliver(_ id: String) {
+        deliveries.withLock { state in
+            guard state.tasks[id] == nil, !state.stopping else { return }
+            state.tasks[id] = Task.detached { [self] in
+                await attempts(id)
+                deliveries.withLock { _ = $0.tasks.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    /// Waits `delay` before the next attempt; false when the engine stops meanwhile.
+    private func wait(_ delay: Duration, for id: String) async -> Bool {
+        guard deliveries.withLock({ $0.stopping ? false : $0.waiting.insert(id).inserted }) else { return false }
+        defer { deliveries.withLock { _ = $0.waiting.remove(id) } }
+        do { try await Task.sleep(for: delay) } catch { return false }
+        return true
+    }
+
+    private func attempts(_ id: String) async {
+        guard let record = store.get(id), let url = record.notifyURL else { return }
+        let form = NotificationForm(status: status(record), params: record.params, secret: secret)
+        let shown = RemoteFetcher.shown(url)
+        let start = Date()
+        for attempt in 0...settings.retryDelays.count {
+            if attempt > 0, await !wait(settings.retryDelays[attempt - 1], for: id) { return }  // stopping: stays pending
+            let outcome = await post(form, to: url)
+            if Task.isCancelled { return }
+            let delivered = outcome.code.map { (200..<300).contains($0) } ?? false
+            let last = delivered || attempt == settings.retryDelays.count
+            store.update(id) { record in
+                var notification = AssemblyNotification(state: delivered ? .successful : last ? .failed : .pending, start: start)
+                (notification.attempts, notification.responseCode, notification.responseData) = (attempt + 1, outcome.code, outcome.data)
+                (notification.duration, notification.error) = (Date().timeIntervalSince(start), outcome.error)
+                record.notification = notification
+            }
+            let result = outcome.code.map { "answered \($0)" } ?? (outcome.error ?? "failed")
+            log("Assembly \(id) notified \(shown): \(result) (attempt \(attempt + 1) of \(settings.retryDelays.count + 1))"
+                + (delivered ? "" : last ? "; given up" : "; trying again"))
+            if last { return }
+        }
+    }
+
+    /// One attempt: the status the notify URL answered and the start of its body, or why there was no answer.
+    private func post(_ form: NotificationForm, to url: String) async -> (code: Int?, data: String?, error: String?) {
+        let request = HTTPRequest(
+            method: "POST", url: url, headers: [("Content-Type", form.contentType), ("User-Agent", ClientIdentity.transloaditClient)],
+            body: .data(form.body), timeouts: HTTPTimeouts(connect: .seconds(10), total: settings.timeout),
+            maxResponseBytes: 1 << 20, addressPolicy: settings.policy)
+        do {
+            let response = try await client.send(request)
+            let data = String(decoding: response.body.prefix(AssemblyNotification.keptResponseBytes), as: UTF8.self)
+            return (response.status, data, (200..<300).contains(response.status) ? nil : "answered \(response.status)")
+        } catch let error as HTTPError {
+            return (nil, nil, error.message)
+        } catch {
+            return (nil, nil, "\(error)")
+        }
+    }
+}
