@@ -111,7 +111,8 @@ public final class LocalEngine: Sendable {
 
     private init(_ configuration: Configuration, serving settings: HTTPServer.Configuration?, log: (@Sendable (String) -> Void)?) throws {
         Self.prepareProcess()
-        let data = configuration.dataDirectory
+        // Absolute: records name their files relative to it, and check them against it.
+        let data = RealPath.normalized(configuration.dataDirectory)
         dataDirectory = data
         lock = try DataFolderLock(
             folder: data, wait: configuration.whileWaitingForTheFolder != nil, waiting: { configuration.whileWaitingForTheFolder?() },

@@ -90,8 +90,10 @@ final class UploadStore: Sendable {
             var info = stat()
             guard lstat(dataPath(id), &info) == 0 else { continue }
             // A link or anything but a file (a data folder restored from elsewhere) is no upload of
-            // this engine: cutting or tying it would reach whatever it names.
-            guard info.st_mode & S_IFMT == S_IFREG else {
+            // this engine: cutting or tying it would reach whatever it names. Nor is an unfinished
+            // upload's file with another name (a hard link), which writing it would change too; a
+            // finished one is linked into its Assembly.
+            guard info.st_mode & S_IFMT == S_IFREG, record.isFinished || info.st_nlink == 1 else {
                 delete(id)
                 continue
             }

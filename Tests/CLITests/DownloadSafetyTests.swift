@@ -183,6 +183,17 @@ final class DownloadSafetyTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/build/out/.git/config"), "only files downloads wrote are removed")
     }
 
+    func testTheCommandLineCannotDownloadIntoGitOrTheStateFolder() async throws {
+        let directory = try project(endpoint: "local")
+        defer { directory.remove() }
+        for folder in [".git", "x/.pipeline/engine"] {
+            let run = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--download", directory.path + "/" + folder])
+            XCTAssertEqual(run.status, 64, run.stderr)
+            XCTAssertTrue(run.stderr.contains("--download must not be in .git/ or .pipeline/"), run.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path + "/.git"))
+    }
+
     func testTheResultsFileIsNeverWrittenThroughALink() async throws {
         let elsewhere = try TemporaryDirectory(prefix: "results-elsewhere")
         defer { elsewhere.remove() }
@@ -191,11 +202,15 @@ final class DownloadSafetyTests: XCTestCase {
         defer { directory.remove() }
         try FileManager.default.createSymbolicLink(atPath: directory.path + "/lnk", withDestinationPath: elsewhere.path)
         let text = try String(contentsOfFile: directory.path + "/pipeline.yml", encoding: .utf8)
-        try text.replacingOccurrences(of: "results: results.json", with: "results: lnk/.bashrc").write(toFile: directory.path + "/pipeline.yml", atomically: true, encoding: .utf8)
-        let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
-        XCTAssertEqual(result.status, 1, result.stderr)
-        XCTAssertTrue(result.stderr.contains("is a symbolic link"), result.stderr)
+        // A file there that is no results file is never replaced; a new one is never made through the link.
+        for (target, refusal) in [(".bashrc", "is not a results file"), ("results.json", "is a symbolic link")] {
+            try text.replacingOccurrences(of: "results: results.json", with: "results: lnk/\(target)").write(toFile: directory.path + "/pipeline.yml", atomically: true, encoding: .utf8)
+            let result = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+            XCTAssertEqual(result.status, 1, result.stderr)
+            XCTAssertTrue(result.stderr.contains(refusal), result.stderr)
+        }
         XCTAssertEqual(try String(contentsOfFile: elsewhere.path + "/.bashrc", encoding: .utf8), "ORIGINAL\n")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), [".bashrc"])
         // `report` writes through the same link-free writer: not into the linked folder either.
         try text.write(toFile: directory.path + "/pipeline.yml", atomically: true, encoding: .utf8)
         let ran = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])

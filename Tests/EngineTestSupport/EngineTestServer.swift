@@ -1,3 +1,4 @@
+import Basics
 import Engine
 import TestSupport
 import Foundation
@@ -20,10 +21,13 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
     public init(
         data: TemporaryDirectory? = nil, credentials: (key: String, secret: String)? = nil, rateLimit: (count: Int, window: TimeInterval)? = nil,
         port: UInt16 = 0, reservedSpace: Int64? = nil, perClientLimit: Int? = nil, policy: Policy? = nil,
-        robotLimits: RobotLimits = RobotLimits(), trustProxy: Bool = true, notifyRetryDelays: [Duration]? = nil
+        robotLimits: RobotLimits = RobotLimits(), trustProxy: Bool = true, notifyRetryDelays: [Duration]? = nil,
+        namesDataRelatively: Bool = false
     ) throws {
         self.data = try data ?? TemporaryDirectory(prefix: "engine")
-        var configuration = LocalEngine.Configuration(dataDirectory: self.data.path, credentials: credentials, policy: policy)
+        // `namesDataRelatively`: the folder as `pipeline serve --data-dir ./engine` names it.
+        let folder = namesDataRelatively ? RealPath.relative(self.data.path, from: FileManager.default.currentDirectoryPath) : self.data.path
+        var configuration = LocalEngine.Configuration(dataDirectory: folder, credentials: credentials, policy: policy)
         configuration.rateLimit = rateLimit
         configuration.robotLimits = robotLimits
         if let notifyRetryDelays { configuration.notifyRetryDelays = notifyRetryDelays }

@@ -124,6 +124,24 @@ final class AssemblyAPITests: XCTestCase {
         XCTAssertLessThanOrEqual(retryIn, 60)
     }
 
+    /// `pipeline serve --data-dir ./engine`: a data folder named relative to the working folder
+    /// holds its Assemblies' files like any other.
+    func testARelativeDataFolderRunsAndKeepsItsAssemblies() async throws {
+        let data = try TemporaryDirectory(prefix: "engine-relative")
+        defer { data.remove() }
+        var server = try EngineTestServer(data: data, namesDataRelatively: true)
+        let created = try await EngineClient(server: server).create(steps: hashStep, files: [("file", "a.txt", Data("relative".utf8))])
+        let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue, created.body.serialized())
+        let done = try await EngineClient(server: server).wait(id)
+        XCTAssertEqual(done["ok"], .string(AssemblyStatusCode.completed), done.serialized())
+        server.stop(keepData: true)
+        server = try EngineTestServer(data: data, namesDataRelatively: true)
+        defer { server.stop(keepData: true) }
+        let again = try await EngineClient(server: server).status(id)
+        XCTAssertEqual(again["ok"], .string(AssemblyStatusCode.completed), again.serialized())
+        XCTAssertEqual(again["results"]?["hash"]?.arrayValue?.count, 1)
+    }
+
     func testAssembliesSurviveARestart() async throws {
         let data = try TemporaryDirectory(prefix: "engine-restart")
         defer { data.remove() }

@@ -185,7 +185,8 @@ final class EngineDefenceTests: XCTestCase {
 
     /// A data folder restored from elsewhere with uploads whose bytes are links to files outside:
     /// one claiming fewer bytes than its file holds (a restart cuts such a file back), one claiming
-    /// to be finished for an Assembly waiting for it. A restart neither cuts nor takes either file.
+    /// to be finished for an Assembly waiting for it, and one unfinished whose file is a hard link.
+    /// A restart neither cuts, takes nor keeps writing any of them.
     func testUploadsLinkedOutsideTheDataFolderAreNeitherCutNorTaken() async throws {
         let outside = try TemporaryDirectory(prefix: "engine-outside")
         defer { outside.remove() }
@@ -204,6 +205,12 @@ final class EngineDefenceTests: XCTestCase {
                 """)
             try FileManager.default.createSymbolicLink(atPath: data.path + "/uploads/\(id).bin", withDestinationPath: outside.path + "/precious.bin")
         }
+        // An unfinished one whose bytes are a hard link to the outside file (the next PATCH would append to it).
+        let linked = String(repeating: "3", count: 32)
+        try data.write("uploads/\(linked).json", """
+            {"id": "\(linked)", "length": 2000, "offset": 1000, "metadata": {"filename": "p.bin"}, "created": "\(now)", "expires": "2099-01-01T00:00:00Z"}
+            """)
+        XCTAssertEqual(link(outside.path + "/precious.bin", data.path + "/uploads/\(linked).bin"), 0)
         server = try EngineTestServer(data: data)
         defer { server.stop(keepData: true) }
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: outside.path + "/precious.bin")), precious, "cut through a link")

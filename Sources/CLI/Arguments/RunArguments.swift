@@ -35,6 +35,10 @@ struct RunArguments: Sendable {
         manifestPath = arguments.positionals[0]
         (results, endpoint, policy) = (arguments.value("results"), arguments.value("endpoint"), arguments.value("policy"))
         (reviewedPlan, download) = (arguments.value("plan"), arguments.value("download"))
+        // The command line may name any folder, but not Git's (its config holds the checkout's credentials) nor pipeline's state.
+        if let download, download.split(separator: "/").contains(where: { $0 == ".git" || $0 == ".pipeline" }) {
+            throw UsageError("--download must not be in .git/ or .pipeline/, not '\(download.printable)'", command: "run")
+        }
         tuning = RunTuning(
             concurrency: try arguments.integer("concurrency", in: OptionLimits.parallel, default: 4),
             uploadParallel: try arguments.integer("parallel", in: OptionLimits.parallel, default: 4),

@@ -129,7 +129,8 @@ struct RunCommand: Command {
         }
         defer { prepared.engine?.stop() }
         // After the wait for the embedded engine, so a run that waited for another one sees what it wrote.
-        if let conflict = workspace.resultsConflict(shard: shard.map { "\($0.index)/\($0.count)" }) {
+        let downloadFolders = Set(prepared.configuration.downloads.values.map(\.folder)).sorted()
+        if let conflict = workspace.resultsConflict(shard: shard.map { "\($0.index)/\($0.count)" }, downloads: downloadFolders) {
             context.report([conflict], sources: SourceStore())
             return ExitCode.failure
         }

@@ -137,7 +137,12 @@ struct Downloader: Sendable {
                 case .gone:
                     return "\(Self.shown(target.url)) is no longer in the engine's data folder"
                 case .local(let path):
-                    _ = try await write(target) { descriptor in _ = try LinkFreeFolder.copy(path, to: descriptor); return true }
+                    do {
+                        _ = try await write(target) { descriptor in _ = try LinkFreeFolder.copy(path, to: descriptor); return true }
+                    } catch let failure as Failure {
+                        // Not the bytes the engine made (cut short, changed on disk): made again, never kept.
+                        return "\(failure.description); the engine's copy is damaged"
+                    }
                     return nil
                 case .remote:
                     let filled = try await write(target) { descriptor in try await fetchRemote(target, into: descriptor) }

@@ -21,11 +21,16 @@ public struct ResultAvailability: Sendable {
     public func holds(_ file: RunResults.ResultFile) -> Bool {
         guard let url = file.url else { return isDownloaded(file) }
         switch try? Downloader.source(of: url, localResults: localResults) {
-        case .local: return true
+        case .local(let path): return file.size.map { Self.size(of: path) == $0 } ?? true  // a file cut short or grown is not what was made
         case .remote: return file.expires.map { $0 > now } ?? true || isDownloaded(file)
         case .gone: return isDownloaded(file)
         case nil: return false  // refused: not the engine's, or a scheme never fetched
         }
+    }
+
+    private static func size(of path: String) -> Int64? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? Int64(info.st_size) : nil
     }
 
     /// Whether the result's download is a file where the results say.

@@ -176,10 +176,13 @@ public struct Runner: Sendable {
         return placements
     }
 
-    /// Records which of the embedded engine's Assemblies the results name; after a whole run
-    /// that completed, removes those no manifest's results name (superseded, failed, canceled).
+    /// Records which of the embedded engine's Assemblies the manifest's results name; after a
+    /// whole run that completed, removes those no manifest's results name (superseded, failed,
+    /// canceled).
     private func pruneEngine(_ final: RunResults, wholeRunCompleted: Bool, events: @Sendable (RunEvent) -> Void) {
         let workspace = configuration.workspace
+        // Results written elsewhere (--results) are not the manifest's: what its own results need stays.
+        guard !workspace.resultsOverridden else { return }
         do { try workspace.recordEngineReferences(final, shard: configuration.shard) } catch {
             return events(.warning("which engine results this manifest needs could not be saved (\(error)); the engine's data is not pruned"))
         }

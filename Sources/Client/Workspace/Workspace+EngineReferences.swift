@@ -53,7 +53,8 @@ extension Workspace {
         for name in names.sorted() {
             let folder = manifests + "/" + name
             let files = ((try? FileSystem.names(in: folder)) ?? []).sorted()
-            let runStates = files.filter { $0.hasPrefix("run-state") }
+            // Run states and their journals (a lock file, left by a run refused at once, says nothing).
+            let runStates = files.filter { $0.hasPrefix("run-state") && ($0.hasSuffix(".json") || $0.hasSuffix(".journal")) }
             let records = files.filter { $0.hasPrefix("engine-assemblies") && $0.hasSuffix(".json") }
             if name == own, let current {
                 ids.formUnion(current)

@@ -14,14 +14,29 @@ extension Workspace {
         RealPath.relative(path, inside: directory) ?? RealPath.normalized(path)
     }
 
-    /// Why this manifest's run (of `shard`, `I/N`, if any) must not write the results file: it
-    /// holds the results of another manifest that is still there (two manifests left at
-    /// `results.json` in one folder, or pointed at one file), or of another shard of this one,
-    /// which the run would replace. Nil when the file is missing, from an older version, this
-    /// run's own, or its manifest is gone.
-    public func resultsConflict(shard: String?) -> Diagnostic? {
-        guard let manifestFile, let held = RunResults.load(resultsPath, keep: { _ in false }), let owner = held.manifest else { return nil }
+    /// Why this manifest's run (of `shard`, `I/N`, if any) must not write the results file: it is
+    /// a file that holds no results (a source, the manifest, anything else it would replace), or
+    /// lies in a folder `downloads` go to (a download would replace it); or it holds the results
+    /// of another manifest that is still there (two manifests left at `results.json` in one
+    /// folder, or pointed at one file), or of another shard of this one, which the run would
+    /// replace. Nil when the file is missing or empty, from an older version, this run's own, or
+    /// its manifest is gone.
+    public func resultsConflict(shard: String?, downloads: [String] = []) -> Diagnostic? {
         let results = TerminalText.printable(resultsPath)
+        let normalized = RealPath.normalized(resultsPath)
+        if let folder = downloads.first(where: { RealPath.isInside(normalized, RealPath.normalized($0)) }) {
+            return .error(
+                "run.results-in-downloads", "the results file '\(results)' is inside the download folder '\(TerminalText.printable(folder))', where downloads would replace it; nothing was run",
+                hint: "write the results outside the download folder ('results:' in the manifest, or --results)")
+        }
+        var info = stat()
+        guard lstat(resultsPath, &info) == 0, info.st_size > 0 else { return nil }
+        guard let held = RunResults.load(resultsPath, keep: { _ in false }) else {
+            return .error(
+                "run.results-not-results", "'\(results)' is not a results file, and the run would replace it; nothing was run",
+                hint: "point 'results:' (or --results) at a new file such as results.json; if '\(results)' is a damaged results file, delete it")
+        }
+        guard let manifestFile, let owner = held.manifest else { return nil }
         let theirPath = RealPath.normalized(FolderPath.of(RealPath.normalized(resultsPath)) + "/" + owner)
         let ourPath = RealPath.normalized(directory + "/" + manifestFile)
         var theirs = stat(), ours = stat()

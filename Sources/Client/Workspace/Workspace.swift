@@ -18,12 +18,16 @@ public struct Workspace: Sendable, Equatable {
     public let manifestName: String?
     /// The manifest's file name, which its results record; nil for commands without a manifest.
     public let manifestFile: String?
+    /// Whether the results go elsewhere than the manifest says (`--results`): such results are
+    /// not what the manifest's state records as needed.
+    public var resultsOverridden = false
 
     /// The workspace of `manifest`, with the results file `override` when given. State an older
     /// version kept for the whole folder is copied into the manifest's own folder the first time.
     public init(manifest: Manifest, resultsOverride override: String? = nil) {
         directory = manifest.directory
         resultsPath = override ?? manifest.results.map { manifest.path($0.value) } ?? manifest.path("results.json")
+        resultsOverridden = override != nil
         manifestName = Self.stateName(of: manifest.file)
         manifestFile = (manifest.file as NSString).lastPathComponent
         adoptYAMLState()

@@ -193,6 +193,17 @@ final class StepCacheTests: XCTestCase {
         XCTAssertTrue(redone.stdout.hasPrefix("Run: 4 completed, 0 cached, 0 failed."), redone.stdout)
         XCTAssertEqual(self.engineResults(copy).count, 36)
         XCTAssertTrue(FileManager.default.fileExists(atPath: copy.path + "/out/files/w100/p0.png"))
+
+        // An engine file cut short (a full disk, a bad restore) is not what was made: made again, not a failure.
+        let url = try XCTUnwrap(try results(copy).url(step: "w100", source: "images/p0.png"))
+        let damaged = try XCTUnwrap(ResultURLs.path(url, resultsFolder: copy.path + "/out"))
+        XCTAssertEqual(truncate(damaged, 100), 0)
+        try FileManager.default.removeItem(atPath: copy.path + "/out/files/w100/p0.png")
+        let plan = await CLIHarness.run(["plan", copy.path + "/pipeline.yml"])
+        XCTAssertTrue(plan.stdout.contains("work: w100: 1 file; w200, w300: cached"), plan.stdout)
+        let repaired = await run(copy)
+        XCTAssertEqual(repaired.status, 0, repaired.stderr)
+        XCTAssertEqual(TestImages.pngSize(try Data(contentsOf: URL(fileURLWithPath: copy.path + "/out/files/w100/p0.png")))?.width, 100)
     }
 
     func testTheEngineKeepsOnlyWhatResultsNameAndGCSaysWhatItFrees() async throws {
@@ -255,6 +266,8 @@ private struct RunResultsView {
     func widths(step: String) -> [Int] { files(step).compactMap { $0["meta"]?["width"]?.intValue } }
 
     func sources(step: String) -> [String] { files(step).compactMap { $0["source"]?.stringValue } }
+
+    func url(step: String, source: String) -> String? { files(step).first { $0["source"]?.stringValue == source }?["url"]?.stringValue }
 
     func bytes(step: String) -> Int64 { files(step).reduce(0) { $0 + Int64($1["size"]?.intValue ?? 0) } }
 }

@@ -9,8 +9,8 @@ import XCTest
 final class ResultAvailabilityTests: XCTestCase {
     private let now = Date(timeIntervalSince1970: 2_000_000_000)
 
-    private func file(_ url: String?, localPath: String? = nil, expires: Date? = nil) -> RunResults.ResultFile {
-        RunResults.ResultFile(source: "a.png", name: "a.png", url: url, size: 1, mime: nil, meta: .object([:]), localPath: localPath, expires: expires)
+    private func file(_ url: String?, size: Int64? = 3, localPath: String? = nil, expires: Date? = nil) -> RunResults.ResultFile {
+        RunResults.ResultFile(source: "a.png", name: "a.png", url: url, size: size, mime: nil, meta: .object([:]), localPath: localPath, expires: expires)
     }
 
     func testRemoteResultsCountUntilTheyExpireUnlessDownloadedAndNeverForTheEmbeddedEngine() throws {
@@ -39,6 +39,8 @@ final class ResultAvailabilityTests: XCTestCase {
         let available = ResultAvailability(localResults: folder.path + "/engine", downloadsBase: folder.path, now: now)
         let url = { (path: String) in URL(fileURLWithPath: folder.path + "/" + path).absoluteString }
         XCTAssertTrue(available.holds(file(url("engine/results/1/s/a.png"))))
+        XCTAssertFalse(available.holds(file(url("engine/results/1/s/a.png"), size: 19196)), "cut short since")
+        XCTAssertTrue(available.holds(file(url("engine/results/1/s/a.png"), size: nil)), "a size the status did not give")
         XCTAssertFalse(available.holds(file(url("engine/results/1/s/gone.png"))), "gone, never downloaded")
         XCTAssertTrue(available.holds(file(url("engine/results/1/s/gone.png"), localPath: "out/a.png")), "gone, downloaded")
         XCTAssertFalse(available.holds(file(url("engine/results/2/a.png"))), "through a link")
