@@ -13,11 +13,11 @@ enum LastRun {
 
     /// The manifest's workspace and the URL of its endpoint (nil for the embedded engine, which is
     /// gone with its run): where the Assemblies its runs started may be asked about.
-    static func workspaceAndAddress(_ manifestPath: String, context: CommandContext) -> (workspace: Workspace, address: String?)? {
+    static func workspaceAndAddress(_ manifestPath: String, endpoint override: String? = nil, context: CommandContext) -> (workspace: Workspace, address: String?)? {
         let loaded = ManifestLoader(environment: context.environment).load(path: manifestPath)
         context.report(loaded.diagnostics, sources: loaded.sources)
         guard let manifest = loaded.value else { return nil }
-        guard case .url(let address) = Endpoint.of(manifest, override: nil, environment: context.environment) else { return (Workspace(manifest: manifest), nil) }
+        guard case .url(let address) = Endpoint.of(manifest, override: override, environment: context.environment) else { return (Workspace(manifest: manifest), nil) }
         return (Workspace(manifest: manifest), address)
     }
 

@@ -16,15 +16,15 @@ final class ResultsPathTests: XCTestCase {
     func testAResultsPathOverASourceTheManifestOrADownloadIsRefused() async throws {
         for (results, download, refusal) in [
             ("images/a.png", nil, "is not a results file"), ("pipeline.yml", nil, "is not a results file"),
-            ("build/out/results.json", "build/out", "is inside the download folder"),
+            ("build/out/thumb/results.json", "build/out", "is inside a step folder of the download folder"),
         ] {
             let directory = try project(results: results, download: download)
             defer { directory.remove() }
-            let before = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/" + results.replacingOccurrences(of: "build/out/results.json", with: "pipeline.yml")))
+            let before = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/" + results.replacingOccurrences(of: "build/out/thumb/results.json", with: "pipeline.yml")))
             let run = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
             XCTAssertEqual(run.status, 1, "\(results): \(run.stdout)")
             XCTAssertTrue(run.stderr.contains(refusal), run.stderr)
-            let after = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/" + results.replacingOccurrences(of: "build/out/results.json", with: "pipeline.yml")))
+            let after = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/" + results.replacingOccurrences(of: "build/out/thumb/results.json", with: "pipeline.yml")))
             XCTAssertEqual(before, after, "\(results) is untouched")
         }
     }

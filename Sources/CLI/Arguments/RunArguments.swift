@@ -18,6 +18,10 @@ struct RunArguments: Sendable {
     var download: String?
     /// How the run goes: concurrency, timeouts, chunks, shard and pace.
     var tuning: RunTuning
+    /// `--no-wait`: leave the Assemblies running once their files are up.
+    var noWait: Bool
+    /// Only collect what an earlier `run --no-wait` left (`status --wait`): create nothing.
+    var collectOnly = false
     /// `--rehash`.
     var rehash: Bool
     /// `--cancel-on-interrupt`.
@@ -48,6 +52,10 @@ struct RunArguments: Sendable {
             shard: try arguments.shard(),
             perMinute: arguments.value("max-assemblies-per-minute") == nil ? nil : try arguments.integer("max-assemblies-per-minute", in: 1...100_000, default: 1))
         (rehash, cancelOnInterrupt, watch, json) = (arguments.flag("rehash"), arguments.flag("cancel-on-interrupt"), arguments.flag("watch"), arguments.flag("json"))
+        noWait = arguments.flag("no-wait")
+        if noWait, watch || cancelOnInterrupt {
+            throw UsageError("--no-wait leaves the Assemblies running: it goes with neither --watch nor --cancel-on-interrupt", command: "run")
+        }
         detail = arguments.flag("quiet") ? .quiet : arguments.flag("verbose") ? .verbose : .normal
         shardOrigin = arguments.shardOrigin
     }

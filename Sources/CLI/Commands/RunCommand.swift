@@ -39,6 +39,7 @@ struct RunCommand: Command {
             .init(name: "shard", valueName: "I/N", help: "Run shard I of N (a contiguous share of the Assemblies, planned alone), for CI matrices; 'auto' (or 'auto/N') reads the CI's own variables (GitLab, CircleCI, Buildkite, Kubernetes)."),
             .init(name: "max-assemblies-per-minute", valueName: "N", help: "Create at most N Assemblies a minute (default \(Int(RunTuning.accountBudget)) against the hosted service, divided among N shards; elsewhere none until the server signals a limit)."),
             .init(name: "cancel-on-interrupt", help: "On Ctrl-C, cancel the Assemblies in flight instead of leaving them to finish."),
+            .init(name: "no-wait", help: "Leave the Assemblies running once their files are up, and exit; 'pipeline status MANIFEST --wait' (or another run) collects them. Not with endpoint: local."),
             .init(name: "json", help: "Print one JSON event per line instead of progress and a summary."),
             .init(name: "watch", help: "After the run, watch the manifest, the policy and the input folders, and run again (incrementally) when they change; Ctrl-C stops."),
             CommandSpec.caCertOption,
@@ -51,6 +52,11 @@ struct RunCommand: Command {
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         self.arguments = try RunArguments(arguments)
+    }
+
+    /// A run of arguments parsed elsewhere (`status --wait` collects through one).
+    init(arguments: RunArguments) {
+        self.arguments = arguments
     }
 
     /// The reviewed plan, if every one of its files is unchanged; otherwise the differences are reported.
@@ -102,6 +108,15 @@ struct RunCommand: Command {
             plan = chosen
         }
         guard let manifest = project.value?.manifest else { return ExitCode.failure }
+        if arguments.noWait, project.value?.policy?.requiresNotifyURLWithoutWaiting == true {
+            let silent = Set(plan.assemblies.filter { $0.instructions["notify_url"]?.stringValue == nil }.map(\.job)).sorted()
+            guard silent.isEmpty else {
+                context.output.failure(
+                    "the policy requires a notify_url of a run that does not wait, and job\(silent.count == 1 ? "" : "s") \(silent.map { "'\($0.printable)'" }.joined(separator: ", ")) \(silent.count == 1 ? "has" : "have") none; nothing was run",
+                    hint: "set 'notify_url:' on the job (or in 'defaults:'), or run without --no-wait")
+                return ExitCode.failure
+            }
+        }
         if onlyWhenChanged, !arguments.tuning.force {
             let work = LastRun.work(
                 plan, manifest: manifest, workspace: Workspace(manifest: manifest, resultsOverride: arguments.results),
@@ -134,7 +149,14 @@ struct RunCommand: Command {
             context.report([conflict], sources: SourceStore())
             return ExitCode.failure
         }
-        let configuration = prepared.configuration
+        var configuration = prepared.configuration
+        (configuration.waits, configuration.createsAssemblies) = (!arguments.noWait, !arguments.collectOnly)
+        if arguments.noWait, prepared.engine != nil {
+            context.output.failure(
+                "--no-wait leaves the Assemblies running, and the embedded engine (endpoint: local) stops with this command; nothing was run",
+                hint: "run 'pipeline serve' and use --endpoint http://127.0.0.1:8787 (or the hosted service), or run without --no-wait")
+            return ExitCode.failure
+        }
         let display = arguments.view(output: context.output, environment: context.environment)
         SignalCenter.onResize { display.resized() }
         let ticker = Task {
@@ -156,7 +178,11 @@ struct RunCommand: Command {
             let results = try await work.value
             if work.isCancelled { display.clearLine(); return await interrupted(results, configuration: configuration, context: context, status: signals.exitStatus) }
             display.summary(results, resultsPath: configuration.resultsPath)
-            return results.assemblies.allSatisfy(\.isCompleted) ? ExitCode.success : ExitCode.failure
+            let left = results.assemblies.filter(\.isPending).count
+            if left > 0 {
+                context.output.error("pipeline: \(plural(left, "Assembly", "Assemblies")) left running; collect them with 'pipeline status \(manifestPath.printable) --wait'\n")
+            }
+            return results.assemblies.allSatisfy { $0.isCompleted || (arguments.noWait && $0.isPending) } ? ExitCode.success : ExitCode.failure
         } catch {
             if work.isCancelled { display.clearLine(); return await interrupted(nil, configuration: configuration, context: context, status: signals.exitStatus) }
             context.output.failure("\(error)")

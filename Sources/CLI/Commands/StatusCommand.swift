@@ -11,23 +11,60 @@ struct StatusCommand: Command {
     static let spec = CommandSpec(
         name: "status",
         summary: "Show the state of a manifest's last run: completed, failed and in-flight Assemblies.",
+        discussion: """
+        With --wait, collects the Assemblies an earlier 'pipeline run --no-wait' left running: waits for each to end, \
+        then writes the results and downloads as that run would have (creating no Assembly). On another machine it \
+        needs the same checkout (the plan's files) and the manifest's .pipeline/ state (a CI cache or artifact).
+        """,
         arguments: [.init(name: "MANIFEST", help: "The manifest that was run.")],
-        options: [.init(name: "json", help: "Print the state as JSON."), CommandSpec.caCertOption],
-        examples: ["pipeline status pipeline.yml"])
+        options: [
+            .init(name: "json", help: "Print the state as JSON."),
+            .init(name: "wait", help: "Wait for the Assemblies 'run --no-wait' left running, and write their results."),
+            .init(name: "timeout", valueName: "DURATION", help: "With --wait: give up after this long (default 8h)."),
+            .init(name: "endpoint", valueName: "URL", help: "The Assembly API the run used instead of the manifest's."),
+            CommandSpec.caCertOption,
+        ],
+        examples: ["pipeline status pipeline.yml", "pipeline run pipeline.yml --no-wait && pipeline status pipeline.yml --wait"])
 
     let manifest: String
     let json: Bool
+    let endpoint: String?
+    /// `--wait`: the collecting run.
+    let collect: RunCommand?
 
     /// Status requests in flight at once.
     static let parallelQueries = 16
 
-    init(_ arguments: ParsedArguments) {
+    init(_ arguments: ParsedArguments) throws(UsageError) {
         manifest = arguments.positionals[0]
         json = arguments.flag("json")
+        endpoint = arguments.value("endpoint")
+        guard arguments.flag("wait") else {
+            guard arguments.value("timeout") == nil else { throw UsageError("--timeout goes with --wait", command: Self.spec.name) }
+            collect = nil
+            return
+        }
+        // A run that only collects: as 'run' parses it, with what status passes on.
+        var passed = [manifest] + (arguments.value("timeout").map { ["--timeout", $0] } ?? []) + (endpoint.map { ["--endpoint", $0] } ?? []) + (json ? ["--json"] : [])
+        if let certificate = arguments.value(CommandSpec.caCertOption.name) { passed += ["--" + CommandSpec.caCertOption.name, certificate] }
+        var run = try RunArguments(try ParsedArguments.parse(passed, for: RunCommand.spec))
+        run.collectOnly = true
+        collect = RunCommand(arguments: run)
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        guard let (workspace, address) = LastRun.workspaceAndAddress(manifest, context: context) else { return ExitCode.failure }
+        guard let (workspace, address) = LastRun.workspaceAndAddress(manifest, endpoint: endpoint, context: context) else { return ExitCode.failure }
+        if let collect {
+            // Only what a run left on a server that outlives it: the embedded engine stops with its run.
+            let running = ((try? workspace.startedAssemblies(address: address)) ?? [:]).values.filter { $0.endpoint != Endpoint.local.key }
+            guard address != nil, !running.isEmpty else {
+                context.output.failure(
+                    "nothing to collect: no run of \(manifest.printable) left Assemblies running on \(address ?? "the embedded engine")",
+                    hint: "'pipeline run \(manifest.printable) --no-wait' against 'pipeline serve' or the hosted service leaves them; 'pipeline run' waits for them itself")
+                return ExitCode.failure
+            }
+            return await collect.runOnce(context)
+        }
         let entries = workspace.lastResults()?.assemblies ?? []
         let finished = Dictionary(entries.map { ($0.planID, $0) }, uniquingKeysWith: { first, _ in first })
         let client = AssemblyClient(http: context.http, endpoint: "")

@@ -10,7 +10,7 @@ struct GitHubRunView: RunView {
 
     func show(_ event: RunEvent) {
         human.show(event)
-        if case .finished(let entry) = event, !entry.isCompleted {
+        if case .finished(let entry) = event, !entry.isCompleted, !entry.isPending {
             output.error("::error title=Assembly failed::" + DiagnosticRenderer.workflowData("\(entry.job) \(entry.planID): \(entry.status) \(entry.message ?? "")") + "\n")
         }
     }

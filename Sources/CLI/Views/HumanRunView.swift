@@ -67,8 +67,9 @@ final class HumanRunView: RunView {
             let count = state.withLock { state in
                 state.done += 1; state.inFlight = max(0, state.inFlight - 1); return (state.done, state.total)
             }
-            guard detail == .verbose || !entry.isCompleted else { return showProgress() }
+            guard detail == .verbose || !(entry.isCompleted || entry.isPending) else { return showProgress() }
             let outcome = entry.isCompleted ? "completed, \(plural(entry.results.values.reduce(0) { $0 + $1.count }, "result"))"
+                : entry.isPending ? "left running (\(entry.status.printable))"
                 : "FAILED \(entry.status.printable): \((entry.message ?? "").printable)"
             log("[\(count.0)/\(count.1)] \(entry.job) \(entry.planID.prefix(12)): \(outcome)")
         }
@@ -163,9 +164,10 @@ final class HumanRunView: RunView {
 
     func summary(_ results: RunResults, resultsPath: String) {
         clearLine()
-        let failed = results.assemblies.filter { !$0.isCompleted }
+        let failed = results.assemblies.filter { !$0.isCompleted && !$0.isPending }
+        let running = results.assemblies.filter(\.isPending).count
         let cached = results.assemblies.filter(\.cached).count
-        let completed = results.assemblies.count - failed.count - cached
+        let completed = results.assemblies.count - failed.count - cached - running
         let leftOut = results.assemblies.flatMap(\.leftOut)
         let leftOutFiles = Self.filesLeftOut(results)
         let warnings = results.assemblies.flatMap(\.warnings)
@@ -183,7 +185,7 @@ final class HumanRunView: RunView {
         let elapsed = ContinuousClock.now - started
         let seconds = elapsed.inSeconds
         let sent = state.withLock { $0.uploaded.bytes }
-        output.out("Run: \(completed) completed, \(cached) cached, \(failed.count) failed"
+        output.out("Run: \(completed) completed, \(cached) cached, \(failed.count) failed" + (running > 0 ? ", \(running) left running" : "")
             + (leftOut.isEmpty ? "" : ", \(plural(leftOutFiles, "file")) left out")
             + (warnings.isEmpty ? "" : ", \(plural(warnings.count, "warning"))") + ". Results: \(Self.shown(resultsPath))"
             + " (\(String(format: "%.1f", seconds)) s, \(ByteSize(bytes: sent)) uploaded)\n")

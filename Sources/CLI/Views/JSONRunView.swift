@@ -23,7 +23,8 @@ final class JSONRunView: RunView {
     func clearLine() {}
 
     func summary(_ results: RunResults, resultsPath: String) {
-        let failed = results.assemblies.filter { !$0.isCompleted }.count
+        let failed = results.assemblies.filter { !$0.isCompleted && !$0.isPending }.count
+        let running = results.assemblies.filter(\.isPending).count
         let cached = results.assemblies.filter(\.cached).count
         let warnings = results.assemblies.flatMap(\.warnings)
         for item in results.assemblies.flatMap(\.leftOut) {
@@ -38,7 +39,8 @@ final class JSONRunView: RunView {
             ]).serialized() + "\n")
         }
         output.out(JSONValue.object([
-            "event": .string("summary"), "completed": .int(results.assemblies.count - failed - cached), "cached": .int(cached), "failed": .int(failed),
+            "event": .string("summary"), "completed": .int(results.assemblies.count - failed - cached - running), "cached": .int(cached), "failed": .int(failed),
+            "left_running": .int(running),
             "left_out": .int(Self.filesLeftOut(results)), "warnings": .int(warnings.count), "results": .string(resultsPath),
         ]).serialized() + "\n")
     }

@@ -41,6 +41,8 @@ struct AssemblyRun: Sendable {
             if status.ok == AssemblyStatusCode.uploading {
                 try await upload(to: status)
             }
+            // `run --no-wait`: its files are up; it ends without us (a later run collects it).
+            if !configuration.waits, !status.isCompleted, status.isBusy { return submitted(status) }
             status = try await wait(status)
             return entry(status)
         } catch _ where Task.isCancelled {
@@ -121,6 +123,7 @@ struct AssemblyRun: Sendable {
                 }
             }
         }
+        guard configuration.createsAssemblies else { throw Self.notSubmitted }
         let id = earlier.flatMap { $0.assemblyURL == nil ? $0.assemblyID : nil }
             ?? RandomID.hex32()
         try await state.set(.init(assemblyID: id, assemblyURL: nil, endpoint: configuration.endpointKey, job: planned.job), for: planned.id)
@@ -343,6 +346,14 @@ struct AssemblyRun: Sendable {
         return entry
     }
 
+    /// The entry of an Assembly left going: its state as last seen, and where it is.
+    private func submitted(_ status: AssemblyState) -> RunResults.Entry {
+        RunResults.Entry(
+            job: planned.job, planID: planned.id, assemblyID: status.assemblyID, assemblyURL: status.assemblyURL,
+            status: AssemblyStatusCode.executing,  // its files are all up
+            message: "left running (--no-wait); 'pipeline status MANIFEST --wait' or another run collects it", cached: false, files: planned.files, results: [:])
+    }
+
     private func failed(_ code: APIErrorCode, _ message: String, assemblyID: String?, assemblyURL: String?) -> RunResults.Entry {
         RunResults.Entry(
             job: planned.job, planID: planned.id, assemblyID: assemblyID, assemblyURL: assemblyURL,
@@ -355,6 +366,9 @@ struct AssemblyRun: Sendable {
     static func stores(step: String, in instructions: JSONValue) -> Bool? {
         instructions["steps"]?[step]?["robot"]?.stringValue.map(RobotCatalog.localExports.contains)
     }
+
+    static let notSubmitted = AssemblyClient.Failure(
+        code: .notStarted, message: "no earlier 'run --no-wait' left an Assembly for this part of the plan (or the files changed since); 'pipeline run' makes it")
 
     static let timedOut = AssemblyClient.Failure(code: .runTimeout, message: "the Assembly did not finish within the run's timeout (--timeout)")
 

@@ -100,6 +100,8 @@ public struct RunResults: Sendable, Equatable {
 
         /// Whether the Assembly completed.
         public var isCompleted: Bool { status == AssemblyStatusCode.completed }
+        /// Whether it was left going (`run --no-wait`): uploaded, not yet ended; a later run collects it.
+        public var isPending: Bool { [AssemblyStatusCode.uploading, AssemblyStatusCode.executing, AssemblyStatusCode.replaying].contains(status) }
     }
 
     /// The pipeline's name.

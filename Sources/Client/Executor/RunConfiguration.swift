@@ -40,6 +40,12 @@ public struct RunConfiguration: Sendable {
     /// Assembly done in milliseconds is seen done in milliseconds. That is two polls more than
     /// the gentle start makes in the first second, and none more in the first two.
     public var eagerPolls = false
+    /// Whether the run waits for its Assemblies to end (`run --no-wait` leaves them once their
+    /// files are up: their entries say so, and a later run collects them).
+    public var waits = true
+    /// Whether the run may create Assemblies (`status --wait` only collects those an earlier
+    /// `run --no-wait` left).
+    public var createsAssemblies = true
     /// Shard `index` of `count` when running one shard.
     public var shard: (index: Int, count: Int)?
     /// The most bytes per PATCH; `nil` lets the uploader choose.

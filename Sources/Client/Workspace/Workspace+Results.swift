@@ -16,7 +16,7 @@ extension Workspace {
 
     /// Why this manifest's run (of `shard`, `I/N`, if any) must not write the results file: it is
     /// a file that holds no results (a source, the manifest, anything else it would replace), or
-    /// lies in a folder `downloads` go to (a download would replace it); or it holds the results
+    /// lies in a step folder of a folder `downloads` go to (a download would replace it); or it holds the results
     /// of another manifest that is still there (two manifests left at `results.json` in one
     /// folder, or pointed at one file), or of another shard of this one, which the run would
     /// replace. Nil when the file is missing or empty, from an older version, this run's own, or
@@ -24,10 +24,11 @@ extension Workspace {
     public func resultsConflict(shard: String?, downloads: [String] = []) -> Diagnostic? {
         let results = TerminalText.printable(resultsPath)
         let normalized = RealPath.normalized(resultsPath)
-        if let folder = downloads.first(where: { RealPath.isInside(normalized, RealPath.normalized($0)) }) {
+        // Downloads go to DIR/<step>/…: a results file beside the step folders is safe, one below them is not.
+        if let folder = downloads.first(where: { RealPath.relative(normalized, inside: RealPath.normalized($0))?.contains("/") == true }) {
             return .error(
-                "run.results-in-downloads", "the results file '\(results)' is inside the download folder '\(TerminalText.printable(folder))', where downloads would replace it; nothing was run",
-                hint: "write the results outside the download folder ('results:' in the manifest, or --results)")
+                "run.results-in-downloads", "the results file '\(results)' is inside a step folder of the download folder '\(TerminalText.printable(folder))', where downloads would replace it; nothing was run",
+                hint: "write the results outside the download folder's step folders ('results:' in the manifest, or --results), such as \(TerminalText.printable(RealPath.relative(RealPath.normalized(folder) + "/results.json", from: directory)))")
         }
         var info = stat()
         guard lstat(resultsPath, &info) == 0, info.st_size > 0 else { return nil }

@@ -17,6 +17,9 @@ public struct Policy: Sendable {
     public var allowedFields: Set<String>?
     /// Which notify URLs may be used; `nil` means none.
     public var allowedNotifyURLs: Set<String>?
+    /// Whether a run that does not wait (`run --no-wait`) must have every Assembly announce its
+    /// end to a `notify_url` (`notify_url.required_for_no_wait`).
+    public var requiresNotifyURLWithoutWaiting = false
     /// Each allowed robot with its allowed options.
     public var robots: [String: RobotRules]
 

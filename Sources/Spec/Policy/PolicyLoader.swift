@@ -74,8 +74,9 @@ public struct PolicyLoader: Sendable {
         if let node = fields["fields"], let rules = decoder.fields(node, what: "'fields'", allowed: ["allowed"]) {
             policy.allowedFields = rules["allowed"].flatMap { allowedList($0, what: "'fields.allowed'", decoder: decoder) } ?? []
         }
-        if let node = fields["notify_url"], let rules = decoder.fields(node, what: "'notify_url'", allowed: ["allowed"]) {
+        if let node = fields["notify_url"], let rules = decoder.fields(node, what: "'notify_url'", allowed: ["allowed", "required_for_no_wait"]) {
             policy.allowedNotifyURLs = rules["allowed"].flatMap { allowedList($0, what: "'notify_url.allowed'", decoder: decoder) } ?? []
+            policy.requiresNotifyURLWithoutWaiting = rules["required_for_no_wait"].flatMap { decoder.bool($0, what: "'notify_url.required_for_no_wait'") } ?? false
         }
         if let node = fields["robots"], let entries = decoder.entries(node, what: "'robots'") {
             for entry in entries {
