@@ -1,0 +1,142 @@
+import Basics
+import Client
+import Foundation
+import HTTPServer
+import Wire
+
+/// `pipeline notify verify|receive`: checks Assembly notifications, or receives those of the
+/// Assemblies a `run --no-wait` left running and then collects their results.
+struct NotifyCommand: Command {
+    static let spec = CommandSpec(
+        name: "notify",
+        summary: "Verify an Assembly notification's signature, or receive a run's notifications and collect its results.",
+        discussion: """
+        'verify [FILE]' reads a notification as a receiver got it (the request body: multipart/form-data or \\
+        urlencoded with the fields transloadit and signature, or a JSON object of the two), from FILE or standard \\
+        input, and checks the signature with the Auth Secret (sha384:, sha256: or sha1: HMACs, or the older bare \\
+        SHA-1). 'receive MANIFEST' listens for the notifications of the Assemblies 'pipeline run MANIFEST --no-wait' \\
+        left running (their jobs' notify_url must reach it), refuses any whose signature does not hold, and once every \\
+        one has ended collects the results and downloads as 'pipeline status MANIFEST --wait' does. The secret is read \\
+        from the environment, never from the command line.
+        """,
+        arguments: [
+            .init(name: "ACTION", help: "verify or receive."),
+            .init(name: "TARGET", help: "verify: the saved body (default: standard input); receive: the manifest.", optional: true),
+        ],
+        options: [
+            .init(name: "content-type", valueName: "TYPE", help: "verify: the request's Content-Type (for a multipart body's boundary)."),
+            .init(name: "secret-env", valueName: "VAR", help: "The variable holding the Auth Secret (default TRANSLOADIT_SECRET)."),
+            .init(name: "host", valueName: "ADDRESS", help: "receive: the address to listen on (default 127.0.0.1)."),
+            .init(name: "port", valueName: "PORT", help: "receive: the port to listen on (default 8788; 0 picks a free one)."),
+            .init(name: "timeout", valueName: "DURATION", help: "receive: give up waiting after this long (default 8h)."),
+            .init(name: "endpoint", valueName: "URL", help: "receive: the Assembly API the run used instead of the manifest's."),
+        ],
+        examples: [
+            "pipeline notify verify saved-body.txt --content-type 'multipart/form-data; boundary=xyz'",
+            "pipeline notify receive pipeline.yml --port 8788",
+        ])
+
+    enum Action {
+        case verify(file: String?, contentType: String?)
+        case receive(manifest: String, host: String, port: UInt16, timeout: Duration, endpoint: String?)
+    }
+
+    let action: Action
+    let secretVariable: String
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        secretVariable = arguments.value("secret-env") ?? "TRANSLOADIT_SECRET"
+        let target = arguments.positionals.dropFirst().first
+        switch arguments.positionals.first {
+        case "verify":
+            action = .verify(file: target == "-" ? nil : target, contentType: arguments.value("content-type"))
+        case "receive":
+            action = .receive(
+                manifest: target ?? ParsedArguments.defaultManifest, host: arguments.value("host") ?? "127.0.0.1",
+                port: try arguments.port(default: 8788), timeout: try arguments.duration("timeout", default: .seconds(8 * 3600)),
+                endpoint: arguments.value("endpoint"))
+        default:
+            throw UsageError("ACTION must be verify or receive, not '\((arguments.positionals.first ?? "").printable)'", command: Self.spec.name)
+        }
+    }
+
+    func run(_ context: CommandContext) async throws -> Int32 {
+        guard let secret = context.environment[secretVariable], !secret.isEmpty else {
+            context.output.failure("$\(secretVariable) is not set", hint: "export the Auth Secret in $\(secretVariable) (or name another variable with --secret-env)")
+            return ExitCode.failure
+        }
+        switch action {
+        case .verify(let file, let contentType): return verify(file, contentType: contentType, secret: secret, context: context)
+        case .receive(let manifest, let host, let port, let timeout, let endpoint):
+            return await receive(manifest, host: host, port: port, timeout: timeout, endpoint: endpoint, secret: secret, context: context)
+        }
+    }
+
+    private func verify(_ file: String?, contentType: String?, secret: String, context: CommandContext) -> Int32 {
+        let body: Data
+        do { body = try file.map { try FileReading.read($0, limit: 64 << 20) } ?? FileHandle.standardInput.readDataToEndOfFile() } catch {
+            context.output.failure("\(error)")
+            return ExitCode.failure
+        }
+        let source = file.map { "'\($0.printable)'" } ?? "standard input"
+        guard let notification = ReceivedNotification(body: body, contentType: contentType) else {
+            context.output.failure(
+                "\(source) holds no notification: no transloadit field",
+                hint: "save the whole request body (multipart/form-data or urlencoded); for a multipart body without its first boundary line, pass --content-type")
+            return ExitCode.failure
+        }
+        guard notification.signature != nil else {
+            context.output.failure("the notification in \(source) has no signature field", hint: "an engine or service with an Auth Secret signs every notification")
+            return ExitCode.failure
+        }
+        guard notification.isSigned(with: secret) else {
+            context.output.failure("the signature of the notification in \(source) does not match the Auth Secret in $\(secretVariable)",
+                                   hint: "check that the secret is the one of the Auth Key that created the Assembly; do not trust this notification")
+            return ExitCode.failure
+        }
+        let status = notification.status
+        context.output.out("valid: Assembly \(status?.assemblyID?.printable ?? "?") \((status?.error ?? status?.ok ?? "?").printable)\n")
+        return ExitCode.success
+    }
+
+    private func receive(_ manifest: String, host: String, port: UInt16, timeout: Duration, endpoint: String?, secret: String, context: CommandContext) async -> Int32 {
+        guard let (workspace, _) = LastRun.workspaceAndAddress(manifest, endpoint: endpoint, context: context) else { return ExitCode.failure }
+        let pending = (workspace.lastResults()?.assemblies ?? []).filter(\.isPending)
+        let expected = Set(pending.compactMap(\.assemblyID))
+        guard !expected.isEmpty else {
+            context.output.failure("nothing to wait for: the last results of \(manifest.printable) hold no Assembly left running",
+                                   hint: "'pipeline run \(manifest.printable) --no-wait' leaves them, each job with a notify_url that reaches this receiver")
+            return ExitCode.failure
+        }
+        let forms = NSTemporaryDirectory() + "/pipeline-notify-\(UUID().uuidString)"
+        defer { try? FileSystem.removeIfPresent(forms) }
+        let output = context.output
+        let receiver = NotificationReceiver(secret: secret, expected: expected, formFolder: forms) { line in output.error("pipeline: \(line)\n") }
+        let server: HTTPServer
+        do {
+            try FileManager.default.createDirectory(atPath: forms, withIntermediateDirectories: true)
+            server = try HTTPServer(HTTPServer.Configuration(host: host, port: port), handler: receiver)
+        } catch {
+            context.output.failure("cannot listen on \(host):\(port): \(error)", hint: "choose another --port, or stop what uses it")
+            return ExitCode.failure
+        }
+        context.output.error("pipeline: receiving on http://\(host):\(server.port)/ the notifications of \(plural(expected.count, "Assembly", "Assemblies"))\n")
+        let ended = await receiver.allEnded(within: timeout)
+        server.stop()
+        guard ended else {
+            context.output.failure("\(plural(receiver.waitingFor.count, "Assembly", "Assemblies")) did not report within \(DurationText.format(timeout))",
+                                   hint: "'pipeline status \(manifest.printable) --wait' collects them by asking the service")
+            return ExitCode.failure
+        }
+        // Every one ended: collecting asks each once, and writes the results and downloads.
+        let passed = [manifest] + (endpoint.map { ["--endpoint", $0] } ?? [])
+        do {
+            var arguments = try RunArguments(try ParsedArguments.parse(passed, for: RunCommand.spec))
+            arguments.collectOnly = true
+            return await RunCommand(arguments: arguments).runOnce(context)
+        } catch {
+            context.output.failure("\(error.message)")
+            return ExitCode.failure
+        }
+    }
+}

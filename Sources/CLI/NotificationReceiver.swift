@@ -1,0 +1,76 @@
+import Basics
+import Client
+import Foundation
+import HTTPServer
+import Synchronization
+import Wire
+
+/// The HTTP side of `pipeline notify receive`: takes POSTed notifications (multipart or
+/// urlencoded forms), answers 403 to one whose signature does not hold under the Auth Secret, and
+/// counts the Assemblies it expects as they report that they ended.
+final class NotificationReceiver: HTTPServerHandler, Sendable {
+    private let secret: String
+    private let expected: Set<String>
+    private let formFolder: String
+    private let say: @Sendable (String) -> Void
+    private let state = Mutex<(ended: Set<String>, waiter: CheckedContinuation<Bool, Never>?, timedOut: Bool)>(([], nil, false))
+
+    /// Receives notifications of the Assemblies `expected`; `say` hears one line per notification.
+    init(secret: String, expected: Set<String>, formFolder: String, say: @escaping @Sendable (String) -> Void) {
+        (self.secret, self.expected, self.formFolder, self.say) = (secret, expected, formFolder, say)
+    }
+
+    /// The expected Assemblies that have not reported their end yet.
+    var waitingFor: Set<String> { state.withLock { expected.subtracting($0.ended) } }
+
+    func plan(_ head: RequestHead) -> RequestPlan {
+        guard head.method == "POST" else { return .respond(.text(405, "notifications are POSTed")) }
+        return .form(directory: formFolder, limit: 8 << 20, admit: { _ in nil }, then: { [self] form in receive(form) })
+    }
+
+    private func receive(_ form: FormData) -> ServerResponse {
+        guard let payload = form.field("transloadit") else { return .text(400, "no transloadit field") }
+        let notification = ReceivedNotification(payload: payload, signature: form.field("signature"))
+        guard notification.isSigned(with: secret) else {
+            say("refused a notification whose signature does not match the Auth Secret")
+            return .text(403, "the signature does not match")
+        }
+        guard let status = notification.status, let id = status.assemblyID else { return .text(400, "the transloadit field is no Assembly status") }
+        let code = status.error ?? status.ok ?? "?"
+        let ended = ![AssemblyStatusCode.uploading, AssemblyStatusCode.executing, AssemblyStatusCode.replaying].contains(code)
+        guard expected.contains(id) else {
+            say("Assembly \(id): \(code.printable) (not one this run waits for)")
+            return .text(200, "ok")
+        }
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            if ended { state.ended.insert(id) }
+            guard expected.isSubset(of: state.ended) else { return nil }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        say("Assembly \(id): \(code.printable) (\(expected.count - waitingFor.count) of \(expected.count) ended)")
+        waiter?.resume(returning: true)
+        return .text(200, "ok")
+    }
+
+    /// Whether every expected Assembly reported its end within `timeout`.
+    func allEnded(within timeout: Duration) async -> Bool {
+        let timer = Task { [self] in
+            try await Task.sleep(for: timeout)
+            state.withLock { state in
+                defer { (state.waiter, state.timedOut) = (nil, true) }
+                return state.waiter
+            }?.resume(returning: false)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            let answer = state.withLock { state -> Bool? in
+                if expected.isSubset(of: state.ended) { return true }
+                if state.timedOut { return false }
+                state.waiter = continuation
+                return nil
+            }
+            if let answer { continuation.resume(returning: answer) }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Basics
+import Crypto
+import EngineTestSupport
+import Engine
+import Foundation
+import HTTPClient
+import TestSupport
+import XCTest
+
+/// `pipeline notify verify` against the official SDKs' vector and the forms receivers meet;
+/// `pipeline notify receive` end to end: the engine notifies a real receiver, which collects.
+final class NotifyCommandTests: XCTestCase {
+    /// node-sdk's published vector: secret `foo_secret`, this payload, this signature.
+    private let payload = #"{"ok":"ASSEMBLY_COMPLETED"}"#
+    private let signature = "sha384:bf26800c5256b38bbf9375c76894d5b649751903973f99d0f036c8e52f6cda287bed711b73c21dbde4d4df6c8fc540a1"
+
+    private func verify(_ body: String, contentType: String? = nil, secret: String = "foo_secret") async throws -> (status: Int32, stdout: String, stderr: String) {
+        let folder = try TemporaryDirectory(prefix: "notify-verify")
+        defer { folder.remove() }
+        try folder.write("body", body)
+        return await CLIHarness.run(["notify", "verify", folder.path + "/body"] + (contentType.map { ["--content-type", $0] } ?? []),
+                                    environment: ["TRANSLOADIT_SECRET": secret])
+    }
+
+    func testVerifyTakesEveryFormAReceiverMeetsAndRefusesAForgery() async throws {
+        let multipart = "--b0undary\r\nContent-Disposition: form-data; name=\"transloadit\"\r\n\r\n\(payload)\r\n"
+            + "--b0undary\r\nContent-Disposition: form-data; name=\"signature\"\r\n\r\n\(signature)\r\n--b0undary--\r\n"
+        let good = try await verify(multipart)
+        XCTAssertEqual(good.status, 0, good.stderr)
+        XCTAssertEqual(good.stdout, "valid: Assembly ? ASSEMBLY_COMPLETED\n")
+        let withType = try await verify("a preamble, which MIME allows\r\n" + multipart, contentType: "multipart/form-data; boundary=\"b0undary\"")
+        XCTAssertEqual(withType.status, 0, "the boundary from --content-type when the body does not start with it: \(withType.stderr)")
+        let encoded = "transloadit=" + (payload.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") + "&signature=" + (signature.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        // The service's older form: bare hex of an HMAC-SHA1.
+        let sha1 = Hex.encode(KeyedHash.hmac(.sha1, payload, key: "foo_secret"))
+        for body in [encoded, JSONValue.object(["transloadit": .string(payload), "signature": .string(signature)]).serialized(),
+                     JSONValue.object(["transloadit": .string(payload), "signature": .string(sha1)]).serialized()] {
+            let checked = try await verify(body)
+            XCTAssertEqual(checked.status, 0, "\(body): \(checked.stderr)")
+        }
+
+        let forged = try await verify(multipart.replacingOccurrences(of: "COMPLETED", with: "CANCELED"))
+        XCTAssertEqual(forged.status, 1)
+        XCTAssertTrue(forged.stderr.contains("does not match the Auth Secret"), forged.stderr)
+        let wrongSecret = try await verify(multipart, secret: "not-foo")
+        XCTAssertEqual(wrongSecret.status, 1)
+        XCTAssertFalse(wrongSecret.stderr.contains("not-foo"), "the secret is never said")
+        let nothing = try await verify("hello")
+        XCTAssertTrue(nothing.stderr.contains("holds no notification"), nothing.stderr)
+    }
+
+    /// A free port on 127.0.0.1 for the receiver (the manifest names it before the receiver starts).
+    private func freePort() throws -> Int {
+        let probe = try ServerProcess("/usr/bin/env", ["python3", "-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print('PORT', s.getsockname()[1], flush=True)"])
+        defer { probe.stop() }
+        return probe.port
+    }
+
+    func testReceiveWaitsForEveryAssemblyRefusesForgeriesAndCollects() async throws {
+        let secret = "receive-secret-\(UInt32.random(in: 0...UInt32.max))"
+        // The receiver starts after the run: the engine's first attempts find nobody and are tried again.
+        let server = try EngineTestServer(
+            credentials: ("test-key", secret), robotLimits: RobotLimits(importsFromLoopback: true),
+            notifyRetryDelays: Array(repeating: .seconds(2), count: 10))
+        defer { server.stop() }
+        let port = try freePort()
+        let directory = try TestProject.hashing(
+            prefix: "notify-receive", endpoint: "http://127.0.0.1:\(server.port)", files: ["a.bin": Data(repeating: 1, count: 3000), "b.bin": Data(repeating: 2, count: 2000)],
+            batch: "1")
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml"
+        try (try String(contentsOfFile: manifest, encoding: .utf8) + "    notify_url: http://127.0.0.1:\(port)/hook\n").write(toFile: manifest, atomically: true, encoding: .utf8)
+        let environment = ["TRANSLOADIT_SECRET": secret]
+        let left = await CLIHarness.run(["run", manifest, "--no-wait"], environment: environment)
+        XCTAssertEqual(left.status, 0, left.stderr)
+
+        let receiving = Task { await CLIHarness.run(["notify", "receive", manifest, "--port", String(port), "--timeout", "1m"], environment: environment) }
+        // A forged notification while it waits: refused, and counted for nothing.
+        let forged = try await postForged(to: "http://127.0.0.1:\(port)/hook")
+        XCTAssertEqual(forged, 403)
+        let received = await receiving.value
+        XCTAssertEqual(received.status, 0, received.stderr)
+        XCTAssertTrue(received.stderr.contains("refused a notification whose signature does not match"), received.stderr)
+        XCTAssertTrue(received.stderr.contains("(2 of 2 ended)"), received.stderr)
+        XCTAssertTrue(received.stdout.hasPrefix("Run: 2 completed"), received.stdout)
+        let results = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")))
+        XCTAssertEqual((results["assemblies"]?.arrayValue ?? []).compactMap { $0["status"]?.stringValue }, ["ASSEMBLY_COMPLETED", "ASSEMBLY_COMPLETED"])
+        XCTAssertEqual(server.requests.filter { $0.hasPrefix("POST /assemblies") }.count, 2, "nothing was created twice")
+    }
+
+    /// POSTs a notification signed with the wrong secret once the receiver listens; its answer.
+    private func postForged(to url: String) async throws -> Int {
+        let body = "transloadit=%7B%22ok%22%3A%22ASSEMBLY_COMPLETED%22%2C%22assembly_id%22%3A%22x%22%7D&signature=sha384%3A00"
+        let request = HTTPRequest(method: "POST", url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: .data(Data(body.utf8)))
+        let deadline = ContinuousClock.now + .seconds(20)
+        while true {
+            do { return try await HTTPClient().send(request).status } catch where ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+}
