@@ -11,12 +11,12 @@ struct NotifyCommand: Command {
         name: "notify",
         summary: "Verify an Assembly notification's signature, or receive a run's notifications and collect its results.",
         discussion: """
-        'verify [FILE]' reads a notification as a receiver got it (the request body: multipart/form-data or \\
-        urlencoded with the fields transloadit and signature, or a JSON object of the two), from FILE or standard \\
-        input, and checks the signature with the Auth Secret (sha384:, sha256: or sha1: HMACs, or the older bare \\
-        SHA-1). 'receive MANIFEST' listens for the notifications of the Assemblies 'pipeline run MANIFEST --no-wait' \\
-        left running (their jobs' notify_url must reach it), refuses any whose signature does not hold, and once every \\
-        one has ended collects the results and downloads as 'pipeline status MANIFEST --wait' does. The secret is read \\
+        'verify [FILE]' reads a notification as a receiver got it (the request body: multipart/form-data or \
+        urlencoded with the fields transloadit and signature, or a JSON object of the two), from FILE or standard \
+        input, and checks the signature with the Auth Secret (sha384:, sha256: or sha1: HMACs, or the older bare \
+        SHA-1). 'receive MANIFEST' listens for the notifications of the Assemblies 'pipeline run MANIFEST --no-wait' \
+        left running (their jobs' notify_url must reach it), refuses any whose signature does not hold, and once every \
+        one has ended collects the results and downloads as 'pipeline status MANIFEST --wait' does. The secret is read \
         from the environment, never from the command line.
         """,
         arguments: [
