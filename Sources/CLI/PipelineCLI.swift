@@ -10,7 +10,7 @@ public enum PipelineCLI {
     /// When this version was made (the manual page's date).
     public static let versionDate = ClientIdentity.versionDate
 
-    static let commands: [any Command.Type] = [InitCommand.self, ValidateCommand.self, PlanCommand.self, DiffCommand.self, RunCommand.self, RobotsCommand.self, TemplatesCommand.self, ResultsCommand.self, PolicyCommand.self, ReportCommand.self, StatusCommand.self, NotifyCommand.self, CancelCommand.self, GCCommand.self, UploadCommand.self, SignCommand.self, SignURLCommand.self, ServeCommand.self, SignerCommand.self, CompletionsCommand.self]
+    static let commands: [any Command.Type] = [InitCommand.self, ValidateCommand.self, PlanCommand.self, DiffCommand.self, RunCommand.self, RobotsCommand.self, TemplatesCommand.self, ResultsCommand.self, PolicyCommand.self, ReportCommand.self, StatusCommand.self, ReplayCommand.self, NotifyCommand.self, CancelCommand.self, GCCommand.self, UploadCommand.self, SignCommand.self, SignURLCommand.self, ServeCommand.self, SignerCommand.self, CompletionsCommand.self]
 
     /// Runs the tool with `arguments` (without the program name) and returns the exit code.
     public static func run(_ arguments: [String], environment: [String: String], output: Output) async -> Int32 {

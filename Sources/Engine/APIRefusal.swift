@@ -50,6 +50,9 @@ struct APIRefusal: Error, Sendable, Equatable {
         APIRefusal(.rateLimitReached, 429, "too many Assemblies; retry in \(Int(seconds)) s", retryIn: seconds)
     }
     static func policyViolation(_ findings: [String]) -> APIRefusal { APIRefusal(.policyViolation, 403, findings.joined(separator: "; ")) }
+    static func cannotBeReplayed(_ id: String, _ why: String) -> APIRefusal {
+        APIRefusal(.cannotBeReplayed, 400, "Assembly \(id) cannot be replayed: \(why)", assemblyID: id)
+    }
     static let noSteps = APIRefusal(.invalidSteps, 400, "params have no 'steps'")
     static func invalidSteps(_ problem: String) -> APIRefusal { APIRefusal(.invalidSteps, 400, problem) }
     static let expectedUploadsNotANumber = APIRefusal(.invalidExpectedUploads, 400, "the number of expected uploads must be a whole number")

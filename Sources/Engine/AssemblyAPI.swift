@@ -40,6 +40,17 @@ struct AssemblyAPI: Sendable {
                 case .failure(let refusal): refusal.response
                 }
             }
+        case ("POST", 3) where parts[2] == "replay":
+            guard AssemblyStore.isValidID(parts[1]) else { return .respond(APIRefusal.invalidAssemblyID.response) }
+            guard store.get(parts[1]) != nil else { return .respond(notFound(parts[1])) }
+            if let wait = rateLimiter?.admit() { return .respond(APIRefusal.rateLimited(retryIn: wait).response) }
+            // The params only: a replay carries no files (it runs the parent's again).
+            return .form(directory: dataDirectory + "/incoming/" + AssemblyFile.newID(), limit: 1 << 20, admit: admit) { form in
+                switch replay(parts[1], form: form, origin: head.origin, client: head.headers["Transloadit-Client"] ?? head.headers["User-Agent"]) {
+                case .success(let record): replaying(record, origin: head.origin)
+                case .failure(let refusal): refusal.response
+                }
+            }
         case ("GET", 1):
             // The listing the SDKs call, signed like the Templates API's: newest first, `page` and `pagesize`.
             do { _ = try SignedParams.fromQuery(head, auth: auth) } catch { return .respond(error.response) }
@@ -123,7 +134,7 @@ struct AssemblyAPI: Sendable {
     static let noParams = "the request has no 'params' field before its files; send params (and signature) first"
 
     /// Creates the Assembly of an admitted form.
-    private func create(id: String, form: FormData, origin: String, client: String?) -> Result<AssemblyRecord, APIRefusal> {
+    func create(id: String, form: FormData, origin: String, client: String?) -> Result<AssemblyRecord, APIRefusal> {
         var params: JSONValue
         // Authenticated when admitted: parse only (a second check would count as a reused signature).
         do { params = try SignedParams.read(form.field("params"), signature: nil, auth: nil, missing: Self.noParams) } catch { return .failure(error) }

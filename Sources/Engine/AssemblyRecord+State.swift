@@ -13,6 +13,7 @@ extension AssemblyRecord {
             "message": .string(message), "created": .string(AuthTime.format(created)),
         ]
         object["notifyURL"] = notifyURL.map(JSONValue.string)
+        object["parentID"] = parentID.map(JSONValue.string)
         // Its dates as every state file's: ISO 8601, which the store's decoder reads.
         object["notification"] = notification.flatMap { try? JSONValue.parse(StateCoding.encoder.encode($0)) }
         object["ignoredErrors"] = ignoredErrors.flatMap(JSONValue.encoding)

@@ -22,6 +22,8 @@ struct AssemblyRecord: Codable, Sendable {
     var steps: JSONValue
     var fields: [String: JSONValue]
     var notifyURL: String?
+    /// The Assembly it replays, for a replay.
+    var parentID: String?
     /// The announcement of its end to `notifyURL`, once it ended.
     var notification: AssemblyNotification?
     var expectedTusUploads: Int

@@ -53,6 +53,7 @@ enum AssemblyStatus {
             document.executionDuration = (finished.timeIntervalSince(record.created) * 1000).rounded() / 1000
         }
         document.notifyURL = record.notifyURL
+        document.parentID = record.parentID
         record.notification?.describe(&document)
         return document
     }

@@ -112,6 +112,11 @@ public struct FormData: Sendable {
         public var path: String
         /// The number of bytes.
         public var size: Int64
+
+        /// A part stored at `path`.
+        public init(field: String, filename: String, contentType: String?, path: String, size: Int64) {
+            (self.field, self.filename, self.contentType, self.path, self.size) = (field, filename, contentType, path, size)
+        }
     }
 
     /// Fields in the order received (a repeated name keeps its last value in `field(_:)`).

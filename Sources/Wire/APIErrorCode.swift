@@ -26,6 +26,8 @@ public struct APIErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let assemblyCanceled = APIErrorCode("ASSEMBLY_CANCELED")
     /// The signature's `auth.expires` is past, by the server's clock.
     public static let authExpired = APIErrorCode("AUTH_EXPIRED")
+    /// An Assembly that cannot run again (still going, or its files are gone).
+    public static let cannotBeReplayed = APIErrorCode("ASSEMBLY_CANNOT_BE_REPLAYED")
     /// The server could not keep what it was sent (its disk).
     public static let storageError = APIErrorCode("SERVER_STORAGE_ERROR")
 

@@ -56,6 +56,8 @@ public struct AssemblyStatusDocument: Codable, Sendable, Equatable {
     public var clientAgent: String?
     /// Where its end is announced.
     public var notifyURL: String?
+    /// The Assembly it replays, for a replay.
+    public var parentID: String?
     /// When the announcement began (`2026-12-01T19:41:53Z`).
     public var notifyStart: String?
     /// How it went: `successful`, `failed`, or `pending` while it is tried.
@@ -279,6 +281,7 @@ public struct AssemblyStatusDocument: Codable, Sendable, Equatable {
         case expectedTusUploads = "expected_tus_uploads", startedTusUploads = "started_tus_uploads", finishedTusUploads = "finished_tus_uploads"
         case tusUploads = "tus_uploads", ignoredErrors = "ignored_errors", executionStart = "execution_start"
         case executionDuration = "execution_duration", clientAgent = "client_agent", notifyURL = "notify_url"
+        case parentID = "parent_id"
         case notifyStart = "notify_start", notifyStatus = "notify_status", notifyResponseCode = "notify_response_code"
         case notifyResponseData = "notify_response_data", notifyDuration = "notify_duration", notifyError = "notify_error"
     }
@@ -310,6 +313,7 @@ public struct AssemblyStatusDocument: Codable, Sendable, Equatable {
         executionDuration = values.lenient(Double.self, .executionDuration)
         clientAgent = values.lenient(String.self, .clientAgent)
         notifyURL = values.lenient(String.self, .notifyURL)
+        parentID = values.lenient(String.self, .parentID)
         notifyStart = values.lenient(String.self, .notifyStart)
         notifyStatus = values.lenient(String.self, .notifyStatus)
         notifyResponseCode = values.lenient(Int.self, .notifyResponseCode)

@@ -142,6 +142,58 @@ final class AssemblyAPITests: XCTestCase {
         XCTAssertEqual(again["results"]?["hash"]?.arrayValue?.count, 1)
     }
 
+    /// `POST /assemblies/{id}/replay`: the parent's uploads run again with new steps (or the
+    /// same), as a new Assembly naming its parent; one still going, or unknown, is refused.
+    func testAReplayRunsTheUploadsAgainWithNewSteps() async throws {
+        let credentials = (key: "replay-key", secret: "replay-secret")
+        let server = try EngineTestServer(credentials: credentials)
+        defer { server.stop() }
+        let client = EngineClient(server: server, credentials: credentials)
+        let created = try await client.create(steps: hashStep, files: [("file_0", "a.txt", Data("replayed".utf8))])
+        let parent = try XCTUnwrap(created.body["assembly_id"]?.stringValue, created.body.serialized())
+        let first = try await client.wait(parent)
+        XCTAssertEqual(first["results"]?["hash"]?.arrayValue?.first?["meta"]?["hash_algorithm"], .string("sha256"), first.serialized())
+
+        let steps: JSONValue = .object(["hash": .object(["robot": .string("/file/hash"), "use": .string(":original"), "algorithm": .string("md5")])])
+        let replay = try await replayRequest(parent, params: .object(["steps": steps]), credentials: credentials, server: server)
+        XCTAssertEqual(replay.status, 200, replay.body.serialized())
+        let child = try XCTUnwrap(replay.body["assembly_id"]?.stringValue)
+        XCTAssertNotEqual(child, parent)
+        XCTAssertEqual(replay.body["parent_id"], .string(parent))
+        let done = try await client.wait(child)
+        XCTAssertEqual(done["ok"], .string(AssemblyStatusCode.completed), done.serialized())
+        XCTAssertEqual(done["results"]?["hash"]?.arrayValue?.first?["meta"]?["hash_algorithm"], .string("md5"))
+        XCTAssertEqual(done["uploads"]?.arrayValue?.first?["field"], .string("file_0"), "the upload keeps its field")
+        // The same again, with no steps: the parent's.
+        let same = try await replayRequest(parent, params: .object([:]), credentials: credentials, server: server)
+        let again = try await client.wait(try XCTUnwrap(same.body["assembly_id"]?.stringValue))
+        XCTAssertEqual(again["results"]?["hash"]?.arrayValue?.first?["meta"]?["hash_algorithm"], .string("sha256"))
+
+        let waiting = try await client.create(steps: hashStep, expectedUploads: 1)
+        let going = try await replayRequest(try XCTUnwrap(waiting.body["assembly_id"]?.stringValue), params: .object([:]), credentials: credentials, server: server)
+        XCTAssertEqual(going.status, 400)
+        XCTAssertEqual(going.body["error"], .string("ASSEMBLY_CANNOT_BE_REPLAYED"))
+        let unknown = try await replayRequest(String(repeating: "f", count: 32), params: .object([:]), credentials: credentials, server: server)
+        XCTAssertEqual(unknown.status, 404)
+        let unsigned = try await replayRequest(parent, params: .object([:]), credentials: nil, server: server)
+        XCTAssertEqual(unsigned.body["error"], .string("NO_SIGNATURE_FIELD"))
+    }
+
+    private func replayRequest(_ id: String, params: JSONValue, credentials: (key: String, secret: String)?, server: EngineTestServer) async throws -> (status: Int, body: JSONValue) {
+        var text = params.serialized()
+        var body = "params="
+        if let credentials {
+            text = AuthParams.prepare(params, key: credentials.key, lifetime: .seconds(600)).serialized()
+            body += AssemblyClientEscape.form(text) + "&signature=" + AssemblyClientEscape.form(Signature.sign(text, secret: credentials.secret))
+        } else {
+            body += AssemblyClientEscape.form(text)
+        }
+        let response = try await HTTPClient().send(HTTPRequest(
+            method: "POST", url: "http://127.0.0.1:\(server.port)/assemblies/\(id)/replay",
+            headers: [("Content-Type", "application/x-www-form-urlencoded")], body: .data(Data(body.utf8))))
+        return (response.status, try JSONValue.parse(response.body))
+    }
+
     func testAssembliesSurviveARestart() async throws {
         let data = try TemporaryDirectory(prefix: "engine-restart")
         defer { data.remove() }
@@ -260,5 +312,14 @@ final class RetriedUploadTests: XCTestCase {
         let done = try await client.wait(id)
         XCTAssertEqual(done["ok"], .string("ASSEMBLY_COMPLETED"), done.serialized())
         XCTAssertEqual(done["tus_uploads"]?.arrayValue?.count, 1)
+    }
+}
+
+/// Form encoding for the replay requests above.
+private enum AssemblyClientEscape {
+    static func form(_ text: String) -> String {
+        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 }

@@ -76,6 +76,19 @@ public struct AssemblyClient: Sendable {
         return try await send(HTTPRequest(method: "GET", url: url, headers: headers, timeouts: HTTPTimeouts(total: .seconds(60 + (wait ?? 0)))))
     }
 
+    /// `POST {url}/replay` with signed `params` (new `steps`, `fields`, `notify_url`, or none to
+    /// run the same again): the new Assembly's status.
+    public func replay(_ url: String, params: String, signature: String?) async throws(Failure) -> AssemblyState {
+        var fields: [(String, String)] = [("params", params)]
+        if let signature { fields.append(("signature", signature)) }
+        let body = fields.map { Self.escape($0.0) + "=" + Self.escape($0.1) }.joined(separator: "&")
+        let request = HTTPRequest(
+            method: "POST", url: url + "/replay",
+            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Transloadit-Client", ClientIdentity.transloaditClient)],
+            body: .data(Data(body.utf8)), timeouts: HTTPTimeouts(total: .seconds(120)))
+        return try await send(request)
+    }
+
     /// `DELETE` the Assembly at `url`.
     public func cancel(_ url: String) async throws(Failure) -> AssemblyState {
         try await send(HTTPRequest(method: "DELETE", url: url, timeouts: HTTPTimeouts(total: .seconds(60))))

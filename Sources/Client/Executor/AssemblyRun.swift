@@ -317,33 +317,8 @@ struct AssemblyRun: Sendable {
         guard status.isCompleted else {
             return failed(status.error.map(APIErrorCode.init(received:)) ?? status.ok.map(APIErrorCode.init(received:)) ?? .unknown, status.message ?? "", assemblyID: status.assemblyID, assemblyURL: status.assemblyURL)
         }
-        let sources = Dictionary(status.uploads.map { upload in
-            (upload.id, Self.index(of: upload.field).flatMap { planned.files.indices.contains($0) ? planned.files[$0].path : nil })
-        }, uniquingKeysWith: { first, _ in first })
         // Results no store step exported live on the service's temporary storage, from about when the run began.
-        let lifetime = configuration.resultsLifetime.map { started.addingTimeInterval($0.inSeconds) }
-        let sent = instructions
-        var results: [String: [RunResults.ResultFile]] = [:]
-        for (step, files) in status.results {
-            let expires = Self.stores(step: step, in: sent) == false ? lifetime : nil
-            results[step] = files.map { file in
-                RunResults.ResultFile(
-                    source: file.originalID.flatMap { sources[$0] ?? nil }, name: file.name,
-                    url: file.url, size: file.size, md5: file.md5, mime: file.mime, meta: file.meta,
-                    expires: expires)
-            }.sorted { ($0.source ?? "", $0.name) < ($1.source ?? "", $1.name) }
-        }
-        var entry = RunResults.Entry(
-            job: planned.job, planID: planned.id, assemblyID: status.assemblyID,
-            assemblyURL: status.assemblyURL,
-            status: AssemblyStatusCode.completed, message: nil, cached: false, files: planned.files, results: results)
-        entry.leftOut = status.ignoredErrors.map { ignored in
-            RunResults.LeftOut(source: ignored.originalID.flatMap { sources[$0] ?? nil }, step: ignored.step, error: ignored.error, message: ignored.message)
-        }.sorted { ($0.source ?? "", $0.step) < ($1.source ?? "", $1.step) }
-        entry.warnings = status.warnings.map { warned in
-            RunResults.Warning(source: warned.originalID.flatMap { sources[$0] ?? nil }, step: warned.step, message: warned.message)
-        }.sorted { ($0.source ?? "", $0.step) < ($1.source ?? "", $1.step) }
-        return entry
+        return RunResults.Entry(completed: status, planned: planned, sent: instructions, temporaryUntil: configuration.resultsLifetime.map { started.addingTimeInterval($0.inSeconds) })
     }
 
     /// The entry of an Assembly left going: its state as last seen, and where it is.

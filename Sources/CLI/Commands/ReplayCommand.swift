@@ -1,0 +1,103 @@
+import Basics
+import Client
+import Foundation
+import Planning
+import Spec
+
+/// `pipeline replay`: runs Assemblies of the last results again on their service, with the
+/// manifest's steps as they are now, and merges what they make into the results.
+struct ReplayCommand: Command {
+    static let spec = CommandSpec(
+        name: "replay",
+        summary: "Run the last results' Assemblies again on their service, with the manifest's current steps.",
+        discussion: """
+        Asks the service to replay each Assembly (POST .../replay): it runs the uploads it kept again, with the steps, \
+        fields and notify_url the manifest now gives its job, without uploading anything. Each replay that completes \
+        takes its Assembly's place in the results, as a run's would; one that fails leaves the old entry. Only \
+        Assemblies that hold all their planned files are replayed (not the embedded engine's, which reads files where \
+        they are and keeps none); 'pipeline run' then downloads what changed.
+        """,
+        arguments: [
+            .init(name: "MANIFEST", help: "The manifest that was run."),
+            .init(name: "TARGET", help: "Jobs, or Assembly ids (or their first 8+ characters), to replay (default: every Assembly).", optional: true, variadic: true),
+        ],
+        options: [
+            .init(name: "endpoint", valueName: "URL", help: "The Assembly API the run used instead of the manifest's."),
+            .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
+            CommandSpec.caCertOption,
+        ],
+        examples: ["pipeline replay pipeline.yml", "pipeline replay pipeline.yml thumbnails", "pipeline replay pipeline.yml 3f2a9c1b"])
+
+    let manifestPath: String
+    let targets: [String]
+    let endpoint: String?
+    let policy: String?
+
+    init(_ arguments: ParsedArguments) {
+        manifestPath = arguments.positionals[0]
+        targets = Array(arguments.positionals.dropFirst())
+        (endpoint, policy) = (arguments.value("endpoint"), arguments.value("policy"))
+    }
+
+    func run(_ context: CommandContext) async throws -> Int32 {
+        let (project, session) = await ProjectLoader(environment: context.environment, policyPath: policy, endpointOverride: endpoint, http: context.http).load(manifestPath)
+        let planned = session.plan(project, workers: ParallelWork.cores, shard: nil)
+        context.report(planned.diagnostics, sources: planned.sources)
+        guard let plan = planned.value, let manifest = project.value?.manifest else { return ExitCode.failure }
+        let workspace = Workspace(manifest: manifest)
+        guard let last = workspace.lastResults() else {
+            context.output.failure("no results to replay: \(HumanRunView.shown(workspace.resultsPath)) is missing", hint: "run 'pipeline run \(manifestPath.printable)' first")
+            return ExitCode.failure
+        }
+        let chosen = last.assemblies.filter { entry in
+            entry.assemblyID != nil && (targets.isEmpty || targets.contains { target in
+                target == entry.job || (target.count >= 8 && (entry.assemblyID?.hasPrefix(target) == true || entry.planID.hasPrefix(target)))
+            })
+        }
+        guard !chosen.isEmpty else {
+            context.output.failure("nothing to replay: no Assembly of the last results matches \(targets.map { "'\($0.printable)'" }.joined(separator: ", "))",
+                                   hint: "name a job of the manifest, or an Assembly id from 'pipeline status \(manifestPath.printable)'")
+            return ExitCode.failure
+        }
+        let prepared: RunSetup
+        do {
+            prepared = try RunSetup.prepare(manifest: manifest, workspace: workspace, endpoint: Endpoint.of(manifest, override: endpoint, environment: context.environment), context: context)
+        } catch {
+            context.report(error.diagnostics, sources: planned.sources)
+            return ExitCode.failure
+        }
+        defer { prepared.engine?.stop() }
+        guard prepared.engine == nil else {
+            context.output.failure("the embedded engine (endpoint: local) reads files where they are and keeps none to replay",
+                                   hint: "'pipeline run' makes only what changed; against 'pipeline serve' or the hosted service, replay runs what they kept")
+            return ExitCode.failure
+        }
+        let replay = AssemblyReplay(plan: plan, configuration: prepared.configuration, http: context.http)
+        var results = last
+        var (replayed, failed, skipped) = (0, 0, 0)
+        for entry in chosen {
+            let name = "\(entry.job.printable) \(entry.planID.prefix(12))"
+            switch await replay.replay(entry) {
+            case .skipped(let why):
+                skipped += 1
+                context.output.error("pipeline: skipped \(name): \(why)\n")
+            case .replayed(let made) where made.isCompleted:
+                replayed += 1
+                results.assemblies.removeAll { $0.planID == entry.planID || $0.planID == made.planID }
+                results.assemblies.append(made)
+                context.output.error("pipeline: replayed \(name) as Assembly \(made.assemblyID ?? "?"): \(plural(made.results.values.reduce(0) { $0 + $1.count }, "result"))\n")
+            case .replayed(let made):
+                failed += 1
+                context.output.error("pipeline: replay of \(name) failed (the old results stay): \(made.status.printable): \((made.message ?? "").printable)\n")
+            }
+        }
+        if replayed > 0 {
+            do { try results.write(to: workspace.resultsPath, below: workspace.directory) } catch {
+                context.output.failure("the results could not be written: \(error)")
+                return ExitCode.failure
+            }
+        }
+        context.output.out("Replay: \(replayed) replayed, \(failed) failed, \(skipped) skipped. Results: \(HumanRunView.shown(workspace.resultsPath))\n")
+        return failed == 0 && replayed > 0 ? ExitCode.success : ExitCode.failure
+    }
+}
