@@ -34,6 +34,7 @@ struct RunSetup {
         configuration.shard = tuning.shard
         configuration.inputsFolder = manifest.inputsFolder
         configuration.declaredTemplates = TemplateSync.wanted(in: manifest)
+        configuration.smartCDN = try smartCDN(manifest, environment: context.environment)
         // The hosted service's budget is per account, which N shards share; any other endpoint
         // runs at full concurrency until it signals a limit (413/429 with retryIn slows the run).
         let hosted = endpoint.isHostedService
@@ -88,5 +89,25 @@ struct RunSetup {
             throw DiagnosticsError(.error("run.signer", error.message, at: signed.auth.signer?.location))
         }
         return RunSetup(configuration: configuration, engine: nil)
+    }
+
+    /// The jobs' `smart_cdn:` with the Auth Key and the Secret their URLs are signed with: the
+    /// Secret of the manifest's secret signer (a signing backend keeps it, and signs no CDN URL).
+    private static func smartCDN(_ manifest: Manifest, environment: [String: String]) throws(DiagnosticsError) -> (jobs: [String: SmartCDNSpec], key: String, secret: String)? {
+        let jobs = Dictionary(uniqueKeysWithValues: manifest.jobs.compactMap { job in job.smartCDN.map { (job.name.value, $0) } })
+        guard !jobs.isEmpty else { return nil }
+        let variable: String
+        switch manifest.auth.signer?.value {
+        case .secret(let name)?: variable = name
+        case nil: variable = "TRANSLOADIT_SECRET"
+        default:
+            throw DiagnosticsError(.error("run.smart-cdn-signer", "'smart_cdn' URLs are signed with the Auth Secret, which this manifest's signing backend keeps", at: manifest.auth.signer?.location,
+                                          hint: "sign them where the secret is ('pipeline sign-url'), or use the secret signer for this manifest"))
+        }
+        guard let key = manifest.auth.key?.value, let secret = environment[variable], !secret.isEmpty else {
+            throw DiagnosticsError(.error("run.smart-cdn-secret", "'smart_cdn' URLs need the Auth Key (auth.key) and the Auth Secret in $\(variable)",
+                                          hint: "set auth.key in the manifest and export \(variable)"))
+        }
+        return (jobs, key, secret)
     }
 }

@@ -97,6 +97,8 @@ public struct RunResults: Sendable, Equatable {
         /// Per source path, the steps whose results for it are here, each with its digest
         /// (`StepDigests`): the key under which a later run finds them again, whatever the file is called then.
         public var steps: [String: [String: String]] = [:]
+        /// Per source path, its signed Smart CDN URL (the job's `smart_cdn`), signed again by each run.
+        public var smartCDNURLs: [String: String] = [:]
 
         /// Whether the Assembly completed.
         public var isCompleted: Bool { status == AssemblyStatusCode.completed }
@@ -165,6 +167,7 @@ extension RunResults.Entry {
             "files": .array(files.map { file in
                 var object: [String: JSONValue] = ["path": .string(file.path), "size": .int(Int(file.size)), "sha256": .string(file.sha256)]
                 if let done = steps[file.path], !done.isEmpty { object["steps"] = .object(done.mapValues { .string($0) }) }
+                if let url = smartCDNURLs[file.path] { object["smart_cdn_url"] = .string(url) }
                 return .object(object)
             }),
             "results": .object(results.mapValues { files in .array(files.map(\.json)) }),
@@ -190,11 +193,12 @@ extension RunResults.Entry {
     /// made printable and an Assembly id that is not one is dropped.
     init?(json item: JSONValue) {
         guard let job = item["job"]?.stringValue, let planID = item["plan_id"]?.stringValue, let status = item["status"]?.stringValue else { return nil }
-        var steps: [String: [String: String]] = [:]
+        var steps: [String: [String: String]] = [:], smartCDNURLs: [String: String] = [:]
         let files = (item["files"]?.arrayValue ?? []).compactMap { file -> PlannedFile? in
             guard let path = file["path"]?.stringValue, let size = file["size"]?.intValue,
                   let digest = (file["sha256"]?.stringValue).flatMap(SHA256Digest.init(hex:)) else { return nil }
             if let done = file["steps"]?.objectValue { steps[path] = done.compactMapValues(\.stringValue) }
+            if let url = file["smart_cdn_url"]?.stringValue { smartCDNURLs[path] = url }
             return PlannedFile(path: path, size: Int64(size), digest: digest)
         }
         let results = (item["results"]?.objectValue ?? [:]).mapValues { list in
@@ -210,6 +214,7 @@ extension RunResults.Entry {
                   assemblyURL: item["assembly_url"]?.stringValue, status: status.printable, message: item["message"]?.stringValue?.printable,
                   cached: false, files: files, results: results)
         self.steps = steps
+        self.smartCDNURLs = smartCDNURLs
         leftOut = (item["left_out"]?.arrayValue ?? []).map { value in
             RunResults.LeftOut(
                 source: value["source"]?.stringValue, step: (value["step"]?.stringValue ?? "").printable,

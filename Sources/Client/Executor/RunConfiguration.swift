@@ -1,5 +1,6 @@
 import APIClients
 import Foundation
+import Spec
 
 /// Everything a run needs besides the plan.
 public struct RunConfiguration: Sendable {
@@ -46,6 +47,8 @@ public struct RunConfiguration: Sendable {
     /// Whether the run may create Assemblies (`status --wait` only collects those an earlier
     /// `run --no-wait` left).
     public var createsAssemblies = true
+    /// Each job's `smart_cdn:`, and the Auth Key and Secret its URLs are signed with (nil: none are written).
+    public var smartCDN: (jobs: [String: SmartCDNSpec], key: String, secret: String)?
     /// Shard `index` of `count` when running one shard.
     public var shard: (index: Int, count: Int)?
     /// The most bytes per PATCH; `nil` lets the uploader choose.

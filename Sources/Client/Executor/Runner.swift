@@ -134,6 +134,7 @@ public struct Runner: Sendable {
         var final = results
         // Where each result is downloaded, known before the results are written, which name it.
         let placements = placeDownloads(&final)
+        if let cdn = configuration.smartCDN { final = final.signingSmartCDN(cdn.jobs, authKey: cdn.key, secret: cdn.secret, now: Date()) }
         try final.write(to: configuration.resultsPath, below: configuration.workspace.directory)
         let digests = DownloadDigests(file: configuration.workspace.downloadDigestsFile, trusted: configuration.workspace.directory)
         defer { digests.save() }

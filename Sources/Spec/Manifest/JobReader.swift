@@ -4,7 +4,7 @@ import YAML
 /// Decodes one job under `assemblies:`.
 struct JobReader {
     static let keys = [
-        "inputs", "batch", "steps", "template", "template_id", "fields", "notify_url", "allow_empty", "allow_outside", "download",
+        "inputs", "batch", "steps", "template", "template_id", "fields", "notify_url", "allow_empty", "allow_outside", "download", "smart_cdn",
     ]
 
     let decoder: NodeDecoder
@@ -57,6 +57,7 @@ struct JobReader {
             allowEmpty: fields["allow_empty"].flatMap { decoder.bool($0, what: "'allow_empty'") } ?? defaults.allowEmpty,
             allowOutside: fields["allow_outside"].flatMap { decoder.bool($0, what: "'allow_outside'") } ?? defaults.allowOutside,
             download: fields["download"].flatMap { decoder.nonEmptyString($0, what: "'download'") }.flatMap { decoder.insideProject($0, what: "'download'", flag: "--download DIR") },
+            smartCDN: fields["smart_cdn"].flatMap { SmartCDNSpec.read($0, what: what, decoder: decoder) },
             locations: locations)
     }
 

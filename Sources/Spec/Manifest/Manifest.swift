@@ -201,6 +201,8 @@ public struct Job: Sendable {
     public var allowOutside: Bool
     /// A folder to download result files into.
     public var download: Located<String>?
+    /// Signed Smart CDN URLs to write beside each source in the results.
+    public var smartCDN: SmartCDNSpec?
     /// Where every part of `instructions` was written.
     public var locations: LocationIndex
 
