@@ -17,6 +17,8 @@ struct AssemblyAPI: Sendable {
     let space: DiskSpace
     /// Called with an Assembly canceled while it waited for uploads: what they received goes.
     var onCancel: @Sendable (AssemblyRecord) -> Void = { _ in }
+    /// Announces an ended Assembly's end again (`POST /assembly_notifications/{id}/replay`).
+    var renotify: @Sendable (AssemblyRecord) -> Void = { _ in }
 
     func plan(_ head: RequestHead) -> RequestPlan {
         let parts = head.path.split(separator: "/").map(String.init)
@@ -110,7 +112,7 @@ struct AssemblyAPI: Sendable {
     }
 
     /// Reads and authenticates the params before any file part is stored; `nil` admits the request.
-    private func admit(_ form: FormData) -> ServerResponse? {
+    func admit(_ form: FormData) -> ServerResponse? {
         do {
             _ = try SignedParams.read(form.field("params"), signature: form.field("signature"), auth: auth, missing: Self.noParams)
             return nil

@@ -34,9 +34,10 @@ final class AssemblyNotifier: Sendable {
         (self.store, self.secret, self.settings, self.status, self.log) = (store, secret, settings, status, log)
     }
 
-    /// `record` just ended: its announcement starts, when it has a notify URL.
+    /// `record` just ended (or its announcement is asked for again): it starts, when it has a
+    /// notify URL and none is under way.
     func ended(_ record: AssemblyRecord) {
-        guard record.notifyURL != nil, record.notification == nil else { return }
+        guard record.notifyURL != nil, record.notification?.state != .pending else { return }
         store.update(record.id) { $0.notification = AssemblyNotification(state: .pending) }
         deliver(record.id)
     }

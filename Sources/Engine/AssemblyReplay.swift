@@ -1,6 +1,7 @@
 import Basics
 import Foundation
 import HTTPServer
+import Spec
 import Wire
 
 /// `POST /assemblies/{id}/replay`: runs an ended Assembly's uploads again, as a new Assembly,
@@ -48,5 +49,33 @@ extension AssemblyAPI {
         var document = AssemblyStatus.document(record, tusPath: LocalEngine.tusPath, addresses: .served(origin: origin))
         if !record.isTerminal { (document.ok, document.message) = (AssemblyStatusCode.replaying, "The Assembly is now in the process of being replayed.") }
         return .json(200, document.jsonText(), headers: [("Cache-Control", "no-store")])
+    }
+
+    /// `POST /assembly_notifications/{id}/replay`: announces an ended Assembly's end again, to
+    /// the signed params' `notify_url` when they give one (kept as the Assembly's from then on).
+    func planNotificationReplay(_ head: RequestHead) -> RequestPlan {
+        let parts = head.path.split(separator: "/").map(String.init)
+        guard head.method == "POST", parts.count == 3, parts[2] == "replay" else { return .respond(APIRefusal.noRoute(head.method, head.path).response) }
+        guard AssemblyStore.isValidID(parts[1]) else { return .respond(APIRefusal.invalidAssemblyID.response) }
+        guard store.get(parts[1]) != nil else { return .respond(APIRefusal.assemblyNotFound(parts[1]).response) }
+        return .form(directory: dataDirectory + "/incoming/" + AssemblyFile.newID(), limit: 1 << 20, admit: admit) { form in
+            let params = (try? SignedParams.read(form.field("params"), signature: nil, auth: nil, missing: Self.noParams))?.objectValue ?? [:]
+            // A new notify_url passes the policy's notify rules, as at creation.
+            if let policy, let url = params["notify_url"] {
+                let findings = policy.check(AssemblyRequest(params: .object(["notify_url": url]), fileSizes: [], template: nil)).filter { $0.path == ["notify_url"] }
+                if !findings.isEmpty { return APIRefusal.policyViolation(findings.map(\.message)).response }
+            }
+            var refusal: APIRefusal?
+            let record = store.update(parts[1]) { record in
+                guard record.isTerminal else { return refusal = .cannotBeReplayed(record.id, "it has not ended, so there is nothing to announce yet") }
+                if let url = params["notify_url"]?.stringValue { record.notifyURL = url }
+                if record.notifyURL == nil { refusal = .cannotBeReplayed(record.id, "it has no notify_url; give one in the params") }
+            }
+            if let refusal { return refusal.response }
+            if let record { renotify(record) }
+            return .json(200, JSONValue.object([
+                "ok": .string("ASSEMBLY_NOTIFICATION_REPLAYED"), "assembly_id": .string(parts[1]), "success": .bool(true),
+            ]).serialized())
+        }
     }
 }

@@ -23,6 +23,9 @@ final class EngineHandler: HTTPServerHandler {
         if head.path == "/assemblies" || head.path.hasPrefix("/assemblies/") {
             return assemblies.plan(head)
         }
+        if head.path.hasPrefix("/assembly_notifications/") {
+            return assemblies.planNotificationReplay(head)
+        }
         if head.path == "/templates" || head.path.hasPrefix("/templates/") {
             return templates.plan(head)
         }

@@ -163,7 +163,7 @@ public final class LocalEngine: Sendable {
         let api = AssemblyAPI(
             store: assemblies, templates: templateStore, executor: executor, auth: auth,
             policy: configuration.policy, rateLimiter: configuration.rateLimit.map { RateLimiter(limit: $0.count, window: $0.window) },
-            dataDirectory: data, maxUploadSize: configuration.maxUploadSize, space: space, onCancel: { links.discard($0) })
+            dataDirectory: data, maxUploadSize: configuration.maxUploadSize, space: space, onCancel: { links.discard($0) }, renotify: { notifier.ended($0) })
         let templates = TemplateAPI(store: templateStore, auth: auth, dataDirectory: data)
         (assemblyAPI, templateAPI, uploadLinks) = (api, templates, links)
         if var settings {

@@ -2,6 +2,7 @@ import Basics
 import Engine
 import EngineTestSupport
 import Foundation
+import HTTPClient
 import TestSupport
 import Wire
 import XCTest
@@ -123,5 +124,40 @@ final class NotificationTests: XCTestCase {
         let status = try await notified(server, id)
         XCTAssertEqual(status["notify_status"], .string("successful"), status.serialized())
         XCTAssertEqual(received(log).map { $0["status"] }, [.int(500), .int(200)])
+    }
+
+    /// `POST /assembly_notifications/{id}/replay`: the end announced again, to a new notify_url
+    /// when the signed params give one; one still going has nothing to announce.
+    func testANotificationIsReplayedToANewAddress() async throws {
+        let log = try TemporaryDirectory(prefix: "notify-log")
+        defer { log.remove() }
+        let (first, second) = (try receiver([200], log: log), try receiver([200], log: log))
+        defer { first.stop(); second.stop() }
+        let server = try EngineTestServer(credentials: credentials, robotLimits: RobotLimits(importsFromLoopback: true), notifyRetryDelays: [])
+        defer { server.stop() }
+        let id = try await create(server, notify: first.url("/one"))
+        _ = try await notified(server, id)
+        let replayed = try await post("/assembly_notifications/\(id)/replay", params: .object(["notify_url": .string(second.url("/two"))]), server: server)
+        XCTAssertEqual(replayed.status, 200, replayed.body.serialized())
+        XCTAssertEqual(replayed.body["ok"], .string("ASSEMBLY_NOTIFICATION_REPLAYED"))
+        let deadline = ContinuousClock.now + .seconds(20)
+        while received(log).count < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        XCTAssertEqual(received(log).count, 2)
+        XCTAssertEqual(received(log).last?["transloadit"]?["notify_url"], .string(second.url("/two")))
+
+        let going = try await EngineClient(server: server, credentials: credentials).create(steps: hashStep, expectedUploads: 1)
+        let early = try await post("/assembly_notifications/\(try XCTUnwrap(going.body["assembly_id"]?.stringValue))/replay", params: .object([:]), server: server)
+        XCTAssertEqual(early.body["error"], .string("ASSEMBLY_CANNOT_BE_REPLAYED"), early.body.serialized())
+    }
+
+    private func post(_ path: String, params: JSONValue, server: EngineTestServer) async throws -> (status: Int, body: JSONValue) {
+        let text = AuthParams.prepare(params, key: credentials.key, lifetime: .seconds(600)).serialized()
+        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"))
+        allowed.insert(charactersIn: "-._~")
+        let escape = { (value: String) in value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value }
+        let body = "params=" + escape(text) + "&signature=" + escape(Signature.sign(text, secret: credentials.secret))
+        let response = try await HTTPClient().send(HTTPRequest(
+            method: "POST", url: "http://127.0.0.1:\(server.port)" + path, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: .data(Data(body.utf8))))
+        return (response.status, try JSONValue.parse(response.body))
     }
 }
