@@ -83,8 +83,10 @@ struct ReplayCommand: Command {
                 context.output.error("pipeline: skipped \(name): \(why)\n")
             case .replayed(let made) where made.isCompleted:
                 replayed += 1
-                results.assemblies.removeAll { $0.planID == entry.planID || $0.planID == made.planID }
-                results.assemblies.append(made)
+                // In the old entry's place: the results keep the plan's order.
+                let place = results.assemblies.firstIndex { $0.planID == entry.planID } ?? results.assemblies.endIndex
+                results.assemblies.insert(made, at: place)
+                results.assemblies.removeAll { ($0.planID == entry.planID || $0.planID == made.planID) && $0.assemblyID != made.assemblyID }
                 context.output.error("pipeline: replayed \(name) as Assembly \(made.assemblyID ?? "?"): \(plural(made.results.values.reduce(0) { $0 + $1.count }, "result"))\n")
             case .replayed(let made):
                 failed += 1
