@@ -42,15 +42,20 @@ final class NotificationReceiver: HTTPServerHandler, Sendable {
             say("Assembly \(id): \(code.printable) (not one this run waits for)")
             return .text(200, "ok")
         }
-        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-            if ended { state.ended.insert(id) }
-            guard expected.isSubset(of: state.ended) else { return nil }
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        say("Assembly \(id): \(code.printable) (\(expected.count - waitingFor.count) of \(expected.count) ended)")
-        waiter?.resume(returning: true)
+        record(id, code, ended: ended, how: "notified")
         return .text(200, "ok")
+    }
+
+    /// Counts `id` as `code` (ended or not), as a notification or the service (`how`) said.
+    func record(_ id: String, _ code: String, ended: Bool, how: String) {
+        let (waiter, isNew) = state.withLock { state -> (CheckedContinuation<Bool, Never>?, Bool) in
+            let isNew = ended && state.ended.insert(id).inserted
+            guard expected.isSubset(of: state.ended) else { return (nil, isNew) }
+            defer { state.waiter = nil }
+            return (state.waiter, isNew)
+        }
+        if isNew || how == "notified" { say("Assembly \(id): \(code.printable), \(how) (\(expected.count - waitingFor.count) of \(expected.count) ended)") }
+        waiter?.resume(returning: true)
     }
 
     /// Whether every expected Assembly reported its end within `timeout`.

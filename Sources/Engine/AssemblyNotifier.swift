@@ -88,13 +88,16 @@ final class AssemblyNotifier: Sendable {
         guard let record = store.get(id), let url = record.notifyURL else { return }
         let form = NotificationForm(status: status(record), params: record.params, secret: secret)
         let shown = RemoteFetcher.shown(url)
-        let start = Date()
-        for attempt in 0...settings.retryDelays.count {
+        // A delivery a restart cut short goes on where it was: six attempts in all, not six more.
+        let start = record.notification?.start ?? Date()
+        let made = min(record.notification?.attempts ?? 0, settings.retryDelays.count)
+        for attempt in made...settings.retryDelays.count {
             if attempt > 0, await !wait(settings.retryDelays[attempt - 1], for: id) { return }  // stopping: stays pending
             let outcome = await post(form, to: url)
             if Task.isCancelled { return }
             let delivered = outcome.code.map { (200..<300).contains($0) } ?? false
-            let last = delivered || attempt == settings.retryDelays.count
+            // An address the engine may not reach stays so: no point asking again.
+            let last = delivered || outcome.refused || attempt == settings.retryDelays.count
             store.update(id) { record in
                 var notification = AssemblyNotification(state: delivered ? .successful : last ? .failed : .pending, start: start)
                 (notification.attempts, notification.responseCode, notification.responseData) = (attempt + 1, outcome.code, outcome.data)
@@ -109,7 +112,7 @@ final class AssemblyNotifier: Sendable {
     }
 
     /// One attempt: the status the notify URL answered and the start of its body, or why there was no answer.
-    private func post(_ form: NotificationForm, to url: String) async -> (code: Int?, data: String?, error: String?) {
+    private func post(_ form: NotificationForm, to url: String) async -> (code: Int?, data: String?, error: String?, refused: Bool) {
         let request = HTTPRequest(
             method: "POST", url: url, headers: [("Content-Type", form.contentType), ("User-Agent", ClientIdentity.transloaditClient)],
             body: .data(form.body), timeouts: HTTPTimeouts(connect: .seconds(10), total: settings.timeout),
@@ -117,11 +120,14 @@ final class AssemblyNotifier: Sendable {
         do {
             let response = try await client.send(request)
             let data = String(decoding: response.body.prefix(AssemblyNotification.keptResponseBytes), as: UTF8.self)
-            return (response.status, data, (200..<300).contains(response.status) ? nil : "answered \(response.status)")
+            return (response.status, data, (200..<300).contains(response.status) ? nil : "answered \(response.status)", false)
         } catch let error as HTTPError {
-            return (nil, nil, error.message)
+            if case .addressRefused = error.kind {
+                return (nil, nil, error.message + " (the engine notifies public addresses only; pipeline serve --allow-loopback-import adds this machine's)", true)
+            }
+            return (nil, nil, error.message, false)
         } catch {
-            return (nil, nil, "\(error)")
+            return (nil, nil, "\(error)", false)
         }
     }
 }

@@ -37,11 +37,23 @@ public struct SmartCDNURL: Sendable, Equatable {
         let given = parameters.filter { $0.name != "auth_key" && $0.name != "exp" && $0.name != "sig" }
         let all = given + [("auth_key", authKey), ("exp", String(expires))]
         // Sorted by key, stably: a repeated key keeps its values in the order given.
-        let sorted = all.enumerated().sorted { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }.map(\.element)
+        // By UTF-16 code units, as the SDKs' URLSearchParams sorts (it differs from Swift's order past the basic plane).
+        let sorted = all.enumerated().sorted { left, right in
+            let (a, b) = (Array(left.element.name.utf16), Array(right.element.name.utf16))
+            return a == b ? left.offset < right.offset : a.lexicographicallyPrecedes(b)
+        }.map(\.element)
         let query = sorted.map { Self.formComponent($0.name) + "=" + Self.formComponent($0.value) }.joined(separator: "&")
         let signature = "sha256:" + Hex.encode(KeyedHash.sha256(path + "?" + query, key: secret))
         return "https://" + Self.component(workspace) + ".tlcdn.com/" + [template, input].map(Self.component).joined(separator: "/")
             + "?" + query + "&sig=" + Self.formComponent(signature)
+    }
+
+    /// Whether `workspace` can be the first label of the CDN's host name: ASCII letters, digits and
+    /// inner hyphens (anything else would name another host, or none).
+    public static func isValidWorkspace(_ workspace: String) -> Bool {
+        let bytes = Array(workspace.utf8)
+        return !bytes.isEmpty && bytes.count <= 63 && bytes.first != UInt8(ascii: "-") && bytes.last != UInt8(ascii: "-")
+            && bytes.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") }
     }
 
     /// `encodeURIComponent`: every byte escaped but ASCII letters, digits and `-_.!~*'()`.

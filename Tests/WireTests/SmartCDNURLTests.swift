@@ -57,4 +57,15 @@ final class SmartCDNURLTests: XCTestCase {
                          key: "k", workspace: "w", template: "t", expires: 1).signed(secret: "s")
         XCTAssertTrue(signed.hasPrefix("https://w.tlcdn.com/t/photos%2F%C3%8Ele%20%232%2050%25.jpg?auth_key=k&exp=1&text=a+b%26c&sig=sha256%3A"), signed)
     }
+
+    /// Keys sorted as the SDKs' URLSearchParams sorts them, by UTF-16 code units: past the basic
+    /// plane that differs from Unicode scalar order. A workspace must be a host name's label.
+    func testKeysSortByUTF16AndAWorkspaceIsAHostLabel() {
+        let signed = url("x", [("ａ", "5"), ("😀", "4"), ("ä", "1")], key: "k", workspace: "w", template: "t", expires: 1).signed(secret: "s")
+        XCTAssertTrue(signed.contains("?auth_key=k&exp=1&%C3%A4=1&%F0%9F%98%80=4&%EF%BD%81=5&sig="), signed)
+        XCTAssertTrue(SmartCDNURL.isValidWorkspace("my-app2"))
+        for bad in ["", "My App", "evil.com/x?", "-lead", "trail-", String(repeating: "a", count: 64)] {
+            XCTAssertFalse(SmartCDNURL.isValidWorkspace(bad), bad)
+        }
+    }
 }

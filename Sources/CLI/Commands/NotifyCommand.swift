@@ -1,3 +1,4 @@
+import APIClients
 import Basics
 import Client
 import Foundation
@@ -29,6 +30,7 @@ struct NotifyCommand: Command {
             .init(name: "host", valueName: "ADDRESS", help: "receive: the address to listen on (default 127.0.0.1)."),
             .init(name: "port", valueName: "PORT", help: "receive: the port to listen on (default 8788; 0 picks a free one)."),
             .init(name: "timeout", valueName: "DURATION", help: "receive: give up waiting after this long (default 8h)."),
+            .init(name: "ask-every", valueName: "DURATION", help: "receive: how often to ask the service about Assemblies not reported yet, whose notifications may never come (default 30s)."),
             .init(name: "endpoint", valueName: "URL", help: "receive: the Assembly API the run used instead of the manifest's."),
         ],
         examples: [
@@ -36,9 +38,12 @@ struct NotifyCommand: Command {
             "pipeline notify receive pipeline.yml --port 8788",
         ])
 
+    /// The most a notification's body may hold (the receiver's form limit).
+    static let largestBody = 8 << 20
+
     enum Action {
         case verify(file: String?, contentType: String?)
-        case receive(manifest: String, host: String, port: UInt16, timeout: Duration, endpoint: String?)
+        case receive(manifest: String, host: String, port: UInt16, timeout: Duration, askEvery: Duration, endpoint: String?)
     }
 
     let action: Action
@@ -54,7 +59,7 @@ struct NotifyCommand: Command {
             action = .receive(
                 manifest: target ?? ParsedArguments.defaultManifest, host: arguments.value("host") ?? "127.0.0.1",
                 port: try arguments.port(default: 8788), timeout: try arguments.duration("timeout", default: .seconds(8 * 3600)),
-                endpoint: arguments.value("endpoint"))
+                askEvery: try arguments.duration("ask-every", default: .seconds(30)), endpoint: arguments.value("endpoint"))
         default:
             throw UsageError("ACTION must be verify or receive, not '\((arguments.positionals.first ?? "").printable)'", command: Self.spec.name)
         }
@@ -67,18 +72,28 @@ struct NotifyCommand: Command {
         }
         switch action {
         case .verify(let file, let contentType): return verify(file, contentType: contentType, secret: secret, context: context)
-        case .receive(let manifest, let host, let port, let timeout, let endpoint):
-            return await receive(manifest, host: host, port: port, timeout: timeout, endpoint: endpoint, secret: secret, context: context)
+        case .receive(let manifest, let host, let port, let timeout, let askEvery, let endpoint):
+            return await receive(manifest, host: host, port: port, timeout: timeout, askEvery: askEvery, endpoint: endpoint, secret: secret, context: context)
         }
     }
 
     private func verify(_ file: String?, contentType: String?, secret: String, context: CommandContext) -> Int32 {
+        let source = file.map { "'\($0.printable)'" } ?? "standard input"
         let body: Data
-        do { body = try file.map { try FileReading.read($0, limit: 64 << 20) } ?? FileHandle.standardInput.readDataToEndOfFile() } catch {
+        do {
+            guard let handle = file.map({ FileHandle(forReadingAtPath: $0) }) ?? FileHandle.standardInput else {
+                throw FileError(path: file ?? "-", operation: "open", code: errno)
+            }
+            // One byte past the limit tells a body that is too large.
+            body = try handle.read(upToCount: Self.largestBody + 1) ?? Data()
+        } catch {
             context.output.failure("\(error)")
             return ExitCode.failure
         }
-        let source = file.map { "'\($0.printable)'" } ?? "standard input"
+        guard body.count <= Self.largestBody else {
+            context.output.failure("\(source) holds more than \(ByteSize(bytes: Int64(Self.largestBody))), more than any notification", hint: "pass the body of one notification request")
+            return ExitCode.failure
+        }
         guard let notification = ReceivedNotification(body: body, contentType: contentType) else {
             context.output.failure(
                 "\(source) holds no notification: no transloadit field",
@@ -99,7 +114,9 @@ struct NotifyCommand: Command {
         return ExitCode.success
     }
 
-    private func receive(_ manifest: String, host: String, port: UInt16, timeout: Duration, endpoint: String?, secret: String, context: CommandContext) async -> Int32 {
+    private func receive(
+        _ manifest: String, host: String, port: UInt16, timeout: Duration, askEvery: Duration, endpoint: String?, secret: String, context: CommandContext
+    ) async -> Int32 {
         guard let (workspace, _) = LastRun.workspaceAndAddress(manifest, endpoint: endpoint, context: context) else { return ExitCode.failure }
         let pending = (workspace.lastResults()?.assemblies ?? []).filter(\.isPending)
         let expected = Set(pending.compactMap(\.assemblyID))
@@ -121,7 +138,21 @@ struct NotifyCommand: Command {
             return ExitCode.failure
         }
         context.output.error("pipeline: receiving on http://\(host):\(server.port)/ the notifications of \(plural(expected.count, "Assembly", "Assemblies"))\n")
+        // The service is asked too, now and then: an Assembly whose notification never comes still ends the wait.
+        let client = AssemblyClient(http: context.http, endpoint: "")
+        let urls = Dictionary(pending.compactMap { entry in entry.assemblyID.flatMap { id in entry.assemblyURL.map { (id, $0) } } }, uniquingKeysWith: { first, _ in first })
+        let asking = Task {
+            while (try? await Task.sleep(for: askEvery)) != nil {
+                for id in receiver.waitingFor.sorted() {
+                    guard let url = urls[id], let state = try? await client.status(url), !state.isBusy else { continue }
+                    receiver.record(id, state.error ?? state.ok ?? "?", ended: true, how: "as the service says")
+                }
+            }
+        }
         let ended = await receiver.allEnded(within: timeout)
+        asking.cancel()
+        // The answer to the last notification is on its way: a moment for it to leave before the server goes.
+        try? await Task.sleep(for: .milliseconds(500))
         server.stop()
         guard ended else {
             context.output.failure("\(plural(receiver.waitingFor.count, "Assembly", "Assemblies")) did not report within \(DurationText.format(timeout))",

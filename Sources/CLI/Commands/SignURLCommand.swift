@@ -36,9 +36,10 @@ struct SignURLCommand: Command {
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         url = (arguments.positionals[0], arguments.positionals[1], arguments.positionals[2])
-        guard !url.workspace.isEmpty, !url.template.isEmpty else {
-            throw UsageError("WORKSPACE and TEMPLATE must not be empty", command: Self.spec.name)
+        guard SmartCDNURL.isValidWorkspace(url.workspace) else {
+            throw UsageError("WORKSPACE must be a host name's first label (letters, digits, '-'), not '\(url.workspace.printable)'", command: Self.spec.name)
         }
+        guard !url.template.isEmpty else { throw UsageError("TEMPLATE must not be empty", command: Self.spec.name) }
         var parameters: [(name: String, value: String)] = []
         for given in arguments.values("param") {
             guard let equals = given.firstIndex(of: "="), equals != given.startIndex else {

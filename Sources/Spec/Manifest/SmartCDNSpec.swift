@@ -1,4 +1,5 @@
 import Basics
+import Wire
 import YAML
 
 /// A job's `smart_cdn:`: the signed Smart CDN URL of each source file that the results name
@@ -34,6 +35,11 @@ public struct SmartCDNSpec: Sendable, Equatable {
         guard let fields = decoder.fields(node, what: owner, allowed: keys, required: ["workspace", "template"]),
               let workspace = fields["workspace"].flatMap({ decoder.nonEmptyString($0, what: "'smart_cdn.workspace'") }),
               let template = fields["template"].flatMap({ decoder.nonEmptyString($0, what: "'smart_cdn.template'") }) else { return nil }
+        guard SmartCDNURL.isValidWorkspace(workspace.value) else {
+            decoder.report(.error("manifest.smart-cdn-workspace", "'smart_cdn.workspace' '\(workspace.value)' is not a host name's first label", at: workspace.location,
+                                  hint: "write the workspace as in https://WORKSPACE.tlcdn.com: letters, digits and '-'"))
+            return nil
+        }
         var parameters: [Parameter] = []
         if let node = fields["params"], let entries = decoder.entries(node, what: "'smart_cdn.params'") {
             for entry in entries {

@@ -47,6 +47,8 @@ final class NotifyCommandTests: XCTestCase {
         XCTAssertFalse(wrongSecret.stderr.contains("not-foo"), "the secret is never said")
         let nothing = try await verify("hello")
         XCTAssertTrue(nothing.stderr.contains("holds no notification"), nothing.stderr)
+        let huge = try await verify(String(repeating: "x", count: 9 << 20))
+        XCTAssertTrue(huge.stderr.contains("more than any notification"), huge.stderr)
     }
 
     /// A free port on 127.0.0.1 for the receiver (the manifest names it before the receiver starts).
@@ -86,6 +88,32 @@ final class NotifyCommandTests: XCTestCase {
         let results = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: directory.path + "/results.json")))
         XCTAssertEqual((results["assemblies"]?.arrayValue ?? []).compactMap { $0["status"]?.stringValue }, ["ASSEMBLY_COMPLETED", "ASSEMBLY_COMPLETED"])
         XCTAssertEqual(server.requests.filter { $0.hasPrefix("POST /assemblies") }.count, 2, "nothing was created twice")
+        // Every notification was answered before the receiver went: none is left to retry.
+        for id in (results["assemblies"]?.arrayValue ?? []).compactMap({ $0["assembly_id"]?.stringValue }) {
+            let status = try JSONValue.parse(try await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(server.port)/assemblies/\(id)")).body)
+            XCTAssertEqual(status["notify_status"], .string("successful"), status.serialized())
+        }
+    }
+
+    /// Notifications that never come (a notify_url nobody listens on): the receiver asks the
+    /// service now and then, and collects when it says every Assembly ended.
+    func testReceiveAsksTheServiceWhenNotificationsNeverCome() async throws {
+        let secret = "receive-secret-\(UInt32.random(in: 0...UInt32.max))"
+        let server = try EngineTestServer(credentials: ("test-key", secret), robotLimits: RobotLimits(importsFromLoopback: true), notifyRetryDelays: [])
+        defer { server.stop() }
+        let (nobody, port) = (try freePort(), try freePort())
+        let directory = try TestProject.hashing(
+            prefix: "notify-never", endpoint: "http://127.0.0.1:\(server.port)", files: ["a.bin": Data(repeating: 1, count: 3000)])
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml"
+        try (try String(contentsOfFile: manifest, encoding: .utf8) + "    notify_url: http://127.0.0.1:\(nobody)/hook\n").write(toFile: manifest, atomically: true, encoding: .utf8)
+        let environment = ["TRANSLOADIT_SECRET": secret]
+        let left = await CLIHarness.run(["run", manifest, "--no-wait"], environment: environment)
+        XCTAssertEqual(left.status, 0, left.stderr)
+        let received = await CLIHarness.run(["notify", "receive", manifest, "--port", String(port), "--ask-every", "1s", "--timeout", "1m"], environment: environment)
+        XCTAssertEqual(received.status, 0, received.stderr)
+        XCTAssertTrue(received.stderr.contains("as the service says (1 of 1 ended)"), received.stderr)
+        XCTAssertTrue(received.stdout.hasPrefix("Run: 1 completed"), received.stdout)
     }
 
     /// POSTs a notification signed with the wrong secret once the receiver listens; its answer.
