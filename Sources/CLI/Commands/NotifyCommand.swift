@@ -160,13 +160,10 @@ struct NotifyCommand: Command {
             return ExitCode.failure
         }
         // Every one ended: collecting asks each once, and writes the results and downloads.
-        let passed = [manifest] + (endpoint.map { ["--endpoint", $0] } ?? [])
-        do {
-            var arguments = try RunArguments(try ParsedArguments.parse(passed, for: RunCommand.spec))
-            arguments.collectOnly = true
-            return await RunCommand(arguments: arguments).runOnce(context)
+        do throws(UsageError) {
+            return try await RunCommand.collecting(manifest, endpoint: endpoint).runOnce(context)
         } catch {
-            context.output.failure("\(error.message)")
+            context.output.failure(error.message)
             return ExitCode.failure
         }
     }

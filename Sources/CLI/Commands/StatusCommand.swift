@@ -44,12 +44,7 @@ struct StatusCommand: Command {
             collect = nil
             return
         }
-        // A run that only collects: as 'run' parses it, with what status passes on.
-        var passed = [manifest] + (arguments.value("timeout").map { ["--timeout", $0] } ?? []) + (endpoint.map { ["--endpoint", $0] } ?? []) + (json ? ["--json"] : [])
-        if let certificate = arguments.value(CommandSpec.caCertOption.name) { passed += ["--" + CommandSpec.caCertOption.name, certificate] }
-        var run = try RunArguments(try ParsedArguments.parse(passed, for: RunCommand.spec))
-        run.collectOnly = true
-        collect = RunCommand(arguments: run)
+        collect = try RunCommand.collecting(manifest, endpoint: endpoint, timeout: arguments.value("timeout"), json: json)
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
