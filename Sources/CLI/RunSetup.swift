@@ -53,6 +53,7 @@ struct RunSetup {
                 var settings = LocalEngine.Configuration(dataDirectory: workspace.engineDirectory)
                 let output = context.output
                 settings.stopWaiting = interrupted
+                settings.warn = { message in output.error("pipeline: warning: \(message)\n") }
                 // Notifications of the manifest's notify_url are signed with the Auth Secret, when the runner has it.
                 settings.notificationSecret = context.environment["TRANSLOADIT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
                 if waitForEngine {

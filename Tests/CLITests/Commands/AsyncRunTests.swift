@@ -72,4 +72,14 @@ final class AsyncRunTests: XCTestCase {
         let waiting = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: environment)
         XCTAssertEqual(waiting.status, 0, "a run that waits needs none: \(waiting.stderr)")
     }
+
+    /// The embedded engine notifies public addresses only: one it may not reach is said at once.
+    func testTheEmbeddedEngineSaysANotifyURLItMayNotReach() async throws {
+        let directory = try project(endpoint: "local", extra: ["    notify_url: http://127.0.0.1:9/hook"])
+        defer { directory.remove() }
+        let run = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("127.0.0.1 is a loopback address"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("given up"), run.stderr)
+    }
 }
