@@ -11,26 +11,32 @@ import Wire
 final class NotificationReceiver: HTTPServerHandler, Sendable {
     private let secret: String
     private let expected: Set<String>
-    private let formFolder: String
     private let say: @Sendable (String) -> Void
     private let state = Mutex<(ended: Set<String>, waiter: CheckedContinuation<Bool, Never>?, timedOut: Bool)>(([], nil, false))
 
     /// Receives notifications of the Assemblies `expected`; `say` hears one line per notification.
-    init(secret: String, expected: Set<String>, formFolder: String, say: @escaping @Sendable (String) -> Void) {
-        (self.secret, self.expected, self.formFolder, self.say) = (secret, expected, formFolder, say)
+    init(secret: String, expected: Set<String>, say: @escaping @Sendable (String) -> Void) {
+        (self.secret, self.expected, self.say) = (secret, expected, say)
     }
 
     /// The expected Assemblies that have not reported their end yet.
     var waitingFor: Set<String> { state.withLock { expected.subtracting($0.ended) } }
 
+    /// The most a notification's body may hold: a status with thousands of results.
+    static let largestBody = 8 << 20
+
     func plan(_ head: RequestHead) -> RequestPlan {
         guard head.method == "POST" else { return .respond(.text(405, "notifications are POSTed")) }
-        return .form(directory: formFolder, limit: 8 << 20, admit: { _ in nil }, then: { [self] form in receive(form) })
+        let contentType = head.headers["Content-Type"]
+        return .collect(limit: Self.largestBody) { [self] body in
+            guard let notification = ReceivedNotification(body: body, contentType: contentType) else {
+                return .text(400, "no transloadit field in a multipart/form-data or urlencoded body")
+            }
+            return receive(notification)
+        }
     }
 
-    private func receive(_ form: FormData) -> ServerResponse {
-        guard let payload = form.field("transloadit") else { return .text(400, "no transloadit field") }
-        let notification = ReceivedNotification(payload: payload, signature: form.field("signature"))
+    private func receive(_ notification: ReceivedNotification) -> ServerResponse {
         guard notification.isSigned(with: secret) else {
             say("refused a notification whose signature does not match the Auth Secret")
             return .text(403, "the signature does not match")

@@ -38,8 +38,8 @@ struct NotifyCommand: Command {
             "pipeline notify receive pipeline.yml --port 8788",
         ])
 
-    /// The most a notification's body may hold (the receiver's form limit).
-    static let largestBody = 8 << 20
+    /// The most a notification's body may hold (as the receiver takes).
+    static let largestBody = NotificationReceiver.largestBody
 
     enum Action {
         case verify(file: String?, contentType: String?)
@@ -125,13 +125,10 @@ struct NotifyCommand: Command {
                                    hint: "'pipeline run \(manifest.printable) --no-wait' leaves them, each job with a notify_url that reaches this receiver")
             return ExitCode.failure
         }
-        let forms = NSTemporaryDirectory() + "/pipeline-notify-\(UUID().uuidString)"
-        defer { try? FileSystem.removeIfPresent(forms) }
         let output = context.output
-        let receiver = NotificationReceiver(secret: secret, expected: expected, formFolder: forms) { line in output.error("pipeline: \(line)\n") }
+        let receiver = NotificationReceiver(secret: secret, expected: expected) { line in output.error("pipeline: \(line)\n") }
         let server: HTTPServer
         do {
-            try FileManager.default.createDirectory(atPath: forms, withIntermediateDirectories: true)
             server = try HTTPServer(HTTPServer.Configuration(host: host, port: port), handler: receiver)
         } catch {
             context.output.failure("cannot listen on \(host):\(port): \(error)", hint: "choose another --port, or stop what uses it")

@@ -80,6 +80,13 @@ final class NotifyCommandTests: XCTestCase {
         // A forged notification while it waits: refused, and counted for nothing.
         let forged = try await postForged(to: "http://127.0.0.1:\(port)/hook")
         XCTAssertEqual(forged, 403)
+        // A status of thousands of results (2 MiB), genuine, of an Assembly this run does not wait for.
+        let large = #"{"ok":"ASSEMBLY_COMPLETED","assembly_id":"\#(String(repeating: "e", count: 32))","message":"\#(String(repeating: "x", count: 2 << 20))"}"#
+        let signed = "transloadit=" + (large.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+            + "&signature=" + NotificationSignatureText.sign(large, secret: secret)
+        let answer = try await HTTPClient().send(HTTPRequest(
+            method: "POST", url: "http://127.0.0.1:\(port)/hook", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: .data(Data(signed.utf8))))
+        XCTAssertEqual(answer.status, 200, answer.bodyText(limit: 200))
         let received = await receiving.value
         XCTAssertEqual(received.status, 0, received.stderr)
         XCTAssertTrue(received.stderr.contains("refused a notification whose signature does not match"), received.stderr)
@@ -126,5 +133,12 @@ final class NotifyCommandTests: XCTestCase {
                 try await Task.sleep(for: .milliseconds(20))
             }
         }
+    }
+}
+
+/// The engine's notification signature, URL-encoded for a form (the `:` escaped).
+private enum NotificationSignatureText {
+    static func sign(_ payload: String, secret: String) -> String {
+        "sha384%3A" + Hex.encode(KeyedHash.hmac(.sha384, payload, key: secret))
     }
 }
