@@ -54,6 +54,9 @@ final class HostileStateTests: XCTestCase {
         XCTAssertEqual(engine.status, 1, engine.stderr)
         XCTAssertTrue(engine.stderr.contains(".pipeline/engine': it is a symbolic link"), engine.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), [])
+        let status = await CLIHarness.run(["status", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(status.status, 1, "status reads no state through a link either: \(status.stdout)")
+        XCTAssertTrue(status.stderr.contains("it is a symbolic link"), status.stderr)
 
         try FileManager.default.removeItem(atPath: directory.path + "/.pipeline/engine")
         try FileManager.default.createDirectory(atPath: directory.path + "/.pipeline/manifests/pipeline", withIntermediateDirectories: true)

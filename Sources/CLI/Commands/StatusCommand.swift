@@ -49,6 +49,11 @@ struct StatusCommand: Command {
 
     func run(_ context: CommandContext) async throws -> Int32 {
         guard let (workspace, address) = LastRun.workspaceAndAddress(manifest, endpoint: endpoint, context: context) else { return ExitCode.failure }
+        // The state is read as every other command reads it: never through a link.
+        do throws(FileError) { try workspace.refuseLinks() } catch {
+            context.output.failure(error.description)
+            return ExitCode.failure
+        }
         if let collect {
             // Only what a run left on a server that outlives it: the embedded engine stops with its run.
             let running = ((try? workspace.startedAssemblies(address: address)) ?? [:]).values.filter { $0.endpoint != Endpoint.local.key }
