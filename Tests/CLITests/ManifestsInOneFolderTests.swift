@@ -59,6 +59,21 @@ final class ManifestsInOneFolderTests: XCTestCase {
         }
     }
 
+    /// Two manifests downloading into one folder: the second run says so (their results of one
+    /// step and name would replace each other), and a manifest alone there hears nothing.
+    func testAManifestDownloadingWhereAnotherDoesIsWarned() async throws {
+        let directory = try folder(["a1", "b1"])
+        defer { directory.remove() }
+        try directory.write("pipeline.yml", manifest("files/a*.txt", results: "a-results.json") + "\n    download: out\n")
+        try directory.write("other.yml", manifest("files/b*.txt", results: "b-results.json") + "\n    download: out\n")
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertFalse(first.stderr.contains("downloads into"), first.stderr)
+        let second = await CLIHarness.run(["run", directory.path + "/other.yml"])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertTrue(second.stderr.contains("warning: manifest 'pipeline' downloads into 'out' too"), second.stderr)
+    }
+
     func testEachManifestGetsItsOwnReportWithStepsInManifestOrder() async throws {
         let directory = try folder(["a1", "b1"])
         defer { directory.remove() }

@@ -153,6 +153,9 @@ struct RunCommand: Command {
         defer { prepared.engine?.stop() }
         // After the wait for the embedded engine, so a run that waited for another one sees what it wrote.
         let downloadFolders = Set(prepared.configuration.downloads.values.map(\.folder)).sorted()
+        for (folder, other) in workspace.manifestsSharing(downloadFolders: downloadFolders) {
+            context.output.error("pipeline: warning: manifest '\(other.printable)' downloads into '\(folder.printable)' too: results of the same step and file name replace each other there; give each manifest its own download folder\n")
+        }
         if let conflict = workspace.resultsConflict(shard: shard.map { "\($0.index)/\($0.count)" }, downloads: downloadFolders) {
             context.report([conflict], sources: SourceStore())
             return ExitCode.failure
