@@ -34,7 +34,6 @@ struct RunSetup {
         configuration.shard = tuning.shard
         configuration.inputsFolder = manifest.inputsFolder
         configuration.declaredTemplates = TemplateSync.wanted(in: manifest)
-        configuration.smartCDN = try smartCDN(manifest, environment: context.environment)
         // The hosted service's budget is per account, which N shards share; any other endpoint
         // runs at full concurrency until it signals a limit (413/429 with retryIn slows the run).
         let hosted = endpoint.isHostedService
@@ -55,7 +54,7 @@ struct RunSetup {
                 settings.stopWaiting = interrupted
                 settings.warn = { message in output.error("pipeline: warning: \(message)\n") }
                 // Notifications of the manifest's notify_url are signed with the Auth Secret, when the runner has it.
-                settings.notificationSecret = context.environment["TRANSLOADIT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
+                settings.notificationSecret = secretVariable(of: manifest).flatMap { context.environment[$0] }.flatMap { $0.isEmpty ? nil : $0 }
                 if waitForEngine {
                     settings.whileWaitingForTheFolder = {
                         output.error("pipeline: waiting for \(workspace.engineDirectory), in use by another pipeline command or a pipeline serve (Ctrl-C gives up)\n")
@@ -92,16 +91,22 @@ struct RunSetup {
         return RunSetup(configuration: configuration, engine: nil)
     }
 
-    /// The jobs' `smart_cdn:` with the Auth Key and the Secret their URLs are signed with: the
-    /// Secret of the manifest's secret signer (a signing backend keeps it, and signs no CDN URL).
-    private static func smartCDN(_ manifest: Manifest, environment: [String: String]) throws(DiagnosticsError) -> (jobs: [String: SmartCDNSpec], key: String, secret: String)? {
+    /// The variable holding the Auth Secret this process may use itself: the manifest's secret
+    /// signer's (`TRANSLOADIT_SECRET` without one); nil when a signing backend keeps the secret.
+    static func secretVariable(of manifest: Manifest) -> String? {
+        switch manifest.auth.signer?.value {
+        case .secret(let name)?: name
+        case nil: "TRANSLOADIT_SECRET"
+        default: nil
+        }
+    }
+
+    /// The jobs' `smart_cdn:` with the Auth Key and the Secret their URLs are signed with, for a
+    /// run that writes results (planning needs neither).
+    static func smartCDN(_ manifest: Manifest, environment: [String: String]) throws(DiagnosticsError) -> (jobs: [String: SmartCDNSpec], key: String, secret: String)? {
         let jobs = Dictionary(uniqueKeysWithValues: manifest.jobs.compactMap { job in job.smartCDN.map { (job.name.value, $0) } })
         guard !jobs.isEmpty else { return nil }
-        let variable: String
-        switch manifest.auth.signer?.value {
-        case .secret(let name)?: variable = name
-        case nil: variable = "TRANSLOADIT_SECRET"
-        default:
+        guard let variable = secretVariable(of: manifest) else {
             throw DiagnosticsError(.error("run.smart-cdn-signer", "'smart_cdn' URLs are signed with the Auth Secret, which this manifest's signing backend keeps", at: manifest.auth.signer?.location,
                                           hint: "sign them where the secret is ('pipeline sign-url'), or use the secret signer for this manifest"))
         }

@@ -47,6 +47,12 @@ final class SmartCDNResultsTests: XCTestCase {
         let run = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: ["TRANSLOADIT_SECRET": ""])
         XCTAssertEqual(run.status, 1)
         XCTAssertTrue(run.stderr.contains("'smart_cdn' URLs need the Auth Key (auth.key) and the Auth Secret in $TRANSLOADIT_SECRET"), run.stderr)
+        // Only a run that writes results signs them: other commands that start the engine never ask for the secret.
+        let ran = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: ["TRANSLOADIT_SECRET": secret])
+        XCTAssertEqual(ran.status, 0, ran.stderr)
+        let replay = await CLIHarness.run(["replay", directory.path + "/pipeline.yml"], environment: ["TRANSLOADIT_SECRET": ""])
+        XCTAssertFalse(replay.stderr.contains("smart_cdn"), replay.stderr)
+        XCTAssertTrue(replay.stderr.contains("keeps none to replay"), replay.stderr)
         let manifest = directory.path + "/pipeline.yml"
         try String(contentsOfFile: manifest, encoding: .utf8).replacingOccurrences(of: "fit: crop", with: "exp: 1").write(toFile: manifest, atomically: true, encoding: .utf8)
         let validate = await CLIHarness.run(["validate", manifest])

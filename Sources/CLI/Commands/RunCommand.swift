@@ -139,6 +139,12 @@ struct RunCommand: Command {
             return ExitCode.failure
         }
         defer { withExtendedLifetime(lock) {} }
+        // Before anything starts: a run that cannot sign its Smart CDN URLs does not begin.
+        let smartCDN: (jobs: [String: SmartCDNSpec], key: String, secret: String)?
+        do { smartCDN = try RunSetup.smartCDN(manifest, environment: context.environment) } catch {
+            context.report(error.diagnostics, sources: planned.sources)
+            return ExitCode.failure
+        }
         let prepared: RunSetup
         do {
             prepared = try RunSetup.prepare(
@@ -161,7 +167,7 @@ struct RunCommand: Command {
             return ExitCode.failure
         }
         var configuration = prepared.configuration
-        (configuration.waits, configuration.createsAssemblies) = (!arguments.noWait, !arguments.collectOnly)
+        (configuration.waits, configuration.createsAssemblies, configuration.smartCDN) = (!arguments.noWait, !arguments.collectOnly, smartCDN)
         if arguments.noWait, prepared.engine != nil {
             context.output.failure(
                 "--no-wait leaves the Assemblies running, and the embedded engine (endpoint: local) stops with this command; nothing was run",
