@@ -35,6 +35,9 @@ struct CommandSpec: Sendable {
     /// For commands that make HTTPS requests: trust a private CA (as do CURL_CA_BUNDLE, SSL_CERT_FILE, SSL_CERT_DIR).
     static let caCertOption = Option(name: "ca-cert", valueName: "FILE", help: "Trust the CA certificates in this PEM file for HTTPS (default: the system's; see SSL_CERT_FILE).")
 
+    /// For commands that use the Auth Secret: the environment variable it is read from (never an argument).
+    static let secretEnvOption = Option(name: "secret-env", valueName: "VAR", help: "The variable holding the Auth Secret (default TRANSLOADIT_SECRET).")
+
     var allOptions: [Option] { options + [Self.helpOption] }
 
     var usage: String {

@@ -48,19 +48,27 @@ final class NotificationReceiver: HTTPServerHandler, Sendable {
             say("Assembly \(id): \(code.printable) (not one this run waits for)")
             return .text(200, "ok")
         }
-        record(id, code, ended: ended, how: "notified")
+        record(id, code, ended: ended, by: .notification)
         return .text(200, "ok")
     }
 
-    /// Counts `id` as `code` (ended or not), as a notification or the service (`how`) said.
-    func record(_ id: String, _ code: String, ended: Bool, how: String) {
+    /// Who told of an Assembly's state.
+    enum Teller: String {
+        case notification = "notified"
+        case service = "as the service says"
+    }
+
+    /// Counts `id` as `code` (ended or not), as `teller` said; each notification is said, the service's word once.
+    func record(_ id: String, _ code: String, ended: Bool, by teller: Teller) {
         let (waiter, isNew) = state.withLock { state -> (CheckedContinuation<Bool, Never>?, Bool) in
             let isNew = ended && state.ended.insert(id).inserted
             guard expected.isSubset(of: state.ended) else { return (nil, isNew) }
             defer { state.waiter = nil }
             return (state.waiter, isNew)
         }
-        if isNew || how == "notified" { say("Assembly \(id): \(code.printable), \(how) (\(expected.count - waitingFor.count) of \(expected.count) ended)") }
+        if isNew || teller == .notification {
+            say("Assembly \(id): \(code.printable), \(teller.rawValue) (\(expected.count - waitingFor.count) of \(expected.count) ended)")
+        }
         waiter?.resume(returning: true)
     }
 

@@ -3,6 +3,9 @@ import Spec
 
 /// Typed option values, each checked in one place with one message per kind of value.
 extension ParsedArguments {
+    /// The variable `--secret-env` names, else `TRANSLOADIT_SECRET`.
+    var secretVariable: String { value(CommandSpec.secretEnvOption.name) ?? "TRANSLOADIT_SECRET" }
+
     /// A whole number in `range`; `fallback` when the option is absent.
     func integer(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws(UsageError) -> Int {
         guard let text = value(name) else { return fallback }

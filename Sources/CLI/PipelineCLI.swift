@@ -114,6 +114,15 @@ struct CommandContext {
     /// The command's one HTTP client (its connection pool and network thread).
     var http: HTTPClient
 
+    /// The Auth Secret in `variable`; nil, said with how to set it, when it is unset or empty.
+    func secret(in variable: String) -> String? {
+        guard let secret = environment[variable], !secret.isEmpty else {
+            output.failure("$\(variable) is not set", hint: "export the Auth Secret in $\(variable) (or name another variable with --secret-env)")
+            return nil
+        }
+        return secret
+    }
+
     /// Diagnostics rendered for people (and GitHub Actions when running there) on standard error.
     func report(_ diagnostics: [Diagnostic], sources: SourceStore) {
         guard !diagnostics.isEmpty else { return }

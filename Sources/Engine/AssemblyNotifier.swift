@@ -23,15 +23,17 @@ final class AssemblyNotifier: Sendable {
     private let secret: String?
     private let settings: Settings
     private let status: @Sendable (AssemblyRecord) -> AssemblyStatusDocument
-    private let log: @Sendable (String) -> Void
+    /// Hears of every attempt; when nil, `warn` hears of deliveries given up.
+    private let log: (@Sendable (String) -> Void)?
+    private let warn: @Sendable (String) -> Void
     private let client = HTTPClient()
     /// The deliveries under way, and whether each is waiting to try again (not sending).
     private let deliveries = Mutex<(tasks: [String: Task<Void, Never>], waiting: Set<String>, stopping: Bool)>(([:], [], false))
 
-    /// `status` makes the document sent; `log` hears of every attempt.
+    /// `status` makes the document sent; `log` hears of every attempt, else `warn` of those given up.
     init(store: AssemblyStore, secret: String?, settings: Settings, status: @escaping @Sendable (AssemblyRecord) -> AssemblyStatusDocument,
-         log: @escaping @Sendable (String) -> Void) {
-        (self.store, self.secret, self.settings, self.status, self.log) = (store, secret, settings, status, log)
+         log: (@Sendable (String) -> Void)?, warn: @escaping @Sendable (String) -> Void) {
+        (self.store, self.secret, self.settings, self.status, self.log, self.warn) = (store, secret, settings, status, log, warn)
     }
 
     /// `record` just ended (or its announcement is asked for again): it starts, when it has a
@@ -105,8 +107,9 @@ final class AssemblyNotifier: Sendable {
                 record.notification = notification
             }
             let result = outcome.code.map { "answered \($0)" } ?? (outcome.error ?? "failed")
-            log("Assembly \(id) notified \(shown): \(result) (attempt \(attempt + 1) of \(settings.retryDelays.count + 1))"
-                + (delivered ? "" : last ? "; given up" : "; trying again"))
+            let line = "Assembly \(id) notified \(shown): \(result) (attempt \(attempt + 1) of \(settings.retryDelays.count + 1))"
+                + (delivered ? "" : last ? "; given up" : "; trying again")
+            if let log { log(line) } else if last, !delivered { warn(line) }
             if last { return }
         }
     }

@@ -126,12 +126,11 @@ public final class LocalEngine: Sendable {
         try Self.abandonHandedOver(assemblies, results: data + "/results")
         executor = AssemblyExecutor(store: assemblies, resultsDirectory: data + "/results", limits: configuration.robotLimits)
         let addresses: StatusAddresses = settings == nil ? .files(dataDirectory: data) : .served(origin: nil)
-        let warn = configuration.warn
         notifier = AssemblyNotifier(
             store: assemblies, secret: configuration.credentials?.secret ?? configuration.notificationSecret,
             settings: .init(retryDelays: configuration.notifyRetryDelays, policy: AddressPolicy(allowsLoopback: configuration.robotLimits.importsFromLoopback)),
             status: { AssemblyStatus.document($0, tusPath: Self.tusPath, addresses: addresses) },
-            log: configuration.notificationLog ?? { line in if line.hasSuffix("given up") { warn(line) } })
+            log: configuration.notificationLog, warn: configuration.warn)
         let notifier = notifier
         assemblies.observeEnds { notifier.ended($0) }
         let links = AssemblyUploads(assemblies: assemblies, uploads: uploads, executor: executor)

@@ -15,6 +15,21 @@ final class DownloadSafetyTests: XCTestCase {
             steps: "      thumb: {robot: /image/resize, use: \":original\", width: 16, height: 16}", download: "build/out")
     }
 
+    /// A folder outside the project holding `secret.txt`, the secret.
+    private func secretFolder() throws -> TemporaryDirectory {
+        let outside = try TemporaryDirectory(prefix: "download-secret")
+        try outside.write("secret.txt", data: Data(secretText.utf8))
+        return outside
+    }
+
+    /// A project on the embedded engine that ran once.
+    private func ranProject() async throws -> TemporaryDirectory {
+        let directory = try project(endpoint: "local")
+        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        return directory
+    }
+
     /// Every file below `folder` whose content is the secret.
     private func copiesOfTheSecret(below folder: String) -> [String] {
         let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
@@ -22,9 +37,8 @@ final class DownloadSafetyTests: XCTestCase {
     }
 
     func testAServerNamingALocalFileGetsNothingCopied() async throws {
-        let outside = try TemporaryDirectory(prefix: "download-secret")
+        let outside = try secretFolder()
         defer { outside.remove() }
-        try outside.write("secret.txt", data: Data(secretText.utf8))
         let server = try EngineTestServer()
         defer { server.stop() }
         let (proxy, _) = try server.faulty(["GET:*:results=file://\(outside.path)/secret.txt"])
@@ -38,13 +52,10 @@ final class DownloadSafetyTests: XCTestCase {
     }
 
     func testResultsReadFromDiskCannotNameFilesOutsideTheEngine() async throws {
-        let outside = try TemporaryDirectory(prefix: "download-secret")
+        let outside = try secretFolder()
         defer { outside.remove() }
-        try outside.write("secret.txt", data: Data(secretText.utf8))
-        let directory = try project(endpoint: "local")
+        let directory = try await ranProject()
         defer { directory.remove() }
-        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
-        XCTAssertEqual(first.status, 0, first.stderr)
         // A results file restored from a cache, forged to name the secret with its exact size: by
         // an absolute file:// URL, then by a relative one climbing out of the project.
         let resultsPath = directory.path + "/results.json"
@@ -69,9 +80,8 @@ final class DownloadSafetyTests: XCTestCase {
     /// A results file of the embedded engine forged to name a remote URL: a local run never asks
     /// it (the engine's results are its own files), and makes the result again.
     func testAForgedRemoteResultOfTheEmbeddedEngineIsNeverFetched() async throws {
-        let outside = try TemporaryDirectory(prefix: "download-secret")
+        let outside = try secretFolder()
         defer { outside.remove() }
-        try outside.write("secret.txt", data: Data(secretText.utf8))
         let log = outside.path + "/requests.log"
         let server = try ServerProcess("/usr/bin/env", ["python3", "-c", """
             import functools, http.server, signal
@@ -82,10 +92,8 @@ final class DownloadSafetyTests: XCTestCase {
             server.serve_forever()
             """], errors: log)
         defer { server.stop() }
-        let directory = try project(endpoint: "local")
+        let directory = try await ranProject()
         defer { directory.remove() }
-        let first = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
-        XCTAssertEqual(first.status, 0, first.stderr)
         let resultsPath = directory.path + "/results.json"
         let original = try String(contentsOfFile: resultsPath, encoding: .utf8)
         let url = try XCTUnwrap(original.firstMatch(of: /"url":\s*"([^"]+)"/)?.1)

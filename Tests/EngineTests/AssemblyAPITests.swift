@@ -184,9 +184,9 @@ final class AssemblyAPITests: XCTestCase {
         var body = "params="
         if let credentials {
             text = AuthParams.prepare(params, key: credentials.key, lifetime: .seconds(600)).serialized()
-            body += AssemblyClientEscape.form(text) + "&signature=" + AssemblyClientEscape.form(Signature.sign(text, secret: credentials.secret))
+            body += AssemblyClient.escape(text) + "&signature=" + AssemblyClient.escape(Signature.sign(text, secret: credentials.secret))
         } else {
-            body += AssemblyClientEscape.form(text)
+            body += AssemblyClient.escape(text)
         }
         let response = try await HTTPClient().send(HTTPRequest(
             method: "POST", url: "http://127.0.0.1:\(server.port)/assemblies/\(id)/replay",
@@ -315,11 +315,3 @@ final class RetriedUploadTests: XCTestCase {
     }
 }
 
-/// Form encoding for the replay requests above.
-private enum AssemblyClientEscape {
-    static func form(_ text: String) -> String {
-        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-    }
-}

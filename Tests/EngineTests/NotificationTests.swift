@@ -1,3 +1,4 @@
+import APIClients
 import Basics
 import Engine
 import EngineTestSupport
@@ -152,10 +153,7 @@ final class NotificationTests: XCTestCase {
 
     private func post(_ path: String, params: JSONValue, server: EngineTestServer) async throws -> (status: Int, body: JSONValue) {
         let text = AuthParams.prepare(params, key: credentials.key, lifetime: .seconds(600)).serialized()
-        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"))
-        allowed.insert(charactersIn: "-._~")
-        let escape = { (value: String) in value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value }
-        let body = "params=" + escape(text) + "&signature=" + escape(Signature.sign(text, secret: credentials.secret))
+        let body = "params=" + AssemblyClient.escape(text) + "&signature=" + AssemblyClient.escape(Signature.sign(text, secret: credentials.secret))
         let response = try await HTTPClient().send(HTTPRequest(
             method: "POST", url: "http://127.0.0.1:\(server.port)" + path, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: .data(Data(body.utf8))))
         return (response.status, try JSONValue.parse(response.body))

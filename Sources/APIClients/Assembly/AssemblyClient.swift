@@ -58,15 +58,8 @@ public struct AssemblyClient: Sendable {
 
     /// `POST /assemblies/{id}` with `params` and `signature` first, then the expected upload count.
     public func create(id: String, params: String, signature: String?, expectedUploads: Int) async throws(Failure) -> AssemblyState {
-        var fields: [(String, String)] = [("params", params)]
-        if let signature { fields.append(("signature", signature)) }
-        fields.append(("tus_num_expected_upload_files", String(expectedUploads)))
-        let body = fields.map { Self.escape($0.0) + "=" + Self.escape($0.1) }.joined(separator: "&")
-        let request = HTTPRequest(
-            method: "POST", url: endpoint + "/assemblies/" + id,
-            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Transloadit-Client", ClientIdentity.transloaditClient)],
-            body: .data(Data(body.utf8)), timeouts: HTTPTimeouts(total: .seconds(120)))
-        return try await send(request)
+        try await send(Self.signedForm(
+            to: endpoint + "/assemblies/" + id, params: params, signature: signature, more: [("tus_num_expected_upload_files", String(expectedUploads))]))
     }
 
     /// `GET` the status at `url`; with `wait`, asks the server to hold the answer up to that many
@@ -79,14 +72,17 @@ public struct AssemblyClient: Sendable {
     /// `POST {url}/replay` with signed `params` (new `steps`, `fields`, `notify_url`, or none to
     /// run the same again): the new Assembly's status.
     public func replay(_ url: String, params: String, signature: String?) async throws(Failure) -> AssemblyState {
-        var fields: [(String, String)] = [("params", params)]
-        if let signature { fields.append(("signature", signature)) }
-        let body = fields.map { Self.escape($0.0) + "=" + Self.escape($0.1) }.joined(separator: "&")
-        let request = HTTPRequest(
-            method: "POST", url: url + "/replay",
+        try await send(Self.signedForm(to: url + "/replay", params: params, signature: signature))
+    }
+
+    /// A POST of `params` and `signature` first (a server reads them before anything else), then `more`, urlencoded.
+    private static func signedForm(to url: String, params: String, signature: String?, more: [(String, String)] = []) -> HTTPRequest {
+        let fields = [("params", params)] + (signature.map { [("signature", $0)] } ?? []) + more
+        let body = fields.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
+        return HTTPRequest(
+            method: "POST", url: url,
             headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Transloadit-Client", ClientIdentity.transloaditClient)],
             body: .data(Data(body.utf8)), timeouts: HTTPTimeouts(total: .seconds(120)))
-        return try await send(request)
     }
 
     /// `DELETE` the Assembly at `url`.
@@ -136,7 +132,7 @@ public struct AssemblyClient: Sendable {
     }
 
     /// Percent-encoding for `application/x-www-form-urlencoded` bodies and query strings.
-    static func escape(_ text: String) -> String {
+    public static func escape(_ text: String) -> String {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text

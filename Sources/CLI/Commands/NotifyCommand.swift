@@ -26,7 +26,7 @@ struct NotifyCommand: Command {
         ],
         options: [
             .init(name: "content-type", valueName: "TYPE", help: "verify: the request's Content-Type (for a multipart body's boundary)."),
-            .init(name: "secret-env", valueName: "VAR", help: "The variable holding the Auth Secret (default TRANSLOADIT_SECRET)."),
+            CommandSpec.secretEnvOption,
             .init(name: "host", valueName: "ADDRESS", help: "receive: the address to listen on (default 127.0.0.1)."),
             .init(name: "port", valueName: "PORT", help: "receive: the port to listen on (default 8788; 0 picks a free one)."),
             .init(name: "timeout", valueName: "DURATION", help: "receive: give up waiting after this long (default 8h)."),
@@ -50,7 +50,7 @@ struct NotifyCommand: Command {
     let secretVariable: String
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        secretVariable = arguments.value("secret-env") ?? "TRANSLOADIT_SECRET"
+        secretVariable = arguments.secretVariable
         let target = arguments.positionals.dropFirst().first
         switch arguments.positionals.first {
         case "verify":
@@ -66,10 +66,7 @@ struct NotifyCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        guard let secret = context.environment[secretVariable], !secret.isEmpty else {
-            context.output.failure("$\(secretVariable) is not set", hint: "export the Auth Secret in $\(secretVariable) (or name another variable with --secret-env)")
-            return ExitCode.failure
-        }
+        guard let secret = context.secret(in: secretVariable) else { return ExitCode.failure }
         switch action {
         case .verify(let file, let contentType): return verify(file, contentType: contentType, secret: secret, context: context)
         case .receive(let manifest, let host, let port, let timeout, let askEvery, let endpoint):
@@ -142,7 +139,7 @@ struct NotifyCommand: Command {
             while (try? await Task.sleep(for: askEvery)) != nil {
                 for id in receiver.waitingFor.sorted() {
                     guard let url = urls[id], let state = try? await client.status(url), !state.isBusy else { continue }
-                    receiver.record(id, state.error ?? state.ok ?? "?", ended: true, how: "as the service says")
+                    receiver.record(id, state.error ?? state.ok ?? "?", ended: true, by: .service)
                 }
             }
         }

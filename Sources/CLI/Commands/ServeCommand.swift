@@ -22,7 +22,7 @@ struct ServeCommand: Command {
             .init(name: "port", valueName: "N", help: "The port (default 8787; 0 picks a free one)."),
             .init(name: "data-dir", valueName: "DIR", help: "Where uploads and results are kept (default .pipeline/engine)."),
             .init(name: "auth-key", valueName: "KEY", help: "Require Assemblies signed for this Auth Key (with --secret-env)."),
-            .init(name: "secret-env", valueName: "VAR", help: "The variable holding the Auth Secret (default TRANSLOADIT_SECRET)."),
+            CommandSpec.secretEnvOption,
             .init(name: "policy", valueName: "FILE", help: "Refuse Assemblies that this policy does not allow."),
             .init(name: "rate-limit", valueName: "N/DURATION", help: "Answer 429 RATE_LIMIT_REACHED past N Assemblies per DURATION, such as 250/1m."),
             .init(name: "public-url", valueName: "URL", help: "The URL clients reach the engine at (behind a proxy); result and upload URLs use it."),
@@ -66,7 +66,7 @@ struct ServeCommand: Command {
         }
         origin = PublicOrigin(publicURL: arguments.value("public-url"), trustProxy: arguments.flag("trust-proxy"))
         authKey = arguments.value("auth-key")
-        secretVariable = arguments.value("secret-env") ?? "TRANSLOADIT_SECRET"
+        secretVariable = arguments.secretVariable
         policyPath = arguments.value("policy")
         host = arguments.value("host") ?? "127.0.0.1"
         port = try arguments.port(default: 8787)

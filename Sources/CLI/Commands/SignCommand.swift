@@ -21,7 +21,7 @@ struct SignCommand: Command {
         options: [
             .init(name: "params", valueName: "FILE", help: "The params JSON, or - for standard input (the default)."),
             .init(name: "signer", valueName: "KIND", help: "secret (default), command or url.", choices: ["secret", "command", "url"]),
-            .init(name: "secret-env", valueName: "VAR", help: "The variable holding the Auth Secret (default TRANSLOADIT_SECRET)."),
+            CommandSpec.secretEnvOption,
             .init(name: "command", valueName: "PROGRAM", help: "The signing program and its arguments, split at spaces."),
             .init(name: "url", valueName: "URL", help: "The signing backend (https, or http on 127.0.0.1/localhost)."),
             .init(name: "token-env", valueName: "VAR", help: "The variable holding the bearer token for --url."),
@@ -135,7 +135,7 @@ struct SignCommand: Command {
         switch signer {
         case "command": settings = .command(arguments: (arguments.value("command") ?? "").split(separator: " ").map(String.init), timeout: nil)
         case "url": settings = .url(arguments.value("url") ?? "", token: try token(environment))
-        default: settings = .secret(variable: arguments.value("secret-env") ?? "TRANSLOADIT_SECRET")
+        default: settings = .secret(variable: arguments.secretVariable)
         }
         return try SignerFactory.make(settings, environment: environment, http: context.http)
     }

@@ -21,7 +21,7 @@ struct SignURLCommand: Command {
             .init(name: "param", valueName: "NAME=VALUE", help: "A URL parameter (a name given twice is sent twice).", repeatable: true),
             .init(name: "expires", valueName: "DURATION", help: "How long the URL works (default 1h)."),
             .init(name: "key", valueName: "KEY", help: "The Auth Key (default $TRANSLOADIT_KEY)."),
-            .init(name: "secret-env", valueName: "VAR", help: "The variable holding the Auth Secret (default TRANSLOADIT_SECRET)."),
+            CommandSpec.secretEnvOption,
         ],
         examples: [
             "TRANSLOADIT_KEY=k TRANSLOADIT_SECRET=s pipeline sign-url my-app thumbs photos/beach.jpg --param width=400",
@@ -54,7 +54,7 @@ struct SignURLCommand: Command {
         self.parameters = parameters
         lifetime = try arguments.duration("expires", default: .seconds(3600))
         key = arguments.value("key")
-        secretVariable = arguments.value("secret-env") ?? "TRANSLOADIT_SECRET"
+        secretVariable = arguments.secretVariable
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
@@ -62,10 +62,7 @@ struct SignURLCommand: Command {
             context.output.failure("no Auth Key", hint: "pass --key KEY or set $TRANSLOADIT_KEY")
             return ExitCode.failure
         }
-        guard let secret = context.environment[secretVariable], !secret.isEmpty else {
-            context.output.failure("$\(secretVariable) is not set", hint: "export the Auth Secret in $\(secretVariable) (or name another variable with --secret-env)")
-            return ExitCode.failure
-        }
+        guard let secret = context.secret(in: secretVariable) else { return ExitCode.failure }
         let expires = Int64((Date().timeIntervalSince1970 + Double(lifetime.components.seconds)) * 1000)
         let signed = SmartCDNURL(
             workspace: url.workspace, template: url.template, input: url.input, parameters: parameters, authKey: key, expires: expires)

@@ -26,7 +26,7 @@ struct SignerCommand: Command {
             .init(name: "issuer", valueName: "ISS", help: "The 'iss' JWTs must carry (required with --jwks)."),
             .init(name: "audience", valueName: "AUD", help: "The 'aud' JWTs must carry (required with --jwks)."),
             .init(name: "auth-key", valueName: "KEY", help: "The Auth Key params must carry (default: the policy's auth_key)."),
-            .init(name: "secret-env", valueName: "VAR", help: "The variable holding the Auth Secret (default TRANSLOADIT_SECRET)."),
+            CommandSpec.secretEnvOption,
             .init(name: "secret-file", valueName: "FILE", help: "A file holding the Auth Secret, readable only by its owner."),
             .init(name: "host", valueName: "ADDRESS", help: "The IPv4 address to listen on (default 127.0.0.1)."),
             .init(name: "port", valueName: "N", help: "The port (default 8788; 0 picks a free one)."),
@@ -135,7 +135,7 @@ struct SignerCommand: Command {
             }
             return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        let variable = arguments.value("secret-env") ?? "TRANSLOADIT_SECRET"
+        let variable = arguments.secretVariable
         guard let secret = context.environment[variable], !secret.isEmpty else {
             context.output.failure("$\(variable) is not set", hint: "export the Auth Secret there, or pass --secret-file FILE")
             return nil

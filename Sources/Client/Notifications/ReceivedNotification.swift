@@ -64,32 +64,23 @@ public struct ReceivedNotification: Sendable {
     private static func multipart(_ text: String, boundary: String) -> [String: String] {
         let body = Array(text.utf8), delimiter = Array(("--" + boundary).utf8)
         var starts: [Int] = []
-        var index = 0
-        while index + delimiter.count <= body.count {
-            if body[index] == delimiter[0], Array(body[index..<index + delimiter.count]) == delimiter {
-                starts.append(index)
-                index += delimiter.count
-            } else {
-                index += 1
-            }
+        var rest = body[...]
+        while let found = rest.firstRange(of: delimiter) {
+            starts.append(found.lowerBound)
+            rest = body[found.upperBound...]
         }
         var fields: [String: String] = [:]
         for (start, next) in zip(starts, starts.dropFirst()) {
-            let part = Array(body[(start + delimiter.count)..<next])
-            guard let blank = find([13, 10, 13, 10], in: part).map({ ($0, 4) }) ?? find([10, 10], in: part).map({ ($0, 2) }) else { continue }
-            let headers = String(decoding: part[..<blank.0], as: UTF8.self)
+            let part = body[(start + delimiter.count)..<next]
+            guard let blank = part.firstRange(of: [13, 10, 13, 10]) ?? part.firstRange(of: [10, 10]) else { continue }
+            let headers = String(decoding: part[..<blank.lowerBound], as: UTF8.self)
             guard let name = headers.firstMatch(of: /(?i)name="([^"]*)"/)?.1 else { continue }
-            var value = part[(blank.0 + blank.1)...]
+            var value = part[blank.upperBound...]
             if value.last == 10 { value = value.dropLast() }
             if value.last == 13 { value = value.dropLast() }
             fields[String(name)] = String(decoding: value, as: UTF8.self)
         }
         return fields
-    }
-
-    private static func find(_ needle: [UInt8], in bytes: [UInt8]) -> Int? {
-        guard bytes.count >= needle.count else { return nil }
-        return (0...(bytes.count - needle.count)).first { Array(bytes[$0..<$0 + needle.count]) == needle }
     }
 
     private static func urlencoded(_ text: String) -> [String: String] {
