@@ -19,6 +19,7 @@ final class OptionDeclarationTests: XCTestCase {
             if text.contains(".port(default:") { read.insert("port") }
             if text.contains(".shard()") { read.insert("shard") }
             if text.contains("value(CommandSpec.caCertOption.name)") { read.insert(CommandSpec.caCertOption.name) }
+            if text.contains("value(CommandSpec.secretEnvOption.name)") { read.insert(CommandSpec.secretEnvOption.name) }
         }
         XCTAssertGreaterThan(read.count, 30)
         let specs = PipelineCLI.commands.map { $0.spec }
