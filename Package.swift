@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "Client", dependencies: ["APIClients", "HTTPClient", "Wire", "Crypto", "Planning", "Spec", "Basics"]),
         .target(name: "Engine", dependencies: ["APIClients", "HTTPServer", "HTTPClient", "Wire", "Crypto", "Spec", "Basics", "CVips", "CArchive"]),
         .target(name: "Signer", dependencies: ["APIClients", "HTTPClient", "HTTPServer", "Wire", "Crypto", "Spec", "YAML", "Basics"]),
-        .target(name: "CLI", dependencies: ["Spec", "Planning", "Basics", "Crypto", "HTTPClient", "APIClients", "Client", "Engine", "HTTPServer", "Signer", "Wire", "CZlib"]),
+        .target(name: "CLI", dependencies: ["Spec", "YAML", "Planning", "Basics", "Crypto", "HTTPClient", "APIClients", "Client", "Engine", "HTTPServer", "Signer", "Wire", "CZlib"]),
         .executableTarget(name: "pipeline", dependencies: ["CLI"]),
         .target(name: "FuzzTargets", dependencies: ["Spec", "Basics", "Wire", "HTTPClient", "HTTPServer"]),
 
@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(name: "EngineTests", dependencies: ["Engine", "HTTPClient", "APIClients", "Client", "Crypto", "Wire", "TestSupport", "EngineTestSupport", "Basics", "Spec"], exclude: ["Fixtures"]),
         .testTarget(name: "SignerTests", dependencies: ["Signer", "HTTPServer", "HTTPClient", "Wire", "Spec", "TestSupport", "Basics"], exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
-        .testTarget(name: "CLITests", dependencies: ["CLI", "pipeline", "TestSupport", "EngineTestSupport", "Basics", "APIClients", "Client", "Crypto", "Wire"], exclude: ["Fixtures"]),
+        .testTarget(name: "CLITests", dependencies: ["CLI", "pipeline", "YAML", "TestSupport", "EngineTestSupport", "Basics", "APIClients", "Client", "Crypto", "Wire"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

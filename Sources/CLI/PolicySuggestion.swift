@@ -2,6 +2,7 @@ import Basics
 import Foundation
 import Planning
 import Spec
+import YAML
 
 /// The narrowest policy that allows what a manifest uses: its robots and each option with the
 /// range or the values it is given, its fields, Templates and notify URLs, the signature
@@ -22,22 +23,23 @@ struct PolicySuggestion {
 
     /// The policy's text.
     func yaml(manifestShown: String) -> String {
+        // Every name and value goes through YAMLText: a step name is data, never a line of the policy.
         var lines = [
-            "# The narrowest policy that allows what \(manifestShown) uses (pipeline policy suggest):",
+            YAMLText.comment("The narrowest policy that allows what \(manifestShown) uses (pipeline policy suggest):"),
             "# each robot and option it sets, with the values or the range it gives them. Widen or",
             "# tighten it by hand; `pipeline plan` checks the manifest against it, and `pipeline signer`",
             "# enforces it. Its schema: schemas/policy.schema.json.",
             "version: 1",
-            "max_expires_in: \(DurationText.format(manifest.auth.expiresIn?.value ?? AuthSettings.defaultExpiresIn))   # auth.expires_in",
+            "max_expires_in: \(YAMLText.scalar(DurationText.format(manifest.auth.expiresIn?.value ?? AuthSettings.defaultExpiresIn)))   # auth.expires_in",
         ]
         lines += limits()
         let fields = Set(manifest.jobs.flatMap { $0.fields.keys })
-        if !fields.isEmpty { lines += ["fields:", "  allowed: [\(fields.sorted().map(Self.scalar).joined(separator: ", "))]"] }
+        if !fields.isEmpty { lines += ["fields:", "  allowed: \(YAMLText.flowSequence(fields.sorted()))"] }
         let notify = Set(manifest.jobs.compactMap { $0.notifyURL?.value })
-        if !notify.isEmpty { lines += ["notify_url:", "  allowed: [\(notify.sorted().map(Self.scalar).joined(separator: ", "))]"] }
+        if !notify.isEmpty { lines += ["notify_url:", "  allowed: \(YAMLText.flowSequence(notify.sorted()))"] }
         let templates = Set(manifest.jobs.compactMap { $0.templateID?.value } + manifest.jobs.compactMap { $0.template?.name.value })
         if !templates.isEmpty {
-            lines += ["templates:", "  allowed: [\(templates.sorted().map(Self.scalar).joined(separator: ", "))]"]
+            lines += ["templates:", "  allowed: \(YAMLText.flowSequence(templates.sorted()))"]
             // Templates named in the manifest are found by name: listing them must be signed.
             if manifest.jobs.contains(where: { $0.template != nil }) { lines.append("  allow_listing: true   # Templates of the manifest are found by name") }
             if manifest.jobs.contains(where: { $0.templateID != nil && !$0.steps.isEmpty }) { lines.append("  allow_steps_override: true") }
@@ -49,14 +51,14 @@ struct PolicySuggestion {
             lines.append("robots:")
             for (robot, options) in robots.sorted(by: { $0.key < $1.key }) {
                 if options.isEmpty {
-                    lines.append("  \(robot): {}")
+                    lines.append("  \(YAMLText.scalar(robot)): {}")
                     continue
                 }
-                lines.append("  \(robot):")
+                lines.append("  \(YAMLText.scalar(robot)):")
                 for (option, uses) in options.sorted(by: { $0.key < $1.key }) {
                     let (constraint, note) = Self.constraint(uses.values)
                     let steps = Array(Set(uses.steps)).sorted().joined(separator: ", ")
-                    lines.append("    \(Self.scalar(option)): \(constraint)   # \(note) (\(steps))")
+                    lines.append("    \(YAMLText.scalar(option)): \(constraint)   " + YAMLText.comment("\(note) (\(steps))"))
                 }
             }
         }
@@ -87,10 +89,10 @@ struct PolicySuggestion {
         let assembly = plan.assemblies.map(\.bytes).max() ?? 0
         return [
             "limits:",
-            "  files_per_assembly: \(max(1, files))   # the plan's largest Assembly holds \(plural(files, "file"))",
-            "  file_size: \(Self.roomy(largest))   # its largest file is \(ByteSize(bytes: largest))",
-            "  assembly_size: \(Self.roomy(assembly))   # its largest Assembly is \(ByteSize(bytes: assembly))",
-            "  run_size: \(Self.roomy(plan.byteCount))   # the whole run is \(ByteSize(bytes: plan.byteCount))",
+            "  files_per_assembly: \(max(1, files))   " + YAMLText.comment("the plan's largest Assembly holds \(plural(files, "file"))"),
+            "  file_size: \(Self.roomy(largest))   " + YAMLText.comment("its largest file is \(ByteSize(bytes: largest))"),
+            "  assembly_size: \(Self.roomy(assembly))   " + YAMLText.comment("its largest Assembly is \(ByteSize(bytes: assembly))"),
+            "  run_size: \(Self.roomy(plan.byteCount))   " + YAMLText.comment("the whole run is \(ByteSize(bytes: plan.byteCount))"),
         ]
     }
 
@@ -109,7 +111,7 @@ struct PolicySuggestion {
         }
         let strings = distinct.compactMap(\.stringValue)
         if strings.count == distinct.count {
-            if strings.count <= enumLimit { return ("{enum: [\(strings.sorted().map(scalar).joined(separator: ", "))]}", "the values given") }
+            if strings.count <= enumLimit { return ("{enum: \(YAMLText.flowSequence(strings.sorted()))}", "the values given") }
             return ("{type: string}", "\(strings.count) different values given")
         }
         if distinct.allSatisfy({ $0.arrayValue != nil }) { return ("{type: array}", "lists given") }
@@ -129,26 +131,5 @@ struct PolicySuggestion {
 
     private static func format(_ number: Double) -> String {
         number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
-    }
-
-    /// A YAML scalar: plain when nothing in it could be read otherwise, else double-quoted with
-    /// every control, line separator and non-ASCII space escaped (YAML folds or drops them).
-    static func scalar(_ text: String) -> String {
-        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "/_.-".unicodeScalars.contains($0) }
-            && text.unicodeScalars.allSatisfy(\.isASCII)
-            && !["true", "false", "null", "yes", "no", "on", "off", "~"].contains(text.lowercased()) && Double(text) == nil
-        guard !plain else { return text }
-        var quoted = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case _ where scalar.value < 0x20 || (0x7F...0xA0).contains(scalar.value) || [0x2028, 0x2029, 0xFEFF].contains(scalar.value)
-                || (scalar.properties.generalCategory == .spaceSeparator && scalar != " "):
-                quoted += String(format: "\\u%04X", scalar.value)
-            default: quoted.unicodeScalars.append(scalar)
-            }
-        }
-        return quoted + "\""
     }
 }

@@ -4,6 +4,7 @@ import Client
 import Foundation
 import HTTPClient
 import Spec
+import YAML
 
 /// `pipeline templates list|pull|sync MANIFEST`: the manifest's Templates next to the service's.
 struct TemplatesCommand: Command {
@@ -96,16 +97,16 @@ struct TemplatesCommand: Command {
         }
         // JSON is YAML: each step as one flow mapping, ready to paste under 'templates:'. A '$' is
         // written '$$', so that the manifest's interpolation gives back the service's text.
-        var text = "templates:\n  \(template.name):\n"
+        var text = "templates:\n  \(YAMLText.scalar(template.name)):\n"
         if template.requireSignatureAuth { text += "    require_signature_auth: true\n" }
         if let allow = template.content["allow_steps_override"]?.boolValue { text += "    allow_steps_override: \(allow)\n" }
         let undeclarable = (template.content.objectValue ?? [:]).filter { !["steps", "allow_steps_override", "auth"].contains($0.key) }
         for (key, value) in undeclarable.sorted(by: { $0.key < $1.key }) {
-            text += "    # on the service, not declarable in a manifest (a sync removes it): \(key): \(value.serialized())\n"
+            text += "    " + YAMLText.comment("on the service, not declarable in a manifest (a sync removes it): \(key): \(value.serialized())") + "\n"
         }
         text += "    steps:\n"
         for (step, instructions) in (template.content["steps"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
-            text += "      \(JSONValue.string(step).serialized()): \(instructions.serialized().replacingOccurrences(of: "$", with: "$$"))\n"
+            text += "      \(YAMLText.json(.string(step))): \(YAMLText.json(instructions).replacingOccurrences(of: "$", with: "$$"))\n"
         }
         context.output.out(text)
         return ExitCode.success

@@ -1,4 +1,5 @@
 import Foundation
+import YAML
 
 /// What `pipeline init` writes for a kind of project: a commented manifest that runs at once on
 /// the local engine, the policy it passes, a GitHub Actions workflow, and the extensions whose
@@ -36,12 +37,13 @@ struct ProjectTemplate {
         let extensions = usesSamples ? extensions : extensions + extensions.map { $0.uppercased() }
         let names = extensions.count == 1 ? "*.\(extensions[0])" : "*.{\(extensions.joined(separator: ","))}"
         let globs = usesSamples ? ["samples/" + names] : ["**/" + names, "!build/**", "!.pipeline/**", "!node_modules/**"]
-        return "[" + globs.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+        return YAMLText.flowSequence(globs)
     }
 
+    /// The manifest; the folder's name goes in through YAMLText, as data.
     var manifest: String {
         let header = """
-            # The \(kind.rawValue) of '\(name)', processed by pipeline (made by `pipeline init`).
+            \(YAMLText.comment("The \(kind.rawValue) of '\(name)', processed by pipeline (made by `pipeline init`)."))
             #
             #   pipeline validate pipeline.yml   # check this file
             #   pipeline plan pipeline.yml       # what would run (files, Assemblies, policy)
@@ -52,7 +54,7 @@ struct ProjectTemplate {
             # TRANSLOADIT_SECRET (or sign through `pipeline signer`; see docs/signer.md).
 
             version: 1
-            name: \(name)
+            name: \(YAMLText.scalar(name))
             endpoint: local
             auth:
               key: ${TRANSLOADIT_KEY:-local-key}
@@ -144,7 +146,7 @@ struct ProjectTemplate {
 
     var policy: String {
         let header = """
-            # What the manifests of '\(name)' may ask for. `pipeline plan` checks plans against it; a
+            \(YAMLText.comment("What the manifests of '\(name)' may ask for. `pipeline plan` checks plans against it; a"))
             # signing backend (`pipeline signer`) can enforce the same file on a server.
             version: 1
             max_expires_in: 1h

@@ -42,6 +42,13 @@ struct StepReader {
                     : "names starting with ':' are reserved for inputs such as ':original'"))
             return nil
         }
+        if let control = Self.controlCharacter(in: name) {
+            // A name is shown in messages, plans and generated YAML: a line break in it could forge lines there.
+            decoder.report(.error(
+                "manifest.bad-name", "step name \(YAMLText.quoted(name)) holds the control character U+\(Self.hex(control))", at: pair.key.location,
+                hint: "a step name is one line of visible text: remove line breaks, tabs and other control characters"))
+            return nil
+        }
         guard let pairs = pair.value.pairs else {
             decoder.typeMismatch(pair.value, expected: "a mapping with 'robot' and its options", what: "step '\(name)'")
             return nil
@@ -94,6 +101,17 @@ struct StepReader {
                 decoder.report(.error("manifest.parameter-value", "'\(name)' of step '\(step)' \(problem)", at: pair.value.location, hint: hint))
             }
         }
+    }
+
+    /// The first C0 or C1 control, DEL, or line or paragraph separator in `name`.
+    static func controlCharacter(in name: String) -> Unicode.Scalar? {
+        name.unicodeScalars.first { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{2029}" }
+    }
+
+    /// `0A` as `000A`: a code point as Unicode writes it.
+    private static func hex(_ scalar: Unicode.Scalar) -> String {
+        let digits = String(scalar.value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     /// Reports `use` entries that name no step; returns the steps it names, with their nodes.
