@@ -33,6 +33,9 @@ struct PolicyReview {
             NamedTemplate(name: $0["name"]?.stringValue ?? "", content: $0["content"] ?? .object([:]))
         }
         var diagnostics = policy.check(AssemblyRequest(params: .object(params), lifetime: lifetime, template: template)).map(locate)
+        // The job's Smart CDN URLs: signed by the run itself, so judged here or nowhere (the Auth
+        // Key is the Assemblies' own, judged above).
+        if let smartCDN = job.smartCDN { diagnostics += policy.check(SmartCDNRequest(smartCDN)).map(locate) }
         var seen: Set<String> = []
         for assembly in assemblies {
             let request = AssemblyRequest(params: .object([:]), fileSizes: assembly.files.map(\.size))

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Spec
 import Wire
 
 /// `pipeline sign-url`: a signed Smart CDN URL, as the official SDKs make it.
@@ -10,7 +11,9 @@ struct SignURLCommand: Command {
         discussion: """
         Makes https://WORKSPACE.tlcdn.com/TEMPLATE/INPUT?... with the parameters, auth_key and exp (when the URL \
         stops working, in Unix milliseconds), signed with the Auth Secret (HMAC-SHA256, sig=sha256:...) exactly as the \
-        official SDKs sign them. The secret is read from the environment, never from the command line, and never printed.
+        official SDKs sign them. The secret is read from the environment, never from the command line, and never printed. \
+        With --policy, a URL the policy's 'smart_cdn:' rules do not allow (workspace, Template, parameters, lifetime) is \
+        refused and nothing is printed.
         """,
         arguments: [
             .init(name: "WORKSPACE", help: "The workspace (the CDN host's first label)."),
@@ -21,17 +24,20 @@ struct SignURLCommand: Command {
             .init(name: "param", valueName: "NAME=VALUE", help: "A URL parameter (a name given twice is sent twice).", repeatable: true),
             .init(name: "expires", valueName: "DURATION", help: "How long the URL works (default 1h)."),
             .init(name: "key", valueName: "KEY", help: "The Auth Key (default $TRANSLOADIT_KEY)."),
+            .init(name: "policy", valueName: "FILE", help: "Refuse a URL that this policy's 'smart_cdn:' rules do not allow."),
             CommandSpec.secretEnvOption,
         ],
         examples: [
             "TRANSLOADIT_KEY=k TRANSLOADIT_SECRET=s pipeline sign-url my-app thumbs photos/beach.jpg --param width=400",
             "pipeline sign-url my-app thumbs photos/beach.jpg --expires 7d --param w=200 --param h=200",
+            "pipeline sign-url my-app thumbs photos/beach.jpg --param w=200 --policy policy.yml",
         ])
 
     let url: (workspace: String, template: String, input: String)
     let parameters: [(name: String, value: String)]
     let lifetime: Duration
     let key: String?
+    let policyPath: String?
     let secretVariable: String
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
@@ -54,6 +60,7 @@ struct SignURLCommand: Command {
         self.parameters = parameters
         lifetime = try arguments.duration("expires", default: .seconds(3600))
         key = arguments.value("key")
+        policyPath = arguments.value("policy")
         secretVariable = arguments.secretVariable
     }
 
@@ -62,11 +69,29 @@ struct SignURLCommand: Command {
             context.output.failure("no Auth Key", hint: "pass --key KEY or set $TRANSLOADIT_KEY")
             return ExitCode.failure
         }
+        if let policyPath, !allowed(key: key, policyPath: policyPath, context) { return ExitCode.failure }
         guard let secret = context.secret(in: secretVariable) else { return ExitCode.failure }
         let expires = Int64((Date().timeIntervalSince1970 + Double(lifetime.components.seconds)) * 1000)
         let signed = SmartCDNURL(
             workspace: url.workspace, template: url.template, input: url.input, parameters: parameters, authKey: key, expires: expires)
         context.output.out(signed.signed(secret: secret) + "\n")
         return ExitCode.success
+    }
+
+    /// Whether the policy at `policyPath` allows this URL; what it refuses, and a policy that
+    /// cannot be read, is said.
+    private func allowed(key: String, policyPath: String, _ context: CommandContext) -> Bool {
+        let loaded = PolicyLoader(environment: context.environment).load(path: policyPath)
+        context.report(loaded.diagnostics, sources: loaded.sources)
+        guard let policy = loaded.value else { return false }
+        let request = SmartCDNRequest(workspace: url.workspace, template: url.template, parameters: parameters, lifetime: lifetime, authKey: key)
+        let findings = policy.check(request)
+        guard !findings.isEmpty else { return true }
+        context.report(findings.map { finding in
+            var diagnostic = finding.diagnostic(locations: nil)
+            diagnostic.notes.append(.init("policy: \(policyPath); nothing was signed"))
+            return diagnostic
+        }, sources: loaded.sources)
+        return false
     }
 }

@@ -45,6 +45,9 @@ struct JobReader {
         if let templateID { locations.record(["template_id"], key: fields.keyNode("template_id")?.location, value: templateID.location) }
         let notifyURL = fields["notify_url"].flatMap { Self.readNotifyURL($0, decoder: decoder) } ?? defaults.notifyURL
         if let notifyURL { locations.record(["notify_url"], key: nil, value: notifyURL.location) }
+        let smartCDN = fields["smart_cdn"].flatMap {
+            SmartCDNSpec.read($0, key: fields.keyNode("smart_cdn")?.location, what: what, decoder: decoder, index: &locations)
+        }
         return Job(
             name: name,
             inputs: inputs,
@@ -57,7 +60,7 @@ struct JobReader {
             allowEmpty: fields["allow_empty"].flatMap { decoder.bool($0, what: "'allow_empty'") } ?? defaults.allowEmpty,
             allowOutside: fields["allow_outside"].flatMap { decoder.bool($0, what: "'allow_outside'") } ?? defaults.allowOutside,
             download: fields["download"].flatMap { decoder.nonEmptyString($0, what: "'download'") }.flatMap { decoder.insideProject($0, what: "'download'", flag: "--download DIR") },
-            smartCDN: fields["smart_cdn"].flatMap { SmartCDNSpec.read($0, what: what, decoder: decoder) },
+            smartCDN: smartCDN,
             locations: locations)
     }
 

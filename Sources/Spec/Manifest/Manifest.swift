@@ -203,7 +203,7 @@ public struct Job: Sendable {
     public var download: Located<String>?
     /// Signed Smart CDN URLs to write beside each source in the results.
     public var smartCDN: SmartCDNSpec?
-    /// Where every part of `instructions` was written.
+    /// Where every part of `instructions` (and of `smart_cdn`, under `["smart_cdn"]`) was written.
     public var locations: LocationIndex
 
     /// The Assembly Instructions shared by all of this job's Assemblies: `steps`, `template_id`,

@@ -29,9 +29,14 @@ public struct SmartCDNSpec: Sendable, Equatable {
     /// The input path of `source`.
     public func input(for source: String) -> String { inputPrefix + source }
 
-    /// Reads `smart_cdn:` of `what`; nil (reported) when it is not one.
-    static func read(_ node: Node, what: String, decoder: NodeDecoder) -> SmartCDNSpec? {
+    /// Reads `smart_cdn:` of `what`, recording where each part was written under `["smart_cdn"]`
+    /// in `index` (for the policy's findings); nil (reported) when it is not one.
+    static func read(_ node: Node, key: SourceLocation?, what: String, decoder: NodeDecoder, index: inout LocationIndex) -> SmartCDNSpec? {
         let owner = "'smart_cdn' of \(what)"
+        index.record(["smart_cdn"], key: key, value: node.location)
+        if let pairs = node.pairs {
+            for pair in pairs { index.record(["smart_cdn", pair.keyText], key: pair.key.location, value: pair.value.location) }
+        }
         guard let fields = decoder.fields(node, what: owner, allowed: keys, required: ["workspace", "template"]),
               let workspace = fields["workspace"].flatMap({ decoder.nonEmptyString($0, what: "'smart_cdn.workspace'") }),
               let template = fields["template"].flatMap({ decoder.nonEmptyString($0, what: "'smart_cdn.template'") }) else { return nil }
@@ -47,6 +52,7 @@ public struct SmartCDNSpec: Sendable, Equatable {
                     decoder.report(.error("manifest.smart-cdn-param", "'smart_cdn.params' must not set '\(entry.keyText)': the signature sets it", at: entry.key.location))
                     continue
                 }
+                index.record(["smart_cdn", "params", entry.keyText], key: entry.key.location, value: entry.value.location)
                 if let value = decoder.string(entry.value, what: "'smart_cdn.params.\(entry.keyText)'", acceptingNumbers: true) {
                     parameters.append(Parameter(name: entry.keyText, value: value.value))
                 }

@@ -1,7 +1,7 @@
 import Basics
 
-/// What may be signed: robots and their options, templates, fields, notify URLs, sizes and
-/// signature lifetimes. A robot or option that is not listed is refused.
+/// What may be signed: robots and their options, templates, fields, notify URLs, sizes,
+/// signature lifetimes and Smart CDN URLs. A robot or option that is not listed is refused.
 public struct Policy: Sendable {
     /// The policy file, for messages.
     public var file: String
@@ -22,6 +22,8 @@ public struct Policy: Sendable {
     public var requiresNotifyURLWithoutWaiting = false
     /// Each allowed robot with its allowed options.
     public var robots: [String: RobotRules]
+    /// Which Smart CDN URLs may be signed; `nil` means none.
+    public var smartCDN: SmartCDNRules?
 
     /// Creates a policy.
     public init(

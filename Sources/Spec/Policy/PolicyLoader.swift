@@ -4,7 +4,7 @@ import YAML
 
 /// Reads a policy file (YAML) into a `Policy`, collecting every problem with its location.
 public struct PolicyLoader: Sendable {
-    static let keys = ["version", "auth_key", "max_expires_in", "limits", "templates", "fields", "notify_url", "robots"]
+    static let keys = ["version", "auth_key", "max_expires_in", "limits", "templates", "fields", "notify_url", "robots", "smart_cdn"]
     static let limitKeys = ["files_per_assembly", "file_size", "assembly_size", "run_size"]
     static let constraintKeys = ["type", "enum", "min", "max", "pattern"]
 
@@ -78,6 +78,7 @@ public struct PolicyLoader: Sendable {
             policy.allowedNotifyURLs = rules["allowed"].flatMap { allowedList($0, what: "'notify_url.allowed'", decoder: decoder) } ?? []
             policy.requiresNotifyURLWithoutWaiting = rules["required_for_no_wait"].flatMap { decoder.bool($0, what: "'notify_url.required_for_no_wait'") } ?? false
         }
+        policy.smartCDN = fields["smart_cdn"].flatMap { smartCDNRules($0, decoder: decoder) }
         if let node = fields["robots"], let entries = decoder.entries(node, what: "'robots'") {
             for entry in entries {
                 policy.robots[entry.keyText] = robotRules(entry, decoder: decoder)
@@ -86,7 +87,7 @@ public struct PolicyLoader: Sendable {
         return policy
     }
 
-    private func allowedList(_ node: Node, what: String, decoder: NodeDecoder) -> Set<String>? {
+    func allowedList(_ node: Node, what: String, decoder: NodeDecoder) -> Set<String>? {
         guard let elements = node.elements else {
             decoder.typeMismatch(node, expected: "a list", what: what)
             return nil
@@ -118,14 +119,14 @@ public struct PolicyLoader: Sendable {
                     "policy.unknown-parameter", "the policy allows '\(option.keyText)' for \(robot), which has no such parameter",
                     at: option.key.location, hint: hint))
             }
-            rules.options[option.keyText] = constraint(option, robot: robot, decoder: decoder)
+            rules.options[option.keyText] = constraint(option, what: "option '\(option.keyText)' of \(robot)", decoder: decoder)
         }
         return rules
     }
 
-    private func constraint(_ option: Pair, robot: String, decoder: NodeDecoder) -> OptionConstraint {
+    /// The constraint `option` writes (`{type, enum, min, max, pattern}`, or nothing: any value).
+    func constraint(_ option: Pair, what: String, decoder: NodeDecoder) -> OptionConstraint {
         if case .scalar = option.value.kind, decoder.resolve(option.value) == .null { return OptionConstraint() }
-        let what = "option '\(option.keyText)' of \(robot)"
         guard let fields = decoder.fields(option.value, what: what, allowed: Self.constraintKeys) else { return OptionConstraint() }
         var constraint = OptionConstraint()
         if let node = fields["type"], let name = decoder.string(node, what: "'type'") {
