@@ -14,9 +14,8 @@ extension AtomicFile {
         let normalized = RealPath.normalized(path)
         let name = (normalized as NSString).lastPathComponent
         let folder = try LinkFreeFolder.open(FolderPath.of(normalized), below: trusted)
-        // A file replaced keeps its permissions (a private file stays private).
-        let kept: mode_t? = fstatat(folder.descriptor, name, &existing, AT_SYMLINK_NOFOLLOW) == 0 && existing.st_mode & S_IFMT == S_IFREG
-            ? mode_t(existing.st_mode & 0o7777) : nil
+        let replaced: mode_t? = fstatat(folder.descriptor, name, &existing, AT_SYMLINK_NOFOLLOW) == 0 && existing.st_mode & S_IFMT == S_IFREG
+            ? existing.st_mode : nil
         let (descriptor, temporary) = try folder.createTemporary(for: name)
         defer { close(descriptor) }
         var failure: Int32?
@@ -26,7 +25,9 @@ extension AtomicFile {
             folder.remove(temporary)
             throw error
         }
-        if failure == nil, let kept { fchmod(descriptor, kept) }
+        // The new file's permissions (the umask's), narrowed by the old file's, never widened.
+        var created = stat()
+        if failure == nil, let replaced, fstat(descriptor, &created) == 0 { fchmod(descriptor, narrowed(replaced) & created.st_mode & 0o777) }
         if failure == nil, durable, fsync(descriptor) != 0 { failure = errno }
         if let failure {
             folder.remove(temporary)

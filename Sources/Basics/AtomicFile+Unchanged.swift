@@ -3,7 +3,8 @@ import Foundation
 extension AtomicFile {
     /// Writes what `produce` emits as `write(to:durable:_:)` does, unless the regular file at
     /// `path` already holds exactly those bytes: then it is left alone, its modification time too
-    /// (as build tools expect of an output that did not change). The bytes are compared as they
+    /// (as build tools expect of an output that did not change), but for permissions a new file
+    /// would not have (`narrowed`). The bytes are compared as they
     /// are emitted; at the first difference the new file is begun with the old file's equal part.
     /// Returns what `fstat` says of the regular file left at `path` (`nil` for one written in place).
     @discardableResult
@@ -38,7 +39,7 @@ extension AtomicFile {
         var failure: FileError?
         func begin() {
             do throws(FileError) {
-                let started = try AtomicFileWriter(path: path, mode: mode_t(info.st_mode & 0o7777))
+                let started = try AtomicFileWriter(path: path, mode: narrowed(info.st_mode))
                 try SystemCall.read(old, 0..<equal) { bytes, _ in
                     started.write(bytes)
                     return true
@@ -57,8 +58,13 @@ extension AtomicFile {
             writer?.write(data)
         }
         if let failure { throw failure }
+        if writer == nil, equal == Int(info.st_size) {
+            // Left as it is, but for permissions a file written now would not get.
+            narrowPermissions(of: old)
+            fstat(old, &info)
+            return info
+        }
         if writer == nil {
-            guard equal != Int(info.st_size) else { return info }
             begin()  // the new content is a shorter beginning of the old
             if let failure { throw failure }
         }

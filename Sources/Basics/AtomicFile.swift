@@ -32,11 +32,26 @@ public enum AtomicFile {
             if let failure = try writeAll(produce, to: descriptor) { throw FileError(path: path, operation: "write", code: failure) }
             return nil
         }
-        // A file replaced keeps its permissions (a private file stays private).
-        let mode = existing.flatMap { $0.st_mode & S_IFMT == S_IFREG ? mode_t($0.st_mode & 0o7777) : nil }
-        let writer = try AtomicFileWriter(path: path, mode: mode ?? 0o644)
+        let mode = existing.flatMap { $0.st_mode & S_IFMT == S_IFREG ? narrowed($0.st_mode) : nil }
+        let writer = try AtomicFileWriter(path: path, mode: mode ?? newFileMode)
         try produce { writer.write($0) }
         return try writer.commit(durable: durable)
+    }
+
+    /// The permissions a new file asks for (less the umask).
+    public static let newFileMode: mode_t = 0o644
+
+    /// The permissions a file that replaces one of `existing`'s mode asks for: a private file stays
+    /// private, but nothing a new file would not have (no set-id, sticky, execute or group and
+    /// others' write bit) is ever carried over from what was there.
+    static func narrowed(_ existing: mode_t) -> mode_t { existing & newFileMode }
+
+    /// Takes from the open regular file every permission a new file would not have (`narrowed`):
+    /// for an output left in place because it already holds the right bytes.
+    public static func narrowPermissions(of descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o7777 != narrowed(info.st_mode) else { return }
+        fchmod(descriptor, narrowed(info.st_mode))
     }
 
     /// Whether the existing `path` (as `lstat` describes it) is written into rather than replaced:

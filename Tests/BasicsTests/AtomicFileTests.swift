@@ -60,4 +60,33 @@ final class AtomicFileTests: XCTestCase {
         }
         XCTAssertEqual(try listing(directory), [])
     }
+
+    /// A file restored with hostile permissions (set-id, world-writable) is replaced by one with a
+    /// new file's; a private one stays private. Every way of writing holds it.
+    func testAReplacedFileNeverKeepsPermissionsANewFileWouldNotHave() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let writes: [(String) throws -> Void] = [
+            { try AtomicFile.write(Data("new".utf8), to: $0) },
+            { try AtomicFile.write(Data("new".utf8), to: $0, below: directory.path) },
+            { try AtomicFile.update($0) { emit in emit(Data("new".utf8)) } },
+            { try AtomicFile.update($0) { emit in emit(Data("old".utf8)) } },  // unchanged bytes
+        ]
+        for (index, write) in writes.enumerated() {
+            for (before, after) in [(0o4777, 0o644), (0o2666, 0o644), (0o600, 0o600), (0o640, 0o640)] as [(mode_t, mode_t)] {
+                let path = try directory.write("state-\(index).json", "old")
+                chmod(path, before)
+                try write(path)
+                var info = stat()
+                XCTAssertEqual(stat(path, &info), 0)
+                XCTAssertEqual(info.st_mode & 0o7777, after & ~currentUmask, "write \(index) over mode \(String(before, radix: 8))")
+            }
+        }
+    }
+
+    private var currentUmask: mode_t {
+        let mask = umask(0o022)
+        umask(mask)
+        return mask
+    }
 }

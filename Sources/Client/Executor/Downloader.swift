@@ -106,7 +106,9 @@ struct Downloader: Sendable {
     private func isInPlace(_ target: Target) -> Bool {
         guard let descriptor = target.folder.openFile(target.name) else { return false }
         defer { close(descriptor) }
-        return check(descriptor, target.file, path: target.fullPath) == nil
+        guard check(descriptor, target.file, path: target.fullPath) == nil else { return false }
+        AtomicFile.narrowPermissions(of: descriptor)
+        return true
     }
 
     /// Why the open file does not hold `file`'s bytes (its size, then its MD5); nil when it does.
