@@ -27,11 +27,11 @@ public enum ChildProcess {
 
     /// Runs `arguments` (a path, or a name looked up in `PATH`) with `input` on standard input, on
     /// the blocking pool; a canceled task kills the program.
-    public static func run(_ arguments: [String], input: Data = Data(), timeout: Duration) async throws -> Outcome {
+    public static func run(_ arguments: [String], input: Data = Data(), timeout: Duration, environment: ChildEnvironment = .tools) async throws -> Outcome {
         let canceled = Atomic(false)
         return try await withTaskCancellationHandler {
             try await BlockingPool.shared.run {
-                try runBlocking(arguments, input: input, timeout: timeout) { canceled.load(ordering: .relaxed) }
+                try runBlocking(arguments, input: input, timeout: timeout, environment: environment) { canceled.load(ordering: .relaxed) }
             }
         } onCancel: {
             canceled.store(true, ordering: .relaxed)
@@ -44,10 +44,11 @@ public enum ChildProcess {
     /// nothing still runs into its timeout.
     @available(*, noasync, message: "blocks its thread: use run")
     public static func runBlocking(
-        _ arguments: [String], input: Data = Data(), timeout: Duration, isCanceled: @escaping @Sendable () -> Bool = { false }
+        _ arguments: [String], input: Data = Data(), timeout: Duration, environment: ChildEnvironment = .tools,
+        isCanceled: @escaping @Sendable () -> Bool = { false }
     ) throws -> Outcome {
         guard !arguments.isEmpty else { throw CocoaError(.executableNotLoadable) }
-        var child = try Spawned(arguments)
+        var child = try Spawned(arguments, environment: environment.variables)
         defer { child.closeAll() }
         let deadline = ContinuousClock.now + timeout
         var written = 0, exited = false
@@ -88,11 +89,17 @@ private struct Spawned {
     var input: Int32, output: Int32, error: Int32, exited: Int32
     var stdout = Data(), stderr = Data()
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], environment: [String: String]?) throws {
         var argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        var envp = environment.map { $0.sorted { $0.key < $1.key }.map { strdup($0.key + "=" + $0.value) } + [nil] }
+        defer { envp?.forEach { free($0) } }
         var input: Int32 = -1, output: Int32 = -1, error: Int32 = -1, exited: Int32 = -1
-        pid = pipeline_spawn(&argv, &input, &output, &error, &exited)
+        if var envp {
+            pid = pipeline_spawn(&argv, &envp, &input, &output, &error, &exited)
+        } else {
+            pid = pipeline_spawn(&argv, nil, &input, &output, &error, &exited)
+        }
         guard pid > 0 else { throw CocoaError(.executableNotLoadable, userInfo: [NSFilePathErrorKey: arguments[0], NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: errno) ?? .ENOENT)]) }
         (self.input, self.output, self.error, self.exited) = (input, output, error, exited)
     }

@@ -53,7 +53,7 @@ struct GitRevision {
             "-c", "protocol.allow=never", "-c", "diff.external=", "-c", "core.pager=cat",
         ]
         do {
-            return try ChildProcess.runBlocking(hardened + arguments, timeout: .seconds(30))
+            return try ChildProcess.runBlocking(hardened + arguments, timeout: .seconds(30), environment: .inherited)
         } catch {
             throw Failure(message: "cannot run git (\(error)); --base needs git on PATH")
         }

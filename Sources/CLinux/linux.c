@@ -104,7 +104,7 @@ int pipeline_open_for_reading(int descriptor) {
 
 extern char **environ;
 
-pid_t pipeline_spawn(char *const argv[], int *input, int *output, int *error, int *exited) {
+pid_t pipeline_spawn(char *const argv[], char *const envp[], int *input, int *output, int *error, int *exited) {
     int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
     if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) goto fail;
     posix_spawn_file_actions_t actions;
@@ -123,7 +123,7 @@ pid_t pipeline_spawn(char *const argv[], int *input, int *output, int *error, in
     posix_spawnattr_setpgroup(&attributes, 0);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
     pid_t pid = -1;
-    int failed = posix_spawnp(&pid, argv[0], &actions, &attributes, argv, environ);
+    int failed = posix_spawnp(&pid, argv[0], &actions, &attributes, argv, envp ? envp : environ);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     if (failed != 0) { errno = failed; goto fail; }

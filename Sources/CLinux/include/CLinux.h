@@ -38,13 +38,13 @@ int pipeline_peer_uid(int socket, uid_t *uid);
 /* Whether the peer of a connected socket has closed or shut down its end (POLLRDHUP), without waiting. */
 int pipeline_peer_gone(int socket);
 
-/* Starts `argv[0]` (a path, or a name looked up in PATH) with `argv` and this process's
-   environment, in a process group of its own (so a timeout can end whatever it started), with
+/* Starts `argv[0]` (a path, or a name looked up in this process's PATH) with `argv` and the
+   environment `envp` (this process's own when NULL), in a process group of its own (so a timeout can end whatever it started), with
    SIGPIPE back at its default and no signal blocked. Its standard input, output and error are
    pipes whose other ends come back in `*input` (non-blocking), `*output` and `*error`, closed on
    exec; `*exited` is a pidfd that polls readable once it exits (-1 when the kernel has none).
    The child's pid, or -1 with errno set (nothing is left open then). */
-pid_t pipeline_spawn(char *const argv[], int *input, int *output, int *error, int *exited);
+pid_t pipeline_spawn(char *const argv[], char *const envp[], int *input, int *output, int *error, int *exited);
 
 /* Whether `descriptor` was opened for reading (not write-only, not O_PATH). */
 int pipeline_open_for_reading(int descriptor);

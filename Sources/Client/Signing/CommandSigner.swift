@@ -24,7 +24,7 @@ public struct CommandSigner: ParamsSigner {
         let name = (program as NSString).lastPathComponent
         let outcome: ChildProcess.Outcome
         do {
-            outcome = try await ChildProcess.run(arguments, input: Data(params.utf8), timeout: timeout)
+            outcome = try await ChildProcess.run(arguments, input: Data(params.utf8), timeout: timeout, environment: .inherited)
         } catch is ChildProcess.TimedOut {
             throw SignerError("signing command '\(name)' did not answer within \(Int(timeout.components.seconds)) s")
         } catch {
