@@ -205,4 +205,32 @@ final class HostileStateTests: XCTestCase {
         XCTAssertTrue(annotation.contains("ASSEMBLY_CRASHED ::error::forged"), "the words stay inside the one annotation: \(annotation)")
         XCTAssertTrue(annotation.contains("separator%2525"), "a % is encoded, so the runner cannot decode the server's %25 into anything: \(annotation)")
     }
+
+    /// A committed file named like a workflow command, and a forged result URL that is one:
+    /// `results`, `plan`, `status` and `report` print them as text no CI runner takes for a command.
+    func testFileNamesAndURLsStartNoWorkflowCommand() async throws {
+        let directory = try TestProject.resizing(
+            prefix: "hostile-names", endpoint: "local", images: ["::warning title=x::PLANTED.png": (32, 24), "a ##[add-mask]b.png": (32, 24)],
+            steps: "      small: {robot: /image/resize, use: \":original\", width: 16}")
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml"
+        let environment = ["GITHUB_ACTIONS": "true"]
+        let run = await CLIHarness.run(["run", manifest], environment: environment)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let resultsPath = directory.path + "/results.json"
+        let results = try String(contentsOfFile: resultsPath, encoding: .utf8)
+        let forged = try XCTUnwrap(results.range(of: #""url":\s*"[^"]*""#, options: .regularExpression))
+        try results.replacingCharacters(in: forged, with: #""url": "::add-mask::forged""#).write(toFile: resultsPath, atomically: true, encoding: .utf8)
+        var printed = run.stdout + run.stderr
+        for command in [["results", manifest], ["plan", manifest], ["status", manifest], ["report", manifest]] {
+            let result = await CLIHarness.run(command, environment: environment)
+            printed += result.stdout + result.stderr
+        }
+        XCTAssertTrue(printed.contains("PLANTED.png"), printed)
+        for line in printed.split(separator: "\n") {
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            XCTAssertFalse(trimmed.hasPrefix("::warning") || trimmed.hasPrefix("::add-mask"), "a file or URL started a command: \(line)")
+            XCTAssertFalse(line.contains("##[add-mask]"), "a file name holds a command: \(line)")
+        }
+    }
 }
