@@ -29,10 +29,16 @@ final class NotificationReceiver: HTTPServerHandler, Sendable {
         guard head.method == "POST" else { return .respond(.text(405, "notifications are POSTed")) }
         let contentType = head.headers["Content-Type"]
         return .collect(limit: Self.largestBody) { [self] body in
-            guard let notification = ReceivedNotification(body: body, contentType: contentType) else {
-                return .text(400, "no transloadit field in a multipart/form-data or urlencoded body")
+            do throws(ReceivedNotification.Unreadable) {
+                return receive(try ReceivedNotification(body: body, contentType: contentType))
+            } catch {
+                switch error {
+                case .noNotification: return .text(400, "no transloadit field in a multipart/form-data or urlencoded body")
+                case .repeated(let field):
+                    say("refused a notification with more than one \(field) field")
+                    return .text(400, "more than one \(field) field")
+                }
             }
-            return receive(notification)
         }
     }
 

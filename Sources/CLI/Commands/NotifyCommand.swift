@@ -91,10 +91,20 @@ struct NotifyCommand: Command {
             context.output.failure("\(source) holds more than \(ByteSize(bytes: Int64(Self.largestBody))), more than any notification", hint: "pass the body of one notification request")
             return ExitCode.failure
         }
-        guard let notification = ReceivedNotification(body: body, contentType: contentType) else {
-            context.output.failure(
-                "\(source) holds no notification: no transloadit field",
-                hint: "save the whole request body (multipart/form-data or urlencoded); for a multipart body without its first boundary line, pass --content-type")
+        let notification: ReceivedNotification
+        do throws(ReceivedNotification.Unreadable) {
+            notification = try ReceivedNotification(body: body, contentType: contentType)
+        } catch {
+            switch error {
+            case .noNotification:
+                context.output.failure(
+                    "\(source) holds no notification: no transloadit field",
+                    hint: "save the whole request body (multipart/form-data or urlencoded); for a multipart body without its first boundary line, pass --content-type")
+            case .repeated(let field):
+                context.output.failure(
+                    "\(source) holds more than one \(field) field: not a notification the service sent",
+                    hint: "receivers differ in which one they take (the first or the last); do not trust this request")
+            }
             return ExitCode.failure
         }
         guard notification.signature != nil else {
@@ -114,7 +124,7 @@ struct NotifyCommand: Command {
     private func receive(
         _ manifest: String, host: String, port: UInt16, timeout: Duration, askEvery: Duration, endpoint: String?, secret: String, context: CommandContext
     ) async -> Int32 {
-        guard let (workspace, _) = LastRun.workspaceAndAddress(manifest, endpoint: endpoint, context: context) else { return ExitCode.failure }
+        guard let (workspace, address) = LastRun.workspaceAndAddress(manifest, endpoint: endpoint, context: context) else { return ExitCode.failure }
         let pending = (workspace.lastResults()?.assemblies ?? []).filter(\.isPending)
         let expected = Set(pending.compactMap(\.assemblyID))
         guard !expected.isEmpty else {
@@ -134,7 +144,9 @@ struct NotifyCommand: Command {
         context.output.error("pipeline: receiving on http://\(host):\(server.port)/ the notifications of \(plural(expected.count, "Assembly", "Assemblies"))\n")
         // The service is asked too, now and then: an Assembly whose notification never comes still ends the wait.
         let client = AssemblyClient(http: context.http, endpoint: "")
-        let urls = Dictionary(pending.compactMap { entry in entry.assemblyID.flatMap { id in entry.assemblyURL.map { (id, $0) } } }, uniquingKeysWith: { first, _ in first })
+        // Only the endpoint's origin is asked, whatever host the results file names.
+        let urls = Dictionary(pending.compactMap { entry in entry.assemblyID.flatMap { id in address.flatMap(entry.assemblyURL(on:)).map { (id, $0) } } },
+                              uniquingKeysWith: { first, _ in first })
         let asking = Task {
             while (try? await Task.sleep(for: askEvery)) != nil {
                 for id in receiver.waitingFor.sorted() {

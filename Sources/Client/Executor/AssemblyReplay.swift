@@ -29,7 +29,10 @@ public struct AssemblyReplay: Sendable {
 
     /// Replays `entry`'s Assembly and waits for the new one to end.
     public func replay(_ entry: RunResults.Entry) async -> Outcome {
-        guard let url = entry.assemblyURL, url.lowercased().hasPrefix("http") else { return .skipped("it has no Assembly on a server") }
+        // The results file says where the Assembly is; only the endpoint's own origin is asked.
+        guard entry.assemblyURL?.lowercased().hasPrefix("http") == true, let url = entry.assemblyURL(on: configuration.endpoint) else {
+            return .skipped("it has no Assembly on a server")
+        }
         let files = Set(entry.files.map { [$0.path, $0.digest.hex] })
         guard let planned = plan.assemblies.first(where: { $0.job == entry.job && Set($0.files.map { [$0.path, $0.digest.hex] }) == files }) else {
             return .skipped("its files are not one Assembly of the plan any more; 'pipeline run' processes them")

@@ -104,6 +104,10 @@ public struct RunResults: Sendable, Equatable {
         public var isCompleted: Bool { status == AssemblyStatusCode.completed }
         /// Whether it was left going (`run --no-wait`): uploaded, not yet ended; a later run collects it.
         public var isPending: Bool { [AssemblyStatusCode.uploading, AssemblyStatusCode.executing, AssemblyStatusCode.replaying].contains(status) }
+
+        /// Where to ask `endpoint` about its Assembly: the recorded URL only where it is on the
+        /// endpoint's origin and names this Assembly, else the endpoint's own URL for the id.
+        public func assemblyURL(on endpoint: String) -> String? { StoredAssemblyURL.resolved(assemblyURL, id: assemblyID, on: endpoint) }
     }
 
     /// The pipeline's name.

@@ -15,22 +15,33 @@ public struct ReceivedNotification: Sendable {
         (self.payload, self.signature) = (payload, signature)
     }
 
+    /// Why a body holds no notification to check.
+    public enum Unreadable: Error, Sendable, Equatable {
+        /// No `transloadit` field.
+        case noNotification
+        /// `transloadit` or `signature` more than once: receivers that take the first and those
+        /// that take the last would act on different notifications, so neither is taken.
+        case repeated(field: String)
+    }
+
     /// The notification in a saved request body: `multipart/form-data` (the boundary from
     /// `contentType`, else from the body's first line), `application/x-www-form-urlencoded`, or a
-    /// JSON object of the two fields; nil when it holds no `transloadit` field.
-    public init?(body: Data, contentType: String? = nil) {
+    /// JSON object of the two fields.
+    public init(body: Data, contentType: String? = nil) throws(Unreadable) {
         let text = String(decoding: body, as: UTF8.self)
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        let fields: [String: String]
+        let fields: [(name: String, value: String)]
         if let boundary = Self.boundary(contentType) ?? Self.leadingBoundary(text) {
             fields = Self.multipart(text, boundary: boundary)
         } else if trimmed.hasPrefix("{"), let object = (try? JSONValue.parse(Data(trimmed.utf8)))?.objectValue {
-            fields = object.compactMapValues(\.stringValue)
+            // The strict JSON parser refuses a repeated key.
+            fields = object.compactMap { key, value in value.stringValue.map { (key, $0) } }
         } else {
             fields = Self.urlencoded(trimmed)
         }
-        guard let payload = fields["transloadit"] else { return nil }
-        self.init(payload: payload, signature: fields["signature"])
+        for name in ["transloadit", "signature"] where fields.filter({ $0.name == name }).count > 1 { throw .repeated(field: name) }
+        guard let payload = fields.first(where: { $0.name == "transloadit" })?.value else { throw .noNotification }
+        self.init(payload: payload, signature: fields.first { $0.name == "signature" }?.value)
     }
 
     /// Whether the signature is the payload's under `secret` (`NotificationSignature`).
@@ -61,7 +72,7 @@ public struct ReceivedNotification: Sendable {
 
     /// Each part's name and value: the value is every byte between the part's blank line and the
     /// line break before the next delimiter (found in bytes: a CR LF is one character to a String).
-    private static func multipart(_ text: String, boundary: String) -> [String: String] {
+    private static func multipart(_ text: String, boundary: String) -> [(name: String, value: String)] {
         let body = Array(text.utf8), delimiter = Array(("--" + boundary).utf8)
         var starts: [Int] = []
         var rest = body[...]
@@ -69,7 +80,7 @@ public struct ReceivedNotification: Sendable {
             starts.append(found.lowerBound)
             rest = body[found.upperBound...]
         }
-        var fields: [String: String] = [:]
+        var fields: [(name: String, value: String)] = []
         for (start, next) in zip(starts, starts.dropFirst()) {
             let part = body[(start + delimiter.count)..<next]
             guard let blank = part.firstRange(of: [13, 10, 13, 10]) ?? part.firstRange(of: [10, 10]) else { continue }
@@ -78,17 +89,17 @@ public struct ReceivedNotification: Sendable {
             var value = part[blank.upperBound...]
             if value.last == 10 { value = value.dropLast() }
             if value.last == 13 { value = value.dropLast() }
-            fields[String(name)] = String(decoding: value, as: UTF8.self)
+            fields.append((String(name), String(decoding: value, as: UTF8.self)))
         }
         return fields
     }
 
-    private static func urlencoded(_ text: String) -> [String: String] {
-        var fields: [String: String] = [:]
+    private static func urlencoded(_ text: String) -> [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = []
         for pair in text.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let decode = { (text: Substring) in text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text) }
-            fields[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
+            fields.append((decode(parts[0]), parts.count > 1 ? decode(parts[1]) : ""))
         }
         return fields
     }

@@ -24,14 +24,8 @@ actor RunState {
         }
 
         /// The stored URL, when it is on the origin of `address` (the endpoint the run talks to)
-        /// and names this Assembly (`…/assemblies/<id>`, no `..`): a state file restored from a
-        /// cache or committed by a pull request cannot send a run's questions, uploads or cancels
-        /// to another server or path, nor make another Assembly's results this run's.
-        func assemblyURL(on address: String) -> String? {
-            guard let assemblyURL, let origin = URLOrigin.of(assemblyURL), origin == URLOrigin.of(address),
-                  let segments = URLOrigin.plainPathSegments(assemblyURL), segments.suffix(2) == ["assemblies", assemblyID] else { return nil }
-            return assemblyURL
-        }
+        /// and names this Assembly (`StoredAssemblyURL.trusted`).
+        func assemblyURL(on address: String) -> String? { StoredAssemblyURL.trusted(assemblyURL, id: assemblyID, on: address) }
     }
 
     private let path: String

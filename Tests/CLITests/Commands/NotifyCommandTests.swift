@@ -51,6 +51,25 @@ final class NotifyCommandTests: XCTestCase {
         XCTAssertTrue(huge.stderr.contains("more than any notification"), huge.stderr)
     }
 
+    /// A forged `transloadit` first and the genuine signed one last (or two signatures): a receiver
+    /// that takes the first field would act on the forgery, so the body is refused in every form.
+    func testVerifyRefusesARepeatedTransloaditOrSignatureField() async throws {
+        let forged = #"{"ok":"ASSEMBLY_COMPLETED","assembly_id":"forged"}"#
+        let part = { (name: String, value: String) in "--b0undary\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n" }
+        let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "" }
+        let bodies = [
+            part("transloadit", forged) + part("transloadit", payload) + part("signature", signature) + "--b0undary--\r\n",
+            part("transloadit", payload) + part("signature", "sha384:00") + part("signature", signature) + "--b0undary--\r\n",
+            "transloadit=\(escape(forged))&transloadit=\(escape(payload))&signature=\(escape(signature))",
+        ]
+        for body in bodies {
+            let checked = try await verify(body)
+            XCTAssertEqual(checked.status, 1, body)
+            XCTAssertTrue(checked.stderr.contains("more than one"), checked.stderr)
+            XCTAssertEqual(checked.stdout, "")
+        }
+    }
+
     /// A free port on 127.0.0.1 for the receiver (the manifest names it before the receiver starts).
     private func freePort() throws -> Int {
         let probe = try ServerProcess("/usr/bin/env", ["python3", "-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print('PORT', s.getsockname()[1], flush=True)"])
@@ -103,11 +122,14 @@ final class NotifyCommandTests: XCTestCase {
     }
 
     /// Notifications that never come (a notify_url nobody listens on): the receiver asks the
-    /// service now and then, and collects when it says every Assembly ended.
+    /// service now and then, and collects when it says every Assembly ended. It asks the endpoint
+    /// only, whatever host the results file names for an Assembly.
     func testReceiveAsksTheServiceWhenNotificationsNeverCome() async throws {
         let secret = "receive-secret-\(UInt32.random(in: 0...UInt32.max))"
         let server = try EngineTestServer(credentials: ("test-key", secret), robotLimits: RobotLimits(importsFromLoopback: true), notifyRetryDelays: [])
         defer { server.stop() }
+        let foreign = try EngineTestServer()
+        defer { foreign.stop() }
         let (nobody, port) = (try freePort(), try freePort())
         let directory = try TestProject.hashing(
             prefix: "notify-never", endpoint: "http://127.0.0.1:\(server.port)", files: ["a.bin": Data(repeating: 1, count: 3000)])
@@ -117,10 +139,16 @@ final class NotifyCommandTests: XCTestCase {
         let environment = ["TRANSLOADIT_SECRET": secret]
         let left = await CLIHarness.run(["run", manifest, "--no-wait"], environment: environment)
         XCTAssertEqual(left.status, 0, left.stderr)
+        let resultsPath = directory.path + "/results.json"
+        let results = try String(contentsOfFile: resultsPath, encoding: .utf8)
+        let forged = results.replacingOccurrences(of: "127.0.0.1:\(server.port)/assemblies/", with: "127.0.0.1:\(foreign.port)/assemblies/")
+        XCTAssertNotEqual(forged, results)
+        try forged.write(toFile: resultsPath, atomically: true, encoding: .utf8)
         let received = await CLIHarness.run(["notify", "receive", manifest, "--port", String(port), "--ask-every", "1s", "--timeout", "1m"], environment: environment)
         XCTAssertEqual(received.status, 0, received.stderr)
         XCTAssertTrue(received.stderr.contains("as the service says (1 of 1 ended)"), received.stderr)
         XCTAssertTrue(received.stdout.hasPrefix("Run: 1 completed"), received.stdout)
+        XCTAssertEqual(foreign.requests, [], "the host the results file names is never asked")
     }
 
     /// POSTs a notification signed with the wrong secret once the receiver listens; its answer.

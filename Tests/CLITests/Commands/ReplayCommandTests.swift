@@ -37,6 +37,34 @@ final class ReplayCommandTests: XCTestCase {
         XCTAssertTrue(nothing.stderr.contains("nothing to replay"), nothing.stderr)
     }
 
+    func testAnAssemblyURLOnAnotherHostIsNeverAskedAndTheEndpointIsAskedForTheID() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let foreign = try EngineTestServer()
+        defer { foreign.stop() }
+        let directory = try TestProject.resizing(
+            prefix: "replay-foreign", endpoint: "http://127.0.0.1:\(server.port)", images: ["a.png": (64, 32)],
+            steps: "      thumb: {robot: /image/resize, use: \":original\", width: 16}")
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml"
+        let first = await CLIHarness.run(["run", manifest], environment: environment)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        // A results file that names another server for the same Assembly.
+        let resultsPath = directory.path + "/results.json"
+        let results = try String(contentsOfFile: resultsPath, encoding: .utf8)
+        let forged = results.replacingOccurrences(of: "127.0.0.1:\(server.port)/assemblies/", with: "127.0.0.1:\(foreign.port)/assemblies/")
+        XCTAssertNotEqual(forged, results)
+        try forged.write(toFile: resultsPath, atomically: true, encoding: .utf8)
+        try String(contentsOfFile: manifest, encoding: .utf8).replacingOccurrences(of: "width: 16", with: "width: 24").write(toFile: manifest, atomically: true, encoding: .utf8)
+
+        let replayed = await CLIHarness.run(["replay", manifest], environment: environment)
+        XCTAssertEqual(replayed.status, 0, replayed.stderr)
+        XCTAssertEqual(foreign.requests, [], "the host the results file names is never asked")
+        XCTAssertTrue(server.requests.contains { $0.hasPrefix("POST /assemblies/") && $0.contains("/replay ") }, "\(server.requests)")
+        let written = try String(contentsOfFile: resultsPath, encoding: .utf8)
+        XCTAssertFalse(written.contains("127.0.0.1:\(foreign.port)"), written)
+    }
+
     func testTheEmbeddedEngineKeepsNothingToReplay() async throws {
         let directory = try TestProject.resizing(
             prefix: "replay-local", endpoint: "local", images: ["a.png": (64, 32)], steps: "      thumb: {robot: /image/resize, use: \":original\", width: 16}")
