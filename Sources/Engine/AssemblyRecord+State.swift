@@ -48,7 +48,12 @@ extension AssemblyFile {
         object["exportURL"] = exportURL.map(JSONValue.string)
         object["md5"] = md5.map(JSONValue.string)
         object["inPlace"] = inPlace.map { identity in
-            .object(["device": .int(identity.device), "inode": .int(identity.inode), "size": .int(Int(identity.size)), "modified": .int(Int(identity.modified))])
+            var fields: [String: JSONValue] = [
+                "device": .int(identity.device), "inode": .int(identity.inode), "size": .int(Int(identity.size)), "modified": .int(Int(identity.modified)),
+            ]
+            fields["changed"] = identity.changed.map { .int(Int($0)) }
+            fields["links"] = identity.links.map(JSONValue.int)
+            return .object(fields)
         }
         return .object(object)
     }

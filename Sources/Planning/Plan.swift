@@ -101,15 +101,23 @@ public struct PlannedFile: Sendable, Hashable {
     /// The modification time (nanoseconds since 1970) when it was hashed; known only to the
     /// process that hashed it (never in plan JSON), so a run can tell a file changed since.
     public var modified: Int64?
+    /// The inode and its status change time (nanoseconds) when it was hashed, known only to the
+    /// process that hashed it: a rewrite of the same size with its modification time set back
+    /// still moves the change time.
+    public var status: (inode: UInt64, changed: Int64)?
     /// What its content showed when it was hashed; known only to the process that planned it.
     public var inspection: ContentInspection?
 
     /// Creates a planned file.
-    public init(path: String, size: Int64, digest: SHA256Digest, modified: Int64? = nil, inspection: ContentInspection? = nil) {
+    public init(
+        path: String, size: Int64, digest: SHA256Digest, modified: Int64? = nil, status: (inode: UInt64, changed: Int64)? = nil,
+        inspection: ContentInspection? = nil
+    ) {
         self.path = path
         self.size = size
         self.digest = digest
         self.modified = modified
+        self.status = status
         self.inspection = inspection
     }
 

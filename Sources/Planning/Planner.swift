@@ -164,7 +164,9 @@ public struct Planner: Sendable {
                     switch result {
                     case .success(let digest):
                         digests.append(digest)
-                        consume(done.start + offset, PlannedFile(path: path, size: digest.size, digest: digest.digest, modified: digest.modified, inspection: digest.inspection))
+                        consume(done.start + offset, PlannedFile(
+                            path: path, size: digest.size, digest: digest.digest, modified: digest.modified,
+                            status: digest.identity.map { ($0.inode, $0.changed) }, inspection: digest.inspection))
                     case .failure(let error):
                         digests.append(nil)
                         consume(done.start + offset, nil)

@@ -214,8 +214,10 @@ struct AssemblyRun: Sendable {
         }
         for result in results { _ = try result.get() }
         // A file written to while it was being sent: the Assembly got bytes that were never planned.
+        // Its change time is not compared now: an engine on this machine linked it. That engine
+        // checks it from then on; over HTTP, the upload's checksum is the planned SHA-256.
         for (_, file) in pending {
-            try ChangedFile.check(configuration.workspace.directory + "/" + file.path, planned: file, project: configuration.inputsFolder)
+            try ChangedFile.check(configuration.workspace.directory + "/" + file.path, planned: file, project: configuration.inputsFolder, comparingStatus: false)
         }
     }
 

@@ -34,7 +34,8 @@ extension AssemblyUploads {
         }
         var file = FileFacts.describe(
             id: fileID, name: filename, field: field, path: folderPath + "/" + fileID, size: identity.size, mime: type, isTus: true, facts: false)
-        file.inPlace = identity
+        // As linked: the link moved its change time and count. Later checks compare with this.
+        file.inPlace = (try? FileIdentity.of(descriptor: descriptor, path: name)).flatMap { $0.change(to: identity) == nil ? $0 : nil } ?? identity
         var action = AssemblyAction.none
         var ended = false
         assemblies.update(id) { record in
