@@ -97,7 +97,9 @@ public final class StreamingDigest: @unchecked Sendable {  // one owner at a tim
         _ path: String, algorithm: DigestAlgorithm, offset: Int64 = 0, length: Int64? = nil, buffer: inout [UInt8],
         admit: ((Int32) -> String?)? = nil, observe: ((UnsafeRawBufferPointer) -> Void)? = nil
     ) throws(FileDigestError) -> (digest: [UInt8], size: Int64, modified: Int64?, status: stat?) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO put in a file's place must not hold the open until a writer comes;
+        // its read then fails (or `admit` refuses it) at once. A regular file reads as ever.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw FileDigestError(path: path, code: errno) }
         defer { close(descriptor) }
         return try file(opened: descriptor, path: path, algorithm: algorithm, offset: offset, length: length, buffer: &buffer, admit: admit, observe: observe)

@@ -148,7 +148,10 @@ struct TusEndpoint: Sendable {
             return .respond(answer(500, "the upload could not be opened"))
         }
         return .stream(into: sink) {
-            response(to: sink, success: ServerResponse(status: 204, headers: common(sink.current) + verified(sink)))
+            // Its Assembly canceled while the body came: the bytes are not kept, and no offset
+            // that nothing holds is answered.
+            if let ended = ended(sink.current) { return ended }
+            return response(to: sink, success: ServerResponse(status: 204, headers: common(sink.current) + verified(sink)))
         }
     }
 
@@ -225,6 +228,7 @@ struct TusEndpoint: Sendable {
         guard copied == length else {
             return .refused(status: 500, message: "only \(copied) of \(length) bytes could be stored (the disk is full, or refused the file's size)")
         }
+        if let ended = ended(sink.current) { return .refused(status: ended.status, message: Self.endedMessage) }
         return .stored(offset: sink.current.offset)
     }
 
@@ -235,6 +239,7 @@ struct TusEndpoint: Sendable {
         guard UploadStore.isValidID(request.id) else { return refuse(404, "no such upload") }
         guard store.release(request.id) else { return refuse(423, "another request is writing this upload and did not let go; try again") }
         guard let record = live(request.id) else { return refuse(gone(request.id).status, "no such upload, or it has expired") }
+        if let ended = ended(record) { return refuse(ended.status, Self.endedMessage) }
         guard request.offset == record.offset else { return refuse(409, "offset \(request.offset) does not match the upload's offset \(record.offset)") }
         guard let length = record.length else { return refuse(400, "an upload of deferred length takes its bytes over HTTP") }
         guard request.length <= length - record.offset else { return refuse(413, "the bytes go past Upload-Length") }

@@ -128,7 +128,13 @@ final class AssemblyLifecycleTests: XCTestCase {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = try directory.write("f", data: data)
-        _ = try await tus.append(to: upload, offset: 0, body: .file(path: path, offset: 0, length: Int64(data.count)), checksum: nil)
+        // The bytes that came cannot be kept: the PATCH is refused, its offset is not confirmed.
+        do {
+            _ = try await tus.append(to: upload, offset: 0, body: .file(path: path, offset: 0, length: Int64(data.count)), checksum: nil)
+            XCTFail("the PATCH whose bytes could not be kept is refused")
+        } catch {
+            XCTAssertEqual(error.status, 410, error.description)
+        }
         let after = try await client.status(id)
         XCTAssertEqual(after["error"], .string("SERVER_STORAGE_ERROR"), after.serialized())
         XCTAssertTrue(after["message"]?.stringValue?.contains("could not be kept with the Assembly") == true, after.serialized())
@@ -151,7 +157,10 @@ final class AssemblyLifecycleTests: XCTestCase {
         let canceled = try await client.http.send(HTTPRequest(method: "DELETE", url: client.base + "/assemblies/" + id))
         XCTAssertEqual(try JSONValue.parse(canceled.body)["ok"], .string("ASSEMBLY_CANCELED"))
         _ = connection.send(body.dropFirst(1000))  // the engine may have stopped reading: what is kept matters
-        _ = connection.read(timeout: 5) { $0.contains("\r\n\r\n") }
+        let answer = connection.read(timeout: 5) { $0.contains("\r\n\r\n") }
+        // Refused (or cut): never a 204 with an offset that nothing holds.
+        XCTAssertFalse(answer.text.hasPrefix("HTTP/1.1 204"), answer.text)
+        XCTAssertTrue(answer.text.hasPrefix("HTTP/1.1 410") || (answer.closed && answer.text.isEmpty), answer.text)
         let after = try await client.status(id)
         XCTAssertEqual(after["ok"], .string("ASSEMBLY_CANCELED"))
         XCTAssertEqual(after["uploads"], .array([]), "the late upload is not listed in the canceled Assembly")

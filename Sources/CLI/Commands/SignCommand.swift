@@ -119,7 +119,7 @@ struct SignCommand: Command {
 
     private func prepare(_ params: JSONValue, environment: [String: String]) throws(SignerError) -> JSONValue {
         let auth = params["auth"]?.objectValue ?? [:]
-        guard let key = auth["key"]?.stringValue ?? arguments.value("key") ?? environment["TRANSLOADIT_KEY"] else {
+        guard let key = auth["key"]?.stringValue ?? arguments.value("key") ?? environment["TRANSLOADIT_KEY"].flatMap({ $0.isEmpty ? nil : $0 }) else {
             throw SignerError("the params have no auth.key; pass --key or set $TRANSLOADIT_KEY")
         }
         var prepared = AuthParams.prepare(params, key: key, lifetime: lifetime).objectValue ?? [:]

@@ -9,9 +9,11 @@ extension Endpoint {
         self = text == "local" ? .local : .url(text)
     }
 
-    /// The endpoint a command uses: `override` (`--endpoint`), the manifest's, `$TRANSLOADIT_ENDPOINT`, else the hosted service.
+    /// The endpoint a command uses: `override` (`--endpoint`), the manifest's, `$TRANSLOADIT_ENDPOINT`
+    /// (empty is unset, as CI systems pass a variable they do not have), else the hosted service.
     public static func of(_ manifest: Manifest, override: String?, environment: [String: String]) -> Endpoint {
-        override.map(Endpoint.init) ?? manifest.endpoint?.value ?? environment["TRANSLOADIT_ENDPOINT"].map(Endpoint.init) ?? hosted
+        let variable = environment["TRANSLOADIT_ENDPOINT"].flatMap { $0.isEmpty ? nil : Endpoint($0) }
+        return override.map(Endpoint.init) ?? manifest.endpoint?.value ?? variable ?? hosted
     }
 
     /// How results, run state and Template records name it: `local`, or the URL without any
