@@ -92,7 +92,7 @@ private struct Spawned {
     init(_ arguments: [String], environment: [String: String]?) throws {
         var argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        var envp = environment.map { $0.sorted { $0.key < $1.key }.map { strdup($0.key + "=" + $0.value) } + [nil] }
+        let envp = environment.map { $0.sorted { $0.key < $1.key }.map { strdup($0.key + "=" + $0.value) } + [nil] }
         defer { envp?.forEach { free($0) } }
         var input: Int32 = -1, output: Int32 = -1, error: Int32 = -1, exited: Int32 = -1
         if var envp {

@@ -44,9 +44,11 @@ public enum StepDigests {
                     used.append(.string(digest))
                 }
             }
-            // What it uses counts by digest, not by name: a renamed step is the same work.
+            // What it uses counts by digest, not by name: a renamed step is the same work. Whether
+            // errors are ignored changes no result a file has: adding it re-processes nothing.
             var options = step.objectValue ?? [:]
             options.removeValue(forKey: "use")
+            options.removeValue(forKey: "ignore_errors")
             let canonical = JSONValue.object(["fields": fields, "step": .object(options), "uses": .array(used)]).serialized()
             let made = String(SHA256.hex(Array(canonical.utf8)).prefix(32))
             digests[name] = made

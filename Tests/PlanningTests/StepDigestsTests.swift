@@ -29,6 +29,16 @@ final class StepDigestsTests: XCTestCase {
         XCTAssertEqual(base.values.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) }, true)
     }
 
+    /// `ignore_errors` changes what a failure does, not what a success makes: plan's own hint to
+    /// add it for one broken file re-processes none of the others.
+    func testIgnoringErrorsKeepsTheDigest() throws {
+        var tolerant = resize(100).objectValue ?? [:]
+        tolerant["ignore_errors"] = .bool(true)
+        let base = try XCTUnwrap(StepDigests.of(instructions(["small": resize(100)])))
+        let ignoring = try XCTUnwrap(StepDigests.of(instructions(["small": .object(tolerant)])))
+        XCTAssertEqual(base["small"], ignoring["small"])
+    }
+
     func testJobsWhoseResultsDoNotComeOneFilePerSourceAreNotCachedByStep() {
         XCTAssertNil(StepDigests.of(.object(["template_id": .string("abc")])))
         XCTAssertNil(StepDigests.of(.object(["steps": .object(["small": resize(100)]), "template": .object(["name": .string("t")])])))
