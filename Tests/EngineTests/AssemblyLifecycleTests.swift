@@ -195,18 +195,16 @@ final class AssemblyLifecycleTests: XCTestCase {
                 id: id, origin: "http://127.0.0.1:1", params: "{}", steps: hashStep, fields: [:], notifyURL: nil,
                 expectedTusUploads: 0, uploads: [upload], created: Date(), clientAgent: nil)))
         }
-        // The first Assembly's file becomes a FIFO: its hashing waits until the test writes to it,
-        // so while it runs the others can only wait.
-        let gate = data.path + "/" + ids[0]
-        XCTAssertEqual(unlink(gate), 0)
-        XCTAssertEqual(mkfifo(gate, 0o600), 0)
+        // The first Assembly's file is a sparse GiB: hashing it takes a while, so while it runs
+        // the others can only wait. (A FIFO no longer holds a robot: every input is opened
+        // without waiting for a writer.)
+        let gate = open(data.path + "/" + ids[0], O_WRONLY | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(gate, 0)
+        XCTAssertEqual(ftruncate(gate, 1 << 30), 0)
+        close(gate)
         for id in ids { executor.execute(id) }
         XCTAssertEqual(executor.load.running, 1)
         XCTAssertEqual(executor.load.queued, 5, "the Assemblies beyond the bound wait their turn")
-        let writer = open(gate, O_WRONLY)  // meets the blocked reader
-        XCTAssertGreaterThanOrEqual(writer, 0)
-        _ = ids[0].withCString { write(writer, $0, 32) }
-        close(writer)
         var busiest = 0
         let deadline = ContinuousClock.now + .seconds(30)
         while ids.contains(where: { store.get($0)?.isTerminal != true }), ContinuousClock.now < deadline {
@@ -214,9 +212,8 @@ final class AssemblyLifecycleTests: XCTestCase {
             usleep(1_000)
         }
         XCTAssertLessThanOrEqual(busiest, 1)
-        // The gated one ends either way (the hash robot takes regular files only); the others complete.
         let records = ids.compactMap { store.get($0) }
-        XCTAssertEqual(records.dropFirst().filter { $0.phase == .completed }.count, 5)
+        XCTAssertEqual(records.filter { $0.phase == .completed }.count, 6)
         let finished = records.compactMap(\.finished)
         XCTAssertEqual(finished.count, 6)
         XCTAssertEqual(finished, finished.sorted(), "one at a time, in the order they were started")
