@@ -44,6 +44,7 @@ struct PolicySuggestion {
             if manifest.jobs.contains(where: { $0.template != nil }) { lines.append("  allow_listing: true   # Templates of the manifest are found by name") }
             if manifest.jobs.contains(where: { $0.templateID != nil && !$0.steps.isEmpty }) { lines.append("  allow_steps_override: true") }
         }
+        lines += smartCDN()
         let robots = robotUses()
         if robots.isEmpty {
             lines.append("robots: {}")
@@ -63,6 +64,25 @@ struct PolicySuggestion {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The `smart_cdn:` section for the jobs' Smart CDN URLs: their workspaces, Templates,
+    /// parameters with the values given, and the longest lifetime asked; none without such a job.
+    private func smartCDN() -> [String] {
+        let specs = manifest.jobs.compactMap(\.smartCDN)
+        guard let longest = specs.map(\.expiresIn).max() else { return [] }
+        var lines = [
+            "smart_cdn:", "  workspaces: \(YAMLText.flowSequence(Set(specs.map(\.workspace)).sorted()))",
+            "  templates: \(YAMLText.flowSequence(Set(specs.map(\.template)).sorted()))",
+        ]
+        let values = Dictionary(grouping: specs.flatMap(\.parameters), by: \.name).mapValues { $0.map { JSONValue.string($0.value) } }
+        if values.isEmpty { lines.append("  params: {}") } else { lines.append("  params:") }
+        for (name, given) in values.sorted(by: { $0.key < $1.key }) {
+            let (constraint, note) = Self.constraint(given)
+            lines.append("    \(YAMLText.scalar(name)): \(constraint)   " + YAMLText.comment(note))
+        }
+        lines.append("  max_expires_in: \(YAMLText.scalar(DurationText.format(longest)))")
+        return lines
     }
 
     /// Every robot of the manifest's steps (its Templates' too) with the values each option is given.

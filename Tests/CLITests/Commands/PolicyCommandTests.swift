@@ -38,6 +38,29 @@ final class PolicyCommandTests: XCTestCase {
         XCTAssertTrue(wider.stderr.contains("must be at most 640"), wider.stderr)
     }
 
+    /// A job with `smart_cdn:` gets a `smart_cdn` section that allows exactly its workspace,
+    /// Template, parameters and lifetime: the manifest plans under it, a longer lifetime does not.
+    func testASuggestedPolicyAllowsTheJobsSmartCDNURLsAndNoMore() async throws {
+        let directory = try TestProject.resizing(
+            prefix: "policy-smart-cdn", endpoint: "local", images: ["a.png": (32, 24)],
+            steps: "      small: {robot: /image/resize, use: \":original\", width: 16}",
+            extra: "    smart_cdn: {workspace: my-app, template: thumbs, params: {w: 400, fit: crop}, expires_in: 2h}")
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml", out = directory.path + "/policy.yml"
+        let suggested = await CLIHarness.run(["policy", "suggest", manifest, "--out", out])
+        XCTAssertEqual(suggested.status, 0, suggested.stderr)
+        let text = try String(contentsOfFile: out, encoding: .utf8)
+        XCTAssertTrue(text.contains("smart_cdn:\n  workspaces: [my-app]\n  templates: [thumbs]\n"), text)
+        XCTAssertTrue(text.contains("  max_expires_in: 2h"), text)
+        let plan = await CLIHarness.run(["plan", manifest, "--policy", out])
+        XCTAssertEqual(plan.status, 0, plan.stderr)
+        let longer = try String(contentsOfFile: manifest, encoding: .utf8).replacingOccurrences(of: "expires_in: 2h", with: "expires_in: 3h")
+        try longer.write(toFile: manifest, atomically: true, encoding: .utf8)
+        let refused = await CLIHarness.run(["plan", manifest, "--policy", out])
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("policy.smart-cdn-lifetime"), refused.stderr)
+    }
+
     func testAProblemBehindAnAnchorIsSaidOnceAtTheAnchorNamingTheStepsThatUseIt() async throws {
         let directory = try TemporaryDirectory(prefix: "policy-anchor")
         defer { directory.remove() }
