@@ -2,7 +2,7 @@
 SWIFT ?= swift
 EXAMPLE ?= examples/site/pipeline.yml
 
-.PHONY: setup setup-build build demo test bench fuzz clean install install-files uninstall dist dist-check
+.PHONY: setup setup-build build demo test soak bench fuzz clean install install-files uninstall dist dist-check
 
 # Where `make install` puts things; DESTDIR for packaging.
 PREFIX ?= /usr/local
@@ -32,6 +32,15 @@ demo: build
 test: setup
 	$(SWIFT) build --build-tests
 	scripts/test.sh
+
+# The incremental-equals-clean model test with more sequences than the suite's: SEEDS seeds of
+# STEPS actions each (Tests/CLITests/IncrementalModelTests.swift), from seed FIRST.
+SEEDS ?= 50
+STEPS ?= 30
+FIRST ?= 1
+soak: setup
+	$(SWIFT) build --build-tests
+	PIPELINE_MODEL_SEEDS=$(SEEDS) PIPELINE_MODEL_STEPS=$(STEPS) PIPELINE_MODEL_SEED=$(FIRST) $(SWIFT) test --skip-build --filter IncrementalModelTests
 
 bench: setup
 	bench/plan.sh
