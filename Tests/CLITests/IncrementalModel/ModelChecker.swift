@@ -70,7 +70,8 @@ actor ModelChecker {
                 run.cancel()
                 _ = await run.value
             } else {
-                let dead = await CLIHarness.run(["run", manifest, "--endpoint", "http://127.0.0.1:1"])
+                // Signed as for a real service; the timeout keeps its retries short.
+                let dead = await CLIHarness.run(["run", manifest, "--endpoint", "http://127.0.0.1:1", "--timeout", "1s"], environment: ["TRANSLOADIT_SECRET": "model-secret"])
                 if dead.status == 0 { return "a run against a dead endpoint succeeded" }
             }
             let after = try ModelOutcome.read(folder)

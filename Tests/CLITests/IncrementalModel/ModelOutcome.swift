@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 
 /// What a run left that a person reads: every result of every source (step, name, bytes' MD5,
-/// size, dimensions, download path) and every downloaded file with its SHA-256, in one text.
+/// size, dimensions, download path) and every downloaded file with its SHA-256, one line each.
 /// Made by Python, which compares names by their code points: the text holds names as JSON
 /// escapes, so comparing two outcomes is comparing bytes, NFC and NFD never mixed up.
 enum ModelOutcome {
@@ -43,6 +43,9 @@ enum ModelOutcome {
                     downloads.append([os.path.relpath(full, folder), hashlib.sha256(f.read()).hexdigest()])
     rows.sort(key=json.dumps)
     downloads.sort()
-    print(json.dumps({"results": rows, "downloads": downloads}, ensure_ascii=True, indent=0))
+    for row in rows:
+        print("result " + json.dumps(row, ensure_ascii=True))
+    for row in downloads:
+        print("download " + json.dumps(row, ensure_ascii=True))
     """#
 }
