@@ -20,6 +20,9 @@ struct CommandSpec: Sendable {
         var variadic = false
         /// The only values it takes, offered by shell completion.
         var choices: [String] = []
+        /// A manifest: when the command is given none, found as every command finds its
+        /// manifest (`ManifestDiscovery`); a folder means its `pipeline.yml`.
+        var isManifest = false
     }
 
     var name: String

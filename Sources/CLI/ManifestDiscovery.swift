@@ -20,6 +20,26 @@ enum ManifestDiscovery {
         return nil
     }
 
+    /// Why no manifest was found from `start`, for an error: none here (nor in a parent of its
+    /// repository), or one in a parent folder that is not taken outside a repository.
+    static func whyNoneFound(from start: String = FileManager.default.currentDirectoryPath) -> String {
+        let folder = URL(fileURLWithPath: start).standardizedFileURL.path
+        guard repositoryRoot(from: folder) == nil else { return " (and there is no \(name) in this folder or a parent folder of its repository)" }
+        var parent = folder, climbed = ""
+        while parent != "/", !parent.isEmpty {
+            parent = (parent as NSString).deletingLastPathComponent
+            climbed += "../"
+            if FileManager.default.fileExists(atPath: parent + "/" + name) {
+                return " (there is \(climbed + name), but outside a git repository only this folder is searched, so that no manifest"
+                    + " higher up is taken by chance: name it, or run from its folder)"
+            }
+        }
+        return " (and there is no \(name) in this folder)"
+    }
+
+    /// The manifest's file name.
+    private static var name: String { ParsedArguments.defaultManifest }
+
     /// The nearest folder from `folder` up that holds `.git` (a folder, or a worktree's file).
     static func repositoryRoot(from folder: String) -> String? {
         var current = folder

@@ -101,7 +101,7 @@ struct ParsedArguments: Sendable {
         // A manifest is found as git finds its repository: none given means ./pipeline.yml, else
         // the one in the nearest parent folder up to the repository's root; a folder means the
         // pipeline.yml in it.
-        if let index = spec.arguments.firstIndex(where: { $0.name == Self.manifestArgument }) {
+        if let index = spec.arguments.firstIndex(where: { $0.name == Self.manifestArgument || $0.isManifest }) {
             if parsed.positionals.count == index, required.count == index + 1, let found = ManifestDiscovery.find(Self.defaultManifest) {
                 parsed.positionals.append(found)
                 if found != Self.defaultManifest { parsed.foundManifest = found }
@@ -113,11 +113,9 @@ struct ParsedArguments: Sendable {
             }
         }
         if parsed.positionals.count < required.count {
-            let missing = required[parsed.positionals.count...].map(\.name).joined(separator: " ")
-            let inRepository = ManifestDiscovery.repositoryRoot(from: FileManager.default.currentDirectoryPath) != nil
-            let hint = missing == Self.manifestArgument
-                ? " (and there is no \(Self.defaultManifest) in this folder\(inRepository ? " or a parent folder of its repository" : ""))" : ""
-            throw UsageError("missing \(missing)\(hint)", command: spec.name)
+            let missing = required[parsed.positionals.count...]
+            let hint = missing.first.map { $0.name == Self.manifestArgument || $0.isManifest } == true ? ManifestDiscovery.whyNoneFound() : ""
+            throw UsageError("missing \(missing.map(\.name).joined(separator: " "))\(hint)", command: spec.name)
         }
         if parsed.positionals.count > spec.arguments.count, spec.arguments.last?.variadic != true {
             throw UsageError("unexpected argument '\(parsed.positionals[spec.arguments.count])'", command: spec.name)

@@ -29,6 +29,20 @@ public enum PipelineCLI {
         return status == ExitCode.success ? ExitCode.failure : status
     }
 
+    /// The tool's own options, before any command.
+    static let toolOptions = ["help", "version"]
+
+    /// An unknown first word: a command, or one of the tool's options, with the nearest one named.
+    private static func unknown(_ word: String, specs: [CommandSpec]) -> UsageError {
+        if word.hasPrefix("-") {
+            let name = String(word.drop { $0 == "-" })
+            let hint = Suggestions.closestOption(name, in: toolOptions).map { " (did you mean '--\($0)'?)" } ?? ""
+            return UsageError("unknown option '\(word.printable)'\(hint); options of a command come after it", command: nil)
+        }
+        let hint = Suggestions.closest(to: word, in: specs.map(\.name) + ["help"]).map { " (did you mean '\($0)'?)" } ?? ""
+        return UsageError("unknown command '\(word.printable)'\(hint)", command: nil)
+    }
+
     private static func dispatch(_ arguments: [String], environment: [String: String], output: Output) async -> Int32 {
         // Every command's spec is built only where all are shown: the robots command's names the
         // whole bundled catalog, which other commands need not parse to start.
@@ -53,7 +67,7 @@ public enum PipelineCLI {
                 return ExitCode.success
             }
             guard let command = commands.first(where: { $0.spec.name == name }) else {
-                return usage(UsageError("unknown command '\(name)'", command: nil), specs: specs(), output: output)
+                return usage(unknown(name, specs: specs()), specs: specs(), output: output)
             }
             output.out(HelpText.command(command.spec))
             return ExitCode.success
@@ -61,8 +75,7 @@ public enum PipelineCLI {
             break
         }
         guard let command = commands.first(where: { $0.spec.name == first }) else {
-            let hint = Suggestions.closest(to: first, in: specs().map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
-            return usage(UsageError("unknown command '\(first)'\(hint)", command: nil), specs: specs(), output: output)
+            return usage(unknown(first, specs: specs()), specs: specs(), output: output)
         }
         do {
             var parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), for: command.spec)

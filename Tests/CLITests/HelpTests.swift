@@ -76,6 +76,8 @@ final class UsageErrorTests: XCTestCase {
             (["validate", "a.yml", "--json=yes"], "option '--json' takes no value"),
             (["plan", "a.yml", "-x"], "unknown option '-x'"),
             (["help", "nope"], "unknown command 'nope'"),
+            (["--versoin"], "unknown option '--versoin' (did you mean '--version'?)"),
+            (["hepl"], "unknown command 'hepl' (did you mean 'help'?)"),
             (["signer", "--policy", "p.yml", "--tokens", "t.yml", "--jwks", "k.json"], "--jwks needs --issuer and --audience"),
             (["signer", "--policy", "p.yml", "--tokens", "t.yml", "--jwks", "k.json", "--issuer", "https://i"], "--jwks needs --issuer and --audience"),
             (["signer", "--policy", "p.yml", "--tokens", "t.yml", "--jwks", "k.json", "--issuer", "", "--audience", ""], "--jwks needs --issuer and --audience"),

@@ -18,7 +18,7 @@ struct DiffCommand: Command {
         REF, over the files as they are now: what a pull request changes, with no state at all.
         """,
         arguments: [
-            .init(name: "OLD", help: "The plan or manifest before the change."),
+            .init(name: "OLD", help: "The plan or manifest before the change (default: the manifest found as other commands find it).", isManifest: true),
             .init(name: "NEW", help: "The plan or manifest after the change (omit to compare a manifest with its last run).", optional: true),
         ],
         options: [

@@ -62,14 +62,20 @@ final class PlanCommandTests: XCTestCase {
         let deep = folder + "/content/2026/12"
         try FileManager.default.createDirectory(atPath: deep, withIntermediateDirectories: true)
         // Outside a repository only the folder itself is looked in.
+        // Outside a repository only the folder itself is looked in, and the error says why the
+        // parent's manifest was not taken.
         let outside = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["plan"], in: deep)
         XCTAssertEqual(outside.status, 64, outside.stderr)
-        XCTAssertTrue(outside.stderr.contains("no pipeline.yml in this folder)"), outside.stderr)
+        XCTAssertTrue(outside.stderr.contains("there is ../../../pipeline.yml, but outside a git repository only this folder is searched"), outside.stderr)
         try FileManager.default.createDirectory(atPath: folder + "/.git", withIntermediateDirectories: true)
         let inside = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["plan"], in: deep)
         XCTAssertEqual(inside.status, 0, inside.stderr)
         XCTAssertTrue(inside.stderr.contains("pipeline: using ../../../pipeline.yml"), inside.stderr)
         XCTAssertTrue(inside.stdout.contains("Plan for 'fixture'"), inside.stdout)
+        // diff finds it as plan does: with no argument, the manifest against its last run.
+        let diff = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["diff"], in: deep)
+        XCTAssertEqual(diff.status, 0, diff.stderr)
+        XCTAssertTrue(diff.stderr.contains("pipeline: using ../../../pipeline.yml"), diff.stderr)
         // The repository's root is as far as it goes: a manifest above it is not taken.
         try FileManager.default.createDirectory(atPath: deep + "/.git", withIntermediateDirectories: true)
         let nested = try ProcessRunner.run(ProcessRunner.pipelineExecutable, ["plan"], in: deep)
