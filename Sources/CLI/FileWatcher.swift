@@ -1,9 +1,10 @@
 import Basics
 import Foundation
 
-/// Watches folders with inotify for `run --watch`: which files were written, made, moved or
-/// removed. Editors' own files (swap files, backups, `4913`, `.#` locks, hidden files) and the
-/// run's outputs are ignored, so saving a file counts once and a run does not start itself.
+/// Watches folders with inotify for `run --watch`: which files were added, removed, renamed or
+/// given new bytes (a change of attributes alone, such as `chmod` or `touch`, is none). Editors'
+/// own files (swap files, backups, `4913`, `.#` locks, hidden files) and the run's outputs are
+/// ignored, so saving a file counts once and a run does not start itself.
 final class FileWatcher {
     private let descriptor: Int32
     /// The folder each watch descriptor stands for: with its subfolders, or only for some names.
@@ -15,6 +16,10 @@ final class FileWatcher {
     /// Each folder watched once, by device and inode, however many links lead to it.
     private var visited: Set<FolderIdentity> = []
     private let stop: () -> Bool
+    /// What is there and what the burst under way did.
+    private var ledger = WatchLedger()
+    /// The folders given to watch with their subfolders (a move of one itself is seen only by its own watch).
+    private let roots: [String]
 
     /// Watches `recursive` folders with every subfolder, and in each `single` folder only the
     /// names given; nothing under `ignored` (absolute paths) counts. `stop` is asked while
@@ -25,8 +30,16 @@ final class FileWatcher {
         self.ignored = ignored.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.project = RealPath.of(project) ?? RealPath.normalized(project)
         self.stop = stop
-        for folder in Set(recursive) { try addTree(folder) }
-        for (folder, names) in single where !folders.values.contains(where: { $0.path == folder }) { _ = watch(folder, recursive: false, names: names) }
+        roots = Array(Set(recursive))
+        var status = stat()
+        for folder in roots {
+            if lstat(folder, &status) == 0 { ledger.know(folder) }
+            try addTree(folder)
+        }
+        for (folder, names) in single where !folders.values.contains(where: { $0.path == folder }) {
+            guard watch(folder, recursive: false, names: names) else { continue }
+            for name in names where lstat(folder + "/" + name, &status) == 0 { ledger.know(folder + "/" + name) }
+        }
         guard !folders.isEmpty else { throw WatchError(message: "none of the folders to watch exists") }
     }
 
@@ -42,32 +55,38 @@ final class FileWatcher {
         var message: String
     }
 
-    /// The paths that changed, once a burst of changes has been quiet for `quiet` (at most
-    /// `longest` after the first); nil when `stop` says yes first (asked every 50 ms).
-    func nextChanges(quiet: Duration = .milliseconds(300), longest: Duration = .seconds(5), stop: () -> Bool) async -> [String]? {
-        var changed: [String] = []
+    /// What the next burst of events changed, once it has been quiet for `quiet` (at most
+    /// `longest` after its first event); a burst that changed nothing in the end (a file made and
+    /// removed again) is waited past. Nil when `stop` says yes first (asked every 50 ms).
+    func nextChanges(quiet: Duration = .milliseconds(300), longest: Duration = .seconds(5), stop: () -> Bool) async -> WatchedChanges? {
         var first: ContinuousClock.Instant?
         var last = ContinuousClock.now
         while true {
             if stop() { return nil }
-            let fresh = drain()
+            let counted = drain()
             let now = ContinuousClock.now
-            if !fresh.isEmpty {
-                changed += fresh
+            if counted {
                 last = now
                 if first == nil { first = now }
             }
-            if let first, now - last >= quiet || now - first >= longest { return Array(Set(changed)).sorted() }
+            if let started = first, now - last >= quiet || now - started >= longest {
+                let changes = ledger.settle()
+                if !changes.isEmpty { return changes }
+                first = nil
+            }
             do { try await Task.sleep(for: .milliseconds(50)) } catch { return nil }
         }
     }
 
-    private static let mask = UInt32(IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF)
+    /// New bytes (a write or a truncation), names that come, go or move; not attributes
+    /// (`IN_ATTRIB`: chmod, touch) nor a close after writing (`touch -a` opens for writing too).
+    private static let mask = UInt32(IN_MODIFY | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
 
     /// Watches `root` and every folder below it, walked without recursion: a link to a folder is
     /// followed only inside the project or `root`, never into the system's trees, and a folder
-    /// reached twice (two links to `.`) is watched once.
-    private func addTree(_ root: String) throws {
+    /// reached twice (two links to `.`) is watched once. What is found is known to be there
+    /// (`fresh`: it came in the burst under way, with a folder that came).
+    private func addTree(_ root: String, fresh: Bool = false) throws {
         let confinement = RealPath.of(root)
         var pending = [root]
         var walked = 0
@@ -75,11 +94,12 @@ final class FileWatcher {
             walked += 1
             if walked % 64 == 0, stop() { throw Stopped() }
             guard watch(folder, recursive: true) else { continue }
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }  // gone meanwhile: nothing to watch
+            guard let names = try? FileSystem.names(in: folder) else { continue }  // gone meanwhile: nothing to watch
             for name in names where !Self.isEditorFile(name) {
                 let path = folder + "/" + name
                 var info = stat()
                 guard lstat(path, &info) == 0 else { continue }
+                ledger.know(path, fresh: fresh)
                 if info.st_mode & S_IFMT == S_IFLNK {
                     guard let target = RealPath.of(path), !RealPath.isSystemTree(target),
                           RealPath.isInside(target, project) || confinement.map({ RealPath.isInside(target, $0) }) == true else { continue }
@@ -108,9 +128,9 @@ final class FileWatcher {
         let inode: UInt64
     }
 
-    /// The paths of the events read so far that count.
-    private func drain() -> [String] {
-        var paths: [String] = []
+    /// Reads the events so far into the ledger; whether any of them counted.
+    private func drain() -> Bool {
+        var counted = false
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             let count = read(descriptor, &buffer, buffer.count)
@@ -120,24 +140,56 @@ final class FileWatcher {
             while offset + 16 <= count {
                 let watch = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Int32.self) }
                 let mask = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self) }
+                let cookie = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self) }
                 let length = Int(buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self) })
                 let nameBytes = buffer[(offset + 16)..<min(count, offset + 16 + length)].prefix { $0 != 0 }
                 offset += 16 + length
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                    // Events were lost: what changed is unknown, so a run must look.
+                    ledger.overflowed()
+                    counted = true
+                }
                 guard let folder = folders[watch] else { continue }
+                if mask & UInt32(IN_IGNORED) != 0 { folders[watch] = nil }
                 let name = String(decoding: nameBytes, as: UTF8.self)
                 let path = name.isEmpty ? folder.path : folder.path + "/" + name
-                if mask & UInt32(IN_IGNORED) != 0 { folders[watch] = nil }
                 guard !Self.isEditorFile(name), !isIgnored(path) else { continue }
-                if let names = folder.names {
-                    // A file or folder that matters here came, changed or went.
-                    if names.contains(name) { paths.append(path) }
-                    continue
-                }
-                if folder.recursive, mask & UInt32(IN_ISDIR) != 0, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { try? addTree(path) }  // Stopped: nextChanges asks stop() next
-                if mask & UInt32(IN_ISDIR) == 0 || mask & UInt32(IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO) != 0 { paths.append(path) }
+                if let names = folder.names, !names.contains(name) { continue }  // beside the manifest, only what matters there
+                if record(mask, path: path, cookie: cookie, isSelf: name.isEmpty, recursive: folder.recursive) { counted = true }
             }
         }
-        return paths
+        return counted
+    }
+
+    /// Records one event for `path` (`isSelf`: the watched folder itself); whether it counts.
+    private func record(_ mask: UInt32, path: String, cookie: UInt32, isSelf: Bool, recursive: Bool) -> Bool {
+        let isFolder = isSelf || mask & UInt32(IN_ISDIR) != 0
+        if isSelf {
+            // A folder's own removal or move; a subfolder's is seen in its parent's watch.
+            guard mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0, roots.contains(where: { ByteOrder.same($0, path) }) else { return false }
+            ledger.record(.gone, path, folder: true)
+        } else if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+            if isFolder, let origin = ledger.moveOrigin(cookie) { relocate(origin, to: path) }
+            ledger.record(.appeared, path, cookie: cookie, folder: isFolder)
+            if recursive, isFolder { try? addTree(path, fresh: true) }  // Stopped: nextChanges asks stop() next
+        } else if mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
+            ledger.record(.gone, path, cookie: mask & UInt32(IN_MOVED_FROM) != 0 ? cookie : 0, folder: isFolder)
+        } else if mask & UInt32(IN_MODIFY) != 0, !isFolder {
+            ledger.record(.written, path)
+        } else {
+            return false
+        }
+        return true
+    }
+
+    /// A watched folder moved from `origin` to `path`: its watches (and its subfolders') follow it.
+    private func relocate(_ origin: String, to path: String) {
+        let old = Array(origin.utf8), prefix = old + Array("/".utf8)
+        for (watch, folder) in folders {
+            let bytes = Array(folder.path.utf8)
+            guard bytes == old || bytes.starts(with: prefix) else { continue }
+            folders[watch]?.path = path + String(decoding: bytes.dropFirst(old.count), as: UTF8.self)
+        }
     }
 
     private func isIgnored(_ path: String) -> Bool {

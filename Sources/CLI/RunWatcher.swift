@@ -2,11 +2,12 @@ import Basics
 import Foundation
 
 /// `run --watch`: runs, then watches the manifest, its policy and the folders its inputs live in,
-/// and runs again when something changes (a burst of changes counts once, after 300 ms of quiet).
-/// The watch is set up before each run, so what changes during a run starts the next one. An
-/// input folder that does not exist yet is waited for in the nearest folder that does. The
-/// run's own outputs (`.pipeline/`, the results file, download folders) are not watched. A change
-/// that leaves nothing new to process runs nothing. Ctrl-C stops it (exit 130; SIGTERM 143).
+/// and after each burst of changes (counted once, after 300 ms of quiet) says what was added,
+/// removed, renamed or changed and runs exactly as a plain `run` would, so results, downloads and
+/// the engine's data end as a plain run leaves them. The watch is set up before each run, so what
+/// changes during a run starts the next one. An input folder that does not exist yet is waited
+/// for in the nearest folder that does. The run's own outputs (`.pipeline/`, the results file,
+/// download folders) are not watched. Ctrl-C stops it (exit 130; SIGTERM 143).
 struct RunWatcher {
     let command: RunCommand
 
@@ -19,16 +20,14 @@ struct RunWatcher {
         if first != ExitCode.success, !FileManager.default.fileExists(atPath: command.manifestPath) { return ExitCode.failure }
         while !signals.hasReceived {
             context.output.error("pipeline: watching \(plural(watcher.folderCount, "folder")) for changes (Ctrl-C stops)\n")
-            guard let changed = await watcher.nextChanges(stop: { signals.hasReceived }) else { break }
-            let shown = changed.prefix(3).map { TerminalText.printable(relative($0)) }.joined(separator: ", ")
-            context.output.error("pipeline: changed: \(shown)\(changed.count > 3 ? " and \(changed.count - 3) more" : "")\n")
+            guard let changes = await watcher.nextChanges(stop: { signals.hasReceived }) else { break }
+            context.output.error("pipeline: \(changes.described(relative))\n")
             // Armed again before the run (the manifest may name other folders now); what changes
             // while it runs waits in the new watch.
             do { watcher = try arm(context, stop: { signals.hasReceived }) } catch { return failure(error, context, signals) }
-            // An edited manifest always runs (a new `download:` fetches cached results); other changes
-            // run only when they leave something to process.
-            let manifest = URL(fileURLWithPath: command.manifestPath).standardizedFileURL.path
-            _ = await command.runOnce(context, onlyWhenChanged: !changed.contains(manifest))
+            // The plain run, whatever changed: a removed or renamed file leaves nothing to process
+            // and still changes what the results, the downloads and the engine's data hold.
+            _ = await command.runOnce(context)
         }
         context.output.error("pipeline: stopped watching; state is saved.\n")
         return signals.exitStatus

@@ -1,6 +1,5 @@
 import Basics
 import Foundation
-import Synchronization
 import TestSupport
 import XCTest
 
@@ -8,25 +7,10 @@ import XCTest
 /// editors' save patterns run once, unrelated files and the run's own outputs run nothing, folders
 /// made later and files written during a run are not missed, and Ctrl-C stops it with exit 130.
 final class WatchTests: XCTestCase {
-    private final class Collected: Sendable {
-        let text = Mutex("")
-        func append(_ data: Data) { text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
-        var value: String { text.withLock { $0 } }
-        func count(_ needle: String) -> Int { value.components(separatedBy: needle).count - 1 }
-    }
-
     /// Starts `pipeline run pipeline.yml --watch` in `directory`; its standard error is collected.
-    private func startWatching(in directory: TemporaryDirectory, manifest: String = "pipeline.yml") throws -> (Process, Collected) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ProcessRunner.pipelineExecutable)
-        process.arguments = ["run", manifest, "--watch", "-v"]
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        let errors = Pipe(), collected = Collected()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        errors.fileHandleForReading.readabilityHandler = { collected.append($0.availableData) }
-        try process.run()
-        return (process, collected)
+    private func startWatching(in directory: TemporaryDirectory, manifest: String = "pipeline.yml") throws -> (Process, WatchOutput) {
+        let session = try WatchSession(in: directory.path, manifest: manifest)
+        return (session.process, session.output)
     }
 
     func testAFolderMadeLaterAndFilesWrittenDuringARunAreNotMissed() async throws {
@@ -55,7 +39,7 @@ final class WatchTests: XCTestCase {
         await waitFor("completed, ", count: 2, "a file in a folder made later runs")
         // A file written as soon as a run starts is either in that run or starts the next one.
         try directory.write("files/c.txt", "c")
-        await waitFor("pipeline: changed:", count: 2, "the change")
+        await waitFor("pipeline: added ", count: 2, "the change")
         try directory.write("files/d.txt", "d")
         await waitFor("completed, ", count: 4, "nothing written during a run is missed")
 
@@ -172,7 +156,9 @@ final class WatchTests: XCTestCase {
         try directory.write("notes.md", "unrelated")
         try directory.write("pipeline.yml.new", "unrelated")
         try await Task.sleep(for: .seconds(1))
-        XCTAssertEqual(collected.count("changed:"), 2, "an unrelated file is no change: \(collected.value)")
+        XCTAssertEqual(collected.count(watching), 3, "an unrelated file is no change: \(collected.value)")
+        XCTAssertTrue(collected.value.contains("pipeline: added files/c.txt\n"), collected.value)
+        XCTAssertTrue(collected.value.contains("pipeline: changed files/a.txt\n"), "an editor's save is a change, not an addition: \(collected.value)")
 
         try directory.write("pipeline.yml", manifest.replacingOccurrences(of: "ALGORITHM", with: "md5"))
         await waitFor(watching, count: 4, "a manifest change re-plans")

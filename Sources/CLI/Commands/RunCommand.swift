@@ -98,9 +98,8 @@ struct RunCommand: Command {
         return await RunWatcher(command: self).watch(context)
     }
 
-    /// One run; with `onlyWhenChanged`, a plan whose Assemblies all completed in the last run
-    /// returns at once without a word (for watch mode, where a save that changed nothing is no news).
-    func runOnce(_ context: CommandContext, onlyWhenChanged: Bool = false) async -> Int32 {
+    /// One run (also each of `--watch`'s).
+    func runOnce(_ context: CommandContext) async -> Int32 {
         let signals = SignalCenter.waiter()
         // The manifest and its policy are read once, for planning and for the run.
         var loader = ProjectLoader(environment: context.environment, policyPath: arguments.policy, endpointOverride: arguments.endpoint, http: context.http)
@@ -124,12 +123,6 @@ struct RunCommand: Command {
                     hint: "set 'notify_url:' on the job (or in 'defaults:'), or run without --no-wait")
                 return ExitCode.failure
             }
-        }
-        if onlyWhenChanged, !arguments.tuning.force {
-            let work = LastRun.work(
-                plan, manifest: manifest, workspace: Workspace(manifest: manifest, resultsOverride: arguments.results),
-                endpointOverride: arguments.endpoint, environment: context.environment)
-            if work.units.isEmpty { return ExitCode.success }
         }
         // One run per run state, taken before anything starts (the embedded engine included).
         let workspace = Workspace(manifest: manifest, resultsOverride: arguments.results)
