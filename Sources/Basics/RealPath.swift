@@ -17,9 +17,10 @@ public enum RealPath {
         return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Whether the resolved `path` is `folder` (resolved) or inside it.
+    /// Whether the resolved `path` is `folder` (resolved) or inside it, byte for byte: a folder
+    /// whose name differs only by Unicode normalization is another folder.
     public static func isInside(_ path: String, _ folder: String) -> Bool {
-        folder == "/" || path == folder || path.hasPrefix(folder + "/")
+        folder == "/" || ByteOrder.same(path, folder) || path.utf8.starts(with: (folder + "/").utf8)
     }
 
     /// `path` absolute, without `.` and `..` components or repeated slashes (no links resolved).
@@ -36,7 +37,7 @@ public enum RealPath {
     public static func relative(_ path: String, from folder: String) -> String {
         let target = normalized(path).split(separator: "/"), base = normalized(folder).split(separator: "/")
         var common = 0
-        while common < min(target.count, base.count), target[common] == base[common] { common += 1 }
+        while common < min(target.count, base.count), target[common].utf8.elementsEqual(base[common].utf8) { common += 1 }
         let parts = Array(repeating: "..", count: base.count - common) + target[common...].map(String.init)
         return parts.isEmpty ? "." : parts.joined(separator: "/")
     }

@@ -13,7 +13,7 @@ enum PlanMarkdown {
     /// longer has (job, plan id); `previous` the files the last run had, by path; `changes` this
     /// plan next to the one the last run ran, which says why Assemblies change.
     static func render(
-        _ plan: Plan, work: RunWork?, gone: [(job: String, planID: String)], previous: [String: SHA256Digest] = [:],
+        _ plan: Plan, work: RunWork?, gone: [(job: String, planID: String)], previous: [ExactName: SHA256Digest] = [:],
         changes: PlanDiff? = nil, usage: UsageReport? = nil, stepOrder: [String: [String]] = [:], warnings: [Diagnostic], templates: String?
     ) -> String {
         let cached = work?.cachedIDs ?? []
@@ -88,18 +88,18 @@ enum PlanMarkdown {
         return text + "\n"
     }
 
-    /// The input files added, changed and removed since the last run, by path (at most `listed`).
-    private static func fileChanges(_ plan: Plan, previous: [String: SHA256Digest]) -> String {
-        var current: [String: SHA256Digest] = [:]
-        for assembly in plan.assemblies { for file in assembly.files { current[file.path] = file.digest } }
-        var changes: [(sign: String, path: String)] = []
+    /// The input files added, changed and removed since the last run, by path (byte for byte; at most `listed`).
+    private static func fileChanges(_ plan: Plan, previous: [ExactName: SHA256Digest]) -> String {
+        var current: [ExactName: SHA256Digest] = [:]
+        for assembly in plan.assemblies { for file in assembly.files { current[ExactName(file.path)] = file.digest } }
+        var changes: [(sign: String, path: ExactName)] = []
         for (path, digest) in current where previous[path] != digest { changes.append((previous[path] == nil ? "added" : "changed", path)) }
         for path in previous.keys where current[path] == nil { changes.append(("removed", path)) }
         guard !changes.isEmpty else { return "" }
         changes.sort { $0.path < $1.path }
         let counts = ["added", "changed", "removed"].map { kind in "\(changes.filter { $0.sign == kind }.count) \(kind)" }.joined(separator: ", ")
         var text = "<details><summary>Files since the last run: \(counts)</summary>\n\n"
-        for change in changes.prefix(listed) { text += "- \(change.sign) \(MarkupText.codeSpan(change.path))\n" }
+        for change in changes.prefix(listed) { text += "- \(change.sign) \(MarkupText.codeSpan(change.path.text))\n" }
         if changes.count > listed { text += "- … and \(changes.count - listed) more\n" }
         return text + "\n</details>\n\n"
     }

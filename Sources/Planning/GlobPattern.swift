@@ -107,7 +107,8 @@ public struct GlobPattern: Sendable, Hashable {
                 rest = rest.dropFirst()
             }
         case .literal(let name):
-            guard let segment = path.first, segment == name else { return false }
+            // Byte for byte, as the walker finds names: `Crème` composed does not match it decomposed.
+            guard let segment = path.first, segment.utf8.elementsEqual(name.utf8) else { return false }
             return match(pattern.dropFirst(), path.dropFirst())
         case .wildcard(let wildcard):
             guard let segment = path.first, Self.fnmatches(wildcard, String(segment)) else { return false }

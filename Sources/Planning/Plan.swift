@@ -124,14 +124,15 @@ public struct PlannedFile: Sendable, Hashable {
     /// The lowercase hex SHA-256.
     public var sha256: String { digest.hex }
 
-    /// Files are the same when path and content are; when they were seen does not matter.
+    /// Files are the same when path (byte for byte: `ExactName`) and content are; when they were
+    /// seen does not matter.
     public static func == (lhs: PlannedFile, rhs: PlannedFile) -> Bool {
-        lhs.path == rhs.path && lhs.size == rhs.size && lhs.digest == rhs.digest
+        ByteOrder.same(lhs.path, rhs.path) && lhs.size == rhs.size && lhs.digest == rhs.digest
     }
 
     /// Hashes path and content, like `==`.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(path)
+        hasher.combine(ExactName(path))
         hasher.combine(size)
         hasher.combine(digest)
     }

@@ -57,16 +57,17 @@ public struct PlanDiff: Sendable {
         var remainingOld = old.filter { !newIDs.contains($0.id) }
         var remainingNew = new.filter { !oldIDs.contains($0.id) }
         var changed: [AssemblyChange] = []
-        // Pair Assemblies holding the same paths first, then those sharing the most paths.
+        // Pair Assemblies holding the same paths first, then those sharing the most paths (byte for byte).
+        let paths = { (assembly: PlannedAssembly) in Set(assembly.files.map { ExactName($0.path) }) }
         for candidate in remainingNew {
-            let paths = Set(candidate.files.map(\.path))
-            guard let match = remainingOld.firstIndex(where: { Set($0.files.map(\.path)) == paths }) else { continue }
+            let held = paths(candidate)
+            guard let match = remainingOld.firstIndex(where: { paths($0) == held }) else { continue }
             changed.append(AssemblyChange(old: remainingOld.remove(at: match), new: candidate))
             remainingNew.removeAll { $0.id == candidate.id }
         }
         for candidate in remainingNew {
-            let paths = Set(candidate.files.map(\.path))
-            let overlaps = remainingOld.enumerated().map { ($0.offset, paths.intersection($0.element.files.map(\.path)).count) }
+            let held = paths(candidate)
+            let overlaps = remainingOld.enumerated().map { ($0.offset, held.intersection(paths($0.element)).count) }
             guard let best = overlaps.max(by: { $0.1 < $1.1 }), best.1 > 0 else { continue }
             changed.append(AssemblyChange(old: remainingOld.remove(at: best.0), new: candidate))
             remainingNew.removeAll { $0.id == candidate.id }
@@ -94,11 +95,11 @@ public struct AssemblyChange: Sendable {
     public init(old: PlannedAssembly, new: PlannedAssembly) {
         self.old = old
         self.new = new
-        let before = Dictionary(old.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        let after = Dictionary(new.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        addedFiles = new.files.filter { before[$0.path] == nil }
-        removedFiles = old.files.filter { after[$0.path] == nil }
-        changedFiles = new.files.filter { file in before[file.path].map { $0 != file } ?? false }
+        let before = Dictionary(old.files.map { (ExactName($0.path), $0) }, uniquingKeysWith: { first, _ in first })
+        let after = Dictionary(new.files.map { (ExactName($0.path), $0) }, uniquingKeysWith: { first, _ in first })
+        addedFiles = new.files.filter { before[ExactName($0.path)] == nil }
+        removedFiles = old.files.filter { after[ExactName($0.path)] == nil }
+        changedFiles = new.files.filter { file in before[ExactName(file.path)].map { $0 != file } ?? false }
     }
 }
 

@@ -29,4 +29,13 @@ final class RelativePathTests: XCTestCase {
         XCTAssertEqual(RealPath.relative("/a/b", from: "/a/b"), ".")
         XCTAssertEqual(RealPath.relative("/a/./b//c/../m.yml", from: "/a/b/"), "m.yml")
     }
+
+    func testAFolderWhoseNameDiffersOnlyByNormalizationIsAnotherFolder() {
+        let composed = "/p/Cr\u{E8}me", decomposed = "/p/Cre\u{300}me"
+        XCTAssertTrue(RealPath.isInside(composed + "/a.jpg", composed))
+        XCTAssertFalse(RealPath.isInside(decomposed + "/a.jpg", composed))
+        XCTAssertFalse(RealPath.isInside(decomposed, composed))
+        XCTAssertEqual(RealPath.relative(decomposed + "/a.jpg", from: composed).utf8.elementsEqual("../Cre\u{300}me/a.jpg".utf8), true)
+        XCTAssertNil(RealPath.relative(decomposed + "/a.jpg", inside: composed))
+    }
 }

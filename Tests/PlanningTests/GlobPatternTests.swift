@@ -170,6 +170,14 @@ final class GlobPatternTests: XCTestCase {
         }
     }
 
+    func testALiteralNameMatchesItsOwnBytesOnly() throws {
+        let composed = "img/Cr\u{E8}me.png", decomposed = "img/Cre\u{300}me.png"
+        let pattern = try GlobPattern(composed)
+        XCTAssertTrue(pattern.matches(composed.split(separator: "/")))
+        XCTAssertFalse(pattern.matches(decomposed.split(separator: "/")), "'!\(composed)' leaves its decomposed twin in")
+        XCTAssertNil(pattern.fixedFolders(of: decomposed.split(separator: "/")))
+    }
+
     func testAnEscapedPathMatchesItselfAlone() throws {
         for path in ["img/x[1].jpg", "img/{a,b}.jpg", "img/what?*.jpg", "img/back\\slash.jpg"] {
             let pattern = try GlobPattern(GlobPattern.escaped(path))

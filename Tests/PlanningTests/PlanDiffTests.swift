@@ -99,6 +99,19 @@ final class PlanDiffTests: XCTestCase {
         XCTAssertFalse(diff.isEmpty)
     }
 
+    func testATwinWhoseNameDiffersOnlyByNormalizationIsAnAddedFile() throws {
+        let composed = F.file("img/Cr\u{E8}me.png", "A"), decomposed = F.file("img/Cre\u{300}me.png", "B")
+        let old = F.plan(F.assemblies("thumbs", F.resize(width: 200), [[composed]]))
+        let new = F.plan(F.assemblies("thumbs", F.resize(width: 200), [[decomposed, composed]]))
+        let change = try XCTUnwrap(PlanDiff(old: old, new: new).jobs.first?.changed.first)
+        XCTAssertEqual(change.addedFiles.map { Array($0.path.utf8) }, [Array(decomposed.path.utf8)])
+        XCTAssertEqual(change.removedFiles, [])
+        XCTAssertEqual(change.changedFiles, [], "the composed file is as it was")
+        let gone = try XCTUnwrap(PlanDiff(old: new, new: old).jobs.first?.changed.first)
+        XCTAssertEqual(gone.removedFiles.map { Array($0.path.utf8) }, [Array(decomposed.path.utf8)])
+        XCTAssertEqual(gone.addedFiles, [])
+    }
+
     func testValueChanges() {
         let old = parseJSON(#"{"steps": {"a": {"width": 1, "gone": true}}, "fields": {"k": "x"}}"#)
         let new = parseJSON(#"{"steps": {"a": {"width": 2, "added": [1]}}, "notify_url": "https://h.example"}"#)

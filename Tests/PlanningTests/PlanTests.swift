@@ -42,6 +42,19 @@ final class PlanTests: XCTestCase {
         }
     }
 
+    // MARK: files
+
+    func testFilesWhoseNamesDifferOnlyByNormalizationAreTwoFiles() {
+        let composed = PlannedFile(path: "img/Cr\u{E8}me.jpg", size: 3, digest: SHA256.digest("abc"))
+        let decomposed = PlannedFile(path: "img/Cre\u{300}me.jpg", size: 3, digest: SHA256.digest("abc"))
+        XCTAssertNotEqual(composed, decomposed)
+        XCTAssertEqual(Set([composed, decomposed, composed]).count, 2)
+        var seen = composed
+        seen.modified = 1
+        XCTAssertEqual(seen, composed, "when it was seen does not matter")
+        XCTAssertEqual(Set([seen, composed]).count, 1)
+    }
+
     // MARK: ids
 
     func testIdIsThirtyTwoLowercaseHexDigits() {

@@ -73,13 +73,13 @@ struct ResultsCommand: Command {
         }
         // A source as the results name it, relative to the manifest's folder: as given from here
         // (inside that folder), else as given from the manifest's folder.
-        let known = Set(results.assemblies.flatMap { $0.files.map(\.path) })
+        let known = Set(results.assemblies.flatMap { $0.files.map { ExactName($0.path) } })
         let wanted = sources.map { source in
             let fromHere = RealPath.relative(URL(fileURLWithPath: source).standardizedFileURL.path, inside: workspace.directory)
-            return fromHere.flatMap { known.contains($0) || !known.contains(source) ? $0 : nil } ?? source
+            return fromHere.flatMap { known.contains(ExactName($0)) || !known.contains(ExactName(source)) ? $0 : nil } ?? source
         }
         let query = ResultsQuery(results, wanted: wanted)
-        context.output.out(json ? query.json.serialized(pretty: true) + "\n" : query.text())
+        context.output.out(json ? query.jsonText : query.text())
         return query.missing.isEmpty && !(query.sources.isEmpty && wanted.isEmpty) ? ExitCode.success : ExitCode.failure
     }
 

@@ -75,10 +75,11 @@ enum ReportHTML {
 
     /// Results whose file changed since `previous`, old beside new (by job, source, step and name).
     private static func compare(_ model: ReportModel, _ previous: ReportModel) -> String {
-        func key(_ assembly: ReportModel.Assembly, _ source: ReportModel.Source, _ step: String, _ item: ReportModel.Item) -> String {
-            [assembly.job, source.file.name, step, item.name].joined(separator: "\u{0}")
+        // Byte for byte: sources whose names differ only by Unicode normalization are two.
+        func key(_ assembly: ReportModel.Assembly, _ source: ReportModel.Source, _ step: String, _ item: ReportModel.Item) -> ExactName {
+            ExactName([assembly.job, source.file.name, step, item.name].joined(separator: "\u{0}"))
         }
-        var old: [String: ReportModel.Item] = [:]
+        var old: [ExactName: ReportModel.Item] = [:]
         for assembly in previous.assemblies {
             for source in assembly.sources { for (step, items) in source.results { for item in items { old[key(assembly, source, step, item)] = item } } }
         }

@@ -66,9 +66,12 @@ struct ReportModel {
         }
 
         assemblies = results.assemblies.map { entry in
-            let named = Set(entry.files.map(\.path))
+            // Sources byte for byte: two names that differ only by Unicode normalization are two rows.
+            let named = Set(entry.files.map { ExactName($0.path) })
+            let isNamed = { (source: String?) in source.map { named.contains(ExactName($0)) } ?? false }
+            let isOf = { (source: String?, path: String?) in source.map(ExactName.init(_:)) == path.map(ExactName.init(_:)) }
             // Results of all the files (an archive) belong to no one source: they get a row of their own.
-            let ofAll = entry.files.count > 1 && entry.results.values.contains { $0.contains { $0.source.map { !named.contains($0) } ?? true } }
+            let ofAll = entry.files.count > 1 && entry.results.values.contains { $0.contains { !isNamed($0.source) } }
             // A row per source file (`nil`: the row of results made of all of them).
             let rows: [(path: String?, size: Int64)] = entry.files.map { ($0.path, $0.size) } + (ofAll ? [(nil, entry.files.reduce(0) { $0 + $1.size })] : [])
             let sources = rows.map { row -> Source in
@@ -81,8 +84,8 @@ struct ReportModel {
                 let rank = { (step: String) in order.firstIndex(of: step) ?? order.count }
                 for (step, files) in entry.results.sorted(by: { (rank($0.key), $0.key) < (rank($1.key), $1.key) }) {
                     let mine = files.filter { result in
-                        guard let path = row.path else { return result.source.map { !named.contains($0) } ?? true }
-                        return result.source == path || (entry.files.count == 1 && result.source == nil)
+                        guard row.path != nil else { return !isNamed(result.source) }
+                        return isOf(result.source, row.path) || (entry.files.count == 1 && result.source == nil)
                     }
                     guard !mine.isEmpty else { continue }
                     results.append((step, mine.map { result in
@@ -96,8 +99,8 @@ struct ReportModel {
                                     preview: preview(path, mime: mime), link: lowered.hasPrefix("https://") || lowered.hasPrefix("http://") ? url : nil)
                     }))
                 }
-                let notes = entry.leftOut.filter { $0.source == row.path }.map { "left out by step '\($0.step)': \($0.error): \($0.message)" }
-                    + entry.warnings.filter { $0.source == row.path }.map { ($0.step.isEmpty ? "warning: " : "warning in step '\($0.step)': ") + $0.message }
+                let notes = entry.leftOut.filter { isOf($0.source, row.path) }.map { "left out by step '\($0.step)': \($0.error): \($0.message)" }
+                    + entry.warnings.filter { isOf($0.source, row.path) }.map { ($0.step.isEmpty ? "warning: " : "warning in step '\($0.step)': ") + $0.message }
                 return Source(file: item, results: results, notes: notes)
             }
             return Assembly(job: entry.job, planID: entry.planID, assemblyID: entry.assemblyID, status: entry.status, message: entry.message, sources: sources)

@@ -97,8 +97,8 @@ struct MarkdownPlanView: PlanView {
         // An Assembly replaced by a new version is a change (explained), not a loss.
         let replaced = ChangeCauses.replaced(in: known.changes)
         let gone = previous.filter { !planned.contains($0.planID) && !replaced.contains($0.planID) }.map { (job: $0.job, planID: $0.planID) }
-        var files: [String: SHA256Digest] = [:]
-        for entry in previous { for file in entry.files { files[file.path] = file.digest } }
+        var files: [ExactName: SHA256Digest] = [:]
+        for entry in previous { for file in entry.files { files[ExactName(file.path)] = file.digest } }
         context.output.out(PlanMarkdown.render(
             plan, work: known.work, gone: gone, previous: files, changes: known.changes, usage: known.usage, stepOrder: known.stepOrder,
             warnings: warnings, templates: known.templates))

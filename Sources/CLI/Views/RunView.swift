@@ -1,3 +1,4 @@
+import Basics
 import Client
 import Foundation
 
@@ -22,6 +23,6 @@ protocol RunView: Sendable {
 extension RunView {
     /// Files left out of a run's results: a file two steps left out is one file.
     static func filesLeftOut(_ results: RunResults) -> Int {
-        Set(results.assemblies.flatMap { entry in entry.leftOut.map { [entry.planID, $0.source ?? $0.step] } }).count
+        Set(results.assemblies.flatMap { entry in entry.leftOut.map { [ExactName(entry.planID), ExactName($0.source ?? $0.step)] } }).count
     }
 }

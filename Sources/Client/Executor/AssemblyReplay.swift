@@ -33,8 +33,9 @@ public struct AssemblyReplay: Sendable {
         guard entry.assemblyURL?.lowercased().hasPrefix("http") == true, let url = entry.assemblyURL(on: configuration.endpoint) else {
             return .skipped("it has no Assembly on a server")
         }
-        let files = Set(entry.files.map { [$0.path, $0.digest.hex] })
-        guard let planned = plan.assemblies.first(where: { $0.job == entry.job && Set($0.files.map { [$0.path, $0.digest.hex] }) == files }) else {
+        // Each file by its exact path and content (`PlannedFile` compares paths byte for byte).
+        let files = Set(entry.files)
+        guard let planned = plan.assemblies.first(where: { $0.job == entry.job && Set($0.files) == files }) else {
             return .skipped("its files are not one Assembly of the plan any more; 'pipeline run' processes them")
         }
         guard planned.instructions["template"] == nil else { return .skipped("its job uses a manifest Template; 'pipeline run --force' runs it again") }
@@ -64,7 +65,7 @@ public struct AssemblyReplay: Sendable {
             var replayed = RunResults.Entry(
                 completed: status, planned: planned, sent: planned.instructions, temporaryUntil: configuration.resultsLifetime.map { started.addingTimeInterval($0.inSeconds) })
             if let digests = StepDigests.of(planned.instructions) {
-                for file in planned.files { replayed.steps[file.path] = digests }
+                for file in planned.files { replayed.steps[ExactName(file.path)] = digests }
             }
             return .replayed(replayed)
         } catch let failure as AssemblyClient.Failure {

@@ -21,16 +21,16 @@ extension RunResults.Entry {
                     source: file.originalID.flatMap { sources[$0] ?? nil }, name: file.name,
                     url: file.url, size: file.size, md5: file.md5, mime: file.mime, meta: file.meta,
                     expires: expires)
-            }.sorted { ($0.source ?? "", $0.name) < ($1.source ?? "", $1.name) }
+            }.sorted { $0.order < $1.order }
         }
         self.init(
             job: planned.job, planID: planned.id, assemblyID: status.assemblyID, assemblyURL: status.assemblyURL,
             status: AssemblyStatusCode.completed, message: nil, cached: false, files: planned.files, results: results)
         leftOut = status.ignoredErrors.map { ignored in
             RunResults.LeftOut(source: ignored.originalID.flatMap { sources[$0] ?? nil }, step: ignored.step, error: ignored.error, message: ignored.message)
-        }.sorted { ($0.source ?? "", $0.step) < ($1.source ?? "", $1.step) }
+        }.sorted { $0.order < $1.order }
         warnings = status.warnings.map { warned in
             RunResults.Warning(source: warned.originalID.flatMap { sources[$0] ?? nil }, step: warned.step, message: warned.message)
-        }.sorted { ($0.source ?? "", $0.step) < ($1.source ?? "", $1.step) }
+        }.sorted { $0.order < $1.order }
     }
 }

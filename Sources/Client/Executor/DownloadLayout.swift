@@ -25,7 +25,8 @@ public struct DownloadLayout: Sendable {
         var name: String
         /// The name kept when `name` meets another: the source's whole name with the result's extension.
         var fallback: String
-        var path: String { folder + "/" + name }
+        /// Byte for byte: two names that differ only by Unicode normalization are two files.
+        var path: ExactName { ExactName(folder + "/" + name) }
     }
 
     /// For each entry (by plan id), each step's results' paths below the download folder they
@@ -35,14 +36,14 @@ public struct DownloadLayout: Sendable {
         let candidates = entries.flatMap { $0.layout.candidates(of: $0.entry) }
         // Names that would meet fall back to keeping the source's extension, then to a counter.
         let meeting = Dictionary(grouping: candidates, by: \.path).filter { $0.value.count > 1 }
-        var taken: Set<String> = []
+        var taken: Set<ExactName> = []
         var paths: [String: [String: [String?]]] = [:]
         for (entry, _) in entries { paths[entry.planID] = entry.results.mapValues { Array(repeating: nil, count: $0.count) } }
         for candidate in candidates {
             let base = meeting[candidate.path] == nil ? candidate.name : candidate.fallback
             var name = base
             var counter = 2
-            while !taken.insert(candidate.folder + "/" + name).inserted {
+            while !taken.insert(ExactName(candidate.folder + "/" + name)).inserted {
                 let ext = (base as NSString).pathExtension
                 name = (base as NSString).deletingPathExtension + "-\(counter)" + (ext.isEmpty ? "" : "." + ext)
                 counter += 1
@@ -54,24 +55,24 @@ public struct DownloadLayout: Sendable {
 
     /// Where the entry's results would go, before clashes are settled.
     private func candidates(of entry: RunResults.Entry) -> [Candidate] {
-        let sources = Set(entry.files.map(\.path))
+        let sources = Set(entry.files.map { ExactName($0.path) })
         var candidates: [Candidate] = []
-        for (step, files) in entry.results.sorted(by: { $0.key < $1.key }) {
+        for (step, files) in entry.results.sorted(by: { ByteOrder.precedes($0.key, $1.key) }) {
             let stepFolder = FileNames.safeComponent(step)
             // The source each result belongs to; a lone source owns results that name none.
-            let owners = files.map { file -> String? in
-                if let source = file.source, sources.contains(source) { return source }
-                return file.source == nil && entry.files.count == 1 ? entry.files[0].path : nil
+            let owners = files.map { file -> ExactName? in
+                if let source = file.source.map(ExactName.init(_:)), sources.contains(source) { return source }
+                return file.source == nil && entry.files.count == 1 ? ExactName(entry.files[0].path) : nil
             }
             let perSource = Dictionary(grouping: owners.compactMap { $0 }, by: { $0 }).mapValues(\.count)
-            var numbered: [String: Int] = [:]
+            var numbered: [ExactName: Int] = [:]
             for (index, file) in files.enumerated() where file.url != nil {
                 let ownName = FileNames.safeComponent(file.name)
                 guard let owner = owners[index] else {
                     candidates.append(Candidate(planID: entry.planID, step: step, index: index, folder: stepFolder, name: ownName, fallback: ownName))
                     continue
                 }
-                let (folders, sourceName) = place(owner)
+                let (folders, sourceName) = place(owner.text)
                 let ext = (ownName as NSString).pathExtension
                 let suffix = ext.isEmpty ? "" : "." + ext
                 var stem = (sourceName as NSString).deletingPathExtension

@@ -20,18 +20,19 @@ struct DownloadLedger {
     let written: DownloadDigests
 
     /// Removes what earlier runs wrote into each folder of `current` that it no longer holds,
-    /// then remembers `current`. A file that cannot be removed is left, and said nothing of.
-    func prune(keeping current: [String: Set<String>]) {
+    /// then remembers `current`. A file that cannot be removed is left, and said nothing of. Files
+    /// are known byte for byte: a name that differs from a current one only by Unicode normalization is another file.
+    func prune(keeping current: [String: Set<ExactName>]) {
         let earlier = StateCoding.cached([String: [String]].self, at: file) ?? [:]
         var remembered: [String: [String]] = [:]
         for (folder, files) in current {
             let key = key(folder)
             // State from before keys were relative named the folder by its absolute path.
-            let stale = Set(earlier[key] ?? earlier[RealPath.normalized(folder)] ?? []).subtracting(files)
+            let stale = Set((earlier[key] ?? earlier[RealPath.normalized(folder)] ?? []).map(ExactName.init(_:))).subtracting(files)
             if !stale.isEmpty, let root = try? LinkFreeFolder.open(folder, below: trusted) {  // a link or no folder: nothing to prune
-                for path in stale { remove(path, in: root, folder: folder) }
+                for path in stale { remove(path.text, in: root, folder: folder) }
             }
-            remembered[key] = files.sorted()
+            remembered[key] = files.sorted().map(\.text)
         }
         // Other folders' lists are kept for a later run that downloads there again; only project-relative ones.
         for (key, files) in earlier where remembered[key] == nil && ProjectPath.isRelative(key) { remembered[key] = files }

@@ -41,8 +41,8 @@ struct Downloader: Sendable {
 
     /// What downloading one entry did.
     struct Report: Sendable {
-        /// The paths (below the folder) that hold the entry's results now.
-        var written: Set<String> = []
+        /// The paths (below the folder, byte for byte) that hold the entry's results now.
+        var written: Set<ExactName> = []
         /// Why missing results cannot be fetched any more (expired on the service, 404 or 410, an
         /// engine file gone): work to redo.
         var gone: [String] = []
@@ -65,7 +65,7 @@ struct Downloader: Sendable {
     /// URL expired by `now` is not asked for.
     func download(_ entry: RunResults.Entry, into folder: String, paths: [String: [String?]], now: Date) async throws -> Report {
         let targets = try targets(entry, into: folder, paths: paths)
-        var report = Report(written: Set(targets.map(\.path)))
+        var report = Report(written: Set(targets.map { ExactName($0.path) }))
         var wanted: [Target] = []
         for target in targets where !isInPlace(target) {
             if let expires = target.file.expires, expires <= now {
@@ -82,14 +82,14 @@ struct Downloader: Sendable {
 
     private func targets(_ entry: RunResults.Entry, into folder: String, paths: [String: [String?]]) throws -> [Target] {
         let root = try LinkFreeFolder.open(folder, below: trusted)
-        var folders: [String: LinkFreeFolder] = [:]
+        var folders: [ExactName: LinkFreeFolder] = [:]
         var targets: [Target] = []
-        for (step, files) in entry.results.sorted(by: { $0.key < $1.key }) {
+        for (step, files) in entry.results.sorted(by: { ByteOrder.precedes($0.key, $1.key) }) {
             for (index, file) in files.enumerated() {
                 guard let url = file.url, let path = paths[step]?[index] else { continue }
                 let parts = path.split(separator: "/").map(String.init)
                 guard let name = parts.last else { continue }
-                let parent = parts.dropLast().joined(separator: "/")
+                let parent = ExactName(parts.dropLast().joined(separator: "/"))
                 if folders[parent] == nil {
                     var opened = root
                     for part in parts.dropLast() { opened = try opened.subfolder(part) }

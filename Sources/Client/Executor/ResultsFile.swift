@@ -94,11 +94,11 @@ public struct RunResults: Sendable, Equatable {
         public var leftOut: [LeftOut] = []
         /// What its steps' tools warned of.
         public var warnings: [Warning] = []
-        /// Per source path, the steps whose results for it are here, each with its digest
+        /// Per source path (byte for byte), the steps whose results for it are here, each with its digest
         /// (`StepDigests`): the key under which a later run finds them again, whatever the file is called then.
-        public var steps: [String: [String: String]] = [:]
-        /// Per source path, its signed Smart CDN URL (the job's `smart_cdn`), signed again by each run.
-        public var smartCDNURLs: [String: String] = [:]
+        public var steps: [ExactName: [String: String]] = [:]
+        /// Per source path (byte for byte), its signed Smart CDN URL (the job's `smart_cdn`), signed again by each run.
+        public var smartCDNURLs: [ExactName: String] = [:]
 
         /// Whether the Assembly completed.
         public var isCompleted: Bool { status == AssemblyStatusCode.completed }
@@ -170,8 +170,8 @@ extension RunResults.Entry {
             "job": .string(job), "plan_id": .string(planID), "status": .string(status),
             "files": .array(files.map { file in
                 var object: [String: JSONValue] = ["path": .string(file.path), "size": .int(Int(file.size)), "sha256": .string(file.sha256)]
-                if let done = steps[file.path], !done.isEmpty { object["steps"] = .object(done.mapValues { .string($0) }) }
-                if let url = smartCDNURLs[file.path] { object["smart_cdn_url"] = .string(url) }
+                if let done = steps[ExactName(file.path)], !done.isEmpty { object["steps"] = .object(done.mapValues { .string($0) }) }
+                if let url = smartCDNURLs[ExactName(file.path)] { object["smart_cdn_url"] = .string(url) }
                 return .object(object)
             }),
             "results": .object(results.mapValues { files in .array(files.map(\.json)) }),
@@ -197,12 +197,12 @@ extension RunResults.Entry {
     /// made printable and an Assembly id that is not one is dropped.
     init?(json item: JSONValue) {
         guard let job = item["job"]?.stringValue, let planID = item["plan_id"]?.stringValue, let status = item["status"]?.stringValue else { return nil }
-        var steps: [String: [String: String]] = [:], smartCDNURLs: [String: String] = [:]
+        var steps: [ExactName: [String: String]] = [:], smartCDNURLs: [ExactName: String] = [:]
         let files = (item["files"]?.arrayValue ?? []).compactMap { file -> PlannedFile? in
             guard let path = file["path"]?.stringValue, let size = file["size"]?.intValue,
                   let digest = (file["sha256"]?.stringValue).flatMap(SHA256Digest.init(hex:)) else { return nil }
-            if let done = file["steps"]?.objectValue { steps[path] = done.compactMapValues(\.stringValue) }
-            if let url = file["smart_cdn_url"]?.stringValue { smartCDNURLs[path] = url }
+            if let done = file["steps"]?.objectValue { steps[ExactName(path)] = done.compactMapValues(\.stringValue) }
+            if let url = file["smart_cdn_url"]?.stringValue { smartCDNURLs[ExactName(path)] = url }
             return PlannedFile(path: path, size: Int64(size), digest: digest)
         }
         let results = (item["results"]?.objectValue ?? [:]).mapValues { list in

@@ -17,8 +17,8 @@ public struct RunWork: Sendable {
         public var whole: RunResults.Entry?
         /// The digest of each of its job's steps, for a job cached step by step.
         public var digests: [String: String]?
-        /// Outcomes carried over, by source path and step name.
-        public var cached: [String: [String: StepCache.Hit]] = [:]
+        /// Outcomes carried over, by source path (byte for byte) and step name.
+        public var cached: [ExactName: [String: StepCache.Hit]] = [:]
         /// The Assemblies that make the rest.
         public var units: [PlannedAssembly] = []
 
@@ -88,11 +88,11 @@ public struct RunWork: Sendable {
         for file in planned.files {
             var missing: [String] = []
             for (step, digest) in digests.sorted(by: { $0.key < $1.key }) {
-                if let hit = cache.hit(file.digest, step: digest) { part.cached[file.path, default: [:]][step] = hit } else { missing.append(step) }
+                if let hit = cache.hit(file.digest, step: digest) { part.cached[ExactName(file.path), default: [:]][step] = hit } else { missing.append(step) }
             }
             if !missing.isEmpty { groups[missing, default: []].append(file) }
         }
-        part.units = groups.sorted { $0.value[0].path < $1.value[0].path }.map { missing, files in
+        part.units = groups.sorted { ByteOrder.precedes($0.value[0].path, $1.value[0].path) }.map { missing, files in
             let instructions = missing.count == digests.count ? planned.instructions : StepDigests.pruned(planned.instructions, to: Set(missing))
             return PlannedAssembly(job: planned.job, instructions: instructions, files: files)
         }
@@ -112,7 +112,7 @@ extension RunWork.Part {
             job: planned.job, planID: planned.id, assemblyID: nil, assemblyURL: nil, status: AssemblyStatusCode.completed, message: nil,
             cached: units.isEmpty, files: planned.files, results: [:])
         // Each source and step's outcome: what an Assembly of this run made replaces what was carried over.
-        var outcomes: [String: [String: StepCache.Hit]] = cached
+        var outcomes: [ExactName: [String: StepCache.Hit]] = cached
         for (unit, made) in zip(units, units.map { done[$0.id] }) {
             guard let made else {
                 (entry.status, entry.message) = (APIErrorCode.interrupted.rawValue, "the run ended before Assembly \(unit.id.prefix(12)) of this plan did; the next run makes it")
@@ -125,24 +125,25 @@ extension RunWork.Part {
             let gathered = StepCache.outcomes(of: made)
             for file in unit.files {
                 for step in steps {
-                    outcomes[file.path, default: [:]][step] = gathered[StepCache.Source(path: file.path, step: step)]
+                    outcomes[ExactName(file.path), default: [:]][step] = gathered[StepCache.Source(file.path, step: step)]
                         ?? StepCache.Hit(results: [], leftOut: [], warnings: [])
                 }
             }
         }
-        for (path, steps) in outcomes {
+        for (source, steps) in outcomes {
+            let path = source.text
             for (step, outcome) in steps {
                 guard let digest = digests[step] else { continue }
-                entry.steps[path, default: [:]][step] = digest
-                // A result carried over from a file of the same content under another name follows it.
-                entry.results[step, default: []] += outcome.results.map { $0.source == path ? $0 : Self.moved($0, to: path) }
+                entry.steps[source, default: [:]][step] = digest
+                // A result carried over from a file of the same content under another name (byte for byte) follows it.
+                entry.results[step, default: []] += outcome.results.map { $0.source.map(ExactName.init(_:)) == source ? $0 : Self.moved($0, to: path) }
                 entry.leftOut += outcome.leftOut.map { var item = $0; item.source = path; return item }
                 entry.warnings += outcome.warnings.map { var item = $0; item.source = path; return item }
             }
         }
-        for step in entry.results.keys { entry.results[step]?.sort { ($0.source ?? "", $0.name) < ($1.source ?? "", $1.name) } }
-        entry.leftOut.sort { ($0.source ?? "", $0.step) < ($1.source ?? "", $1.step) }
-        entry.warnings.sort { ($0.source ?? "", $0.step) < ($1.source ?? "", $1.step) }
+        for step in entry.results.keys { entry.results[step]?.sort { $0.order < $1.order } }
+        entry.leftOut.sort { $0.order < $1.order }
+        entry.warnings.sort { $0.order < $1.order }
         return entry
     }
 
@@ -152,7 +153,7 @@ extension RunWork.Part {
         var moved = result
         (moved.source, moved.localPath) = (path, nil)
         let stem = { (name: String) in ((name as NSString).lastPathComponent as NSString).deletingPathExtension }
-        if let old = result.source, stem(result.name) == stem(old) {
+        if let old = result.source, ByteOrder.same(stem(result.name), stem(old)) {
             let ext = (result.name as NSString).pathExtension
             moved.name = stem(path) + (ext.isEmpty ? "" : "." + ext)
         }

@@ -130,7 +130,7 @@ public struct Runner: Sendable {
     /// Writes the results, then downloads what is not in place: the results, the paths written
     /// per folder, and the entries (by plan id, with why) whose missing results the server no
     /// longer has. Such a result of an Assembly just made again (`redone`) is a failure.
-    private func finish(_ results: RunResults, redone: Set<String>) async throws -> (RunResults, [String: Set<String>], [String: String]) {
+    private func finish(_ results: RunResults, redone: Set<String>) async throws -> (RunResults, [String: Set<ExactName>], [String: String]) {
         var final = results
         // Where each result is downloaded, known before the results are written, which name it.
         let placements = placeDownloads(&final)
@@ -141,7 +141,7 @@ public struct Runner: Sendable {
         let downloader = Downloader(
             http: http, localResults: configuration.localResults, trusted: configuration.workspace.directory, sleep: { [clock] in try await clock.sleep(for: $0) },
             digests: digests)
-        var written: [String: Set<String>] = [:]
+        var written: [String: Set<ExactName>] = [:]
         var gone: [String: String] = [:]
         for entry in final.assemblies where entry.isCompleted {
             guard let folder = configuration.downloads[entry.job]?.folder, let paths = placements[entry.planID] else { continue }

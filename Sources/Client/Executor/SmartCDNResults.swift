@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Spec
 import Wire
@@ -14,7 +15,7 @@ extension RunResults {
                 let url = SmartCDNURL(
                     workspace: spec.workspace, template: spec.template, input: spec.input(for: file.path),
                     parameters: spec.parameters.map { ($0.name, $0.value) }, authKey: authKey, expires: expires)
-                signed.assemblies[index].smartCDNURLs[file.path] = url.signed(secret: secret)
+                signed.assemblies[index].smartCDNURLs[ExactName(file.path)] = url.signed(secret: secret)
             }
         }
         return signed

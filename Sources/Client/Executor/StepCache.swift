@@ -33,18 +33,22 @@ public struct StepCache: Sendable {
         guard !entry.steps.isEmpty else { return }
         let outcomes = Self.outcomes(of: entry)
         for file in entry.files {
-            for (step, digest) in entry.steps[file.path] ?? [:] {
-                let outcome = outcomes[Source(path: file.path, step: step)] ?? Hit(results: [], leftOut: [], warnings: [])
+            for (step, digest) in entry.steps[ExactName(file.path)] ?? [:] {
+                let outcome = outcomes[Source(file.path, step: step)] ?? Hit(results: [], leftOut: [], warnings: [])
                 guard outcome.results.allSatisfy(available.holds) else { continue }
                 hits[Key(file: file.digest, step: digest)] = outcome
             }
         }
     }
 
-    /// A source file's path and a step's name.
+    /// A source file's path (byte for byte: `ExactName`) and a step's name.
     struct Source: Hashable {
-        var path: String?
+        var path: ExactName?
         var step: String
+
+        init(_ path: String?, step: String) {
+            (self.path, self.step) = (path.map(ExactName.init(_:)), step)
+        }
     }
 
     /// What `entry` holds for each source and step, gathered in one pass.
@@ -52,10 +56,10 @@ public struct StepCache: Sendable {
         var outcomes: [Source: Hit] = [:]
         let empty = Hit(results: [], leftOut: [], warnings: [])
         for (step, files) in entry.results {
-            for file in files { outcomes[Source(path: file.source, step: step), default: empty].results.append(file) }
+            for file in files { outcomes[Source(file.source, step: step), default: empty].results.append(file) }
         }
-        for item in entry.leftOut { outcomes[Source(path: item.source, step: item.step), default: empty].leftOut.append(item) }
-        for item in entry.warnings { outcomes[Source(path: item.source, step: item.step), default: empty].warnings.append(item) }
+        for item in entry.leftOut { outcomes[Source(item.source, step: item.step), default: empty].leftOut.append(item) }
+        for item in entry.warnings { outcomes[Source(item.source, step: item.step), default: empty].warnings.append(item) }
         return outcomes
     }
 

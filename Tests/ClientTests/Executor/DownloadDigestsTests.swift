@@ -1,3 +1,4 @@
+import Basics
 @testable import Client
 import Foundation
 import TestSupport
@@ -41,5 +42,35 @@ final class DownloadDigestsTests: XCTestCase {
         XCTAssertEqual(stat(path, &restored), 0)
         XCTAssertEqual(restored.st_mtim.tv_nsec, changed.st_mtim.tv_nsec)
         XCTAssertNil(again.md5(of: path, info: restored), "a file written since is read again")
+    }
+
+    func testTwinsWhoseNamesDifferOnlyByNormalizationAreTwoRecords() throws {
+        let project = try TemporaryDirectory(prefix: "digests-twins")
+        defer { project.remove() }
+        let composed = try project.write("build/Cr\u{E8}me.png", "composed")
+        let decomposed = try project.write("build/Cre\u{300}me.png", "decomposed")
+        let state = project.path + "/.pipeline/download-digests.json"
+        var first = stat(), second = stat()
+        XCTAssertEqual(stat(composed, &first), 0)
+        XCTAssertEqual(stat(decomposed, &second), 0)
+        let digests = DownloadDigests(file: state, trusted: project.path)
+        digests.record(composed, info: first, md5: String(repeating: "1", count: 32))
+        digests.record(decomposed, info: second, md5: String(repeating: "2", count: 32))
+        digests.save()
+        let again = DownloadDigests(file: state, trusted: project.path)
+        XCTAssertEqual(again.md5(of: composed, info: first), String(repeating: "1", count: 32))
+        XCTAssertEqual(again.md5(of: decomposed, info: second), String(repeating: "2", count: 32))
+    }
+
+    func testAFileOlderVersionsWroteIsStillRead() throws {
+        let project = try TemporaryDirectory(prefix: "digests-older")
+        defer { project.remove() }
+        let path = try project.write("build/a.png", "bytes")
+        var info = stat()
+        XCTAssertEqual(stat(path, &info), 0)
+        let record = "{\"changed\": \(FileTime.nanoseconds(info.st_ctim)), \"inode\": \(info.st_ino), \"md5\": \"\(String(repeating: "3", count: 32))\", "
+            + "\"modified\": \(FileTime.nanoseconds(info.st_mtim)), \"size\": \(info.st_size)}"
+        let state = try project.write(".pipeline/download-digests.json", "{\"build/a.png\": \(record)}")
+        XCTAssertEqual(DownloadDigests(file: state, trusted: project.path).md5(of: path, info: info), String(repeating: "3", count: 32))
     }
 }

@@ -35,6 +35,14 @@ final class DownloadLayoutTests: XCTestCase {
         XCTAssertEqual(paths["zip"], ["zip/all.zip", "zip/all-2.zip"], "results of no one source keep their name, numbered when they meet")
     }
 
+    func testTwinsWhoseNamesDifferOnlyByNormalizationEachKeepTheirOwnName() {
+        let composed = "Cr\u{E8}me.png", decomposed = "Cre\u{300}me.png"
+        let layout = DownloadLayout(patterns: ["img/*.png"])
+        let paths = DownloadLayout.paths(of: [(entry(
+            ["img/" + decomposed, "img/" + composed], ["small": [("img/" + decomposed, decomposed), ("img/" + composed, composed)]]), layout)])["p"] ?? [:]
+        XCTAssertEqual(paths["small"]?.map { Array(($0 ?? "").utf8) }, ["small/" + decomposed, "small/" + composed].map { Array($0.utf8) })
+    }
+
     func testALoneSourceOwnsResultsThatNameNoneAndNamesAreMadeSafe() {
         let layout = DownloadLayout(patterns: ["in/*"])
         let paths = DownloadLayout.paths(of: [(entry(["in/..hidden.png"], ["s": [(nil, "x.gif"), ("in/..hidden.png", "../../escape")]]), layout)])["p"] ?? [:]

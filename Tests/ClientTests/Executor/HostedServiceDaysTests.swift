@@ -118,7 +118,7 @@ final class HostedServiceDaysTests: XCTestCase {
 
         // Each checked download's MD5 is remembered (relative to the project), so day 2 reads none again.
         let digests = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: project.path + "/.pipeline/download-digests.json")))
-        XCTAssertEqual(digests.objectValue?.keys.sorted(), results.compactMap(\.localPath).sorted())
+        XCTAssertEqual(digests.arrayValue?.compactMap { $0["path"]?.stringValue }.sorted(), results.compactMap(\.localPath).sorted())
 
         // Day 2: nothing changed and every download is in place: not one request.
         try await advance(hours: 24)

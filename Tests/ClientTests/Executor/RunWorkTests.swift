@@ -27,7 +27,7 @@ final class RunWorkTests: XCTestCase {
             job: "photos", planID: String(repeating: "0", count: 32), assemblyID: nil, assemblyURL: nil, status: "ASSEMBLY_COMPLETED", message: nil,
             cached: false, files: files, results: [:])
         for file in files {
-            entry.steps[file.path] = digests
+            entry.steps[ExactName(file.path)] = digests
             for step in digests.keys { entry.results[step, default: []].append(result(file.path, step, expires: expires)) }
         }
         let results = RunResults(pipeline: "p", assemblies: [entry])
@@ -95,6 +95,39 @@ final class RunWorkTests: XCTestCase {
         // While a unit is still going, the entry says the run did not finish it.
         made.status = "ASSEMBLY_COMPLETED"
         XCTAssertEqual(work.parts[0].entry([made.planID: made])?.status, "INTERRUPTED")
+    }
+
+    // Two spellings of one name (composed, decomposed) that Swift's `String` takes as one: two files on disk.
+    private let composed = "Cr\u{E8}me.png", decomposed = "Cre\u{300}me.png"
+
+    private func bytes(_ paths: [String?]?) -> [[UInt8]] { (paths ?? []).map { Array(($0 ?? "").utf8) } }
+
+    func testATwinWhoseNameDiffersOnlyByNormalizationIsAnotherSource() throws {
+        let (results, cache) = try last([file(composed, "A")])
+        let work = RunWork(
+            plan([file(decomposed, "B"), file(composed, "A")]), last: results, cache: cache, available: ResultAvailability(localResults: nil, downloadsBase: nil, now: now))
+        XCTAssertEqual(work.units.map { bytes($0.files.map(\.path)) }, [bytes([decomposed])], "only the new twin runs")
+        let unit = try XCTUnwrap(work.units.first)
+        let made = RunResults.Entry(
+            job: "photos", planID: unit.id, assemblyID: "1111", assemblyURL: nil, status: "ASSEMBLY_COMPLETED", message: nil, cached: false,
+            files: unit.files, results: ["small": [result(decomposed, "small")], "large": [result(decomposed, "large")]])
+        let entry = try XCTUnwrap(work.parts[0].entry([unit.id: made]))
+        for step in ["small", "large"] {
+            XCTAssertEqual(bytes(entry.results[step]?.map(\.source)), bytes([decomposed, composed]), "each its own result, in byte order")
+            XCTAssertEqual(bytes(entry.results[step]?.map(\.url)), bytes(["https://cdn.example.com/\(step)/\(decomposed)", "https://cdn.example.com/\(step)/\(composed)"]))
+        }
+        XCTAssertEqual(entry.steps.count, 2, "both are known for next time")
+    }
+
+    func testAByteCopyOfATwinSharesItsWorkAndTakesOnlyItsResults() throws {
+        let (results, cache) = try last([file(decomposed, "B"), file(composed, "A")])
+        let work = RunWork(
+            plan([file(decomposed, "B"), file(composed, "A"), file("copy.png", "B")]), last: results, cache: cache,
+            available: ResultAvailability(localResults: nil, downloadsBase: nil, now: now))
+        XCTAssertTrue(work.units.isEmpty, "the copy's content is known")
+        let small = try XCTUnwrap(work.parts[0].entry([:])?.results["small"])
+        XCTAssertEqual(bytes(small.map(\.source)), bytes([decomposed, composed, "copy.png"]))
+        XCTAssertEqual(bytes([small.last?.url]), bytes(["https://cdn.example.com/small/\(decomposed)"]), "the decomposed twin's result, not the composed one's")
     }
 
     func testAnExpiredTemporaryResultNeverDownloadedIsMadeAgain() throws {
