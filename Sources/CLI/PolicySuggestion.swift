@@ -4,10 +4,10 @@ import Planning
 import Spec
 import YAML
 
-/// The narrowest policy that allows what a manifest uses: its robots and each option with the
-/// range or the values it is given, its fields, Templates and notify URLs, the signature
-/// lifetime, and size limits just above what the plan holds. Written as commented YAML, for a
-/// platform team to read, tighten and commit.
+/// A policy that allows what a manifest declares, with room to grow: its robots and each option
+/// with a range around the numbers given or the values it takes, its fields, Templates and notify
+/// URLs, the signature lifetime, files per Assembly from its batch sizes, and sizes a margin above
+/// what the plan holds. Written as commented YAML, for a platform team to read, tighten and commit.
 struct PolicySuggestion {
     /// Values one option is given across the manifest.
     private struct Uses {
@@ -17,6 +17,8 @@ struct PolicySuggestion {
 
     let manifest: Manifest
     let plan: Plan?
+    /// The room above what is used today.
+    var margin = SuggestionMargin.standard
 
     /// The most distinct strings an option may list as an `enum`; more are left to `type: string`.
     static let enumLimit = 12
@@ -25,8 +27,9 @@ struct PolicySuggestion {
     func yaml(manifestShown: String) -> String {
         // Every name and value goes through YAMLText: a step name is data, never a line of the policy.
         var lines = [
-            YAMLText.comment("The narrowest policy that allows what \(manifestShown) uses (pipeline policy suggest):"),
-            "# each robot and option it sets, with the values or the range it gives them. Widen or",
+            YAMLText.comment("A policy that allows what \(manifestShown) declares (pipeline policy suggest):"),
+            "# each robot and option it sets, files per Assembly from its batch sizes, and room to grow:",
+            YAMLText.comment("sizes and number ranges \(margin) what is used today (--margin changes it). Widen or"),
             "# tighten it by hand; `pipeline plan` checks the manifest against it, and `pipeline signer`",
             "# enforces it. Its schema: schemas/policy.schema.json.",
             "version: 1",
@@ -57,7 +60,7 @@ struct PolicySuggestion {
                 }
                 lines.append("  \(YAMLText.scalar(robot)):")
                 for (option, uses) in options.sorted(by: { $0.key < $1.key }) {
-                    let (constraint, note) = Self.constraint(uses.values)
+                    let (constraint, note) = Self.constraint(uses.values, facts: facts(robot: robot, option: option), margin: margin)
                     let steps = Array(Set(uses.steps)).sorted().joined(separator: ", ")
                     lines.append("    \(YAMLText.scalar(option)): \(constraint)   " + YAMLText.comment("\(note) (\(steps))"))
                 }
@@ -78,7 +81,7 @@ struct PolicySuggestion {
         let values = Dictionary(grouping: specs.flatMap(\.parameters), by: \.name).mapValues { $0.map { JSONValue.string($0.value) } }
         if values.isEmpty { lines.append("  params: {}") } else { lines.append("  params:") }
         for (name, given) in values.sorted(by: { $0.key < $1.key }) {
-            let (constraint, note) = Self.constraint(given)
+            let (constraint, note) = Self.constraint(given, facts: OptionFacts(), margin: margin)
             lines.append("    \(YAMLText.scalar(name)): \(constraint)   " + YAMLText.comment(note))
         }
         lines.append("  max_expires_in: \(YAMLText.scalar(DurationText.format(longest)))")
@@ -99,57 +102,5 @@ struct PolicySuggestion {
             robots[step.robot] = options
         }
         return robots
-    }
-
-    /// Limits a little above what the plan holds (its largest Assembly, file and whole run).
-    private func limits() -> [String] {
-        guard let plan, !plan.assemblies.isEmpty else { return [] }
-        let files = plan.assemblies.map(\.files.count).max() ?? 0
-        let largest = plan.assemblies.flatMap(\.files).map(\.size).max() ?? 0
-        let assembly = plan.assemblies.map(\.bytes).max() ?? 0
-        return [
-            "limits:",
-            "  files_per_assembly: \(max(1, files))   " + YAMLText.comment("the plan's largest Assembly holds \(plural(files, "file"))"),
-            "  file_size: \(Self.roomy(largest))   " + YAMLText.comment("its largest file is \(ByteSize(bytes: largest))"),
-            "  assembly_size: \(Self.roomy(assembly))   " + YAMLText.comment("its largest Assembly is \(ByteSize(bytes: assembly))"),
-            "  run_size: \(Self.roomy(plan.byteCount))   " + YAMLText.comment("the whole run is \(ByteSize(bytes: plan.byteCount))"),
-        ]
-    }
-
-    /// A constraint (as YAML flow) allowing exactly `values`, and a note saying what was seen.
-    static func constraint(_ values: [JSONValue]) -> (String, String) {
-        let distinct = values.reduce(into: [JSONValue]()) { kept, value in if !kept.contains(value) && value != .null { kept.append(value) } }
-        if distinct.isEmpty { return ("{}", "only null given") }
-        if distinct.allSatisfy({ $0.boolValue != nil }) {
-            return ("{type: boolean}", "given " + distinct.compactMap(\.boolValue).map(String.init).sorted().joined(separator: ", "))
-        }
-        let numbers = distinct.compactMap(\.doubleValue)
-        if numbers.count == distinct.count, let low = numbers.min(), let high = numbers.max() {
-            let integral = distinct.allSatisfy { $0.intValue != nil }
-            let shown = distinct.sorted { ($0.doubleValue ?? 0) < ($1.doubleValue ?? 0) }.map { $0.serialized() }.joined(separator: ", ")
-            return ("{type: \(integral ? "integer" : "number"), min: \(format(low)), max: \(format(high))}", "given \(shown)")
-        }
-        let strings = distinct.compactMap(\.stringValue)
-        if strings.count == distinct.count {
-            if strings.count <= enumLimit { return ("{enum: \(YAMLText.flowSequence(strings.sorted()))}", "the values given") }
-            return ("{type: string}", "\(strings.count) different values given")
-        }
-        if distinct.allSatisfy({ $0.arrayValue != nil }) { return ("{type: array}", "lists given") }
-        if distinct.allSatisfy({ $0.objectValue != nil }) { return ("{type: object}", "objects given") }
-        return ("{}", "values of several types given")
-    }
-
-    /// `size` rounded up to a whole number of the unit it reads in, and at least 1 KB: room for a
-    /// file a little larger, not for one of another kind.
-    static func roomy(_ size: Int64) -> String {
-        let units: [(Int64, String)] = [(1_000_000_000, "GB"), (1_000_000, "MB"), (1_000, "KB")]
-        for (scale, unit) in units where size >= scale {
-            return "\((size + scale - 1) / scale)\(unit)"
-        }
-        return "1KB"
-    }
-
-    private static func format(_ number: Double) -> String {
-        number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
     }
 }

@@ -311,9 +311,9 @@ static inline int pipeline_vips_autorot(VipsImage *in, VipsImage **out) {
 }
 
 /* A copy of the image without the metadata `kinds` names (1 EXIF, 2 XMP, 4 IPTC: the blobs and
-   the fields parsed from them, which a saver would write back): all three are what `strip`
-   promises in every format, where a saver's own `strip` keeps some (libvips 8.14's WebP saver
-   keeps EXIF and XMP). */
+   the fields parsed from them, which a saver would write back; 8 the text comments of PNG, GIF
+   and JPEG): what `strip` promises in every format, where a saver's own `strip` keeps some
+   (libvips 8.14's WebP saver keeps EXIF and XMP) and drops the ICC profile, which is kept. */
 static inline int pipeline_vips_without_metadata(VipsImage *in, VipsImage **out, int kinds) {
     int (*copy)(VipsImage *, VipsImage **, ...) = PIPELINE_VIPS_CALL(int (*)(VipsImage *, VipsImage **, ...), "vips_copy");
     char **(*fields)(VipsImage *) = PIPELINE_VIPS_CALL(char **(*)(VipsImage *), "vips_image_get_fields");
@@ -323,7 +323,9 @@ static inline int pipeline_vips_without_metadata(VipsImage *in, VipsImage **out,
     char **names = fields(*out);
     for (char **name = names; name != NULL && *name != NULL; name++) {
         if (((kinds & 1) && (strncmp(*name, "exif-", 5) == 0 || strcmp(*name, "orientation") == 0))
-            || ((kinds & 2) && strncmp(*name, "xmp-", 4) == 0) || ((kinds & 4) && strncmp(*name, "iptc-", 5) == 0))
+            || ((kinds & 2) && strncmp(*name, "xmp-", 4) == 0) || ((kinds & 4) && strncmp(*name, "iptc-", 5) == 0)
+            || ((kinds & 8) && (strncmp(*name, "png-comment-", 12) == 0 || strcmp(*name, "gif-comment") == 0
+                                || strcmp(*name, "jpeg-comment") == 0)))
             remove(*out, *name);
     }
     release(names);

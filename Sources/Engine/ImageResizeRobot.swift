@@ -75,7 +75,9 @@ struct ImageResizeRobot: Sendable {
         }
         let ext = format ?? (Self.formats.contains(file.ext) ? file.ext : "png")
         let slot = try ResultSlot(name: file.basename + "." + ext, in: folder)
-        let saving = (quality.map { ["Q=\($0)"] } ?? []) + (strip ? ["strip"] : []) + (progressive && ["jpg", "jpeg", "png"].contains(ext) ? ["interlace"] : [])
+        // Not the saver's own `strip`, which drops the ICC profile too (colours change); what
+        // `strip` removes is taken from the image itself below.
+        let saving = (quality.map { ["Q=\($0)"] } ?? []) + (progressive && ["jpg", "jpeg", "png"].contains(ext) ? ["interlace"] : [])
         let target = saving.isEmpty ? slot.path : slot.path + "[" + saving.joined(separator: ",") + "]"
         // A region (given, or the trimmed content) is cut first, into a file in libvips' own format
         // that the resize then reads.
@@ -94,8 +96,8 @@ struct ImageResizeRobot: Sendable {
         if let watermark, let image = resized {
             resized = try watermark.apply(to: image, context: context)
         }
-        // The saver's own `strip` leaves some metadata in some formats (WebP's EXIF and XMP):
-        // removed from the image itself, nothing private is written in any.
+        // Removed from the image itself, nothing private is written in any format (the saver's
+        // own `strip` leaves WebP's EXIF and XMP), and the colour profile stays.
         if strip, let image = resized {
             resized = image.withoutMetadata()
         } else if ["tif", "tiff"].contains((slot.path as NSString).pathExtension.lowercased()), let image = resized {

@@ -33,9 +33,10 @@ final class VipsImageRef {
         (5...8).contains(orientation) ? (height, width) : (width, height)
     }
 
-    /// The image without EXIF, XMP and IPTC metadata (`strip`).
+    /// The image without EXIF, XMP, IPTC and text comments (`strip`); its ICC profile is kept, so
+    /// colours look the same.
     func withoutMetadata() -> VipsImageRef? {
-        .made { pipeline_vips_without_metadata(pointer, $0, 7) }
+        .made { pipeline_vips_without_metadata(pointer, $0, 15) }
     }
 
     /// The image without its IPTC block, which libvips' TIFF saver writes as it came from a JPEG

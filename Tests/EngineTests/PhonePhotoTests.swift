@@ -8,7 +8,7 @@ import XCTest
 /// `/image/resize` on a phone's portrait photo (stored 1200x800 landscape with EXIF orientation 6,
 /// and a GPS position, an artist, XMP and IPTC), made in the test with ffmpeg and exiftool: every
 /// output has the size and orientation a person sees, and `strip` leaves nothing private in any
-/// format the engine writes.
+/// format the engine writes while keeping the colour profile.
 final class PhonePhotoTests: XCTestCase {
     private var directory: TemporaryDirectory!
 
@@ -22,13 +22,16 @@ final class PhonePhotoTests: XCTestCase {
 
     /// What exiftool reads of `path`: its size and the private fields, when any.
     private func read(_ path: String) throws -> JSONValue {
-        let json = try tool(["exiftool", "-j", "-n", "-ImageWidth", "-ImageHeight", "-Orientation", "-GPSLatitude", "-Artist", "-XMP:all", "-IPTC:all", path])
+        let json = try tool(["exiftool", "-j", "-n", "-ImageWidth", "-ImageHeight", "-Orientation", "-GPSLatitude", "-Artist", "-XMP:all", "-IPTC:all",
+                             "-ProfileDescription", path])
         return try XCTUnwrap(try JSONValue.parse(Data(json.utf8)).arrayValue?.first)
     }
 
     func testAPortraitPhonePhotoIsResizedAsSeenAndStripKeepsNothingPrivate() async throws {
         let photo = directory.path + "/portrait.jpg"
-        _ = try tool(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=1200x800", "-frames:v", "1", photo])
+        _ = try tool(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=1200x800", "-frames:v", "1", photo + ".plain.jpg"])
+        // A phone's wide-gamut colour profile (Display P3), which strip keeps: colours stay as taken.
+        _ = try tool(["vips", "copy", photo + ".plain.jpg", photo + "[profile=p3]"])
         _ = try tool(["exiftool", "-q", "-overwrite_original", "-Orientation#=6", "-GPSLatitude=48.8566", "-GPSLatitudeRef=N",
                       "-GPSLongitude=2.3522", "-GPSLongitudeRef=E", "-Artist=Jane Doe", "-XMP-dc:Creator=Jane Doe",
                       "-IPTC:By-line=Jane Doe", photo])
@@ -76,8 +79,10 @@ final class PhonePhotoTests: XCTestCase {
             XCTAssertEqual(facts["ImageHeight"], .int(size.1), name)
             XCTAssertTrue(facts["Orientation"] == nil || facts["Orientation"] == .int(1), "\(name): no turn left to apply: \(facts.serialized())")
             guard ["jpg", "webp", "png", "tiff", "avif", "gif"].contains(name) else { continue }
-            let kept = facts.objectValue?.keys.filter { !["SourceFile", "ImageWidth", "ImageHeight", "Orientation"].contains($0) } ?? []
+            let kept = facts.objectValue?.keys.filter { !["SourceFile", "ImageWidth", "ImageHeight", "Orientation", "ProfileDescription"].contains($0) } ?? []
             XCTAssertEqual(kept.sorted(), [], "\(name): strip leaves no position, artist, XMP or IPTC: \(facts.serialized())")
+            // GIF has no colour profile to keep.
+            XCTAssertEqual(facts["ProfileDescription"], name == "gif" ? nil : .string("sP3C"), "\(name): strip keeps the colour profile: \(facts.serialized())")
         }
     }
 }

@@ -52,7 +52,7 @@ final class PlanningSessionPolicyTests: XCTestCase {
         XCTAssertEqual(loaded.diagnostics, [
             Diagnostic(id: "policy.option-not-allowed", message: "option 'height' of /image/resize is not allowed (step 'thumb')",
                        location: SourceLocation(file: path, line: 13, column: 9), notes: [note],
-                       hint: "valid options for /image/resize: width"),
+                       hint: "the policy allows these options of /image/resize: width; /image/resize itself takes 'height': ask the policy's owners to allow it"),
             Diagnostic(id: "policy.option-value",
                        message: "option 'width' of /image/resize must be at most 4000, found 5000 (step 'thumb')",
                        location: SourceLocation(file: path, line: 12, column: 16), notes: [note]),

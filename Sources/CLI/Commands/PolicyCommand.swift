@@ -3,26 +3,32 @@ import Foundation
 import Planning
 import Spec
 
-/// `pipeline policy suggest MANIFEST`: writes the narrowest policy that allows what the manifest uses.
+/// `pipeline policy suggest MANIFEST`: writes a policy that allows what the manifest declares, with room to grow.
 struct PolicyCommand: Command {
     static let spec = CommandSpec(
         name: "policy",
-        summary: "Write the narrowest policy that allows what a manifest uses ('suggest').",
+        summary: "Write a policy that allows what a manifest uses, with room ('suggest').",
         discussion: """
         'suggest' reads the manifest (and plans it, for the sizes) without any policy, then writes a \
-        policy that allows exactly its robots, each option with the range or the values it is given, its \
-        fields, Templates and notify URLs, its signature lifetime, and size limits just above the plan's: \
-        commented, for a platform team to tighten and commit (see docs/manifest.md).
+        policy that allows its robots, each option with the values it takes or a range around the \
+        numbers given, its fields, Templates and notify URLs, its signature lifetime, files per \
+        Assembly from its batch sizes, and file, Assembly and run sizes with a margin above the plan's \
+        (--margin, 4x by default): commented, for a platform team to tighten and commit (see \
+        docs/manifest.md).
         """,
         arguments: [
             .init(name: "ACTION", help: "suggest", choices: ["suggest"]),
             .init(name: "MANIFEST", help: "The manifest whose needs the policy allows."),
         ],
-        options: [.init(name: "out", valueName: "FILE", help: "Write the policy to FILE (default: standard output); an existing file is not replaced.")],
-        examples: ["pipeline policy suggest pipeline.yml", "pipeline policy suggest pipeline.yml --out policy.yml"])
+        options: [
+            .init(name: "out", valueName: "FILE", help: "Write the policy to FILE (default: standard output); an existing file is not replaced."),
+            .init(name: "margin", valueName: "FACTOR", help: "Room above today's sizes and numbers, such as 2x (default 4x)."),
+        ],
+        examples: ["pipeline policy suggest pipeline.yml", "pipeline policy suggest pipeline.yml --out policy.yml --margin 10x"])
 
     let manifest: String
     let out: String?
+    let margin: SuggestionMargin
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         guard arguments.positionals.first == "suggest" else {
@@ -30,6 +36,14 @@ struct PolicyCommand: Command {
         }
         manifest = arguments.positionals[1]
         out = arguments.value("out")
+        if let text = arguments.value("margin") {
+            guard let margin = SuggestionMargin(parsing: text) else {
+                throw UsageError("--margin must be a factor from 1x to 1000x, such as 4x, not '\(text)'", command: Self.spec.name)
+            }
+            self.margin = margin
+        } else {
+            margin = .standard
+        }
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
@@ -43,7 +57,7 @@ struct PolicyCommand: Command {
         if planned.plan == nil {
             context.output.error("pipeline: warning: the manifest could not be planned (\(planned.diagnostics.filter { $0.severity == .error }.count) errors); the policy has no size limits\n")
         }
-        let text = PolicySuggestion(manifest: value, plan: planned.plan).yaml(manifestShown: (manifest as NSString).lastPathComponent)
+        let text = PolicySuggestion(manifest: value, plan: planned.plan, margin: margin).yaml(manifestShown: (manifest as NSString).lastPathComponent)
         guard let out else {
             context.output.out(text)
             return ExitCode.success
@@ -56,7 +70,7 @@ struct PolicyCommand: Command {
             context.output.failure("\(error)", hint: "check that the folder of '\(out)' exists and is writable")
             return ExitCode.failure
         }
-        context.output.error("pipeline: wrote \(out); point the manifest at it with 'policy: \((out as NSString).lastPathComponent)'\n")
+        context.output.error("pipeline: wrote \(out)\(PolicyReference(manifest: value, written: out).advice)\n")
         return ExitCode.success
     }
 }

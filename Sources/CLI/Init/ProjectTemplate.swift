@@ -78,6 +78,7 @@ struct ProjectTemplate {
                         width: 320
                         height: 240
                         resize_strategy: fit
+                        strip: true                # no GPS position, camera or names in results; colours kept
                       small:
                         robot: /image/optimize     # lossless, never larger
                         use: thumb
@@ -116,6 +117,7 @@ struct ProjectTemplate {
                     robot: /video/encode
                     use: :original
                     preset: web/mp4/720p
+                    ffmpeg: {map_metadata: -1}   # no GPS position or names in results
                     result: true
                   poster:
                     robot: /video/thumbs
@@ -162,6 +164,7 @@ struct ProjectTemplate {
                     width: {type: integer, min: 1, max: 4000}
                     height: {type: integer, min: 1, max: 4000}
                     resize_strategy: {enum: [fit, fillcrop, crop, pad, stretch]}
+                    strip: {type: boolean}
                     result: {type: boolean}
                   /image/optimize:
                     result: {type: boolean}
@@ -171,6 +174,7 @@ struct ProjectTemplate {
             let video = """
                   /video/encode:
                     preset: {enum: [web/mp4/720p, web/mp4/1080p, webm, iphone, ipad]}
+                    ffmpeg: {enum: [{map_metadata: -1}]}
                     result: {type: boolean}
                   /video/thumbs:
                     count: {type: integer, min: 1, max: 20}

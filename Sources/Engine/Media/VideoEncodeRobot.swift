@@ -83,14 +83,22 @@ struct VideoEncodeRobot: Sendable {
         extra = try Self.ffmpegOptions(options["ffmpeg"])
     }
 
-    /// The allowed `ffmpeg` options as arguments: `{"b:v": "800k", "r": 25}`.
+    /// The allowed `ffmpeg` options as arguments: `{"b:v": "800k", "r": 25}`, and `map_metadata: -1`
+    /// (none of the source's metadata, such as its GPS position and who made it, in the result).
     static func ffmpegOptions(_ value: JSONValue?) throws(RobotError) -> [String] {
         guard let value else { return [] }
         guard let object = value.objectValue else { throw RobotError(code: .invalidStepParameter, message: "'ffmpeg' must be an object") }
         var arguments: [String] = []
         for (key, option) in object.sorted(by: { $0.key < $1.key }) {
+            if key == "map_metadata" {
+                guard option.intValue == -1 || option.stringValue == "-1" else {
+                    throw RobotError(code: .invalidStepParameter, message: "ffmpeg option 'map_metadata' runs locally only as -1 (no metadata of the source), not \(option.serialized())")
+                }
+                arguments += ["-map_metadata", "-1"]
+                continue
+            }
             guard let range = overrides[key] else {
-                throw RobotError(code: .invalidStepParameter, message: "ffmpeg option '\(key)' is not allowed locally; allowed: " + overrides.keys.sorted().joined(separator: ", "))
+                throw RobotError(code: .invalidStepParameter, message: "ffmpeg option '\(key)' is not allowed locally; allowed: " + (overrides.keys.sorted() + ["map_metadata"]).joined(separator: ", "))
             }
             let text = option.stringValue ?? option.intValue.map(String.init) ?? option.doubleValue.map { String($0) } ?? ""
             let bitrate = key.hasPrefix("b:")

@@ -4,8 +4,10 @@ import Foundation
 extension Policy {
     /// The params keys a policy can reason about; anything else is refused.
     public static let knownParams = ["auth", "steps", "template_id", "fields", "notify_url"]
-    /// Step keys that are structure, not robot options.
-    public static let structuralStepKeys: Set<String> = ["robot", "use"]
+    /// Step keys that are structure, not robot options: what the step is and uses, whether its
+    /// results are listed, which failures leave a file out. Allowed under every allowed robot; a
+    /// constraint a policy gives one (`result: {type: boolean}`) still holds.
+    public static let structuralStepKeys: Set<String> = ["robot", "use", "result", "ignore_errors"]
 
     /// Every way `request` breaks this policy; empty when it is allowed. The same function serves
     /// `pipeline plan`, the signer and the local engine.
@@ -186,8 +188,9 @@ extension Policy {
                     path: path + ["robot"]))
                 continue
             }
-            for (option, value) in (step.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) where !Self.structuralStepKeys.contains(option) {
+            for (option, value) in (step.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) where option != "robot" {
                 guard let constraint = rules.options[option] else {
+                    if Self.structuralStepKeys.contains(option) { continue }
                     findings.append(PolicyFinding(
                         id: "policy.option-not-allowed", message: "option '\(option)' of \(robot) is not allowed (step '\(name)')",
                         hint: optionHint(option, rules: rules, robot: robot), path: path + [option], concernsKey: true))
@@ -203,9 +206,19 @@ extension Policy {
         return findings
     }
 
+    /// What the policy allows of `robot` and, apart from that, whether the robot itself takes
+    /// `option` (the catalog's word): never the policy's list presented as the robot's.
     private func optionHint(_ option: String, rules: RobotRules, robot: String) -> String {
-        if rules.options.isEmpty { return "this policy allows \(robot) with no options" }
-        return Suggestions.hint(for: option, in: Array(rules.options.keys), kind: "options for \(robot)")
+        let allowed = rules.options.keys.sorted()
+        let policy = allowed.isEmpty
+            ? "the policy allows \(robot) with no options"
+            : "the policy allows these options of \(robot): " + allowed.joined(separator: ", ")
+        guard let parameters = RobotCatalog.bundled.robots[robot]?.parameters else { return policy }
+        if parameters[option] != nil || RobotCatalog.legacy[option] != nil {
+            return "\(policy); \(robot) itself takes '\(option)': ask the policy's owners to allow it"
+        }
+        let close = Suggestions.closest(to: option, in: allowed) ?? Suggestions.closest(to: option, in: parameters.keys)
+        return (close.map { "did you mean '\($0)'? " } ?? "") + "\(robot) has no option '\(option)' ('pipeline robots \(robot)' lists what it takes); " + policy
     }
 
     private func checkFields(_ fields: JSONValue) -> [PolicyFinding] {

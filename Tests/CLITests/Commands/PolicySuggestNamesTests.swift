@@ -74,7 +74,7 @@ final class PolicySuggestNamesTests: XCTestCase {
         // Every name is in the comment as it is, or escaped; no line of the file is made of one.
         XCTAssertTrue(text.contains("a/a # b"), text)
         XCTAssertTrue(text.contains(#"a/\u202Eevil"#), text)
-        XCTAssertTrue(text.hasPrefix(#"# The narrowest policy that allows what odd\u000Arobots: {}\u000A# .yml uses"#), text)
+        XCTAssertTrue(text.hasPrefix(#"# A policy that allows what odd\u000Arobots: {}\u000A# .yml declares"#), text)
         XCTAssertFalse(text.unicodeScalars.contains("\u{202E}"), text)
         // The manifest plans against the policy suggested for it.
         let planned = try ProcessRunner.run(binary, ["plan", file, "--policy", "policy.yml"], in: directory.path)

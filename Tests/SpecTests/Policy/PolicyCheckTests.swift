@@ -149,28 +149,49 @@ final class PolicyCheckTests: XCTestCase {
         XCTAssertEqual(findings.map(\.hint), ["this policy allows no robots"])
     }
 
+    /// The hint says what the policy allows as the policy's, and apart from it what the robot
+    /// itself takes: never the policy's list as the robot's valid options.
     func testOptionNotAllowed() {
-        let findings = check(policy(), #"{"steps": {"thumb": {"robot": "/image/resize", "widht": 200, "colour": "red"}}}"#)
+        let allowed = "the policy allows these options of /image/resize: height, resize_strategy, width"
+        let findings = check(policy(), #"{"steps": {"thumb": {"robot": "/image/resize", "widht": 200, "colour": "red", "strip": true}}}"#)
         XCTAssertEqual(findings, [
             PolicyFinding(id: "policy.option-not-allowed", message: "option 'colour' of /image/resize is not allowed (step 'thumb')",
-                          hint: "valid options for /image/resize: height, resize_strategy, width",
+                          hint: "/image/resize has no option 'colour' ('pipeline robots /image/resize' lists what it takes); " + allowed,
                           path: ["steps", "thumb", "colour"], concernsKey: true),
+            PolicyFinding(id: "policy.option-not-allowed", message: "option 'strip' of /image/resize is not allowed (step 'thumb')",
+                          hint: allowed + "; /image/resize itself takes 'strip': ask the policy's owners to allow it",
+                          path: ["steps", "thumb", "strip"], concernsKey: true),
             PolicyFinding(id: "policy.option-not-allowed", message: "option 'widht' of /image/resize is not allowed (step 'thumb')",
-                          hint: "did you mean 'width'?", path: ["steps", "thumb", "widht"], concernsKey: true),
+                          hint: "did you mean 'width'? /image/resize has no option 'widht' ('pipeline robots /image/resize' lists what it takes); " + allowed,
+                          path: ["steps", "thumb", "widht"], concernsKey: true),
         ])
+        // A robot the catalog does not know: only what the policy allows.
+        let unknown = policy(robots: ["/image/sharpen": Policy.RobotRules(options: ["amount": OptionConstraint()])])
+        XCTAssertEqual(check(unknown, #"{"steps": {"s": {"robot": "/image/sharpen", "radius": 2}}}"#).map(\.hint),
+                       ["the policy allows these options of /image/sharpen: amount"])
     }
 
     func testRobotWithoutOptions() {
         let findings = check(policy(), #"{"steps": {"keep": {"robot": "/file/filter", "use": "thumb", "accepts": []}}}"#)
         XCTAssertEqual(findings, [
             PolicyFinding(id: "policy.option-not-allowed", message: "option 'accepts' of /file/filter is not allowed (step 'keep')",
-                          hint: "this policy allows /file/filter with no options", path: ["steps", "keep", "accepts"], concernsKey: true),
+                          hint: "the policy allows /file/filter with no options; /file/filter itself takes 'accepts': ask the policy's owners to allow it",
+                          path: ["steps", "keep", "accepts"], concernsKey: true),
         ])
     }
 
     func testRobotAndUseAreAlwaysAllowed() {
         let params = #"{"steps": {"keep": {"robot": "/file/filter", "use": ["a", {"name": "b"}]}}}"#
         XCTAssertEqual(check(policy(), params), [])
+    }
+
+    /// `result` and `ignore_errors` are structure, as `use` is: allowed under every allowed robot
+    /// (plan's hint for a bad file says to add ignore_errors), and held to a constraint a policy gives.
+    func testResultAndIgnoreErrorsAreStructureAndKeepAGivenConstraint() {
+        let params = #"{"steps": {"keep": {"robot": "/file/filter", "use": "a", "result": true, "ignore_errors": ["meta", "execute"]}}}"#
+        XCTAssertEqual(check(policy(), params), [])
+        let strict = policy(robots: ["/file/filter": Policy.RobotRules(options: ["result": OptionConstraint(type: .boolean)])])
+        XCTAssertEqual(check(strict, #"{"steps": {"keep": {"robot": "/file/filter", "result": "yes"}}}"#).map(\.id), ["policy.option-value"])
     }
 
     func testOptionValue() {

@@ -93,7 +93,7 @@ final class PolicyLoaderTests: XCTestCase {
         ])])))
         XCTAssertEqual(findings, [PolicyFinding(
             id: "policy.option-not-allowed", message: "option 'progressive' of /image/optimize is not allowed (step 'small')",
-            hint: "this policy allows /image/optimize with no options", path: ["steps", "small", "progressive"], concernsKey: true)])
+            hint: "the policy allows /image/optimize with no options; /image/optimize itself takes 'progressive': ask the policy's owners to allow it", path: ["steps", "small", "progressive"], concernsKey: true)])
     }
 
     func testUnsetAuthKeyIsTolerated() throws {
