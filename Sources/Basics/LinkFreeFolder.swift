@@ -52,6 +52,20 @@ public final class LinkFreeFolder: Sendable {
         return LinkFreeFolder(path: normalized, descriptor: current)
     }
 
+    /// The folder `relative` (a path of components below `trusted`) as it is, created nowhere:
+    /// nil when it is missing, or a link or no folder is on the way below `trusted`.
+    public static func existing(_ relative: String, below trusted: String) -> LinkFreeFolder? {
+        var current = Foundation.open(trusted, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard current >= 0 else { return nil }
+        for component in relative.split(separator: "/") {
+            let next = openat(current, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            close(current)
+            guard next >= 0 else { return nil }
+            current = next
+        }
+        return LinkFreeFolder(path: RealPath.normalized(trusted + "/" + relative), descriptor: current)
+    }
+
     /// The folder `name` inside this one, created when missing; a link there is refused.
     public func subfolder(_ name: String) throws(FileError) -> LinkFreeFolder {
         let shown = path + "/" + name

@@ -32,6 +32,7 @@ struct RunSetup {
             lifetime: manifest.auth.expiresIn?.value ?? AuthSettings.defaultExpiresIn, workspace: workspace,
             concurrency: tuning.concurrency, uploadParallel: tuning.uploadParallel, timeout: tuning.timeout, force: tuning.force, downloads: downloads)
         configuration.shard = tuning.shard
+        configuration.downloadsOverridden = download != nil
         configuration.inputsFolder = manifest.inputsFolder
         configuration.declaredTemplates = TemplateSync.wanted(in: manifest)
         // The hosted service's budget is per account, which N shards share; any other endpoint
@@ -69,8 +70,8 @@ struct RunSetup {
             configuration.services = engine.services
             configuration.localResults = workspace.engineDirectory
             configuration.pruneEngine = { keeping in
-                let collected = engine.collectGarbage(keeping: keeping)
-                return (collected.assemblies, collected.bytes)
+                let collected = engine.collectGarbage(keeping: keeping.whole, trimming: keeping.files)
+                return (collected.assemblies, collected.uploads, collected.results, collected.bytes)
             }
             return RunSetup(configuration: configuration, engine: engine)
         }

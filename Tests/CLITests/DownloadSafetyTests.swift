@@ -162,8 +162,8 @@ final class DownloadSafetyTests: XCTestCase {
     }
 
     /// `downloads.json` restored from a cache or committed by a pull request names folders outside
-    /// the project (absolute, climbing) and inside it, and files of the download folder that no
-    /// download wrote: a run removes nothing there.
+    /// the project (absolute, climbing) and inside it (some no job downloads into), and files of
+    /// the download folder that no download wrote: a run removes nothing there.
     func testAForgedDownloadLedgerRemovesNothingOutsideTheDownloadFolders() async throws {
         let outside = try TemporaryDirectory(prefix: "ledger-victim")
         defer { outside.remove() }
@@ -181,6 +181,8 @@ final class DownloadSafetyTests: XCTestCase {
         let forged: JSONValue = .object([
             outside.path: .array([.string("step/keep.txt")]), climbing: .array([.string("step/keep.txt")]),
             ".": .array([.string("src/main.txt")]), "build/out": .array([.string("thumb/a.png"), .string("../../src/main.txt"), .string(".git/config")]),
+            // Folders no job downloads into: what a download wrote there goes, nothing else.
+            "src": .array([.string("main.txt")]), "build/out/.git": .array([.string("config")]), ".pipeline": .array([.string("manifests/pipeline/downloads.json")]),
         ])
         try directory.write(".pipeline/" + ledger, forged.serialized(pretty: true))
         let second = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])

@@ -4,18 +4,22 @@ import Engine
 import Foundation
 import Spec
 
-/// `pipeline gc`: removes the embedded engine's data that no manifest's results name.
+/// `pipeline gc`: removes the embedded engine's data and the downloads that no results name.
 struct GCCommand: Command {
     static let spec = CommandSpec(
         name: "gc",
-        summary: "Remove the embedded engine's results that no manifest's results name any more.",
+        summary: "Remove the embedded engine's data and the downloads that no results name any more.",
         discussion: """
         The embedded engine (endpoint: local) keeps every Assembly's files in .pipeline/engine/. A whole run that \
         completed already removes what no results name; gc does the same on demand: it keeps the Assemblies the last \
         results of every manifest of the folder name, and those still going, and removes the rest (superseded, \
-        failed or canceled Assemblies, their results and uploads). Sources read in place are never touched: only \
-        the engine's own links to them go. Downloads and results files are not touched either. The state of a manifest \
-        renamed or removed keeps what its results name until its folder in .pipeline/manifests/ is removed; gc names it.
+        failed or canceled Assemblies, their results and uploads). Of an Assembly the results name only in part (it \
+        batched a source that is no longer an input) it keeps the named results and the uploads they were made from: \
+        the other uploads (links to, or copies of, the sources that went) and results go. Sources read in place are \
+        never touched: only the engine's own links to them go. Files runs downloaded into a folder no job downloads \
+        into any more (download: moved or dropped) go too, only those exactly as a download wrote them. The state of a \
+        manifest renamed or removed keeps what its results name until its folder in .pipeline/manifests/ is removed; \
+        gc names it.
         """,
         arguments: [.init(name: "MANIFEST", help: "A manifest of the folder whose .pipeline/ is collected.")],
         options: [.init(name: "dry-run", help: "Say what would be removed, and remove nothing.")],
@@ -34,30 +38,40 @@ struct GCCommand: Command {
         context.report(loaded.diagnostics, sources: loaded.sources)
         guard let manifest = loaded.value else { return ExitCode.failure }
         let workspace = Workspace(manifest: manifest)
-        guard FileManager.default.fileExists(atPath: workspace.engineDirectory) else {
-            context.output.out("Nothing to collect: \(HumanRunView.shown(workspace.engineDirectory)) does not exist.\n")
-            return ExitCode.success
-        }
         do throws(FileError) { try workspace.refuseLinks() } catch {
             context.output.failure(error.description, hint: "nothing was removed")
             return ExitCode.failure
         }
+        let hasEngine = FileManager.default.fileExists(atPath: workspace.engineDirectory)
         // This manifest's results as they are now name what it keeps (a results file put back by hand counts).
-        let current = workspace.lastResults().map { Workspace.engineAssemblies(namedBy: $0, engineDirectory: workspace.engineDirectory) } ?? []
-        let keeping: Set<String>
-        do { keeping = try workspace.engineReferencesOfEveryManifest(current: current) } catch {
-            context.output.failure(error.description, hint: "then run 'pipeline gc' again")
-            return ExitCode.failure
+        let current = workspace.lastResults().map { Workspace.engineReferences(namedBy: $0, engineDirectory: workspace.engineDirectory) } ?? EngineReferences()
+        var keeping = EngineReferences()
+        if hasEngine {
+            do { keeping = try workspace.engineReferencesOfEveryManifest(current: current) } catch {
+                context.output.failure(error.description, hint: "then run 'pipeline gc' again")
+                return ExitCode.failure
+            }
         }
-        let collected: CollectedGarbage
-        do {
-            collected = dryRun ? try LocalEngine.garbage(in: workspace.engineDirectory, keeping: keeping) : try collect(workspace, keeping: keeping, current: current)
-        } catch {
-            context.output.failure("the engine's data cannot be collected: \(error)", hint: "wait for the pipeline command or pipeline serve using it to end")
-            return ExitCode.failure
+        let (verb, ledgered) = (dryRun ? "Would remove" : "Removed", FileManager.default.fileExists(atPath: workspace.downloadsFile))
+        let downloads = workspace.pruneAbandonedDownloads(keeping: manifest.jobs.compactMap { $0.download.map { manifest.path($0.value) } }, dryRun: dryRun)
+        if hasEngine {
+            let collected: CollectedGarbage
+            do {
+                collected = dryRun
+                    ? try LocalEngine.garbage(in: workspace.engineDirectory, keeping: keeping.whole, trimming: keeping.files)
+                    : try collect(workspace, keeping: keeping, current: current)
+            } catch {
+                context.output.failure("the engine's data cannot be collected: \(error)", hint: "wait for the pipeline command or pipeline serve using it to end")
+                return ExitCode.failure
+            }
+            let what = GarbageText.removed(assemblies: collected.assemblies, uploads: collected.uploads, results: collected.results)
+            context.output.out("\(verb) \(what) that no results name (\(ByteSize(bytes: collected.bytes))); kept \(plural(collected.kept, "Assembly", "Assemblies")).\n")
+        } else {
+            context.output.out("Nothing to collect: \(HumanRunView.shown(workspace.engineDirectory)) does not exist.\n")
         }
-        let what = "\(plural(collected.assemblies, "Assembly", "Assemblies")) no results name (\(ByteSize(bytes: collected.bytes)))"
-        context.output.out((dryRun ? "Would remove \(what)" : "Removed \(what)") + "; kept \(collected.kept).\n")
+        if ledgered || downloads.files > 0 {
+            context.output.out("\(verb) \(plural(downloads.files, "download")) from folders no job downloads into (\(ByteSize(bytes: downloads.bytes))).\n")
+        }
         for gone in workspace.statesOfGoneManifests {
             context.output.out("Kept for \(gone.printable), a manifest no longer here: remove .pipeline/manifests/\(gone.printable)/ if it is gone for good, then run gc again.\n")
         }
@@ -65,10 +79,10 @@ struct GCCommand: Command {
     }
 
     /// Records what this manifest's results name now, then removes the rest with the engine started on its folder.
-    private func collect(_ workspace: Workspace, keeping: Set<String>, current: Set<String>) throws -> CollectedGarbage {
+    private func collect(_ workspace: Workspace, keeping: EngineReferences, current: EngineReferences) throws -> CollectedGarbage {
         try workspace.recordEngineReferences(current)
         let engine = try LocalEngine.embedded(LocalEngine.Configuration(dataDirectory: workspace.engineDirectory))
         defer { engine.stop() }
-        return engine.collectGarbage(keeping: keeping)
+        return engine.collectGarbage(keeping: keeping.whole, trimming: keeping.files)
     }
 }

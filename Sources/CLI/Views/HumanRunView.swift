@@ -52,9 +52,9 @@ final class HumanRunView: RunView {
             log("template \(name.printable): \(action.rawValue) (\(id.printable))")
         case .warning(let message):
             log("warning: \(message)")
-        case .pruned(let assemblies, let bytes):
+        case .pruned(let assemblies, let uploads, let results, let bytes):
             guard detail != .quiet else { return }
-            log("engine: removed the files of \(plural(assemblies, "Assembly", "Assemblies")) no results name (\(ByteSize(bytes: bytes)) freed)")
+            log("engine: removed \(GarbageText.removed(assemblies: assemblies, uploads: uploads, results: results)) that no results name (\(ByteSize(bytes: bytes)) freed)")
         case .holding(let job, let planID, let reason, let wait):
             log("\(job) \(planID.prefix(12)): \(reason); every request of the run waits \(Self.seconds(wait))")
         case .redoing(let job, let planID, let reason):

@@ -72,8 +72,8 @@ final class JSONRunView: RunView {
                      "attempt": .int(attempt), "attempts": .int(attempts)])
         case .warning(let message):
             .object(["event": .string("warning"), "message": .string(message)])
-        case .pruned(let assemblies, let bytes):
-            .object(["event": .string("pruned"), "assemblies": .int(assemblies), "bytes": .int(Int(bytes))])
+        case .pruned(let assemblies, let uploads, let results, let bytes):
+            .object(["event": .string("pruned"), "assemblies": .int(assemblies), "uploads": .int(uploads), "results": .int(results), "bytes": .int(Int(bytes))])
         case .holding(let job, let planID, let reason, let wait):
             .object(["event": .string("holding"), "job": .string(job), "plan_id": .string(planID), "reason": .string(reason), "wait_ms": .int(Int(wait.inMilliseconds))])
         case .redoing(let job, let planID, let reason):

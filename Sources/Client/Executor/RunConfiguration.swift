@@ -29,6 +29,8 @@ public struct RunConfiguration: Sendable {
     public var force: Bool
     /// A download folder and its layout per job (from the manifest or `--download`).
     public var downloads: [String: DownloadTarget]
+    /// Whether `--download` named the folder: the manifest's own folders keep what runs wrote there.
+    public var downloadsOverridden = false
     /// The embedded engine's data folder, when the run has one: the only place `file://` result
     /// URLs may be copied from into a download folder.
     public var localResults: String?
@@ -62,9 +64,10 @@ public struct RunConfiguration: Sendable {
     /// such results get an expiry in the results, after which a missing download is made again
     /// rather than fetched; nil where results are kept (the engine).
     public var resultsLifetime: Duration?
-    /// Removes the embedded engine's ended Assemblies except those kept (which results name);
-    /// what went. Called after a whole run that completed.
-    public var pruneEngine: (@Sendable (_ keeping: Set<String>) -> (assemblies: Int, bytes: Int64))?
+    /// Removes the embedded engine's ended Assemblies except those kept (which results name), and
+    /// of those the results name only in part every other upload and result; what went. Called
+    /// after a whole run that completed.
+    public var pruneEngine: (@Sendable (_ keeping: EngineReferences) -> (assemblies: Int, uploads: Int, results: Int, bytes: Int64))?
     /// The service's clock, learnt from its answers: signatures expire by it.
     public var serviceClock = ServiceClock()
     /// Body sizes proxies let through, learnt from 413 answers by any upload of the run.
@@ -119,8 +122,9 @@ public enum RunEvent: Sendable {
     case template(name: String, id: String, action: TemplateSync.Action)
     /// Something the run could not keep (state it could not save) that does not stop it.
     case warning(String)
-    /// The embedded engine's data no results name any more was removed.
-    case pruned(assemblies: Int, bytes: Int64)
+    /// The embedded engine's data no results name any more was removed: whole Assemblies, and
+    /// uploads and results (of those and of sources gone from Assemblies kept for others).
+    case pruned(assemblies: Int, uploads: Int, results: Int, bytes: Int64)
 }
 
 /// Where a job's results are downloaded: the folder, and the layout below it.

@@ -117,11 +117,12 @@ public struct Runner: Sendable {
             }
         }
         pruneEngine(final, wholeRunCompleted: wholeRunCompleted, events: events)
-        // Then files pipeline wrote earlier that no result names now are removed.
-        if wholeRunCompleted, !configuration.downloads.isEmpty {
-            let workspace = configuration.workspace
+        // Then files pipeline wrote earlier that no result names now are removed, in folders no job downloads into too.
+        let workspace = configuration.workspace
+        if wholeRunCompleted, !configuration.downloads.isEmpty || FileManager.default.fileExists(atPath: workspace.downloadsFile) {
             let ledger = DownloadLedger(
-                file: workspace.downloadsFile, trusted: workspace.directory, written: DownloadDigests(file: workspace.downloadDigestsFile, trusted: workspace.directory))
+                file: workspace.downloadsFile, trusted: workspace.directory, written: DownloadDigests(file: workspace.downloadDigestsFile, trusted: workspace.directory),
+                keepsAbandoned: workspace.resultsOverridden || configuration.downloadsOverridden)
             ledger.prune(keeping: Dictionary(uniqueKeysWithValues: Set(configuration.downloads.values.map(\.folder)).map { ($0, written[$0] ?? []) }))
         }
         return final
@@ -177,9 +178,9 @@ public struct Runner: Sendable {
         return placements
     }
 
-    /// Records which of the embedded engine's Assemblies the manifest's results name; after a
-    /// whole run that completed, removes those no manifest's results name (superseded, failed,
-    /// canceled).
+    /// Records what of the embedded engine's data the manifest's results name; after a whole run
+    /// that completed, removes the Assemblies no manifest's results name (superseded, failed,
+    /// canceled), and the uploads and results of sources gone from those they name in part.
     private func pruneEngine(_ final: RunResults, wholeRunCompleted: Bool, events: @Sendable (RunEvent) -> Void) {
         let workspace = configuration.workspace
         // Results written elsewhere (--results) are not the manifest's: what its own results need stays.
@@ -190,7 +191,9 @@ public struct Runner: Sendable {
         guard wholeRunCompleted, let prune = configuration.pruneEngine else { return }
         do {
             let pruned = prune(try workspace.engineReferencesOfEveryManifest())
-            if pruned.assemblies > 0 { events(.pruned(assemblies: pruned.assemblies, bytes: pruned.bytes)) }
+            if pruned.assemblies + pruned.uploads + pruned.results > 0 {
+                events(.pruned(assemblies: pruned.assemblies, uploads: pruned.uploads, results: pruned.results, bytes: pruned.bytes))
+            }
         } catch {
             events(.warning("\(error)"))
         }

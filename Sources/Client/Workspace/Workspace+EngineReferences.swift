@@ -11,58 +11,61 @@ extension Workspace {
         manifestStateDirectory + "/" + (shard.map { "engine-assemblies-\($0.index)of\($0.count).json" } ?? "engine-assemblies.json")
     }
 
-    /// The Assemblies of the engine in `engineDirectory` whose results `results` name (by their
-    /// results' paths, and the Assembly each entry names).
-    public static func engineAssemblies(namedBy results: RunResults, engineDirectory: String) -> Set<String> {
+    /// What of the engine in `engineDirectory` `results` name: the Assemblies entries name by
+    /// id, whole; of the others, the folders of the result files they name (`EngineReferences`).
+    public static func engineReferences(namedBy results: RunResults, engineDirectory: String) -> EngineReferences {
         let folder = RealPath.normalized(engineDirectory) + "/results/"
-        var ids: Set<String> = []
+        var references = EngineReferences(whole: Set(results.assemblies.compactMap(\.assemblyID)))
         for entry in results.assemblies {
-            if let id = entry.assemblyID { ids.insert(id) }
             for file in entry.results.values.joined() {
                 guard let url = file.url, url.lowercased().hasPrefix("file://"), let path = URL(string: url)?.path else { continue }
                 let normalized = RealPath.normalized(path)
-                guard normalized.hasPrefix(folder), let id = normalized.dropFirst(folder.count).split(separator: "/").first else { continue }
-                if AssemblyID.isValid(String(id)) { ids.insert(String(id)) }
+                guard normalized.hasPrefix(folder) else { continue }
+                let parts = normalized.dropFirst(folder.count).split(separator: "/").map(String.init)
+                guard let id = parts.first else { continue }
+                // A file right in the Assembly's folder is no result the engine made there: all of it stays.
+                if parts.count < 3 { references.keepWhole([id]) } else { references.keep(parts.dropFirst().dropLast().joined(separator: "/"), of: id) }
             }
         }
-        return ids
+        return references
     }
 
-    /// Records the engine's Assemblies `results` (of `shard`, if any) name, as this manifest's.
+    /// Records what of the engine `results` (of `shard`, if any) name, as this manifest's.
     public func recordEngineReferences(_ results: RunResults, shard: (index: Int, count: Int)?) throws {
-        try recordEngineReferences(Self.engineAssemblies(namedBy: results, engineDirectory: engineDirectory), shard: shard)
+        try recordEngineReferences(Self.engineReferences(namedBy: results, engineDirectory: engineDirectory), shard: shard)
     }
 
-    /// Records `ids` as the engine's Assemblies this manifest's results (of `shard`, if any) name.
-    public func recordEngineReferences(_ ids: Set<String>, shard: (index: Int, count: Int)? = nil) throws {
+    /// Records `references` as what this manifest's results (of `shard`, if any) name of the engine.
+    public func recordEngineReferences(_ references: EngineReferences, shard: (index: Int, count: Int)? = nil) throws {
         try FileManager.default.createDirectory(atPath: manifestStateDirectory, withIntermediateDirectories: true)
-        try AtomicFile.write(try StateCoding.encoder.encode(ids.sorted()), to: engineReferencesFile(shard: shard), durable: false)
+        try AtomicFile.write(try StateCoding.encoder.encode(references), to: engineReferencesFile(shard: shard), durable: false)
     }
 
-    /// The engine's Assemblies the results of every manifest of this folder name, and those its
-    /// run state names (a run killed part-way has results only there). A manifest that ran but
-    /// whose state records none (it last ran with an older version, or its record cannot be
-    /// read) stops the answer: what it needs is unknown. With `current`, this manifest's results
-    /// are taken to name those (its record is not read).
-    public func engineReferencesOfEveryManifest(current: Set<String>? = nil) throws(UnreferencedState) -> Set<String> {
+    /// What of the engine the results of every manifest of this folder name, and the Assemblies
+    /// its run state names (a run killed part-way has results only there), whole where no
+    /// results name them. A manifest that ran but whose state records none (it last ran with an
+    /// older version, or its record cannot be read) stops the answer: what it needs is unknown.
+    /// With `current`, this manifest's results are taken to name that (its record is not read).
+    public func engineReferencesOfEveryManifest(current: EngineReferences? = nil) throws(UnreferencedState) -> EngineReferences {
         let own = (manifestStateDirectory as NSString).lastPathComponent
         let manifests = stateDirectory + "/manifests"
-        var ids: Set<String> = []
+        var references = EngineReferences()
         let names: [String]
-        do { names = try FileSystem.names(in: manifests) } catch { return [] }  // no manifest has run here
+        do { names = try FileSystem.names(in: manifests) } catch { return references }  // no manifest has run here
         for name in names.sorted() {
             let folder = manifests + "/" + name
             let files = ((try? FileSystem.names(in: folder)) ?? []).sorted()
             // Run states and their journals (a lock file, left by a run refused at once, says nothing).
             let runStates = files.filter { $0.hasPrefix("run-state") && ($0.hasSuffix(".json") || $0.hasSuffix(".journal")) }
             let records = files.filter { $0.hasPrefix("engine-assemblies") && $0.hasSuffix(".json") }
+            var named = EngineReferences()
             if name == own, let current {
-                ids.formUnion(current)
+                named = current
             } else if !records.isEmpty {
                 for record in records {
                     guard let data = FileManager.default.contents(atPath: folder + "/" + record),
-                          let listed = try? StateCoding.decode([String].self, from: data) else { throw UnreferencedState(manifest: name) }
-                    ids.formUnion(listed.filter(AssemblyID.isValid))
+                          let listed = try? StateCoding.decode(EngineReferences.self, from: data) else { throw UnreferencedState(manifest: name) }
+                    named.formUnion(listed)
                 }
             } else if runStates.isEmpty {
                 continue  // never ran: names nothing
@@ -71,12 +74,13 @@ extension Workspace {
                 throw UnreferencedState(manifest: name)
             }
             let states = Set(files.map { $0.hasSuffix(".journal") ? String($0.dropLast(".journal".count)) : $0 }.filter { $0.hasPrefix("run-state") && $0.hasSuffix(".json") })
-            for state in states {
+            for state in states.sorted() {
                 guard let entries = try? RunState.read(folder + "/" + state) else { throw UnreferencedState(manifest: name) }
-                ids.formUnion(entries.values.map(\.assemblyID).filter(AssemblyID.isValid))
+                named.keepUnnamed(entries.values.map(\.assemblyID))
             }
+            references.formUnion(named)
         }
-        return ids
+        return references
     }
 }
 

@@ -19,3 +19,19 @@ extension Workspace {
         return shared
     }
 }
+
+extension Workspace {
+    /// Removes (with `dryRun`, counts) what runs of this manifest wrote into folders none of its
+    /// jobs downloads into now (`folders` are those they do), as a run that completed does; what
+    /// the last run wrote into `folders` stays. What went.
+    public func pruneAbandonedDownloads(keeping folders: [String], dryRun: Bool) -> PrunedDownloads {
+        guard let earlier = StateCoding.cached([String: [String]].self, at: downloadsFile) else { return PrunedDownloads() }  // nothing written yet
+        let ledger = DownloadLedger(file: downloadsFile, trusted: directory, written: DownloadDigests(file: downloadDigestsFile, trusted: directory))
+        let keys = Set(folders.map(ledger.folderKey))
+        let current = Dictionary(folders.map { ($0, Set((earlier[ledger.folderKey($0)] ?? []).map(ExactName.init(_:)))) }, uniquingKeysWith: { first, _ in first })
+        let pruned = ledger.pruneAbandoned(earlier, current: current, dryRun: dryRun).pruned
+        let remembered = earlier.filter { keys.contains($0.key) }
+        if !dryRun, remembered.count != earlier.count { StateCoding.saveCache(remembered, to: downloadsFile, below: directory) }
+        return pruned
+    }
+}

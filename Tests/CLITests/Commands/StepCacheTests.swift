@@ -219,7 +219,7 @@ final class StepCacheTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/images/p0.png"), "sources read in place stay")
         let idle = await CLIHarness.run(["gc", directory.path + "/pipeline.yml"])
         XCTAssertEqual(idle.status, 0, idle.stderr)
-        XCTAssertEqual(idle.stdout, "Removed 0 Assemblies no results name (0 B); kept 4.\n")
+        XCTAssertEqual(idle.stdout, "Removed 0 Assemblies, 0 uploads and 0 result files that no results name (0 B); kept 4 Assemblies.\n")
 
         // Leftovers no results name: a stray result folder, and one holding a link out of the project, which is removed, never followed.
         let outside = try TemporaryDirectory(prefix: "step-cache-outside")
@@ -234,10 +234,10 @@ final class StepCacheTests: XCTestCase {
         try FileManager.default.removeItem(atPath: record)
         let dry = await CLIHarness.run(["gc", directory.path + "/pipeline.yml", "--dry-run"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: record))
-        XCTAssertEqual(dry.stdout, "Would remove 1 Assembly no results name (5 KB); kept 4.\n", dry.stderr)
+        XCTAssertEqual(dry.stdout, "Would remove 1 Assembly, 0 uploads and 1 result file that no results name (5 KB); kept 4 Assemblies.\n", dry.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: stray + "/big.bin"))
         let collected = await CLIHarness.run(["gc", directory.path + "/pipeline.yml"])
-        XCTAssertEqual(collected.stdout, "Removed 1 Assembly no results name (5 KB); kept 4.\n", collected.stderr)
+        XCTAssertEqual(collected.stdout, "Removed 1 Assembly, 0 uploads and 1 result file that no results name (5 KB); kept 4 Assemblies.\n", collected.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: stray))
         XCTAssertTrue(FileManager.default.fileExists(atPath: record))
         XCTAssertEqual(try String(contentsOfFile: outside.path + "/keep.txt", encoding: .utf8), "not the engine's")
@@ -248,7 +248,7 @@ final class StepCacheTests: XCTestCase {
         try FileManager.default.moveItem(atPath: directory.path + "/pipeline.yml", toPath: directory.path + "/site.yml")
         let renamed = await CLIHarness.run(["gc", directory.path + "/site.yml"])
         XCTAssertEqual(renamed.stdout, """
-            Removed 0 Assemblies no results name (0 B); kept 4.
+            Removed 0 Assemblies, 0 uploads and 0 result files that no results name (0 B); kept 4 Assemblies.
             Kept for pipeline, a manifest no longer here: remove .pipeline/manifests/pipeline/ if it is gone for good, then run gc again.
 
             """, renamed.stderr)
