@@ -14,11 +14,18 @@ enum LastRun {
     /// The manifest's workspace and the URL of its endpoint (nil for the embedded engine, which is
     /// gone with its run): where the Assemblies its runs started may be asked about.
     static func workspaceAndAddress(_ manifestPath: String, endpoint override: String? = nil, context: CommandContext) -> (workspace: Workspace, address: String?)? {
+        place(manifestPath, endpoint: override, context: context).map { ($0.workspace, $0.address) }
+    }
+
+    /// The manifest's workspace, its endpoint's URL (nil for the embedded engine) and the
+    /// endpoint's key, as run state and results name it: whose Assemblies the run state lists.
+    static func place(_ manifestPath: String, endpoint override: String? = nil, context: CommandContext) -> (workspace: Workspace, address: String?, endpoint: String)? {
         let loaded = ManifestLoader(environment: context.environment).load(path: manifestPath)
         context.report(loaded.diagnostics, sources: loaded.sources)
         guard let manifest = loaded.value else { return nil }
-        guard case .url(let address) = Endpoint.of(manifest, override: override, environment: context.environment) else { return (Workspace(manifest: manifest), nil) }
-        return (Workspace(manifest: manifest), address)
+        let endpoint = Endpoint.of(manifest, override: override, environment: context.environment)
+        guard case .url(let address) = endpoint else { return (Workspace(manifest: manifest), nil, endpoint.key) }
+        return (Workspace(manifest: manifest), address, endpoint.key)
     }
 
     /// The manifest's workspace, without reporting problems (for display only).

@@ -10,7 +10,7 @@ final class HelpTests: XCTestCase {
     }
 
     func testEveryCommandHasHelpMatchingGolden() async throws {
-        for command in ["validate", "plan", "diff", "run", "robots", "templates", "results", "status", "cancel", "upload", "sign", "serve", "signer"] {
+        for command in ["validate", "plan", "diff", "run", "robots", "templates", "results", "status", "replay", "cancel", "upload", "sign", "serve", "signer"] {
             let result = await CLIHarness.run([command, "--help"])
             XCTAssertEqual(result.status, 0, command)
             let outcome = await CLIHarness.run(["help", command])

@@ -124,7 +124,7 @@ final class HostileStateTests: XCTestCase {
         let id = "0123456789abcdef0123456789abcdef"
         let statePath = directory.path + "/.pipeline/manifests/pipeline/run-state.json"
         let state = try String(contentsOfFile: statePath, encoding: .utf8)
-        let planID = try XCTUnwrap(state.firstMatch(of: /"([0-9a-f]{32})"\s*:\s*\{/)?.1)
+        let planID = try XCTUnwrap(state.firstMatch(of: /"([0-9a-f]{32})(?: [^"]*)?"\s*:\s*\{/)?.1)
         try "{\"\(planID)\":{\"assembly_id\":\"\(id)\",\"endpoint\":\"local\"}}".write(toFile: statePath, atomically: true, encoding: .utf8)
         try? FileManager.default.removeItem(atPath: statePath + ".journal")
         try FileManager.default.removeItem(atPath: directory.path + "/results.json")

@@ -11,36 +11,46 @@ struct ReplayCommand: Command {
         name: "replay",
         summary: "Run the last results' Assemblies again on their service, with the manifest's current steps.",
         discussion: """
-        Asks the service to replay each Assembly (POST .../replay): it runs the uploads it kept again, with the steps, \
-        fields and notify_url the manifest now gives its job, without uploading anything. Each replay that completes \
+        Asks the service to replay each Assembly named (POST .../replay): it runs the uploads it kept again, with the \
+        steps, fields and notify_url the manifest now gives its job, without uploading anything. Name the jobs or \
+        Assemblies to replay, or give --all for every one; it says which before it asks. Each replay that completes \
         takes its Assembly's place in the results, as a run's would; one that fails leaves the old entry. Only \
         Assemblies that hold all their planned files are replayed (not the embedded engine's, which reads files where \
         they are and keeps none); 'pipeline run' then downloads what changed.
         """,
         arguments: [
             .init(name: "MANIFEST", help: "The manifest that was run."),
-            .init(name: "TARGET", help: "Jobs, or Assembly ids (or their first 8+ characters), to replay (default: every Assembly).", optional: true, variadic: true),
+            .init(name: "TARGET", help: "Jobs, or Assembly ids (or their first 8+ characters), to replay; or --all.", optional: true, variadic: true),
         ],
         options: [
+            .init(name: "all", help: "Replay every Assembly of the last results (instead of naming TARGETs)."),
             .init(name: "endpoint", valueName: "URL", help: "The Assembly API the run used instead of the manifest's."),
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
             CommandSpec.caCertOption,
         ],
-        examples: ["pipeline replay pipeline.yml", "pipeline replay pipeline.yml thumbnails", "pipeline replay pipeline.yml 3f2a9c1b"])
+        examples: ["pipeline replay pipeline.yml thumbnails", "pipeline replay pipeline.yml 3f2a9c1b", "pipeline replay pipeline.yml --all"])
 
     let manifestPath: String
     let targets: [String]
+    /// `--all`: every Assembly of the last results.
+    let all: Bool
     let endpoint: String?
     let policy: String?
 
-    init(_ arguments: ParsedArguments) {
+    init(_ arguments: ParsedArguments) throws(UsageError) {
         manifestPath = arguments.positionals[0]
         targets = Array(arguments.positionals.dropFirst())
+        all = arguments.flag("all")
         (endpoint, policy) = (arguments.value("endpoint"), arguments.value("policy"))
+        if all, !targets.isEmpty { throw UsageError("--all replays every Assembly: name TARGETs or give --all, not both", command: Self.spec.name) }
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
         let (project, session) = await ProjectLoader(environment: context.environment, policyPath: policy, endpointOverride: endpoint, http: context.http).load(manifestPath)
+        // Replaying is paid work on the service: it is asked for by name, or with --all.
+        if targets.isEmpty, !all, let manifest = project.value?.manifest {
+            throw UsageError(Self.unnamed(manifest, last: Workspace(manifest: manifest).lastResults()), command: Self.spec.name)
+        }
         let planned = session.plan(project, workers: ParallelWork.cores, shard: nil)
         context.report(planned.diagnostics, sources: planned.sources)
         guard let plan = planned.value, let manifest = project.value?.manifest else { return ExitCode.failure }
@@ -55,7 +65,7 @@ struct ReplayCommand: Command {
             })
         }
         guard !chosen.isEmpty else {
-            context.output.failure("nothing to replay: no Assembly of the last results matches \(targets.map { "'\($0.printable)'" }.joined(separator: ", "))",
+            context.output.failure("nothing to replay: " + (all ? "the last results name no Assembly" : "no Assembly of the last results matches \(targets.map { "'\($0.printable)'" }.joined(separator: ", "))"),
                                    hint: "name a job of the manifest, or an Assembly id from 'pipeline status \(manifestPath.printable)'")
             return ExitCode.failure
         }
@@ -72,6 +82,7 @@ struct ReplayCommand: Command {
                                    hint: "'pipeline run' makes only what changed; against 'pipeline serve' or the hosted service, replay runs what they kept")
             return ExitCode.failure
         }
+        context.output.error("pipeline: replaying \(Self.named(chosen))\n")
         let replay = AssemblyReplay(plan: plan, configuration: prepared.configuration, http: context.http)
         var results = last
         var (replayed, failed, skipped) = (0, 0, 0)
@@ -101,5 +112,31 @@ struct ReplayCommand: Command {
         }
         context.output.out("Replay: \(replayed) replayed, \(failed) failed, \(skipped) skipped. Results: \(HumanRunView.shown(workspace.resultsPath))\n")
         return failed == 0 && replayed > 0 ? ExitCode.success : ExitCode.failure
+    }
+
+    /// The usage error of a replay that names nothing: the jobs there are to name, with how many
+    /// Assemblies each has in the last results (the manifest's jobs when there are none).
+    static func unnamed(_ manifest: Manifest, last: RunResults?) -> String {
+        var counts: [(job: String, count: Int)] = []
+        for entry in (last?.assemblies ?? []) where entry.assemblyID != nil {
+            if let index = counts.firstIndex(where: { $0.job == entry.job }) { counts[index].count += 1 } else { counts.append((entry.job, 1)) }
+        }
+        let jobs = counts.isEmpty
+            ? manifest.jobs.map { "'\($0.name.value.printable)'" }
+            : counts.map { "'\($0.job.printable)' (\(plural($0.count, "Assembly", "Assemblies")))" }
+        return "name the jobs or Assemblies to replay, or --all for every one; "
+            + (counts.isEmpty ? "the manifest's jobs: " : "the last results' jobs: ") + jobs.joined(separator: ", ")
+    }
+
+    /// What is about to be replayed: how many Assemblies of which jobs, and (up to 10) which.
+    static func named(_ chosen: [RunResults.Entry]) -> String {
+        var jobs: [(job: String, count: Int)] = []
+        for entry in chosen {
+            if let index = jobs.firstIndex(where: { $0.job == entry.job }) { jobs[index].count += 1 } else { jobs.append((entry.job, 1)) }
+        }
+        let shown = chosen.prefix(10).map { "\($0.job.printable) \($0.planID.prefix(12).printable) (Assembly \($0.assemblyID ?? "?"))" }
+        let more = chosen.count > shown.count ? ", and \(chosen.count - shown.count) more" : ""
+        return "\(plural(chosen.count, "Assembly", "Assemblies")) (\(jobs.map { "\($0.job.printable) \($0.count)" }.joined(separator: ", "))): "
+            + shown.joined(separator: ", ") + more
     }
 }

@@ -161,6 +161,7 @@ struct RunCommand: Command {
         }
         var configuration = prepared.configuration
         (configuration.waits, configuration.createsAssemblies, configuration.smartCDN) = (!arguments.noWait, !arguments.collectOnly, smartCDN)
+        configuration.usualEndpointKey = Endpoint.of(manifest, override: nil, environment: context.environment).key
         if arguments.noWait, prepared.engine != nil {
             context.output.failure(
                 "--no-wait leaves the Assemblies running, and the embedded engine (endpoint: local) stops with this command; nothing was run",
@@ -185,7 +186,8 @@ struct RunCommand: Command {
         }
         defer { interrupt.cancel() }
         do {
-            let results = try await work.value
+            // The command's own task canceled (a caller in this process) cuts the run as Ctrl-C does.
+            let results = try await withTaskCancellationHandler { try await work.value } onCancel: { work.cancel() }
             if work.isCancelled { display.clearLine(); return await interrupted(results, configuration: configuration, context: context, status: signals.exitStatus) }
             display.summary(results, resultsPath: configuration.resultsPath)
             let left = results.assemblies.filter(\.isPending).count
@@ -205,7 +207,7 @@ struct RunCommand: Command {
         if arguments.cancelOnInterrupt {
             let done = Set((results?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
             do {
-                let started = try configuration.workspace.startedAssemblies(in: [configuration.stateFile], address: configuration.endpoint)
+                let started = try configuration.workspace.startedAssemblies(in: [configuration.stateFile], address: configuration.endpoint, endpoint: configuration.endpointKey)
                 // The embedded engine is still in this process: its services cancel its Assemblies.
                 let service = configuration.services?.assemblies ?? AssemblyClient(http: context.http, endpoint: "")
                 let canceled = await InFlight.cancel(started, except: done, service: service)

@@ -48,7 +48,7 @@ struct StatusCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        guard let (workspace, address) = LastRun.workspaceAndAddress(manifest, endpoint: endpoint, context: context) else { return ExitCode.failure }
+        guard let (workspace, address, key) = LastRun.place(manifest, endpoint: endpoint, context: context) else { return ExitCode.failure }
         // The state is read as every other command reads it: never through a link.
         do throws(FileError) { try workspace.refuseLinks() } catch {
             context.output.failure(error.description)
@@ -56,7 +56,7 @@ struct StatusCommand: Command {
         }
         if let collect {
             // Only what a run left on a server that outlives it: the embedded engine stops with its run.
-            let running = ((try? workspace.startedAssemblies(address: address)) ?? [:]).values.filter { $0.endpoint != Endpoint.local.key }
+            let running = ((try? workspace.startedAssemblies(address: address, endpoint: key)) ?? [:]).values.filter { $0.endpoint != Endpoint.local.key }
             guard address != nil, !running.isEmpty else {
                 context.output.failure(
                     "nothing to collect: no run of \(manifest.printable) left Assemblies running on \(address ?? "the embedded engine")",
@@ -65,11 +65,9 @@ struct StatusCommand: Command {
             }
             return await collect.runOnce(context)
         }
-        let entries = workspace.lastResults()?.assemblies ?? []
-        let finished = Dictionary(entries.map { ($0.planID, $0) }, uniquingKeysWith: { first, _ in first })
-        let client = AssemblyClient(http: context.http, endpoint: "")
-        let started: [(key: String, value: StartedAssembly)]
-        do { started = try workspace.startedAssemblies(address: address).sorted(by: { $0.key < $1.key }) } catch {
+        // The Assemblies the runs on this endpoint started (another endpoint's are its own).
+        let started: [String: StartedAssembly]
+        do { started = try workspace.startedAssemblies(address: address, endpoint: key) } catch {
             context.output.failure(error.description)
             return ExitCode.failure
         }
@@ -77,82 +75,60 @@ struct StatusCommand: Command {
         // so a run of thousands of Assemblies answers in seconds; the embedded engine's are read
         // from what it stored (it is gone with its run), so a missing results file or a killed
         // run does not leave them all "STARTED".
-        var statuses = started.map { entry in
-            finished[entry.key]?.status
-                ?? (entry.value.endpoint == Endpoint.local.key ? Self.storedStatus(of: entry.value.id, in: workspace) : nil)
-                ?? "STARTED"
-        }
         let jobs = Dictionary((workspace.lastPlan()?.assemblies ?? []).map { ($0.id, $0.job) }, uniquingKeysWith: { first, _ in first })
-        // An embedded-engine Assembly stored in flight, with no run of this manifest going on, was
-        // stopped with its run (killed, or the machine went down): it is not running anywhere.
-        let stopped = workspace.runIsGoingOn() == false
-        let interrupted = started.indices.map { index in
-            stopped && started[index].value.endpoint == Endpoint.local.key && finished[started[index].key] == nil
-                && [AssemblyStatusCode.uploading, AssemblyStatusCode.executing, AssemblyStatusCode.replaying].contains(statuses[index])
-        }
+        var rows = StatusRow.rows(
+            started, results: workspace.lastResults(), endpoint: key, jobs: jobs, stopped: workspace.runIsGoingOn() == false,
+            stored: { Self.storedStatus(of: $0, in: workspace) })
         // The embedded engine is gone with its run: what the run stored is the truth.
-        let asked: [(index: Int, url: String, stored: String?)] = started.indices.compactMap { index in
-            guard finished[started[index].key]?.isCompleted != true, started[index].value.endpoint != Endpoint.local.key,
-                  let url = started[index].value.url, !url.hasPrefix("file://") else { return nil }
-            return (index, url, finished[started[index].key]?.status)
+        let asked: [(index: Int, url: String, recorded: String?)] = rows.indices.compactMap { index in
+            guard rows[index].status != AssemblyStatusCode.completed, rows[index].assembly.endpoint != Endpoint.local.key,
+                  let url = rows[index].assembly.url, !url.hasPrefix("file://") else { return nil }
+            return (index, url, rows[index].recorded)
         }
+        let client = AssemblyClient(http: context.http, endpoint: "")
         await forEachConcurrently(asked, width: Self.parallelQueries) { query in
             do throws(AssemblyClient.Failure) {
                 let state = try await client.status(query.url)
                 return (query.index, state.error ?? state.ok)
             } catch {
-                // An answer the service refused to give is not the Assembly's state: keep the stored one.
-                return (query.index, query.stored ?? error.code.rawValue)
+                // An answer the service refused to give is not the Assembly's state: keep the recorded one.
+                return (query.index, query.recorded ?? error.code.rawValue)
             }
         } receive: { index, status in
-            if let status { statuses[index] = status }
+            if let status { rows[index].status = status }
         }
-        // By job, then plan id.
-        let jobOf = started.map { finished[$0.key]?.job ?? jobs[$0.key] ?? $0.value.job }
-        let order = started.indices.sorted { (jobOf[$0] ?? "", started[$0].key) < (jobOf[$1] ?? "", started[$1].key) }
-        let rows: [JSONValue] = order.map { index in
-            let entry = started[index]
-            return .object(["plan_id": .string(entry.key), "assembly_id": .string(entry.value.id), "status": .string(statuses[index]),
-                            "job": jobOf[index].map { .string($0) } ?? .null,
-                            "interrupted": .bool(interrupted[index])])
-        }
-        let stoppedRows = order.map { interrupted[$0] }
-        if json {
-            context.output.out(JSONValue.object(["results": .string(workspace.resultsPath), "assemblies": .array(rows)]).serialized(pretty: true) + "\n")
-        } else if rows.isEmpty {
-            context.output.out("No run recorded for \(manifest) (no run state in \(workspace.stateDirectory)).\n")
-        } else {
-            let width = max(3, rows.map { ($0["job"]?.stringValue ?? "-").count }.max() ?? 3)
-            func padded(_ text: String) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
-            context.output.out("\(padded("JOB"))  PLAN          ASSEMBLY                          STATUS\n")
-            for (row, interrupted) in zip(rows, stoppedRows) {
-                let status = (row["status"]?.stringValue ?? "") + (interrupted ? " (interrupted)" : "")
-                let line = "\(padded(row["job"]?.stringValue ?? "-"))  \(row["plan_id"]?.stringValue?.prefix(12) ?? "")  \(row["assembly_id"]?.stringValue ?? "")  \(status)"
-                context.output.out(line.printable + "\n")
-            }
-            context.output.out(Self.counts(rows.map { ($0["job"]?.stringValue ?? "-", $0["status"]?.stringValue ?? "") }) + "\n")
-            let written = FileManager.default.fileExists(atPath: workspace.resultsPath)
-            context.output.out("Results: \(workspace.resultsPath)\(written ? "" : " (not written)")\n")
-            let stoppedCount = stoppedRows.filter { $0 }.count
-            if stoppedCount > 0 {
-                let (their, them) = stoppedCount == 1 ? ("its", "it") : ("their", "them")
-                context.output.out("\(plural(stoppedCount, "Assembly", "Assemblies")) stopped with \(their) run, unfinished; 'pipeline run \(manifest.printable)' resumes \(them).\n")
-            }
-        }
+        show(rows, workspace: workspace, context: context)
         return ExitCode.success
     }
 
-    /// `3 Assemblies (thumbs 2, videos 1): 2 completed, 1 failed, 0 in flight`, from each row's job and status.
-    static func counts(_ rows: [(job: String, status: String)]) -> String {
-        var jobs: [(String, Int)] = []
-        for (job, _) in rows {
-            if let index = jobs.firstIndex(where: { $0.0 == job }) { jobs[index].1 += 1 } else { jobs.append((job, 1)) }
+    /// The rows as a table with counts (or JSON).
+    private func show(_ rows: [StatusRow], workspace: Workspace, context: CommandContext) {
+        if json {
+            let objects: [JSONValue] = rows.map { row in
+                .object(["plan_id": .string(row.plan), "assembly_id": .string(row.assembly.id), "status": .string(row.status),
+                         "job": row.job.map { .string($0) } ?? .null, "interrupted": .bool(row.isInterrupted)])
+            }
+            context.output.out(JSONValue.object(["results": .string(workspace.resultsPath), "assemblies": .array(objects)]).serialized(pretty: true) + "\n")
+            return
         }
-        let busy = [AssemblyStatusCode.uploading, AssemblyStatusCode.executing, AssemblyStatusCode.replaying, "STARTED"]
-        let completed = rows.filter { $0.status == AssemblyStatusCode.completed }.count
-        let inFlight = rows.filter { busy.contains($0.status) }.count
-        let perJob = jobs.map { "\($0.0.printable) \($0.1)" }.joined(separator: ", ")
-        return "\(plural(rows.count, "Assembly", "Assemblies")) (\(perJob)): \(completed) completed, \(rows.count - completed - inFlight) failed, \(inFlight) in flight"
+        guard !rows.isEmpty else {
+            return context.output.out("No run recorded for \(manifest) (no run state in \(workspace.stateDirectory)).\n")
+        }
+        let width = max(3, rows.map { ($0.job ?? "-").count }.max() ?? 3)
+        func padded(_ text: String) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
+        context.output.out("\(padded("JOB"))  PLAN          ASSEMBLY                          STATUS\n")
+        for row in rows {
+            let status = row.status + (row.stopped ? " (interrupted)" : "")
+            context.output.out("\(padded(row.job ?? "-"))  \(row.plan.prefix(12))  \(row.assembly.id)  \(status)".printable + "\n")
+        }
+        context.output.out(StatusRow.counts(rows) + "\n")
+        let written = FileManager.default.fileExists(atPath: workspace.resultsPath)
+        context.output.out("Results: \(workspace.resultsPath)\(written ? "" : " (not written)")\n")
+        let stopped = rows.filter(\.stopped).count
+        if stopped > 0 {
+            let (their, them) = stopped == 1 ? ("its", "it") : ("their", "them")
+            context.output.out("\(plural(stopped, "Assembly", "Assemblies")) stopped with \(their) run, unfinished; 'pipeline run \(manifest.printable)' resumes \(them).\n")
+        }
     }
 
     /// What the embedded engine stored of Assembly `id` in this workspace: its `ok` or `error`

@@ -17,6 +17,8 @@ struct AssemblyBatch: Sendable {
     /// When the run began, by this machine's clock.
     let started: Date
     let events: @Sendable (RunEvent) -> Void
+    /// The planned Assembly each Assembly of missing steps makes part of, by its id (`RunWork.partOf`).
+    var partOf: [String: String] = [:]
 
     /// Runs `planned`; those in `fresh` get a new Assembly whatever an earlier run left.
     func run(
@@ -31,10 +33,23 @@ struct AssemblyBatch: Sendable {
                 progress: { progress(planned.id, $0) }, events: batch.events)
             run.started = batch.started
             run.fresh = fresh.contains(planned.id)
+            run.partOf = batch.partOf[planned.id]
             return await run.run()
         } receive: { entry in
             events(.finished(entry))
             receive(entry)
         }
+    }
+}
+
+extension RunWork {
+    /// The plan id of the planned Assembly each Assembly of missing steps makes part of, by its
+    /// own id (which no plan lists): how `status` names it as the plan and the results do.
+    var partOf: [String: String] {
+        var owners: [String: String] = [:]
+        for part in parts {
+            for unit in part.units where unit.id != part.planned.id { owners[unit.id] = part.planned.id }
+        }
+        return owners
     }
 }

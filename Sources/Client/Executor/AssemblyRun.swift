@@ -29,6 +29,8 @@ struct AssemblyRun: Sendable {
     var started: Date = Date()
     /// Runs a new Assembly whatever an earlier run left (its results expired before they were downloaded).
     var fresh = false
+    /// The planned Assembly it makes part of, when it makes only the steps some files miss.
+    var partOf: String?
 
     func run() async -> RunResults.Entry {
         var outcome: (code: APIErrorCode, message: String)
@@ -126,7 +128,7 @@ struct AssemblyRun: Sendable {
         guard configuration.createsAssemblies else { throw Self.notSubmitted }
         let id = earlier.flatMap { $0.assemblyURL == nil ? $0.assemblyID : nil }
             ?? RandomID.hex32()
-        try await state.set(.init(assemblyID: id, assemblyURL: nil, endpoint: configuration.endpointKey, job: planned.job), for: planned.id)
+        try await state.set(.init(assemblyID: id, assemblyURL: nil, endpoint: configuration.endpointKey, job: planned.job, partOf: partOf), for: planned.id)
         var status: AssemblyState
         do {
             status = try await retrying {
@@ -142,7 +144,7 @@ struct AssemblyRun: Sendable {
         let assemblyID = status.assemblyID ?? id
         // The embedded engine's record is named relative to the state, which then holds after the project moves.
         let kept = status.assemblyURL.map { PortableURL.kept($0, in: FolderPath.of(configuration.stateFile), project: configuration.workspace.directory) }
-        try await state.set(.init(assemblyID: assemblyID, assemblyURL: kept, endpoint: configuration.endpointKey, job: planned.job), for: planned.id)
+        try await state.set(.init(assemblyID: assemblyID, assemblyURL: kept, endpoint: configuration.endpointKey, job: planned.job, partOf: partOf), for: planned.id)
         events(.created(job: planned.job, planID: planned.id, assemblyID: assemblyID, resumed: false))
         return status
     }

@@ -99,6 +99,8 @@ public struct RunResults: Sendable, Equatable {
         public var steps: [ExactName: [String: String]] = [:]
         /// Per source path (byte for byte), its signed Smart CDN URL (the job's `smart_cdn`), signed again by each run.
         public var smartCDNURLs: [ExactName: String] = [:]
+        /// A later run's try at it that failed or was cut, recorded beside what it keeps (`Attempt`).
+        public var attempt: Attempt?
 
         /// Whether the Assembly completed.
         public var isCompleted: Bool { status == AssemblyStatusCode.completed }
@@ -179,6 +181,7 @@ extension RunResults.Entry {
         if let assemblyID { object["assembly_id"] = .string(assemblyID) }
         if let assemblyURL { object["assembly_url"] = .string(assemblyURL) }
         if let message, !isCompleted { object["message"] = .string(message) }
+        if let attempt { object["attempt"] = attempt.json }
         if !leftOut.isEmpty {
             object["left_out"] = .array(leftOut.map { item in
                 .object(["source": item.source.map { .string($0) } ?? .null, "step": .string(item.step), "error": .string(item.error), "message": .string(item.message)])
@@ -219,6 +222,7 @@ extension RunResults.Entry {
                   cached: false, files: files, results: results)
         self.steps = steps
         self.smartCDNURLs = smartCDNURLs
+        attempt = item["attempt"].flatMap(RunResults.Attempt.init(json:))
         leftOut = (item["left_out"]?.arrayValue ?? []).map { value in
             RunResults.LeftOut(
                 source: value["source"]?.stringValue, step: (value["step"]?.stringValue ?? "").printable,

@@ -9,6 +9,9 @@ public struct RunConfiguration: Sendable {
     /// The endpoint as the user named it (`local`, or the URL): run state is kept per endpoint,
     /// so a run against another endpoint never resumes this one's Assemblies.
     public var endpointKey: String
+    /// The key of the endpoint a run without `--endpoint` uses (the manifest's): a run elsewhere
+    /// that does not complete everything leaves the results made there as they were.
+    public var usualEndpointKey: String?
     /// The Auth Key; `nil` sends unsigned params (the local engine without credentials).
     public var authKey: String?
     /// Signs params when there is an Auth Key.

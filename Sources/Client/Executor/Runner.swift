@@ -30,7 +30,8 @@ public struct Runner: Sendable {
         self.clock = clock
     }
 
-    /// Runs everything and returns the results (also written to `configuration.resultsPath`).
+    /// Runs everything and returns this run's results; what is written to `configuration.resultsPath`
+    /// is those when every Assembly completed, else never less than the last good state (`GoodResults`).
     public func run(events: @escaping @Sendable (RunEvent) -> Void) async throws -> RunResults {
         let started = configuration.serviceClock.machineNow
         // What earlier runs made is taken from the last results, step by step, unless --force redoes it all.
@@ -69,7 +70,9 @@ public struct Runner: Sendable {
 
         let assemblies = AssemblyBatch(
             configuration: configuration, service: service, uploads: uploads, clock: clock, pacer: pacer, state: state, deadline: deadline,
-            templateIDs: templateIDs, started: started, events: events)
+            templateIDs: templateIDs, started: started, events: events, partOf: work.partOf)
+        // A run that does not complete everything never writes less than the last good state.
+        var good = GoodResults(path: configuration.resultsPath, usualEndpoint: configuration.usualEndpointKey)
         // Results are saved as Assemblies end, at most every few seconds (and always at the
         // end): rewriting the whole file per Assembly would grow with the square of their number.
         var saved = clock.now
@@ -77,13 +80,13 @@ public struct Runner: Sendable {
             collected.add(entry)
             if clock.now - saved >= Self.saveInterval {
                 // The results file is written again at the end, where a failure stops the run.
-                do { try results(work, collected).write(to: configuration.resultsPath, below: configuration.workspace.directory) } catch {
+                do { try good.settled(results(work, collected), planned: plan.assemblies).results.write(to: configuration.resultsPath, below: configuration.workspace.directory) } catch {
                     events(.warning("the results so far could not be saved: \(error)"))
                 }
                 saved = clock.now
             }
         }
-        var (final, written, gone) = try await finish(results(work, collected), redone: [])
+        var (final, written, gone) = try await finish(results(work, collected), redone: [], good: &good)
         // Assemblies whose downloads are missing and whose results the server no longer has
         // (expired, or gone) are made again, once, whole, in new Assemblies.
         if !gone.isEmpty {
@@ -98,8 +101,9 @@ public struct Runner: Sendable {
             await assemblies.run(redo, fresh: Set(gone.keys), progress: { planID, bytes in events(.uploaded(bytes: progress.set(planID, bytes), total: more)) }) {
                 collected.add($0)
             }
-            (final, written, gone) = try await finish(results(work, collected), redone: Set(gone.keys))
+            (final, written, gone) = try await finish(results(work, collected), redone: Set(gone.keys), good: &good)
         }
+        if let note = good.written?.note { events(.warning(note)) }
         // A whole run (not a shard's share) that completed everything: older plans' state can go.
         let wholeRunCompleted = configuration.shard == nil && final.assemblies.allSatisfy(\.isCompleted)
         // A run that made nothing (everything cached) keeps the state of the run that did.
@@ -116,7 +120,7 @@ public struct Runner: Sendable {
                 events(.warning("the plan that ran could not be kept (\(error)); the next plan is compared by counts only"))
             }
         }
-        pruneEngine(final, wholeRunCompleted: wholeRunCompleted, events: events)
+        pruneEngine(good.written?.results ?? final, wholeRunCompleted: wholeRunCompleted, events: events)
         // Then files pipeline wrote earlier that no result names now are removed, in folders no job downloads into too.
         let workspace = configuration.workspace
         if wholeRunCompleted, !configuration.downloads.isEmpty || FileManager.default.fileExists(atPath: workspace.downloadsFile) {
@@ -130,13 +134,15 @@ public struct Runner: Sendable {
 
     /// Writes the results, then downloads what is not in place: the results, the paths written
     /// per folder, and the entries (by plan id, with why) whose missing results the server no
-    /// longer has. Such a result of an Assembly just made again (`redone`) is a failure.
-    private func finish(_ results: RunResults, redone: Set<String>) async throws -> (RunResults, [String: Set<ExactName>], [String: String]) {
+    /// longer has. Such a result of an Assembly just made again (`redone`) is a failure. What is
+    /// written keeps the last good state (`good`); only this run's own completed entries are downloaded.
+    private func finish(_ results: RunResults, redone: Set<String>, good: inout GoodResults) async throws -> (RunResults, [String: Set<ExactName>], [String: String]) {
         var final = results
         // Where each result is downloaded, known before the results are written, which name it.
         let placements = placeDownloads(&final)
         if let cdn = configuration.smartCDN { final = final.signingSmartCDN(cdn.jobs, authKey: cdn.key, secret: cdn.secret, now: Date()) }
-        try final.write(to: configuration.resultsPath, below: configuration.workspace.directory)
+        let settled = good.settled(final, planned: plan.assemblies)
+        try settled.results.write(to: configuration.resultsPath, below: configuration.workspace.directory)
         let digests = DownloadDigests(file: configuration.workspace.downloadDigestsFile, trusted: configuration.workspace.directory)
         defer { digests.save() }
         let downloader = Downloader(
@@ -144,7 +150,7 @@ public struct Runner: Sendable {
             digests: digests)
         var written: [String: Set<ExactName>] = [:]
         var gone: [String: String] = [:]
-        for entry in final.assemblies where entry.isCompleted {
+        for entry in final.assemblies where settled.own.contains(entry.planID) {
             guard let folder = configuration.downloads[entry.job]?.folder, let paths = placements[entry.planID] else { continue }
             let report = try await downloader.download(entry, into: folder, paths: paths, now: configuration.serviceClock.machineNow)
             if let reason = report.gone.first {
@@ -207,7 +213,11 @@ public struct Runner: Sendable {
         let entries = collected.entries
         return RunResults(
             pipeline: plan.pipeline, manifest: configuration.workspace.manifestFromResults, shard: configuration.shard.map { "\($0.index)/\($0.count)" }, endpoint: configuration.endpointKey,
-            assemblies: work.parts.compactMap { $0.entry(entries) })
+            assemblies: work.parts.compactMap { $0.entry(entries) }.map { entry in
+                var entry = entry
+                entry.attempt = nil  // carried over by a run that completed it: no longer news
+                return entry
+            })
     }
 }
 

@@ -3,8 +3,9 @@ import Basics
 import HTTPClient
 
 /// What a run remembers between invocations (`.pipeline/run-state.json`): for each planned
-/// Assembly, the id it was given (recorded before the create request, so a retried create can
-/// never make a second Assembly) and its URL once known. No secret is ever stored.
+/// Assembly and endpoint, the id it was given (recorded before the create request, so a retried
+/// create can never make a second Assembly) and its URL once known. No secret is ever stored.
+/// Kept per endpoint: a run elsewhere (a dead `--endpoint`) leaves this endpoint's Assemblies known.
 ///
 /// Each change is one line appended to a journal beside the file (`run-state.json.journal`),
 /// so a run of n Assemblies writes O(n) bytes rather than rewriting the whole state 2n times;
@@ -18,9 +19,11 @@ actor RunState {
         var endpoint: String?
         /// The job it runs for (an Assembly of missing steps has an id no plan lists).
         var job: String?
+        /// For an Assembly of missing steps, the plan id of the planned Assembly it makes part of.
+        var partOf: String?
 
         enum CodingKeys: String, CodingKey {
-            case assemblyID = "assembly_id", assemblyURL = "assembly_url", endpoint, job
+            case assemblyID = "assembly_id", assemblyURL = "assembly_url", endpoint, job, partOf = "part_of"
         }
 
         /// The stored URL, when it is on the origin of `address` (the endpoint the run talks to)
@@ -29,7 +32,18 @@ actor RunState {
     }
 
     private let path: String
+    /// By `key(planID, endpoint)`.
     private var entries: [String: Entry]
+
+    /// Where the entry of `planID` made against `endpoint` is kept: the plan id, then the endpoint.
+    static func key(_ planID: String, endpoint: String?) -> String {
+        endpoint.map { planID + " " + $0 } ?? planID
+    }
+
+    /// The plan id of a key (a state file of older versions keys by the plan id alone).
+    static func planID(of key: String) -> String {
+        key.firstIndex(of: " ").map { String(key[..<$0]) } ?? key
+    }
 
     /// The state at `path`; an unreadable state file stops the run (read as empty, it would
     /// make every Assembly it names again), and so does one that cannot be folded.
@@ -42,31 +56,48 @@ actor RunState {
     /// The journal of `path`.
     static func journal(of path: String) -> String { path + ".journal" }
 
-    /// The entries of a run-state file and its journal (none when missing): its one reader.
+    /// The entries of a run-state file and its journal (none when missing), by `key(planID,
+    /// endpoint)`: its one reader.
     static func read(_ path: String) throws(UnreadableState) -> [String: Entry] {
         var entries: [String: Entry] = [:]
         if let data = FileManager.default.contents(atPath: path) {
-            do { entries = try StateCoding.decode([String: Entry].self, from: data) } catch { throw UnreadableState(path: path, reason: "\(error)") }
+            do {
+                for (key, entry) in try StateCoding.decode([String: Entry].self, from: data) { entries[Self.key(planID(of: key), endpoint: entry.endpoint)] = entry }
+            } catch {
+                throw UnreadableState(path: path, reason: "\(error)")
+            }
         }
         guard let journal = FileManager.default.contents(atPath: journal(of: path)) else { return entries }
         // Each line is one change; a line that does not read (cut short by a crash) is skipped.
         for line in journal.split(separator: UInt8(ascii: "\n")) {
             guard let change = try? StateCoding.decode(Change.self, from: Data(line)) else { continue }  // torn: never written whole
-            entries[change.planID] = change.entry
+            apply(change, to: &entries)
         }
         return entries
     }
 
-    /// The entry for `planID` made against `endpoint`.
-    func entry(_ planID: String, endpoint: String) -> Entry? {
-        entries[planID].flatMap { $0.endpoint == endpoint ? $0 : nil }
+    /// A journal line's change: an entry recorded for its plan and endpoint, or a plan forgotten on every endpoint.
+    private static func apply(_ change: Change, to entries: inout [String: Entry]) {
+        let planID = planID(of: change.planID)
+        if let entry = change.entry {
+            entries[key(planID, endpoint: entry.endpoint)] = entry
+        } else {
+            for key in entries.keys where Self.planID(of: key) == planID { entries[key] = nil }
+        }
     }
 
-    /// Records `entry` for `planID` (nil forgets it): one line appended to the journal.
+    /// The entry for `planID` made against `endpoint`.
+    func entry(_ planID: String, endpoint: String) -> Entry? {
+        entries[Self.key(planID, endpoint: endpoint)]
+    }
+
+    /// Records `entry` for `planID` on its endpoint (nil forgets the plan on every endpoint): one
+    /// line appended to the journal.
     func set(_ entry: Entry?, for planID: String) throws {
-        entries[planID] = entry
+        let change = Change(planID: planID, entry: entry)
+        Self.apply(change, to: &entries)
         try FileManager.default.createDirectory(atPath: FolderPath.of(path), withIntermediateDirectories: true)
-        var line = try StateCoding.encoder.encode(Change(planID: planID, entry: entry))
+        var line = try StateCoding.encoder.encode(change)
         line.append(UInt8(ascii: "\n"))
         let descriptor = open(Self.journal(of: path), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileError(path: Self.journal(of: path), operation: "open", code: errno) }
@@ -84,7 +115,7 @@ actor RunState {
     /// every Assembly completed), the entries of other plans go: they are an older manifest's,
     /// and `status` then shows this run's Assemblies only.
     func fold(keeping planIDs: Set<String>? = nil) throws {
-        let kept = planIDs.map { wanted in entries.filter { wanted.contains($0.key) } } ?? entries
+        let kept = planIDs.map { wanted in entries.filter { wanted.contains(Self.planID(of: $0.key)) } } ?? entries
         let forgetting = kept.count != entries.count
         entries = kept
         try Self.fold(entries, into: path, always: forgetting)

@@ -118,19 +118,20 @@ public struct Workspace: Sendable, Equatable {
     }
 
     /// The Assemblies that runs started, by plan id, over every shard (or the run-state `files`
-    /// given); an unreadable state file is an error, as it is for a run. The state is not trusted
-    /// to say where an Assembly lives: a stored URL is kept only on the origin of `address` (the
+    /// given); with `endpoint` (its key), only those made there (or where the state does not say).
+    /// An unreadable state file is an error, as it is for a run. The state is not trusted to say
+    /// where an Assembly lives: a stored URL is kept only on the origin of `address` (the
     /// endpoint's URL), any other is replaced by the endpoint's own URL for the id; without an
     /// `address` (the embedded engine, gone with its run) there is none.
-    public func startedAssemblies(in files: [String]? = nil, address: String?) throws(UnreadableState) -> [String: StartedAssembly] {
+    public func startedAssemblies(in files: [String]? = nil, address: String?, endpoint: String? = nil) throws(UnreadableState) -> [String: StartedAssembly] {
         var started: [String: StartedAssembly] = [:]
         let chosen: [String]
         if let files { chosen = files } else { chosen = try runStateFiles }
         for file in chosen {
             // A state file is not trusted to name Assemblies: an id that is not one is skipped.
-            for (planID, entry) in try RunState.read(file) where AssemblyID.isValid(entry.assemblyID) {
+            for (key, entry) in try RunState.read(file) where AssemblyID.isValid(entry.assemblyID) && (endpoint == nil || entry.endpoint == nil || entry.endpoint == endpoint) {
                 let url = address.map { entry.assemblyURL(on: $0) ?? $0 + "/assemblies/" + entry.assemblyID }
-                started[planID] = StartedAssembly(id: entry.assemblyID, url: url, endpoint: entry.endpoint, job: entry.job)
+                started[RunState.planID(of: key)] = StartedAssembly(id: entry.assemblyID, url: url, endpoint: entry.endpoint, job: entry.job, partOf: entry.partOf)
             }
         }
         return started
@@ -150,4 +151,6 @@ public struct StartedAssembly: Sendable, Equatable {
     public var endpoint: String?
     /// The job it ran for, when the state says.
     public var job: String?
+    /// For an Assembly of the steps some files missed, the plan id of the planned Assembly it made part of.
+    public var partOf: String?
 }

@@ -57,12 +57,42 @@ final class ReplayCommandTests: XCTestCase {
         try forged.write(toFile: resultsPath, atomically: true, encoding: .utf8)
         try String(contentsOfFile: manifest, encoding: .utf8).replacingOccurrences(of: "width: 16", with: "width: 24").write(toFile: manifest, atomically: true, encoding: .utf8)
 
-        let replayed = await CLIHarness.run(["replay", manifest], environment: environment)
+        let replayed = await CLIHarness.run(["replay", manifest, "--all"], environment: environment)
         XCTAssertEqual(replayed.status, 0, replayed.stderr)
         XCTAssertEqual(foreign.requests, [], "the host the results file names is never asked")
         XCTAssertTrue(server.requests.contains { $0.hasPrefix("POST /assemblies/") && $0.contains("/replay ") }, "\(server.requests)")
         let written = try String(contentsOfFile: resultsPath, encoding: .utf8)
         XCTAssertFalse(written.contains("127.0.0.1:\(foreign.port)"), written)
+    }
+
+    /// Replaying is paid work on the service: a replay names what it replays, and one that names
+    /// nothing is refused with the jobs there are to name, or --all.
+    func testAReplayWithoutTargetsListsTheJobsAndReplaysNothingUnlessAll() async throws {
+        let server = try EngineTestServer()
+        defer { server.stop() }
+        let directory = try TestProject.resizing(
+            prefix: "replay-all", endpoint: "http://127.0.0.1:\(server.port)", images: ["a.png": (64, 32), "b.png": (48, 32)],
+            steps: "      thumb: {robot: /image/resize, use: \":original\", width: 16}", batch: "1")
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml"
+        let first = await CLIHarness.run(["run", manifest], environment: environment)
+        XCTAssertEqual(first.status, 0, first.stderr)
+
+        let unnamed = await CLIHarness.run(["replay", manifest], environment: environment)
+        XCTAssertEqual(unnamed.status, 64, unnamed.stderr)
+        XCTAssertTrue(unnamed.stderr.contains("name the jobs or Assemblies to replay, or --all for every one; the last results' jobs: 'thumbs' (2 Assemblies)"), unnamed.stderr)
+        XCTAssertTrue(unnamed.stderr.contains("Usage: pipeline replay MANIFEST [TARGET...] [options]"), unnamed.stderr)
+        XCTAssertFalse(server.requests.contains { $0.contains("/replay ") }, "nothing replayed: \(server.requests)")
+        let both = await CLIHarness.run(["replay", manifest, "thumbs", "--all"], environment: environment)
+        XCTAssertEqual(both.status, 64, both.stderr)
+
+        let all = await CLIHarness.run(["replay", manifest, "--all"], environment: environment)
+        XCTAssertEqual(all.status, 0, all.stderr)
+        XCTAssertTrue(all.stderr.hasPrefix("pipeline: replaying 2 Assemblies (thumbs 2): thumbs "), all.stderr)
+        XCTAssertEqual(server.requests.filter { $0.contains("/replay ") }.count, 2, "\(server.requests)")
+        let help = await CLIHarness.run(["replay", "--help"])
+        XCTAssertTrue(help.stdout.contains("--all"), help.stdout)
+        XCTAssertTrue(help.stdout.contains("pipeline replay pipeline.yml --all"), help.stdout)
     }
 
     func testTheEmbeddedEngineKeepsNothingToReplay() async throws {
@@ -71,7 +101,7 @@ final class ReplayCommandTests: XCTestCase {
         defer { directory.remove() }
         let run = await CLIHarness.run(["run", directory.path + "/pipeline.yml"])
         XCTAssertEqual(run.status, 0, run.stderr)
-        let replay = await CLIHarness.run(["replay", directory.path + "/pipeline.yml"])
+        let replay = await CLIHarness.run(["replay", directory.path + "/pipeline.yml", "--all"])
         XCTAssertEqual(replay.status, 1)
         XCTAssertTrue(replay.stderr.contains("reads files where they are and keeps none to replay"), replay.stderr)
     }

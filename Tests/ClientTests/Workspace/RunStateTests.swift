@@ -31,11 +31,12 @@ final class RunStateTests: XCTestCase {
         try await state.set(.init(assemblyID: "id-200", assemblyURL: nil, endpoint: "local"), for: "plan-200")
 
         let read = try RunState.read(path)
-        XCTAssertEqual(read["plan-200"]?.assemblyID, "id-200", "the change after a torn line is kept")
+        func local(_ plan: String) -> RunState.Entry? { read[RunState.key(plan, endpoint: "local")] }
+        XCTAssertEqual(local("plan-200")?.assemblyID, "id-200", "the change after a torn line is kept")
         XCTAssertEqual(read.count, 200)
-        XCTAssertEqual(read["plan-7"]?.assemblyURL, "http://x/7")
-        XCTAssertNil(read["plan-8"])
-        XCTAssertEqual(read["plan-9"]?.assemblyID, "id-9", "the torn line changed nothing")
+        XCTAssertEqual(local("plan-7")?.assemblyURL, "http://x/7")
+        XCTAssertNil(local("plan-8"))
+        XCTAssertEqual(local("plan-9")?.assemblyID, "id-9", "the torn line changed nothing")
 
         // The next run folds the journal into the file, which then reads the same.
         let next = try RunState(path: path)
@@ -43,6 +44,31 @@ final class RunStateTests: XCTestCase {
         XCTAssertEqual(try RunState.read(path), read)
         let entry = await next.entry("plan-7", endpoint: "local")
         XCTAssertEqual(entry?.assemblyURL, "http://x/7")
+    }
+
+    /// A run against another endpoint (a dead `--endpoint`) records its Assembly beside this
+    /// endpoint's, never over it; a file of older versions (keyed by plan id alone) reads as before.
+    func testEachEndpointKeepsItsOwnEntry() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let path = folder.path + "/run-state.json"
+        let (usual, other) = ("0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210")
+        try folder.write("run-state.json", #"{"plan-1": {"assembly_id": "\#(usual)", "assembly_url": "http://serve/assemblies/\#(usual)", "endpoint": "http://serve"}}"#)
+        let state = try RunState(path: path)
+        try await state.set(.init(assemblyID: other, assemblyURL: nil, endpoint: "http://127.0.0.1:1", partOf: "planned"), for: "plan-1")
+        let kept = await state.entry("plan-1", endpoint: "http://serve")
+        XCTAssertEqual(kept?.assemblyID, usual, "the usual endpoint's Assembly is still known")
+        let elsewhere = await state.entry("plan-1", endpoint: "http://127.0.0.1:1")
+        XCTAssertEqual(elsewhere?.assemblyID, other)
+        try await state.fold(keeping: ["plan-1"])
+        let read = try RunState.read(path)
+        XCTAssertEqual(read.count, 2, "\(read)")
+        XCTAssertEqual(read[RunState.key("plan-1", endpoint: "http://127.0.0.1:1")]?.partOf, "planned")
+        let workspace = Workspace(directory: folder.path, resultsPath: folder.path + "/results.json")
+        let started = try workspace.startedAssemblies(in: [path], address: "http://serve", endpoint: "http://serve")
+        XCTAssertEqual(started.mapValues(\.id), ["plan-1": usual])
+        try await state.set(nil, for: "plan-1")
+        XCTAssertTrue(try RunState.read(path).isEmpty, "a plan forgotten is forgotten on every endpoint")
     }
 
     func testAnUnreadableStateStopsTheRunAndIsLeftAsItWas() throws {

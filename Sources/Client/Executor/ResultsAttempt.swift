@@ -1,0 +1,48 @@
+import Basics
+import Foundation
+import Wire
+
+extension RunResults {
+    /// A run's try at a planned Assembly that failed or was cut, kept beside the good results an
+    /// earlier run made for it (which it never replaces): its outcome, where it ran, and its
+    /// Assembly. The next run that completes the Assembly, or finds it cached, drops it.
+    public struct Attempt: Sendable, Equatable {
+        /// The error code (`CANNOT_CONNECT`, `INTERRUPTED`), or the state it was left in.
+        public var status: String
+        /// What went wrong.
+        public var message: String?
+        /// Its Assembly, when one was made.
+        public var assemblyID: String?
+        /// The endpoint it ran on, as the results name endpoints.
+        public var endpoint: String?
+
+        /// The attempt that `entry` records, made on `endpoint`.
+        init(_ entry: Entry, endpoint: String?) {
+            (status, message, assemblyID, self.endpoint) = (entry.status, entry.message, entry.assemblyID, endpoint)
+        }
+
+        /// An attempt read from a results file (input: its words are made printable, an id that is not one dropped).
+        init?(json: JSONValue) {
+            guard let status = json["status"]?.stringValue else { return nil }
+            self.status = status.printable
+            message = json["message"]?.stringValue?.printable
+            assemblyID = json["assembly_id"]?.stringValue.flatMap { AssemblyID.isValid($0) ? $0 : nil }
+            endpoint = json["endpoint"]?.stringValue?.printable
+        }
+
+        /// As it appears in a results file.
+        var json: JSONValue {
+            var object: [String: JSONValue] = ["status": .string(status)]
+            if let message { object["message"] = .string(message) }
+            if let assemblyID { object["assembly_id"] = .string(assemblyID) }
+            if let endpoint { object["endpoint"] = .string(endpoint) }
+            return .object(object)
+        }
+
+        /// Whether it was cut short (Ctrl-C, or the run ended first) rather than failed.
+        public var isInterrupted: Bool { Self.interrupted.contains(status) }
+
+        /// The codes of an Assembly a run was cut before it ended.
+        public static let interrupted: Set<String> = [APIErrorCode.interrupted.rawValue, APIErrorCode.notStarted.rawValue]
+    }
+}
