@@ -10,7 +10,7 @@ final class ProgressTerminalTests: XCTestCase {
         defer { directory.remove() }
         // `script` gives the command a pseudo-terminal; stty makes it 80 columns wide.
         let rows = try terminalRows("stty cols 80 rows 24; '\(ProcessRunner.pipelineExecutable)' run pipeline.yml -v", in: directory)
-        XCTAssertTrue(rows.contains { $0.contains("uploaded") }, "the progress line was drawn: \(rows.prefix(5))")
+        XCTAssertTrue(rows.contains { $0.hasPrefix("processing: ") }, "the progress line was drawn, naming the phase: \(rows.prefix(5))")
         // A log line is followed at once by the progress line again: it stays on the last row.
         let logThenProgress = zip(rows, rows.dropFirst()).contains { ($0.hasPrefix("created") || $0.hasPrefix("[")) && $1.contains(" Assemblies done (") }
         XCTAssertTrue(logThenProgress, "\(rows.prefix(12))")

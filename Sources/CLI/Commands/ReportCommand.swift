@@ -11,7 +11,8 @@ struct ReportCommand: Command {
         discussion: """
         The page needs no network: previews (images, a video's frame, an audio file's waveform, a document's first \
         page) are made from the files on this machine (the embedded engine's results, or a job's download folder) \
-        and embedded, small and within a size budget; other files are listed by name and size. Failures show with \
+        and embedded, small and within a size budget; they are kept by content in .pipeline/, so a report of an \
+        unchanged run makes none again, only those of new files. Other files are listed by name and size. Failures show with \
         their messages; a job and status filter works in any browser, and without JavaScript everything is shown. \
         With --compare OLD_RESULTS, results that changed are paired with their old versions, side by side.
         """,
@@ -49,15 +50,17 @@ struct ReportCommand: Command {
             context.output.failure("no results to report at \(workspace.resultsPath.printable)", hint: "run the manifest first: pipeline run \(self.manifest)")
             return ExitCode.failure
         }
+        // Previews of files unchanged since the last report are read back, not made again.
+        let previews = PreviewCache(folder: workspace.previewsDirectory, project: workspace.directory)
         var previous: ReportModel?
         if let compare {
             guard let old = RunResults.load(compare) else {
                 context.output.failure("cannot read the results file '\(compare.printable)' given to --compare", hint: "give a results.json a run wrote")
                 return ExitCode.failure
             }
-            previous = ReportModel(results: old, manifest: manifest, workspace: workspace)
+            previous = ReportModel(results: old, manifest: manifest, workspace: workspace, previews: previews)
         }
-        let page = ReportHTML.render(ReportModel(results: results, manifest: manifest, workspace: workspace), previous: previous)
+        let page = ReportHTML.render(ReportModel(results: results, manifest: manifest, workspace: workspace, previews: previews), previous: previous)
         let target = out ?? Self.defaultPage(manifestFile: manifest.file, resultsPath: workspace.resultsPath)
         do {
             try AtomicFile.write(Data(page.utf8), to: target, below: workspace.directory)
@@ -65,6 +68,8 @@ struct ReportCommand: Command {
             context.output.failure("\(error)", hint: "check that the folder of '\(target.printable)' exists and is writable")
             return ExitCode.failure
         }
+        // Only once the page is in place: the previews it did not use (of files no results name now) go.
+        previews.prune()
         context.output.out("Wrote \(HumanRunView.shown(target)) (\(ByteSize(bytes: Int64(page.utf8.count)))).\n")
         return ExitCode.success
     }

@@ -168,7 +168,7 @@ struct RunCommand: Command {
                 hint: "run 'pipeline serve' and use --endpoint http://127.0.0.1:8787 (or the hosted service), or run without --no-wait")
             return ExitCode.failure
         }
-        let display = arguments.view(output: context.output, environment: context.environment)
+        let display = arguments.view(output: context.output, environment: context.environment, handsOver: prepared.engine != nil)
         SignalCenter.onResize { display.resized() }
         let ticker = Task {
             while !Task.isCancelled {
@@ -216,8 +216,8 @@ struct RunCommand: Command {
                 context.output.error("pipeline: interrupted; canceled nothing: \(error)\n")
             }
         } else {
-            let again = configuration.force ? "Run it again without --force to resume (with --force it starts over)" : "Run the same command again to resume"
-            context.output.error("pipeline: interrupted; state is saved in \(configuration.workspace.manifestStateDirectory). \(again).\n")
+            let again = ResumeNote.text(results, force: configuration.force, embedded: configuration.services != nil)
+            context.output.error("pipeline: interrupted; state is saved in \(configuration.workspace.manifestStateDirectory). \(again)\n")
         }
         return status
     }

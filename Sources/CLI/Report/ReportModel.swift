@@ -47,14 +47,16 @@ struct ReportModel {
     /// The most preview bytes one report holds; files after that are shown by name.
     static let previewBudget = 12 << 20
 
-    init(results: RunResults, manifest: Manifest, workspace: Workspace, side: Int = 160) {
+    /// The model of `results`; previews come from `previews` (made afresh each time without one).
+    init(results: RunResults, manifest: Manifest, workspace: Workspace, side: Int = 160, previews: PreviewCache? = nil) {
         title = manifest.name
         var budget = Self.previewBudget
         let trustedFolder = RealPath.of(workspace.directory) ?? workspace.directory
         let engineFolder = RealPath.of(workspace.engineDirectory)
 
         func preview(_ path: String?, mime: String) -> Data? {
-            guard let path, budget > 0, let made = PreviewImage.jpeg(of: path, mime: mime, side: side) else { return nil }
+            guard let path, budget > 0 else { return nil }
+            guard let made = previews.map({ $0.jpeg(of: path, mime: mime, side: side) }) ?? PreviewImage.jpeg(of: path, mime: mime, side: side) else { return nil }
             budget -= made.count
             return budget >= 0 ? made : nil
         }

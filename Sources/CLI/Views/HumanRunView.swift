@@ -8,12 +8,8 @@ import Synchronization
 /// every 5 s in a log); then a summary with failures first.
 final class HumanRunView: RunView {
     private struct State {
-        var lastProgress = ContinuousClock.now - .seconds(60)
-        var done = 0
-        var total = 0
-        var inFlight = 0
-        var uploaded: (bytes: Int64, total: Int64) = (0, 0)
-        var cachedAtStart = 0
+        var lastProgress: ContinuousClock.Instant
+        var progress: RunProgress
         var running = false
         /// The progress line last drawn, to draw again under a log line or after a resize.
         var progressLine = ""
@@ -21,32 +17,42 @@ final class HumanRunView: RunView {
 
     private let output: Output
     private let interactive: Bool
-    private let started = ContinuousClock.now
-    private let state = Mutex(State())
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private let started: ContinuousClock.Instant
+    private let state: Mutex<State>
 
     private let detail: RunDetail
+    /// Files are handed over where they are (the embedded engine), not uploaded.
+    private let handsOver: Bool
 
-    init(output: Output, detail: RunDetail = .normal) {
+    /// A view writing to `output`; `now` is the clock its paces and ETAs are measured by.
+    init(output: Output, detail: RunDetail = .normal, handsOver: Bool = false, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.output = output
         self.detail = detail
+        self.handsOver = handsOver
         self.interactive = output.terminals.error
+        self.now = now
+        started = now()
+        state = Mutex(State(lastProgress: started - .seconds(60), progress: RunProgress(start: started, handsOver: handsOver)))
     }
 
     func show(_ event: RunEvent) {
         switch event {
         case .started(let assemblies, let cached, let files, let bytes):
             state.withLock { state in
-                state.total = assemblies; state.done = cached; state.cachedAtStart = cached; state.running = true
+                state.progress.started(assemblies: assemblies, cached: cached)
+                state.running = true
             }
             guard detail != .quiet else { return }
             output.error("run: \(plural(assemblies, "Assembly", "Assemblies")) (\(cached) cached), \(plural(files, "file")), \(ByteSize(bytes: bytes))\n")
         case .created(let job, let planID, let assemblyID, let resumed):
-            state.withLock { $0.inFlight += 1 }
+            state.withLock { $0.progress.created() }
             // A resumed Assembly is news (an earlier run's work is picked up); a new one only with -v.
             guard (resumed && detail != .quiet) || detail == .verbose else { return showProgress() }
             log("\(resumed ? "resumed" : "created") \(job) \(planID.prefix(12)) as Assembly \(assemblyID)")
         case .uploaded(let bytes, let all):
-            state.withLock { $0.uploaded = (bytes, all) }
+            let at = now()
+            state.withLock { $0.progress.uploaded(bytes, of: all, at: at) }
             showProgress()
         case .template(let name, let id, let action):
             log("template \(name.printable): \(action.rawValue) (\(id.printable))")
@@ -59,13 +65,22 @@ final class HumanRunView: RunView {
             log("\(job) \(planID.prefix(12)): \(reason); every request of the run waits \(Self.seconds(wait))")
         case .redoing(let job, let planID, let reason):
             // Counted done already (cached, or ended); it is counted again when it ends.
-            state.withLock { $0.done = max(0, $0.done - 1) }
+            state.withLock { $0.progress.redoing() }
             log("\(job) \(planID.prefix(12)): runs again: \(reason)")
+        case .startingOver(let job, let planID, let reason):
+            guard detail != .quiet else { return }
+            log("\(job) \(planID.prefix(12)): starts over: \(reason)")
         case .retrying(let job, let planID, let reason, let wait, let attempt, let attempts):
             log("\(job) \(planID.prefix(12)): \(reason); retrying in \(Self.seconds(wait)) (attempt \(attempt) of \(attempts))")
+        case .phase(let phase):
+            // A new phase is shown at once, in a log too: what the run does after its last Assembly is never silent.
+            let news = state.withLock { $0.progress.entered(phase) }
+            showProgress(force: news)
         case .finished(let entry):
+            let at = now()
             let count = state.withLock { state in
-                state.done += 1; state.inFlight = max(0, state.inFlight - 1); return (state.done, state.total)
+                state.progress.finished(at: at)
+                return (state.progress.done, state.progress.total)
             }
             guard detail == .verbose || !(entry.isCompleted || entry.isPending) else { return showProgress() }
             let outcome = entry.isCompleted ? "completed, \(plural(entry.results.values.reduce(0) { $0 + $1.count }, "result"))"
@@ -87,17 +102,17 @@ final class HumanRunView: RunView {
         showProgress(force: true)
     }
 
-    /// The progress line, at most every 200 ms on a terminal and every 5 s in a log: bytes
-    /// uploaded with their rate and ETA, and Assemblies done with theirs.
+    /// The progress line (`RunProgress`), at most every 200 ms on a terminal and every 5 s in a
+    /// log, and at once when `force`d (a resize, a new phase).
     private func showProgress(force: Bool = false) {
         guard detail != .quiet else { return }
-        let now = ContinuousClock.now
+        let now = self.now()
         state.withLock { state in
             // A run with nothing to do (all cached) has no progress to show.
-            guard state.running, state.total > state.cachedAtStart,
+            guard state.running, state.progress.total > state.progress.cachedAtStart,
                   force || now - state.lastProgress >= (interactive ? .milliseconds(200) : .seconds(5)) else { return }
             state.lastProgress = now
-            let line = progress(state, now: now)
+            let line = state.progress.line(at: now)
             if interactive {
                 state.progressLine = Self.fitted(line, to: Self.terminalWidth())
                 output.error("\r\u{1B}[K" + state.progressLine)
@@ -107,32 +122,15 @@ final class HumanRunView: RunView {
         }
     }
 
-    /// What matters first (an 80-column terminal cuts the end): Assemblies done and the whole
-    /// run's ETA, from the pace Assemblies have ended at so far (processing included); then the
-    /// bytes, with the upload's own pace, when there are any to send.
-    private func progress(_ state: State, now: ContinuousClock.Instant) -> String {
-        let elapsed = max(0.001, (now - started).inSeconds)
-        func left(_ remaining: Double, _ rate: Double) -> String? {
-            rate > 0 && remaining > 0 ? DurationText.format(.seconds(Int64((remaining / rate).rounded(.up)))) : nil
-        }
-        let ended = Double(state.done - state.cachedAtStart)
-        var line = "\(state.done) of \(state.total) Assemblies done (\(String(format: "%.1f", ended / elapsed))/s)"
-        if state.inFlight > 0 { line += ", \(state.inFlight) in flight" }
-        if let eta = left(Double(state.total - state.done), ended / elapsed) { line += ", ETA \(eta)" }
-        let (bytes, all) = state.uploaded
-        guard all > 0 else { return line }
-        let byteRate = Double(bytes) / elapsed
-        let uploadLeft = left(Double(all - bytes), byteRate).map { ", \($0) left" } ?? ""
-        return line + "; \(ByteSize(bytes: bytes)) of \(ByteSize(bytes: all)) uploaded (\(ByteSize(bytes: Int64(byteRate)))/s\(uploadLeft))"
-    }
-
     /// A log line: on a terminal above the progress line, which is drawn again below it at once,
     /// so the progress always stays on the last row.
     private func log(_ line: String) {
         guard interactive else { return output.error(line + "\n") }
         state.withLock { state in
             // Drawn afresh: the counts may have moved since the line was last drawn.
-            if state.running, detail != .quiet { state.progressLine = Self.fitted(progress(state, now: .now), to: Self.terminalWidth()) }
+            if state.running, detail != .quiet, state.progress.total > state.progress.cachedAtStart {
+                state.progressLine = Self.fitted(state.progress.line(at: now()), to: Self.terminalWidth())
+            }
             output.error("\r\u{1B}[K" + line + "\n" + state.progressLine)
         }
     }
@@ -182,13 +180,12 @@ final class HumanRunView: RunView {
             let step = item.step.isEmpty ? "" : ", step '\(item.step)'"
             output.error("warning: \((item.source ?? "(no source)").printable)\(step): \(item.message)\n")
         }
-        let elapsed = ContinuousClock.now - started
-        let seconds = elapsed.inSeconds
-        let sent = state.withLock { $0.uploaded.bytes }
+        let seconds = (now() - started).inSeconds
+        let sent = state.withLock { $0.progress.bytes }
         output.out("Run: \(completed) completed, \(cached) cached, \(failed.count) failed" + (running > 0 ? ", \(running) left running" : "")
             + (leftOut.isEmpty ? "" : ", \(plural(leftOutFiles, "file")) left out")
             + (warnings.isEmpty ? "" : ", \(plural(warnings.count, "warning"))") + ". Results: \(Self.shown(resultsPath))"
-            + " (\(String(format: "%.1f", seconds)) s, \(ByteSize(bytes: sent)) uploaded)\n")
+            + " (\(String(format: "%.1f", seconds)) s, \(ByteSize(bytes: sent)) \(handsOver ? "handed over" : "uploaded"))\n")
     }
 
     /// `path` relative to the current folder when it lies below it.

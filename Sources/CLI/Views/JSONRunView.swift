@@ -8,6 +8,7 @@ import Synchronization
 final class JSONRunView: RunView {
     private let output: Output
     private let lastProgress = Mutex<(bytes: Int64, at: ContinuousClock.Instant)>((-1, ContinuousClock.now - .seconds(60)))
+    private let lastDownloads = Mutex<ContinuousClock.Instant>(ContinuousClock.now - .seconds(60))
 
     init(output: Output) {
         self.output = output
@@ -15,6 +16,7 @@ final class JSONRunView: RunView {
 
     func show(_ event: RunEvent) {
         if case .uploaded(let bytes, let all) = event, !admitProgress(bytes: bytes, total: all) { return }
+        if case .phase(.downloading(let done, let total)) = event, done > 0, done < total, !admitDownloads() { return }
         output.out(Self.json(event).serialized() + "\n")
     }
 
@@ -43,6 +45,16 @@ final class JSONRunView: RunView {
             "left_running": .int(running),
             "left_out": .int(Self.filesLeftOut(results)), "warnings": .int(warnings.count), "results": .string(resultsPath),
         ]).serialized() + "\n")
+    }
+
+    /// At most ten `downloading` events a second between the first and the last.
+    private func admitDownloads() -> Bool {
+        let now = ContinuousClock.now
+        return lastDownloads.withLock { last in
+            guard now - last >= .milliseconds(100) else { return false }
+            last = now
+            return true
+        }
     }
 
     /// At most ten `uploaded` events a second, never the same count twice; the last one always.
@@ -78,6 +90,12 @@ final class JSONRunView: RunView {
             .object(["event": .string("holding"), "job": .string(job), "plan_id": .string(planID), "reason": .string(reason), "wait_ms": .int(Int(wait.inMilliseconds))])
         case .redoing(let job, let planID, let reason):
             .object(["event": .string("redoing"), "job": .string(job), "plan_id": .string(planID), "reason": .string(reason)])
+        case .startingOver(let job, let planID, let reason):
+            .object(["event": .string("starting_over"), "job": .string(job), "plan_id": .string(planID), "reason": .string(reason)])
+        case .phase(.downloading(let done, let total)):
+            .object(["event": .string("phase"), "phase": .string("downloading"), "done": .int(done), "total": .int(total)])
+        case .phase(let phase):
+            .object(["event": .string("phase"), "phase": .string(phase.name.replacingOccurrences(of: " ", with: "_"))])
         case .finished(let entry):
             .object(["event": .string("finished"), "job": .string(entry.job), "plan_id": .string(entry.planID),
                      "status": .string(entry.status), "assembly_id": entry.assemblyID.map { .string($0) } ?? .null])

@@ -70,8 +70,11 @@ struct AssemblyRun: Sendable {
         let known = await state.entry(planned.id, endpoint: configuration.endpointKey)
         if outcome.code == .interrupted {
             // What the next run (without --force) does with it, as its own state.
+            // The embedded engine stops with the run: what it was processing is lost, not resumed.
             outcome = known?.assemblyURL == nil
                 ? (.notStarted, "the run was interrupted before this Assembly was created; the next run creates it")
+                : configuration.services != nil
+                ? (.interrupted, "the run was interrupted and the embedded engine stopped with it; the next run makes Assembly \(known?.assemblyID ?? "") again from the start")
                 : (.interrupted, "the run was interrupted; the next run resumes Assembly \(known?.assemblyID ?? "")")
         }
         // Where it is: the stored URL on the endpoint's origin, else the endpoint's own for its id
@@ -100,6 +103,8 @@ struct AssemblyRun: Sendable {
         // --force redoes the work: a new Assembly, whatever an earlier run left.
         // A state file is not trusted to name an Assembly: an id that is not one starts afresh.
         let earlier = configuration.force || fresh ? nil : await state.entry(planned.id, endpoint: configuration.endpointKey).flatMap { AssemblyID.isValid($0.assemblyID) ? $0 : nil }
+        // Why the earlier run's Assembly is not picked up, when it ended unfinished: its work is done again.
+        var unfinished: String?
         if let entry = earlier, entry.assemblyURL != nil {
             // The stored URL where it is on the endpoint's origin, else the endpoint's own (the
             // embedded engine gets a new port each run; a URL elsewhere is never asked).
@@ -114,8 +119,15 @@ struct AssemblyRun: Sendable {
                         events(.created(job: planned.job, planID: planned.id, assemblyID: entry.assemblyID, resumed: true))
                         return status
                     }
+                    unfinished = "Assembly \(entry.assemblyID) of an earlier run ended unfinished (\(status.ok ?? "no status"))"
                     break  // canceled or aborted: this plan needs a new Assembly
                 } catch let failure as AssemblyClient.Failure where candidate != byID || failure.settlesTheAssembly {
+                    // Failed or cut off (the process that handed it its files ended), or gone: a new one.
+                    if failure.settlesTheAssembly {
+                        unfinished = failure.httpStatus == 200
+                            ? "Assembly \(entry.assemblyID) of an earlier run ended unfinished (\(failure.code.rawValue): \(failure.message))"
+                            : "Assembly \(entry.assemblyID) of an earlier run is no longer on the service"
+                    }
                     continue
                 } catch let failure as AssemblyClient.Failure {
                     throw AssemblyClient.Failure(
@@ -126,6 +138,9 @@ struct AssemblyRun: Sendable {
             }
         }
         guard configuration.createsAssemblies else { throw Self.notSubmitted }
+        if let unfinished {
+            events(.startingOver(job: planned.job, planID: planned.id, reason: unfinished + "; its work starts over in a new Assembly"))
+        }
         let id = earlier.flatMap { $0.assemblyURL == nil ? $0.assemblyID : nil }
             ?? RandomID.hex32()
         try await state.set(.init(assemblyID: id, assemblyURL: nil, endpoint: configuration.endpointKey, job: planned.job, partOf: partOf), for: planned.id)

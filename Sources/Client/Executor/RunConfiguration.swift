@@ -115,6 +115,10 @@ public enum RunEvent: Sendable {
     case uploaded(bytes: Int64, total: Int64)
     /// An Assembly reached its end.
     case finished(RunResults.Entry)
+    /// The run went on to what follows the Assemblies (writing results, downloading, cleaning up).
+    case phase(RunPhase)
+    /// An Assembly an earlier run left unfinished is made again from the start, saying why (its work is lost).
+    case startingOver(job: String, planID: String, reason: String)
     /// A request of an Assembly failed and is tried again after `wait` (attempt `attempt` of `attempts`).
     case retrying(job: String, planID: String, reason: String, wait: Duration, attempt: Int, attempts: Int)
     /// A rate limit holds every request of the run for `wait`.

@@ -86,7 +86,7 @@ public struct Runner: Sendable {
                 saved = clock.now
             }
         }
-        var (final, written, gone) = try await finish(results(work, collected), redone: [], good: &good)
+        var (final, written, gone) = try await finish(results(work, collected), redone: [], good: &good, events: events)
         // Assemblies whose downloads are missing and whose results the server no longer has
         // (expired, or gone) are made again, once, whole, in new Assemblies.
         if !gone.isEmpty {
@@ -101,13 +101,14 @@ public struct Runner: Sendable {
             await assemblies.run(redo, fresh: Set(gone.keys), progress: { planID, bytes in events(.uploaded(bytes: progress.set(planID, bytes), total: more)) }) {
                 collected.add($0)
             }
-            (final, written, gone) = try await finish(results(work, collected), redone: Set(gone.keys), good: &good)
+            (final, written, gone) = try await finish(results(work, collected), redone: Set(gone.keys), good: &good, events: events)
         }
         if let note = good.written?.note { events(.warning(note)) }
         // A whole run (not a shard's share) that completed everything: older plans' state can go.
         let wholeRunCompleted = configuration.shard == nil && final.assemblies.allSatisfy(\.isCompleted)
         // A run that made nothing (everything cached) keeps the state of the run that did.
         let forgetting = wholeRunCompleted && !pending.isEmpty
+        events(.phase(.writingResults))
         do { try await state.fold(keeping: forgetting ? Set(work.units.map(\.id) + plan.assemblies.map(\.id)) : nil) } catch {
             events(.warning("the run state could not be compacted (\(error)); it is kept as a journal and read as before"))
         }
@@ -120,6 +121,7 @@ public struct Runner: Sendable {
                 events(.warning("the plan that ran could not be kept (\(error)); the next plan is compared by counts only"))
             }
         }
+        if wholeRunCompleted { events(.phase(.cleaningUp)) }
         pruneEngine(good.written?.results ?? final, wholeRunCompleted: wholeRunCompleted, events: events)
         // Then files pipeline wrote earlier that no result names now are removed, in folders no job downloads into too.
         let workspace = configuration.workspace
@@ -136,7 +138,10 @@ public struct Runner: Sendable {
     /// per folder, and the entries (by plan id, with why) whose missing results the server no
     /// longer has. Such a result of an Assembly just made again (`redone`) is a failure. What is
     /// written keeps the last good state (`good`); only this run's own completed entries are downloaded.
-    private func finish(_ results: RunResults, redone: Set<String>, good: inout GoodResults) async throws -> (RunResults, [String: Set<ExactName>], [String: String]) {
+    private func finish(
+        _ results: RunResults, redone: Set<String>, good: inout GoodResults, events: @Sendable (RunEvent) -> Void
+    ) async throws -> (RunResults, [String: Set<ExactName>], [String: String]) {
+        events(.phase(.writingResults))
         var final = results
         // Where each result is downloaded, known before the results are written, which name it.
         let placements = placeDownloads(&final)
@@ -150,9 +155,18 @@ public struct Runner: Sendable {
             digests: digests)
         var written: [String: Set<ExactName>] = [:]
         var gone: [String: String] = [:]
+        // The files to fetch (or find in place), counted as each Assembly's are done.
+        let files = { (paths: [String: [String?]]) in paths.values.reduce(0) { $0 + $1.count { $0 != nil } } }
+        let total = final.assemblies.reduce(0) { sum, entry in
+            sum + (settled.own.contains(entry.planID) && configuration.downloads[entry.job] != nil ? placements[entry.planID].map(files) ?? 0 : 0)
+        }
+        var done = 0
+        if total > 0 { events(.phase(.downloading(done: 0, total: total))) }
         for entry in final.assemblies where settled.own.contains(entry.planID) {
             guard let folder = configuration.downloads[entry.job]?.folder, let paths = placements[entry.planID] else { continue }
             let report = try await downloader.download(entry, into: folder, paths: paths, now: configuration.serviceClock.machineNow)
+            done += files(paths)
+            if total > 0 { events(.phase(.downloading(done: done, total: total))) }
             if let reason = report.gone.first {
                 guard !redone.contains(entry.planID) else {
                     throw Downloader.Failure(description: "a result of Assembly \(entry.assemblyID ?? entry.planID), just made again, cannot be downloaded: \(reason)")

@@ -312,18 +312,19 @@ final class RunCommandTests: XCTestCase {
         defer { directory.remove() }
         let quiet = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "-q"])
         XCTAssertEqual(quiet.status, 0, quiet.stderr)
-        XCTAssertFalse(quiet.stderr.contains("created") || quiet.stderr.contains("uploaded") || quiet.stderr.contains("[1/3]"), quiet.stderr)
+        XCTAssertFalse(quiet.stderr.contains("created") || quiet.stderr.contains("handed over") || quiet.stderr.contains("[1/3]"), quiet.stderr)
         XCTAssertTrue(quiet.stdout.hasPrefix("Run: 3 completed, 0 cached, 0 failed. Results: "), quiet.stdout)
-        XCTAssertTrue(quiet.stdout.contains(" s, ") && quiet.stdout.contains(" uploaded)"), "the summary gives elapsed time and bytes: \(quiet.stdout)")
-        XCTAssertFalse(quiet.stdout.contains(" 0 B uploaded"), "bytes sent in the creating requests count: \(quiet.stdout)")
+        // The embedded engine reads the files where they are: they are handed over, not uploaded.
+        XCTAssertTrue(quiet.stdout.contains(" s, ") && quiet.stdout.contains(" handed over)"), "the summary gives elapsed time and bytes: \(quiet.stdout)")
+        XCTAssertFalse(quiet.stdout.contains(" 0 B handed over"), "bytes sent in the creating requests count: \(quiet.stdout)")
         XCTAssertEqual(quiet.stderr, "", "-q: no header, no progress")
         let verbose = await CLIHarness.run(["run", directory.path + "/pipeline.yml", "--verbose", "--force"])
         XCTAssertEqual(verbose.status, 0, verbose.stderr)
         XCTAssertEqual(verbose.stderr.components(separatedBy: "created thumbs").count - 1, 3, verbose.stderr)
         // The first progress line already knows how much there is to send.
-        let progress = verbose.stderr.split(separator: "\n").filter { $0.contains(" uploaded (") }
+        let progress = verbose.stderr.split(separator: "\n").filter { $0.contains(" handed over") }
         XCTAssertFalse(progress.isEmpty, verbose.stderr)
-        XCTAssertFalse(progress.contains { $0.contains("of 0 B uploaded") }, verbose.stderr)
+        XCTAssertFalse(progress.contains { $0.contains("of 0 B handed over") }, verbose.stderr)
         let help = await CLIHarness.run(["run", "--help"])
         XCTAssertTrue(help.stdout.contains("-q, --quiet"), help.stdout)
     }
