@@ -24,8 +24,9 @@ struct RunSetup {
         var downloads: [String: DownloadTarget] = [:]
         for job in manifest.jobs {
             let patterns = job.inputs.map(\.value)
-            if let folder = download { downloads[job.name.value] = DownloadTarget(folder: folder, patterns: patterns) }
-            else if let folder = job.download { downloads[job.name.value] = DownloadTarget(folder: manifest.path(folder.value), patterns: patterns) }
+            let bundling = Set(job.steps.filter { RobotCatalog.bundling.contains($0.robot) }.map(\.name.value))
+            if let folder = download { downloads[job.name.value] = DownloadTarget(folder: folder, patterns: patterns, bundling: bundling) }
+            else if let folder = job.download { downloads[job.name.value] = DownloadTarget(folder: manifest.path(folder.value), patterns: patterns, bundling: bundling) }
         }
         var configuration = RunConfiguration(
             endpoint: endpoint.name, authKey: nil, signer: nil,

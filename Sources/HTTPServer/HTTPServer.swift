@@ -9,7 +9,7 @@ import Wire
 public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set in init and freed in stop; the rest is Mutex
     /// What the server was asked to do on start.
     public struct Configuration: Sendable {
-        /// The IPv4 address to bind (127.0.0.1 by default).
+        /// The IPv4 or IPv6 address to bind (127.0.0.1 by default; `::` listens on both families).
         public var host: String
         /// The port; 0 picks a free one.
         public var port: UInt16
@@ -85,11 +85,8 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set
             perAddress: trusted ? nil : configuration.perClientLimit,
             total: configuration.connectionLimit - max(1, configuration.connectionLimit / 16),
             perForwardedClient: configuration.perClientLimit, bodyGrace: configuration.bodyGrace, bodyRate: max(1, configuration.minimumBodyRate)))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = configuration.port.bigEndian
-        guard inet_pton(AF_INET, configuration.host, &address.sin_addr) == 1 else {
-            throw StartError(description: "cannot listen on \(configuration.host): not an IPv4 address")
+        guard var address = ListenAddress(configuration.host, port: configuration.port) else {
+            throw StartError(description: "cannot listen on \(configuration.host): not an IPv4 or IPv6 address")
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
         let key = configuration.tls.map { strdup($0.keyPEM) } ?? nil
@@ -113,12 +110,12 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set
         }
         var flags = MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue
         if configuration.tls != nil { flags |= MHD_USE_TLS.rawValue }
-        let started = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                options.append(.init(option: .SOCK_ADDR, value: 0, ptr_value: UnsafeMutableRawPointer(socketAddress)))
-                options.append(.init(option: .END, value: 0, ptr_value: nil))
-                return pipeline_mhd_start(UInt32(flags), configuration.port, accessHandler, context, options)
-            }
+        // `::` takes IPv4 clients too (dual stack); any other IPv6 address only its own family.
+        if address.isIPv6 { flags |= configuration.host == "::" ? MHD_USE_DUAL_STACK.rawValue : MHD_USE_IPv6.rawValue }
+        let started = address.withSocketAddress { socketAddress in
+            options.append(.init(option: .SOCK_ADDR, value: 0, ptr_value: UnsafeMutableRawPointer(socketAddress)))
+            options.append(.init(option: .END, value: 0, ptr_value: nil))
+            return pipeline_mhd_start(UInt32(flags), configuration.port, accessHandler, context, options)
         }
         guard let daemon = started else {
             let tlsHint = configuration.tls == nil ? "" : ", or the TLS key and certificate do not match"
@@ -147,7 +144,7 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set
         collector.pairs = []
         MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, pairIterator, context)
         let query = Dictionary(collector.pairs.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
-        let served = "\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)"
+        let served = "\(ListenAddress.servedName(host)):\(port)"
         var origin = "\(scheme)://\(served)"
         var accepted = true
         if let rule = self.origin {
@@ -176,10 +173,7 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set
     private func isServed(_ authority: String) -> Bool {
         guard authority.hasSuffix(":\(port)") else { return false }
         let name = String(authority.dropLast(":\(port)".count))
-        if name == host || name == "localhost" && (host == "127.0.0.1" || host == "0.0.0.0") { return true }
-        // Bound to every address: any IPv4 literal of this machine will do, never a DNS name.
-        var probe = in_addr()
-        return host == "0.0.0.0" && inet_pton(AF_INET, name, &probe) == 1
+        return ListenAddress.serves(name, listening: host)
     }
 
     func queue(_ response: ServerResponse, on connection: OpaquePointer?, context: RequestContext) -> MHD_Result {

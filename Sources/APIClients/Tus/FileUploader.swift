@@ -234,7 +234,7 @@ struct FileUploader: Sendable {
     private func checksumAlgorithm() throws(TusError) -> ChecksumAlgorithm? {
         switch options.checksum {
         case .off: return nil
-        case .automatic: return capabilities.checksumAlgorithm
+        case .automatic, .firstOffered: return capabilities.checksumAlgorithm
         case .algorithm(let algorithm):
             guard capabilities.extensions.contains("checksum"), capabilities.checksumAlgorithms.contains(algorithm.rawValue) else {
                 throw TusError(.rejected, request: "OPTIONS \(client.endpoint)", detail: "the server does not accept \(algorithm.rawValue) checksums")

@@ -8,6 +8,9 @@ public struct UploadOptions: Sendable {
         /// CRC-32 when the server offers it; otherwise the plan's SHA-256 on a whole-file request
         /// when the server takes SHA-256 and the plan has it, else none: never a second pass over the bytes.
         case automatic
+        /// The first the server offers of `ChecksumAlgorithm.preferred`, on every request, however
+        /// much hashing it costs (`pipeline upload --checksum auto`).
+        case firstOffered
         /// Never send checksums.
         case off
         /// Use this algorithm (the server must offer it).

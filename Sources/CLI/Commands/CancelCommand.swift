@@ -11,29 +11,140 @@ struct CancelCommand: Command {
     static let spec = CommandSpec(
         name: "cancel",
         summary: "Cancel the in-flight Assemblies of a manifest's last run.",
+        discussion: """
+        Asks the endpoint the run used (--endpoint, else the manifest's, $TRANSLOADIT_ENDPOINT or the hosted service, \
+        as for run) to cancel each Assembly the run state records there that the results do not show ended. Exits 1 \
+        when an Assembly could not be canceled (each is named with the reason), or when the last run was on another \
+        endpoint. The embedded engine's Assemblies stop with their run: interrupt it, with --cancel-on-interrupt to \
+        cancel them.
+        """,
         arguments: [.init(name: "MANIFEST", help: "The manifest that was run.")],
-        options: [CommandSpec.caCertOption],
-        examples: ["pipeline cancel pipeline.yml"])
+        options: [
+            .init(name: "endpoint", valueName: "URL", help: "The Assembly API the run used instead of the manifest's."),
+            CommandSpec.caCertOption,
+        ],
+        examples: ["pipeline cancel pipeline.yml", "pipeline cancel pipeline.yml --endpoint http://127.0.0.1:8787"])
 
     let manifest: String
+    let endpoint: String?
 
-    init(_ arguments: ParsedArguments) {
+    /// Cancel requests in flight at once.
+    static let parallelRequests = 16
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
         manifest = arguments.positionals[0]
+        endpoint = arguments.value("endpoint")
+        if let problem = endpoint.flatMap({ Endpoint($0).problem }) { throw UsageError(problem.printable, command: Self.spec.name) }
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        guard let (workspace, address) = LastRun.workspaceAndAddress(manifest, context: context) else { return ExitCode.failure }
-        let done = Set((workspace.lastResults()?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
-        let started: [String: StartedAssembly]
-        do { started = try workspace.startedAssemblies(address: address) } catch {
+        guard let (workspace, address, key) = LastRun.place(manifest, endpoint: endpoint, context: context) else { return ExitCode.failure }
+        // The state is read as every other command reads it: never through a link.
+        do throws(FileError) { try workspace.refuseLinks() } catch {
             context.output.failure(error.description)
             return ExitCode.failure
         }
-        let canceled = await InFlight.cancel(started, except: done, service: AssemblyClient(http: context.http, endpoint: "")) { line in
-            context.output.out(line + "\n")
+        let results = workspace.lastResults()
+        // What the results (of a run on this endpoint) show completed or canceled is not asked again;
+        // any other word (a failure, a run interrupted or timed out) may leave it going there.
+        let ended = results.map { $0.endpoint == nil || $0.endpoint == key } == true
+            ? Set((results?.assemblies ?? []).filter { $0.isCompleted || $0.status == AssemblyStatusCode.canceled }.map(\.planID)) : []
+        let open: [(plan: String, assembly: StartedAssembly)]
+        do {
+            open = try workspace.startedAssemblies(address: address, endpoint: key)
+                .filter { !ended.contains($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        } catch {
+            context.output.failure(error.description)
+            return ExitCode.failure
+        }
+        let name = manifest.printable
+        if open.isEmpty, let elsewhere = Self.otherEndpoint(of: results, key: key, workspace: workspace) {
+            context.output.failure(
+                "the last run of \(name) was on \(elsewhere.printable), not \(key.printable); nothing was canceled",
+                hint: "'pipeline cancel \(name) --endpoint \(elsewhere.printable)' cancels its Assemblies there")
+            return ExitCode.failure
+        }
+        guard let address else {
+            // The embedded engine runs inside its run's process: nothing else can reach it.
+            if !open.isEmpty, workspace.runIsGoingOn() == true {
+                context.output.failure(
+                    "the run of \(name) going on holds its Assemblies in its own process (the embedded engine); nothing was canceled",
+                    hint: "interrupt that run (Ctrl-C): its state is saved; with 'pipeline run \(name) --cancel-on-interrupt' it cancels them")
+                return ExitCode.failure
+            }
+            context.output.out("Nothing to cancel: the embedded engine's Assemblies end with their run.\n")
+            return ExitCode.success
+        }
+        guard !open.isEmpty else {
+            context.output.out("Nothing to cancel on \(key.printable): no Assembly of the last run is in flight.\n")
+            return ExitCode.success
+        }
+        return await cancel(open, on: key, service: AssemblyClient(http: context.http, endpoint: address), context: context)
+    }
+
+    /// Asks for each of `open` to be canceled; exits 1 when any could not be.
+    private func cancel(_ open: [(plan: String, assembly: StartedAssembly)], on key: String, service: any AssemblyService, context: CommandContext) async -> Int32 {
+        let asked = open.compactMap { entry in entry.assembly.url.map { (id: entry.assembly.id, url: $0) } }
+        var outcomes: [String: CancelOutcome] = [:]
+        await forEachConcurrently(asked, width: Self.parallelRequests) { request in
+            (request.id, await CancelOutcome.of(request.url, service: service))
+        } receive: { id, outcome in
+            outcomes[id] = outcome
+        }
+        var failed: [(id: String, why: AssemblyClient.Failure)] = []
+        var canceled = 0
+        for (id, _) in asked {
+            switch outcomes[id] {
+            case .canceled(let status)?:
+                canceled += 1
+                context.output.out("\(id): \(status.printable)\n")
+            case .ended(let status)?:
+                context.output.out("\(id): had already ended (\(status.printable))\n")
+            case .failed(let failure)?:
+                failed.append((id, failure))
+            case nil:
+                break
+            }
         }
         context.output.out("Canceled \(plural(canceled, "Assembly", "Assemblies")).\n")
-        return ExitCode.success
+        guard !failed.isEmpty else { return ExitCode.success }
+        let lines = failed.map { "  \($0.id): \($0.why.description)" }.joined(separator: "\n")
+        let notFound = failed.contains { $0.why.code == .assemblyNotFound || $0.why.httpStatus == 404 }
+        context.output.failure(
+            "\(plural(failed.count, "Assembly", "Assemblies")) could not be canceled on \(key.printable):\n" + lines,
+            hint: notFound ? "an Assembly the endpoint does not know was started elsewhere: 'pipeline cancel \(manifest.printable) --endpoint URL' asks the endpoint the run used" : nil)
+        return ExitCode.failure
+    }
+
+    /// The endpoint the last run used when it is not `key`: as its results name it, or, with
+    /// no results (a run cut short), the one endpoint its run state names instead. Only named in a
+    /// hint, never asked: run state and results say what is known, not where to connect.
+    static func otherEndpoint(of results: RunResults?, key: String, workspace: Workspace) -> String? {
+        if let results { return results.endpoint.flatMap { $0 == key ? nil : $0 } }
+        let others = Set(((try? workspace.startedAssemblies(address: nil)) ?? [:]).values.compactMap(\.endpoint)).subtracting([key])
+        return others.count == 1 ? others.first : nil
+    }
+}
+
+/// What became of one request to cancel an Assembly.
+enum CancelOutcome: Sendable {
+    /// It was canceled (its status now).
+    case canceled(String)
+    /// It had ended before (completed, or failed with this code).
+    case ended(String)
+    /// The request was refused or never answered.
+    case failed(AssemblyClient.Failure)
+
+    /// Asks `service` to cancel the Assembly at `url`.
+    static func of(_ url: String, service: any AssemblyService) async -> CancelOutcome {
+        do throws(AssemblyClient.Failure) {
+            let status = try await service.cancel(url)
+            let word = status.ok ?? AssemblyStatusCode.canceled
+            return word == AssemblyStatusCode.completed ? .ended(word) : .canceled(word)
+        } catch {
+            // An `error` in a status answered 200: the Assembly had failed before the request.
+            return error.httpStatus == 200 ? .ended(error.code.rawValue) : .failed(error)
+        }
     }
 }
 

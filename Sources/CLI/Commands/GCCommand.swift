@@ -59,7 +59,7 @@ struct GCCommand: Command {
             do {
                 collected = dryRun
                     ? try LocalEngine.garbage(in: workspace.engineDirectory, keeping: keeping.whole, trimming: keeping.files)
-                    : try collect(workspace, keeping: keeping, current: current)
+                    : try collect(workspace, keeping: keeping, current: current, output: context.output)
             } catch {
                 context.output.failure("the engine's data cannot be collected: \(error)", hint: "wait for the pipeline command or pipeline serve using it to end")
                 return ExitCode.failure
@@ -78,11 +78,34 @@ struct GCCommand: Command {
         return ExitCode.success
     }
 
-    /// Records what this manifest's results name now, then removes the rest with the engine started on its folder.
-    private func collect(_ workspace: Workspace, keeping: EngineReferences, current: EngineReferences) throws -> CollectedGarbage {
+    /// How long gc waits for another command or a `pipeline serve` to leave the engine's folder.
+    static let engineWait: Duration = .seconds(30)
+
+    /// Records what this manifest's results name now, then removes the rest with the engine started
+    /// on its folder, once no other engine uses it (waiting up to `engineWait`, saying so).
+    private func collect(_ workspace: Workspace, keeping: EngineReferences, current: EngineReferences, output: Output) throws -> CollectedGarbage {
         try workspace.recordEngineReferences(current)
-        let engine = try LocalEngine.embedded(LocalEngine.Configuration(dataDirectory: workspace.engineDirectory))
+        var settings = LocalEngine.Configuration(dataDirectory: workspace.engineDirectory)
+        let folder = workspace.engineDirectory, wait = Self.engineWait
+        let deadline = ContinuousClock.now + wait
+        settings.whileWaitingForTheFolder = {
+            output.error("pipeline: waiting for \(folder.printable), in use by another pipeline command or a pipeline serve (up to \(wait.components.seconds) s)\n")
+        }
+        settings.stopWaiting = { ContinuousClock.now >= deadline }
+        let engine: LocalEngine
+        do { engine = try LocalEngine.embedded(settings) } catch is WaitInterrupted {
+            throw DataFolderStillInUse(folder: folder, waited: wait)
+        }
         defer { engine.stop() }
         return engine.collectGarbage(keeping: keeping.whole, trimming: keeping.files)
+    }
+}
+
+/// The engine's folder stayed in use for as long as gc waits.
+struct DataFolderStillInUse: Error, CustomStringConvertible {
+    var folder: String
+    var waited: Duration
+    var description: String {
+        "'\(folder.printable)' stayed in use for \(waited.components.seconds) s (a pipeline serve, or another command's embedded engine); nothing of it was removed"
     }
 }

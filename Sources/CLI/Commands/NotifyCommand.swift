@@ -141,7 +141,7 @@ struct NotifyCommand: Command {
             context.output.failure("cannot listen on \(host):\(port): \(error)", hint: "choose another --port, or stop what uses it")
             return ExitCode.failure
         }
-        context.output.error("pipeline: receiving on http://\(host):\(server.port)/ the notifications of \(plural(expected.count, "Assembly", "Assemblies"))\n")
+        context.output.error("pipeline: receiving on http://\(HTTPServer.urlHost(host)):\(server.port)/ the notifications of \(plural(expected.count, "Assembly", "Assemblies"))\n")
         // The service is asked too, now and then: an Assembly whose notification never comes still ends the wait.
         let client = AssemblyClient(http: context.http, endpoint: "")
         // Only the endpoint's origin is asked, whatever host the results file names.

@@ -11,8 +11,9 @@ struct ResultsCommand: Command {
         discussion: """
         With a manifest: each source file of the last run with its results (step, download path or URL, \
         size, dimensions), or only the SOURCE files named (paths as the manifest's folder sees them, or \
-        from the current folder); exits 1 when a source named has no results. With 'merge': combines the \
-        results files of the shards of one run (pipeline run --shard I/N).
+        from the current folder); exits 1 when a source named has no results. Paths are printed as the current \
+        folder sees them when it is the manifest's folder, inside it or above it (else as the manifest's folder \
+        does). With 'merge': combines the results files of the shards of one run (pipeline run --shard I/N).
         """,
         arguments: [
             .init(name: "MANIFEST", help: "The manifest that was run, or 'merge' followed by the shards' results files."),
@@ -78,9 +79,31 @@ struct ResultsCommand: Command {
             let fromHere = RealPath.relative(URL(fileURLWithPath: source).standardizedFileURL.path, inside: workspace.directory)
             return fromHere.flatMap { known.contains(ExactName($0)) || !known.contains(ExactName(source)) ? $0 : nil } ?? source
         }
-        let query = ResultsQuery(results, wanted: wanted)
+        // Printed as a shell in the current folder takes them, when that folder is the manifest's,
+        // one inside it or one above it; from anywhere else, as the manifest's folder sees them.
+        let here = FileManager.default.currentDirectoryPath, folder = RealPath.of(workspace.directory) ?? workspace.directory
+        let related = RealPath.isInside(here, folder) || RealPath.isInside(folder, here)
+        let shown = { (path: String) in related && !path.hasPrefix("/") ? RealPath.relative(folder + "/" + path, from: here) : path }
+        let query = ResultsQuery(Self.relocated(results, shown), wanted: wanted.map(shown))
         context.output.out(json ? query.jsonText : query.text())
         return query.missing.isEmpty && !(query.sources.isEmpty && wanted.isEmpty) ? ExitCode.success : ExitCode.failure
+    }
+
+    /// `results` with every source and download path passed through `shown`.
+    static func relocated(_ results: RunResults, _ shown: (String) -> String) -> RunResults {
+        var moved = results
+        for index in moved.assemblies.indices {
+            for file in moved.assemblies[index].files.indices { moved.assemblies[index].files[file].path = shown(moved.assemblies[index].files[file].path) }
+            moved.assemblies[index].results = moved.assemblies[index].results.mapValues { files in
+                files.map { file in
+                    var file = file
+                    file.source = file.source.map(shown)
+                    file.localPath = file.localPath.map(shown)
+                    return file
+                }
+            }
+        }
+        return moved
     }
 
     private func merge(_ files: [String], out: String?, context: CommandContext) -> Int32 {

@@ -29,7 +29,7 @@ struct RunCommand: Command {
             .init(name: "parallel", valueName: "N", help: "Files uploaded at once per Assembly (default 4)."),
             .init(name: "timeout", valueName: "DURATION", help: "Give up after this long (default 8h)."),
             .init(name: "chunk-size", valueName: "SIZE", help: "The most bytes per upload request, for proxies that limit bodies (default: the manifest's upload.chunk_size, else automatic)."),
-            .init(name: "download", valueName: "DIR", help: "Download every job's result files into DIR/<step>/<name>."),
+            .init(name: "download", valueName: "DIR", help: "Download every job's result files into DIR/<step>/, each at its source's path below the input pattern's fixed folders, with the result's extension (an archive keeps its own name)."),
             .init(name: "force", help: "Run every Assembly, even those completed in the previous results."),
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),
             .init(name: "plan", valueName: "FILE", help: "Run exactly this reviewed plan; refuse if any of its files changed."),

@@ -18,7 +18,7 @@ struct ServeCommand: Command {
         served (or --public-url), never from an unchecked Host header: a request for another host gets 421.
         """,
         options: [
-            .init(name: "host", valueName: "ADDRESS", help: "The IPv4 address to listen on (default 127.0.0.1)."),
+            .init(name: "host", valueName: "ADDRESS", help: "The IPv4 or IPv6 address to listen on (default 127.0.0.1; ::1 for IPv6 loopback, :: for every address)."),
             .init(name: "port", valueName: "N", help: "The port (default 8787; 0 picks a free one)."),
             .init(name: "data-dir", valueName: "DIR", help: "Where uploads and results are kept (default .pipeline/engine)."),
             .init(name: "auth-key", valueName: "KEY", help: "Require Assemblies signed for this Auth Key (with --secret-env)."),
@@ -69,6 +69,9 @@ struct ServeCommand: Command {
         secretVariable = arguments.secretVariable
         policyPath = arguments.value("policy")
         host = arguments.value("host") ?? "127.0.0.1"
+        guard HTTPServer.canListen(on: host) else {
+            throw UsageError("--host needs an IPv4 or IPv6 address, such as 127.0.0.1 or ::1, not '\(host.printable)'", command: Self.spec.name)
+        }
         port = try arguments.port(default: 8787)
         dataDirectory = arguments.value("data-dir") ?? Workspace.here.engineDirectory
         quiet = arguments.flag("quiet")
@@ -123,8 +126,9 @@ struct ServeCommand: Command {
             return ExitCode.failure
         }
         let scheme = tls == nil ? "http" : "https"
-        let base = origin.fixed ?? "\(scheme)://\(host):\(engine.port)"
-        context.output.out("pipeline serve: listening on \(scheme)://\(host):\(engine.port)\n")
+        let served = "\(scheme)://\(HTTPServer.urlHost(host)):\(engine.port)"
+        let base = origin.fixed ?? served
+        context.output.out("pipeline serve: listening on \(served)\n")
         context.output.out("tus endpoint: \(base)\(LocalEngine.tusPath)\n")
         switch engine.handoffState {
         case .offered(let socket): context.output.out("handoff: \(socket.printable) (files from this machine come as open descriptors)\n")

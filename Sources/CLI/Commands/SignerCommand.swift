@@ -28,7 +28,7 @@ struct SignerCommand: Command {
             .init(name: "auth-key", valueName: "KEY", help: "The Auth Key params must carry (default: the policy's auth_key)."),
             CommandSpec.secretEnvOption,
             .init(name: "secret-file", valueName: "FILE", help: "A file holding the Auth Secret, readable only by its owner."),
-            .init(name: "host", valueName: "ADDRESS", help: "The IPv4 address to listen on (default 127.0.0.1)."),
+            .init(name: "host", valueName: "ADDRESS", help: "The IPv4 or IPv6 address to listen on (default 127.0.0.1)."),
             .init(name: "port", valueName: "N", help: "The port (default 8788; 0 picks a free one)."),
             .init(name: "audit-log", valueName: "FILE", help: "Append one JSON line per decision to FILE."),
             .init(name: "endpoint", valueName: "URL", help: "Where a template_id the policy lists by name is looked up (default \(Endpoint.hosted.name); 'none' accepts only ids the policy lists)."),
@@ -106,7 +106,7 @@ struct SignerCommand: Command {
             context.output.failure("\(error)", hint: "pick another --port, or 0 for a free one")
             return ExitCode.failure
         }
-        context.output.out("pipeline signer: listening on \(tls == nil ? "http" : "https")://\(host):\(server.port)\n")
+        context.output.out("pipeline signer: listening on \(tls == nil ? "http" : "https")://\(HTTPServer.urlHost(host)):\(server.port)\n")
         if arguments.value("auth-key") == nil, policy.authKey == nil {
             context.output.error("pipeline signer: warning: neither --auth-key nor the policy's auth_key names an Auth Key: params for any key a caller sends are signed with this secret\n")
         }

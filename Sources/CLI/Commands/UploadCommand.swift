@@ -67,9 +67,11 @@ struct UploadCommand: Command {
         options.handoff = !arguments.flag("no-handoff")
         options.chunkSize = try arguments.size("chunk-size", minimum: UploadSettings.smallestChunk)
         options.parallel = try arguments.integer("parallel", in: OptionLimits.parallel, default: options.parallel)
+        // auto, the default: the first algorithm the server offers, as the help says.
+        options.checksum = .firstOffered
         if let text = arguments.value("checksum") {
             switch text {
-            case "auto": options.checksum = .automatic
+            case "auto": options.checksum = .firstOffered
             case "off": options.checksum = .off
             default:
                 guard let algorithm = ChecksumAlgorithm(rawValue: text) else {

@@ -7,13 +7,17 @@ import Planning
 /// wildcard) and the stem is the source's name with the result's own extension. Two results never
 /// share a path: a source with several results in one step numbers them (`stem-1.jpg`), sources
 /// that would meet keep their own extension (`a.jpg.webp`), and results of no one source (an
-/// archive of all files) keep their own name at the step's top.
+/// archive of all files, even of one) keep their own name at the step's top.
 public struct DownloadLayout: Sendable {
     private let patterns: [GlobPattern]
+    /// Steps whose results are of all the files together (an archive): never a source's.
+    private let bundling: Set<String>
 
-    /// A layout for the job's input patterns (those starting with `!` are left out).
-    public init(patterns: [String]) {
+    /// A layout for the job's input patterns (those starting with `!` are left out); the results
+    /// of `bundling` steps keep their own names (`archive_name`), however many files they hold.
+    public init(patterns: [String], bundling: Set<String> = []) {
         self.patterns = patterns.filter { !$0.hasPrefix("!") }.compactMap { try? GlobPattern($0) }  // planning refused invalid patterns already
+        self.bundling = bundling
     }
 
     /// One result's place before clashes are settled.
@@ -61,6 +65,7 @@ public struct DownloadLayout: Sendable {
             let stepFolder = FileNames.safeComponent(step)
             // The source each result belongs to; a lone source owns results that name none.
             let owners = files.map { file -> ExactName? in
+                if bundling.contains(step) { return nil }
                 if let source = file.source.map(ExactName.init(_:)), sources.contains(source) { return source }
                 return file.source == nil && entry.files.count == 1 ? ExactName(entry.files[0].path) : nil
             }

@@ -141,9 +141,10 @@ public struct DownloadTarget: Sendable {
     /// Where each result lands below it.
     public var layout: DownloadLayout
 
-    /// A target for a folder and the job's input patterns.
-    public init(folder: String, patterns: [String]) {
+    /// A target for a folder and the job's input patterns; `bundling` names the steps whose results
+    /// are of all the files together (archives), which keep their own names.
+    public init(folder: String, patterns: [String], bundling: Set<String> = []) {
         self.folder = folder
-        self.layout = DownloadLayout(patterns: patterns)
+        self.layout = DownloadLayout(patterns: patterns, bundling: bundling)
     }
 }

@@ -15,6 +15,9 @@ extension RobotCatalog {
         "/meta/write": ["image", "video", "audio"],
     ]
 
+    /// The robots that make one file of all their inputs (an archive): their result is no one source's.
+    public static let bundling: Set<String> = ["/file/compress"]
+
     /// Whether `robot` processes a file of `kind` (nil: none known); true for robots that take any file.
     public static func takes(_ robot: String, kind: String?) -> Bool {
         guard let kinds = inputKinds[robot] else { return true }

@@ -18,6 +18,8 @@ be * for every one):
                 header announcing it: the body goes on with a Content-Length and no checksum
   says=TEXT     forward the request, then give TEXT (percent-decoded: it may hold line breaks and
                 escape sequences) as the ok, error and message of a JSON answer
+  algorithms=LIST  forward the request, then give LIST (such as sha1,sha256) as the answer's
+                Tus-Checksum-Algorithm: a server that offers only those
 Every connection carries one request (the proxy asks for "Connection: close"), so requests are
 counted exactly. Like a reverse proxy, it sends the server's own address as Host and the one the
 client used as X-Forwarded-Host. Prints "PORT <n>" once listening, and one line per request to stderr (with how its body's checksum
@@ -218,6 +220,18 @@ async def handle(client_reader, client_writer):
         status_line, rest = answer.split(b"\r\n", 1)
         client_writer.write(b"HTTP/1.1 " + action.split("=", 1)[1].encode() + b" Rewritten\r\n" + rest)
         await pipe(upstream_reader, client_writer)
+        for writer in (client_writer, upstream_writer):
+            writer.close()
+        return
+    if action.startswith("algorithms="):
+        length = next((int(line.split(":", 1)[1]) for line in lines[1:] if line.lower().startswith("content-length:")), 0)
+        await pipe(client_reader, upstream_writer, length)
+        answer = await upstream_reader.read()
+        head, _, body = answer.partition(b"\r\n\r\n")
+        kept = [line for line in head.split(b"\r\n") if not line.lower().startswith(b"tus-checksum-algorithm:")]
+        offered = b"Tus-Checksum-Algorithm: " + action.split("=", 1)[1].encode()
+        client_writer.write(b"\r\n".join(kept + [offered]) + b"\r\n\r\n" + body)
+        await client_writer.drain()
         for writer in (client_writer, upstream_writer):
             writer.close()
         return
