@@ -50,7 +50,7 @@ final class SmartCDNResultsTests: XCTestCase {
         // Only a run that writes results signs them: other commands that start the engine never ask for the secret.
         let ran = await CLIHarness.run(["run", directory.path + "/pipeline.yml"], environment: ["TRANSLOADIT_SECRET": secret])
         XCTAssertEqual(ran.status, 0, ran.stderr)
-        let replay = await CLIHarness.run(["replay", directory.path + "/pipeline.yml"], environment: ["TRANSLOADIT_SECRET": ""])
+        let replay = await CLIHarness.run(["replay", directory.path + "/pipeline.yml", "--all"], environment: ["TRANSLOADIT_SECRET": ""])
         XCTAssertFalse(replay.stderr.contains("smart_cdn"), replay.stderr)
         XCTAssertTrue(replay.stderr.contains("keeps none to replay"), replay.stderr)
         let manifest = directory.path + "/pipeline.yml"
