@@ -7,12 +7,15 @@ public struct Loaded<Value> {
     public var diagnostics: [Diagnostic]
     /// The text of the files read.
     public var sources: SourceStore
+    /// The value as far as it could be read when errors made it unusable, for the checks it still allows.
+    public var partial: Value?
 
     /// Creates an outcome.
-    public init(value: Value?, diagnostics: [Diagnostic], sources: SourceStore) {
+    public init(value: Value?, diagnostics: [Diagnostic], sources: SourceStore, partial: Value? = nil) {
         self.value = value
         self.diagnostics = diagnostics
         self.sources = sources
+        self.partial = partial
     }
 }
 

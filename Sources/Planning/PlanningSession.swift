@@ -52,6 +52,13 @@ public struct PlanningSession: Sendable {
             } else if endpoint.isHostedService {
                 withPolicy.diagnostics += manifest.temporaryResultsWarnings
             }
+        } else if let partial = loaded.partial, let policy {
+            // A manifest with errors is judged by its policy too, so every problem is said at once;
+            // not where an error already is (an unknown robot is not also one the policy refuses).
+            let errorLines = Set(withPolicy.diagnostics.filter { $0.severity == .error }.compactMap { $0.location.map { "\($0.file):\($0.line)" } })
+            withPolicy.diagnostics += PolicyReview(policy: policy, manifest: partial, job: nil).findings(for: partial).filter { finding in
+                finding.location.map { !errorLines.contains("\($0.file):\($0.line)") } ?? true
+            }
         }
         // A step written once and used by several (an anchor and its aliases) is said once.
         let diagnostics = SharedValueFindings.coalesced(withPolicy.diagnostics).uniqued()
@@ -87,7 +94,7 @@ public struct PlanningSession: Sendable {
 
     private func addPolicy(to manifest: Loaded<Manifest>) -> (Loaded<Manifest>, Policy?) {
         var loaded = manifest
-        guard let manifest = loaded.value else { return (loaded, nil) }
+        guard let manifest = loaded.value ?? loaded.partial else { return (loaded, nil) }
         let path: String
         if let policyPath {
             path = policyPath

@@ -96,12 +96,54 @@ struct InitCommand: Command {
         let enter = directory == "." ? "" : "  cd \(Self.shellQuoted(directory))\n"
         output.out("""
             Wrote \(writer.files.map(\.path).joined(separator: ", ")) and .gitignore (\(ownFiles ? "the manifest processes the folder's own \(kind.rawValue)" : "with samples to process")).
-            Next:
+            \(leftOutNote(Self.leftOut(in: absolute, besides: kind), ownFiles: ownFiles))Next:
             \(enter)  pipeline plan pipeline.yml     # what would run
               pipeline run pipeline.yml      # run it on this machine; results in build/
 
             """)
         return ExitCode.success
+    }
+
+    /// Files of another kind that the folder holds and no job processes: what they are, how many, one name.
+    struct LeftOut: Equatable {
+        let noun: String
+        let kind: ProjectTemplate.Kind
+        var count: Int
+        var example: String
+    }
+
+    /// What `init` leaves out and how to include it, said rather than silently ignored; empty when nothing is.
+    private func leftOutNote(_ leftOut: [LeftOut], ownFiles: Bool) -> String {
+        guard !leftOut.isEmpty else { return "" }
+        let found = leftOut.map { "\(plural($0.count, $0.noun)) (\($0.count == 1 ? "" : "such as ")\(TerminalText.printable($0.example)))" }
+        var note = "Left out, in no job: \(found.joined(separator: ", ")); the manifest processes \(ownFiles ? "" : "sample ")\(kind.rawValue) only.\n"
+        let folder = directory == "." ? "" : " " + Self.shellQuoted(directory)
+        for other in ProjectTemplate.Kind.allCases where leftOut.contains(where: { $0.kind == other }) {
+            note += ownFiles
+                ? "  To process the \(other.rawValue) too, add a job for them to pipeline.yml (`pipeline init --kind \(other.rawValue)` in an empty folder writes one to copy).\n"
+                : "  To process the \(other.rawValue) instead of samples: pipeline init\(folder) --kind \(other.rawValue) --force\n"
+        }
+        return note
+    }
+
+    /// The files of the kinds other than `kind` in `folder` (skipping what `hasFiles` skips), by noun.
+    static func leftOut(in folder: String, besides kind: ProjectTemplate.Kind) -> [LeftOut] {
+        let groups: [(noun: String, kind: ProjectTemplate.Kind, extensions: [String])] = [
+            ("image", .images, ProjectTemplate.imageExtensions), ("video", .media, ProjectTemplate.videoExtensions),
+            ("audio file", .media, ProjectTemplate.audioExtensions), ("PDF", .documents, ProjectTemplate.extensions(of: .documents)),
+        ].filter { $0.kind != kind }
+        var found: [LeftOut] = []
+        walk(folder) { path in
+            let ext = (path as NSString).pathExtension.lowercased()
+            guard let group = groups.first(where: { $0.extensions.contains(ext) }) else { return false }
+            if let index = found.firstIndex(where: { $0.noun == group.noun }) {
+                found[index].count += 1
+            } else {
+                found.append(LeftOut(noun: group.noun, kind: group.kind, count: 1, example: path))
+            }
+            return false
+        }
+        return groups.compactMap { group in found.first { $0.noun == group.noun } }
     }
 
     /// `path` as one shell word, safe to paste: plain when it is, else in single quotes, or in
@@ -150,7 +192,18 @@ struct InitCommand: Command {
 
     /// Whether the folder (outside hidden folders, build/ and node_modules/) has a file with one of `extensions`.
     static func hasFiles(in folder: String, extensions: [String]) -> Bool {
-        guard let walker = FileManager.default.enumerator(atPath: folder) else { return false }
+        var found = false
+        walk(folder) { path in
+            found = extensions.contains((path as NSString).pathExtension.lowercased())
+            return found
+        }
+        return found
+    }
+
+    /// Calls `visit` with the folder's paths (relative, the first 100,000, outside hidden folders,
+    /// build/, node_modules/ and samples/) until it returns true.
+    private static func walk(_ folder: String, _ visit: (String) -> Bool) {
+        guard let walker = FileManager.default.enumerator(atPath: folder) else { return }
         var seen = 0
         while let path = walker.nextObject() as? String, seen < 100_000 {
             seen += 1
@@ -159,8 +212,7 @@ struct InitCommand: Command {
                 walker.skipDescendants()
                 continue
             }
-            if extensions.contains((last as NSString).pathExtension.lowercased()) { return true }
+            if visit(path) { return }
         }
-        return false
     }
 }

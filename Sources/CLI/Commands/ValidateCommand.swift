@@ -8,7 +8,7 @@ struct ValidateCommand: Command {
     static let spec = CommandSpec(
         name: "validate",
         summary: "Check a manifest's syntax, shape and policy without touching any input file.",
-        discussion: "Reports every problem at once, each with its file, line and column. Exits 0 when the manifest is valid, 1 otherwise.",
+        discussion: "Reports every problem of shape, robots and policy at once, each with its file, line and column; an error in the YAML itself (its syntax, a duplicate key) is reported alone, as nothing can be read past it. Exits 0 when the manifest is valid, 1 otherwise.",
         arguments: [.init(name: "MANIFEST", help: "The manifest to check, such as pipeline.yml.")],
         options: [
             .init(name: "policy", valueName: "FILE", help: "Check against this policy instead of the manifest's 'policy:'."),

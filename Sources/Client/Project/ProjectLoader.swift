@@ -30,7 +30,7 @@ public struct ProjectLoader: Sendable {
     /// The manifest at `manifestPath` with its policy, and the session that plans it.
     public func load(_ manifestPath: String) async -> (project: Loaded<Project>, session: PlanningSession) {
         let manifest = ManifestLoader(environment: environment).load(path: manifestPath)
-        let session = await session(for: [manifest.value].compactMap { $0 })
+        let session = await session(for: [manifest.value ?? manifest.partial].compactMap { $0 })
         return (session.project(manifest), session)
     }
 

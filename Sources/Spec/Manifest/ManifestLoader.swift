@@ -62,6 +62,8 @@ public struct ManifestLoader: Sendable {
         if diagnostics.containsErrors, let manifest, Endpoint.of(manifest, override: nil, environment: environment) == .local {
             diagnostics += manifest.localEngineProblems
         }
-        return Loaded(value: diagnostics.containsErrors ? nil : manifest, diagnostics: diagnostics, sources: sources)
+        // What was read despite the errors is kept, so the policy can judge it with them.
+        let errors = diagnostics.containsErrors
+        return Loaded(value: errors ? nil : manifest, diagnostics: diagnostics, sources: sources, partial: errors ? manifest : nil)
     }
 }

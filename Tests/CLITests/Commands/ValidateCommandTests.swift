@@ -51,6 +51,41 @@ final class ValidateCommandTests: XCTestCase {
         XCTAssertTrue(robots.stdout.contains("local engine: no") && robots.stdout.contains("local engine: yes"), robots.stdout)
     }
 
+    /// Shape, robot and policy problems are said together, so fixing the first ones reveals no
+    /// more; a YAML syntax error is said alone, and `plan` says it too.
+    func testPolicyProblemsAreReportedWithTheManifestsErrors() async throws {
+        let directory = try TemporaryDirectory(prefix: "validate-all")
+        defer { directory.remove() }
+        try directory.write("policy.yml", "version: 1\nrobots:\n  /image/resize: {}\n")
+        try directory.write("pipeline.yml", """
+            version: 1
+            endpoint: local
+            policy: policy.yml
+            assemblies:
+              thumbs:
+                inputs: ["*.jpg"]
+                steps:
+                  thumb: {robot: /image/resize, use: ":original", width: 200, heigth: 10}
+                  hash: {robot: /file/hash, use: ":original"}
+                  sneaky: {robot: /image/resizee, use: ":original"}
+            """)
+        for command in ["validate", "plan"] {
+            let result = await CLIHarness.run([command, directory.path + "/pipeline.yml"])
+            XCTAssertEqual(result.status, 1, command)
+            XCTAssertTrue(result.stderr.contains("pipeline.yml:8:67: error: /image/resize has no parameter 'heigth'"), result.stderr)
+            XCTAssertTrue(result.stderr.contains("pipeline.yml:9:21: error: robot /file/hash is not allowed (step 'hash') [policy.robot-not-allowed]"), result.stderr)
+            XCTAssertTrue(result.stderr.contains("pipeline.yml:10:23: error: step 'sneaky' names an unknown robot '/image/resizee'"), result.stderr)
+            // An unknown robot is not also one the policy refuses.
+            XCTAssertFalse(result.stderr.contains("/image/resizee is not allowed"), result.stderr)
+            XCTAssertTrue(result.stderr.contains("3 errors"), result.stderr)
+        }
+        try directory.write("broken.yml", "version: 1\nassemblies: {a: [1}\n")
+        let broken = await CLIHarness.run(["validate", directory.path + "/broken.yml"])
+        XCTAssertTrue(broken.status == 1 && broken.stderr.contains("[yaml.syntax]") && broken.stderr.contains("1 error"), broken.stderr)
+        let help = await CLIHarness.run(["validate", "--help"])
+        XCTAssertTrue(help.stdout.contains("an error in the YAML itself (its syntax, a duplicate key) is\nreported alone"), help.stdout)
+    }
+
     func testExampleManifestIsValid() async {
         let result = await CLIHarness.run(["validate", PackageRoot.path + "/examples/site/pipeline.yml"])
         XCTAssertEqual(result.status, 0, result.stderr)

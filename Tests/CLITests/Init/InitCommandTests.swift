@@ -106,6 +106,31 @@ final class InitCommandTests: XCTestCase {
         XCTAssertTrue(plan.stdout.contains("clips/intro.mp4"), plan.stdout)
     }
 
+    /// Photos and a video: the images project says what it left out, how many, one name, and
+    /// how to include them; without photos, the samples' note names the init that processes them.
+    func testFilesOfAnotherKindAreNamedNotSilentlyLeftOut() async throws {
+        try directory.write("mixed/photos/a.jpg", data: TestImages.png(width: 40, height: 30))
+        try directory.write("mixed/photos/b.jpg", data: TestImages.png(width: 40, height: 30))
+        try directory.write("mixed/clip.mp4", "not really a video: init looks at names")
+        let folder = directory.path + "/mixed"
+        let mixed = await CLIHarness.run(["init", folder])
+        XCTAssertEqual(mixed.status, 0, mixed.stderr)
+        XCTAssertTrue(mixed.stdout.contains("Left out, in no job: 1 video (clip.mp4); the manifest processes images only.\n"), mixed.stdout)
+        XCTAssertTrue(mixed.stdout.contains("To process the media too, add a job for them to pipeline.yml (`pipeline init --kind media`"), mixed.stdout)
+        // Only videos: image samples are made, and the note says how to process the videos instead.
+        let videos = directory.path + "/videos"
+        try directory.write("videos/one.mp4", "x")
+        try directory.write("videos/talk/two.MOV", "x")
+        let sampled = await CLIHarness.run(["init", videos])
+        XCTAssertEqual(sampled.status, 0, sampled.stderr)
+        XCTAssertTrue(sampled.stdout.contains("Left out, in no job: 2 videos (such as "), sampled.stdout)
+        XCTAssertTrue(sampled.stdout.contains("To process the media instead of samples: pipeline init \(videos) --kind media --force\n"), sampled.stdout)
+        // A project of the kind the folder holds says nothing of the kind.
+        let media = await CLIHarness.run(["init", videos, "--kind", "media", "--force"])
+        XCTAssertEqual(media.status, 0, media.stderr)
+        XCTAssertFalse(media.stdout.contains("Left out"), media.stdout)
+    }
+
     func testCameraPhotosInCapitalsArePlanned() throws {
         try directory.write("photos/IMG_0001.JPG", data: TestImages.png(width: 40, height: 30))
         try directory.write("photos/IMG_0002.jpg", data: TestImages.png(width: 40, height: 30))
