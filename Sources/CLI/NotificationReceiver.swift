@@ -37,6 +37,9 @@ final class NotificationReceiver: HTTPServerHandler, Sendable {
                 case .repeated(let field):
                     say("refused a notification with more than one \(field) field")
                     return .text(400, "more than one \(field) field")
+                case .ambiguousPart:
+                    say("refused a notification with a part whose Content-Disposition does not parse or names it twice")
+                    return .text(400, "a part whose Content-Disposition does not parse or names it twice")
                 }
             }
         }

@@ -104,6 +104,10 @@ struct NotifyCommand: Command {
                 context.output.failure(
                     "\(source) holds more than one \(field) field: not a notification the service sent",
                     hint: "receivers differ in which one they take (the first or the last); do not trust this request")
+            case .ambiguousPart:
+                context.output.failure(
+                    "\(source) holds a part whose Content-Disposition does not parse or names it twice: not a notification the service sent",
+                    hint: "receivers differ in the name they read from it; do not trust this request")
             }
             return ExitCode.failure
         }

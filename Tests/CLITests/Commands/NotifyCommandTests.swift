@@ -70,6 +70,56 @@ final class NotifyCommandTests: XCTestCase {
         }
     }
 
+    /// A forged `transloadit` part whose name a loose parser misreads, first, then the genuine signed
+    /// fields: each is seen as a second `transloadit` (or a part of doubtful name) and refused.
+    func testVerifyRefusesAForgedFieldHiddenFromTheNameParsing() async throws {
+        let forged = #"{"ok":"ASSEMBLY_COMPLETED","assembly_id":"forged"}"#
+        let genuine = "--b0undary\r\nContent-Disposition: form-data; name=\"transloadit\"\r\n\r\n\(payload)\r\n"
+            + "--b0undary\r\nContent-Disposition: form-data; name=\"signature\"\r\n\r\n\(signature)\r\n--b0undary--\r\n"
+        let repeated = [
+            "Content-Disposition: form-data; dummyname=\"z\"; name=\"transloadit\"",
+            "Content-Disposition: form-data; filename=\"z\"; name=\"transloadit\"",
+            "X-Note: name=\"comment\"\r\nContent-Disposition: form-data; name=\"transloadit\"",
+            "content-disposition: form-data; name=transloadit",
+            "Content-Disposition: form-data; name = \"transloadit\"",
+            "Content-Disposition: form-data; name*=UTF-8''transloadit",
+            "Content-Disposition: form-data; name*=utf-8'en'trans%6Coadit",
+            "Content-Disposition: form-data; filename=\"a;b\\\";c\"; NAME=\"transloadit\"",
+        ]
+        let ambiguous = [
+            "Content-Disposition: form-data; name=\"comment\"; name=\"transloadit\"",
+            "Content-Disposition: form-data; name=\"transloadit\"; name*=UTF-8''comment",
+            "Content-Disposition: form-data; name=\"comment\"\r\nContent-Disposition: form-data; name=\"transloadit\"",
+            "Content-Disposition: form-data; name=\"transloadit",
+            "Content-Disposition: form-data; name=\"trans\"loadit\"",
+            "Content-Disposition: form-data; name",
+            "Content-Disposition: form-data;\r\n name=\"transloadit\"",
+            "Content-Disposition: form-data; name*=UTF-8''trans%6",
+        ]
+        let part = { (headers: String) in "--b0undary\r\n\(headers)\r\n\r\n\(forged)\r\n" }
+        let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "" }
+        let urlencoded = "x=1;transloadit=\(escape(forged))&transloadit=\(escape(payload))&signature=\(escape(signature))"
+        for (body, says) in repeated.map({ (part($0) + genuine, "more than one transloadit field") })
+            + ambiguous.map({ (part($0) + genuine, "names it twice") }) + [(urlencoded, "more than one transloadit field")] {
+            let checked = try await verify(body)
+            XCTAssertEqual(checked.status, 1, body)
+            XCTAssertTrue(checked.stderr.contains(says), "\(body): \(checked.stderr)")
+            XCTAssertEqual(checked.stdout, "")
+        }
+        // The same header forms naming the genuine fields, once each, still verify; so does a LF-only body.
+        let valid = [
+            "--b0undary\r\ncontent-disposition: form-data; name=transloadit\r\nContent-Type: text/plain\r\n\r\n\(payload)\r\n"
+                + "--b0undary\r\nContent-Disposition: form-data; filename=\"x; name=\\\"y\\\"\"; name*=UTF-8''sig%6Eature\r\n\r\n\(signature)\r\n--b0undary--\r\n",
+            "--b0undary\nContent-Disposition: form-data ; name = \"transloadit\" ;\n\n\(payload)\n"
+                + "--b0undary\nContent-Disposition: form-data; name=\"signature\"\n\n\(signature)\n--b0undary--\n",
+            "x=1;transloadit=\(escape(payload));signature=\(escape(signature))",
+        ]
+        for body in valid {
+            let checked = try await verify(body)
+            XCTAssertEqual(checked.status, 0, "\(body): \(checked.stderr)")
+        }
+    }
+
     /// A free port on 127.0.0.1 for the receiver (the manifest names it before the receiver starts).
     private func freePort() throws -> Int {
         let probe = try ServerProcess("/usr/bin/env", ["python3", "-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print('PORT', s.getsockname()[1], flush=True)"])
