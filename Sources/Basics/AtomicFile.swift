@@ -26,8 +26,17 @@ public enum AtomicFile {
                 if let failure = try writeAll(produce, to: given) { throw FileError(path: path, operation: "write", code: failure) }
                 return nil
             }
-            let descriptor = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
-            guard descriptor >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
+            // A FIFO nothing reads (one planted in the project) fails within seconds, never waits
+            // for good; a reader that is starting (`cat fifo &`) has those seconds to open it.
+            var descriptor = SystemCall.openWithoutWaiting(path, O_WRONLY | O_TRUNC)
+            let deadline = ContinuousClock.now + readerWait
+            while descriptor < 0, errno == ENXIO, ContinuousClock.now < deadline {
+                usleep(10_000)
+                descriptor = SystemCall.openWithoutWaiting(path, O_WRONLY | O_TRUNC)
+            }
+            guard descriptor >= 0 else {
+                throw FileError(path: path, operation: "open", code: errno, reason: errno == ENXIO ? "it is a FIFO that no process reads" : nil)
+            }
             defer { close(descriptor) }
             if let failure = try writeAll(produce, to: descriptor) { throw FileError(path: path, operation: "write", code: failure) }
             return nil
@@ -37,6 +46,9 @@ public enum AtomicFile {
         try produce { writer.write($0) }
         return try writer.commit(durable: durable)
     }
+
+    /// How long a FIFO written in place is given for a reader to open it.
+    static let readerWait: Duration = .seconds(2)
 
     /// The permissions a new file asks for (less the umask).
     public static let newFileMode: mode_t = 0o644

@@ -4,7 +4,8 @@ import Foundation
 public enum FileReading {
     /// Reads at most `limit` bytes of `path`; a larger file is an error.
     public static func read(_ path: String, limit: Int = 16 << 20) throws -> Data {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Never waits on a FIFO with no writer (a state file planted as one reads as empty).
+        let descriptor = SystemCall.openWithoutWaiting(path, O_RDONLY)
         guard descriptor >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
         defer { close(descriptor) }
         var info = stat()

@@ -20,7 +20,7 @@ public enum StateCoding {
     /// A state file that is a cache (remembered digests, resume records, downloads): read when it
     /// reads, nil when it is missing, damaged or unreadable, and then simply made again.
     public static func cached<Value: Decodable>(_ type: Value.Type, at path: String) -> Value? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let data = try? FileReading.read(path, limit: 1 << 30) else { return nil }  // a cache: missing or unreadable means none
         return try? decode(type, from: data)  // a cache: damaged means none
     }
 

@@ -13,6 +13,16 @@ public enum SystemCall {
         }
     }
 
+    /// Opens `path` with `flags` without waiting: a FIFO no process holds open on the other side
+    /// (one planted in a restored cache) is never waited on. Once open, the descriptor blocks as
+    /// usual, so a pipe with a live other end (`<(…)`, `>(…)`) reads and writes as ever; a FIFO
+    /// with no writer reads as empty, one with no reader fails to open (ENXIO).
+    public static func openWithoutWaiting(_ path: String, _ flags: Int32) -> Int32 {
+        let descriptor = open(path, flags | O_NONBLOCK | O_CLOEXEC)
+        if descriptor >= 0 { _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK) }
+        return descriptor
+    }
+
     /// Whether `descriptor` was opened for reading (not write-only, not `O_PATH`).
     public static func isOpenForReading(_ descriptor: Int32) -> Bool { pipeline_open_for_reading(descriptor) != 0 }
 

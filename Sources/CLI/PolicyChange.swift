@@ -25,7 +25,7 @@ enum PolicyChange {
                 return base == now ? nil : "~ policy \(base.printable) -> \(now.printable)\n"
             }
             let before = String(decoding: try revision.show(base) ?? Data(), as: UTF8.self)
-            let after = (try? String(contentsOfFile: local(now), encoding: .utf8)) ?? ""  // unreadable: planning says so
+            let after = (try? FileReading.read(local(now))).map { String(decoding: $0, as: UTF8.self) } ?? ""  // unreadable: planning says so
             guard base != now || before != after else { return nil }
             let old = before.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let new = after.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

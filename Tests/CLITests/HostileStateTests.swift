@@ -210,7 +210,9 @@ final class HostileStateTests: XCTestCase {
     /// `results`, `plan`, `status` and `report` print them as text no CI runner takes for a command.
     func testFileNamesAndURLsStartNoWorkflowCommand() async throws {
         let directory = try TestProject.resizing(
-            prefix: "hostile-names", endpoint: "local", images: ["::warning title=x::PLANTED.png": (32, 24), "a ##[add-mask]b.png": (32, 24)],
+            prefix: "hostile-names", endpoint: "local", images: [
+                "::warning title=x::PLANTED.png": (32, 24), "a ##[add-mask]b.png": (32, 24), "a ##vso[task.setvariable variable=X]1.png": (32, 24),
+            ],
             steps: "      small: {robot: /image/resize, use: \":original\", width: 16}")
         defer { directory.remove() }
         let manifest = directory.path + "/pipeline.yml"
@@ -219,18 +221,51 @@ final class HostileStateTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         let resultsPath = directory.path + "/results.json"
         let results = try String(contentsOfFile: resultsPath, encoding: .utf8)
+        XCTAssertTrue(results.contains("task.setvariable"), results)
+        XCTAssertFalse(results.contains("##vso[") || results.contains("##[add-mask]"), results)
         let forged = try XCTUnwrap(results.range(of: #""url":\s*"[^"]*""#, options: .regularExpression))
         try results.replacingCharacters(in: forged, with: #""url": "::add-mask::forged""#).write(toFile: resultsPath, atomically: true, encoding: .utf8)
         var printed = run.stdout + run.stderr
-        for command in [["results", manifest], ["plan", manifest], ["status", manifest], ["report", manifest]] {
+        let commands = [
+            ["results", manifest], ["results", manifest, "--json"], ["plan", manifest], ["plan", manifest, "--json"],
+            ["validate", manifest, "--json"], ["status", manifest], ["report", manifest],
+        ]
+        for command in commands {
             let result = await CLIHarness.run(command, environment: environment)
             printed += result.stdout + result.stderr
         }
-        XCTAssertTrue(printed.contains("PLANTED.png"), printed)
+        XCTAssertTrue(printed.contains("PLANTED.png") && printed.contains("task.setvariable"), printed)
         for line in printed.split(separator: "\n") {
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
             XCTAssertFalse(trimmed.hasPrefix("::warning") || trimmed.hasPrefix("::add-mask"), "a file or URL started a command: \(line)")
-            XCTAssertFalse(line.contains("##[add-mask]"), "a file name holds a command: \(line)")
+            XCTAssertFalse(line.contains("##[add-mask]") || line.contains("##vso["), "a file name holds a command: \(line)")
+        }
+    }
+
+    /// A restored cache can hold FIFOs where state files go (tar keeps them): no command waits on
+    /// one for a writer or a reader that never comes; each ends, and says what it could not read or write.
+    func testFIFOsPlantedInStateEndEveryCommand() async throws {
+        let directory = try TestProject.resizing(
+            prefix: "hostile-fifo", endpoint: "local", images: ["a.png": (32, 24)],
+            steps: "      small: {robot: /image/resize, use: \":original\", width: 16}", download: "build")
+        defer { directory.remove() }
+        let manifest = directory.path + "/pipeline.yml"
+        let first = try await ChildProcess.run([ProcessRunner.pipelineExecutable, "run", manifest], timeout: .seconds(60))
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let state = directory.path + "/.pipeline/manifests/pipeline"
+        let planted = try FileManager.default.contentsOfDirectory(atPath: state).filter { $0.hasSuffix(".json") }.map { state + "/" + $0 }
+            + [directory.path + "/results.json"]
+        XCTAssertGreaterThan(planted.count, 2, "\(planted)")
+        for path in planted {
+            XCTAssertEqual(unlink(path), 0, path)
+            XCTAssertEqual(mkfifo(path, 0o644), 0, path)
+        }
+        for command in [["plan", manifest], ["run", manifest], ["run", manifest, "--force"], ["status", manifest], ["diff", manifest], ["gc", manifest], ["report", manifest]] {
+            do {
+                _ = try await ChildProcess.run([ProcessRunner.pipelineExecutable] + command, timeout: .seconds(60))
+            } catch is ChildProcess.TimedOut {
+                XCTFail("'pipeline \(command[0])' waited on a FIFO")
+            }
         }
     }
 }

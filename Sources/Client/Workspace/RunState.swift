@@ -56,18 +56,23 @@ actor RunState {
     /// The journal of `path`.
     static func journal(of path: String) -> String { path + ".journal" }
 
+    /// The bytes of the state file or journal at `path`, nil when missing.
+    private static func present(_ path: String) throws(UnreadableState) -> Data? {
+        do { return try FileSystem.readIfPresent(path, limit: 1 << 30) } catch { throw UnreadableState(path: path, reason: error.description) }
+    }
+
     /// The entries of a run-state file and its journal (none when missing), by `key(planID,
     /// endpoint)`: its one reader.
     static func read(_ path: String) throws(UnreadableState) -> [String: Entry] {
         var entries: [String: Entry] = [:]
-        if let data = FileManager.default.contents(atPath: path) {
+        if let data = try present(path) {
             do {
                 for (key, entry) in try StateCoding.decode([String: Entry].self, from: data) { entries[Self.key(planID(of: key), endpoint: entry.endpoint)] = entry }
             } catch {
                 throw UnreadableState(path: path, reason: "\(error)")
             }
         }
-        guard let journal = FileManager.default.contents(atPath: journal(of: path)) else { return entries }
+        guard let journal = try present(journal(of: path)) else { return entries }
         // Each line is one change; a line that does not read (cut short by a crash) is skipped.
         for line in journal.split(separator: UInt8(ascii: "\n")) {
             guard let change = try? StateCoding.decode(Change.self, from: Data(line)) else { continue }  // torn: never written whole

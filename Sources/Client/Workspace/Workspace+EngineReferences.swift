@@ -63,7 +63,7 @@ extension Workspace {
                 named = current
             } else if !records.isEmpty {
                 for record in records {
-                    guard let data = FileManager.default.contents(atPath: folder + "/" + record),
+                    guard let data = try? FileReading.read(folder + "/" + record, limit: 1 << 30),  // unreadable: said below
                           let listed = try? StateCoding.decode(EngineReferences.self, from: data) else { throw UnreferencedState(manifest: name) }
                     named.formUnion(listed)
                 }
