@@ -68,13 +68,18 @@ extension JSONValue {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    /// Appends `value` as a JSON string literal.
+    /// Appends `value` as a JSON string literal, a '#' after a '#' escaped so no CI runner reads a command.
     public static func writeString(_ value: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         let plain = value.utf8.withContiguousStorageIfAvailable { bytes in
             var special = false
+            var previous: UInt8 = 0
             // 0xC2 and 0xE2 lead C1 controls and the bidirectional controls, which are escaped too.
-            for byte in bytes { special = special || byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xC2 || byte == 0xE2 }
+            for byte in bytes {
+                special = special || byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xC2 || byte == 0xE2
+                    || (byte == UInt8(ascii: "#") && previous == byte)
+                previous = byte
+            }
             if !special { output.append(contentsOf: bytes) }
             return !special
         }
@@ -82,7 +87,15 @@ extension JSONValue {
             output.append(UInt8(ascii: "\""))
             return
         }
+        var previous: Unicode.Scalar = "\0"
         for scalar in value.unicodeScalars {
+            defer { previous = scalar }
+            // A '#' right after a '#' as `\u0023`: CI runners take `##[` and `##vso[` anywhere in a
+            // line as a command, and a JSON reader reads the escape as the same '#'.
+            if scalar == "#" && previous == "#" {
+                output.append(contentsOf: "\\u0023".utf8)
+                continue
+            }
             // Controls no terminal should be handed: C1, and the bidirectional overrides and isolates.
             if (0x80...0x9F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value) {
                 output.append(contentsOf: "\\u".utf8)

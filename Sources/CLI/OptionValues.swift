@@ -52,6 +52,9 @@ extension ParsedArguments {
     func duration(_ name: String, default fallback: Duration) throws(UsageError) -> Duration {
         guard let text = value(name) else { return fallback }
         guard let duration = DurationText.parse(text) else {
+            if DurationText.isTooLong(text) {
+                throw UsageError("--\(name) needs a duration of \(DurationText.limit), not '\(text)'", command: command)
+            }
             throw UsageError("--\(name) needs a duration such as 30m or 1h, not '\(text)'", command: command)
         }
         return duration

@@ -73,6 +73,12 @@ extension NodeDecoder {
     public func duration(_ node: Node, what: String) -> Located<Duration>? {
         guard let text = string(node, what: what, acceptingNumbers: true) else { return nil }
         guard let duration = DurationText.parse(text.value) else {
+            if DurationText.isTooLong(text.value) {
+                report(.error(
+                    "\(domain).bad-duration", "\(what) '\(text.value)' is too long: a duration is \(DurationText.limit)", at: node.location,
+                    hint: "write a shorter duration, such as 365d"))
+                return nil
+            }
             report(.error(
                 "\(domain).bad-duration", "\(what) '\(text.value)' is not a duration", at: node.location,
                 hint: "write \(DurationText.accepted)"))

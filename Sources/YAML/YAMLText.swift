@@ -11,11 +11,16 @@ public enum YAMLText {
     }
 
     /// `text` double-quoted: `"` and `\` escaped, and every control, line break, non-ASCII space,
-    /// format character and non-character as an escape, so the scalar is one line of printable text.
+    /// format character and non-character as an escape, so the scalar is one line of printable text;
+    /// a `#` right after a `#` is `\x23`, so no CI runner reads `##[` or `##vso[` as a command.
     public static func quoted(_ text: String) -> String {
         var result = "\""
+        var previous: Unicode.Scalar = "\0"
         for scalar in text.unicodeScalars {
+            defer { previous = scalar }
             switch scalar {
+            // CI runners take `##[` and `##vso[` anywhere in a line as a command; `\x23` reads as '#'.
+            case "#" where previous == "#": result += "\\x23"
             case "\"": result += "\\\""
             case "\\": result += "\\\\"
             case "\n": result += "\\n"
@@ -29,11 +34,13 @@ public enum YAMLText {
     }
 
     /// A comment of one line (`# text`): line breaks, controls and format characters in `text`
-    /// are written as `\uXXXX`, so nothing after them can become YAML.
+    /// are written as `\uXXXX`, so nothing after them can become YAML (nor a `#` after a `#`, a CI command).
     public static func comment(_ text: String) -> String {
         var result = "# "
+        var previous: Unicode.Scalar = "\0"
         for scalar in text.unicodeScalars {
-            if needsEscape(scalar) { result += escape(scalar) } else { result.unicodeScalars.append(scalar) }
+            if needsEscape(scalar) || (scalar == "#" && previous == "#") { result += escape(scalar) } else { result.unicodeScalars.append(scalar) }
+            previous = scalar
         }
         return result
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Basics
 import XCTest
 
@@ -23,6 +24,20 @@ final class DurationTextTests: XCTestCase {
         for text in cases {
             XCTAssertNil(DurationText.parse(text), "'\(text)' should not parse")
         }
+    }
+
+    func testDurationsAreBoundedAtAHundredYears() {
+        XCTAssertEqual(DurationText.parse("36500d"), DurationText.maximum)
+        XCTAssertEqual(DurationText.parse("36499d24h"), DurationText.maximum)
+        for text in ["36500d1s", "36501d", "106751991167300d", "9300000000000000s", "99999999999999999999s", "1s99999999999999999999d"] {
+            XCTAssertNil(DurationText.parse(text), text)
+            XCTAssertTrue(DurationText.isTooLong(text), text)
+        }
+        for text in ["36500d", "1h", "", "99999999999999999999", "1w", "0s"] {
+            XCTAssertFalse(DurationText.isTooLong(text), text)
+        }
+        // Whatever parses converts to milliseconds since 1970 without trapping.
+        XCTAssertLessThan(Date().timeIntervalSince1970 + DurationText.maximum.inSeconds, 1e15)
     }
 
     func testZeroIsRefused() {

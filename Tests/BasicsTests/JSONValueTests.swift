@@ -18,6 +18,19 @@ final class JSONValueSerializationTests: XCTestCase {
         XCTAssertEqual(value.serialized(), #""q\"b\\n\nr\rt\tc\u0001d\u001fe\u007fé/😀""#)
     }
 
+    func testRunsOfHashesStartNoCIWorkflowCommand() throws {
+        for text in ["a##[add-mask]b", "##vso[x]", "###[", "#a#", "x ##vso[task.setvariable variable=X]1", "é##[", "##\u{202E}"] {
+            for value in [JSONValue.string(text), .object([text: .string(text)])] {
+                for written in [value.serialized(), value.serialized(pretty: true)] {
+                    XCTAssertFalse(written.contains("##"), written)
+                    XCTAssertEqual(try JSONValue.parse(Data(written.utf8)), value, written)
+                }
+            }
+        }
+        XCTAssertEqual(JSONValue.string("a##[b").serialized(), #""a#\u0023[b""#)
+        XCTAssertEqual(JSONValue.string("#a#").serialized(), "\"#a#\"")
+    }
+
     func testKeysAreEscapedLikeStrings() {
         let value: JSONValue = .object(["a\"b": .null, "tab\t": .bool(true)])
         XCTAssertEqual(value.serialized(), #"{"a\"b":null,"tab\t":true}"#)

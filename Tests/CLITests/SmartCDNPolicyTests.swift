@@ -55,6 +55,26 @@ final class SmartCDNPolicyTests: XCTestCase {
         XCTAssertEqual(fine.status, 0, fine.stderr)
     }
 
+    func testAHugeLifetimeIsRefusedAtItsLineAndNothingCrashes() throws {
+        let directory = try project(smartCDN: "{workspace: my-app, template: thumbs, expires_in: 106751991167300d}")
+        defer { directory.remove() }
+        for command in ["validate", "plan", "run"] {
+            let refused = try pipeline([command, "pipeline.yml"], in: directory)
+            XCTAssertEqual(refused.status, 1, "\(command): \(refused.stderr)")
+            let expected = "pipeline.yml:11:66: error: 'smart_cdn.expires_in' '106751991167300d' is too long: a duration is at most 36500d (100 years)"
+            XCTAssertTrue(refused.stderr.contains(expected), "\(command): missing \(expected) in:\n\(refused.stderr)")
+        }
+        for expires in ["9300000000000000s", "106751991167300d", "99999999999999999999s", "36501d"] {
+            let signed = try pipeline(["sign-url", "my-app", "thumbs", "a.jpg", "--expires", expires])
+            XCTAssertEqual(signed.status, 64, signed.stderr)
+            XCTAssertEqual(signed.stdout, "")
+            XCTAssertTrue(signed.stderr.contains("--expires needs a duration of at most 36500d (100 years), not '\(expires)'"), signed.stderr)
+        }
+        let longest = try pipeline(["sign-url", "my-app", "thumbs", "a.jpg", "--expires", "36500d"])
+        XCTAssertEqual(longest.status, 0, longest.stderr)
+        XCTAssertTrue(longest.stdout.contains("&exp="), longest.stdout)
+    }
+
     func testAPolicyWithoutTheSectionRefusesEverySmartCDN() throws {
         let directory = try project(smartCDN: "{workspace: my-app, template: thumbs, expires_in: 1h}", policy: policy.components(separatedBy: "smart_cdn:")[0])
         defer { directory.remove() }

@@ -147,6 +147,11 @@ final class NodeDecoderScalarTests: XCTestCase {
             XCTAssertEqual(diagnostics, [.error(
                 "manifest.bad-duration", "expires_in '\(shown)' is not a duration", at: loc(1, 4), hint: hint)], text)
         }
+        let (huge, hugeDiagnostics) = try decode("v: 106751991167300d\n") { $0.duration($1, what: "expires_in") }
+        XCTAssertNil(huge)
+        XCTAssertEqual(hugeDiagnostics, [.error(
+            "manifest.bad-duration", "expires_in '106751991167300d' is too long: a duration is at most 36500d (100 years)", at: loc(1, 4),
+            hint: "write a shorter duration, such as 365d")])
     }
 
     func testSize() throws {

@@ -14,7 +14,7 @@ final class YAMLTextTests: XCTestCase {
         "1.0", "1", "-1", "+1", "0x1F", "0x1_F", "0o17", "017", "0b101", "1_000", "1e5", "1E+5", ".5", "1.", ".inf", "-.inf", ".nan", "nan", "inf",
         "2001-12-14", "12:30:00", "190:20:30", "1d", "720p", "web/mp4/720p", ".", "/image/resize", "_x", "a.b-c_d",
         "ünïcode", "名前", "emoji 🎞️", "z\u{200D}w", "\u{2028}", "a\u{2029}b", "\u{85}", "\u{A0}", "\u{FEFF}bom", "\u{202E}evil", "\u{7F}", "\u{1B}[31m",
-        "\u{0}", "\u{FFFE}", "\u{10FFFF}", "\u{E000}", "trailing\\", "$x", "${VAR}",
+        "\u{0}", "\u{FFFE}", "\u{10FFFF}", "\u{E000}", "trailing\\", "$x", "${VAR}", "a##[add-mask]b", "##vso[x]", "###", "x ## y",
     ]
 
     func testEveryScalarReadsBackAsItsString() throws {
@@ -42,6 +42,20 @@ final class YAMLTextTests: XCTestCase {
         let items = Array(Self.hostile.prefix(40))
         let root = try parsedRoot("list: \(YAMLText.flowSequence(items))\n")
         XCTAssertEqual(root.pairs?.first?.value.elements?.compactMap { $0.scalar?.resolved(tag: $0.tag) }, items.map { .string($0) })
+    }
+
+    func testRunsOfHashesStartNoCIWorkflowCommand() throws {
+        for text in ["a##[add-mask]b", "##vso[x]", "###[", "##"] {
+            let written = [YAMLText.scalar(text), YAMLText.quoted(text), YAMLText.comment(text), YAMLText.json(.string(text))]
+            for piece in written { XCTAssertFalse(piece.contains("##"), piece) }
+            XCTAssertTrue(YAMLText.scalar(text).hasPrefix("\""), YAMLText.scalar(text))
+            for piece in [written[0], written[1], written[3]] {
+                let root = try parsedRoot("value: \(piece)\n")
+                let node = try XCTUnwrap(root.pairs?.first?.value)
+                XCTAssertEqual(node.scalar?.resolved(tag: node.tag), .string(text), piece)
+            }
+        }
+        XCTAssertEqual(YAMLText.quoted("a##[b"), #""a#\x23[b""#)
     }
 
     func testACommentIsOneLineWhateverItHolds() throws {
