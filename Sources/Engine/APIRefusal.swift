@@ -65,6 +65,9 @@ struct APIRefusal: Error, Sendable, Equatable {
     static func assemblyEnded(_ id: String) -> APIRefusal {
         APIRefusal(.assemblyCanceled, 409, "Assembly \(id) ended (canceled or failed) and takes no more files", assemblyID: id)
     }
+    static func fileChanged(_ name: String, _ reason: String) -> APIRefusal {
+        APIRefusal(.fileChanged, 409, "'\(name)' changed since it was planned: \(reason); run again to plan its new content")
+    }
     static func fileUnreadable(_ name: String, _ reason: String) -> APIRefusal {
         APIRefusal(.uploadFailed, 400, "'\(name)' cannot be handed over: \(reason)")
     }

@@ -1,5 +1,6 @@
 import APIClients
 import Basics
+import Crypto
 import Foundation
 
 /// Uploads for a caller in the engine's process: each file is opened here, checked to be inside
@@ -15,7 +16,8 @@ struct InProcessUploads: UploadService {
         let confined = options.confinedTo.map { RealPath.of($0) ?? RealPath.normalized($0) }
         // On the pool: each file is opened, linked (copied across file systems) and read for its type.
         return try await BlockingPool.shared.run {
-            files.enumerated().map { index, file in
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            return files.enumerated().map { index, file in
                 let name = file.metadata["filename"] ?? (file.path as NSString).lastPathComponent
                 let id: String
                 do throws(AssemblyClient.Failure) { id = try InProcessAssemblies.id(in: file.metadata["assembly_url"] ?? "") } catch {
@@ -32,6 +34,11 @@ struct InProcessUploads: UploadService {
                         return .failure(APIRefusal.fileUnreadable(name, "it is not a file of the project (a link to elsewhere?)").failure)
                     }
                 }
+                // The very file handed over holds the planned bytes: one put in its place since the
+                // plan (renamed over it, its time set back) is refused, never processed as planned.
+                if let known = file.known, let change = Self.change(of: descriptor, name: name, from: known.sha256, buffer: &buffer) {
+                    return .failure(APIRefusal.fileChanged(name, change).failure)
+                }
                 switch links.handOver(descriptor, name: name, field: file.metadata["fieldname"] ?? "file", type: file.metadata["filetype"], to: id) {
                 case .success(let size):
                     progress(UploadProgress(index: index, confirmed: size, inFlight: 0, total: size))
@@ -40,6 +47,16 @@ struct InProcessUploads: UploadService {
                     return .failure(refusal.failure)
                 }
             }
+        }
+    }
+
+    /// Why the open file is not the planned one (its SHA-256 differs, or it cannot be read); nil when it is.
+    private static func change(of descriptor: Int32, name: String, from sha256: String, buffer: inout [UInt8]) -> String? {
+        do {
+            let read = try StreamingDigest.file(opened: descriptor, path: name, algorithm: .sha256, buffer: &buffer)
+            return Hex.encode(read.digest) == sha256 ? nil : "its content is no longer the one planned"
+        } catch {
+            return "it cannot be read (\(error))"
         }
     }
 }

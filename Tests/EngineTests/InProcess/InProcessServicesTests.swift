@@ -108,6 +108,34 @@ final class InProcessServicesTests: XCTestCase {
         XCTAssertTrue(failure.message.contains("first.png"), failure.message)
     }
 
+    /// A file put in the planned file's place (renamed over it, its time set back) between plan and
+    /// hand-over is refused as changed: the open file handed over must hold the planned SHA-256.
+    func testAFileReplacedSinceThePlanIsRefusedAsChanged() async throws {
+        let planned = TestImages.png(width: 40, height: 30)
+        let photo = try folder.write("photos/a.png", data: TestImages.png(width: 41, height: 30))
+        let services = engine.services
+        let created = try await services.assemblies.create(
+            id: RandomID.hex32(), params: JSONValue.object(["steps": Self.resize]).serialized(), signature: nil, expectedUploads: 1)
+        let url = try XCTUnwrap(created.assemblyURL)
+        var info = stat()
+        XCTAssertEqual(stat(photo, &info), 0)
+        let file = UploadFile(
+            path: photo, metadata: ["assembly_url": url, "fieldname": "file_0", "filename": "a.png"],
+            known: (SHA256.hex(Array(planned)), FileTime.nanoseconds(info.st_mtim)))
+        let handed = try await services.uploads.upload([file], to: try XCTUnwrap(created.tusURL), options: UploadOptions(stateDirectory: nil)) { _ in }
+        XCTAssertThrowsError(try handed.first?.get()) { error in
+            XCTAssertTrue("\(error)".contains("FILE_CHANGED") || "\(error)".contains("changed since it was planned"), "\(error)")
+        }
+        // The planned bytes themselves are taken.
+        try planned.write(to: URL(fileURLWithPath: photo))
+        XCTAssertEqual(stat(photo, &info), 0)
+        let again = UploadFile(
+            path: photo, metadata: ["assembly_url": url, "fieldname": "file_0", "filename": "a.png"],
+            known: (SHA256.hex(Array(planned)), FileTime.nanoseconds(info.st_mtim)))
+        let taken = try await services.uploads.upload([again], to: try XCTUnwrap(created.tusURL), options: UploadOptions(stateDirectory: nil)) { _ in }
+        XCTAssertNoThrow(try taken.first?.get())
+    }
+
     func testAWaitEndsWhenTheAssemblyMovesOnAndWhenItsTaskIsCancelled() async throws {
         let services = engine.services
         let created = try await services.assemblies.create(
