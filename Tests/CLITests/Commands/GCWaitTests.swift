@@ -12,8 +12,12 @@ final class GCWaitTests: XCTestCase {
         let run = await CLIHarness.run(["run", manifest, "-q"])
         XCTAssertEqual(run.status, 0, run.stderr)
         let serve = try ServerProcess(ProcessRunner.pipelineExecutable, ["serve", "--port", "0", "--data-dir", directory.path + "/.pipeline/engine", "--quiet"])
-        async let collected = CLIHarness.run(["gc", manifest])
-        try await Task.sleep(for: .seconds(1))
+        // The engine goes once gc says it waits for it.
+        let (waiting, saidWaiting) = AsyncStream<Void>.makeStream()
+        async let collected = CLIHarness.run(["gc", manifest]) { text in
+            if text.contains("pipeline: waiting for") { saidWaiting.yield() }
+        }
+        for await _ in waiting { break }
         serve.stop()
         let gc = await collected
         XCTAssertEqual(gc.status, 0, gc.stderr)
