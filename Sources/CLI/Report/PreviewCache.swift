@@ -34,9 +34,8 @@ final class PreviewCache {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-              let content = digests.sha256(of: descriptor, name: RealPath.relative(path, inside: project) ?? path, info: info) else { return nil }
+        guard let hashed = try? FileIdentity.of(descriptor: descriptor, path: path),  // not a regular file: no preview
+              let content = digests.sha256(of: descriptor, name: RealPath.relative(path, inside: project) ?? path) else { return nil }
         let key = SHA256.hex("pipeline preview\u{0}\(PreviewImage.settings)\u{0}\(side)\u{0}\(mime)\u{0}\(content)")
         if let kept = Self.read(folder, key + ".jpg") {
             used.insert(key + ".jpg")
@@ -49,9 +48,7 @@ final class PreviewCache {
         made += 1
         let outcome = PreviewImage.make(of: path, mime: mime, side: side)
         // Kept only when the file is still the one hashed: a preview is of the content it is keyed by.
-        var after = stat()
-        let unchanged = stat(path, &after) == 0 && after.st_ino == info.st_ino && after.st_size == info.st_size
-            && FileTime.nanoseconds(after.st_mtim) == FileTime.nanoseconds(info.st_mtim) && FileTime.nanoseconds(after.st_ctim) == FileTime.nanoseconds(info.st_ctim)
+        let unchanged = (try? FileIdentity.of(path)) == hashed
         switch outcome {
         case .made(let data):
             if unchanged, Self.write(data, to: key + ".jpg", in: folder) { used.insert(key + ".jpg") }
