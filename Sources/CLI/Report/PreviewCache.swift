@@ -48,7 +48,7 @@ final class PreviewCache {
         made += 1
         let outcome = PreviewImage.make(of: path, mime: mime, side: side)
         // Kept only when the file is still the one hashed: a preview is of the content it is keyed by.
-        let unchanged = (try? FileIdentity.of(path)) == hashed
+        let unchanged = (try? FileIdentity.of(path)) == hashed  // gone or not a file now: not kept
         switch outcome {
         case .made(let data):
             if unchanged, Self.write(data, to: key + ".jpg", in: folder) { used.insert(key + ".jpg") }

@@ -45,7 +45,8 @@ struct PreviewDigests {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         guard let read = try? StreamingDigest.file(opened: descriptor, path: name, algorithm: .sha256, buffer: &buffer) else { return nil }  // unreadable: no preview
         let digest = Hex.encode(read.digest)
-        // Remembered only when the file did not change while it was read, and not just before.
+        // Remembered only when the file did not change while it was read, and not just before (one
+        // that cannot be examined now is not remembered).
         let stamp = Int64(Date().timeIntervalSince1970 * 1_000_000_000)
         if (try? FileIdentity.of(descriptor: descriptor, path: name)) == now, stamp - max(now.modified, now.changed ?? now.modified) > Self.settled {
             kept[key] = Record(path: name, identity: now, sha256: digest)
