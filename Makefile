@@ -34,13 +34,14 @@ test: setup
 	scripts/test.sh
 
 # The incremental-equals-clean model test with more sequences than the suite's: SEEDS seeds of
-# STEPS actions each (Tests/CLITests/IncrementalModelTests.swift), from seed FIRST.
+# STEPS actions each (Tests/CLITests/IncrementalModelTests.swift, its two halves at once), from seed FIRST.
 SEEDS ?= 50
 STEPS ?= 30
 FIRST ?= 1
 soak: setup
 	$(SWIFT) build --build-tests
-	PIPELINE_MODEL_SEEDS=$(SEEDS) PIPELINE_MODEL_STEPS=$(STEPS) PIPELINE_MODEL_SEED=$(FIRST) $(SWIFT) test --skip-build --filter IncrementalModelTests
+	PIPELINE_MODEL_SEEDS=$(SEEDS) PIPELINE_MODEL_STEPS=$(STEPS) PIPELINE_MODEL_SEED=$(FIRST) \
+		XCTEST_CLASSES=IncrementalModel scripts/xctest-parallel.sh
 
 bench: setup
 	bench/plan.sh
