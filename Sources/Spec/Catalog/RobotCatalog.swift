@@ -51,6 +51,9 @@ public struct RobotCatalog: Sendable {
     /// The robots the local engine runs as the service does.
     public static let localProcessing: Set<String> = local.subtracting(localExports)
 
+    /// The export robots (`/s3/store` and every other `/…/store`): their results are stored, not temporary.
+    public static let exports: Set<String> = Set(bundled.robots.keys.filter { $0.hasSuffix("/store") })
+
     /// The export robots the local engine emulates (`EmulatedStore`): it copies the files into
     /// its own `exports/` folder instead of sending them anywhere.
     public static let localExports: Set<String> = Set(RobotRegistry.byName.filter { ObjectIdentifier($0.value) == ObjectIdentifier(EmulatedStore.self) }.keys)

@@ -1,14 +1,22 @@
 import Basics
 
-/// A step option the local engine cannot run: the message names the option (the engine adds
-/// the step), and the status reports it as `INVALID_STEP_PARAMETER`.
+/// A step option the local engine cannot run: it names the option (the engine adds the step),
+/// and the status reports it as `INVALID_STEP_PARAMETER`.
 public struct RobotOptionError: Error, Sendable, Equatable {
+    /// The option's key; nil when the options as a whole cannot be read.
+    public var option: String?
     /// What is wrong, naming the option.
     public var message: String
 
-    /// An error saying `message`.
-    public init(_ message: String) {
+    /// An error about the option named `option` saying `message`.
+    public init(_ option: String?, _ message: String) {
+        self.option = option
         self.message = message
+    }
+
+    /// An error about `option` saying `message`.
+    public init(_ option: some RobotOption, _ message: String) {
+        self.init(option.stringValue, message)
     }
 }
 
@@ -48,7 +56,7 @@ public struct OptionReader<Option: RobotOption> {
     public func integer(_ option: Option, in range: ClosedRange<Int>) throws -> Int? {
         guard let value = try set(option) else { return nil }
         guard let number = value.intValue ?? value.doubleValue.flatMap({ Int(exactly: $0) }), range.contains(number) else {
-            throw RobotOptionError("'\(option.stringValue)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(Self.described(value))")
+            throw RobotOptionError(option, "\'\(option.stringValue)\' must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(Self.described(value))")
         }
         return number
     }
@@ -57,7 +65,7 @@ public struct OptionReader<Option: RobotOption> {
     public func bool(_ option: Option, default fallback: Bool) throws -> Bool {
         guard let value = try set(option) else { return fallback }
         guard let flag = value.boolValue else {
-            throw RobotOptionError("'\(option.stringValue)' must be true or false, not \(Self.described(value))")
+            throw RobotOptionError(option, "\'\(option.stringValue)\' must be true or false, not \(Self.described(value))")
         }
         return flag
     }
@@ -66,7 +74,7 @@ public struct OptionReader<Option: RobotOption> {
     public func string(_ option: Option, default fallback: String) throws -> String {
         guard let value = try set(option) else { return fallback }
         guard let text = value.stringValue, !text.isEmpty else {
-            throw RobotOptionError("'\(option.stringValue)' must be a non-empty string, not \(Self.described(value))")
+            throw RobotOptionError(option, "\'\(option.stringValue)\' must be a non-empty string, not \(Self.described(value))")
         }
         return text
     }
@@ -77,7 +85,7 @@ public struct OptionReader<Option: RobotOption> {
         let value = try string(option, default: fallback)
         if let allowed = option.localValues,
            let problem = RobotCatalog.valueProblem(robot: robot, option: option.stringValue, text: value, allowed: allowed) {
-            throw RobotOptionError(problem.message + "; " + problem.hint)
+            throw RobotOptionError(option, problem.message + "; " + problem.hint)
         }
         return value
     }
@@ -87,7 +95,7 @@ public struct OptionReader<Option: RobotOption> {
         guard let value = try set(option) else { return nil }
         if let text = value.stringValue { return [text] }
         guard let items = value.arrayValue?.map(\.stringValue), !items.contains(nil) else {
-            throw RobotOptionError("'\(option.stringValue)' must be a string or a list of strings, not \(Self.described(value))")
+            throw RobotOptionError(option, "\'\(option.stringValue)\' must be a string or a list of strings, not \(Self.described(value))")
         }
         return items.compactMap { $0 }
     }

@@ -47,7 +47,7 @@ public struct CommonParameters: RobotParameters {
 
     public init(from decoder: any Decoder) throws {
         guard let phases = RobotCatalog.ignoredPhases(try OptionReader<Option>(decoder).value(.ignoreErrors)) else {
-            throw RobotOptionError("'ignore_errors' is true, false or a list of the phases meta, execute and import")
+            throw RobotOptionError(Option.ignoreErrors, "'ignore_errors' is true, false or a list of the phases meta, execute and import")
         }
         ignoredPhases = phases
     }

@@ -26,11 +26,11 @@ struct StepOptionsDecoder: Decoder {
         } catch let error as RobotOptionError {
             throw error
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            throw RobotOptionError("'\(context.codingPath.map(\.stringValue).joined(separator: "."))' \(context.debugDescription)")
+            throw RobotOptionError(context.codingPath.first?.stringValue, "'\(context.codingPath.map(\.stringValue).joined(separator: "."))' \(context.debugDescription)")
         } catch let DecodingError.keyNotFound(key, _) {
-            throw RobotOptionError("'\(key.stringValue)' must be given")
+            throw RobotOptionError(key.stringValue, "'\(key.stringValue)' must be given")
         } catch {
-            throw RobotOptionError("the options cannot be read: \(error)")
+            throw RobotOptionError(nil, "the options cannot be read: \(error)")
         }
     }
 

@@ -84,6 +84,12 @@ final class RobotRegistryTests: XCTestCase {
         XCTAssertEqual(refusal(HTTPImport.self, ["url": .array([.string("https://a.example/x"), .int(3)])]),
                        "'url' must be a string or a list of strings, not a list of other values")
         XCTAssertNil(refusal(ImageResize.self, ["watermark_opacity": .int(7)]), "without a watermark_url its options count for nothing")
+        for (options, option) in [(["crop": JSONValue.string("all")], "crop"), (["watermark_url": .string("https://a.example/w"), "watermark_size": .string("big")], "watermark_size"),
+                                  (["rotation": .int(45)], "rotation"), (["height": .bool(true)], "height")] {
+            XCTAssertThrowsError(try ImageResize.parameters(options, of: "/image/resize")) { error in
+                XCTAssertEqual((error as? RobotOptionError)?.option, option, "the error names the option it is about")
+            }
+        }
         XCTAssertEqual(refusal(ImageResize.self, ["watermark_url": .string("https://a.example/w.png"), "watermark_opacity": .int(7)]),
                        "watermark_opacity must be a number from 0 to 1")
     }

@@ -29,7 +29,7 @@ public enum AudioWaveform: RobotDeclaration {
             let text = try options.value(.outerColor)?.stringValue ?? "000000ff"
             let hex = text.hasPrefix("#") ? String(text.dropFirst()) : text
             guard [6, 8].contains(hex.count), hex.allSatisfy(\.isHexDigit) else {
-                throw RobotOptionError("outer_color '\(text)' is not a color such as #000000ff")
+                throw RobotOptionError(Option.outerColor, "outer_color '\(text)' is not a color such as #000000ff")
             }
             color = "0x" + hex
         }

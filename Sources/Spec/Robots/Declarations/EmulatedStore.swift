@@ -2,7 +2,7 @@
 /// local engine copies the files into its own `exports/` folder instead of sending them anywhere.
 public enum EmulatedStore: RobotDeclaration {
     /// Every `/…/store` robot of the catalog.
-    public static let names = RobotCatalog.bundled.robots.keys.filter { $0.hasSuffix("/store") }.sorted()
+    public static let names = RobotCatalog.exports.sorted()
     public static let inputs = RobotInputs.anyFile
     public static let digest = RobotDigest.perSourceFile
     /// Where a file goes below the account's folder when the step gives no `path`.
@@ -23,11 +23,11 @@ public enum EmulatedStore: RobotDeclaration {
             let options = try OptionReader<Option>(decoder)
             let credentials = try options.value(.credentials)?.stringValue ?? "default"
             guard credentials.wholeMatch(of: /[A-Za-z0-9][A-Za-z0-9._-]{0,99}/) != nil else {
-                throw RobotOptionError("credentials '\(credentials)' must be a name of letters, digits, '.', '-' and '_'")
+                throw RobotOptionError(Option.credentials, "credentials '\(credentials)' must be a name of letters, digits, '.', '-' and '_'")
             }
             account = credentials
             path = try options.value(.path)?.stringValue ?? EmulatedStore.defaultPath
-            guard !path.isEmpty else { throw RobotOptionError("'path' is empty") }
+            guard !path.isEmpty else { throw RobotOptionError(Option.path, "'path' is empty") }
         }
     }
 }

@@ -40,7 +40,7 @@ public enum FileCompress: RobotDeclaration {
             level = -(try options.integer(.compressionLevel, in: -9...0, default: -6))
             flat = try options.choice(.fileLayout, default: "advanced") == "simple"
             if try options.set(.password) != nil {
-                throw RobotOptionError("the local engine does not encrypt archives; remove 'password' or use another endpoint")
+                throw RobotOptionError(Option.password, "the local engine does not encrypt archives; remove 'password' or use another endpoint")
             }
         }
     }

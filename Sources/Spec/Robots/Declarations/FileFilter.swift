@@ -36,20 +36,20 @@ public enum FileFilter: RobotDeclaration {
 
         public init(from decoder: any Decoder) throws {
             let options = try OptionReader<Option>(decoder)
-            accepts = try options.value(.accepts).map(Self.conditions)
-            declines = try options.value(.declines).map(Self.conditions)
+            accepts = try options.value(.accepts).map { value throws(RobotOptionError) in try Self.conditions(value, of: .accepts) }
+            declines = try options.value(.declines).map { value throws(RobotOptionError) in try Self.conditions(value, of: .declines) }
             all = try options.choice(.conditionType, default: "or") == "and"
             errorOnDecline = try options.bool(.errorOnDecline, default: false)
         }
 
-        private static func conditions(_ value: JSONValue) throws(RobotOptionError) -> [Condition] {
+        private static func conditions(_ value: JSONValue, of option: Option) throws(RobotOptionError) -> [Condition] {
             guard let items = value.arrayValue else {
-                throw RobotOptionError("conditions must be a list of [value, operator, value]")
+                throw RobotOptionError(option, "conditions must be a list of [value, operator, value]")
             }
             var conditions: [Condition] = []
             for item in items {
                 guard let parts = item.arrayValue, parts.count == 3, let op = parts[1].stringValue, operators.contains(op) else {
-                    throw RobotOptionError("each condition is [value, operator, value] with an operator among " + operators.sorted().joined(separator: " "))
+                    throw RobotOptionError(option, "each condition is [value, operator, value] with an operator among " + operators.sorted().joined(separator: " "))
                 }
                 conditions.append(Condition(left: parts[0], op: op, right: parts[2]))
             }

@@ -41,9 +41,9 @@ public enum HTTPImport: RobotDeclaration {
             var urls = try options.strings(.url) ?? []
             if try options.value(.url)?.stringValue != nil { urls = urls.flatMap { $0.components(separatedBy: delimiter) } }
             urls = urls.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            guard !urls.isEmpty else { throw RobotOptionError("'url' must give the URL to import") }
+            guard !urls.isEmpty else { throw RobotOptionError(Option.url, "'url' must give the URL to import") }
             guard urls.count <= HTTPImport.maxURLs else {
-                throw RobotOptionError("'url' lists \(urls.count) URLs; one step imports at most \(HTTPImport.maxURLs)")
+                throw RobotOptionError(Option.url, "'url' lists \(urls.count) URLs; one step imports at most \(HTTPImport.maxURLs)")
             }
             self.urls = urls
             forcedNames = try options.strings(.forceName) ?? []
@@ -57,10 +57,10 @@ public enum HTTPImport: RobotDeclaration {
             let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, parts[0].range(of: #"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$"#, options: .regularExpression) != nil,
                   !parts[1].unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-                throw RobotOptionError("each of 'headers' must be 'Name: value' on one line")
+                throw RobotOptionError(Option.headers, "each of 'headers' must be 'Name: value' on one line")
             }
             guard !HTTPImport.reservedHeaders.contains(parts[0].lowercased()) else {
-                throw RobotOptionError("'headers' may not set '\(parts[0])': the engine sets it for each request")
+                throw RobotOptionError(Option.headers, "'headers' may not set '\(parts[0])': the engine sets it for each request")
             }
             return (parts[0], parts[1])
         }

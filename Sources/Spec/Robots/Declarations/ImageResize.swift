@@ -89,7 +89,7 @@ public enum ImageResize: RobotDeclaration {
                 quarterTurns = 0
             case .some(let value):
                 guard let degrees = value.intValue, degrees % 90 == 0 else {
-                    throw RobotOptionError("rotation \(value.serialized()) does not run locally; give true, \"auto\" or a multiple of 90")
+                    throw RobotOptionError(Option.rotation, "rotation \(value.serialized()) does not run locally; give true, \"auto\" or a multiple of 90")
                 }
                 quarterTurns = ((degrees / 90) % 4 + 4) % 4
             }
@@ -101,7 +101,7 @@ public enum ImageResize: RobotDeclaration {
             let numbers = ["x1", "y1", "x2", "y2"].map { value[$0]?.intValue }
             guard value.objectValue != nil, let x1 = numbers[0], let y1 = numbers[1], let x2 = numbers[2], let y2 = numbers[3],
                   x1 >= 0, y1 >= 0, x2 > x1, y2 > y1 else {
-                throw RobotOptionError("'crop' must be {x1, y1, x2, y2} in whole pixels with x2 > x1 and y2 > y1, not \(value.serialized())")
+                throw RobotOptionError(Option.crop, "'crop' must be {x1, y1, x2, y2} in whole pixels with x2 > x1 and y2 > y1, not \(value.serialized())")
             }
             return Region(x1: x1, y1: y1, x2: x2, y2: y2)
         }
@@ -132,7 +132,7 @@ public enum ImageResize: RobotDeclaration {
                 size = nil
             } else {
                 guard sizeText.hasSuffix("%"), let percent = Double(sizeText.dropLast()), percent > 0, percent <= 100 else {
-                    throw RobotOptionError("watermark_size must be a percentage of the image such as '25%', not '\(sizeText)'")
+                    throw RobotOptionError(Parameters.Option.watermarkSize, "watermark_size must be a percentage of the image such as '25%', not '\(sizeText)'")
                 }
                 size = percent / 100
             }
@@ -140,7 +140,7 @@ public enum ImageResize: RobotDeclaration {
             let opacityValue = given[5]
             let opacity = opacityValue?.doubleValue ?? 1
             guard (0...1).contains(opacity), opacityValue.map({ $0.doubleValue != nil }) ?? true else {
-                throw RobotOptionError("watermark_opacity must be a number from 0 to 1")
+                throw RobotOptionError(Parameters.Option.watermarkOpacity, "watermark_opacity must be a number from 0 to 1")
             }
             self.opacity = opacity
         }

@@ -69,18 +69,18 @@ public enum VideoEncode: RobotDeclaration {
         /// (none of the source's metadata, such as its GPS position and who made it, in the result).
         static func ffmpegArguments(_ value: JSONValue?) throws(RobotOptionError) -> [String] {
             guard let value else { return [] }
-            guard let object = value.objectValue else { throw RobotOptionError("'ffmpeg' must be an object") }
+            guard let object = value.objectValue else { throw RobotOptionError(Option.ffmpeg, "'ffmpeg' must be an object") }
             var arguments: [String] = []
             for (key, option) in object.sorted(by: { $0.key < $1.key }) {
                 if key == "map_metadata" {
                     guard option.intValue == -1 || option.stringValue == "-1" else {
-                        throw RobotOptionError("ffmpeg option 'map_metadata' runs locally only as -1 (no metadata of the source), not \(option.serialized())")
+                        throw RobotOptionError(Option.ffmpeg, "ffmpeg option 'map_metadata' runs locally only as -1 (no metadata of the source), not \(option.serialized())")
                     }
                     arguments += ["-map_metadata", "-1"]
                     continue
                 }
                 guard let range = ffmpegOverrides[key] else {
-                    throw RobotOptionError("ffmpeg option '\(key)' is not allowed locally; allowed: " + (ffmpegOverrides.keys.sorted() + ["map_metadata"]).joined(separator: ", "))
+                    throw RobotOptionError(Option.ffmpeg, "ffmpeg option '\(key)' is not allowed locally; allowed: " + (ffmpegOverrides.keys.sorted() + ["map_metadata"]).joined(separator: ", "))
                 }
                 let text = option.stringValue ?? option.intValue.map(String.init) ?? option.doubleValue.map { String($0) } ?? ""
                 let bitrate = key.hasPrefix("b:")
@@ -89,7 +89,7 @@ public enum VideoEncode: RobotDeclaration {
                 guard let number = Double(digits), number.isFinite, range.contains(number * scale),
                       text.range(of: bitrate ? #"^[0-9]+(\.[0-9]+)?[kKmM]?$"# : #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil else {
                     let bounds = "\(Int(range.lowerBound)) to \(Int(range.upperBound))"
-                    throw RobotOptionError("ffmpeg option '\(key)' must be \(bitrate ? "a bit rate from " + bounds + " (800k)" : "a number from " + bounds), not '\(text)'")
+                    throw RobotOptionError(Option.ffmpeg, "ffmpeg option '\(key)' must be \(bitrate ? "a bit rate from " + bounds + " (800k)" : "a number from " + bounds), not '\(text)'")
                 }
                 arguments += ["-" + key, text]
             }

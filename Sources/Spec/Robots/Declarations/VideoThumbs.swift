@@ -41,7 +41,7 @@ public enum VideoThumbs: RobotDeclaration {
             count = try options.integer(.count, in: 1...999, default: 8)
             let given = try options.set(.offsets)
             if let given, given.arrayValue == nil {
-                throw RobotOptionError("'offsets' must be an array such as [2, \"50%\"], not \(given.serialized())")
+                throw RobotOptionError(Option.offsets, "'offsets' must be an array such as [2, \"50%\"], not \(given.serialized())")
             }
             var offsets: [Offset] = []
             for value in given?.arrayValue ?? [] {
@@ -50,10 +50,10 @@ public enum VideoThumbs: RobotDeclaration {
                 } else if let text = value.stringValue, text.hasSuffix("%"), let percent = Double(text.dropLast()), (0...100).contains(percent) {
                     offsets.append(.percent(percent))
                 } else {
-                    throw RobotOptionError("'offsets' holds seconds (2.5) or percentages (\"50%\"), not \(value.serialized())")
+                    throw RobotOptionError(Option.offsets, "'offsets' holds seconds (2.5) or percentages (\"50%\"), not \(value.serialized())")
                 }
             }
-            guard offsets.count <= 999 else { throw RobotOptionError("'offsets' may hold at most 999 entries") }
+            guard offsets.count <= 999 else { throw RobotOptionError(Option.offsets, "'offsets' may hold at most 999 entries") }
             self.offsets = offsets
             ext = try options.choice(.format, default: "jpeg") == "png" ? "png" : "jpg"
             width = try options.integer(.width, in: 1...1920)
