@@ -31,6 +31,18 @@ final class RobotRegistryTests: XCTestCase {
         "/video/encode": ["format"], "/tus/store": ["path"], "/vimeo/store": ["path"], "/youtube/store": ["path"],
     ]
 
+    /// A declaration written but left out of the registry would be a robot nothing runs.
+    func testEveryDeclarationIsRegistered() throws {
+        let folder = PackageRoot.path + "/Sources/Spec/Robots/Declarations"
+        var declared: Set<String> = []
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+            for match in text.matches(of: /public enum (\w+): RobotDeclaration/) { declared.insert(String(match.1)) }
+        }
+        XCTAssertEqual(declared, Set(RobotRegistry.declarations.map { String(describing: $0) }))
+        XCTAssertEqual(RobotRegistry.declarations.count, declared.count, "each declaration is listed once")
+    }
+
     func testEveryDeclaredRobotAndOptionIsOneTheCatalogKnows() {
         var beyond: [String: Set<String>] = [:]
         for declaration in RobotRegistry.declarations {
