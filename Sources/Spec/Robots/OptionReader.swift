@@ -38,7 +38,9 @@ public struct OptionReader<Option: RobotOption> {
 
     /// The value under `option` as written; nil when the step does not give it.
     public func value(_ option: Option) throws -> JSONValue? {
-        try container.decodeIfPresent(JSONValue.self, forKey: option)
+        // Not `decodeIfPresent`, which takes `null` for absent: a step that writes `null` gave it.
+        guard container.contains(option) else { return nil }
+        return try container.decode(JSONValue.self, forKey: option)
     }
 
     /// The value under `option`; nil when it is not given or `null`.

@@ -7,9 +7,11 @@ import XCTest
 /// The registry is the one list of local robots: the catalog's local tables, the digests' and
 /// the docs' table come from it, and each declaration's options are the ones its parameters read.
 final class RobotRegistryTests: XCTestCase {
-    /// Options a robot cannot do without, so that decoding reaches every other option.
+    /// Options a robot cannot do without, or without which others count for nothing, so that
+    /// decoding reaches every other option.
     private let required: [String: [String: JSONValue]] = [
         "/http/import": ["url": .string("https://example.com/a.jpg")],
+        "/image/resize": ["watermark_url": .string("https://example.com/w.png")],
         "/meta/write": ["data_to_write": .object(["Copyright": .string("Example")])],
     ]
 
@@ -116,6 +118,7 @@ final class RobotRegistryTests: XCTestCase {
         XCTAssertEqual(resize.quarterTurns, 3)
         XCTAssertEqual(resize.format, "webp")
         XCTAssertNil(resize.watermark)
+        XCTAssertThrowsError(try ImageResize.parameters(["rotation": .null], of: "/image/resize"), "null is given, and no rotation")
         let thumbs = try VideoThumbs.parameters(["offsets": .array([.int(2), .string("50%")])], of: "/video/thumbs")
         XCTAssertEqual(thumbs.offsets, [.seconds(2), .percent(50)])
         let imports = try HTTPImport.parameters(["url": .string("https://a.example/1 | https://a.example/2"), "ignore_errors": .array([.string("import")])], of: "/http/import")

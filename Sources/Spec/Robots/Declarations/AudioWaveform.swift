@@ -17,6 +17,7 @@ public enum AudioWaveform: RobotDeclaration {
         public let json: Bool
         /// The picture's size, or the number of peaks' columns.
         public let width: Int
+        /// The picture's height in pixels.
         public let height: Int
         /// The waveform's colour as ffmpeg takes it (`0xrrggbb` or `0xrrggbbaa`).
         public let color: String

@@ -25,6 +25,7 @@ public enum DocumentThumbs: RobotDeclaration {
         public let page: Int?
         /// The size to fit into (0: the page's own).
         public let width: Int
+        /// The height to fit into (0: the page's own).
         public let height: Int
         /// How the page fits into that size.
         public let resizeStrategy: String

@@ -10,8 +10,11 @@ public enum FileFilter: RobotDeclaration {
 
     /// `[left, operator, right]`, whose sides may hold `${file.*}` placeholders.
     public struct Condition: Sendable, Equatable {
+        /// What is compared.
         public var left: JSONValue
+        /// How (`==`, `regex`, `includes`, ...).
         public var op: String
+        /// What it is compared with.
         public var right: JSONValue
     }
 

@@ -8,7 +8,10 @@ public enum ImageResize: RobotDeclaration {
 
     /// A region cut from the image before it is resized, in pixels.
     public struct Region: Sendable, Equatable {
-        public var x1: Int, y1: Int, x2: Int, y2: Int
+        /// The top-left corner.
+        public var x1: Int, y1: Int
+        /// The bottom-right corner (beyond the image: held to its edge).
+        public var x2: Int, y2: Int
 
         /// The region from (x1, y1) to (x2, y2).
         public init(x1: Int, y1: Int, x2: Int, y2: Int) {
@@ -43,6 +46,7 @@ public enum ImageResize: RobotDeclaration {
 
         /// The box to fit into (0: no limit that way).
         public let width: Int
+        /// The box's height (0: no limit that way).
         public let height: Int
         /// How the image fits into the box.
         public let resizeStrategy: String
@@ -111,18 +115,21 @@ public enum ImageResize: RobotDeclaration {
     /// `offset` pixels in from there, scaled to `size` of the image (or its own size) by
     /// `stretches` or fitting, and faded by `opacity`.
     public struct WatermarkParameters: Sendable {
+        /// Where the watermark image is fetched from.
         public let url: String
+        /// Where it sits (a `gravity` name).
         public let position: String
+        /// Pixels in from that edge.
         public let offset: (x: Int, y: Int)
         /// The share of the image's width and height the watermark may take, or nil for its own size.
         public let size: Double?
+        /// Whether it is stretched to that share (else fitted into it).
         public let stretches: Bool
+        /// From 0 (invisible) to 1.
         public let opacity: Double
 
         /// The watermark a step asks for; nil when it gives no `watermark_url` (its other options then count for nothing).
         init?(_ options: OptionReader<Parameters.Option>) throws {
-            let given = try [Parameters.Option.watermarkPosition, .watermarkXOffset, .watermarkYOffset, .watermarkSize, .watermarkResizeStrategy,
-                             .watermarkOpacity].map { try options.value($0) }
             guard try options.set(.watermarkURL) != nil else { return nil }
             url = try options.string(.watermarkURL, default: "")
             position = try options.choice(.watermarkPosition, default: "center")
@@ -137,9 +144,9 @@ public enum ImageResize: RobotDeclaration {
                 size = percent / 100
             }
             stretches = try options.choice(.watermarkResizeStrategy, default: "fit") == "stretch"
-            let opacityValue = given[5]
-            let opacity = opacityValue?.doubleValue ?? 1
-            guard (0...1).contains(opacity), opacityValue.map({ $0.doubleValue != nil }) ?? true else {
+            let given = try options.value(.watermarkOpacity)
+            let opacity = given?.doubleValue ?? 1
+            guard (0...1).contains(opacity), given.map({ $0.doubleValue != nil }) ?? true else {
                 throw RobotOptionError(Parameters.Option.watermarkOpacity, "watermark_opacity must be a number from 0 to 1")
             }
             self.opacity = opacity

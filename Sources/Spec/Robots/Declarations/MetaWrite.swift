@@ -6,8 +6,9 @@ public enum MetaWrite: RobotDeclaration {
     public static let names = ["/meta/write"]
     public static let inputs = RobotInputs.kinds([.image, .video, .audio])
     public static let digest = RobotDigest.perSourceFile
-    /// The most keys, and the longest value, a step may write.
+    /// The most keys a step may write.
     public static let maxKeys = 64
+    /// The longest value, in bytes, a step may write.
     public static let maxValueBytes = 8 << 10
 
     /// exiftool tags that act on files or on every tag rather than writing a value.

@@ -43,9 +43,11 @@ public enum VideoEncode: RobotDeclaration {
         public let format: String?
         /// The frame size asked for (nil: the preset's, else the video's own).
         public let width: Int?
+        /// The frame height asked for.
         public let height: Int?
-        /// Whether the step gives `width` and `height` (`null` included): either one replaces the preset's size.
+        /// Whether the step gives `width` (`null` included): it replaces the preset's size.
         public let widthGiven: Bool
+        /// Whether the step gives `height` (`null` included): it replaces the preset's size.
         public let heightGiven: Bool
         /// How frames fit into that size.
         public let resizeStrategy: String

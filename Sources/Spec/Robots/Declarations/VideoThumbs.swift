@@ -32,6 +32,7 @@ public enum VideoThumbs: RobotDeclaration {
         public let ext: String
         /// The size frames fit into.
         public let width: Int?
+        /// The frame height asked for.
         public let height: Int?
         /// How frames fit into that size.
         public let resizeStrategy: String
