@@ -1,27 +1,24 @@
 internal import CVips
 import Basics
 import Foundation
+import Spec
 
 /// `/document/thumbs` with libvips' PDF loader (poppler): one image per page, or only `page`,
 /// as png (the default), jpg or gif, sized by `width`/`height`/`resize_strategy` (the page's
 /// size at 72 dpi when neither is given). Each image's `meta` has its `page_number`.
 struct DocumentThumbsRobot: Sendable {
-    static let maximumPages = 1000
-
     let page: Int?
     let width: Int32
     let height: Int32
     let strategy: ResizeStrategy
     let ext: String
 
-    init(options: [String: JSONValue]) throws(RobotError) {
-        page = try StepOptions(options: options).integer("page", in: 1...Self.maximumPages)
-        width = Int32(try StepOptions(options: options).integer("width", in: 1...5000) ?? 0)
-        height = Int32(try StepOptions(options: options).integer("height", in: 1...5000) ?? 0)
-        let strict = StepOptions(options: options)
-        strategy = try ResizeStrategy.chosen(strict.choice("resize_strategy", of: "/document/thumbs", default: "pad"))
-        let format = try strict.choice("format", of: "/document/thumbs", default: "png")
-        ext = format == "jpeg" ? "jpg" : format
+    init(_ parameters: DocumentThumbs.Parameters) throws(RobotError) {
+        page = parameters.page
+        width = Int32(parameters.width)
+        height = Int32(parameters.height)
+        strategy = try ResizeStrategy.chosen(parameters.resizeStrategy)
+        ext = parameters.ext
     }
 
     func thumbnails(of file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
@@ -38,8 +35,8 @@ struct DocumentThumbsRobot: Sendable {
             guard page <= pages else { throw RobotError(code: .documentThumbsError, message: "'\(file.name)' has \(pages) pages, not \(page)") }
             wanted = [page]
         } else {
-            guard pages <= Self.maximumPages else {
-                throw RobotError(code: .documentThumbsError, message: "'\(file.name)' has \(pages) pages; the local engine renders at most \(Self.maximumPages)")
+            guard pages <= DocumentThumbs.maximumPages else {
+                throw RobotError(code: .documentThumbsError, message: "'\(file.name)' has \(pages) pages; the local engine renders at most \(DocumentThumbs.maximumPages)")
             }
             wanted = Array(1...max(pages, 1))
         }
@@ -61,4 +58,14 @@ struct DocumentThumbsRobot: Sendable {
         }
         return images
     }
+}
+
+extension DocumentThumbs: LocalRobot {
+    static func work(_ parameters: Parameters, robot: String) throws(RobotError) -> RobotWork { .eachFile(try DocumentThumbsRobot(parameters)) }
+}
+
+extension DocumentThumbsRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { try thumbnails(of: file, context: context) }
+
+    var decodesImages: Bool { true }
 }

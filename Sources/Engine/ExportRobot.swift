@@ -1,27 +1,20 @@
 import Basics
 import Crypto
 import Foundation
+import Spec
 
 /// The export robots (`/s3/store` and every other `/…/store`), emulated: each file is copied to
 /// `exports/<credentials>/<path>` in the engine's data folder and reported with a `file://` URL.
 /// `path` takes the service's variables (default `${unique_prefix}/${file.url_name}`).
 struct ExportRobot: Sendable {
-    static let defaultPath = "${unique_prefix}/${file.url_name}"
-
     let robot: String
     let account: String
     let path: String
 
-    init(robot: String, options: [String: JSONValue]) throws(RobotError) {
+    init(robot: String, parameters: EmulatedStore.Parameters) {
         self.robot = robot
-        // Named credentials get their own folder; keys given inline do not name themselves.
-        let credentials = options["credentials"]?.stringValue ?? "default"
-        guard credentials.range(of: #"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"#, options: .regularExpression) != nil else {
-            throw RobotError(code: .invalidStepParameter, message: "credentials '\(credentials)' must be a name of letters, digits, '.', '-' and '_'")
-        }
-        account = credentials
-        path = options["path"]?.stringValue ?? Self.defaultPath
-        guard !path.isEmpty else { throw RobotError(code: .invalidStepParameter, message: "'path' is empty") }
+        account = parameters.account
+        path = parameters.path
     }
 
     /// Copies `file` below the engine's exports folder and returns it with its new URL.
@@ -90,5 +83,15 @@ struct ExportRobot: Sendable {
         String(name.unicodeScalars.map { scalar in
             CharacterSet.alphanumerics.contains(scalar) && scalar.isASCII || "-_.".unicodeScalars.contains(scalar) ? Character(scalar) : "_"
         })
+    }
+}
+
+extension EmulatedStore: LocalRobot {
+    static func work(_ parameters: Parameters, robot: String) -> RobotWork { .eachFile(ExportRobot(robot: robot, parameters: parameters)) }
+}
+
+extension ExportRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
+        [try export(file, context: context)]
     }
 }

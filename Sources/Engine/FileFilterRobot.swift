@@ -1,29 +1,23 @@
 import Foundation
+import Spec
 import Basics
 
 /// `/file/filter`: keeps the files that `accepts` allows and `declines` does not. Conditions are
 /// `[left, operator, right]` with placeholders such as `${file.size}`, `${file.mime}`,
 /// `${file.ext}`, `${file.meta.width}`; `condition_type` is `or` (default) or `and`.
 struct FileFilterRobot: Sendable {
-    static let operators: Set<String> = ["==", "!=", "<", ">", "<=", ">=", "regex", "!regex", "includes", "!includes"]
-
-    struct Condition: Sendable {
-        var left: JSONValue
-        var op: String
-        var right: JSONValue
-    }
+    typealias Condition = FileFilter.Condition
 
     let accepts: [Condition]?
     let declines: [Condition]?
     let all: Bool
     let errorOnDecline: Bool
 
-    init(options: [String: JSONValue]) throws(RobotError) {
-        accepts = try options["accepts"].map(Self.conditions)
-        declines = try options["declines"].map(Self.conditions)
-        let type = try StepOptions(options: options).choice("condition_type", of: "/file/filter", default: "or")
-        all = type == "and"
-        errorOnDecline = try StepOptions(options: options).bool("error_on_decline", default: false)
+    init(_ parameters: FileFilter.Parameters) {
+        accepts = parameters.accepts
+        declines = parameters.declines
+        all = parameters.all
+        errorOnDecline = parameters.errorOnDecline
     }
 
     func filter(_ files: [AssemblyFile]) throws(RobotError) -> [AssemblyFile] {
@@ -92,19 +86,11 @@ struct FileFilterRobot: Sendable {
         }
         return text
     }
+}
 
-    private static func conditions(_ value: JSONValue) throws(RobotError) -> [Condition] {
-        guard let items = value.arrayValue else {
-            throw RobotError(code: .invalidStepParameter, message: "conditions must be a list of [value, operator, value]")
-        }
-        var conditions: [Condition] = []
-        for item in items {
-            guard let parts = item.arrayValue, parts.count == 3, let op = parts[1].stringValue, operators.contains(op) else {
-                throw RobotError(code: .invalidStepParameter, message: "each condition is [value, operator, value] with an operator among "
-                    + operators.sorted().joined(separator: " "))
-            }
-            conditions.append(Condition(left: parts[0], op: op, right: parts[2]))
-        }
-        return conditions
+extension FileFilter: LocalRobot {
+    static func work(_ parameters: Parameters, robot: String) -> RobotWork {
+        let filter = FileFilterRobot(parameters)
+        return .allFiles { inputs, _ throws(RobotError) in try filter.filter(inputs) }
     }
 }

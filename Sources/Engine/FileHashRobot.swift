@@ -1,14 +1,15 @@
 import Basics
 import Crypto
 import Foundation
+import Spec
 
 /// `/file/hash`: adds `meta.hash` (lowercase hex) with md5, sha1, sha256, sha384 or sha512.
 struct FileHashRobot: Sendable {
     /// What the hosted robot offers that OpenSSL computes here (its b2 and sha224 are not run locally).
     let algorithm: String
 
-    init(options: [String: JSONValue]) throws(RobotError) {
-        algorithm = try StepOptions(options: options).choice("algorithm", of: "/file/hash", default: "sha256")
+    init(_ parameters: FileHash.Parameters) {
+        algorithm = parameters.algorithm
     }
 
     func hash(_ file: AssemblyFile) throws(RobotError) -> AssemblyFile {
@@ -25,4 +26,12 @@ struct FileHashRobot: Sendable {
         hashed.meta["hash_algorithm"] = .string(algorithm)
         return hashed
     }
+}
+
+extension FileHash: LocalRobot {
+    static func work(_ parameters: Parameters, robot: String) -> RobotWork { .eachFile(FileHashRobot(parameters)) }
+}
+
+extension FileHashRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { [try hash(file)] }
 }

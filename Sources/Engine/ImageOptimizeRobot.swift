@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Spec
 import Wire
 
 /// `/image/optimize`: lossless re-encoding with the field's own tools, jpegtran for JPEG (Huffman
@@ -10,10 +11,9 @@ struct ImageOptimizeRobot: Sendable {
     let progressive: Bool
     let keepMetadata: Bool
 
-    init(options: [String: JSONValue]) throws(RobotError) {
-        let strict = StepOptions(options: options)
-        progressive = try strict.bool("progressive", default: false)
-        keepMetadata = try strict.bool("preserve_meta_data", default: true)
+    init(_ parameters: ImageOptimize.Parameters) {
+        progressive = parameters.progressive
+        keepMetadata = parameters.keepMetadata
     }
 
     func optimize(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
@@ -51,4 +51,12 @@ struct ImageOptimizeRobot: Sendable {
         var info = stat()
         return stat(path, &info) == 0 ? Int64(info.st_size) : Int64.max
     }
+}
+
+extension ImageOptimize: LocalRobot {
+    static func work(_ parameters: Parameters, robot: String) -> RobotWork { .eachFile(ImageOptimizeRobot(parameters)) }
+}
+
+extension ImageOptimizeRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { [try optimize(file, context: context)] }
 }

@@ -7,7 +7,7 @@ import Spec
 /// strip, progressive, rotation (quarter turns; the image's own orientation is always applied),
 /// gravity, crop regions, trim_whitespace and a watermark.
 struct ImageResizeRobot: Sendable {
-    static let formats = Set(RobotCatalog.localValues["/image/resize"]?["format"] ?? [])
+    static let formats = Set(ImageResize.Parameters.Option.format.localValues ?? [])
 
     let width: Int32
     let height: Int32
@@ -21,39 +21,29 @@ struct ImageResizeRobot: Sendable {
     let quarterTurns: Int32
     let gravity: Gravity
     /// A region cut from the image before it is resized: x1, y1, x2, y2 in pixels.
-    let region: (x1: Int, y1: Int, x2: Int, y2: Int)?
+    let region: ImageResize.Region?
     /// Whether edges of the background colour are trimmed away before resizing.
     let trim: Bool
     let watermark: Watermark?
 
-    init(options: [String: JSONValue]) throws(RobotError) {
-        let strict = StepOptions(options: options)
-        width = Int32(try strict.integer("width", in: 1...20_000) ?? 0)
-        height = Int32(try strict.integer("height", in: 1...20_000) ?? 0)
-        strategy = try ResizeStrategy.chosen(strict.choice("resize_strategy", of: "/image/resize", default: "fit"))
-        format = options["format"] == nil ? nil : try strict.choice("format", of: "/image/resize", default: "").lowercased()
-        quality = options["quality"]?.intValue
-        background = Self.color(options["background"]?.stringValue ?? "#ffffff")
-        upscale = options["zoom"]?.boolValue ?? true
-        let gravityName = try strict.choice("gravity", of: "/image/resize", default: "center")
-        guard let gravity = Gravity(rawValue: gravityName) else {
-            throw RobotError(code: .invalidStepParameter, message: "gravity '\(gravityName)' does not run locally")
+    init(_ parameters: ImageResize.Parameters) throws(RobotError) {
+        width = Int32(parameters.width)
+        height = Int32(parameters.height)
+        strategy = try ResizeStrategy.chosen(parameters.resizeStrategy)
+        format = parameters.format
+        quality = parameters.quality
+        background = Self.color(parameters.background)
+        upscale = parameters.zoom
+        guard let gravity = Gravity(rawValue: parameters.gravity) else {
+            throw RobotError(code: .invalidStepParameter, message: "gravity '\(parameters.gravity)' does not run locally")
         }
         self.gravity = gravity
-        region = try Self.region(options["crop"])
-        trim = try strict.bool("trim_whitespace", default: false)
-        strip = try strict.bool("strip", default: false)
-        progressive = try strict.bool("progressive", default: false)
-        watermark = try Watermark(options: options)
-        switch options["rotation"] {
-        case nil, .bool, .string("auto"):
-            quarterTurns = 0
-        case .some(let value):
-            guard let degrees = value.intValue, degrees % 90 == 0 else {
-                throw RobotError(code: .invalidStepParameter, message: "rotation \(value.serialized()) does not run locally; give true, \"auto\" or a multiple of 90")
-            }
-            quarterTurns = Int32(((degrees / 90) % 4 + 4) % 4)
-        }
+        region = parameters.crop
+        trim = parameters.trimWhitespace
+        strip = parameters.strip
+        progressive = parameters.progressive
+        watermark = try parameters.watermark.map { parameters throws(RobotError) in try Watermark(parameters) }
+        quarterTurns = Int32(parameters.quarterTurns)
     }
 
     func resize(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
@@ -115,19 +105,8 @@ struct ImageResizeRobot: Sendable {
         return slot.file(from: file, imageSize: (Int(resized.width), Int(resized.height)))
     }
 
-    /// `crop: {x1, y1, x2, y2}` in pixels (x2, y2 beyond the image are held to its edge).
-    static func region(_ value: JSONValue?) throws(RobotError) -> (x1: Int, y1: Int, x2: Int, y2: Int)? {
-        guard let value, value != .null else { return nil }
-        let numbers = ["x1", "y1", "x2", "y2"].map { value[$0]?.intValue }
-        guard value.objectValue != nil, let x1 = numbers[0], let y1 = numbers[1], let x2 = numbers[2], let y2 = numbers[3],
-              x1 >= 0, y1 >= 0, x2 > x1, y2 > y1 else {
-            throw RobotError(code: .invalidStepParameter, message: "'crop' must be {x1, y1, x2, y2} in whole pixels with x2 > x1 and y2 > y1, not \(value.serialized())")
-        }
-        return (x1, y1, x2, y2)
-    }
-
     /// The box around what differs from the image's background colour; nil when nothing does.
-    private func trimmedRegion(of file: AssemblyFile) throws(RobotError) -> (x1: Int, y1: Int, x2: Int, y2: Int)? {
+    private func trimmedRegion(of file: AssemblyFile) throws(RobotError) -> ImageResize.Region? {
         guard let image = VipsImageRef.upright(path: file.path) else {
             throw RobotError(code: .imageResizeError, message: "cannot resize '\(file.name)': \(VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name))")
         }
@@ -136,10 +115,10 @@ struct ImageResizeRobot: Sendable {
             throw RobotError(code: .imageResizeError, message: "cannot trim '\(file.name)': \(VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name))")
         }
         guard width > 0, height > 0 else { return nil }
-        return (Int(left), Int(top), Int(left + width), Int(top + height))
+        return ImageResize.Region(x1: Int(left), y1: Int(top), x2: Int(left + width), y2: Int(top + height))
     }
 
-    private func cut(_ region: (x1: Int, y1: Int, x2: Int, y2: Int), from file: AssemblyFile, into path: String) throws(RobotError) {
+    private func cut(_ region: ImageResize.Region, from file: AssemblyFile, into path: String) throws(RobotError) {
         guard let image = VipsImageRef.upright(path: file.path) else {
             throw RobotError(code: .imageResizeError, message: "cannot resize '\(file.name)': \(VipsLibrary.lastError().replacingOccurrences(of: file.path, with: file.name))")
         }
@@ -159,4 +138,20 @@ struct ImageResizeRobot: Sendable {
         guard hex.count == 6, let value = Int(hex, radix: 16) else { return (255, 255, 255) }
         return (Double((value >> 16) & 0xFF), Double((value >> 8) & 0xFF), Double(value & 0xFF))
     }
+}
+
+extension ImageResize: LocalRobot {
+    static func work(_ parameters: Parameters, robot: String) throws(RobotError) -> RobotWork {
+        .eachFile(try ImageResizeRobot(parameters))
+    }
+}
+
+extension ImageResizeRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
+        [try resize(file, context: context)]
+    }
+
+    func finish() { watermark?.remove() }
+
+    var decodesImages: Bool { true }
 }

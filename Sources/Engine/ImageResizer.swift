@@ -59,7 +59,7 @@ final class VipsImageRef {
 
 /// How `/image/resize` fits an image into width x height.
 enum ResizeStrategy: String, CaseIterable, Sendable {
-    /// The strategy a checked option names (`StepOptions.choice`).
+    /// The strategy a checked option names (its declaration lists the ones run here).
     static func chosen(_ name: String) throws(RobotError) -> ResizeStrategy {
         guard let strategy = ResizeStrategy(rawValue: name) else {
             throw RobotError(code: .invalidStepParameter, message: "resize_strategy '\(name)' does not run locally")

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Spec
 import Wire
 
 /// `/meta/write`: writes `data_to_write` into each file without re-encoding it. Images go through
@@ -8,52 +9,10 @@ import Wire
 /// lower-cased (`copyright`). The kind is read from the content, not the name. Files of other
 /// kinds are not taken, like the service's robot does.
 struct MetaWriteRobot: Sendable {
-    /// The most keys, and the longest value, a step may write.
-    static let maxKeys = 64
-    static let maxValueBytes = 8 << 10
-
-    /// exiftool tags that act on files or on every tag rather than writing a value.
-    static let refusedTags: Set<String> = ["all", "directory", "symlink", "hardlink", "testname", "filename", "filemodifydate", "filecreatedate",
-                                           "fileaccessdate", "filepermissions", "fileuserid", "filegroupid", "tagsfromfile"]
-
     let entries: [(key: String, value: String)]
 
-    init(options: [String: JSONValue]) throws(RobotError) {
-        guard let data = options["data_to_write"]?.objectValue, !data.isEmpty else {
-            throw RobotError(code: .invalidStepParameter, message: "'data_to_write' must be an object of metadata to write, such as {Copyright: \"© Example\"}")
-        }
-        guard data.count <= Self.maxKeys else {
-            throw RobotError(code: .invalidStepParameter, message: "'data_to_write' has \(data.count) keys; at most \(Self.maxKeys) are written")
-        }
-        var entries: [(key: String, value: String)] = []
-        for (key, value) in data.sorted(by: { $0.key < $1.key }) {
-            guard key.range(of: #"^([A-Za-z0-9-]{1,32}:)?[A-Za-z][A-Za-z0-9_]{0,63}$"#, options: .regularExpression) != nil else {
-                throw RobotError(code: .invalidStepParameter, message: "'\(TerminalText.printable(String(key.prefix(80))))' in 'data_to_write' is not a tag name such as Copyright or XMP-dc:Creator")
-            }
-            // exiftool's pseudo-tags move, link or read files (FileName, Directory, SymLink, HardLink,
-            // Geotag…), and 'all' writes every tag: none is metadata to write.
-            let tag = (key.split(separator: ":").last.map(String.init) ?? key).lowercased()
-            let group = key.contains(":") ? key.split(separator: ":").first.map { $0.lowercased() } ?? "" : ""
-            guard !Self.refusedTags.contains(tag), !tag.hasPrefix("file"), !tag.hasPrefix("geo"), !["system", "file", "composite", "extra"].contains(group) else {
-                throw RobotError(code: .invalidStepParameter, message: "'\(key)' in 'data_to_write' is a file operation or a computed tag, not metadata; it cannot be written")
-            }
-            let text: String
-            switch value {
-            case .string(let string): text = string
-            case .int(let number): text = String(number)
-            case .double(let number): text = String(number)
-            case .bool(let flag): text = String(flag)
-            default: throw RobotError(code: .invalidStepParameter, message: "'\(key)' in 'data_to_write' must be a string or a number")
-            }
-            guard text.utf8.count <= Self.maxValueBytes else {
-                throw RobotError(code: .invalidStepParameter, message: "'\(key)' in 'data_to_write' is \(text.utf8.count) bytes long; at most \(Self.maxValueBytes) are written")
-            }
-            guard !text.utf8.contains(0) else {
-                throw RobotError(code: .invalidStepParameter, message: "'\(key)' in 'data_to_write' holds a NUL character, which metadata cannot carry; remove it")
-            }
-            entries.append((key, text))
-        }
-        self.entries = entries
+    init(_ parameters: MetaWrite.Parameters) {
+        entries = parameters.entries
     }
 
     /// `file` with the metadata written, or nothing when it is no image, audio or video. The tool
@@ -117,4 +76,12 @@ struct MetaWriteRobot: Sendable {
         default: return nil
         }
     }
+}
+
+extension MetaWrite: LocalRobot {
+    static func work(_ parameters: Parameters, robot: String) -> RobotWork { .eachFile(MetaWriteRobot(parameters)) }
+}
+
+extension MetaWriteRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { try write(file, context: context) }
 }

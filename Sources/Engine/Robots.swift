@@ -52,94 +52,29 @@ extension FileRobot {
     var decodesImages: Bool { false }
 }
 
-extension ImageResizeRobot: FileRobot {
-    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
-        [try resize(file, context: context)]
-    }
-
-    func finish() { watermark?.remove() }
-
-    var decodesImages: Bool { true }
-}
-
-extension ImageOptimizeRobot: FileRobot {
-    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { [try optimize(file, context: context)] }
-}
-
-extension FileHashRobot: FileRobot {
-    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { [try hash(file)] }
-}
-
-extension FileDecompressRobot: FileRobot {
-    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { try decompress(file, context: context) }
-}
-
-extension DocumentThumbsRobot: FileRobot {
-    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { try thumbnails(of: file, context: context) }
-
-    var decodesImages: Bool { true }
-}
-
-extension VideoEncodeRobot: FileRobot {
-    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { [try encode(file, context: context)] }
-}
-
-extension VideoThumbsRobot: FileRobot {
-    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { try thumbnails(of: file, context: context) }
-
-    var decodesImages: Bool { true }
-}
-
-extension AudioEncodeRobot: FileRobot {
-    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { [try encode(file, context: context)] }
-}
-
-extension AudioWaveformRobot: FileRobot {
-    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { [try waveform(of: file, context: context)] }
-}
-
-extension MetaWriteRobot: FileRobot {
-    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { try write(file, context: context) }
-}
-
-extension ExportRobot: FileRobot {
-    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
-        [try export(file, context: context)]
-    }
-}
-
 /// The robots that run on the local engine.
 enum Robots {
     static let available = RobotCatalog.local
 
     /// Runs a step's robot over its input files, several files at once.
     static func run(_ context: RobotContext, on inputs: [AssemblyFile]) throws(RobotError) -> [AssemblyFile] {
-        let options = context.options
+        let options = context.options, name = context.step.robot
+        guard let local = RobotRegistry.declaration(of: name) as? any LocalRobot.Type else {
+            throw RobotError(code: .invalidSteps, message: "\(name) does not run locally")
+        }
         // A parameter this engine does not implement is refused, never silently ignored.
-        if let unknown = RobotCatalog.unimplementedLocally(robot: context.step.robot, keys: options.keys.sorted()).first {
+        if let unknown = RobotCatalog.unimplementedLocally(robot: name, keys: options.keys.sorted()).first {
             throw RobotError(
                 code: .invalidStepParameter,
-                message: "this engine's \(context.step.robot) does not implement '\(TerminalText.printable(String(unknown.prefix(60))))'")
+                message: "this engine's \(name) does not implement '\(TerminalText.printable(String(unknown.prefix(60))))'")
         }
-        let ignored = try ignoredPhases(options)
+        let common: CommonParameters
+        do { common = try CommonParameters.of(options, robot: name) } catch { throw RobotError(error) }
         let robot: any FileRobot
-        switch context.step.robot {
-        case "/upload/handle": return inputs
-        case "/http/import": return try HTTPImportRobot(options: options).importFiles(context: context)
-        case "/file/filter": return try FileFilterRobot(options: options).filter(inputs)
-        case "/file/compress": return try FileCompressRobot(options: options).compress(inputs, context: context)
-        case "/image/resize": robot = try ImageResizeRobot(options: options)
-        case "/image/optimize": robot = try ImageOptimizeRobot(options: options)
-        case "/file/hash": robot = try FileHashRobot(options: options)
-        case "/file/decompress": robot = FileDecompressRobot(options: options)
-        case "/document/thumbs": robot = try DocumentThumbsRobot(options: options)
-        case "/video/encode": robot = try VideoEncodeRobot(options: options)
-        case "/video/thumbs": robot = try VideoThumbsRobot(options: options)
-        case "/audio/encode": robot = try AudioEncodeRobot(options: options)
-        case "/audio/waveform": robot = try AudioWaveformRobot(options: options)
-        case "/meta/write": robot = try MetaWriteRobot(options: options)
-        case let name where RobotCatalog.localExports.contains(name): robot = try ExportRobot(robot: name, options: options)
-        default: throw RobotError(code: .invalidSteps, message: "\(context.step.robot) does not run locally")
+        switch try local.work(options: options, robot: name) {
+        case .passThrough: return inputs
+        case .allFiles(let work): return try work(inputs, context)
+        case .eachFile(let each): robot = each
         }
         defer { robot.finish() }
         let work: @Sendable (AssemblyFile) throws(RobotError) -> [AssemblyFile] = { file throws(RobotError) in
@@ -148,7 +83,7 @@ enum Robots {
             for warning in warnings { context.warn(warning, file) }
             return made
         }
-        guard ignored.contains("execute") else { return try parallel(inputs, work).flatMap { $0 } }
+        guard common.ignoredPhases.contains("execute") else { return try parallel(inputs, work).flatMap { $0 } }
         // `ignore_errors: [execute]`: a file the robot fails on is left out and named; the others go on.
         var kept: [AssemblyFile] = []
         for (file, outcome) in zip(inputs, outcomes(inputs, work)) {
@@ -160,14 +95,6 @@ enum Robots {
             }
         }
         return kept
-    }
-
-    /// The phases a step's `ignore_errors` names (see `RobotCatalog.ignoredPhases`); anything else is refused.
-    static func ignoredPhases(_ options: [String: JSONValue]) throws(RobotError) -> Set<String> {
-        guard let phases = RobotCatalog.ignoredPhases(options["ignore_errors"]) else {
-            throw RobotError(code: .invalidStepParameter, message: "'ignore_errors' is true, false or a list of the phases meta, execute and import")
-        }
-        return phases
     }
 
     /// `work` on every input, on all cores, keeping the input order; the first error wins.

@@ -1,6 +1,7 @@
 import Basics
 internal import CVips
 import Foundation
+import Spec
 import Synchronization
 
 /// `/image/resize`'s watermark: the image at `watermark_url` laid over each resized image at
@@ -21,36 +22,20 @@ final class Watermark: Sendable {
     /// The fetched file, once the first image of the step asked for it.
     private let fetched = Mutex<Result<String, RobotError>?>(nil)
 
-    /// The watermark a step asks for; nil when it gives no `watermark_url`.
-    init?(options: [String: JSONValue]) throws(RobotError) {
-        let reader = StepOptions(options: options)
-        guard options["watermark_url"] != nil, options["watermark_url"] != .null else { return nil }
-        url = try reader.string("watermark_url", default: "")
+    /// The watermark a step asks for.
+    init(_ parameters: ImageResize.WatermarkParameters) throws(RobotError) {
+        url = parameters.url
         guard let parts = URLComponents(string: url), ["http", "https"].contains(parts.scheme?.lowercased() ?? ""), parts.host?.isEmpty == false else {
             throw RobotError(code: .invalidStepParameter, message: "watermark_url '\(RemoteFetcher.shown(url))' is not an http(s) URL with a host")
         }
-        let name = try reader.choice("watermark_position", of: "/image/resize", default: "center")
-        guard let position = Gravity(rawValue: name) else {
-            throw RobotError(code: .invalidStepParameter, message: "watermark_position '\(name)' does not run locally")
+        guard let position = Gravity(rawValue: parameters.position) else {
+            throw RobotError(code: .invalidStepParameter, message: "watermark_position '\(parameters.position)' does not run locally")
         }
         self.position = position
-        offset = (Int32(try reader.integer("watermark_x_offset", in: -20_000...20_000) ?? 0), Int32(try reader.integer("watermark_y_offset", in: -20_000...20_000) ?? 0))
-        let sizeText = try reader.string("watermark_size", default: "")
-        if sizeText.isEmpty {
-            size = nil
-        } else {
-            guard sizeText.hasSuffix("%"), let percent = Double(sizeText.dropLast()), percent > 0, percent <= 100 else {
-                throw RobotError(code: .invalidStepParameter, message: "watermark_size must be a percentage of the image such as '25%', not '\(sizeText)'")
-            }
-            size = percent / 100
-        }
-        let strategy = try reader.choice("watermark_resize_strategy", of: "/image/resize", default: "fit")
-        stretches = strategy == "stretch"
-        let opacity = options["watermark_opacity"]?.doubleValue ?? 1
-        guard (0...1).contains(opacity), options["watermark_opacity"].map({ $0.doubleValue != nil }) ?? true else {
-            throw RobotError(code: .invalidStepParameter, message: "watermark_opacity must be a number from 0 to 1")
-        }
-        self.opacity = opacity
+        offset = (Int32(parameters.offset.x), Int32(parameters.offset.y))
+        size = parameters.size
+        stretches = parameters.stretches
+        opacity = parameters.opacity
     }
 
     /// `image` with the watermark laid over it; the watermark is fetched by the first call.

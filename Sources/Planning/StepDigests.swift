@@ -11,21 +11,23 @@ import Spec
 /// through a Template (its steps are the service's), with a robot that bundles or imports, or
 /// with a `use` of named inputs (`{steps: [{name, as}]}`), is cached as a whole Assembly.
 public enum StepDigests {
-    /// The robots each of whose results comes from exactly one source file (exports included).
-    public static let perFileRobots: Set<String> = [
-        "/upload/handle", "/image/resize", "/image/optimize", "/image/enhance", "/image/upscale", "/image/bgremove",
-        "/image/describe", "/image/facedetect", "/image/ocr", "/file/filter", "/file/hash", "/file/preview", "/file/virusscan",
-        "/file/watermark", "/document/thumbs", "/document/convert", "/document/optimize", "/document/autorotate",
-        "/video/encode", "/video/thumbs", "/video/artwork", "/audio/encode", "/audio/waveform", "/audio/artwork",
-        "/meta/read", "/meta/write",
+    /// The robots each of whose results comes from exactly one source file: those the local
+    /// engine runs say so in their declarations (exports included), and these only the service runs.
+    public static let hostedPerFileRobots: Set<String> = [
+        "/image/enhance", "/image/upscale", "/image/bgremove", "/image/describe", "/image/facedetect", "/image/ocr", "/file/preview",
+        "/file/virusscan", "/file/watermark", "/document/convert", "/document/optimize", "/document/autorotate", "/video/artwork",
+        "/audio/artwork", "/meta/read",
     ]
+
+    /// Every robot each of whose results comes from exactly one source file.
+    public static let perFileRobots: Set<String> = hostedPerFileRobots.union(RobotRegistry.byName.filter { $0.value.digest == .perSourceFile }.keys)
 
     /// Each step's digest (32 hex digits) by name; nil when the job is not cached step by step.
     public static func of(_ instructions: JSONValue) -> [String: String]? {
         guard instructions["template"] == nil, instructions["template_id"] == nil,
               let steps = instructions["steps"]?.objectValue, !steps.isEmpty else { return nil }
         for step in steps.values {
-            guard let robot = step["robot"]?.stringValue, perFileRobots.contains(robot) || RobotCatalog.localExports.contains(robot),
+            guard let robot = step["robot"]?.stringValue, perFileRobots.contains(robot),
                   step["use"]?.objectValue == nil, step["bundle_steps"] == nil else { return nil }
         }
         let fields = instructions["fields"] ?? .null

@@ -358,7 +358,7 @@ struct AssemblyRun: Sendable {
     /// temporary); nil for a step the instructions do not hold (a Template's): its results get no
     /// expiry, and a missing download is fetched (a 404 then says it is gone).
     static func stores(step: String, in instructions: JSONValue) -> Bool? {
-        instructions["steps"]?[step]?["robot"]?.stringValue.map(RobotCatalog.localExports.contains)
+        instructions["steps"]?[step]?["robot"]?.stringValue.map(RobotCatalog.exports.contains)
     }
 
     static let notSubmitted = AssemblyClient.Failure(

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Spec
 
 /// `/file/compress`: all of a step's input files in one archive: `format` tar (with `gzip`) or
 /// zip, `archive_name`, `compression_level` (-0 to -9) and `file_layout`: `simple` puts every
@@ -10,18 +11,11 @@ struct FileCompressRobot: Sendable {
     let level: Int
     let flat: Bool
 
-    init(options: [String: JSONValue]) throws(RobotError) {
-        let strict = StepOptions(options: options)
-        let format = try strict.choice("format", of: "/file/compress", default: "tar")
-        let gzip = try strict.bool("gzip", default: false)
-        self.format = format == "zip" ? .zip : (gzip ? .tarGzip : .tar)
-        name = try strict.string("archive_name", default: "archive") + (format == "zip" ? ".zip" : gzip ? ".tar.gz" : ".tar")
-        level = -(try strict.integer("compression_level", in: -9...0, default: -6))
-        let layout = try strict.choice("file_layout", of: "/file/compress", default: "advanced")
-        flat = layout == "simple"
-        if options["password"].map({ $0 != .null }) ?? false {
-            throw RobotError(code: .invalidStepParameter, message: "the local engine does not encrypt archives; remove 'password' or use another endpoint")
-        }
+    init(_ parameters: FileCompress.Parameters) {
+        format = parameters.zip ? .zip : (parameters.gzip ? .tarGzip : .tar)
+        name = parameters.archiveName + (parameters.zip ? ".zip" : parameters.gzip ? ".tar.gz" : ".tar")
+        level = parameters.level
+        flat = parameters.flat
     }
 
     func compress(_ inputs: [AssemblyFile], context: RobotContext) throws(RobotError) -> [AssemblyFile] {
@@ -50,5 +44,12 @@ struct FileCompressRobot: Sendable {
             number += 1
         }
         return candidate
+    }
+}
+
+extension FileCompress: LocalRobot {
+    static func work(_ parameters: Parameters, robot: String) -> RobotWork {
+        let compressor = FileCompressRobot(parameters)
+        return .allFiles { inputs, context throws(RobotError) in try compressor.compress(inputs, context: context) }
     }
 }

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Spec
 
 /// `/file/decompress`: every regular file of each input archive becomes a result, with its path
 /// inside the archive in `meta.relative_path`; `password` opens encrypted archives.
@@ -7,8 +8,8 @@ struct FileDecompressRobot: Sendable {
     let password: String?
     let limits: ArchiveReader.Limits
 
-    init(options: [String: JSONValue], limits: ArchiveReader.Limits = .init()) {
-        password = options["password"]?.stringValue
+    init(_ parameters: FileDecompress.Parameters, limits: ArchiveReader.Limits = .init()) {
+        password = parameters.password
         self.limits = limits
     }
 
@@ -17,4 +18,12 @@ struct FileDecompressRobot: Sendable {
             item.slot.file(from: file, meta: ["relative_path": .string(item.relativePath)])
         }
     }
+}
+
+extension FileDecompress: LocalRobot {
+    static func work(_ parameters: Parameters, robot: String) -> RobotWork { .eachFile(FileDecompressRobot(parameters)) }
+}
+
+extension FileDecompressRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { try decompress(file, context: context) }
 }

@@ -7,14 +7,6 @@ import HTTPClient
 /// `url_delimiter`) into the Assembly. Each result carries `meta.import_url`. `force_name` names
 /// them, else the server's `Content-Disposition`, else the URL's last path segment.
 struct HTTPImportRobot: Sendable {
-    /// The most URLs one step fetches.
-    static let maxURLs = 100
-    /// Headers that frame the request or its connection, which a step cannot set.
-    static let reservedHeaders: Set<String> = [
-        "host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer", "expect",
-        "proxy-authorization", "proxy-connection", "accept-encoding",
-    ]
-
     let urls: [String]
     let forcedNames: [String]
     let headers: [(name: String, value: String)]
@@ -22,37 +14,17 @@ struct HTTPImportRobot: Sendable {
     /// `ignore_errors` (or `import_on_errors`) includes "import": URLs that fail are skipped.
     let skipsFailures: Bool
 
-    init(options: [String: JSONValue]) throws(RobotError) {
-        let reader = StepOptions(options: options)
-        let delimiter = try reader.string("url_delimiter", default: "|")
-        var urls = try reader.strings("url") ?? []
-        if options["url"]?.stringValue != nil { urls = urls.flatMap { $0.components(separatedBy: delimiter) } }
-        urls = urls.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        guard !urls.isEmpty else { throw RobotError(code: .invalidStepParameter, message: "'url' must give the URL to import") }
-        guard urls.count <= Self.maxURLs else {
-            throw RobotError(code: .invalidStepParameter, message: "'url' lists \(urls.count) URLs; one step imports at most \(Self.maxURLs)")
-        }
-        for url in urls {
+    init(_ parameters: HTTPImport.Parameters) throws(RobotError) {
+        for url in parameters.urls {
             guard let parts = URLComponents(string: url), ["http", "https"].contains(parts.scheme?.lowercased() ?? ""), parts.host?.isEmpty == false else {
                 throw RobotError(code: .invalidStepParameter, message: "'\(RemoteFetcher.shown(url))' is not an http(s) URL with a host")
             }
         }
-        self.urls = urls
-        forcedNames = try reader.strings("force_name") ?? []
-        headers = try (reader.strings("headers") ?? []).map { (line: String) throws(RobotError) -> (name: String, value: String) in
-            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, parts[0].range(of: #"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$"#, options: .regularExpression) != nil,
-                  !parts[1].unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-                throw RobotError(code: .invalidStepParameter, message: "each of 'headers' must be 'Name: value' on one line")
-            }
-            guard !Self.reservedHeaders.contains(parts[0].lowercased()) else {
-                throw RobotError(code: .invalidStepParameter, message: "'headers' may not set '\(parts[0])': the engine sets it for each request")
-            }
-            return (parts[0], parts[1])
-        }
-        maxBytes = try reader.integer("max_file_size", in: 1...Int.max).map(Int64.init)
-        let onErrors = try reader.strings("import_on_errors") ?? []
-        skipsFailures = (RobotCatalog.ignoredPhases(options["ignore_errors"]) ?? []).contains("import") || onErrors.contains("import")
+        urls = parameters.urls
+        forcedNames = parameters.forcedNames
+        headers = parameters.headers
+        maxBytes = parameters.maxBytes
+        skipsFailures = parameters.skipsFailures
     }
 
     /// Fetches every URL (as many at once as there are cores); the files in the order given.
@@ -115,5 +87,12 @@ struct HTTPImportRobot: Sendable {
         let path = URLComponents(string: url)?.path ?? ""
         let last = path.split(separator: "/").last.map(String.init) ?? ""
         return (last.removingPercentEncoding ?? last).isEmpty ? "file" : (last.removingPercentEncoding ?? last)
+    }
+}
+
+extension HTTPImport: LocalRobot {
+    static func work(_ parameters: Parameters, robot: String) throws(RobotError) -> RobotWork {
+        let importer = try HTTPImportRobot(parameters)
+        return .allFiles { _, context throws(RobotError) in try importer.importFiles(context: context) }
     }
 }

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Spec
 import Wire
 
 /// `/audio/encode` with ffmpeg: presets mp3, aac, ogg, opus and flac, `bitrate` and `sample_rate`.
@@ -17,14 +18,13 @@ struct AudioEncodeRobot: Sendable {
     let bitrate: Int?
     let sampleRate: Int?
 
-    init(options: [String: JSONValue]) throws(RobotError) {
-        let name = try StepOptions(options: options).choice("preset", of: "/audio/encode", default: "mp3")
-        guard let preset = Self.presets[name] else {
-            throw RobotError(code: .invalidStepParameter, message: "preset '\(name)' does not run locally; it runs " + Self.presets.keys.sorted().joined(separator: ", "))
+    init(_ parameters: AudioEncode.Parameters) throws(RobotError) {
+        guard let preset = Self.presets[parameters.preset] else {
+            throw RobotError(code: .invalidStepParameter, message: "preset '\(parameters.preset)' does not run locally; it runs " + Self.presets.keys.sorted().joined(separator: ", "))
         }
         (ext, codec) = preset
-        bitrate = try StepOptions(options: options).integer("bitrate", in: 8_000...640_000)
-        sampleRate = try StepOptions(options: options).integer("sample_rate", in: 8_000...192_000)
+        bitrate = parameters.bitrate
+        sampleRate = parameters.sampleRate
     }
 
     func encode(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
@@ -37,4 +37,12 @@ struct AudioEncodeRobot: Sendable {
         try FFmpeg.run(arguments + [slot.path], for: file, context: context, code: .audioEncodeValidation)
         return slot.file(from: file)
     }
+}
+
+extension AudioEncode: LocalRobot {
+    static func work(_ parameters: Parameters, robot: String) throws(RobotError) -> RobotWork { .eachFile(try AudioEncodeRobot(parameters)) }
+}
+
+extension AudioEncodeRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { [try encode(file, context: context)] }
 }

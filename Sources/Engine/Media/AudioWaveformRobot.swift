@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Spec
 import Wire
 
 /// `/audio/waveform` with ffmpeg: a PNG of the waveform (`format: image`, `width` x `height`,
@@ -11,17 +12,11 @@ struct AudioWaveformRobot: Sendable {
     let height: Int
     let color: String
 
-    init(options: [String: JSONValue]) throws(RobotError) {
-        let format = try StepOptions(options: options).choice("format", of: "/audio/waveform", default: "image")
-        json = format == "json"
-        width = try StepOptions(options: options).integer("width", in: 1...10_000, default: 256)
-        height = try StepOptions(options: options).integer("height", in: 1...10_000, default: 64)
-        let text = options["outer_color"]?.stringValue ?? "000000ff"
-        let hex = text.hasPrefix("#") ? String(text.dropFirst()) : text
-        guard [6, 8].contains(hex.count), hex.allSatisfy(\.isHexDigit) else {
-            throw RobotError(code: .invalidStepParameter, message: "outer_color '\(text)' is not a color such as #000000ff")
-        }
-        color = "0x" + hex
+    init(_ parameters: AudioWaveform.Parameters) {
+        json = parameters.json
+        width = parameters.width
+        height = parameters.height
+        color = parameters.color
     }
 
     func waveform(of file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
@@ -80,4 +75,12 @@ struct AudioWaveformRobot: Sendable {
         }
         return slot.file(from: file)
     }
+}
+
+extension AudioWaveform: LocalRobot {
+    static func work(_ parameters: Parameters, robot: String) -> RobotWork { .eachFile(AudioWaveformRobot(parameters)) }
+}
+
+extension AudioWaveformRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { [try waveform(of: file, context: context)] }
 }

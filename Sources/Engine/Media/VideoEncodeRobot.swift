@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Spec
 import Wire
 
 /// `/video/encode` with ffmpeg: the common presets, `width`/`height`/`resize_strategy`,
@@ -50,12 +51,6 @@ struct VideoEncodeRobot: Sendable {
         }
         return presets
     }()
-    /// The `ffmpeg` options a step may set, with the values they accept (bit rates in bits per
-    /// second, `k` and `M` allowed): bounded, so an option cannot multiply the work of a file.
-    static let overrides: [String: ClosedRange<Double>] = [
-        "b:v": 1_000...100_000_000, "b:a": 1_000...1_000_000, "crf": 0...63, "r": 1...240, "ar": 8_000...192_000, "ac": 1...8,
-    ]
-
     let preset: Preset
     let gif: Bool
     let width: Int?
@@ -63,55 +58,23 @@ struct VideoEncodeRobot: Sendable {
     let strategy: String
     let extra: [String]
 
-    init(options: [String: JSONValue]) throws(RobotError) {
-        let name = try StepOptions(options: options).choice("preset", of: "/video/encode", default: "empty")
+    init(_ parameters: VideoEncode.Parameters) throws(RobotError) {
+        let name = parameters.preset
         guard let preset = Self.presets[name] else {
             throw RobotError(code: .invalidStepParameter, message: "preset '\(name)' does not run locally; it runs " + Self.presets.keys.sorted().joined(separator: ", "))
         }
         self.preset = preset
-        let format = options["format"] == nil ? nil : try StepOptions(options: options).choice("format", of: "/video/encode", default: "mp4")
-        gif = format == "gif"
-        if gif, options["preset"] != nil, name != "empty" {
+        gif = parameters.format == "gif"
+        if gif, parameters.presetGiven, name != "empty" {
             throw RobotError(code: .invalidStepParameter, message: "'format: gif' makes an animated GIF, which preset '\(name)' has no part in; drop one of them")
         }
-        if format == "mp4", preset.ext != "mp4" {
+        if parameters.format == "mp4", preset.ext != "mp4" {
             throw RobotError(code: .invalidStepParameter, message: "preset '\(name)' makes \(preset.ext), not mp4; drop 'format' or choose an mp4 preset")
         }
-        width = try StepOptions(options: options).integer("width", in: 1...7680) ?? (options["height"] == nil ? preset.box?.width : nil)
-        height = try StepOptions(options: options).integer("height", in: 1...4320) ?? (options["width"] == nil ? preset.box?.height : nil)
-        strategy = try VideoGeometry.strategy(in: options, of: "/video/encode", default: "pad")
-        extra = try Self.ffmpegOptions(options["ffmpeg"])
-    }
-
-    /// The allowed `ffmpeg` options as arguments: `{"b:v": "800k", "r": 25}`, and `map_metadata: -1`
-    /// (none of the source's metadata, such as its GPS position and who made it, in the result).
-    static func ffmpegOptions(_ value: JSONValue?) throws(RobotError) -> [String] {
-        guard let value else { return [] }
-        guard let object = value.objectValue else { throw RobotError(code: .invalidStepParameter, message: "'ffmpeg' must be an object") }
-        var arguments: [String] = []
-        for (key, option) in object.sorted(by: { $0.key < $1.key }) {
-            if key == "map_metadata" {
-                guard option.intValue == -1 || option.stringValue == "-1" else {
-                    throw RobotError(code: .invalidStepParameter, message: "ffmpeg option 'map_metadata' runs locally only as -1 (no metadata of the source), not \(option.serialized())")
-                }
-                arguments += ["-map_metadata", "-1"]
-                continue
-            }
-            guard let range = overrides[key] else {
-                throw RobotError(code: .invalidStepParameter, message: "ffmpeg option '\(key)' is not allowed locally; allowed: " + (overrides.keys.sorted() + ["map_metadata"]).joined(separator: ", "))
-            }
-            let text = option.stringValue ?? option.intValue.map(String.init) ?? option.doubleValue.map { String($0) } ?? ""
-            let bitrate = key.hasPrefix("b:")
-            let scale: Double = !bitrate ? 1 : text.hasSuffix("k") || text.hasSuffix("K") ? 1_000 : text.hasSuffix("M") || text.hasSuffix("m") ? 1_000_000 : 1
-            let digits = scale == 1 ? text : String(text.dropLast())
-            guard let number = Double(digits), number.isFinite, range.contains(number * scale),
-                  text.range(of: bitrate ? #"^[0-9]+(\.[0-9]+)?[kKmM]?$"# : #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil else {
-                let bounds = "\(Int(range.lowerBound)) to \(Int(range.upperBound))"
-                throw RobotError(code: .invalidStepParameter, message: "ffmpeg option '\(key)' must be \(bitrate ? "a bit rate from " + bounds + " (800k)" : "a number from " + bounds), not '\(text)'")
-            }
-            arguments += ["-" + key, text]
-        }
-        return arguments
+        width = parameters.width ?? (parameters.heightGiven ? nil : preset.box?.width)
+        height = parameters.height ?? (parameters.widthGiven ? nil : preset.box?.height)
+        strategy = parameters.resizeStrategy
+        extra = parameters.ffmpegArguments
     }
 
     func encode(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
@@ -128,4 +91,12 @@ struct VideoEncodeRobot: Sendable {
         try FFmpeg.run(arguments + [slot.path], for: file, context: context, code: .videoEncodeValidation)
         return slot.file(from: file)
     }
+}
+
+extension VideoEncode: LocalRobot {
+    static func work(_ parameters: Parameters, robot: String) throws(RobotError) -> RobotWork { .eachFile(try VideoEncodeRobot(parameters)) }
+}
+
+extension VideoEncodeRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { [try encode(file, context: context)] }
 }

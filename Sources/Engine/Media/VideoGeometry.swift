@@ -29,9 +29,4 @@ enum VideoGeometry {
             }
         }
     }
-
-    /// The `resize_strategy` option of `robot`, checked.
-    static func strategy(in options: [String: JSONValue], of robot: String, default fallback: String) throws(RobotError) -> String {
-        try StepOptions(options: options).choice("resize_strategy", of: robot, default: fallback)
-    }
 }

@@ -1,12 +1,13 @@
 import Basics
 import Foundation
+import Spec
 import Wire
 
 /// `/video/thumbs` with ffmpeg: `count` frames spread over the video, or frames at `offsets`
 /// (seconds, or percentages such as "50%"), sized by `width`/`height`/`resize_strategy`, as jpeg
 /// or png. Each thumbnail's `meta` has `thumb_index` and `thumb_offset`.
 struct VideoThumbsRobot: Sendable {
-    enum Offset: Sendable { case seconds(Double), percent(Double) }
+    typealias Offset = VideoThumbs.Offset
 
     let count: Int
     let offsets: [Offset]
@@ -15,28 +16,13 @@ struct VideoThumbsRobot: Sendable {
     let height: Int?
     let strategy: String
 
-    init(options: [String: JSONValue]) throws(RobotError) {
-        count = try StepOptions(options: options).integer("count", in: 1...999, default: 8)
-        if let given = options["offsets"], given != .null, given.arrayValue == nil {
-            throw RobotError(code: .invalidStepParameter, message: "'offsets' must be an array such as [2, \"50%\"], not \(given.serialized())")
-        }
-        var offsets: [Offset] = []
-        for value in options["offsets"]?.arrayValue ?? [] {
-            if let seconds = value.doubleValue, seconds >= 0 {
-                offsets.append(.seconds(seconds))
-            } else if let text = value.stringValue, text.hasSuffix("%"), let percent = Double(text.dropLast()), (0...100).contains(percent) {
-                offsets.append(.percent(percent))
-            } else {
-                throw RobotError(code: .invalidStepParameter, message: "'offsets' holds seconds (2.5) or percentages (\"50%\"), not \(value.serialized())")
-            }
-        }
-        guard offsets.count <= 999 else { throw RobotError(code: .invalidStepParameter, message: "'offsets' may hold at most 999 entries") }
-        self.offsets = offsets
-        let format = try StepOptions(options: options).choice("format", of: "/video/thumbs", default: "jpeg")
-        ext = format == "png" ? "png" : "jpg"
-        width = try StepOptions(options: options).integer("width", in: 1...1920)
-        height = try StepOptions(options: options).integer("height", in: 1...1080)
-        strategy = try VideoGeometry.strategy(in: options, of: "/video/thumbs", default: "pad")
+    init(_ parameters: VideoThumbs.Parameters) {
+        count = parameters.count
+        offsets = parameters.offsets
+        ext = parameters.ext
+        width = parameters.width
+        height = parameters.height
+        strategy = parameters.resizeStrategy
     }
 
     func thumbnails(of file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] {
@@ -66,4 +52,14 @@ struct VideoThumbsRobot: Sendable {
         }
         return thumbnails
     }
+}
+
+extension VideoThumbs: LocalRobot {
+    static func work(_ parameters: Parameters, robot: String) -> RobotWork { .eachFile(VideoThumbsRobot(parameters)) }
+}
+
+extension VideoThumbsRobot: FileRobot {
+    func process(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> [AssemblyFile] { try thumbnails(of: file, context: context) }
+
+    var decodesImages: Bool { true }
 }

@@ -1,33 +1,26 @@
 import Basics
 
 extension RobotCatalog {
-    /// The kinds of file (`ContentInspection.kind`: image, video, audio, document) each robot the
-    /// local engine runs processes; other robots (files, imports, exports, and what only the
-    /// service runs) take any file.
-    static let inputKinds: [String: Set<String>] = [
-        "/image/resize": ["image", "document"],
-        "/image/optimize": ["image"],
-        "/video/encode": ["video"],
-        "/video/thumbs": ["video"],
-        "/audio/encode": ["audio", "video"],
-        "/audio/waveform": ["audio", "video"],
-        "/document/thumbs": ["document"],
-        "/meta/write": ["image", "video", "audio"],
-    ]
+    /// The kinds of file (`ContentInspection.kind`) each robot the local engine runs processes,
+    /// from its declaration; other robots (files, imports, exports, and what only the service
+    /// runs) take any file.
+    static let inputKinds: [String: Set<FileKind>] = RobotRegistry.byName.compactMapValues { declaration in
+        guard case .kinds(let kinds) = declaration.inputs else { return nil }
+        return kinds
+    }
 
     /// The robots that make one file of all their inputs (an archive): their result is no one source's.
-    public static let bundling: Set<String> = ["/file/compress"]
+    public static let bundling: Set<String> = Set(RobotRegistry.byName.filter { $0.value.digest == .bundle }.keys)
 
     /// Whether `robot` processes a file of `kind` (nil: none known); true for robots that take any file.
     public static func takes(_ robot: String, kind: String?) -> Bool {
         guard let kinds = inputKinds[robot] else { return true }
-        return kind.map(kinds.contains) ?? false
+        return kind.flatMap(FileKind.init(rawValue:)).map(kinds.contains) ?? false
     }
 
     /// The kinds `robot` processes, for messages ("images or PDFs"); nil when it takes any file.
     public static func inputKindsText(_ robot: String) -> String? {
-        let names = ["audio": "audio", "document": "PDFs", "image": "images", "video": "videos"]
-        return inputKinds[robot].map { kinds in kinds.sorted().compactMap { names[$0] }.joined(separator: " or ") }
+        inputKinds[robot].map { kinds in kinds.sorted { $0.rawValue < $1.rawValue }.map(\.plural).joined(separator: " or ") }
     }
 
     /// The phases `ignore_errors` may name.

@@ -46,17 +46,17 @@ public struct RobotCatalog: Sendable {
     ]
 
     /// The robots the local engine (`pipeline serve`, `endpoint: local`) runs.
-    public static let local: Set<String> = localProcessing.union(localExports)
+    public static let local: Set<String> = Set(RobotRegistry.byName.keys)
 
     /// The robots the local engine runs as the service does.
-    public static let localProcessing: Set<String> = [
-        "/upload/handle", "/image/resize", "/file/filter", "/file/hash", "/video/encode", "/video/thumbs", "/audio/encode",
-        "/file/compress", "/file/decompress", "/document/thumbs", "/audio/waveform", "/image/optimize", "/http/import", "/meta/write",
-    ]
+    public static let localProcessing: Set<String> = local.subtracting(localExports)
 
-    /// The export robots (`/s3/store` and the other `/…/store`), which the local engine emulates:
-    /// it copies the files into its own `exports/` folder instead of sending them anywhere.
-    public static let localExports: Set<String> = Set(bundled.robots.keys.filter { $0.hasSuffix("/store") })
+    /// The export robots (`/s3/store` and every other `/…/store`): their results are stored, not temporary.
+    public static let exports: Set<String> = Set(bundled.robots.keys.filter { $0.hasSuffix("/store") })
+
+    /// The export robots the local engine emulates (`EmulatedStore`): it copies the files into
+    /// its own `exports/` folder instead of sending them anywhere.
+    public static let localExports: Set<String> = Set(RobotRegistry.byName.filter { ObjectIdentifier($0.value) == ObjectIdentifier(EmulatedStore.self) }.keys)
 
     /// The catalog the tool was built with.
     public static let bundled: RobotCatalog = {

@@ -41,7 +41,7 @@ public struct Manifest: Sendable {
     /// warning at the job. Jobs that run a Template by id are not judged (their steps are remote).
     public var temporaryResultsWarnings: [Diagnostic] {
         jobs.compactMap { job in
-            guard job.download == nil, !job.steps.isEmpty, !job.steps.contains(where: { RobotCatalog.localExports.contains($0.robot) }) else { return nil }
+            guard job.download == nil, !job.steps.isEmpty, !job.steps.contains(where: { RobotCatalog.exports.contains($0.robot) }) else { return nil }
             return .warning(
                 "plan.temporary-results", "job '\(job.name.value)' neither stores its results (a /…/store step) nor downloads them; the hosted service deletes them 24 hours after the run",
                 at: job.name.location, hint: "add 'download: DIR' to the job, or a step that stores the results (such as /s3/store)")
