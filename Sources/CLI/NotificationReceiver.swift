@@ -51,8 +51,8 @@ final class NotificationReceiver: HTTPServerHandler, Sendable {
             return .text(403, "the signature does not match")
         }
         guard let status = notification.status, let id = status.assemblyID else { return .text(400, "the transloadit field is no Assembly status") }
-        let code = status.error ?? status.ok ?? "?"
-        let ended = ![AssemblyStatusCode.uploading, AssemblyStatusCode.executing, AssemblyStatusCode.replaying].contains(code)
+        let code = status.word ?? "?"
+        let ended = !(status.error == nil && status.ok.map(AssemblyStatusCode.busy.contains) == true)
         guard expected.contains(id) else {
             say("Assembly \(id): \(code.printable) (not one this run waits for)")
             return .text(200, "ok")

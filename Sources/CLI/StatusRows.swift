@@ -44,7 +44,7 @@ struct StatusRow {
         let finished = Dictionary((results?.assemblies ?? []).map { ($0.planID, $0) }, uniquingKeysWith: { first, _ in first })
         // Results made on another endpoint say nothing of this one's Assemblies (but the attempts there).
         let own = results?.endpoint == nil || results?.endpoint == endpoint
-        let busy = [AssemblyStatusCode.uploading, AssemblyStatusCode.executing, AssemblyStatusCode.replaying]
+        let busy = AssemblyStatusCode.busy.map(\.rawValue)
         return started.map { key, assembly in
             let plan = assembly.partOf ?? key
             let local = assembly.endpoint == Endpoint.local.key
@@ -67,7 +67,7 @@ struct StatusRow {
             let job = row.job ?? "-"
             if let index = jobs.firstIndex(where: { $0.0 == job }) { jobs[index].1 += 1 } else { jobs.append((job, 1)) }
         }
-        let busy = [AssemblyStatusCode.uploading, AssemblyStatusCode.executing, AssemblyStatusCode.replaying, "STARTED"]
+        let busy = AssemblyStatusCode.busy.map(\.rawValue) + ["STARTED"]
         let completed = rows.filter { $0.status == AssemblyStatusCode.completed }.count
         let interrupted = rows.filter(\.isInterrupted).count
         let inFlight = rows.filter { !$0.isInterrupted && busy.contains($0.status) }.count

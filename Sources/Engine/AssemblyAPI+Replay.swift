@@ -47,7 +47,7 @@ extension AssemblyAPI {
     /// The answer to a replay: the new Assembly's status, as `ASSEMBLY_REPLAYING` while it runs.
     func replaying(_ record: AssemblyRecord, origin: String) -> ServerResponse {
         var document = AssemblyStatus.document(record, tusPath: LocalEngine.tusPath, addresses: .served(origin: origin))
-        if !record.isTerminal { (document.ok, document.message) = (AssemblyStatusCode.replaying, "The Assembly is now in the process of being replayed.") }
+        if !record.isTerminal { (document.ok, document.message) = (.replaying, "The Assembly is now in the process of being replayed.") }
         return .json(200, document.jsonText(), headers: [("Cache-Control", "no-store")])
     }
 

@@ -144,7 +144,7 @@ final class AssemblyExecutor: Sendable {
                     isCanceled: { [self] in stopping.load(ordering: .relaxed) || store.get(id)?.isTerminal ?? true },
                     ignore: { error, file in
                         let entry = AssemblyStatusDocument.IgnoredError(
-                            step: step.name, robot: step.robot, error: error.code.rawValue, message: error.message, originalID: file?.originalID, name: file?.name)
+                            step: step.name, robot: step.robot, error: error.code, message: error.message, originalID: file?.originalID, name: file?.name)
                         ignored.withLock { $0.append(entry) }
                     },
                     warn: { message, file in

@@ -14,7 +14,7 @@ enum AssemblyPhase: Equatable, Sendable {
     /// A client canceled it.
     case canceled
     /// A step (or the steps as a whole) failed with this error code.
-    case failed(code: String)
+    case failed(code: APIErrorCode)
 
     /// Whether nothing more happens to it.
     var isTerminal: Bool {
@@ -25,29 +25,29 @@ enum AssemblyPhase: Equatable, Sendable {
     }
 
     /// The status's `ok` (none for a failure, which has an `error` instead).
-    var ok: String? {
+    var ok: AssemblyStatusCode? {
         switch self {
-        case .uploading: AssemblyStatusCode.uploading
-        case .executing: AssemblyStatusCode.executing
-        case .completed: AssemblyStatusCode.completed
-        case .canceled: AssemblyStatusCode.canceled
+        case .uploading: .uploading
+        case .executing: .executing
+        case .completed: .completed
+        case .canceled: .canceled
         case .failed: nil
         }
     }
 
     /// The status's `error`.
-    var error: String? {
+    var error: APIErrorCode? {
         if case .failed(let code) = self { return code }
         return nil
     }
 
     /// The phase a status's `ok` and `error` describe (as records are stored).
-    init(ok: String?, error: String?) {
+    init(ok: AssemblyStatusCode?, error: APIErrorCode?) {
         if let error { self = .failed(code: error); return }
         switch ok {
-        case AssemblyStatusCode.uploading: self = .uploading
-        case AssemblyStatusCode.completed: self = .completed
-        case AssemblyStatusCode.canceled, AssemblyStatusCode.aborted: self = .canceled
+        case .uploading: self = .uploading
+        case .completed: self = .completed
+        case .canceled, .aborted: self = .canceled
         default: self = .executing
         }
     }
@@ -92,9 +92,9 @@ enum AssemblyLifecycle {
         case (.executing, .restarted): (.executing, .execute)
         case (.uploading, .cancel), (.executing, .cancel): (.canceled, .none)
         case (.executing, .stepsFinished): (.completed, .none)
-        case (.executing, .stepsFailed(let code, _)): (.failed(code: code.rawValue), .discardResults)
-        case (.uploading, .uploadsFailed(let code, _)): (.failed(code: code.rawValue), .none)
-        case (.uploading, .abandoned(let code, _)), (.executing, .abandoned(let code, _)): (.failed(code: code.rawValue), .discardResults)
+        case (.executing, .stepsFailed(let code, _)): (.failed(code: code), .discardResults)
+        case (.uploading, .uploadsFailed(let code, _)): (.failed(code: code), .none)
+        case (.uploading, .abandoned(let code, _)), (.executing, .abandoned(let code, _)): (.failed(code: code), .discardResults)
         // Steps that end after a cancel leave their files behind unless told.
         case (.canceled, .stepsFinished), (.canceled, .stepsFailed): (.canceled, .discardResults)
         default: (phase, .none)

@@ -18,8 +18,8 @@ extension AssemblyRecord {
         object["notification"] = notification.flatMap { try? JSONValue.parse(StateCoding.encoder.encode($0)) }
         object["ignoredErrors"] = ignoredErrors.flatMap(JSONValue.encoding)
         object["warnings"] = warnings.flatMap(JSONValue.encoding)
-        object["ok"] = storedPhase.ok.map(JSONValue.string)
-        object["error"] = storedPhase.error.map(JSONValue.string)
+        object["ok"] = storedPhase.ok.map { .string($0.rawValue) }
+        object["error"] = storedPhase.error.map { .string($0.rawValue) }
         object["finished"] = finished.map { .string(AuthTime.format($0)) }
         object["clientAgent"] = clientAgent.map(JSONValue.string)
         return .object(object)

@@ -35,8 +35,8 @@ struct AssemblyRecord: Codable, Sendable {
     /// What tools warned of while making results.
     var warnings: [AssemblyStatusDocument.Warning]?
     /// The stored form of `phase`: the status's `ok` and `error`, as earlier engines wrote them.
-    private var ok: String?
-    private var error: String?
+    private var ok: AssemblyStatusCode?
+    private var error: APIErrorCode?
     private(set) var message: String
     var created: Date
     var finished: Date?
@@ -44,7 +44,7 @@ struct AssemblyRecord: Codable, Sendable {
     var clientAgent: String?
 
     /// `ok` and `error` as the record's file stores them.
-    var storedPhase: (ok: String?, error: String?) { (ok, error) }
+    var storedPhase: (ok: AssemblyStatusCode?, error: APIErrorCode?) { (ok, error) }
 
     /// Where it is in its life; moved on only by `apply(_:)`.
     private(set) var phase: AssemblyPhase {

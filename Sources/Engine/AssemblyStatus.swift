@@ -65,7 +65,7 @@ enum AssemblyStatus {
     /// An error answer in the shape the SDKs expect.
     static func error(_ code: APIErrorCode, _ message: String, status: Int, id: String? = nil, retryIn: Double? = nil) -> String {
         var document = AssemblyStatusDocument()
-        (document.error, document.message, document.httpCode, document.assemblyID) = (code.rawValue, message, status, id)
+        (document.error, document.message, document.httpCode, document.assemblyID) = (code, message, status, id)
         document.info = retryIn.map { AssemblyStatusDocument.Info(retryIn: $0) }
         return document.jsonText()
     }

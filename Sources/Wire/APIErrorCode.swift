@@ -1,7 +1,7 @@
 /// An `error` code of the Assembly and Template APIs, as a value: the engine answers with
 /// these, the runner compares what it receives with them (`failure.code == .rateLimitReached`);
 /// no other file spells one. Grouped by what they refuse.
-public struct APIErrorCode: Hashable, Sendable, CustomStringConvertible {
+public struct APIErrorCode: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The code as it travels.
     public let rawValue: String
 
@@ -11,6 +11,17 @@ public struct APIErrorCode: Hashable, Sendable, CustomStringConvertible {
     public init(received: String) { rawValue = received }
 
     public var description: String { rawValue }
+
+    /// Decodes the code from its string.
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    /// Encodes the code as its string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 
     /// Too many Assemblies (or requests) for now; `info.retryIn` says when to try again.
     public static let rateLimitReached = APIErrorCode("RATE_LIMIT_REACHED")

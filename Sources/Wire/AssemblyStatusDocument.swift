@@ -6,10 +6,10 @@ import Foundation
 /// type than expected is absent (the service has sent `null` sizes and string byte counts), and
 /// only a document that is not a JSON object fails to decode.
 public struct AssemblyStatusDocument: Codable, Sendable, Equatable {
-    /// `ASSEMBLY_UPLOADING`, `ASSEMBLY_EXECUTING`, `ASSEMBLY_COMPLETED`, ... (`AssemblyStatusCode`).
-    public var ok: String?
-    /// The error code of a failed Assembly or refused request (`APIErrorCode`).
-    public var error: String?
+    /// `ASSEMBLY_UPLOADING`, `ASSEMBLY_EXECUTING`, `ASSEMBLY_COMPLETED`, ...
+    public var ok: AssemblyStatusCode?
+    /// The error code of a failed Assembly or refused request.
+    public var error: APIErrorCode?
     /// The human message.
     public var message: String?
     /// Some refusals' words, where `message` is missing.
@@ -207,14 +207,14 @@ public struct AssemblyStatusDocument: Codable, Sendable, Equatable {
         public var step: String?
         public var robot: String?
         /// The error code.
-        public var error: String?
+        public var error: APIErrorCode?
         public var message: String?
         /// The file it left out, when it names one.
         public var originalID: String?
         public var name: String?
 
         /// Creates an entry.
-        public init(step: String?, robot: String?, error: String?, message: String?, originalID: String? = nil, name: String? = nil) {
+        public init(step: String?, robot: String?, error: APIErrorCode?, message: String?, originalID: String? = nil, name: String? = nil) {
             (self.step, self.robot, self.error, self.message, self.originalID, self.name) = (step, robot, error, message, originalID, name)
         }
 
@@ -225,7 +225,7 @@ public struct AssemblyStatusDocument: Codable, Sendable, Equatable {
 
         public init(from decoder: any Decoder) throws {
             let values = try decoder.container(keyedBy: CodingKeys.self)
-            (step, robot, error) = (values.lenient(String.self, .step), values.lenient(String.self, .robot), values.lenient(String.self, .error))
+            (step, robot, error) = (values.lenient(String.self, .step), values.lenient(String.self, .robot), values.lenient(APIErrorCode.self, .error))
             (message, originalID, name) = (values.lenient(String.self, .message), values.lenient(String.self, .originalID), values.lenient(String.self, .name))
         }
     }
@@ -274,6 +274,9 @@ public struct AssemblyStatusDocument: Codable, Sendable, Equatable {
     /// An empty document.
     public init() {}
 
+    /// The status in one word, as results and tables show it: the error code, else `ok`.
+    public var word: String? { error?.rawValue ?? ok?.rawValue }
+
     enum CodingKeys: String, CodingKey {
         case ok, error, message, reason, fields, params, warnings, uploads, results, info
         case httpCode = "http_code", assemblyID = "assembly_id", assemblyURL = "assembly_url", assemblySSLURL = "assembly_ssl_url"
@@ -288,8 +291,8 @@ public struct AssemblyStatusDocument: Codable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let values = try decoder.container(keyedBy: CodingKeys.self)
-        ok = values.lenient(String.self, .ok)
-        error = values.lenient(String.self, .error)
+        ok = values.lenient(AssemblyStatusCode.self, .ok)
+        error = values.lenient(APIErrorCode.self, .error)
         message = values.lenient(String.self, .message)
         reason = values.lenient(String.self, .reason)
         httpCode = values.lenient(Int.self, .httpCode)

@@ -133,12 +133,12 @@ final class AssemblyAPITests: XCTestCase {
         let created = try await EngineClient(server: server).create(steps: hashStep, files: [("file", "a.txt", Data("relative".utf8))])
         let id = try XCTUnwrap(created.body["assembly_id"]?.stringValue, created.body.serialized())
         let done = try await EngineClient(server: server).wait(id)
-        XCTAssertEqual(done["ok"], .string(AssemblyStatusCode.completed), done.serialized())
+        XCTAssertEqual(done["ok"], .string(AssemblyStatusCode.completed.rawValue), done.serialized())
         server.stop(keepData: true)
         server = try EngineTestServer(data: data, namesDataRelatively: true)
         defer { server.stop(keepData: true) }
         let again = try await EngineClient(server: server).status(id)
-        XCTAssertEqual(again["ok"], .string(AssemblyStatusCode.completed), again.serialized())
+        XCTAssertEqual(again["ok"], .string(AssemblyStatusCode.completed.rawValue), again.serialized())
         XCTAssertEqual(again["results"]?["hash"]?.arrayValue?.count, 1)
     }
 
@@ -161,7 +161,7 @@ final class AssemblyAPITests: XCTestCase {
         XCTAssertNotEqual(child, parent)
         XCTAssertEqual(replay.body["parent_id"], .string(parent))
         let done = try await client.wait(child)
-        XCTAssertEqual(done["ok"], .string(AssemblyStatusCode.completed), done.serialized())
+        XCTAssertEqual(done["ok"], .string(AssemblyStatusCode.completed.rawValue), done.serialized())
         XCTAssertEqual(done["results"]?["hash"]?.arrayValue?.first?["meta"]?["hash_algorithm"], .string("md5"))
         XCTAssertEqual(done["uploads"]?.arrayValue?.first?["field"], .string("file_0"), "the upload keeps its field")
         // The same again, with no steps: the parent's.
@@ -230,7 +230,7 @@ final class AssemblyAPITests: XCTestCase {
         // As written in the window: every upload finished, the start not yet recorded.
         let path = data.path + "/assemblies/" + id + ".json"
         let record = try String(contentsOfFile: path, encoding: .utf8)
-        try record.replacingOccurrences(of: AssemblyStatusCode.completed, with: AssemblyStatusCode.uploading)
+        try record.replacingOccurrences(of: AssemblyStatusCode.completed.rawValue, with: AssemblyStatusCode.uploading.rawValue)
             .write(toFile: path, atomically: true, encoding: .utf8)
         server = try EngineTestServer(data: data)
         defer { server.stop(keepData: true) }

@@ -12,7 +12,7 @@ import XCTest
 /// The engine Assembly's one transition function, fed events without sockets, and a cancel at
 /// each point of a real Assembly's life on a real engine.
 final class AssemblyLifecycleTests: XCTestCase {
-    private let phases: [AssemblyPhase] = [.uploading, .executing, .completed, .canceled, .failed(code: "X_ERROR")]
+    private let phases: [AssemblyPhase] = [.uploading, .executing, .completed, .canceled, .failed(code: APIErrorCode(received: "X_ERROR"))]
     private let events: [AssemblyEvent] = [
         .uploadsComplete, .restarted, .cancel, .stepsFinished(results: [:], ignored: [], warnings: []), .stepsFailed(code: APIErrorCode(received: "Y_ERROR"), message: "m"),
     ]
@@ -30,7 +30,7 @@ final class AssemblyLifecycleTests: XCTestCase {
         XCTAssertEqual(next(.executing, .uploadsComplete), "executing none", "a late upload does not start it twice")
         XCTAssertEqual(next(.executing, .cancel), "canceled none")
         XCTAssertEqual(next(.executing, .stepsFinished(results: [:], ignored: [], warnings: [])), "completed none")
-        XCTAssertEqual(next(.executing, .stepsFailed(code: APIErrorCode(received: "Y_ERROR"), message: "m")), "failed(code: \"Y_ERROR\") discardResults")
+        XCTAssertEqual(next(.executing, .stepsFailed(code: APIErrorCode(received: "Y_ERROR"), message: "m")), "failed(code: Y_ERROR) discardResults")
         // Steps that end after a cancel: the cancel stands and their files go.
         XCTAssertEqual(next(.canceled, .stepsFinished(results: [:], ignored: [], warnings: [])), "canceled discardResults")
         XCTAssertEqual(next(.canceled, .stepsFailed(code: .assemblyCanceled, message: "m")), "canceled discardResults")
@@ -58,7 +58,7 @@ final class AssemblyLifecycleTests: XCTestCase {
         XCTAssertEqual(stored["error"], .string("IMAGE_RESIZE_ERROR"))
         XCTAssertNil(stored["ok"])
         let status = AssemblyStatus.document(record, tusPath: "/resumable/files/")
-        XCTAssertEqual(status.error, "IMAGE_RESIZE_ERROR")
+        XCTAssertEqual(status.error, .imageResizeError)
         // A record an earlier engine wrote reads back in the phase its `ok` names.
         var earlier = try XCTUnwrap(stored.objectValue)
         earlier["error"] = nil

@@ -1,6 +1,7 @@
 @testable import Engine
 import Basics
 import Foundation
+import Wire
 import XCTest
 
 /// An Assembly's file is written without Codable's encoder; it must hold what that encoder wrote,
@@ -29,7 +30,7 @@ final class AssemblyRecordStateTests: XCTestCase {
             _ = record.apply(.uploadsComplete, at: Date(timeIntervalSince1970: 1_764_645_133))
             _ = record.apply(
                 .stepsFinished(results: ["thumb": [file("bb", name: "a.png", exportURL: "file:///out/a.png")]],
-                               ignored: [.init(step: "thumb", robot: nil, error: "X", message: nil)],
+                               ignored: [.init(step: "thumb", robot: nil, error: APIErrorCode(received: "X"), message: nil)],
                                warnings: [.init(level: "warning", msg: "VipsJpeg: Corrupt JPEG data", step: "thumb", originalID: "aa")]),
                 at: Date(timeIntervalSince1970: 1_764_645_134.5))
         }

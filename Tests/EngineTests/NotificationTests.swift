@@ -67,7 +67,7 @@ final class NotificationTests: XCTestCase {
         for request in requests {
             XCTAssertEqual(request["fields"], .array([.string("signature"), .string("transloadit")]))
             XCTAssertEqual(request["valid"], .bool(true), "the receiver's own HMAC-SHA384 matches")
-            XCTAssertEqual(request["transloadit"]?["ok"], .string(AssemblyStatusCode.completed))
+            XCTAssertEqual(request["transloadit"]?["ok"], .string(AssemblyStatusCode.completed.rawValue))
             XCTAssertEqual(request["transloadit"]?["assembly_id"], .string(id))
             XCTAssertEqual(request["transloadit"]?["results"]?["hash"]?.arrayValue?.count, 1)
         }

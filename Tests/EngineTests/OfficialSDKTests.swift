@@ -81,7 +81,7 @@ final class OfficialSDKTests: XCTestCase {
             XCTAssertEqual(report["fetched"], .string("sha1"))
             XCTAssertEqual(report["listed"], .array([.string("sdk-template")]))
             XCTAssertEqual(report["updated"], .string("TEMPLATE_UPDATED"))
-            XCTAssertEqual(report["assembly"]?["ok"], .string(AssemblyStatusCode.completed), report.serialized())
+            XCTAssertEqual(report["assembly"]?["ok"], .string(AssemblyStatusCode.completed.rawValue), report.serialized())
             XCTAssertEqual(report["assembly"]?["algorithm"], .string("sha256"), "the Assembly ran the updated Template")
             XCTAssertEqual(report["deleted"], .string("TEMPLATE_DELETED"))
         }

@@ -84,7 +84,7 @@ final class TemplateAPITests: XCTestCase {
         let files = [("file", "a.txt", Data("abc".utf8))]
         let fromTemplate = try await client.create(steps: .object([:]), files: files, params: JSONValue.object(["template_id": .string(openID)]).serialized())
         let done = try await client.wait(try XCTUnwrap(fromTemplate.body["assembly_id"]?.stringValue))
-        XCTAssertEqual(done["ok"], .string(AssemblyStatusCode.completed), done.serialized())
+        XCTAssertEqual(done["ok"], .string(AssemblyStatusCode.completed.rawValue), done.serialized())
         XCTAssertEqual(done["results"]?["hash"]?.arrayValue?.count, 1)
         let override = JSONValue.object(["template_id": .string(closedID), "steps": .object(["other": hash])]).serialized()
         let denied = try await client.create(steps: .object([:]), files: files, params: override)

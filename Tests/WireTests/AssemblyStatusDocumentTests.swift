@@ -16,7 +16,7 @@ final class AssemblyStatusDocumentTests: XCTestCase {
              "warnings": [{"level": "notice", "msg": "slow"}], "info": {"retryIn": "soon"}, "fields": [1]}
             """
         let document = try XCTUnwrap(AssemblyStatusDocument.decode(Data(text.utf8)))
-        XCTAssertEqual(document.ok, "ASSEMBLY_COMPLETED")
+        XCTAssertEqual(document.ok, .completed)
         XCTAssertNil(document.bytesExpected, "a string byte count is no count")
         XCTAssertEqual(document.bytesReceived, 12)
         XCTAssertEqual(document.tusUploads.map(\.fieldname), ["file_0"], "an element that is no upload is dropped")
@@ -41,14 +41,14 @@ final class AssemblyStatusDocumentTests: XCTestCase {
 
     func testWhatIsWrittenReadsBackTheSame() throws {
         var document = AssemblyStatusDocument()
-        document.ok = "ASSEMBLY_UPLOADING"
+        document.ok = .uploading
         document.assemblyURL = "http://127.0.0.1:1/assemblies/x"
         document.tusUploads = [.init(filename: "a b#.jpg", fieldname: "file_0", size: nil, offset: 0, finished: false, uploadURL: "http://h/files/1")]
         var file = AssemblyStatusDocument.File(id: "r1", name: "a.jpg", size: 3, mime: "image/jpeg")
         file.originalIDs = ["u1"]
         file.meta = .object(["width": .int(3)])
         document.results = ["thumb": [file]]
-        document.ignoredErrors = [.init(step: "thumb", robot: "/image/resize", error: "IMAGE_RESIZE_ERROR", message: "m", originalID: "u2")]
+        document.ignoredErrors = [.init(step: "thumb", robot: "/image/resize", error: .imageResizeError, message: "m", originalID: "u2")]
         document.info = .init(retryIn: 1.5)
         let text = document.jsonText()
         XCTAssertTrue(text.contains("\"assembly_url\":\"http://127.0.0.1:1/assemblies/x\""), "slashes as they are: \(text)")

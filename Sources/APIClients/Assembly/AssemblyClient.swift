@@ -116,7 +116,7 @@ public struct AssemblyClient: Sendable {
             // A signature the service took for expired: say how far this machine's clock is off.
             let message = error == .authExpired ? [state.message ?? "", clock.explanation].filter { !$0.isEmpty }.joined(separator: "; ") : state.message ?? ""
             throw Failure(
-                code: APIErrorCode(received: error), message: message, retryIn: state.retryIn.flatMap { $0 > 0 ? $0 : nil } ?? response.retryAfter,
+                code: error, message: message, retryIn: state.retryIn.flatMap { $0 > 0 ? $0 : nil } ?? response.retryAfter,
                 isTransient: limited || response.status >= 500 || error == .statusRateLimitReached, httpStatus: response.status)
         }
         guard (200..<300).contains(response.status) else {

@@ -29,9 +29,9 @@ public struct AssemblyState: Sendable {
     /// The whole status document, as received.
     public var document: AssemblyStatusDocument
     /// `ASSEMBLY_UPLOADING`, `ASSEMBLY_EXECUTING`, `ASSEMBLY_COMPLETED`, ...
-    public var ok: String?
+    public var ok: AssemblyStatusCode?
     /// An error code such as `INVALID_SIGNATURE`.
-    public var error: String?
+    public var error: APIErrorCode?
     /// The human message.
     public var message: String?
     /// The Assembly's id.
@@ -46,7 +46,7 @@ public struct AssemblyState: Sendable {
     public var results: [String: [File]]
     /// Failures the steps' `ignore_errors` skipped: the step, the file left out (by its
     /// `original_id`, when one was), and why.
-    public var ignoredErrors: [(step: String, originalID: String?, error: String, message: String)]
+    public var ignoredErrors: [(step: String, originalID: String?, error: APIErrorCode, message: String)]
     /// What the service's tools warned of while they made results anyway (`warnings`): the step
     /// when named, the file (by its `original_id`) when named, and the words.
     public var warnings: [(step: String, originalID: String?, message: String)]
@@ -61,8 +61,8 @@ public struct AssemblyState: Sendable {
     /// terminal, log line or CI annotation.
     public init(_ document: AssemblyStatusDocument) {
         self.document = document
-        ok = document.ok?.printable
-        error = document.error?.printable
+        ok = document.ok.map { AssemblyStatusCode(received: $0.rawValue.printable) }
+        error = document.error.map { APIErrorCode(received: $0.rawValue.printable) }
         message = (document.message ?? document.reason)?.printable
         assemblyID = document.assemblyID
         assemblyURL = document.assemblySSLURL ?? document.assemblyURL
@@ -71,7 +71,7 @@ public struct AssemblyState: Sendable {
         results = document.results.mapValues { $0.map(Self.file) }
         retryIn = document.info?.retryIn
         ignoredErrors = document.ignoredErrors.map { item in
-            ((item.step ?? "").printable, item.originalID, (item.error ?? "").printable, (item.message ?? "").printable)
+            ((item.step ?? "").printable, item.originalID, APIErrorCode(received: (item.error?.rawValue ?? "").printable), (item.message ?? "").printable)
         }
         warnings = document.warnings.compactMap { item in
             item.msg.map { ((item.step ?? "").printable, item.originalID, $0.printable) }
@@ -84,9 +84,11 @@ public struct AssemblyState: Sendable {
     }
 
     /// Still uploading or executing.
-    public var isBusy: Bool { error == nil && [AssemblyStatusCode.uploading, AssemblyStatusCode.executing, AssemblyStatusCode.replaying].contains(ok ?? "") }
+    public var isBusy: Bool { error == nil && ok.map(AssemblyStatusCode.busy.contains) == true }
+    /// The status in one word, as results and tables show it: the error code, else `ok`.
+    public var word: String? { error?.rawValue ?? ok?.rawValue }
     /// Finished successfully.
-    public var isCompleted: Bool { error == nil && ok == AssemblyStatusCode.completed }
+    public var isCompleted: Bool { error == nil && ok == .completed }
 
     /// A file as the service writes it: `original_id` one id or a list (of which the first names
     /// the source), and the signed URL of a private bucket's export before the plain one.

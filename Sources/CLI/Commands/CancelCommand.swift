@@ -139,8 +139,8 @@ enum CancelOutcome: Sendable {
     static func of(_ url: String, service: any AssemblyService) async -> CancelOutcome {
         do throws(AssemblyClient.Failure) {
             let status = try await service.cancel(url)
-            let word = status.ok ?? AssemblyStatusCode.canceled
-            return word == AssemblyStatusCode.completed ? .ended(word) : .canceled(word)
+            let ok = status.ok ?? .canceled
+            return ok == .completed ? .ended(ok.rawValue) : .canceled(ok.rawValue)
         } catch {
             // An `error` in a status answered 200: the Assembly had failed before the request.
             return error.httpStatus == 200 ? .ended(error.code.rawValue) : .failed(error)
@@ -160,7 +160,7 @@ enum InFlight {
             do {
                 let status = try await client.cancel(url)
                 canceled += 1
-                report("\(started.id): \(status.ok ?? AssemblyStatusCode.canceled)")
+                report("\(started.id): \((status.ok ?? .canceled).rawValue)")
             } catch {
                 report("\(started.id): not canceled (\(error))")
             }

@@ -121,7 +121,7 @@ struct NotifyCommand: Command {
             return ExitCode.failure
         }
         let status = notification.status
-        context.output.out("valid: Assembly \(status?.assemblyID?.printable ?? "?") \((status?.error ?? status?.ok ?? "?").printable)\n")
+        context.output.out("valid: Assembly \(status?.assemblyID?.printable ?? "?") \((status?.word ?? "?").printable)\n")
         return ExitCode.success
     }
 
@@ -155,7 +155,7 @@ struct NotifyCommand: Command {
             while (try? await Task.sleep(for: askEvery)) != nil {
                 for id in receiver.waitingFor.sorted() {
                     guard let url = urls[id], let state = try? await client.status(url), !state.isBusy else { continue }
-                    receiver.record(id, state.error ?? state.ok ?? "?", ended: true, by: .service)
+                    receiver.record(id, state.word ?? "?", ended: true, by: .service)
                 }
             }
         }

@@ -89,7 +89,7 @@ struct StatusCommand: Command {
         await forEachConcurrently(asked, width: Self.parallelQueries) { query in
             do throws(AssemblyClient.Failure) {
                 let state = try await client.status(query.url)
-                return (query.index, state.error ?? state.ok)
+                return (query.index, state.word)
             } catch {
                 // An answer the service refused to give is not the Assembly's state: keep the recorded one.
                 return (query.index, query.recorded ?? error.code.rawValue)

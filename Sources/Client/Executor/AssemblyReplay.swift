@@ -60,7 +60,7 @@ public struct AssemblyReplay: Sendable {
             guard status.isCompleted else {
                 return .replayed(RunResults.Entry(
                     job: planned.job, planID: planned.id, assemblyID: status.assemblyID, assemblyURL: status.assemblyURL,
-                    status: status.error ?? status.ok ?? APIErrorCode.unknown.rawValue, message: status.message, cached: false, files: planned.files, results: [:]))
+                    status: status.word ?? APIErrorCode.unknown.rawValue, message: status.message, cached: false, files: planned.files, results: [:]))
             }
             var replayed = RunResults.Entry(
                 completed: status, planned: planned, sent: planned.instructions, temporaryUntil: configuration.resultsLifetime.map { started.addingTimeInterval($0.inSeconds) })

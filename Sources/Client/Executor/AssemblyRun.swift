@@ -119,7 +119,7 @@ struct AssemblyRun: Sendable {
                         events(.created(job: planned.job, planID: planned.id, assemblyID: entry.assemblyID, resumed: true))
                         return status
                     }
-                    unfinished = "Assembly \(entry.assemblyID) of an earlier run ended unfinished (\(status.ok ?? "no status"))"
+                    unfinished = "Assembly \(entry.assemblyID) of an earlier run ended unfinished (\(status.ok?.rawValue ?? "no status"))"
                     break  // canceled or aborted: this plan needs a new Assembly
                 } catch let failure as AssemblyClient.Failure where candidate != byID || failure.settlesTheAssembly {
                     // Failed or cut off (the process that handed it its files ended), or gone: a new one.
@@ -334,7 +334,7 @@ struct AssemblyRun: Sendable {
 
     private func entry(_ status: AssemblyState) -> RunResults.Entry {
         guard status.isCompleted else {
-            return failed(status.error.map(APIErrorCode.init(received:)) ?? status.ok.map(APIErrorCode.init(received:)) ?? .unknown, status.message ?? "", assemblyID: status.assemblyID, assemblyURL: status.assemblyURL)
+            return failed(status.error ?? status.ok.map { APIErrorCode(received: $0.rawValue) } ?? .unknown, status.message ?? "", assemblyID: status.assemblyID, assemblyURL: status.assemblyURL)
         }
         // Results no store step exported live on the service's temporary storage, from about when the run began.
         return RunResults.Entry(completed: status, planned: planned, sent: instructions, temporaryUntil: configuration.resultsLifetime.map { started.addingTimeInterval($0.inSeconds) })
@@ -344,7 +344,7 @@ struct AssemblyRun: Sendable {
     private func submitted(_ status: AssemblyState) -> RunResults.Entry {
         RunResults.Entry(
             job: planned.job, planID: planned.id, assemblyID: status.assemblyID, assemblyURL: status.assemblyURL,
-            status: AssemblyStatusCode.executing,  // its files are all up
+            status: AssemblyStatusCode.executing.rawValue,  // its files are all up
             message: "left running (--no-wait); 'pipeline status MANIFEST --wait' or another run collects it", cached: false, files: planned.files, results: [:])
     }
 

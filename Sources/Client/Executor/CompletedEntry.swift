@@ -25,9 +25,9 @@ extension RunResults.Entry {
         }
         self.init(
             job: planned.job, planID: planned.id, assemblyID: status.assemblyID, assemblyURL: status.assemblyURL,
-            status: AssemblyStatusCode.completed, message: nil, cached: false, files: planned.files, results: results)
+            status: AssemblyStatusCode.completed.rawValue, message: nil, cached: false, files: planned.files, results: results)
         leftOut = status.ignoredErrors.map { ignored in
-            RunResults.LeftOut(source: ignored.originalID.flatMap { sources[$0] ?? nil }, step: ignored.step, error: ignored.error, message: ignored.message)
+            RunResults.LeftOut(source: ignored.originalID.flatMap { sources[$0] ?? nil }, step: ignored.step, error: ignored.error.rawValue, message: ignored.message)
         }.sorted { $0.order < $1.order }
         warnings = status.warnings.map { warned in
             RunResults.Warning(source: warned.originalID.flatMap { sources[$0] ?? nil }, step: warned.step, message: warned.message)

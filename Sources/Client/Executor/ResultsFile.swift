@@ -105,7 +105,7 @@ public struct RunResults: Sendable, Equatable {
         /// Whether the Assembly completed.
         public var isCompleted: Bool { status == AssemblyStatusCode.completed }
         /// Whether it was left going (`run --no-wait`): uploaded, not yet ended; a later run collects it.
-        public var isPending: Bool { [AssemblyStatusCode.uploading, AssemblyStatusCode.executing, AssemblyStatusCode.replaying].contains(status) }
+        public var isPending: Bool { AssemblyStatusCode.busy.contains(AssemblyStatusCode(received: status)) }
 
         /// Where to ask `endpoint` about its Assembly: the recorded URL only where it is on the
         /// endpoint's origin and names this Assembly, else the endpoint's own URL for the id.

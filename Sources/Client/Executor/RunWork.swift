@@ -109,7 +109,7 @@ extension RunWork.Part {
         guard let digests else { return finished.first }
         guard !finished.isEmpty || !cached.isEmpty else { return nil }
         var entry = RunResults.Entry(
-            job: planned.job, planID: planned.id, assemblyID: nil, assemblyURL: nil, status: AssemblyStatusCode.completed, message: nil,
+            job: planned.job, planID: planned.id, assemblyID: nil, assemblyURL: nil, status: AssemblyStatusCode.completed.rawValue, message: nil,
             cached: units.isEmpty, files: planned.files, results: [:])
         // Each source and step's outcome: what an Assembly of this run made replaces what was carried over.
         var outcomes: [ExactName: [String: StepCache.Hit]] = cached

@@ -41,7 +41,7 @@ struct InProcessAssemblies: AssemblyService {
         var state = AssemblyState(AssemblyStatus.document(record, tusPath: LocalEngine.tusPath, addresses: .files(dataDirectory: dataDirectory)))
         state.statusWait = StatusWait.longest
         if let error = state.error {
-            throw AssemblyClient.Failure(code: APIErrorCode(received: error), message: state.message ?? "", httpStatus: 200)
+            throw AssemblyClient.Failure(code: error, message: state.message ?? "", httpStatus: 200)
         }
         return state
     }

@@ -69,9 +69,9 @@ final class ScriptedService: AssemblyService {
     }
 
     /// A status as the API sends it.
-    static func status(_ ok: String, id: String = "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1", uploads: Int = 0) -> Answer {
+    static func status(_ ok: AssemblyStatusCode, id: String = "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1", uploads: Int = 0) -> Answer {
         .state(.object([
-            "ok": .string(ok), "assembly_id": .string(id), "assembly_ssl_url": .string("https://api.test/assemblies/" + id),
+            "ok": .string(ok.rawValue), "assembly_id": .string(id), "assembly_ssl_url": .string("https://api.test/assemblies/" + id),
             "tus_url": .string("https://api.test/resumable/files/"),
             "uploads": .array((0..<uploads).map { .object(["id": .string("u\($0)"), "name": .string("f"), "field": .string("file_\($0)"), "size": .int(1)]) }),
         ]))

@@ -45,7 +45,7 @@ final class ExecutorLogicTests: XCTestCase {
             ],
             statuses: [ScriptedService.status(AssemblyStatusCode.uploading), ScriptedService.status(AssemblyStatusCode.completed, uploads: 1)])
         let results = try await run(service, clock: TestClock())
-        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed)
+        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed.rawValue)
         let creates = service.calls.filter { $0.hasPrefix("create") }
         XCTAssertEqual(creates.count, 2)
         XCTAssertEqual(Set(creates).count, 1, "the retry used the same client-chosen id: \(creates)")
@@ -68,7 +68,7 @@ final class ExecutorLogicTests: XCTestCase {
             ],
             statuses: [ScriptedService.status(AssemblyStatusCode.uploading), ScriptedService.status(AssemblyStatusCode.completed, uploads: 1)])
         let results = try await run(service, clock: TestClock(), signer: SecretSigner(secret: "s"))
-        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed)
+        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed.rawValue)
         let creates = service.calls.filter { $0.hasPrefix("create") }
         XCTAssertEqual(creates.count, 2)
         XCTAssertEqual(Set(creates.map { $0.prefix(39) }).count, 1, "one Assembly id: \(creates)")
@@ -84,7 +84,7 @@ final class ExecutorLogicTests: XCTestCase {
             ],
             statuses: [ScriptedService.status(AssemblyStatusCode.completed)])
         let results = try await run(service, clock: clock)
-        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed)
+        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed.rawValue)
         let wait = try XCTUnwrap(clock.sleeps.first)
         XCTAssertGreaterThanOrEqual(wait, .seconds(1), "retryIn 0 is no advice: the backoff's first second")
     }
@@ -98,7 +98,7 @@ final class ExecutorLogicTests: XCTestCase {
             ],
             statuses: [ScriptedService.status(AssemblyStatusCode.completed)])
         let results = try await run(service, clock: clock)
-        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed)
+        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed.rawValue)
         let wait = try XCTUnwrap(clock.sleeps.first)
         XCTAssertGreaterThanOrEqual(wait, .seconds(7))
         XCTAssertLessThanOrEqual(wait, .milliseconds(7700), "retryIn plus at most 10% jitter")
@@ -109,7 +109,7 @@ final class ExecutorLogicTests: XCTestCase {
         let service = ScriptedService(
             creates: [ScriptedService.status(AssemblyStatusCode.executing)], statuses: [ScriptedService.status(AssemblyStatusCode.completed)], holds: 20)
         let results = try await run(service, clock: clock)
-        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed)
+        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed.rawValue)
         XCTAssertEqual(service.calls.filter { $0.hasPrefix("status") }, ["status https://api.test/assemblies/a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1 wait 20"])
         XCTAssertEqual(clock.sleeps.filter { $0 > .zero }, [])
     }
@@ -120,7 +120,7 @@ final class ExecutorLogicTests: XCTestCase {
         let clock = TestClock()
         let service = ScriptedService(creates: [executing], statuses: [first, executing, ScriptedService.status(AssemblyStatusCode.completed)], holds: 20)
         let results = try await run(service, clock: clock)
-        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed)
+        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed.rawValue)
         return (service.calls.filter { $0.hasPrefix("status") }, clock.sleeps.filter { $0 > .zero })
     }
 
@@ -222,7 +222,7 @@ final class ExecutorLogicTests: XCTestCase {
             XCTAssertTrue(limited.retryIn.map { (0...AssemblyClient.Failure.longestWait).contains($0) } ?? (wait.isNaN || wait <= 0), "\(wait)")
             let service = ScriptedService(creates: [.failure(limited)], statuses: [])
             let results = try await run(service, clock: TestClock(), timeout: .seconds(30))
-            XCTAssertNotEqual(results.assemblies.first?.status, AssemblyStatusCode.completed, "\(wait)")
+            XCTAssertNotEqual(results.assemblies.first?.status, AssemblyStatusCode.completed.rawValue, "\(wait)")
         }
     }
 }

@@ -36,7 +36,7 @@ final class StartingOverTests: XCTestCase {
         let results = try await Runner(plan: plan, configuration: configuration, service: second, uploads: CountingUploads(), clock: TestClock()).run { event in
             if case .startingOver(_, _, let reason) = event { said.withLock { $0.append(reason) } }
         }
-        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed)
+        XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed.rawValue)
         XCTAssertEqual(second.calls.filter { $0.hasPrefix("create") }.count, 1, "a new Assembly: \(second.calls)")
         let reasons = said.withLock { $0 }
         XCTAssertEqual(reasons.count, 1, "\(reasons)")

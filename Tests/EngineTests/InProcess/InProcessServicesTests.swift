@@ -198,7 +198,7 @@ final class InProcessStateTests: XCTestCase {
         // Made to look ready to run: every expected file in, executing.
         let recordPath = data + "/assemblies/" + id + ".json"
         var record = try XCTUnwrap(JSONValue.parse(try Data(contentsOf: URL(fileURLWithPath: recordPath))).objectValue)
-        record["ok"] = .string(AssemblyStatusCode.executing)
+        record["ok"] = .string(AssemblyStatusCode.executing.rawValue)
         record["expectedTusUploads"] = .int(1)
         try JSONValue.object(record).compactData.write(to: URL(fileURLWithPath: recordPath))
         let uploadID = try XCTUnwrap(record["uploads"]?.arrayValue?.first?["id"]?.stringValue)
