@@ -39,7 +39,9 @@ extension AssemblyAPI {
             return .failure(.cannotBeReplayed(parentID, "its uploads are no longer in the engine's data folder (\(error))"))
         }
         let id = AssemblyFile.newID()
-        let created = create(id: id, form: FormData(fields: [("params", JSONValue.object(params).serialized())], files: parts), origin: origin, client: client)
+        // The record keeps the params as text, as it keeps a request's; the new Assembly reads them as they are.
+        let creation = AssemblyCreation(params: .object(params), rawParams: JSONValue.object(params).serialized(), expectedUploads: 0, files: parts)
+        let created = create(id: id, creation, origin: origin, client: client)
         guard case .success = created else { return created }
         return store.update(id) { $0.parentID = parentID }.map { .success($0) } ?? created
     }
@@ -59,7 +61,11 @@ extension AssemblyAPI {
         guard AssemblyStore.isValidID(parts[1]) else { return .respond(APIRefusal.invalidAssemblyID.response) }
         guard store.get(parts[1]) != nil else { return .respond(APIRefusal.assemblyNotFound(parts[1]).response) }
         return .form(directory: dataDirectory + "/incoming/" + AssemblyFile.newID(), limit: 1 << 20, admit: admit) { form in
-            let params = (try? SignedParams.read(form.field("params"), signature: nil, auth: nil, missing: Self.noParams))?.objectValue ?? [:]
+            // Authenticated when admitted: parse only (a second check would count as a reused signature).
+            let params: [String: JSONValue]
+            do throws(APIRefusal) { params = try SignedParams.read(form.field("params"), signature: nil, auth: nil, missing: Self.noParams).objectValue ?? [:] } catch {
+                return error.response
+            }
             // A new notify_url passes the policy's notify rules, as at creation.
             if let policy, let url = params["notify_url"] {
                 let findings = policy.check(AssemblyRequest(params: .object(["notify_url": url]), fileSizes: [], template: nil)).filter { $0.path == ["notify_url"] }

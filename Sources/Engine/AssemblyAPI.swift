@@ -122,30 +122,32 @@ struct AssemblyAPI: Sendable {
     }
 
     /// Creates Assembly `id` for a caller in the engine's process: the params (signed when the
-    /// engine checks signatures) and the number of files it will hand over.
+    /// engine checks signatures), parsed once here, and the number of files it will hand over.
     func create(id: String, params: String, signature: String?, expectedUploads: Int, client: String?) -> Result<AssemblyRecord, APIRefusal> {
         guard AssemblyStore.isValidID(id) else { return .failure(.invalidAssemblyID) }
         guard store.get(id) == nil else { return .failure(.assemblyIDTaken(id)) }
-        do { _ = try SignedParams.read(params, signature: signature, auth: auth, missing: Self.noParams) } catch {
-            return .failure(error)
-        }
-        let form = FormData(fields: [("params", params), ("tus_num_expected_upload_files", String(expectedUploads))])
-        return create(id: id, form: form, origin: "", client: client)
+        let parsed: JSONValue
+        do { parsed = try SignedParams.read(params, signature: signature, auth: auth, missing: Self.noParams) } catch { return .failure(error) }
+        return create(id: id, AssemblyCreation(params: parsed, rawParams: params, expectedUploads: expectedUploads), origin: "", client: client)
     }
 
     static let noParams = "the request has no 'params' field before its files; send params (and signature) first"
 
     /// Creates the Assembly of an admitted form.
     func create(id: String, form: FormData, origin: String, client: String?) -> Result<AssemblyRecord, APIRefusal> {
-        var params: JSONValue
-        // Authenticated when admitted: parse only (a second check would count as a reused signature).
-        do { params = try SignedParams.read(form.field("params"), signature: nil, auth: nil, missing: Self.noParams) } catch { return .failure(error) }
-        let raw = form.field("params") ?? ""
+        do throws(APIRefusal) { return create(id: id, try AssemblyCreation.of(form, missing: Self.noParams), origin: origin, client: client) } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Creates the Assembly `creation` describes.
+    func create(id: String, _ creation: AssemblyCreation, origin: String, client: String?) -> Result<AssemblyRecord, APIRefusal> {
+        var params = creation.params
         if let policy {
             // Checked as sent, before the Template's steps are merged in; a Template the policy does
             // not list by id is checked by its name and its content, as the signer does.
             let template = policy.templateToJudge(for: params) { id in templates.get(id).map { NamedTemplate(name: $0.name, content: $0.content) } }
-            let findings = policy.check(AssemblyRequest(params: params, fileSizes: form.files.map(\.size), template: template))
+            let findings = policy.check(AssemblyRequest(params: params, fileSizes: creation.files.map(\.size), template: template))
             if !findings.isEmpty {
                 return .failure(.policyViolation(findings.map(\.message)))
             }
@@ -162,19 +164,17 @@ struct AssemblyAPI: Sendable {
         if let problem = StepGraph.problem(in: steps) {
             return .failure(.invalidSteps(problem))
         }
-        let expectedText = form.field("tus_num_expected_upload_files") ?? form.field("num_expected_upload_files") ?? "0"
-        guard let expected = Int(expectedText), expected >= 0 else {
+        guard let expected = creation.expectedUploads, expected >= 0 else {
             return .failure(.expectedUploadsNotANumber)
         }
-        let reserved: Set<String> = ["params", "signature", "tus_num_expected_upload_files", "num_expected_upload_files"]
         var fields = params["fields"]?.objectValue ?? [:]
-        for field in form.fields where !reserved.contains(field.name) { fields[field.name] = .string(field.value) }
+        for field in creation.extraFields { fields[field.name] = .string(field.value) }
 
         let uploadsFolder = store.directory + "/" + id + "/uploads"
         var uploads: [AssemblyFile] = []
         // The folder is opened without following links below the data folder (the id is the client's).
-        let folder = form.files.isEmpty ? nil : try? LinkFreeFolder.open(uploadsFolder, below: FolderPath.of(store.directory))  // nil: refused below
-        for part in form.files {
+        let folder = creation.files.isEmpty ? nil : try? LinkFreeFolder.open(uploadsFolder, below: FolderPath.of(store.directory))  // nil: refused below
+        for part in creation.files {
             let fileID = AssemblyFile.newID()
             let path = uploadsFolder + "/" + fileID
             guard let folder, renameat(AT_FDCWD, part.path, folder.descriptor, fileID) == 0 else {
@@ -185,7 +185,7 @@ struct AssemblyAPI: Sendable {
                 id: fileID, name: name, field: part.field, path: path, size: part.size, mime: part.contentType, isTus: false))
         }
         let record = AssemblyRecord(
-            id: id, origin: origin, params: raw, steps: steps, fields: fields, notifyURL: params["notify_url"]?.stringValue,
+            id: id, origin: origin, params: creation.rawParams, steps: steps, fields: fields, notifyURL: params["notify_url"]?.stringValue,
             expectedTusUploads: expected, uploads: uploads, created: Date(), clientAgent: client.map { String($0.prefix(200)) })
         do {
             guard try store.insert(record) else {
