@@ -23,7 +23,8 @@ enum AssemblyStatus {
             (assemblyURL, tusURL) = (origin + "/assemblies/" + record.id, origin + tusPath)
             fileURL = { origin + ResultPath.path(assembly: record.id, file: $0.id, name: $0.name) }
         case .files(let data):
-            (assemblyURL, tusURL) = (Self.fileURL(data + "/assemblies/" + record.id + ".json"), Self.fileURL(data + "/uploads") + "/")
+            let layout = EngineDataLayout(data)
+            (assemblyURL, tusURL) = (Self.fileURL(layout.record(of: record.id)), Self.fileURL(layout.uploads) + "/")
             fileURL = { Self.fileURL($0.path) }
         }
         var document = AssemblyStatusDocument()

@@ -1,5 +1,6 @@
 import APIClients
 import Basics
+import Wire
 import Foundation
 import HTTPClient
 import HTTPServer
@@ -117,14 +118,15 @@ public final class LocalEngine: Sendable {
         lock = try DataFolderLock(
             folder: data, wait: configuration.whileWaitingForTheFolder != nil, waiting: { configuration.whileWaitingForTheFolder?() },
             stop: { configuration.stopWaiting?() ?? false })
-        assembliesDirectory = data + "/assemblies"
-        try Self.sweepIncoming(data + "/incoming")
+        let layout = EngineDataLayout(data)
+        assembliesDirectory = layout.assemblies
+        try Self.sweepIncoming(layout.incoming)
         let space = DiskSpace(directory: data, reserve: configuration.reservedSpace)
-        let uploads = try UploadStore(directory: data + "/uploads")
-        let assemblies = try AssemblyStore(directory: data + "/assemblies", warn: configuration.warn)
+        let uploads = try UploadStore(directory: layout.uploads)
+        let assemblies = try AssemblyStore(directory: layout.assemblies, warn: configuration.warn)
         // Before anything can reach them (a server, the handoff, an upload finishing).
-        try Self.abandonHandedOver(assemblies, results: data + "/results")
-        executor = AssemblyExecutor(store: assemblies, resultsDirectory: data + "/results", limits: configuration.robotLimits)
+        try Self.abandonHandedOver(assemblies, results: layout.results)
+        executor = AssemblyExecutor(store: assemblies, resultsDirectory: layout.results, limits: configuration.robotLimits)
         let addresses: StatusAddresses = settings == nil ? .files(dataDirectory: data) : .served(origin: nil)
         notifier = AssemblyNotifier(
             store: assemblies, secret: configuration.credentials?.secret ?? configuration.notificationSecret,

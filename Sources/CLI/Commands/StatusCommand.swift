@@ -78,7 +78,7 @@ struct StatusCommand: Command {
         let jobs = Dictionary((workspace.lastPlan()?.assemblies ?? []).map { ($0.id, $0.job) }, uniquingKeysWith: { first, _ in first })
         var rows = StatusRow.rows(
             started, results: workspace.lastResults(), endpoint: key, jobs: jobs, stopped: workspace.runIsGoingOn() == false,
-            stored: { Self.storedStatus(of: $0, in: workspace) })
+            stored: { EngineDataLayout(workspace.engineDirectory).storedState(of: $0)?.word })
         // The embedded engine is gone with its run: what the run stored is the truth.
         let asked: [(index: Int, url: String, recorded: String?)] = rows.indices.compactMap { index in
             guard rows[index].status != AssemblyStatusCode.completed, rows[index].assembly.endpoint != Endpoint.local.key,
@@ -129,19 +129,5 @@ struct StatusCommand: Command {
             let (their, them) = stopped == 1 ? ("its", "it") : ("their", "them")
             context.output.out("\(plural(stopped, "Assembly", "Assemblies")) stopped with \(their) run, unfinished; 'pipeline run \(manifest.printable)' resumes \(them).\n")
         }
-    }
-
-    /// What the embedded engine stored of Assembly `id` in this workspace: its `ok` or `error`
-    /// code, when the record is a regular file (read without waiting on anything else, its uploads
-    /// passed over) and the code looks like one (`IMAGE_RESIZE_ERROR`).
-    static func storedStatus(of id: String, in workspace: Workspace) -> String? {
-        guard AssemblyID.isValid(id), let record = JSONObjectStream(path: workspace.engineDirectory + "/assemblies/" + id + ".json") else { return nil }
-        var members: [String: JSONValue] = [:]
-        guard (try? record.read(streaming: "uploads", element: { _ in }, member: { members[$0] = $1 })) != nil else { return nil }  // damaged: nothing known
-        let code = members["error"]?.stringValue ?? members["ok"]?.stringValue ?? ""
-        let isCode = (1...64).contains(code.utf8.count) && code.utf8.allSatisfy { byte in
-            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
-        }
-        return isCode ? code : nil
     }
 }

@@ -14,17 +14,14 @@ extension Workspace {
     /// What of the engine in `engineDirectory` `results` name: the Assemblies entries name by
     /// id, whole; of the others, the folders of the result files they name (`EngineReferences`).
     public static func engineReferences(namedBy results: RunResults, engineDirectory: String) -> EngineReferences {
-        let folder = RealPath.normalized(engineDirectory) + "/results/"
+        let layout = EngineDataLayout(engineDirectory)
         var references = EngineReferences(whole: Set(results.assemblies.compactMap(\.assemblyID)))
         for entry in results.assemblies {
             for file in entry.results.values.joined() {
-                guard let url = file.url, url.lowercased().hasPrefix("file://"), let path = URL(string: url)?.path else { continue }
-                let normalized = RealPath.normalized(path)
-                guard normalized.hasPrefix(folder) else { continue }
-                let parts = normalized.dropFirst(folder.count).split(separator: "/").map(String.init)
-                guard let id = parts.first else { continue }
+                guard let url = file.url, url.lowercased().hasPrefix("file://"), let path = URL(string: url)?.path,
+                      let place = layout.resultPlace(of: path) else { continue }
                 // A file right in the Assembly's folder is no result the engine made there: all of it stays.
-                if parts.count < 3 { references.keepWhole([id]) } else { references.keep(parts.dropFirst().dropLast().joined(separator: "/"), of: id) }
+                if place.folder.isEmpty { references.keepWhole([place.assembly]) } else { references.keep(place.folder, of: place.assembly) }
             }
         }
         return references
