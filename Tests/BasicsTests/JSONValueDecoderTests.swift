@@ -53,3 +53,33 @@ final class JSONValueDecoderTests: XCTestCase {
         XCTAssertThrowsError(try JSONValueDecoder.decode(String.self, from: .null))
     }
 }
+
+/// Codable types written as a `JSONValue` hold what Foundation's encoder writes of them.
+final class JSONValueEncoderTests: XCTestCase {
+    private struct Sample: Codable, Equatable {
+        struct Inner: Codable, Equatable { var name: String; var tags: [String]; var bytes: UInt8 }
+        var count: Int
+        var size: Int64?
+        var ratio: Double
+        var flag: Bool
+        var inner: Inner
+        var list: [Inner?]
+        var map: [String: [Int]]
+        var any: JSONValue
+    }
+
+    func testWritesWhatFoundationWrites() throws {
+        let sample = Sample(
+            count: -3, size: nil, ratio: 2.5, flag: false, inner: .init(name: "é\u{1b}", tags: ["x"], bytes: 255), list: [nil, .init(name: "", tags: [], bytes: 0)],
+            map: ["k": [1, 2], "": []], any: .object(["z": .array([.int(1), .null])]))
+        let written = try JSONValueEncoder.encode(sample)
+        XCTAssertEqual(written, JSONValue.encoding(sample))
+        XCTAssertNil(written["size"], "nil is left out, as encodeIfPresent leaves it")
+        XCTAssertEqual(try JSONValueDecoder.decode(Sample.self, from: written), sample)
+    }
+
+    func testANumberThatIsNoneIsRefused() {
+        XCTAssertThrowsError(try JSONValueEncoder.encode([Double.nan]))
+        XCTAssertThrowsError(try JSONValueEncoder.encode(UInt64.max))
+    }
+}
