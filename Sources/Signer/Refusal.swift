@@ -6,14 +6,11 @@ struct Refusal: Error, Sendable {
     var status: Int
     var code: SignerErrorCode
     var message: String
-    var violations: [JSONValue] = []
+    var violations: [SignerRefusal.Violation] = []
     var retryIn: Int?
 
-    var json: JSONValue {
-        var object: [String: JSONValue] = ["error": .string(code.rawValue), "message": .string(message), "violations": .array(violations)]
-        if let retryIn { object["retry_in"] = .int(retryIn) }
-        return .object(object)
-    }
+    /// The answer's body.
+    var body: String { SignerDocuments.text(SignerRefusal(error: code, message: message, violations: violations, retryIn: retryIn)) }
 
     static func unauthorized(_ code: SignerErrorCode, _ message: String) -> Refusal { Refusal(status: 401, code: code, message: message) }
 }

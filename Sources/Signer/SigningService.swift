@@ -87,7 +87,7 @@ public final class SigningService: HTTPServerHandler, Sendable {
         case ("GET", "/healthz"):
             return .respond(.json(200, #"{"ok":true}"#))
         default:
-            return .respond(.json(404, Refusal(status: 404, code: .notFound, message: "no such endpoint").json.serialized()))
+            return .respond(.json(404, Refusal(status: 404, code: .notFound, message: "no such endpoint").body))
         }
     }
 
@@ -98,7 +98,8 @@ public final class SigningService: HTTPServerHandler, Sendable {
             try authenticate(authorization, into: &attempt)
             let request: JSONValue
             do { request = try JSONValue.parse(body) } catch { throw Refusal.unreadable(error, what: "the request body") }
-            guard let text = request["params"]?.stringValue else {
+            let text: String
+            do { text = try JSONValueDecoder.decode(SignerRequest.self, from: request).params } catch {
                 throw Refusal(status: 400, code: .malformedRequest, message: "send {\"params\": \"<the exact params string>\"} as JSON")
             }
             params = text
@@ -113,16 +114,16 @@ public final class SigningService: HTTPServerHandler, Sendable {
             }
             let signature = Signature.sign(text, secret: configuration.secret)
             audit.record(attempt, decision: "signed", status: 200, violations: [], params: text)
-            return .json(200, JSONValue.object(["params": .string(text), "signature": .string(signature)]).serialized())
+            return .json(200, SignerDocuments.text(SignerAnswer(params: text, signature: signature)))
         } catch let refusal as Refusal {
             audit.record(attempt, decision: "refused", status: refusal.status,
-                         violations: refusal.violations.isEmpty ? [.string(refusal.code.rawValue)] : refusal.violations, params: params)
+                         violations: SignerDocuments.audited(refusal.violations, code: refusal.code), params: params)
             var headers: [(name: String, value: String)] = []
             if refusal.status == 401 { headers.append(("WWW-Authenticate", "Bearer")) }
             if let wait = refusal.retryIn { headers.append(("Retry-After", String(wait))) }
-            return .json(refusal.status, refusal.json.serialized(), headers: headers)
+            return .json(refusal.status, refusal.body, headers: headers)
         } catch {
-            return .json(500, Refusal(status: 500, code: .`internal`, message: "the request could not be handled").json.serialized())
+            return .json(500, Refusal(status: 500, code: .`internal`, message: "the request could not be handled").body)
         }
     }
 
@@ -177,9 +178,9 @@ public final class SigningService: HTTPServerHandler, Sendable {
         guard params.objectValue != nil else {
             throw Refusal(status: 400, code: .invalidParams, message: "params must be a JSON object of Assembly Instructions")
         }
-        var violations: [JSONValue] = []
+        var violations: [SignerRefusal.Violation] = []
         func violation(_ id: String, _ message: String, _ path: [String]) {
-            violations.append(.object(["id": .string(id), "message": .string(message), "path": .string(path.joined(separator: "."))]))
+            violations.append(.init(id: id, message: message, path: path.joined(separator: ".")))
         }
         let key = configuration.authKey ?? caller.policy.authKey
         if let key, params["auth"]?["key"]?.stringValue != key { violation("signer.auth-key", "auth.key is not the configured Auth Key", ["auth", "key"]) }

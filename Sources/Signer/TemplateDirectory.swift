@@ -44,10 +44,8 @@ final class TemplateDirectory: Sendable {
         case .failure(let failure as AssemblyClient.Failure) where (failure.code.httpStatus ?? 0) < 500:
             let refusal = Refusal(
                 status: 403, code: .policyViolation, message: "the policy does not allow these params",
-                violations: [.object([
-                    "id": .string("signer.template-unknown"), "path": .string("template_id"),
-                    "message": .string("the service has no Template '\(id)' for this Auth Key (\(failure.code))"),
-                ])])
+                violations: [.init(
+                    id: "signer.template-unknown", message: "the service has no Template '\(id)' for this Auth Key (\(failure.code))", path: "template_id")])
             remember(.failure(refusal))
             throw refusal
         case .failure(let error):

@@ -1,12 +1,26 @@
 /// An `error` code of the signing backend's API (`pipeline signer`), as a value: the signer
 /// answers with these and no other file spells one. A client shows them as they come.
-public struct SignerErrorCode: Hashable, Sendable, CustomStringConvertible {
+public struct SignerErrorCode: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The code as it travels.
     public let rawValue: String
 
     private init(_ rawValue: String) { self.rawValue = rawValue }
 
+    /// A code as a signer sent it (which may be one no constant here names).
+    public init(received: String) { rawValue = received }
+
     public var description: String { rawValue }
+
+    /// Decodes the code from its string.
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    /// Encodes the code as its string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 
     // — Requests
     /// A route the signer does not have.

@@ -26,17 +26,23 @@ public struct URLSigner: ParamsSigner {
     /// A signer's refusal in words: its code and message once, then each violation with its
     /// path (`pipeline signer` answers `{"error", "message", "violations"}`); other bodies as text.
     static func refusal(_ response: HTTPResponse) -> String {
-        guard let answer = JSONValue.parseIfValid(response.body), let code = answer["error"]?.stringValue else {
+        guard let answer = document(SignerRefusal.self, response), let code = answer.error else {
             return response.bodyText(limit: 300)
         }
-        var text = code + (answer["message"]?.stringValue.map { ": " + $0 } ?? "")
-        let violations = (answer["violations"]?.arrayValue ?? []).prefix(10).compactMap { violation -> String? in
-            guard let message = violation["message"]?.stringValue else { return nil }
-            let path = violation["path"]?.stringValue.map { $0.isEmpty ? "" : $0 + ": " } ?? ""
-            return path + message + (violation["id"]?.stringValue.map { " [\($0)]" } ?? "")
+        var text = code.rawValue + (answer.message.map { ": " + $0 } ?? "")
+        let violations = answer.violations.prefix(10).compactMap { violation -> String? in
+            guard let message = violation.message else { return nil }
+            let path = violation.path.map { $0.isEmpty ? "" : $0 + ": " } ?? ""
+            return path + message + (violation.id.map { " [\($0)]" } ?? "")
         }
         if !violations.isEmpty { text += " (" + violations.joined(separator: "; ") + ")" }
         return TerminalText.printable(text)
+    }
+
+    /// The signer's answer read as `type`; nil when its body is not JSON of that shape.
+    static func document<Document: Decodable>(_ type: Document.Type, _ response: HTTPResponse) -> Document? {
+        guard let parsed = JSONValue.parseIfValid(response.body) else { return nil }
+        do { return try JSONValueDecoder.decode(type, from: parsed) } catch { return nil }  // not the shape asked for: the caller says what it expected
     }
 
     /// How often a transient refusal (503 or 429 with a short `retry_in`: keys being rotated at
@@ -58,10 +64,10 @@ public struct URLSigner: ParamsSigner {
             let hint = (300..<400).contains(response.status) ? " (redirects are refused: configure the final URL)" : ""
             throw SignerError("the signer at \(url) answered HTTP \(response.status)\(hint): \(Self.refusal(response))")
         }
-        guard let answer = JSONValue.parseIfValid(response.body), let returned = answer["params"]?.stringValue,
-              let signature = answer["signature"]?.stringValue else {
+        guard let answer = Self.document(SignerAnswer.self, response) else {
             throw SignerError("the signer at \(url) answered without 'params' and 'signature' strings")
         }
+        let (returned, signature) = (answer.params, answer.signature)
         guard returned == params else {
             throw SignerError("the signer at \(url) returned different params than were sent; the signature was not used")
         }
@@ -75,7 +81,10 @@ public struct URLSigner: ParamsSigner {
     private func send(_ params: String) async throws(SignerError) -> HTTPResponse {
         var headers: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Accept", "application/json")]
         if let tokens { headers.append(("Authorization", "Bearer \(try await tokens.token())")) }
-        let body = JSONValue.object(["params": .string(params)]).serialized()
+        let body: String
+        do { body = try JSONValueEncoder.encode(SignerRequest(params: params)).serialized() } catch {
+            throw SignerError("the params could not be put in a signing request: \(error)")
+        }
         let request = HTTPRequest(
             method: "POST", url: url, headers: headers, body: .data(Data(body.utf8)),
             timeouts: HTTPTimeouts(connect: timeout, stallTime: timeout, total: timeout), followsRedirects: false,
@@ -91,7 +100,7 @@ public struct URLSigner: ParamsSigner {
     /// that says how long (`retry_in` in its body, else `Retry-After`), within `longestWait`.
     static func transientWait(_ response: HTTPResponse) -> Int? {
         guard response.status == 503 || response.status == 429 else { return nil }
-        let stated = JSONValue.parseIfValid(response.body)?["retry_in"]?.doubleValue ?? response.retryAfter
+        let stated = document(SignerRefusal.self, response)?.retryIn ?? response.retryAfter
         guard let stated, stated > 0, stated <= Double(longestWait) else { return nil }
         return Int(stated.rounded(.up))
     }
