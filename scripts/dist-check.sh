@@ -15,6 +15,8 @@
 # Downloaded packages are kept in the cache too, so a second run needs the mirror only for the
 # package lists. Prints PASS/FAIL lines, ends with "dist-check: N passed, N failed" and exits
 # non-zero when anything failed. Needs root (debootstrap, chroot); run it with sudo otherwise.
+# `scripts/dist-check.sh --prepare` makes the cached base and fetches the recommended packages
+# only (no packages needed yet): `make test` runs it in the background while it builds.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -62,28 +64,19 @@ finish() {
     exit $((failed > 0 ? 1 : 0))
 }
 
+mode="${1:-}"
 if [ "$(id -u)" -ne 0 ]; then
+    # Ahead of time (--prepare, in the background) only where sudo asks no password.
+    sudo_flags=()
+    if [ "$mode" = --prepare ]; then sudo_flags=(-n); fi
     if command -v sudo >/dev/null; then
-        exec sudo --preserve-env=DIST_DIR,DIST_CHECK_CACHE,DEBIAN_MIRROR,DIST_CHECK_CACHE_DAYS "$0" "$@"
+        exec sudo "${sudo_flags[@]}" --preserve-env=DIST_DIR,DIST_CHECK_CACHE,DEBIAN_MIRROR,DIST_CHECK_CACHE_DAYS "$0" "$@"
     fi
     fail "the check needs root for debootstrap and chroot"
     finish
 fi
 
-tarball="$(ls "$dist"/pipeline-*-linux-*.tar.gz 2>/dev/null | tail -1)"
-deb="$(ls "$dist"/pipeline_*.deb 2>/dev/null | tail -1)"
-if [ -z "$tarball" ] || [ -z "$deb" ]; then
-    fail "dist/ has a tarball and a .deb (make dist)"
-    finish
-fi
 mkdir -p "$cache"
-: >"$log"
-version="$(dpkg-deb -f "$deb" Version)"
-depends="$(dpkg-deb -f "$deb" Depends)"
-recommends="$(dpkg-deb -f "$deb" Recommends)"
-# The package names of a Depends-style field (versions and alternatives dropped), one a line.
-names() { tr ',' '\n' <<<"$1" | sed -E 's/\|.*//; s/\(.*\)//; s/[[:space:]]//g' | grep -v '^$'; }
-check "SHA256SUMS matches both packages" bash -c "cd '$dist' && sha256sum -c SHA256SUMS"
 
 # Everything mounted at or below a folder, deepest first.
 mounts_below() { awk -v root="$1" '$2 == root || index($2, root "/") == 1 {print $2}' /proc/self/mounts | sort -r; }
@@ -119,7 +112,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# ---- the base system, cached
+# ---- the base system, cached (one maker at a time: a check waits for a --prepare under way)
+exec 9>"$cache/.base.lock"
+flock 9
 if ! command -v debootstrap >/dev/null; then
     echo "dist-check: installing debootstrap"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
@@ -176,6 +171,43 @@ script_in() {
     shift
     "${chroot_env[@]}" timeout 600 chroot "$root" /bin/bash -e -s -- "$@"
 }
+
+# --prepare: the base system and the packages the .deb recommends (the large part of what its
+# install downloads), fetched ahead while the binary builds (`make test` starts it in the
+# background); the check itself then needs the mirror only for the package lists.
+if [ "$mode" = --prepare ]; then
+    missing=0
+    for package in $(tr ',' ' ' <scripts/dist-recommends.txt); do
+        compgen -G "$archives/${package}_*.deb" >/dev/null || missing=1
+    done
+    if [ "$missing" = 0 ]; then
+        pass "the recommended packages are in $archives already"
+        finish
+    fi
+    new_root prepare
+    if in_root "$made_root" "apt-get update -qq && apt-get install -y -qq --download-only $(tr ',' ' ' <scripts/dist-recommends.txt)"; then
+        keep_archives "$made_root"
+        pass "the recommended packages are in $archives"
+    else
+        fail "downloading the recommended packages (the check downloads them itself)"
+    fi
+    finish
+fi
+
+tarball="$(ls "$dist"/pipeline-*-linux-*.tar.gz 2>/dev/null | tail -1)"
+deb="$(ls "$dist"/pipeline_*.deb 2>/dev/null | tail -1)"
+if [ -z "$tarball" ] || [ -z "$deb" ]; then
+    fail "dist/ has a tarball and a .deb (make dist)"
+    finish
+fi
+: >"$log"
+version="$(dpkg-deb -f "$deb" Version)"
+depends="$(dpkg-deb -f "$deb" Depends)"
+recommends="$(dpkg-deb -f "$deb" Recommends)"
+# The package names of a Depends-style field (versions and alternatives dropped), one a line.
+names() { tr ',' '\n' <<<"$1" | sed -E 's/\|.*//; s/\(.*\)//; s/[[:space:]]//g' | grep -v '^$'; }
+check "SHA256SUMS matches both packages" bash -c "cd '$dist' && sha256sum -c SHA256SUMS"
+
 
 # ---- checks both installs share (PIPELINE: the program's path inside the root, LABEL: deb or tarball)
 check_toolchain_free() {

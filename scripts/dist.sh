@@ -23,8 +23,8 @@ maintainer="${DEB_MAINTAINER:-pipeline maintainers <maintainers@example.com>}"
 vips_minimum="8.12"
 # The programs the engine's robots run (Sources/Engine: ffmpeg and ffprobe, jpegtran, optipng,
 # exiftool) and the CA certificates HTTPS needs: recommended, so a plain `apt-get install` brings
-# them and `--no-install-recommends` makes a runner-only install.
-recommends_tools="ffmpeg, libjpeg-turbo-progs, optipng, libimage-exiftool-perl, ca-certificates"
+# them and `--no-install-recommends` makes a runner-only install. dist-check fetches them ahead.
+recommends_tools="$(cat scripts/dist-recommends.txt)"
 
 fail() { echo "dist: error: $*" >&2; exit 1; }
 
