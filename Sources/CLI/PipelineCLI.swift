@@ -80,15 +80,15 @@ public enum PipelineCLI {
         do {
             var parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), for: command.spec)
             parsed.environment = environment
-            if let found = parsed.foundManifest, !parsed.flag("help") { output.error("pipeline: using \(found)\n") }
-            if parsed.flag("help") {
+            if let found = parsed.foundManifest, !parsed.wantsHelp { output.error("pipeline: using \(found)\n") }
+            if parsed.wantsHelp {
                 output.out(HelpText.command(command.spec))
                 return ExitCode.success
             }
             // One client per command, trusting the environment's CAs and --ca-cert's, for all its requests.
             let http = HTTPClient(trust: try trust(parsed, environment: environment, command: command.spec.name))
             let context = CommandContext(environment: environment, output: output, http: http)
-            return try await command.init(parsed).run(context)
+            return try await command.parsing(parsed).run(context)
         } catch let error as UsageError {
             return usage(error, specs: specs(), output: output)
         } catch {
@@ -100,7 +100,7 @@ public enum PipelineCLI {
     /// The CAs to trust: the system's, the environment's variables' and `--ca-cert`'s, together.
     private static func trust(_ arguments: ParsedArguments, environment: [String: String], command: String) throws(UsageError) -> TLSTrust {
         var trust = TLSTrust.fromEnvironment(environment)
-        if arguments.declares(CommandSpec.caCertOption.name), let file = arguments.value(CommandSpec.caCertOption.name) {
+        if let file = arguments.caCertFile {
             guard FileManager.default.isReadableFile(atPath: file) else {
                 throw UsageError("cannot read the CA certificate file '\(file)' given to --ca-cert", command: command)
             }
@@ -151,9 +151,19 @@ struct CommandContext {
     }
 }
 
-/// One subcommand.
+/// One subcommand: its spec (help, manual page, completions), its typed arguments and its run.
 protocol Command: Sendable {
+    /// The command's command line, parsed once (`Arguments/`).
+    associatedtype Arguments: CommandArguments
     static var spec: CommandSpec { get }
-    init(_ arguments: ParsedArguments) throws(UsageError)
+    /// The command for its typed arguments: nothing below reads the command line.
+    init(_ arguments: Arguments)
     func run(_ context: CommandContext) async throws -> Int32
+}
+
+extension Command {
+    /// The command for a command line checked against its spec.
+    static func parsing(_ parsed: ParsedArguments) throws(UsageError) -> Self {
+        Self(try Arguments(parsed))
+    }
 }

@@ -3,7 +3,7 @@ import Spec
 import Foundation
 
 /// `pipeline run`'s command line, parsed once: nothing below the command sees the raw arguments.
-struct RunArguments: Sendable {
+struct RunArguments: CommandArguments {
     /// The manifest to run.
     var manifestPath: String
     /// `--results`.
@@ -58,6 +58,15 @@ struct RunArguments: Sendable {
         }
         detail = arguments.flag("quiet") ? .quiet : arguments.flag("verbose") ? .verbose : .normal
         shardOrigin = arguments.shardOrigin
+    }
+
+    /// The arguments of a run that only collects what an earlier `run --no-wait` left running
+    /// (`status --wait`, `notify receive`): it resumes them, creating nothing, and writes their results.
+    static func collecting(_ manifest: String, endpoint: String?, timeout: String? = nil, json: Bool = false) throws(UsageError) -> RunArguments {
+        let passed = [manifest] + (endpoint.map { ["--endpoint", $0] } ?? []) + (timeout.map { ["--timeout", $0] } ?? []) + (json ? ["--json"] : [])
+        var arguments = try RunArguments(try ParsedArguments.parse(passed, for: RunCommand.spec))
+        arguments.collectOnly = true
+        return arguments
     }
 
     /// The view the arguments and the environment ask for: JSON events, or people's lines (with

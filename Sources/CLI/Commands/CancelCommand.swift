@@ -25,20 +25,17 @@ struct CancelCommand: Command {
         ],
         examples: ["pipeline cancel pipeline.yml", "pipeline cancel pipeline.yml --endpoint http://127.0.0.1:8787"])
 
-    let manifest: String
-    let endpoint: String?
+    let arguments: CancelArguments
 
     /// Cancel requests in flight at once.
     static let parallelRequests = 16
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        manifest = arguments.positionals[0]
-        endpoint = arguments.value("endpoint")
-        if let problem = endpoint.flatMap({ Endpoint($0).problem }) { throw UsageError(problem.printable, command: Self.spec.name) }
+    init(_ arguments: CancelArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        guard let (workspace, address, key) = LastRun.place(manifest, endpoint: endpoint, context: context) else { return ExitCode.failure }
+        guard let (workspace, address, key) = LastRun.place(arguments.manifest, endpoint: arguments.endpoint, context: context) else { return ExitCode.failure }
         // The state is read as every other command reads it: never through a link.
         do throws(FileError) { try workspace.refuseLinks() } catch {
             context.output.failure(error.description)
@@ -57,7 +54,7 @@ struct CancelCommand: Command {
             context.output.failure(error.description)
             return ExitCode.failure
         }
-        let name = manifest.printable
+        let name = arguments.manifest.printable
         if open.isEmpty, let elsewhere = Self.otherEndpoint(of: results, key: key, workspace: workspace) {
             context.output.failure(
                 "the last run of \(name) was on \(elsewhere.printable), not \(key.printable); nothing was canceled",
@@ -112,7 +109,7 @@ struct CancelCommand: Command {
         let notFound = failed.contains { $0.why.code == .assemblyNotFound || $0.why.httpStatus == 404 }
         context.output.failure(
             "\(plural(failed.count, "Assembly", "Assemblies")) could not be canceled on \(key.printable):\n" + lines,
-            hint: notFound ? "an Assembly the endpoint does not know was started elsewhere: 'pipeline cancel \(manifest.printable) --endpoint URL' asks the endpoint the run used" : nil)
+            hint: notFound ? "an Assembly the endpoint does not know was started elsewhere: 'pipeline cancel \(arguments.manifest.printable) --endpoint URL' asks the endpoint the run used" : nil)
         return ExitCode.failure
     }
 

@@ -31,31 +31,17 @@ struct DiffCommand: Command {
         ],
         examples: ["pipeline diff plan.json pipeline.yml", "pipeline diff old-plan.json new-plan.json --exit-code", "pipeline diff pipeline.yml --base origin/main"])
 
-    let old: String
-    let new: String?
-    let json: Bool
-    let exitCode: Bool
-    let policy: String?
-    let base: String?
-    /// The endpoint the next run goes to, when not the manifest's.
-    let endpoint: String?
+    let arguments: DiffArguments
+    private var old: String { arguments.old }
+    private var new: String? { arguments.new }
+    private var json: Bool { arguments.json }
+    private var exitCode: Bool { arguments.exitCode }
+    private var policy: String? { arguments.policy }
+    private var base: String? { arguments.base }
+    private var endpoint: String? { arguments.endpoint }
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        old = arguments.positionals[0]
-        new = arguments.positionals.count > 1 ? arguments.positionals[1] : nil
-        if new == nil, old.hasSuffix(".json") {
-            throw UsageError("missing NEW (with one argument, give a manifest to compare with its last run)", command: Self.spec.name)
-        }
-        json = arguments.flag("json")
-        exitCode = arguments.flag("exit-code")
-        policy = arguments.value("policy")
-        base = arguments.value("base")
-        endpoint = arguments.value("endpoint")
-        if let problem = endpoint.flatMap({ Endpoint($0).problem }) { throw UsageError(problem.printable, command: Self.spec.name) }
-        if base?.isEmpty == true { throw UsageError("--base needs a git revision, such as origin/main", command: Self.spec.name) }
-        if base != nil, new != nil || old.hasSuffix(".json") {
-            throw UsageError("--base REF compares one manifest with itself at REF: give only the manifest", command: Self.spec.name)
-        }
+    init(_ arguments: DiffArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async -> Int32 {

@@ -25,16 +25,14 @@ struct GCCommand: Command {
         options: [.init(name: "dry-run", help: "Say what would be removed, and remove nothing.")],
         examples: ["pipeline gc pipeline.yml", "pipeline gc pipeline.yml --dry-run"])
 
-    let manifest: String
-    let dryRun: Bool
+    let arguments: GCArguments
 
-    init(_ arguments: ParsedArguments) {
-        manifest = arguments.positionals[0]
-        dryRun = arguments.flag("dry-run")
+    init(_ arguments: GCArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        let loaded = ManifestLoader(environment: context.environment).load(path: manifest)
+        let loaded = ManifestLoader(environment: context.environment).load(path: arguments.manifest)
         context.report(loaded.diagnostics, sources: loaded.sources)
         guard let manifest = loaded.value else { return ExitCode.failure }
         let workspace = Workspace(manifest: manifest)
@@ -52,12 +50,12 @@ struct GCCommand: Command {
                 return ExitCode.failure
             }
         }
-        let (verb, ledgered) = (dryRun ? "Would remove" : "Removed", FileManager.default.fileExists(atPath: workspace.downloadsFile))
-        let downloads = workspace.pruneAbandonedDownloads(keeping: manifest.jobs.compactMap { $0.download.map { manifest.path($0.value) } }, dryRun: dryRun)
+        let (verb, ledgered) = (arguments.dryRun ? "Would remove" : "Removed", FileManager.default.fileExists(atPath: workspace.downloadsFile))
+        let downloads = workspace.pruneAbandonedDownloads(keeping: manifest.jobs.compactMap { $0.download.map { manifest.path($0.value) } }, dryRun: arguments.dryRun)
         if hasEngine {
             let collected: CollectedGarbage
             do {
-                collected = dryRun
+                collected = arguments.dryRun
                     ? try LocalEngine.garbage(in: workspace.engineDirectory, keeping: keeping.whole, trimming: keeping.files)
                     : try collect(workspace, keeping: keeping, current: current, output: context.output)
             } catch {

@@ -19,18 +19,13 @@ struct InitCommand: Command {
         ],
         examples: ["pipeline init", "pipeline init site --kind images", "pipeline init talks --kind media && cd talks && pipeline run pipeline.yml"])
 
-    let directory: String
-    let kind: ProjectTemplate.Kind
-    let force: Bool
+    let arguments: InitArguments
+    private var directory: String { arguments.directory }
+    private var kind: ProjectTemplate.Kind { arguments.kind }
+    private var force: Bool { arguments.force }
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        directory = arguments.positionals.first ?? "."
-        let name = arguments.value("kind") ?? "images"
-        guard let kind = ProjectTemplate.Kind(rawValue: name) else {
-            throw UsageError("--kind must be images, media or documents, not '\(name)'", command: Self.spec.name)
-        }
-        self.kind = kind
-        force = arguments.flag("force")
+    init(_ arguments: InitArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {

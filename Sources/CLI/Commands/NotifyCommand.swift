@@ -41,33 +41,15 @@ struct NotifyCommand: Command {
     /// The most a notification's body may hold (as the receiver takes).
     static let largestBody = NotificationReceiver.largestBody
 
-    enum Action {
-        case verify(file: String?, contentType: String?)
-        case receive(manifest: String, host: String, port: UInt16, timeout: Duration, askEvery: Duration, endpoint: String?)
-    }
+    let arguments: NotifyArguments
 
-    let action: Action
-    let secretVariable: String
-
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        secretVariable = arguments.secretVariable
-        let target = arguments.positionals.dropFirst().first
-        switch arguments.positionals.first {
-        case "verify":
-            action = .verify(file: target == "-" ? nil : target, contentType: arguments.value("content-type"))
-        case "receive":
-            action = .receive(
-                manifest: target ?? ParsedArguments.defaultManifest, host: arguments.value("host") ?? "127.0.0.1",
-                port: try arguments.port(default: 8788), timeout: try arguments.duration("timeout", default: .seconds(8 * 3600)),
-                askEvery: try arguments.duration("ask-every", default: .seconds(30)), endpoint: arguments.value("endpoint"))
-        default:
-            throw UsageError("ACTION must be verify or receive, not '\((arguments.positionals.first ?? "").printable)'", command: Self.spec.name)
-        }
+    init(_ arguments: NotifyArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        guard let secret = context.secret(in: secretVariable) else { return ExitCode.failure }
-        switch action {
+        guard let secret = context.secret(in: arguments.secretVariable) else { return ExitCode.failure }
+        switch arguments.action {
         case .verify(let file, let contentType): return verify(file, contentType: contentType, secret: secret, context: context)
         case .receive(let manifest, let host, let port, let timeout, let askEvery, let endpoint):
             return await receive(manifest, host: host, port: port, timeout: timeout, askEvery: askEvery, endpoint: endpoint, secret: secret, context: context)
@@ -116,7 +98,7 @@ struct NotifyCommand: Command {
             return ExitCode.failure
         }
         guard notification.isSigned(with: secret) else {
-            context.output.failure("the signature of the notification in \(source) does not match the Auth Secret in $\(secretVariable)",
+            context.output.failure("the signature of the notification in \(source) does not match the Auth Secret in $\(arguments.secretVariable)",
                                    hint: "check that the secret is the one of the Auth Key that created the Assembly; do not trust this notification")
             return ExitCode.failure
         }
@@ -171,7 +153,7 @@ struct NotifyCommand: Command {
         }
         // Every one ended: collecting asks each once, and writes the results and downloads.
         do throws(UsageError) {
-            return try await RunCommand.collecting(manifest, endpoint: endpoint).runOnce(context)
+            return await RunCommand(try RunArguments.collecting(manifest, endpoint: endpoint)).runOnce(context)
         } catch {
             context.output.failure(error.message)
             return ExitCode.failure

@@ -30,25 +30,16 @@ struct ReplayCommand: Command {
         ],
         examples: ["pipeline replay pipeline.yml thumbnails", "pipeline replay pipeline.yml 3f2a9c1b", "pipeline replay pipeline.yml --all"])
 
-    let manifestPath: String
-    let targets: [String]
-    /// `--all`: every Assembly of the last results.
-    let all: Bool
-    let endpoint: String?
-    let policy: String?
+    let arguments: ReplayArguments
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        manifestPath = arguments.positionals[0]
-        targets = Array(arguments.positionals.dropFirst())
-        all = arguments.flag("all")
-        (endpoint, policy) = (arguments.value("endpoint"), arguments.value("policy"))
-        if all, !targets.isEmpty { throw UsageError("--all replays every Assembly: name TARGETs or give --all, not both", command: Self.spec.name) }
+    init(_ arguments: ReplayArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        let (project, session) = await ProjectLoader(environment: context.environment, policyPath: policy, endpointOverride: endpoint, http: context.http).load(manifestPath)
+        let (project, session) = await ProjectLoader(environment: context.environment, policyPath: arguments.policy, endpointOverride: arguments.endpoint, http: context.http).load(arguments.manifestPath)
         // Replaying is paid work on the service: it is asked for by name, or with --all.
-        if targets.isEmpty, !all, let manifest = project.value?.manifest {
+        if arguments.targets.isEmpty, !arguments.all, let manifest = project.value?.manifest {
             throw UsageError(Self.unnamed(manifest, last: Workspace(manifest: manifest).lastResults()), command: Self.spec.name)
         }
         let planned = session.plan(project, workers: ParallelWork.cores, shard: nil)
@@ -56,22 +47,22 @@ struct ReplayCommand: Command {
         guard let plan = planned.value, let manifest = project.value?.manifest else { return ExitCode.failure }
         let workspace = Workspace(manifest: manifest)
         guard let last = workspace.lastResults() else {
-            context.output.failure("no results to replay: \(HumanRunView.shown(workspace.resultsPath)) is missing", hint: "run 'pipeline run \(manifestPath.printable)' first")
+            context.output.failure("no results to replay: \(HumanRunView.shown(workspace.resultsPath)) is missing", hint: "run 'pipeline run \(arguments.manifestPath.printable)' first")
             return ExitCode.failure
         }
         let chosen = last.assemblies.filter { entry in
-            entry.assemblyID != nil && (targets.isEmpty || targets.contains { target in
+            entry.assemblyID != nil && (arguments.targets.isEmpty || arguments.targets.contains { target in
                 target == entry.job || (target.count >= 8 && (entry.assemblyID?.hasPrefix(target) == true || entry.planID.hasPrefix(target)))
             })
         }
         guard !chosen.isEmpty else {
-            context.output.failure("nothing to replay: " + (all ? "the last results name no Assembly" : "no Assembly of the last results matches \(targets.map { "'\($0.printable)'" }.joined(separator: ", "))"),
-                                   hint: "name a job of the manifest, or an Assembly id from 'pipeline status \(manifestPath.printable)'")
+            context.output.failure("nothing to replay: " + (arguments.all ? "the last results name no Assembly" : "no Assembly of the last results matches \(arguments.targets.map { "'\($0.printable)'" }.joined(separator: ", "))"),
+                                   hint: "name a job of the manifest, or an Assembly id from 'pipeline status \(arguments.manifestPath.printable)'")
             return ExitCode.failure
         }
         let prepared: RunSetup
         do {
-            prepared = try RunSetup.prepare(manifest: manifest, workspace: workspace, endpoint: Endpoint.of(manifest, override: endpoint, environment: context.environment), context: context)
+            prepared = try RunSetup.prepare(manifest: manifest, workspace: workspace, endpoint: Endpoint.of(manifest, override: arguments.endpoint, environment: context.environment), context: context)
         } catch {
             context.report(error.diagnostics, sources: planned.sources)
             return ExitCode.failure

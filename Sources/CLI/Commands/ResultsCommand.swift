@@ -25,35 +25,14 @@ struct ResultsCommand: Command {
         ],
         examples: ["pipeline results pipeline.yml", "pipeline results pipeline.yml images/a.jpg --json", "pipeline results merge shard-1.json shard-2.json --out results.json"])
 
-    /// What was asked: the merge of results files, or the results of a manifest.
-    enum Action {
-        case merge(files: [String], out: String?)
-        case show(manifest: String, sources: [String], json: Bool)
-    }
+    let arguments: ResultsArguments
 
-    let action: Action
-
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        let first = arguments.positionals.first ?? ""
-        let rest = Array(arguments.positionals.dropFirst())
-        if first == "merge" {
-            guard !rest.isEmpty else { throw UsageError("missing FILE... (the shards' results files)", command: Self.spec.name) }
-            action = .merge(files: rest, out: arguments.value("out"))
-        } else {
-            if arguments.value("out") != nil { throw UsageError("--out goes with 'merge'; the results of a manifest are printed", command: Self.spec.name) }
-            // `pipeline results a.png` names a source: the manifest is then the one found from here.
-            var isFolder: ObjCBool = false
-            let isManifest = first.hasSuffix(".yml") || first.hasSuffix(".yaml") || (FileManager.default.fileExists(atPath: first, isDirectory: &isFolder) && isFolder.boolValue)
-            if !isManifest, let found = ManifestDiscovery.find(ParsedArguments.defaultManifest) {
-                action = .show(manifest: found, sources: arguments.positionals, json: arguments.flag("json"))
-            } else {
-                action = .show(manifest: first, sources: rest, json: arguments.flag("json"))
-            }
-        }
+    init(_ arguments: ResultsArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        switch action {
+        switch arguments.action {
         case .merge(let files, let out): merge(files, out: out, context: context)
         case .show(let manifest, let sources, let json): show(manifest, sources: sources, json: json, context: context)
         }

@@ -14,18 +14,16 @@ struct RobotsCommand: Command {
         options: [.init(name: "json", help: "Print the catalog entry as JSON.")],
         examples: ["pipeline robots", "pipeline robots /image/resize", "pipeline robots /video/encode --json"])
 
-    let name: String?
-    let json: Bool
+    let arguments: RobotsArguments
 
-    init(_ arguments: ParsedArguments) {
-        name = arguments.positionals.first
-        json = arguments.flag("json")
+    init(_ arguments: RobotsArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async -> Int32 {
         let catalog = RobotCatalog.bundled
-        guard let name else {
-            context.output.out(json ? Self.json(catalog.robots.values.sorted { $0.name < $1.name }) : Self.list(catalog))
+        guard let name = arguments.name else {
+            context.output.out(arguments.json ? Self.json(catalog.robots.values.sorted { $0.name < $1.name }) : Self.list(catalog))
             return ExitCode.success
         }
         let wanted = name.hasPrefix("/") ? name : "/" + name
@@ -37,7 +35,7 @@ struct RobotsCommand: Command {
             context.output.failure("there is no robot '\(name)'", hint: hint)
             return ExitCode.failure
         }
-        context.output.out(json ? Self.json([robot]) : Self.explain(robot))
+        context.output.out(arguments.json ? Self.json([robot]) : Self.explain(robot))
         return ExitCode.success
     }
 

@@ -50,20 +50,7 @@ struct RunCommand: Command {
     /// The manifest to run.
     var manifestPath: String { arguments.manifestPath }
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        self.arguments = try RunArguments(arguments)
-    }
-
-    /// A run that only collects what an earlier `run --no-wait` left running (`status --wait`,
-    /// `notify receive`): it resumes them, creating nothing, and writes their results.
-    static func collecting(_ manifest: String, endpoint: String?, timeout: String? = nil, json: Bool = false) throws(UsageError) -> RunCommand {
-        let passed = [manifest] + (endpoint.map { ["--endpoint", $0] } ?? []) + (timeout.map { ["--timeout", $0] } ?? []) + (json ? ["--json"] : [])
-        var arguments = try RunArguments(try ParsedArguments.parse(passed, for: spec))
-        arguments.collectOnly = true
-        return RunCommand(arguments: arguments)
-    }
-
-    private init(arguments: RunArguments) {
+    init(_ arguments: RunArguments) {
         self.arguments = arguments
     }
 

@@ -36,40 +36,15 @@ struct SignerCommand: Command {
         ] + TLSFiles.options,
         examples: ["pipeline signer --policy policy.yml --tokens callers.yml --audit-log audit.jsonl"])
 
-    let arguments: ParsedArguments
-    let port: UInt16
-    let jwks: (path: String, issuer: String, audience: String)?
-    let templatesEndpoint: String?
+    let arguments: SignerArguments
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        for required in ["policy", "tokens"] where arguments.value(required) == nil {
-            throw UsageError("missing --\(required) FILE", command: Self.spec.name)
-        }
-        if let jwks = arguments.value("jwks") {
-            guard let issuer = arguments.value("issuer"), let audience = arguments.value("audience"), !issuer.isEmpty, !audience.isEmpty else {
-                throw UsageError(
-                    "--jwks needs --issuer and --audience: without them a token the provider minted for any other service would be accepted",
-                    command: Self.spec.name)
-            }
-            if let problem = IdentityProvider.problem(issuer: issuer) {
-                throw UsageError("--issuer \(problem)", command: Self.spec.name)
-            }
-            self.jwks = (jwks, issuer, audience)
-        } else {
-            jwks = nil
-        }
-        port = try arguments.port(default: 8788)
-        switch arguments.value("endpoint") ?? Endpoint.hosted.name {
-        case "none": templatesEndpoint = nil
-        case let url where url.hasPrefix("https://") || url.hasPrefix("http://"): templatesEndpoint = url
-        case let other: throw UsageError("--endpoint must be an http(s) URL or 'none', not '\(other)'", command: Self.spec.name)
-        }
+    init(_ arguments: SignerArguments) {
         self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
         let signals = SignalCenter.waiter()
-        let policyPath = arguments.value("policy") ?? ""
+        let policyPath = arguments.policyPath
         let loaded = PolicyLoader(environment: context.environment).load(path: policyPath)
         context.report(loaded.diagnostics, sources: loaded.sources)
         guard let policy = loaded.value else { return ExitCode.failure }
@@ -82,18 +57,18 @@ struct SignerCommand: Command {
         let service: SigningService
         do {
             service = try SigningService(.init(
-                policy: policy, policyText: String(decoding: policyData, as: UTF8.self), callersPath: arguments.value("tokens") ?? "",
-                providers: jwks.map { [IdentityProvider(name: "default", issuer: $0.issuer, audiences: [$0.audience], keys: .file($0.path))] } ?? [],
-                authKey: arguments.value("auth-key"), secret: secret, auditLog: arguments.value("audit-log"),
-                templatesEndpoint: templatesEndpoint, http: context.http),
+                policy: policy, policyText: String(decoding: policyData, as: UTF8.self), callersPath: arguments.callersPath,
+                providers: arguments.jwks.map { [IdentityProvider(name: "default", issuer: $0.issuer, audiences: [$0.audience], keys: .file($0.path))] } ?? [],
+                authKey: arguments.authKey, secret: secret, auditLog: arguments.auditLog,
+                templatesEndpoint: arguments.templatesEndpoint, http: context.http),
                 environment: context.environment)
         } catch {
             context.report(error.diagnostics, sources: SourceStore())
             return ExitCode.failure
         }
-        let host = arguments.value("host") ?? "127.0.0.1"
+        let host = arguments.host
         let tls: (keyPEM: String, certificatePEM: String)?
-        switch TLSFiles.load(arguments) {
+        switch TLSFiles.load(arguments.tls) {
         case .success(let files): tls = files
         case .failure(let error):
             context.output.failure("\(error.message)")
@@ -101,13 +76,13 @@ struct SignerCommand: Command {
         }
         let server: HTTPServer
         do {
-            server = try HTTPServer(HTTPServer.Configuration(host: host, port: port, tls: tls), handler: service)
+            server = try HTTPServer(HTTPServer.Configuration(host: host, port: arguments.port, tls: tls), handler: service)
         } catch {
             context.output.failure("\(error)", hint: "pick another --port, or 0 for a free one")
             return ExitCode.failure
         }
         context.output.out("pipeline signer: listening on \(tls == nil ? "http" : "https")://\(HTTPServer.urlHost(host)):\(server.port)\n")
-        if arguments.value("auth-key") == nil, policy.authKey == nil {
+        if arguments.authKey == nil, policy.authKey == nil {
             context.output.error("pipeline signer: warning: neither --auth-key nor the policy's auth_key names an Auth Key: params for any key a caller sends are signed with this secret\n")
         }
         let signal = await signals.next()
@@ -118,7 +93,7 @@ struct SignerCommand: Command {
 
     /// The secret from `--secret-file` (owner-only) or the environment; errors never show it.
     private func readSecret(_ context: CommandContext) -> String? {
-        if let file = arguments.value("secret-file") {
+        if let file = arguments.secretFile {
             var info = stat()
             guard stat(file, &info) == 0 else {
                 context.output.failure("cannot read the secret file '\(file)'")

@@ -26,25 +26,19 @@ struct StatusCommand: Command {
         ],
         examples: ["pipeline status pipeline.yml", "pipeline run pipeline.yml --no-wait && pipeline status pipeline.yml --wait"])
 
-    let manifest: String
-    let json: Bool
-    let endpoint: String?
+    let arguments: StatusArguments
+    private var manifest: String { arguments.manifest }
+    private var json: Bool { arguments.json }
+    private var endpoint: String? { arguments.endpoint }
     /// `--wait`: the collecting run.
     let collect: RunCommand?
 
     /// Status requests in flight at once.
     static let parallelQueries = 16
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        manifest = arguments.positionals[0]
-        json = arguments.flag("json")
-        endpoint = arguments.value("endpoint")
-        guard arguments.flag("wait") else {
-            guard arguments.value("timeout") == nil else { throw UsageError("--timeout goes with --wait", command: Self.spec.name) }
-            collect = nil
-            return
-        }
-        collect = try RunCommand.collecting(manifest, endpoint: endpoint, timeout: arguments.value("timeout"), json: json)
+    init(_ arguments: StatusArguments) {
+        self.arguments = arguments
+        collect = arguments.collect.map(RunCommand.init)
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {

@@ -31,39 +31,19 @@ struct TemplatesCommand: Command {
         ],
         examples: ["pipeline templates list pipeline.yml", "pipeline templates pull pipeline.yml site-thumbs", "pipeline templates sync pipeline.yml"])
 
-    let action: String
-    let manifestPath: String
-    let name: String?
-    /// `--endpoint`.
-    let endpoint: String?
-    /// `--prune` (sync): delete the manifest's Templates that are no longer declared.
-    let prune: Bool
-    /// `--yes`: delete without asking.
-    let yes: Bool
+    let arguments: TemplatesArguments
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        action = arguments.positionals[0]
-        guard ["list", "pull", "sync"].contains(action) else {
-            throw UsageError("ACTION must be list, pull or sync, not '\(action)'", command: Self.spec.name)
-        }
-        guard arguments.positionals.count > 1 else { throw UsageError("missing MANIFEST", command: Self.spec.name) }
-        manifestPath = arguments.positionals[1]
-        name = arguments.positionals.count > 2 ? arguments.positionals[2] : nil
-        if action == "pull", name == nil { throw UsageError("pull needs the Template's NAME", command: Self.spec.name) }
-        if action != "pull", let extra = name { throw UsageError("\(action) takes only MANIFEST, not '\(extra)'", command: Self.spec.name) }
-        if arguments.positionals.count > 3 { throw UsageError("too many arguments: '\(arguments.positionals[3])'", command: Self.spec.name) }
-        if arguments.flag("prune"), action != "sync" { throw UsageError("--prune goes with sync", command: Self.spec.name) }
-        if arguments.flag("yes"), !arguments.flag("prune") { throw UsageError("--yes goes with --prune", command: Self.spec.name) }
-        (endpoint, prune, yes) = (arguments.value("endpoint"), arguments.flag("prune"), arguments.flag("yes"))
+    init(_ arguments: TemplatesArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        let loaded = ManifestLoader(environment: context.environment).load(path: manifestPath)
+        let loaded = ManifestLoader(environment: context.environment).load(path: arguments.manifestPath)
         context.report(loaded.diagnostics, sources: loaded.sources)
         guard let manifest = loaded.value else { return ExitCode.failure }
         let prepared: RunSetup
         do {
-            prepared = try RunSetup.prepare(manifest: manifest, workspace: Workspace(manifest: manifest), endpoint: Endpoint.of(manifest, override: endpoint, environment: context.environment), context: context)
+            prepared = try RunSetup.prepare(manifest: manifest, workspace: Workspace(manifest: manifest), endpoint: Endpoint.of(manifest, override: arguments.endpoint, environment: context.environment), context: context)
         } catch {
             context.report(error.diagnostics, sources: loaded.sources)
             return ExitCode.failure
@@ -73,10 +53,10 @@ struct TemplatesCommand: Command {
         let client = TemplateClient(configuration: configuration, http: context.http)
         let wanted = TemplateSync.wanted(in: manifest)
         do {
-            switch action {
-            case "list": try await list(client, wanted: wanted, context: context)
-            case "pull": return try await pull(client, context: context)
-            default: try await sync(client, wanted: wanted, configuration: configuration, context: context)
+            switch arguments.action {
+            case .list: try await list(client, wanted: wanted, context: context)
+            case .pull(let name): return try await pull(name, client, context: context)
+            case .sync(let prune, let yes): try await sync(client, wanted: wanted, prune: prune, yes: yes, configuration: configuration, context: context)
             }
         } catch {
             context.output.failure("\(error)")
@@ -90,9 +70,9 @@ struct TemplatesCommand: Command {
         context.output.out(listed.isEmpty ? "No Templates: the endpoint has none, and the manifest declares none.\n" : listed)
     }
 
-    private func pull(_ client: TemplateClient, context: CommandContext) async throws -> Int32 {
+    private func pull(_ name: String, _ client: TemplateClient, context: CommandContext) async throws -> Int32 {
         guard let template = try await client.list().first(where: { $0.name == name }) else {
-            context.output.failure("the endpoint has no Template named '\(name ?? "")'", hint: "'pipeline templates list \(manifestPath)' shows them")
+            context.output.failure("the endpoint has no Template named '\(name)'", hint: "'pipeline templates list \(arguments.manifestPath)' shows them")
             return ExitCode.failure
         }
         // JSON is YAML: each step as one flow mapping, ready to paste under 'templates:'. A '$' is
@@ -113,7 +93,7 @@ struct TemplatesCommand: Command {
     }
 
     /// Whether the Templates may be deleted: `--yes`, or a "y" typed at the terminal's question.
-    private func confirmDeleting(_ templates: [RemoteTemplate], context: CommandContext) throws -> Bool {
+    private func confirmDeleting(_ templates: [RemoteTemplate], yes: Bool, context: CommandContext) throws -> Bool {
         if yes { return true }
         let names = templates.map { "  \($0.name)  \($0.id)\n" }.joined()
         guard isatty(STDIN_FILENO) == 1 else {
@@ -132,7 +112,7 @@ struct TemplatesCommand: Command {
     }
 
     private func sync(
-        _ client: TemplateClient, wanted: [String: DeclaredTemplate], configuration: RunConfiguration,
+        _ client: TemplateClient, wanted: [String: DeclaredTemplate], prune: Bool, yes: Bool, configuration: RunConfiguration,
         context: CommandContext
     ) async throws {
         // What this manifest made or adopted before this sync: the only Templates a prune may delete.
@@ -159,7 +139,7 @@ struct TemplatesCommand: Command {
             context.output.error("pipeline: leaving \(plural(others, "Template")) this manifest did not make, that changed since it synced them, or that another manifest records (another manifest's or the account's own)\n")
         }
         if !doomed.isEmpty {
-            guard try confirmDeleting(doomed, context: context) else { throw PruneRefused() }
+            guard try confirmDeleting(doomed, yes: yes, context: context) else { throw PruneRefused() }
             for template in doomed {
                 try await client.delete(id: template.id)
                 context.output.out("deleted \(template.name)  \(template.id)\n")
