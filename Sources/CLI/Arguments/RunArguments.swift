@@ -68,14 +68,6 @@ struct RunArguments: CommandArguments {
         arguments.collectOnly = true
         return arguments
     }
-
-    /// The view the arguments and the environment ask for: JSON events, or people's lines (with
-    /// GitHub Actions' annotations in its logs); `handsOver` when the embedded engine reads the files where they are.
-    func view(output: Output, environment: [String: String], handsOver: Bool = false) -> any RunView {
-        if json { return JSONRunView(output: output) }
-        let human = HumanRunView(output: output, detail: detail, handsOver: handsOver)
-        return environment["GITHUB_ACTIONS"] == "true" ? GitHubRunView(human: human, output: output) : human
-    }
 }
 
 /// How a run goes, as its command line sets it; `RunSetup` builds the run's configuration from it once.
