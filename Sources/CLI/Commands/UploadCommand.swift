@@ -49,6 +49,7 @@ struct UploadCommand: Command {
         let uploads = arguments.files.map { path in
             UploadFile(path: path, metadata: MediaTypes.uploadMetadata(for: path).merging(arguments.metadata) { _, given in given })
         }
+        let view: any UploadView = arguments.json ? JSONUploadView() : HumanUploadView()
         let reporter = ProgressReporter(output: context.output, enabled: !arguments.quiet, totalFiles: arguments.files.count)
         let uploader = TusUploader(endpoint: arguments.endpoint, options: arguments.options, http: context.http)
         let results: [Result<UploadResult, any Error>]
@@ -56,33 +57,11 @@ struct UploadCommand: Command {
             results = try await uploader.upload(uploads) { reporter.update($0) }
         } catch {
             reporter.finish()
-            let unreachable = (error as? TusError)?.kind == .transport
-            context.output.failure("\(error)", hint: unreachable ? "check that --endpoint names a running tus server" : nil)
+            view.failure(error, unreachable: (error as? TusError)?.kind == .transport, context: context)
             return ExitCode.failure
         }
         reporter.finish()
-        return report(results, context: context)
-    }
-
-    private func report(_ results: [Result<UploadResult, any Error>], context: CommandContext) -> Int32 {
-        var uploaded: [JSONValue] = []
-        var failed: [JSONValue] = []
-        for (path, result) in zip(arguments.files, results) {
-            switch result {
-            case .success(let upload):
-                uploaded.append(.object([
-                    "path": .string(path), "url": .string(upload.url), "size": .int(Int(upload.size)),
-                    "resumed_from": .int(Int(upload.resumedFrom)),
-                ]))
-                if !arguments.json { context.output.out("\(path)\t\(upload.url)\n") }
-            case .failure(let error):
-                failed.append(.object(["path": .string(path), "error": .string("\(error)")]))
-                context.output.failure("\(path): \(error)")
-            }
-        }
-        if arguments.json {
-            context.output.out(JSONValue.object(["uploads": .array(uploaded), "failed": .array(failed)]).serialized(pretty: true) + "\n")
-        }
-        return failed.isEmpty ? ExitCode.success : ExitCode.failure
+        view.show(zip(arguments.files, results).map { (path: $0, result: $1) }, context: context)
+        return results.allSatisfy { if case .success = $0 { true } else { false } } ? ExitCode.success : ExitCode.failure
     }
 }

@@ -29,15 +29,10 @@ struct ValidateCommand: Command {
         let (project, session) = await loader.load(arguments.manifest)
         let loaded = session.validate(project)
         let valid = loaded.value != nil
-        if arguments.json {
-            context.reportJSON(loaded.diagnostics, extra: ["valid": .bool(valid), "manifest": .string(arguments.manifest)])
-        } else {
-            context.report(loaded.diagnostics, sources: loaded.sources)
-            if let value = loaded.value {
-                let steps = value.jobs.reduce(0) { $0 + $1.steps.count }
-                context.output.out("\(arguments.manifest): valid (\(plural(value.jobs.count, "job")), \(plural(steps, "step")))\n")
-            }
-        }
+        let view: any ValidateView = arguments.json ? JSONValidateView() : HumanValidateView()
+        view.show(
+            manifest: arguments.manifest, diagnostics: loaded.diagnostics, sources: loaded.sources,
+            valid: loaded.value.map { ($0.jobs.count, $0.jobs.reduce(0) { $0 + $1.steps.count }) }, context: context)
         return valid ? ExitCode.success : ExitCode.failure
     }
 }
