@@ -45,7 +45,7 @@ struct ServeCommand: Command {
 
     func run(_ context: CommandContext) async throws -> Int32 {
         let signals = SignalCenter.waiter()
-        let output = context.output
+        let (output, view) = (context.output, ServerView(name: "pipeline serve"))
         var configuration = LocalEngine.Configuration(dataDirectory: arguments.dataDirectory)
         configuration.rateLimit = arguments.rateLimit
         configuration.robotLimits = arguments.robotLimits
@@ -53,7 +53,7 @@ struct ServeCommand: Command {
         configuration.handoff = arguments.handoff
         if let authKey = arguments.authKey {
             guard let secret = context.environment[arguments.secretVariable], !secret.isEmpty else {
-                context.output.failure("--auth-key needs the Auth Secret in $\(arguments.secretVariable)")
+                view.failure("--auth-key needs the Auth Secret in $\(arguments.secretVariable)", context: context)
                 return ExitCode.failure
             }
             configuration.credentials = (authKey, secret)
@@ -68,36 +68,30 @@ struct ServeCommand: Command {
         switch TLSFiles.load(arguments.tls) {
         case .success(let files): tls = files
         case .failure(let error):
-            context.output.failure("\(error.message)")
+            view.failure(error.message, context: context)
             return ExitCode.failure
         }
-        let log: (@Sendable (String) -> Void)? = arguments.quiet ? nil : { @Sendable line in output.error(line + "\n") }
+        let log: (@Sendable (String) -> Void)? = arguments.quiet ? nil : { @Sendable line in view.log(line, output: output) }
         configuration.notificationLog = log
         let engine: LocalEngine
         do {
             engine = try LocalEngine(configuration, server: HTTPServer.Configuration(host: arguments.host, port: arguments.port, tls: tls, origin: arguments.origin), log: log)
         } catch let busy as DataFolderInUse {
-            context.output.failure("\(busy)", hint: "stop that engine, or give this one another --data-dir")
+            view.failure("\(busy)", hint: "stop that engine, or give this one another --data-dir", context: context)
             return ExitCode.failure
         } catch {
-            context.output.failure("\(error)", hint: "pick another --port, or 0 for a free one")
+            view.cannotListen(error, context: context)
             return ExitCode.failure
         }
         let scheme = tls == nil ? "http" : "https"
         let served = "\(scheme)://\(HTTPServer.urlHost(arguments.host)):\(engine.port)"
         let base = arguments.origin.fixed ?? served
-        context.output.out("pipeline serve: listening on \(served)\n")
-        context.output.out("tus endpoint: \(base)\(LocalEngine.tusPath)\n")
-        switch engine.handoffState {
-        case .offered(let socket): context.output.out("handoff: \(socket.printable) (files from this machine come as open descriptors)\n")
-        case .unavailable(let reason): context.output.out("handoff: off, every byte comes over HTTP: \(reason.printable)\n")
-        case .off: break
-        }
-        if configuration.credentials == nil {
-            context.output.out("authentication: off (unsigned requests are accepted; pass --auth-key to require signatures)\n")
-        }
+        view.listening(served, context: context)
+        view.tusEndpoint(base + LocalEngine.tusPath, context: context)
+        view.handoff(engine.handoffState, context: context)
+        if configuration.credentials == nil { view.unauthenticated(context: context) }
         let signal = await signals.next()
-        context.output.error("pipeline serve: stopping (signal \(signal))\n")
+        view.stopping(signal, context: context)
         engine.stop()
         return ExitCode.success
     }

@@ -44,16 +44,17 @@ struct SignerCommand: Command {
 
     func run(_ context: CommandContext) async throws -> Int32 {
         let signals = SignalCenter.waiter()
+        let view = ServerView(name: "pipeline signer")
         let policyPath = arguments.policyPath
         let loaded = PolicyLoader(environment: context.environment).load(path: policyPath)
         context.report(loaded.diagnostics, sources: loaded.sources)
         guard let policy = loaded.value else { return ExitCode.failure }
         let policyData: Data
         do { policyData = try FileReading.read(policyPath) } catch {
-            context.output.failure("\(error)")
+            view.failure("\(error)", context: context)
             return ExitCode.failure
         }
-        guard let secret = readSecret(context) else { return ExitCode.failure }
+        guard let secret = readSecret(view, context) else { return ExitCode.failure }
         let service: SigningService
         do {
             service = try SigningService(.init(
@@ -71,48 +72,48 @@ struct SignerCommand: Command {
         switch TLSFiles.load(arguments.tls) {
         case .success(let files): tls = files
         case .failure(let error):
-            context.output.failure("\(error.message)")
+            view.failure(error.message, context: context)
             return ExitCode.failure
         }
         let server: HTTPServer
         do {
             server = try HTTPServer(HTTPServer.Configuration(host: host, port: arguments.port, tls: tls), handler: service)
         } catch {
-            context.output.failure("\(error)", hint: "pick another --port, or 0 for a free one")
+            view.cannotListen(error, context: context)
             return ExitCode.failure
         }
-        context.output.out("pipeline signer: listening on \(tls == nil ? "http" : "https")://\(HTTPServer.urlHost(host)):\(server.port)\n")
+        view.listening("\(tls == nil ? "http" : "https")://\(HTTPServer.urlHost(host)):\(server.port)", context: context)
         if arguments.authKey == nil, policy.authKey == nil {
-            context.output.error("pipeline signer: warning: neither --auth-key nor the policy's auth_key names an Auth Key: params for any key a caller sends are signed with this secret\n")
+            view.anyAuthKey(context: context)
         }
         let signal = await signals.next()
-        context.output.error("pipeline signer: stopping (signal \(signal))\n")
+        view.stopping(signal, context: context)
         server.stop()
         return ExitCode.success
     }
 
     /// The secret from `--secret-file` (owner-only) or the environment; errors never show it.
-    private func readSecret(_ context: CommandContext) -> String? {
+    private func readSecret(_ view: ServerView, _ context: CommandContext) -> String? {
         if let file = arguments.secretFile {
             var info = stat()
             guard stat(file, &info) == 0 else {
-                context.output.failure("cannot read the secret file '\(file)'")
+                view.failure("cannot read the secret file '\(file)'", context: context)
                 return nil
             }
             guard info.st_mode & 0o077 == 0 else {
-                context.output.failure("'\(file)' may be read by others", hint: "chmod 600 '\(file)'")
+                view.failure("'\(file)' may be read by others", hint: "chmod 600 '\(file)'", context: context)
                 return nil
             }
             let data: Data
             do { data = try FileReading.read(file, limit: 64 << 10) } catch {
-                context.output.failure("cannot read the secret file: \(error)")
+                view.failure("cannot read the secret file: \(error)", context: context)
                 return nil
             }
             return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let variable = arguments.secretVariable
         guard let secret = context.environment[variable], !secret.isEmpty else {
-            context.output.failure("$\(variable) is not set", hint: "export the Auth Secret there, or pass --secret-file FILE")
+            view.failure("$\(variable) is not set", hint: "export the Auth Secret there, or pass --secret-file FILE", context: context)
             return nil
         }
         return secret
