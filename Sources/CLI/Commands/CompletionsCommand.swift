@@ -21,7 +21,7 @@ struct CompletionsCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        context.output.out(ShellCompletion.script(for: arguments.shell, commands: PipelineCLI.commands.map { $0.spec }))
+        CompletionsView().show(ShellCompletion.script(for: arguments.shell, commands: PipelineCLI.commands.map { $0.spec }), context: context)
         return ExitCode.success
     }
 }

@@ -49,7 +49,7 @@ struct PlanCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        if let origin = arguments.shardOrigin { context.output.error("pipeline: \(origin)\n") }
+        if let origin = arguments.shardOrigin { view.shard(origin, context: context) }
         var loader = ProjectLoader(environment: context.environment, policyPath: arguments.policy, endpointOverride: arguments.endpoint, http: context.http)
         loader.rehash = arguments.rehash
         let (project, session) = await loader.load(arguments.manifest)
@@ -72,21 +72,19 @@ struct PlanCommand: Command {
         let usage = judged
             ? UsageReport(work?.plan(of: plan) ?? plan, lastResults: lastResults, resolve: { path in project.value?.manifest.path(path) ?? path }) : nil
         if let maxBytes = arguments.maxBytes, let usage, usage.countedBytes.bytes > maxBytes {
-            context.output.failure(
-                "the run would count about \(ByteSize(bytes: usage.countedBytes.bytes)), more than --max-bytes \(ByteSize(bytes: maxBytes))",
-                hint: "check the inputs' globs (\(plural(plan.fileCount, "file")), \(ByteSize(bytes: plan.byteCount)) in), or raise --max-bytes")
+            view.overMaxBytes(usage, maxBytes: maxBytes, plan: plan, context: context)
             view.overBudget(usage, maxBytes: maxBytes, context: context)
             return ExitCode.failure
         }
         if let out = arguments.out {
             if let manifestFile = project.value.map({ $0.manifest.directory + "/" + ($0.manifest.file as NSString).lastPathComponent }),
                let real = RealPath.of(out), real == RealPath.of(manifestFile) {
-                context.output.failure("--out '\(out)' is the manifest itself; the plan would replace it", hint: "name another file, such as plan.json")
+                view.outIsTheManifest(out, context: context)
                 return ExitCode.failure
             }
             var info = stat()
             if stat(out, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
-                context.output.failure("--out '\(out)' is a folder", hint: "name a file for the plan, such as '\(out)/plan.json'")
+                view.outIsAFolder(out, context: context)
                 return ExitCode.failure
             }
             do {
@@ -99,7 +97,7 @@ struct PlanCommand: Command {
                     written?.remember(plan, warnings: warnings, at: out, info: info)
                 }
             } catch {
-                context.output.failure("\(error)", hint: "check that the folder of '\(out)' exists and is writable")
+                view.outNotWritten(error, out: out, context: context)
                 return ExitCode.failure
             }
         }
@@ -122,7 +120,7 @@ struct PlanCommand: Command {
         let endpoint = Endpoint.of(manifest, override: arguments.endpoint, environment: context.environment)
         let synced: [String: SyncedTemplate]
         do { synced = try Workspace(manifest: manifest).syncedTemplates(endpoint: endpoint.key) } catch {
-            context.output.error("pipeline: warning: \(error); the plan shows no Template as synced\n")
+            view.syncedUnreadable(error, context: context)
             synced = [:]
         }
         guard !declared.isEmpty || !synced.isEmpty else { return nil }
@@ -134,7 +132,7 @@ struct PlanCommand: Command {
                 return TemplateRendering.plan(TemplateComparison.compare(declared, remote: remote), against: endpoint.key, prune: arguments.prune)
             } catch {
                 reason = (error as? DiagnosticsError)?.diagnostics.first?.message ?? "\(error)"
-                context.output.error("pipeline: warning: Templates not compared with \(endpoint.key): \(reason)\n")
+                view.templatesNotCompared(with: endpoint.key, reason: reason, context: context)
             }
         }
         let comparisons = TemplateComparison.compare(declared, synced: synced)

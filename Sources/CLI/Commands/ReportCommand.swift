@@ -38,12 +38,13 @@ struct ReportCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
+        let view = ReportView()
         let loaded = ManifestLoader(environment: context.environment).load(path: arguments.manifest)
         context.report(loaded.diagnostics, sources: loaded.sources)
         guard let manifest = loaded.value else { return ExitCode.failure }
         let workspace = Workspace(manifest: manifest)
         guard let results = RunResults.load(workspace.resultsPath) else {
-            context.output.failure("no results to report at \(workspace.resultsPath.printable)", hint: "run the manifest first: pipeline run \(arguments.manifest)")
+            view.noResults(workspace.resultsPath, manifest: arguments.manifest, context: context)
             return ExitCode.failure
         }
         // Previews of files unchanged since the last report are read back, not made again.
@@ -51,7 +52,7 @@ struct ReportCommand: Command {
         var previous: ReportModel?
         if let compare = arguments.compare {
             guard let old = RunResults.load(compare) else {
-                context.output.failure("cannot read the results file '\(compare.printable)' given to --compare", hint: "give a results.json a run wrote")
+                view.unreadableComparison(compare, context: context)
                 return ExitCode.failure
             }
             previous = ReportModel(results: old, manifest: manifest, workspace: workspace, previews: previews)
@@ -61,12 +62,12 @@ struct ReportCommand: Command {
         do {
             try AtomicFile.write(Data(page.utf8), to: target, below: workspace.directory)
         } catch {
-            context.output.failure("\(error)", hint: "check that the folder of '\(target.printable)' exists and is writable")
+            view.notWritten(error, target: target, context: context)
             return ExitCode.failure
         }
         // Only once the page is in place: the previews it did not use (of files no results name now) go.
         previews.prune()
-        context.output.out("Wrote \(HumanRunView.shown(target)) (\(ByteSize(bytes: Int64(page.utf8.count)))).\n")
+        view.wrote(target, bytes: page.utf8.count, context: context)
         return ExitCode.success
     }
 }

@@ -46,29 +46,30 @@ struct SignCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
+        let view = SignView()
         let data: Data
         do {
             data = arguments.paramsPath == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try FileReading.read(arguments.paramsPath)
         } catch {
-            context.output.failure("\(error)")
+            view.failure("\(error)", context: context)
             return ExitCode.failure
         }
         let parsed: JSONValue
         do { parsed = try JSONValue.parse(data) } catch {
-            context.output.failure("the params in '\(arguments.paramsPath)' are not a JSON object (\(error))", hint: "pass params such as {\"steps\": {...}}")
+            view.notAnObject(arguments.paramsPath, problem: error, context: context)
             return ExitCode.failure
         }
         guard parsed.objectValue != nil else {
-            context.output.failure("the params in '\(arguments.paramsPath)' are not a JSON object", hint: "pass params such as {\"steps\": {...}}")
+            view.notAnObject(arguments.paramsPath, problem: nil, context: context)
             return ExitCode.failure
         }
         do {
             let params = try prepare(parsed, environment: context.environment).serialized()
             let signature = try await makeSigner(context).sign(params)
-            context.output.out(JSONValue.object(["params": .string(params), "signature": .string(signature)]).serialized(pretty: true) + "\n")
+            view.signed(params: params, signature: signature, context: context)
             return ExitCode.success
         } catch {
-            context.output.failure("\(error.message)")
+            view.failure(error.message, context: context)
             return ExitCode.failure
         }
     }

@@ -40,8 +40,9 @@ struct SignURLCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
+        let view = SignURLView()
         guard let key = arguments.key ?? context.environment["TRANSLOADIT_KEY"], !key.isEmpty else {
-            context.output.failure("no Auth Key", hint: "pass --key KEY or set $TRANSLOADIT_KEY")
+            view.noAuthKey(context: context)
             return ExitCode.failure
         }
         if let policyPath = arguments.policyPath, !allowed(key: key, policyPath: policyPath, context) { return ExitCode.failure }
@@ -49,7 +50,7 @@ struct SignURLCommand: Command {
         let expires = Int64((Date().timeIntervalSince1970 + Double(arguments.lifetime.components.seconds)) * 1000)
         let signed = SmartCDNURL(
             workspace: arguments.url.workspace, template: arguments.url.template, input: arguments.url.input, parameters: arguments.parameters, authKey: key, expires: expires)
-        context.output.out(signed.signed(secret: secret) + "\n")
+        view.signed(signed.signed(secret: secret), context: context)
         return ExitCode.success
     }
 
