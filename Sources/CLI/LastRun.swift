@@ -50,8 +50,8 @@ enum LastRun {
     static func lastPlan(_ workspace: Workspace, context: CommandContext) -> Plan? {
         if let plan = workspace.lastPlan() { return plan }
         if FileManager.default.fileExists(atPath: workspace.lastPlanFile) {
-            context.output.error("pipeline: warning: the plan the last run kept (\(workspace.lastPlanFile.printable)) cannot be read; "
-                + "changes are shown by counts only until the next run\n")
+            NoteView(output: context.output).warning(
+                "the plan the last run kept (\(workspace.lastPlanFile.printable)) cannot be read; changes are shown by counts only until the next run")
         }
         return nil
     }

@@ -25,7 +25,7 @@ public enum PipelineCLI {
         }
         let status = await dispatch(arguments, environment: environment, output: output)
         guard let failure = output.writeFailure else { return status }
-        output.failure("cannot write to standard output: \(String(cString: strerror(failure)))")
+        ToolView(output: output).writeFailed(failure)
         return status == ExitCode.success ? ExitCode.failure : status
     }
 
@@ -47,29 +47,30 @@ public enum PipelineCLI {
         // Every command's spec is built only where all are shown: the robots command's names the
         // whole bundled catalog, which other commands need not parse to start.
         func specs() -> [CommandSpec] { commands.map { $0.spec } }
+        let view = ToolView(output: output)
         guard let first = arguments.first else {
-            output.error(HelpText.tool(specs()))
+            view.helpForNoCommand(HelpText.tool(specs()))
             return ExitCode.usage
         }
         switch first {
         case "--help", "-h":
-            output.out(HelpText.tool(specs()))
+            view.help(HelpText.tool(specs()))
             return ExitCode.success
         case "--version":
-            output.out("pipeline \(version)\n")
+            view.version(version)
             return ExitCode.success
         case "help" where arguments.dropFirst().first == "--man":
-            output.out(ManualPage.render(specs(), version: version))
+            view.manual(ManualPage.render(specs(), version: version))
             return ExitCode.success
         case "help":
             guard let name = arguments.dropFirst().first, !["--help", "-h"].contains(name) else {
-                output.out(HelpText.tool(specs()))
+                view.help(HelpText.tool(specs()))
                 return ExitCode.success
             }
             guard let command = commands.first(where: { $0.spec.name == name }) else {
                 return usage(unknown(name, specs: specs()), specs: specs(), output: output)
             }
-            output.out(HelpText.command(command.spec))
+            view.help(HelpText.command(command.spec))
             return ExitCode.success
         default:
             break
@@ -80,19 +81,19 @@ public enum PipelineCLI {
         do {
             var parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), for: command.spec)
             parsed.environment = environment
-            if let found = parsed.foundManifest, !parsed.flag("help") { output.error("pipeline: using \(found)\n") }
-            if parsed.flag("help") {
-                output.out(HelpText.command(command.spec))
+            if let found = parsed.foundManifest, !parsed.wantsHelp { view.usingManifest(found) }
+            if parsed.wantsHelp {
+                view.help(HelpText.command(command.spec))
                 return ExitCode.success
             }
             // One client per command, trusting the environment's CAs and --ca-cert's, for all its requests.
             let http = HTTPClient(trust: try trust(parsed, environment: environment, command: command.spec.name))
             let context = CommandContext(environment: environment, output: output, http: http)
-            return try await command.init(parsed).run(context)
+            return try await command.parsing(parsed).run(context)
         } catch let error as UsageError {
             return usage(error, specs: specs(), output: output)
         } catch {
-            output.failure("\(error)")
+            view.failure(error)
             return ExitCode.failure
         }
     }
@@ -100,7 +101,7 @@ public enum PipelineCLI {
     /// The CAs to trust: the system's, the environment's variables' and `--ca-cert`'s, together.
     private static func trust(_ arguments: ParsedArguments, environment: [String: String], command: String) throws(UsageError) -> TLSTrust {
         var trust = TLSTrust.fromEnvironment(environment)
-        if arguments.declares(CommandSpec.caCertOption.name), let file = arguments.value(CommandSpec.caCertOption.name) {
+        if let file = arguments.caCertFile {
             guard FileManager.default.isReadableFile(atPath: file) else {
                 throw UsageError("cannot read the CA certificate file '\(file)' given to --ca-cert", command: command)
             }
@@ -110,12 +111,7 @@ public enum PipelineCLI {
     }
 
     private static func usage(_ error: UsageError, specs: [CommandSpec], output: Output) -> Int32 {
-        output.failure("\(error.message)")
-        if let name = error.command, let spec = specs.first(where: { $0.name == name }) {
-            output.error("Usage: \(spec.usage)\nSee 'pipeline \(name) --help'.\n")
-        } else {
-            output.error("See 'pipeline --help'.\n")
-        }
+        ToolView(output: output).usage(error, spec: error.command.flatMap { name in specs.first { $0.name == name } })
         return ExitCode.usage
     }
 }
@@ -126,34 +122,21 @@ struct CommandContext {
     var output: Output
     /// The command's one HTTP client (its connection pool and network thread).
     var http: HTTPClient
-
-    /// The Auth Secret in `variable`; nil, said with how to set it, when it is unset or empty.
-    func secret(in variable: String) -> String? {
-        guard let secret = environment[variable], !secret.isEmpty else {
-            output.failure("$\(variable) is not set", hint: "export the Auth Secret in $\(variable) (or name another variable with --secret-env)")
-            return nil
-        }
-        return secret
-    }
-
-    /// Diagnostics rendered for people (and GitHub Actions when running there) on standard error.
-    func report(_ diagnostics: [Diagnostic], sources: SourceStore) {
-        guard !diagnostics.isEmpty else { return }
-        let renderer = DiagnosticRenderer(sources: sources, githubActions: environment["GITHUB_ACTIONS"] == "true", palette: output.colors.error)
-        output.error(renderer.render(diagnostics))
-    }
-
-    /// Diagnostics as a JSON document on standard output.
-    func reportJSON(_ diagnostics: [Diagnostic], extra: [String: JSONValue] = [:]) {
-        var object = extra
-        object["diagnostics"] = .array(diagnostics.sortedByLocation().map(\.json))
-        output.out(JSONValue.object(object).serialized(pretty: true) + "\n")
-    }
 }
 
-/// One subcommand.
+/// One subcommand: its spec (help, manual page, completions), its typed arguments and its run.
 protocol Command: Sendable {
+    /// The command's command line, parsed once (`Arguments/`).
+    associatedtype Arguments: CommandArguments
     static var spec: CommandSpec { get }
-    init(_ arguments: ParsedArguments) throws(UsageError)
+    /// The command for its typed arguments: nothing below reads the command line.
+    init(_ arguments: Arguments)
     func run(_ context: CommandContext) async throws -> Int32
+}
+
+extension Command {
+    /// The command for a command line checked against its spec.
+    static func parsing(_ parsed: ParsedArguments) throws(UsageError) -> Self {
+        Self(try Arguments(parsed))
+    }
 }

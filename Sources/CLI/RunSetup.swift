@@ -52,14 +52,14 @@ struct RunSetup {
             }
             do {
                 var settings = LocalEngine.Configuration(dataDirectory: workspace.engineDirectory)
-                let output = context.output
+                let notes = NoteView(output: context.output)
                 settings.stopWaiting = interrupted
-                settings.warn = { message in output.error("pipeline: warning: \(message)\n") }
+                settings.warn = { message in notes.warning(message) }
                 // Notifications of the manifest's notify_url are signed with the Auth Secret, when the runner has it.
                 settings.notificationSecret = secretVariable(of: manifest).flatMap { context.environment[$0] }.flatMap { $0.isEmpty ? nil : $0 }
                 if waitForEngine {
                     settings.whileWaitingForTheFolder = {
-                        output.error("pipeline: waiting for \(workspace.engineDirectory), in use by another pipeline command or a pipeline serve (Ctrl-C gives up)\n")
+                        notes.waitingForEngine(workspace.engineDirectory)
                     }
                 }
                 engine = try LocalEngine.embedded(settings)

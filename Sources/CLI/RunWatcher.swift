@@ -13,23 +13,24 @@ struct RunWatcher {
 
     func watch(_ context: CommandContext) async -> Int32 {
         let signals = SignalCenter.waiter()
+        let view = command.view(context)
         var watcher: FileWatcher
-        do { watcher = try arm(context, stop: { signals.hasReceived }) } catch { return failure(error, context, signals) }
+        do { watcher = try arm(context, stop: { signals.hasReceived }) } catch { return failure(error, view, signals) }
         let first = await command.runOnce(context)
         // A manifest that is not there is a typo, not something to wait for.
         if first != ExitCode.success, !FileManager.default.fileExists(atPath: command.manifestPath) { return ExitCode.failure }
         while !signals.hasReceived {
-            context.output.error("pipeline: watching \(plural(watcher.folderCount, "folder")) for changes (Ctrl-C stops)\n")
+            view.watching(folders: watcher.folderCount)
             guard let changes = await watcher.nextChanges(stop: { signals.hasReceived }) else { break }
-            context.output.error("pipeline: \(changes.described(relative))\n")
+            view.changed(changes.described(relative))
             // Armed again before the run (the manifest may name other folders now); what changes
             // while it runs waits in the new watch.
-            do { watcher = try arm(context, stop: { signals.hasReceived }) } catch { return failure(error, context, signals) }
+            do { watcher = try arm(context, stop: { signals.hasReceived }) } catch { return failure(error, view, signals) }
             // The plain run, whatever changed: a removed or renamed file leaves nothing to process
             // and still changes what the results, the downloads and the engine's data hold.
             _ = await command.runOnce(context)
         }
-        context.output.error("pipeline: stopped watching; state is saved.\n")
+        view.stoppedWatching()
         return signals.exitStatus
     }
 
@@ -39,12 +40,12 @@ struct RunWatcher {
         return try FileWatcher(recursive: targets.recursive, single: targets.single, ignored: targets.ignored, project: project, stop: stop)
     }
 
-    private func failure(_ error: any Error, _ context: CommandContext, _ signals: SignalWaiter) -> Int32 {
+    private func failure(_ error: any Error, _ view: RunCommandView, _ signals: SignalWaiter) -> Int32 {
         if error is FileWatcher.Stopped {
-            context.output.error("pipeline: stopped watching; state is saved.\n")
+            view.stoppedWatching()
             return signals.exitStatus
         }
-        context.output.failure((error as? FileWatcher.WatchError)?.message ?? "\(error)")
+        view.watchFailed((error as? FileWatcher.WatchError)?.message ?? "\(error)")
         return ExitCode.failure
     }
 

@@ -10,8 +10,8 @@ enum TLSFiles {
     ]
 
     /// `.success(nil)` for plain HTTP; the PEM texts; or an error message saying how to fix it.
-    static func load(_ arguments: ParsedArguments) -> Result<(keyPEM: String, certificatePEM: String)?, TLSError> {
-        switch (arguments.value("tls-cert"), arguments.value("tls-key")) {
+    static func load(_ paths: TLSFilePaths) -> Result<(keyPEM: String, certificatePEM: String)?, TLSError> {
+        switch (paths.certificate, paths.key) {
         case (nil, nil):
             return .success(nil)
         case (let certificate?, let key?):

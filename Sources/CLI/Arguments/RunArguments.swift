@@ -3,7 +3,7 @@ import Spec
 import Foundation
 
 /// `pipeline run`'s command line, parsed once: nothing below the command sees the raw arguments.
-struct RunArguments: Sendable {
+struct RunArguments: CommandArguments {
     /// The manifest to run.
     var manifestPath: String
     /// `--results`.
@@ -60,12 +60,13 @@ struct RunArguments: Sendable {
         shardOrigin = arguments.shardOrigin
     }
 
-    /// The view the arguments and the environment ask for: JSON events, or people's lines (with
-    /// GitHub Actions' annotations in its logs); `handsOver` when the embedded engine reads the files where they are.
-    func view(output: Output, environment: [String: String], handsOver: Bool = false) -> any RunView {
-        if json { return JSONRunView(output: output) }
-        let human = HumanRunView(output: output, detail: detail, handsOver: handsOver)
-        return environment["GITHUB_ACTIONS"] == "true" ? GitHubRunView(human: human, output: output) : human
+    /// The arguments of a run that only collects what an earlier `run --no-wait` left running
+    /// (`status --wait`, `notify receive`): it resumes them, creating nothing, and writes their results.
+    static func collecting(_ manifest: String, endpoint: String?, timeout: String? = nil, json: Bool = false) throws(UsageError) -> RunArguments {
+        let passed = [manifest] + (endpoint.map { ["--endpoint", $0] } ?? []) + (timeout.map { ["--timeout", $0] } ?? []) + (json ? ["--json"] : [])
+        var arguments = try RunArguments(try ParsedArguments.parse(passed, for: RunCommand.spec))
+        arguments.collectOnly = true
+        return arguments
     }
 }
 

@@ -25,23 +25,21 @@ struct CancelCommand: Command {
         ],
         examples: ["pipeline cancel pipeline.yml", "pipeline cancel pipeline.yml --endpoint http://127.0.0.1:8787"])
 
-    let manifest: String
-    let endpoint: String?
+    let arguments: CancelArguments
 
     /// Cancel requests in flight at once.
     static let parallelRequests = 16
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        manifest = arguments.positionals[0]
-        endpoint = arguments.value("endpoint")
-        if let problem = endpoint.flatMap({ Endpoint($0).problem }) { throw UsageError(problem.printable, command: Self.spec.name) }
+    init(_ arguments: CancelArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        guard let (workspace, address, key) = LastRun.place(manifest, endpoint: endpoint, context: context) else { return ExitCode.failure }
+        let view = CancelView(manifest: arguments.manifest.printable)
+        guard let (workspace, address, key) = LastRun.place(arguments.manifest, endpoint: arguments.endpoint, context: context) else { return ExitCode.failure }
         // The state is read as every other command reads it: never through a link.
         do throws(FileError) { try workspace.refuseLinks() } catch {
-            context.output.failure(error.description)
+            view.failure(error.description, context: context)
             return ExitCode.failure
         }
         let results = workspace.lastResults()
@@ -54,36 +52,31 @@ struct CancelCommand: Command {
             open = try workspace.startedAssemblies(address: address, endpoint: key)
                 .filter { !ended.contains($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         } catch {
-            context.output.failure(error.description)
+            view.failure(error.description, context: context)
             return ExitCode.failure
         }
-        let name = manifest.printable
         if open.isEmpty, let elsewhere = Self.otherEndpoint(of: results, key: key, workspace: workspace) {
-            context.output.failure(
-                "the last run of \(name) was on \(elsewhere.printable), not \(key.printable); nothing was canceled",
-                hint: "'pipeline cancel \(name) --endpoint \(elsewhere.printable)' cancels its Assemblies there")
+            view.ranElsewhere(elsewhere, not: key, context: context)
             return ExitCode.failure
         }
         guard let address else {
             // The embedded engine runs inside its run's process: nothing else can reach it.
             if !open.isEmpty, workspace.runIsGoingOn() == true {
-                context.output.failure(
-                    "the run of \(name) going on holds its Assemblies in its own process (the embedded engine); nothing was canceled",
-                    hint: "interrupt that run (Ctrl-C): its state is saved; with 'pipeline run \(name) --cancel-on-interrupt' it cancels them")
+                view.embeddedRunGoingOn(context: context)
                 return ExitCode.failure
             }
-            context.output.out("Nothing to cancel: the embedded engine's Assemblies end with their run.\n")
+            view.nothingEmbedded(context: context)
             return ExitCode.success
         }
         guard !open.isEmpty else {
-            context.output.out("Nothing to cancel on \(key.printable): no Assembly of the last run is in flight.\n")
+            view.nothingInFlight(on: key, context: context)
             return ExitCode.success
         }
-        return await cancel(open, on: key, service: AssemblyClient(http: context.http, endpoint: address), context: context)
+        return await cancel(open, on: key, service: AssemblyClient(http: context.http, endpoint: address), view: view, context: context)
     }
 
     /// Asks for each of `open` to be canceled; exits 1 when any could not be.
-    private func cancel(_ open: [(plan: String, assembly: StartedAssembly)], on key: String, service: any AssemblyService, context: CommandContext) async -> Int32 {
+    private func cancel(_ open: [(plan: String, assembly: StartedAssembly)], on key: String, service: any AssemblyService, view: CancelView, context: CommandContext) async -> Int32 {
         let asked = open.compactMap { entry in entry.assembly.url.map { (id: entry.assembly.id, url: $0) } }
         var outcomes: [String: CancelOutcome] = [:]
         await forEachConcurrently(asked, width: Self.parallelRequests) { request in
@@ -94,25 +87,17 @@ struct CancelCommand: Command {
         var failed: [(id: String, why: AssemblyClient.Failure)] = []
         var canceled = 0
         for (id, _) in asked {
-            switch outcomes[id] {
-            case .canceled(let status)?:
-                canceled += 1
-                context.output.out("\(id): \(status.printable)\n")
-            case .ended(let status)?:
-                context.output.out("\(id): had already ended (\(status.printable))\n")
-            case .failed(let failure)?:
-                failed.append((id, failure))
-            case nil:
-                break
+            guard let outcome = outcomes[id] else { continue }
+            view.show(id, outcome, context: context)
+            switch outcome {
+            case .canceled: canceled += 1
+            case .ended: break
+            case .failed(let failure): failed.append((id, failure))
             }
         }
-        context.output.out("Canceled \(plural(canceled, "Assembly", "Assemblies")).\n")
+        view.canceled(canceled, context: context)
         guard !failed.isEmpty else { return ExitCode.success }
-        let lines = failed.map { "  \($0.id): \($0.why.description)" }.joined(separator: "\n")
-        let notFound = failed.contains { $0.why.code == .assemblyNotFound || $0.why.httpStatus == 404 }
-        context.output.failure(
-            "\(plural(failed.count, "Assembly", "Assemblies")) could not be canceled on \(key.printable):\n" + lines,
-            hint: notFound ? "an Assembly the endpoint does not know was started elsewhere: 'pipeline cancel \(manifest.printable) --endpoint URL' asks the endpoint the run used" : nil)
+        view.notCanceled(failed, on: key, context: context)
         return ExitCode.failure
     }
 

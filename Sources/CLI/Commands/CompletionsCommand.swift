@@ -14,18 +14,14 @@ struct CompletionsCommand: Command {
             "pipeline completions fish > ~/.config/fish/completions/pipeline.fish",
         ])
 
-    let shell: String
+    let arguments: CompletionsArguments
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        guard let shell = arguments.positionals.first else { throw UsageError("missing SHELL: bash, zsh or fish", command: Self.spec.name) }
-        guard ShellCompletion.shells.contains(shell), arguments.positionals.count == 1 else {
-            throw UsageError("SHELL must be bash, zsh or fish, not '\(arguments.positionals.joined(separator: " "))'", command: Self.spec.name)
-        }
-        self.shell = shell
+    init(_ arguments: CompletionsArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        context.output.out(ShellCompletion.script(for: shell, commands: PipelineCLI.commands.map { $0.spec }))
+        CompletionsView().show(ShellCompletion.script(for: arguments.shell, commands: PipelineCLI.commands.map { $0.spec }), context: context)
         return ExitCode.success
     }
 }

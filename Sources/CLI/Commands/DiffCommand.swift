@@ -31,31 +31,19 @@ struct DiffCommand: Command {
         ],
         examples: ["pipeline diff plan.json pipeline.yml", "pipeline diff old-plan.json new-plan.json --exit-code", "pipeline diff pipeline.yml --base origin/main"])
 
-    let old: String
-    let new: String?
-    let json: Bool
-    let exitCode: Bool
-    let policy: String?
-    let base: String?
-    /// The endpoint the next run goes to, when not the manifest's.
-    let endpoint: String?
+    let arguments: DiffArguments
+    private var old: String { arguments.old }
+    private var new: String? { arguments.new }
+    private var json: Bool { arguments.json }
+    private var exitCode: Bool { arguments.exitCode }
+    private var policy: String? { arguments.policy }
+    private var base: String? { arguments.base }
+    private var endpoint: String? { arguments.endpoint }
+    /// How the difference is shown.
+    private var view: any DiffView { json ? JSONDiffView() : HumanDiffView() }
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        old = arguments.positionals[0]
-        new = arguments.positionals.count > 1 ? arguments.positionals[1] : nil
-        if new == nil, old.hasSuffix(".json") {
-            throw UsageError("missing NEW (with one argument, give a manifest to compare with its last run)", command: Self.spec.name)
-        }
-        json = arguments.flag("json")
-        exitCode = arguments.flag("exit-code")
-        policy = arguments.value("policy")
-        base = arguments.value("base")
-        endpoint = arguments.value("endpoint")
-        if let problem = endpoint.flatMap({ Endpoint($0).problem }) { throw UsageError(problem.printable, command: Self.spec.name) }
-        if base?.isEmpty == true { throw UsageError("--base needs a git revision, such as origin/main", command: Self.spec.name) }
-        if base != nil, new != nil || old.hasSuffix(".json") {
-            throw UsageError("--base REF compares one manifest with itself at REF: give only the manifest", command: Self.spec.name)
-        }
+    init(_ arguments: DiffArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async -> Int32 {
@@ -94,10 +82,10 @@ struct DiffCommand: Command {
             if manifest.value != nil { policyChange = try PolicyChange.describe(base: manifest.value?.policy?.value, revision: revisionFiles, current: ManifestLoader(environment: context.environment).load(path: old).value, manifestPath: old) }
             before = session.plan(session.project(manifest), workers: ParallelWork.cores)
         } catch {
-            context.output.failure("\(error)", hint: "--base takes a git revision (a branch, tag or commit) at which the manifest exists")
+            view.baseFailure(error, context: context)
             return ExitCode.failure
         }
-        if let policyChange, !json { context.output.out(policyChange) }
+        if let policyChange { view.policyChange(policyChange, context: context) }
         return render(before, load(old, context, fetchedPolicies: fetchedPolicies), context, changedPolicy: policyChange != nil)
     }
 
@@ -106,15 +94,11 @@ struct DiffCommand: Command {
             let diagnostics = before.diagnostics + after.diagnostics
             var sources = before.sources
             sources.merge(after.sources)
-            if json { context.reportJSON(diagnostics) } else { context.report(diagnostics, sources: sources) }
+            view.failure(diagnostics, sources: sources, context: context)
             return ExitCode.failure
         }
         let diff = PlanDiff(old: oldPlan, new: newPlan)
-        if json {
-            context.output.out(DiffRendering.json(diff).serialized(pretty: true) + "\n")
-        } else {
-            context.output.out(DiffRendering.text(diff, palette: context.output.colors.out))
-        }
+        view.show(diff, context: context)
         return exitCode && !(diff.isEmpty && !changedPolicy) ? ExitCode.changes : ExitCode.success
     }
 
@@ -145,39 +129,11 @@ struct DiffCommand: Command {
         let explained = LastRun.lastPlan(workspace, context: context).map { PlanDiff(old: $0, new: plan) }
         let replaced = ChangeCauses.replaced(in: explained)
         let gone = previous.filter { !planIDs.contains($0.planID) && !replaced.contains($0.planID) }
-        if json {
-            var object: [String: JSONValue] = [
-                "process": .array(process.map { .object(["plan_id": .string($0.id), "job": .string($0.job), "files": .int($0.files.count)]) }),
-                "cached": .int(cached),
-                "gone": .array(gone.map { .object(["plan_id": .string($0.planID), "job": .string($0.job)]) }),
-            ]
-            if let explained { object["changes"] = DiffRendering.json(explained) }
-            if let movedFrom, let endpoint { object["endpoint"] = .object(["from": .string(movedFrom), "to": .string(endpoint)]) }
-            if !perStep.isEmpty {
-                object["files_per_step"] = .object(Dictionary(uniqueKeysWithValues: perStep.map { job, counts in (job, JSONValue.object(counts.mapValues { .int($0) })) }))
-            }
-            context.output.out(JSONValue.object(object).serialized(pretty: true) + "\n")
-        } else if let explained {
-            if let movedFrom, let endpoint { context.output.out(Self.endpointChange(from: movedFrom, to: endpoint, count: plan.assemblies.count)) }
-            context.output.out(DiffRendering.text(explained, palette: context.output.colors.out, summary: false))
-            for (job, counts) in perStep { context.output.out("  job \(job.printable) work: \(StepWork.describe(counts, order: order[job] ?? []))\n") }
-            context.output.out("Since the last run (\(workspace.resultsPath)): \(process.count) to process, \(cached) cached, "
-                + "\(replaced.count) replaced, \(gone.count) gone.\n")
-        } else {
-            if let movedFrom, let endpoint { context.output.out(Self.endpointChange(from: movedFrom, to: endpoint, count: plan.assemblies.count)) }
-            for assembly in process {
-                context.output.out("+ \(assembly.job.printable) \(assembly.id.prefix(12))  \(plural(assembly.files.count, "file")), \(ByteSize(bytes: assembly.bytes)) to process\n")
-            }
-            for entry in gone { context.output.out("- \(entry.job.printable) \(entry.planID.prefix(12).printable)  no longer in the plan\n") }
-            for (job, counts) in perStep { context.output.out("  job \(job.printable) work: \(StepWork.describe(counts, order: order[job] ?? []))\n") }
-            context.output.out("Since the last run (\(workspace.resultsPath)): \(process.count) to process, \(cached) cached, \(gone.count) gone.\n")
-        }
+        view.show(LastRunComparison(
+            process: process, cached: cached, gone: gone.map { ($0.job, $0.planID) }, replaced: replaced.count, explained: explained,
+            endpointMove: movedFrom.flatMap { from in endpoint.map { (from, $0) } }, planned: plan.assemblies.count,
+            perStep: perStep, stepOrder: order, resultsPath: workspace.resultsPath), context: context)
         return exitCode && !(process.isEmpty && gone.isEmpty) ? ExitCode.changes : ExitCode.success
-    }
-
-    /// The line that says the endpoint changed, and what that re-processes.
-    static func endpointChange(from old: String, to new: String, count: Int) -> String {
-        "~ endpoint \(old.printable) -> \(new.printable): the last run's results stay with its endpoint; \(plural(count, "Assembly", "Assemblies")) processed again\n"
     }
 
     private func load(_ path: String, _ context: CommandContext, fetchedPolicies: [String: Data]) -> Loaded<Plan> {

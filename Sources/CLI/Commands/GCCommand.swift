@@ -25,21 +25,20 @@ struct GCCommand: Command {
         options: [.init(name: "dry-run", help: "Say what would be removed, and remove nothing.")],
         examples: ["pipeline gc pipeline.yml", "pipeline gc pipeline.yml --dry-run"])
 
-    let manifest: String
-    let dryRun: Bool
+    let arguments: GCArguments
 
-    init(_ arguments: ParsedArguments) {
-        manifest = arguments.positionals[0]
-        dryRun = arguments.flag("dry-run")
+    init(_ arguments: GCArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        let loaded = ManifestLoader(environment: context.environment).load(path: manifest)
+        let view = GCView(dryRun: arguments.dryRun)
+        let loaded = ManifestLoader(environment: context.environment).load(path: arguments.manifest)
         context.report(loaded.diagnostics, sources: loaded.sources)
         guard let manifest = loaded.value else { return ExitCode.failure }
         let workspace = Workspace(manifest: manifest)
         do throws(FileError) { try workspace.refuseLinks() } catch {
-            context.output.failure(error.description, hint: "nothing was removed")
+            view.failure(error.description, hint: "nothing was removed", context: context)
             return ExitCode.failure
         }
         let hasEngine = FileManager.default.fileExists(atPath: workspace.engineDirectory)
@@ -48,32 +47,31 @@ struct GCCommand: Command {
         var keeping = EngineReferences()
         if hasEngine {
             do { keeping = try workspace.engineReferencesOfEveryManifest(current: current) } catch {
-                context.output.failure(error.description, hint: "then run 'pipeline gc' again")
+                view.failure(error.description, hint: "then run 'pipeline gc' again", context: context)
                 return ExitCode.failure
             }
         }
-        let (verb, ledgered) = (dryRun ? "Would remove" : "Removed", FileManager.default.fileExists(atPath: workspace.downloadsFile))
-        let downloads = workspace.pruneAbandonedDownloads(keeping: manifest.jobs.compactMap { $0.download.map { manifest.path($0.value) } }, dryRun: dryRun)
+        let ledgered = FileManager.default.fileExists(atPath: workspace.downloadsFile)
+        let downloads = workspace.pruneAbandonedDownloads(keeping: manifest.jobs.compactMap { $0.download.map { manifest.path($0.value) } }, dryRun: arguments.dryRun)
         if hasEngine {
             let collected: CollectedGarbage
             do {
-                collected = dryRun
+                collected = arguments.dryRun
                     ? try LocalEngine.garbage(in: workspace.engineDirectory, keeping: keeping.whole, trimming: keeping.files)
-                    : try collect(workspace, keeping: keeping, current: current, output: context.output)
+                    : try collect(workspace, keeping: keeping, current: current, view: view, output: context.output)
             } catch {
-                context.output.failure("the engine's data cannot be collected: \(error)", hint: "wait for the pipeline command or pipeline serve using it to end")
+                view.engineBusy(error, context: context)
                 return ExitCode.failure
             }
-            let what = GarbageText.removed(assemblies: collected.assemblies, uploads: collected.uploads, results: collected.results)
-            context.output.out("\(verb) \(what) that no results name (\(ByteSize(bytes: collected.bytes))); kept \(plural(collected.kept, "Assembly", "Assemblies")).\n")
+            view.collected(collected, context: context)
         } else {
-            context.output.out("Nothing to collect: \(HumanRunView.shown(workspace.engineDirectory)) does not exist.\n")
+            view.noEngine(workspace.engineDirectory, context: context)
         }
         if ledgered || downloads.files > 0 {
-            context.output.out("\(verb) \(plural(downloads.files, "download")) from folders no job downloads into (\(ByteSize(bytes: downloads.bytes))).\n")
+            view.downloads(downloads.files, bytes: downloads.bytes, context: context)
         }
         for gone in workspace.statesOfGoneManifests {
-            context.output.out("Kept for \(gone.printable), a manifest no longer here: remove .pipeline/manifests/\(gone.printable)/ if it is gone for good, then run gc again.\n")
+            view.keptForGoneManifest(gone, context: context)
         }
         return ExitCode.success
     }
@@ -83,13 +81,13 @@ struct GCCommand: Command {
 
     /// Records what this manifest's results name now, then removes the rest with the engine started
     /// on its folder, once no other engine uses it (waiting up to `engineWait`, saying so).
-    private func collect(_ workspace: Workspace, keeping: EngineReferences, current: EngineReferences, output: Output) throws -> CollectedGarbage {
+    private func collect(_ workspace: Workspace, keeping: EngineReferences, current: EngineReferences, view: GCView, output: Output) throws -> CollectedGarbage {
         try workspace.recordEngineReferences(current)
         var settings = LocalEngine.Configuration(dataDirectory: workspace.engineDirectory)
         let folder = workspace.engineDirectory, wait = Self.engineWait
         let deadline = ContinuousClock.now + wait
         settings.whileWaitingForTheFolder = {
-            output.error("pipeline: waiting for \(folder.printable), in use by another pipeline command or a pipeline serve (up to \(wait.components.seconds) s)\n")
+            view.waiting(for: folder, upTo: wait, output: output)
         }
         settings.stopWaiting = { ContinuousClock.now >= deadline }
         let engine: LocalEngine

@@ -19,25 +19,20 @@ struct InitCommand: Command {
         ],
         examples: ["pipeline init", "pipeline init site --kind images", "pipeline init talks --kind media && cd talks && pipeline run pipeline.yml"])
 
-    let directory: String
-    let kind: ProjectTemplate.Kind
-    let force: Bool
+    let arguments: InitArguments
+    private var directory: String { arguments.directory }
+    private var kind: ProjectTemplate.Kind { arguments.kind }
+    private var force: Bool { arguments.force }
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        directory = arguments.positionals.first ?? "."
-        let name = arguments.value("kind") ?? "images"
-        guard let kind = ProjectTemplate.Kind(rawValue: name) else {
-            throw UsageError("--kind must be images, media or documents, not '\(name)'", command: Self.spec.name)
-        }
-        self.kind = kind
-        force = arguments.flag("force")
+    init(_ arguments: InitArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        let output = context.output
+        let view = InitView(directory: directory)
         let absolute = URL(fileURLWithPath: directory).standardizedFileURL.path
         if let problem = Self.makeFolder(absolute) {
-            output.failure("cannot make the project folder '\(TerminalText.printable(directory))': \(problem)")
+            view.cannotMakeFolder(problem, context: context)
             return ExitCode.failure
         }
         let name = Self.projectName(URL(fileURLWithPath: absolute).lastPathComponent)
@@ -63,8 +58,7 @@ struct InitCommand: Command {
                 files.append(("samples/report.pdf", SampleFiles.pdf(title: name + " report", pages: 2)))
             case .media:
                 guard SampleFiles.hasFFmpeg(path: context.environment["PATH"]) else {
-                    output.failure("the media samples are made with ffmpeg, which is not installed; nothing was written",
-                                   hint: "install it (apt-get install ffmpeg), or put your own media files in the folder first")
+                    view.noFFmpeg(context: context)
                     return ExitCode.failure
                 }
             }
@@ -77,30 +71,23 @@ struct InitCommand: Command {
         let writer = ProjectWriter(root: absolute, shownRoot: directory == "." ? "" : TerminalText.printable(directory) + "/", files: files.map { ($0.path, .data($0.data)) } + media)
         // Everything in the way is named before anything is written.
         let (inTheWay, blocked) = writer.obstacles()
-        let shown = { (path: String) in "'\(TerminalText.printable(directory == "." ? path : directory + "/" + path))'" }
         if !blocked.isEmpty {
-            output.failure(blocked.joined(separator: "; ") + "; nothing was written", hint: "move \(blocked.count == 1 ? "it" : "them") away and run init again")
+            view.blocked(blocked, context: context)
             return ExitCode.failure
         }
         if !inTheWay.isEmpty, !force {
-            output.failure("\(inTheWay.map(shown).joined(separator: ", ")) already \(inTheWay.count == 1 ? "exists" : "exist"); nothing was written",
-                           hint: "move \(inTheWay.count == 1 ? "it" : "them") away, or pass --force to overwrite")
+            view.inTheWay(inTheWay, context: context)
             return ExitCode.failure
         }
         do throws(ProjectWriter.Failure) {
             try writer.write(ignoring: [".pipeline/", "build/"])
         } catch {
-            output.failure(error.message)
+            view.failure(error.message, context: context)
             return ExitCode.failure
         }
-        let enter = directory == "." ? "" : "  cd \(Self.shellQuoted(directory))\n"
-        output.out("""
-            Wrote \(writer.files.map(\.path).joined(separator: ", ")) and .gitignore (\(ownFiles ? "the manifest processes the folder's own \(kind.rawValue)" : "with samples to process")).
-            \(leftOutNote(Self.leftOut(in: absolute, besides: kind), ownFiles: ownFiles))Next:
-            \(enter)  pipeline plan pipeline.yml     # what would run
-              pipeline run pipeline.yml      # run it on this machine; results in build/
-
-            """)
+        view.wrote(
+            writer.files.map(\.path), processes: ownFiles ? "the manifest processes the folder's own \(kind.rawValue)" : "with samples to process",
+            leftOut: leftOutNote(Self.leftOut(in: absolute, besides: kind), ownFiles: ownFiles), context: context)
         return ExitCode.success
     }
 

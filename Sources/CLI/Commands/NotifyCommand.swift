@@ -41,33 +41,18 @@ struct NotifyCommand: Command {
     /// The most a notification's body may hold (as the receiver takes).
     static let largestBody = NotificationReceiver.largestBody
 
-    enum Action {
-        case verify(file: String?, contentType: String?)
-        case receive(manifest: String, host: String, port: UInt16, timeout: Duration, askEvery: Duration, endpoint: String?)
+    let arguments: NotifyArguments
+
+    init(_ arguments: NotifyArguments) {
+        self.arguments = arguments
     }
 
-    let action: Action
-    let secretVariable: String
-
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        secretVariable = arguments.secretVariable
-        let target = arguments.positionals.dropFirst().first
-        switch arguments.positionals.first {
-        case "verify":
-            action = .verify(file: target == "-" ? nil : target, contentType: arguments.value("content-type"))
-        case "receive":
-            action = .receive(
-                manifest: target ?? ParsedArguments.defaultManifest, host: arguments.value("host") ?? "127.0.0.1",
-                port: try arguments.port(default: 8788), timeout: try arguments.duration("timeout", default: .seconds(8 * 3600)),
-                askEvery: try arguments.duration("ask-every", default: .seconds(30)), endpoint: arguments.value("endpoint"))
-        default:
-            throw UsageError("ACTION must be verify or receive, not '\((arguments.positionals.first ?? "").printable)'", command: Self.spec.name)
-        }
-    }
+    /// How the command speaks.
+    private let view = NotifyView()
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        guard let secret = context.secret(in: secretVariable) else { return ExitCode.failure }
-        switch action {
+        guard let secret = context.secret(in: arguments.secretVariable) else { return ExitCode.failure }
+        switch arguments.action {
         case .verify(let file, let contentType): return verify(file, contentType: contentType, secret: secret, context: context)
         case .receive(let manifest, let host, let port, let timeout, let askEvery, let endpoint):
             return await receive(manifest, host: host, port: port, timeout: timeout, askEvery: askEvery, endpoint: endpoint, secret: secret, context: context)
@@ -84,44 +69,30 @@ struct NotifyCommand: Command {
             // One byte past the limit tells a body that is too large.
             body = try handle.read(upToCount: Self.largestBody + 1) ?? Data()
         } catch {
-            context.output.failure("\(error)")
+            view.failure("\(error)", context: context)
             return ExitCode.failure
         }
         guard body.count <= Self.largestBody else {
-            context.output.failure("\(source) holds more than \(ByteSize(bytes: Int64(Self.largestBody))), more than any notification", hint: "pass the body of one notification request")
+            view.tooLarge(source, limit: Self.largestBody, context: context)
             return ExitCode.failure
         }
         let notification: ReceivedNotification
         do throws(ReceivedNotification.Unreadable) {
             notification = try ReceivedNotification(body: body, contentType: contentType)
         } catch {
-            switch error {
-            case .noNotification:
-                context.output.failure(
-                    "\(source) holds no notification: no transloadit field",
-                    hint: "save the whole request body (multipart/form-data or urlencoded); for a multipart body without its first boundary line, pass --content-type")
-            case .repeated(let field):
-                context.output.failure(
-                    "\(source) holds more than one \(field) field: not a notification the service sent",
-                    hint: "receivers differ in which one they take (the first or the last); do not trust this request")
-            case .ambiguousPart:
-                context.output.failure(
-                    "\(source) holds a part whose Content-Disposition does not parse or names it twice: not a notification the service sent",
-                    hint: "receivers differ in the name they read from it; do not trust this request")
-            }
+            view.unreadable(source, error, context: context)
             return ExitCode.failure
         }
         guard notification.signature != nil else {
-            context.output.failure("the notification in \(source) has no signature field", hint: "an engine or service with an Auth Secret signs every notification")
+            view.unsigned(source, context: context)
             return ExitCode.failure
         }
         guard notification.isSigned(with: secret) else {
-            context.output.failure("the signature of the notification in \(source) does not match the Auth Secret in $\(secretVariable)",
-                                   hint: "check that the secret is the one of the Auth Key that created the Assembly; do not trust this notification")
+            view.forged(source, secretVariable: arguments.secretVariable, context: context)
             return ExitCode.failure
         }
         let status = notification.status
-        context.output.out("valid: Assembly \(status?.assemblyID?.printable ?? "?") \((status?.word ?? "?").printable)\n")
+        view.valid(assembly: status?.assemblyID, state: status?.word, context: context)
         return ExitCode.success
     }
 
@@ -132,20 +103,19 @@ struct NotifyCommand: Command {
         let pending = (workspace.lastResults()?.assemblies ?? []).filter(\.isPending)
         let expected = Set(pending.compactMap(\.assemblyID))
         guard !expected.isEmpty else {
-            context.output.failure("nothing to wait for: the last results of \(manifest.printable) hold no Assembly left running",
-                                   hint: "'pipeline run \(manifest.printable) --no-wait' leaves them, each job with a notify_url that reaches this receiver")
+            view.nothingToWaitFor(manifest, context: context)
             return ExitCode.failure
         }
-        let output = context.output
-        let receiver = NotificationReceiver(secret: secret, expected: expected) { line in output.error("pipeline: \(line)\n") }
+        let (output, view) = (context.output, view)
+        let receiver = NotificationReceiver(secret: secret, expected: expected) { line in view.log(line, output: output) }
         let server: HTTPServer
         do {
             server = try HTTPServer(HTTPServer.Configuration(host: host, port: port), handler: receiver)
         } catch {
-            context.output.failure("cannot listen on \(host):\(port): \(error)", hint: "choose another --port, or stop what uses it")
+            view.cannotListen(host: host, port: port, error, context: context)
             return ExitCode.failure
         }
-        context.output.error("pipeline: receiving on http://\(HTTPServer.urlHost(host)):\(server.port)/ the notifications of \(plural(expected.count, "Assembly", "Assemblies"))\n")
+        view.receiving(host: host, port: server.port, count: expected.count, context: context)
         // The service is asked too, now and then: an Assembly whose notification never comes still ends the wait.
         let client = AssemblyClient(http: context.http, endpoint: "")
         // Only the endpoint's origin is asked, whatever host the results file names.
@@ -165,15 +135,14 @@ struct NotifyCommand: Command {
         try? await Task.sleep(for: .milliseconds(500))
         server.stop()
         guard ended else {
-            context.output.failure("\(plural(receiver.waitingFor.count, "Assembly", "Assemblies")) did not report within \(DurationText.format(timeout))",
-                                   hint: "'pipeline status \(manifest.printable) --wait' collects them by asking the service")
+            view.timedOut(receiver.waitingFor.count, timeout: timeout, manifest: manifest, context: context)
             return ExitCode.failure
         }
         // Every one ended: collecting asks each once, and writes the results and downloads.
         do throws(UsageError) {
-            return try await RunCommand.collecting(manifest, endpoint: endpoint).runOnce(context)
+            return await RunCommand(try RunArguments.collecting(manifest, endpoint: endpoint)).runOnce(context)
         } catch {
-            context.output.failure(error.message)
+            view.failure(error.message, context: context)
             return ExitCode.failure
         }
     }

@@ -35,54 +35,27 @@ struct PlanCommand: Command {
         ],
         examples: ["pipeline plan pipeline.yml", "pipeline plan pipeline.yml --out plan.json", "pipeline plan pipeline.yml --format markdown >> \"$GITHUB_STEP_SUMMARY\""])
 
-    let manifest: String
-    let out: String?
+    let arguments: PlanArguments
     /// How the plan is shown.
     let view: any PlanView
-    let policy: String?
-    let offline: Bool
-    let prune: Bool
-    let endpoint: String?
-    let rehash: Bool
-    let shard: (index: Int, count: Int)?
-    /// For `--shard auto`: which variables the shard came from.
-    let shardOrigin: String?
-    let maxBytes: Int64?
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        manifest = arguments.positionals[0]
-        out = arguments.value("out")
-        let format = arguments.value("format") ?? (arguments.flag("json") ? "json" : "text")
-        guard ["text", "json", "markdown"].contains(format) else {
-            throw UsageError("--format must be text, json or markdown, not '\(format)'", command: Self.spec.name)
+    init(_ arguments: PlanArguments) {
+        self.arguments = arguments
+        view = switch arguments.format {
+        case .json: JSONPlanView()
+        case .markdown: MarkdownPlanView()
+        case .text: TextPlanView()
         }
-        guard !arguments.flag("json") || format == "json" else {
-            throw UsageError("--json and --format \(format) ask for different outputs; keep one", command: Self.spec.name)
-        }
-        view = switch format {
-        case "json": JSONPlanView()
-        case "markdown": MarkdownPlanView()
-        default: TextPlanView()
-        }
-        policy = arguments.value("policy")
-        offline = arguments.flag("offline")
-        prune = arguments.flag("prune")
-        shard = try arguments.shard()
-        maxBytes = try arguments.size("max-bytes", minimum: 1)
-        endpoint = arguments.value("endpoint")
-        if let problem = endpoint.flatMap({ Endpoint($0).problem }) { throw UsageError(problem.printable, command: Self.spec.name) }
-        rehash = arguments.flag("rehash")
-        shardOrigin = arguments.shardOrigin
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        if let origin = shardOrigin { context.output.error("pipeline: \(origin)\n") }
-        var loader = ProjectLoader(environment: context.environment, policyPath: policy, endpointOverride: endpoint, http: context.http)
-        loader.rehash = rehash
-        let (project, session) = await loader.load(manifest)
-        let loaded = session.plan(project, workers: ParallelWork.cores, shard: shard)
+        if let origin = arguments.shardOrigin { view.shard(origin, context: context) }
+        var loader = ProjectLoader(environment: context.environment, policyPath: arguments.policy, endpointOverride: arguments.endpoint, http: context.http)
+        loader.rehash = arguments.rehash
+        let (project, session) = await loader.load(arguments.manifest)
+        let loaded = session.plan(project, workers: ParallelWork.cores, shard: arguments.shard)
         guard let plan = loaded.value else {
-            view.failure(loaded.diagnostics, sources: loaded.sources, manifest: manifest, context: context)
+            view.failure(loaded.diagnostics, sources: loaded.sources, manifest: arguments.manifest, context: context)
             return ExitCode.failure
         }
         context.report(loaded.diagnostics, sources: loaded.sources)
@@ -90,30 +63,28 @@ struct PlanCommand: Command {
         let workspace = project.value.map { Workspace(manifest: $0.manifest) }
         // The last results, read once, and usage measured only where it is shown or judged (it may
         // run ffprobe on every media file).
-        let judged = view.showsContext || maxBytes != nil
+        let judged = view.showsContext || arguments.maxBytes != nil
         let lastResults = judged ? workspace?.lastResults() : nil
         // What a run would do: only that is counted.
         let work = judged ? project.value.flatMap { project in
-            workspace.map { LastRun.work(plan, manifest: project.manifest, workspace: $0, endpointOverride: endpoint, environment: context.environment) }
+            workspace.map { LastRun.work(plan, manifest: project.manifest, workspace: $0, endpointOverride: arguments.endpoint, environment: context.environment) }
         } : nil
         let usage = judged
             ? UsageReport(work?.plan(of: plan) ?? plan, lastResults: lastResults, resolve: { path in project.value?.manifest.path(path) ?? path }) : nil
-        if let maxBytes, let usage, usage.countedBytes.bytes > maxBytes {
-            context.output.failure(
-                "the run would count about \(ByteSize(bytes: usage.countedBytes.bytes)), more than --max-bytes \(ByteSize(bytes: maxBytes))",
-                hint: "check the inputs' globs (\(plural(plan.fileCount, "file")), \(ByteSize(bytes: plan.byteCount)) in), or raise --max-bytes")
+        if let maxBytes = arguments.maxBytes, let usage, usage.countedBytes.bytes > maxBytes {
+            view.overMaxBytes(usage, maxBytes: maxBytes, plan: plan, context: context)
             view.overBudget(usage, maxBytes: maxBytes, context: context)
             return ExitCode.failure
         }
-        if let out {
+        if let out = arguments.out {
             if let manifestFile = project.value.map({ $0.manifest.directory + "/" + ($0.manifest.file as NSString).lastPathComponent }),
                let real = RealPath.of(out), real == RealPath.of(manifestFile) {
-                context.output.failure("--out '\(out)' is the manifest itself; the plan would replace it", hint: "name another file, such as plan.json")
+                view.outIsTheManifest(out, context: context)
                 return ExitCode.failure
             }
             var info = stat()
             if stat(out, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
-                context.output.failure("--out '\(out)' is a folder", hint: "name a file for the plan, such as '\(out)/plan.json'")
+                view.outIsAFolder(out, context: context)
                 return ExitCode.failure
             }
             do {
@@ -126,11 +97,11 @@ struct PlanCommand: Command {
                     written?.remember(plan, warnings: warnings, at: out, info: info)
                 }
             } catch {
-                context.output.failure("\(error)", hint: "check that the folder of '\(out)' exists and is writable")
+                view.outNotWritten(error, out: out, context: context)
                 return ExitCode.failure
             }
         }
-        var known = PlanContext(work: work, usage: usage, lastResults: lastResults, out: out)
+        var known = PlanContext(work: work, usage: usage, lastResults: lastResults, out: arguments.out)
         if view.showsContext, let manifest = project.value?.manifest, let workspace {
             // Why Assemblies change: this plan next to the one the last run ran.
             known.changes = LastRun.lastPlan(workspace, context: context).map { PlanDiff(old: $0, new: plan) }
@@ -146,26 +117,26 @@ struct PlanCommand: Command {
     /// declares no Template and none was synced from it, so such a plan never contacts the endpoint.
     private func templates(_ manifest: Manifest, context: CommandContext) async -> String? {
         let declared = TemplateSync.wanted(in: manifest)
-        let endpoint = Endpoint.of(manifest, override: self.endpoint, environment: context.environment)
+        let endpoint = Endpoint.of(manifest, override: arguments.endpoint, environment: context.environment)
         let synced: [String: SyncedTemplate]
         do { synced = try Workspace(manifest: manifest).syncedTemplates(endpoint: endpoint.key) } catch {
-            context.output.error("pipeline: warning: \(error); the plan shows no Template as synced\n")
+            view.syncedUnreadable(error, context: context)
             synced = [:]
         }
         guard !declared.isEmpty || !synced.isEmpty else { return nil }
         var reason = "--offline"
-        if !offline {
+        if !arguments.offline {
             do {
                 // The account's other Templates (another manifest's) are not this plan's business, nor a prune's.
                 let remote = try await remoteTemplates(manifest, endpoint: endpoint, context: context).filter { declared[$0.name] != nil || synced[$0.name] != nil }
-                return TemplateRendering.plan(TemplateComparison.compare(declared, remote: remote), against: endpoint.key, prune: prune)
+                return TemplateRendering.plan(TemplateComparison.compare(declared, remote: remote), against: endpoint.key, prune: arguments.prune)
             } catch {
                 reason = (error as? DiagnosticsError)?.diagnostics.first?.message ?? "\(error)"
-                context.output.error("pipeline: warning: Templates not compared with \(endpoint.key): \(reason)\n")
+                view.templatesNotCompared(with: endpoint.key, reason: reason, context: context)
             }
         }
         let comparisons = TemplateComparison.compare(declared, synced: synced)
-        return TemplateRendering.plan(comparisons, against: "the last sync to \(endpoint.key), not the endpoint itself: \(reason)", prune: prune)
+        return TemplateRendering.plan(comparisons, against: "the last sync to \(endpoint.key), not the endpoint itself: \(reason)", prune: arguments.prune)
     }
 
     /// Every Template of the manifest's endpoint, signed as `run` signs (the embedded engine for 'local').

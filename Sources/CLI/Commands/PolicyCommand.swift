@@ -26,28 +26,15 @@ struct PolicyCommand: Command {
         ],
         examples: ["pipeline policy suggest pipeline.yml", "pipeline policy suggest pipeline.yml --out policy.yml --margin 10x"])
 
-    let manifest: String
-    let out: String?
-    let margin: SuggestionMargin
+    let arguments: PolicyArguments
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        guard arguments.positionals.first == "suggest" else {
-            throw UsageError("unknown action '\(arguments.positionals.first ?? "")'; the action is 'suggest'", command: Self.spec.name)
-        }
-        manifest = arguments.positionals[1]
-        out = arguments.value("out")
-        if let text = arguments.value("margin") {
-            guard let margin = SuggestionMargin(parsing: text) else {
-                throw UsageError("--margin must be a factor from 1x to 1000x, such as 4x, not '\(text)'", command: Self.spec.name)
-            }
-            self.margin = margin
-        } else {
-            margin = .standard
-        }
+    init(_ arguments: PolicyArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        let loaded = ManifestLoader(environment: context.environment).load(path: manifest)
+        let view = PolicyView()
+        let loaded = ManifestLoader(environment: context.environment).load(path: arguments.manifest)
         guard let value = loaded.value else {
             context.report(loaded.diagnostics, sources: loaded.sources)
             return ExitCode.failure
@@ -55,22 +42,22 @@ struct PolicyCommand: Command {
         // Planned without a policy (the one in force may be what refuses it), for the sizes only.
         let planned = Planner(policy: nil, workers: ParallelWork.cores).plan(value)
         if planned.plan == nil {
-            context.output.error("pipeline: warning: the manifest could not be planned (\(planned.diagnostics.filter { $0.severity == .error }.count) errors); the policy has no size limits\n")
+            view.unplanned(errors: planned.diagnostics.filter { $0.severity == .error }.count, context: context)
         }
-        let text = PolicySuggestion(manifest: value, plan: planned.plan, margin: margin).yaml(manifestShown: (manifest as NSString).lastPathComponent)
-        guard let out else {
-            context.output.out(text)
+        let text = PolicySuggestion(manifest: value, plan: planned.plan, margin: arguments.margin).yaml(manifestShown: (arguments.manifest as NSString).lastPathComponent)
+        guard let out = arguments.out else {
+            view.show(text, context: context)
             return ExitCode.success
         }
         guard !FileManager.default.fileExists(atPath: out) else {
-            context.output.failure("'\(out)' exists; it is not replaced", hint: "name another file, or remove it first")
+            view.exists(out, context: context)
             return ExitCode.failure
         }
         do { try AtomicFile.write(Data(text.utf8), to: out) } catch {
-            context.output.failure("\(error)", hint: "check that the folder of '\(out)' exists and is writable")
+            view.notWritten(error, out: out, context: context)
             return ExitCode.failure
         }
-        context.output.error("pipeline: wrote \(out)\(PolicyReference(manifest: value, written: out).advice)\n")
+        view.wrote(out, advice: PolicyReference(manifest: value, written: out).advice, context: context)
         return ExitCode.success
     }
 }

@@ -30,25 +30,17 @@ struct ReplayCommand: Command {
         ],
         examples: ["pipeline replay pipeline.yml thumbnails", "pipeline replay pipeline.yml 3f2a9c1b", "pipeline replay pipeline.yml --all"])
 
-    let manifestPath: String
-    let targets: [String]
-    /// `--all`: every Assembly of the last results.
-    let all: Bool
-    let endpoint: String?
-    let policy: String?
+    let arguments: ReplayArguments
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        manifestPath = arguments.positionals[0]
-        targets = Array(arguments.positionals.dropFirst())
-        all = arguments.flag("all")
-        (endpoint, policy) = (arguments.value("endpoint"), arguments.value("policy"))
-        if all, !targets.isEmpty { throw UsageError("--all replays every Assembly: name TARGETs or give --all, not both", command: Self.spec.name) }
+    init(_ arguments: ReplayArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        let (project, session) = await ProjectLoader(environment: context.environment, policyPath: policy, endpointOverride: endpoint, http: context.http).load(manifestPath)
+        let view = ReplayView(manifestPath: arguments.manifestPath)
+        let (project, session) = await ProjectLoader(environment: context.environment, policyPath: arguments.policy, endpointOverride: arguments.endpoint, http: context.http).load(arguments.manifestPath)
         // Replaying is paid work on the service: it is asked for by name, or with --all.
-        if targets.isEmpty, !all, let manifest = project.value?.manifest {
+        if arguments.targets.isEmpty, !arguments.all, let manifest = project.value?.manifest {
             throw UsageError(Self.unnamed(manifest, last: Workspace(manifest: manifest).lastResults()), command: Self.spec.name)
         }
         let planned = session.plan(project, workers: ParallelWork.cores, shard: nil)
@@ -56,33 +48,31 @@ struct ReplayCommand: Command {
         guard let plan = planned.value, let manifest = project.value?.manifest else { return ExitCode.failure }
         let workspace = Workspace(manifest: manifest)
         guard let last = workspace.lastResults() else {
-            context.output.failure("no results to replay: \(HumanRunView.shown(workspace.resultsPath)) is missing", hint: "run 'pipeline run \(manifestPath.printable)' first")
+            view.noResults(workspace.resultsPath, context: context)
             return ExitCode.failure
         }
         let chosen = last.assemblies.filter { entry in
-            entry.assemblyID != nil && (targets.isEmpty || targets.contains { target in
+            entry.assemblyID != nil && (arguments.targets.isEmpty || arguments.targets.contains { target in
                 target == entry.job || (target.count >= 8 && (entry.assemblyID?.hasPrefix(target) == true || entry.planID.hasPrefix(target)))
             })
         }
         guard !chosen.isEmpty else {
-            context.output.failure("nothing to replay: " + (all ? "the last results name no Assembly" : "no Assembly of the last results matches \(targets.map { "'\($0.printable)'" }.joined(separator: ", "))"),
-                                   hint: "name a job of the manifest, or an Assembly id from 'pipeline status \(manifestPath.printable)'")
+            view.nothingMatches(arguments.targets, all: arguments.all, context: context)
             return ExitCode.failure
         }
         let prepared: RunSetup
         do {
-            prepared = try RunSetup.prepare(manifest: manifest, workspace: workspace, endpoint: Endpoint.of(manifest, override: endpoint, environment: context.environment), context: context)
+            prepared = try RunSetup.prepare(manifest: manifest, workspace: workspace, endpoint: Endpoint.of(manifest, override: arguments.endpoint, environment: context.environment), context: context)
         } catch {
             context.report(error.diagnostics, sources: planned.sources)
             return ExitCode.failure
         }
         defer { prepared.engine?.stop() }
         guard prepared.engine == nil else {
-            context.output.failure("the embedded engine (endpoint: local) reads files where they are and keeps none to replay",
-                                   hint: "'pipeline run' makes only what changed; against 'pipeline serve' or the hosted service, replay runs what they kept")
+            view.embeddedEngine(context: context)
             return ExitCode.failure
         }
-        context.output.error("pipeline: replaying \(Self.named(chosen))\n")
+        view.replaying(Self.named(chosen), context: context)
         let replay = AssemblyReplay(plan: plan, configuration: prepared.configuration, http: context.http)
         var results = last
         var (replayed, failed, skipped) = (0, 0, 0)
@@ -91,26 +81,26 @@ struct ReplayCommand: Command {
             switch await replay.replay(entry) {
             case .skipped(let why):
                 skipped += 1
-                context.output.error("pipeline: skipped \(name): \(why)\n")
+                view.skipped(name, why: why, context: context)
             case .replayed(let made) where made.isCompleted:
                 replayed += 1
                 // In the old entry's place: the results keep the plan's order.
                 let place = results.assemblies.firstIndex { $0.planID == entry.planID } ?? results.assemblies.endIndex
                 results.assemblies.insert(made, at: place)
                 results.assemblies.removeAll { ($0.planID == entry.planID || $0.planID == made.planID) && $0.assemblyID != made.assemblyID }
-                context.output.error("pipeline: replayed \(name) as Assembly \(made.assemblyID ?? "?"): \(plural(made.results.values.reduce(0) { $0 + $1.count }, "result"))\n")
+                view.replayed(name, as: made, context: context)
             case .replayed(let made):
                 failed += 1
-                context.output.error("pipeline: replay of \(name) failed (the old results stay): \(made.status.printable): \((made.message ?? "").printable)\n")
+                view.failed(name, as: made, context: context)
             }
         }
         if replayed > 0 {
             do { try results.write(to: workspace.resultsPath, below: workspace.directory) } catch {
-                context.output.failure("the results could not be written: \(error)")
+                view.notWritten(error, context: context)
                 return ExitCode.failure
             }
         }
-        context.output.out("Replay: \(replayed) replayed, \(failed) failed, \(skipped) skipped. Results: \(HumanRunView.shown(workspace.resultsPath))\n")
+        view.summary(replayed: replayed, failed: failed, skipped: skipped, resultsPath: workspace.resultsPath, context: context)
         return failed == 0 && replayed > 0 ? ExitCode.success : ExitCode.failure
     }
 

@@ -23,14 +23,10 @@ struct ReportCommand: Command {
         ],
         examples: ["pipeline report pipeline.yml", "pipeline report pipeline.yml --compare old-results.json --out review.html"])
 
-    let manifest: String
-    let out: String?
-    let compare: String?
+    let arguments: ReportArguments
 
-    init(_ arguments: ParsedArguments) {
-        manifest = arguments.positionals[0]
-        out = arguments.value("out")
-        compare = arguments.value("compare")
+    init(_ arguments: ReportArguments) {
+        self.arguments = arguments
     }
 
     /// Where the page goes unless `--out` says: beside the results, `report.html` for a
@@ -42,35 +38,36 @@ struct ReportCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        let loaded = ManifestLoader(environment: context.environment).load(path: manifest)
+        let view = ReportView()
+        let loaded = ManifestLoader(environment: context.environment).load(path: arguments.manifest)
         context.report(loaded.diagnostics, sources: loaded.sources)
         guard let manifest = loaded.value else { return ExitCode.failure }
         let workspace = Workspace(manifest: manifest)
         guard let results = RunResults.load(workspace.resultsPath) else {
-            context.output.failure("no results to report at \(workspace.resultsPath.printable)", hint: "run the manifest first: pipeline run \(self.manifest)")
+            view.noResults(workspace.resultsPath, manifest: arguments.manifest, context: context)
             return ExitCode.failure
         }
         // Previews of files unchanged since the last report are read back, not made again.
         let previews = PreviewCache(folder: workspace.previewsDirectory, project: workspace.directory)
         var previous: ReportModel?
-        if let compare {
+        if let compare = arguments.compare {
             guard let old = RunResults.load(compare) else {
-                context.output.failure("cannot read the results file '\(compare.printable)' given to --compare", hint: "give a results.json a run wrote")
+                view.unreadableComparison(compare, context: context)
                 return ExitCode.failure
             }
             previous = ReportModel(results: old, manifest: manifest, workspace: workspace, previews: previews)
         }
         let page = ReportHTML.render(ReportModel(results: results, manifest: manifest, workspace: workspace, previews: previews), previous: previous)
-        let target = out ?? Self.defaultPage(manifestFile: manifest.file, resultsPath: workspace.resultsPath)
+        let target = arguments.out ?? Self.defaultPage(manifestFile: manifest.file, resultsPath: workspace.resultsPath)
         do {
             try AtomicFile.write(Data(page.utf8), to: target, below: workspace.directory)
         } catch {
-            context.output.failure("\(error)", hint: "check that the folder of '\(target.printable)' exists and is writable")
+            view.notWritten(error, target: target, context: context)
             return ExitCode.failure
         }
         // Only once the page is in place: the previews it did not use (of files no results name now) go.
         previews.prune()
-        context.output.out("Wrote \(HumanRunView.shown(target)) (\(ByteSize(bytes: Int64(page.utf8.count)))).\n")
+        view.wrote(target, bytes: page.utf8.count, context: context)
         return ExitCode.success
     }
 }

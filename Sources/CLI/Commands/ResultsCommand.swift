@@ -25,52 +25,31 @@ struct ResultsCommand: Command {
         ],
         examples: ["pipeline results pipeline.yml", "pipeline results pipeline.yml images/a.jpg --json", "pipeline results merge shard-1.json shard-2.json --out results.json"])
 
-    /// What was asked: the merge of results files, or the results of a manifest.
-    enum Action {
-        case merge(files: [String], out: String?)
-        case show(manifest: String, sources: [String], json: Bool)
-    }
+    let arguments: ResultsArguments
 
-    let action: Action
-
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        let first = arguments.positionals.first ?? ""
-        let rest = Array(arguments.positionals.dropFirst())
-        if first == "merge" {
-            guard !rest.isEmpty else { throw UsageError("missing FILE... (the shards' results files)", command: Self.spec.name) }
-            action = .merge(files: rest, out: arguments.value("out"))
-        } else {
-            if arguments.value("out") != nil { throw UsageError("--out goes with 'merge'; the results of a manifest are printed", command: Self.spec.name) }
-            // `pipeline results a.png` names a source: the manifest is then the one found from here.
-            var isFolder: ObjCBool = false
-            let isManifest = first.hasSuffix(".yml") || first.hasSuffix(".yaml") || (FileManager.default.fileExists(atPath: first, isDirectory: &isFolder) && isFolder.boolValue)
-            if !isManifest, let found = ManifestDiscovery.find(ParsedArguments.defaultManifest) {
-                action = .show(manifest: found, sources: arguments.positionals, json: arguments.flag("json"))
-            } else {
-                action = .show(manifest: first, sources: rest, json: arguments.flag("json"))
-            }
-        }
+    init(_ arguments: ResultsArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        switch action {
-        case .merge(let files, let out): merge(files, out: out, context: context)
-        case .show(let manifest, let sources, let json): show(manifest, sources: sources, json: json, context: context)
+        switch arguments.action {
+        case .merge(let files, let out): merge(files, out: out, view: ResultsView(), context: context)
+        case .show(let manifest, let sources, let json): show(manifest, sources: sources, view: ResultsView(json: json), context: context)
         }
     }
 
-    private func show(_ manifest: String, sources: [String], json: Bool, context: CommandContext) -> Int32 {
+    private func show(_ manifest: String, sources: [String], view: ResultsView, context: CommandContext) -> Int32 {
         guard let (workspace, _) = LastRun.workspaceAndAddress(manifest, context: context) else { return ExitCode.failure }
         guard let results = workspace.lastResults() else {
             guard FileManager.default.fileExists(atPath: workspace.resultsPath) else {
-                context.output.failure("no results of '\(manifest)' yet (\(workspace.resultsPath))", hint: "run 'pipeline run \(manifest)' first")
+                view.noResults(manifest, at: workspace.resultsPath, context: context)
                 return ExitCode.failure
             }
-            context.output.failure("\(workspace.resultsPath) cannot be read as a results file", hint: "run 'pipeline run \(manifest)' again to write it afresh")
+            view.unreadable(workspace.resultsPath, manifest: manifest, context: context)
             return ExitCode.failure
         }
         if let writer = results.manifest, writer != workspace.manifestFromResults {
-            context.output.error("pipeline: warning: \(workspace.resultsPath) was written by a run of '\(writer.printable)', not of '\(manifest)'\n")
+            view.writtenByAnother(workspace.resultsPath, writer: writer, manifest: manifest, context: context)
         }
         // A source as the results name it, relative to the manifest's folder: as given from here
         // (inside that folder), else as given from the manifest's folder.
@@ -85,7 +64,7 @@ struct ResultsCommand: Command {
         let related = RealPath.isInside(here, folder) || RealPath.isInside(folder, here)
         let shown = { (path: String) in related && !path.hasPrefix("/") ? RealPath.relative(folder + "/" + path, from: here) : path }
         let query = ResultsQuery(Self.relocated(results, shown), wanted: wanted.map(shown))
-        context.output.out(json ? query.jsonText : query.text())
+        view.show(query, context: context)
         return query.missing.isEmpty && !(query.sources.isEmpty && wanted.isEmpty) ? ExitCode.success : ExitCode.failure
     }
 
@@ -106,7 +85,7 @@ struct ResultsCommand: Command {
         return moved
     }
 
-    private func merge(_ files: [String], out: String?, context: CommandContext) -> Int32 {
+    private func merge(_ files: [String], out: String?, view: ResultsView, context: CommandContext) -> Int32 {
         let completed: Bool
         do {
             if let out {
@@ -114,13 +93,13 @@ struct ResultsCommand: Command {
                 try AtomicFile.write(to: out) { emit in merged = try ResultsMerge.merge(files, emit: emit) }
                 completed = merged
             } else {
-                completed = try ResultsMerge.merge(files) { context.output.out(String(decoding: $0, as: UTF8.self)) }
+                completed = try ResultsMerge.merge(files) { view.merged($0, context: context) }
             }
         } catch let failure as ResultsMerge.Failure {
-            context.output.failure(failure.description, hint: failure.hint)
+            view.mergeFailed(failure, context: context)
             return ExitCode.failure
         } catch {
-            context.output.failure("\(error)", hint: "check that the folder of '\(out ?? "")' exists and is writable")
+            view.mergeFailed(error, out: out, context: context)
             return ExitCode.failure
         }
         return completed ? ExitCode.success : ExitCode.failure

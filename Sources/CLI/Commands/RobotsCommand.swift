@@ -14,18 +14,17 @@ struct RobotsCommand: Command {
         options: [.init(name: "json", help: "Print the catalog entry as JSON.")],
         examples: ["pipeline robots", "pipeline robots /image/resize", "pipeline robots /video/encode --json"])
 
-    let name: String?
-    let json: Bool
+    let arguments: RobotsArguments
 
-    init(_ arguments: ParsedArguments) {
-        name = arguments.positionals.first
-        json = arguments.flag("json")
+    init(_ arguments: RobotsArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async -> Int32 {
         let catalog = RobotCatalog.bundled
-        guard let name else {
-            context.output.out(json ? Self.json(catalog.robots.values.sorted { $0.name < $1.name }) : Self.list(catalog))
+        let view: any RobotsView = arguments.json ? JSONRobotsView() : HumanRobotsView()
+        guard let name = arguments.name else {
+            view.list(catalog, context: context)
             return ExitCode.success
         }
         let wanted = name.hasPrefix("/") ? name : "/" + name
@@ -34,14 +33,15 @@ struct RobotsCommand: Command {
             let byLastPart = catalog.robots.keys.filter { $0.split(separator: "/").last.map(String.init) == name }.sorted()
             let hint = (byLastPart.isEmpty ? Suggestions.closest(to: wanted, in: catalog.robots.keys).map { [$0] } : byLastPart)
                 .map { "did you mean " + $0.map { "'\($0)'" }.joined(separator: " or ") + "?" } ?? "'pipeline robots' lists them all"
-            context.output.failure("there is no robot '\(name)'", hint: hint)
+            view.unknown(name, hint: hint, context: context)
             return ExitCode.failure
         }
-        context.output.out(json ? Self.json([robot]) : Self.explain(robot))
+        view.explain(robot, context: context)
         return ExitCode.success
     }
 
-    private static func list(_ catalog: RobotCatalog) -> String {
+    /// Every robot by category, for people.
+    static func list(_ catalog: RobotCatalog) -> String {
         let byCategory = Dictionary(grouping: catalog.robots.values) { $0.name.split(separator: "/").first.map(String.init) ?? "" }
         let width = (catalog.robots.keys.map(\.count).max() ?? 0) + 2
         var text = ""
@@ -55,7 +55,8 @@ struct RobotsCommand: Command {
         return text + "\(catalog.robots.count) robots, \(RobotCatalog.local.count) of them run on the local engine. 'pipeline robots NAME' explains one.\n"
     }
 
-    private static func explain(_ robot: RobotCatalog.Robot) -> String {
+    /// One robot and its parameters, for people.
+    static func explain(_ robot: RobotCatalog.Robot) -> String {
         var text = "\(robot.name): \(robot.summary)\n"
         text += "Local engine: " + (RobotCatalog.local.contains(robot.name) ? "runs it" : "does not run it") + "\n\nParameters:\n"
         let width = (robot.parameters.keys.map(\.count).max() ?? 0) + 2
@@ -79,7 +80,8 @@ struct RobotsCommand: Command {
         return text
     }
 
-    private static func json(_ robots: [RobotCatalog.Robot]) -> String {
+    /// Robots as a JSON array.
+    static func json(_ robots: [RobotCatalog.Robot]) -> String {
         JSONValue.array(robots.map { robot in
             .object([
                 "robot": .string(robot.name), "summary": .string(robot.summary), "local": .bool(RobotCatalog.local.contains(robot.name)),

@@ -50,25 +50,17 @@ struct RunCommand: Command {
     /// The manifest to run.
     var manifestPath: String { arguments.manifestPath }
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        self.arguments = try RunArguments(arguments)
-    }
-
-    /// A run that only collects what an earlier `run --no-wait` left running (`status --wait`,
-    /// `notify receive`): it resumes them, creating nothing, and writes their results.
-    static func collecting(_ manifest: String, endpoint: String?, timeout: String? = nil, json: Bool = false) throws(UsageError) -> RunCommand {
-        let passed = [manifest] + (endpoint.map { ["--endpoint", $0] } ?? []) + (timeout.map { ["--timeout", $0] } ?? []) + (json ? ["--json"] : [])
-        var arguments = try RunArguments(try ParsedArguments.parse(passed, for: spec))
-        arguments.collectOnly = true
-        return RunCommand(arguments: arguments)
-    }
-
-    private init(arguments: RunArguments) {
+    init(_ arguments: RunArguments) {
         self.arguments = arguments
     }
 
+    /// How the command speaks: its messages, and the run's view.
+    func view(_ context: CommandContext) -> RunCommandView {
+        RunCommandView(output: context.output, arguments: arguments, environment: context.environment)
+    }
+
     /// The reviewed plan, if every one of its files is unchanged; otherwise the differences are reported.
-    private func verifiedPlan(_ path: String, context: CommandContext) -> Plan? {
+    private func verifiedPlan(_ path: String, view: RunCommandView, context: CommandContext) -> Plan? {
         var reviewed: Plan
         do {
             reviewed = try Plan.decode(try FileReading.read(path, limit: 1 << 30), file: path)
@@ -76,7 +68,7 @@ struct RunCommand: Command {
             context.report(error.diagnostics, sources: SourceStore())
             return nil
         } catch {
-            context.output.failure("\(error)")
+            view.failure(error)
             return nil
         }
         // A shard runs, and so checks, only its share of the reviewed plan.
@@ -84,22 +76,21 @@ struct RunCommand: Command {
         let directory = FolderPath.of(manifestPath)
         let differences = PlanVerification.differences(reviewed, baseDirectory: directory.isEmpty ? "." : directory)
         guard differences.isEmpty else {
-            context.output.failure(
-                "the files changed since '\(path)' was planned; nothing was run:\n" + differences.map { "  \($0)" }.joined(separator: "\n"),
-                hint: "review a new plan with 'pipeline plan \(manifestPath) --out \(path)', or run without --plan")
+            view.planChanged(path, differences: differences)
             return nil
         }
         return reviewed
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        if let origin = arguments.shardOrigin { context.output.error("pipeline: \(origin)\n") }
+        if let origin = arguments.shardOrigin { view(context).shard(origin) }
         guard arguments.watch else { return await runOnce(context) }
         return await RunWatcher(command: self).watch(context)
     }
 
     /// One run (also each of `--watch`'s).
     func runOnce(_ context: CommandContext) async -> Int32 {
+        let view = self.view(context)
         let signals = SignalCenter.waiter()
         // The manifest and its policy are read once, for planning and for the run.
         var loader = ProjectLoader(environment: context.environment, policyPath: arguments.policy, endpointOverride: arguments.endpoint, http: context.http)
@@ -111,16 +102,14 @@ struct RunCommand: Command {
         context.report(planned.diagnostics, sources: planned.sources)
         guard var plan = planned.value else { return ExitCode.failure }
         if let reviewed = arguments.reviewedPlan {
-            guard let chosen = verifiedPlan(reviewed, context: context) else { return ExitCode.failure }
+            guard let chosen = verifiedPlan(reviewed, view: view, context: context) else { return ExitCode.failure }
             plan = chosen
         }
         guard let manifest = project.value?.manifest else { return ExitCode.failure }
         if arguments.noWait, project.value?.policy?.requiresNotifyURLWithoutWaiting == true {
             let silent = Set(plan.assemblies.filter { $0.instructions["notify_url"]?.stringValue == nil }.map(\.job)).sorted()
             guard silent.isEmpty else {
-                context.output.failure(
-                    "the policy requires a notify_url of a run that does not wait, and job\(silent.count == 1 ? "" : "s") \(silent.map { "'\($0.printable)'" }.joined(separator: ", ")) \(silent.count == 1 ? "has" : "have") none; nothing was run",
-                    hint: "set 'notify_url:' on the job (or in 'defaults:'), or run without --no-wait")
+                view.notifyURLMissing(jobs: silent)
                 return ExitCode.failure
             }
         }
@@ -128,7 +117,7 @@ struct RunCommand: Command {
         let workspace = Workspace(manifest: manifest, resultsOverride: arguments.results)
         let lock: RunLock
         do { lock = try workspace.lockRun(shard: shard) } catch {
-            context.output.failure("\(error)")
+            view.failure(error)
             return ExitCode.failure
         }
         defer { withExtendedLifetime(lock) {} }
@@ -153,7 +142,7 @@ struct RunCommand: Command {
         // After the wait for the embedded engine, so a run that waited for another one sees what it wrote.
         let downloadFolders = Set(prepared.configuration.downloads.values.map(\.folder)).sorted()
         for (folder, other) in workspace.manifestsSharing(downloadFolders: downloadFolders) {
-            context.output.error("pipeline: warning: manifest '\(other.printable)' downloads into '\(folder.printable)' too: results of the same step and file name replace each other there; give each manifest its own download folder\n")
+            view.sharedDownloadFolder(folder, with: other)
         }
         if let conflict = workspace.resultsConflict(shard: shard.map { "\($0.index)/\($0.count)" }, downloads: downloadFolders) {
             context.report([conflict], sources: SourceStore())
@@ -163,12 +152,10 @@ struct RunCommand: Command {
         (configuration.waits, configuration.createsAssemblies, configuration.smartCDN) = (!arguments.noWait, !arguments.collectOnly, smartCDN)
         configuration.usualEndpointKey = Endpoint.of(manifest, override: nil, environment: context.environment).key
         if arguments.noWait, prepared.engine != nil {
-            context.output.failure(
-                "--no-wait leaves the Assemblies running, and the embedded engine (endpoint: local) stops with this command; nothing was run",
-                hint: "run 'pipeline serve' and use --endpoint http://127.0.0.1:8787 (or the hosted service), or run without --no-wait")
+            view.noWaitWithEmbeddedEngine()
             return ExitCode.failure
         }
-        let display = arguments.view(output: context.output, environment: context.environment, handsOver: prepared.engine != nil)
+        let display = view.runView(handsOver: prepared.engine != nil)
         SignalCenter.onResize { display.resized() }
         let ticker = Task {
             while !Task.isCancelled {
@@ -188,22 +175,22 @@ struct RunCommand: Command {
         do {
             // The command's own task canceled (a caller in this process) cuts the run as Ctrl-C does.
             let results = try await withTaskCancellationHandler { try await work.value } onCancel: { work.cancel() }
-            if work.isCancelled { display.clearLine(); return await interrupted(results, configuration: configuration, context: context, status: signals.exitStatus) }
+            if work.isCancelled { display.clearLine(); return await interrupted(results, configuration: configuration, view: view, context: context, status: signals.exitStatus) }
             display.summary(results, resultsPath: configuration.resultsPath)
             let left = results.assemblies.filter(\.isPending).count
             if left > 0 {
-                context.output.error("pipeline: \(plural(left, "Assembly", "Assemblies")) left running; collect them with 'pipeline status \(manifestPath.printable) --wait'\n")
+                view.leftRunning(left)
             }
             return results.assemblies.allSatisfy { $0.isCompleted || (arguments.noWait && $0.isPending) } ? ExitCode.success : ExitCode.failure
         } catch {
-            if work.isCancelled { display.clearLine(); return await interrupted(nil, configuration: configuration, context: context, status: signals.exitStatus) }
-            context.output.failure("\(error)")
+            if work.isCancelled { display.clearLine(); return await interrupted(nil, configuration: configuration, view: view, context: context, status: signals.exitStatus) }
+            view.failure(error)
             return ExitCode.failure
         }
     }
 
     /// After Ctrl-C: state is saved; with --cancel-on-interrupt the unfinished Assemblies are canceled.
-    private func interrupted(_ results: RunResults?, configuration: RunConfiguration, context: CommandContext, status: Int32) async -> Int32 {
+    private func interrupted(_ results: RunResults?, configuration: RunConfiguration, view: RunCommandView, context: CommandContext, status: Int32) async -> Int32 {
         if arguments.cancelOnInterrupt {
             let done = Set((results?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
             do {
@@ -211,13 +198,13 @@ struct RunCommand: Command {
                 // The embedded engine is still in this process: its services cancel its Assemblies.
                 let service = configuration.services?.assemblies ?? AssemblyClient(http: context.http, endpoint: "")
                 let canceled = await InFlight.cancel(started, except: done, service: service)
-                context.output.error("pipeline: interrupted; canceled \(plural(canceled, "Assembly", "Assemblies")) in flight.\n")
+                view.interrupted(canceled: canceled)
             } catch {
-                context.output.error("pipeline: interrupted; canceled nothing: \(error)\n")
+                view.interrupted(cancelFailed: error)
             }
         } else {
             let again = ResumeNote.text(results, force: configuration.force, embedded: configuration.services != nil)
-            context.output.error("pipeline: interrupted; state is saved in \(configuration.workspace.manifestStateDirectory). \(again)\n")
+            view.interrupted(savedIn: configuration.workspace.manifestStateDirectory, again: again)
         }
         return status
     }

@@ -37,109 +37,61 @@ struct ServeCommand: Command {
         ] + TLSFiles.options,
         examples: ["pipeline serve", "pipeline serve --port 0 --data-dir /tmp/engine"])
 
-    let host: String
-    let port: UInt16
-    let dataDirectory: String
-    let quiet: Bool
-    let authKey: String?
-    let secretVariable: String
-    let policyPath: String?
-    let rateLimit: (count: Int, window: TimeInterval)?
-    let robotLimits: RobotLimits
-    let origin: PublicOrigin
+    let arguments: ServeArguments
 
-    let arguments: ParsedArguments
-
-    init(_ arguments: ParsedArguments) throws(UsageError) {
+    init(_ arguments: ServeArguments) {
         self.arguments = arguments
-        if let text = arguments.value("rate-limit") {
-            let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let count = Int(parts[0]), count > 0, let window = DurationText.parse(parts[1]) else {
-                throw UsageError("--rate-limit needs N/DURATION such as 250/1m, not '\(text)'", command: Self.spec.name)
-            }
-            rateLimit = (count, TimeInterval(window.components.seconds))
-        } else {
-            rateLimit = nil
-        }
-        if let url = arguments.value("public-url"), PublicOrigin.normalize(url) == nil {
-            throw UsageError("--public-url needs an http(s) URL without a path, such as https://engine.example.com, not '\(url)'", command: Self.spec.name)
-        }
-        origin = PublicOrigin(publicURL: arguments.value("public-url"), trustProxy: arguments.flag("trust-proxy"))
-        authKey = arguments.value("auth-key")
-        secretVariable = arguments.secretVariable
-        policyPath = arguments.value("policy")
-        host = arguments.value("host") ?? "127.0.0.1"
-        guard HTTPServer.canListen(on: host) else {
-            throw UsageError("--host needs an IPv4 or IPv6 address, such as 127.0.0.1 or ::1, not '\(host.printable)'", command: Self.spec.name)
-        }
-        port = try arguments.port(default: 8787)
-        dataDirectory = arguments.value("data-dir") ?? Workspace.here.engineDirectory
-        quiet = arguments.flag("quiet")
-        let duration = try arguments.duration("max-media-duration", default: .seconds(4 * 3600))
-        let pixels = arguments.value("max-image-pixels")
-        guard pixels.map({ Int($0).map { $0 > 0 } ?? false }) ?? true else {
-            throw UsageError("--max-image-pixels needs a whole number above 0, not '\(pixels ?? "")'", command: Self.spec.name)
-        }
-        robotLimits = RobotLimits(
-            mediaDuration: Double(duration.components.seconds), imagePixels: pixels.flatMap { Int($0) } ?? 100_000_000,
-            importBytes: try arguments.size("max-import-size", minimum: 1) ?? 10 << 30, importsFromLoopback: arguments.flag("allow-loopback-import"))
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
         let signals = SignalCenter.waiter()
-        let output = context.output
-        var configuration = LocalEngine.Configuration(dataDirectory: dataDirectory)
-        configuration.rateLimit = rateLimit
-        configuration.robotLimits = robotLimits
-        configuration.trailersBehindProxy = arguments.flag("trailers")
-        configuration.handoff = !arguments.flag("no-handoff")
-        if let authKey {
-            guard let secret = context.environment[secretVariable], !secret.isEmpty else {
-                context.output.failure("--auth-key needs the Auth Secret in $\(secretVariable)")
+        let (output, view) = (context.output, ServerView(name: "pipeline serve"))
+        var configuration = LocalEngine.Configuration(dataDirectory: arguments.dataDirectory)
+        configuration.rateLimit = arguments.rateLimit
+        configuration.robotLimits = arguments.robotLimits
+        configuration.trailersBehindProxy = arguments.trailersBehindProxy
+        configuration.handoff = arguments.handoff
+        if let authKey = arguments.authKey {
+            guard let secret = context.environment[arguments.secretVariable], !secret.isEmpty else {
+                view.failure("--auth-key needs the Auth Secret in $\(arguments.secretVariable)", context: context)
                 return ExitCode.failure
             }
             configuration.credentials = (authKey, secret)
         }
-        if let policyPath {
+        if let policyPath = arguments.policyPath {
             let loaded = PolicyLoader(environment: context.environment).load(path: policyPath)
             context.report(loaded.diagnostics, sources: loaded.sources)
             guard let policy = loaded.value else { return ExitCode.failure }
             configuration.policy = policy
         }
         let tls: (keyPEM: String, certificatePEM: String)?
-        switch TLSFiles.load(arguments) {
+        switch TLSFiles.load(arguments.tls) {
         case .success(let files): tls = files
         case .failure(let error):
-            context.output.failure("\(error.message)")
+            view.failure(error.message, context: context)
             return ExitCode.failure
         }
-        let log: (@Sendable (String) -> Void)? = quiet ? nil : { @Sendable line in output.error(line + "\n") }
+        let log: (@Sendable (String) -> Void)? = arguments.quiet ? nil : { @Sendable line in view.log(line, output: output) }
         configuration.notificationLog = log
         let engine: LocalEngine
         do {
-            engine = try LocalEngine(configuration, server: HTTPServer.Configuration(host: host, port: port, tls: tls, origin: origin), log: log)
+            engine = try LocalEngine(configuration, server: HTTPServer.Configuration(host: arguments.host, port: arguments.port, tls: tls, origin: arguments.origin), log: log)
         } catch let busy as DataFolderInUse {
-            context.output.failure("\(busy)", hint: "stop that engine, or give this one another --data-dir")
+            view.failure("\(busy)", hint: "stop that engine, or give this one another --data-dir", context: context)
             return ExitCode.failure
         } catch {
-            context.output.failure("\(error)", hint: "pick another --port, or 0 for a free one")
+            view.cannotListen(error, context: context)
             return ExitCode.failure
         }
         let scheme = tls == nil ? "http" : "https"
-        let served = "\(scheme)://\(HTTPServer.urlHost(host)):\(engine.port)"
-        let base = origin.fixed ?? served
-        context.output.out("pipeline serve: listening on \(served)\n")
-        context.output.out("tus endpoint: \(base)\(LocalEngine.tusPath)\n")
-        switch engine.handoffState {
-        case .offered(let socket): context.output.out("handoff: \(socket.printable) (files from this machine come as open descriptors)\n")
-        case .unavailable(let reason): context.output.out("handoff: off, every byte comes over HTTP: \(reason.printable)\n")
-        case .off: break
-        }
-        if configuration.credentials == nil {
-            context.output.out("authentication: off (unsigned requests are accepted; pass --auth-key to require signatures)\n")
-        }
+        let served = "\(scheme)://\(HTTPServer.urlHost(arguments.host)):\(engine.port)"
+        let base = arguments.origin.fixed ?? served
+        view.listening(served, context: context)
+        view.tusEndpoint(base + LocalEngine.tusPath, context: context)
+        view.handoff(engine.handoffState, context: context)
+        if configuration.credentials == nil { view.unauthenticated(context: context) }
         let signal = await signals.next()
-        context.output.error("pipeline serve: stopping (signal \(signal))\n")
+        view.stopping(signal, context: context)
         engine.stop()
         return ExitCode.success
     }

@@ -33,48 +33,24 @@ struct SignURLCommand: Command {
             "pipeline sign-url my-app thumbs photos/beach.jpg --param w=200 --policy policy.yml",
         ])
 
-    let url: (workspace: String, template: String, input: String)
-    let parameters: [(name: String, value: String)]
-    let lifetime: Duration
-    let key: String?
-    let policyPath: String?
-    let secretVariable: String
+    let arguments: SignURLArguments
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        url = (arguments.positionals[0], arguments.positionals[1], arguments.positionals[2])
-        guard SmartCDNURL.isValidWorkspace(url.workspace) else {
-            throw UsageError("WORKSPACE must be a host name's first label (letters, digits, '-'), not '\(url.workspace.printable)'", command: Self.spec.name)
-        }
-        guard !url.template.isEmpty else { throw UsageError("TEMPLATE must not be empty", command: Self.spec.name) }
-        var parameters: [(name: String, value: String)] = []
-        for given in arguments.values("param") {
-            guard let equals = given.firstIndex(of: "="), equals != given.startIndex else {
-                throw UsageError("--param needs NAME=VALUE, such as width=400, not '\(given.printable)'", command: Self.spec.name)
-            }
-            let name = String(given[..<equals])
-            guard !["auth_key", "exp", "sig"].contains(name) else {
-                throw UsageError("--param \(name) is set by sign-url itself (--key, --expires)", command: Self.spec.name)
-            }
-            parameters.append((name, String(given[given.index(after: equals)...])))
-        }
-        self.parameters = parameters
-        lifetime = try arguments.duration("expires", default: .seconds(3600))
-        key = arguments.value("key")
-        policyPath = arguments.value("policy")
-        secretVariable = arguments.secretVariable
+    init(_ arguments: SignURLArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        guard let key = key ?? context.environment["TRANSLOADIT_KEY"], !key.isEmpty else {
-            context.output.failure("no Auth Key", hint: "pass --key KEY or set $TRANSLOADIT_KEY")
+        let view = SignURLView()
+        guard let key = arguments.key ?? context.environment["TRANSLOADIT_KEY"], !key.isEmpty else {
+            view.noAuthKey(context: context)
             return ExitCode.failure
         }
-        if let policyPath, !allowed(key: key, policyPath: policyPath, context) { return ExitCode.failure }
-        guard let secret = context.secret(in: secretVariable) else { return ExitCode.failure }
-        let expires = Int64((Date().timeIntervalSince1970 + Double(lifetime.components.seconds)) * 1000)
+        if let policyPath = arguments.policyPath, !allowed(key: key, policyPath: policyPath, context) { return ExitCode.failure }
+        guard let secret = context.secret(in: arguments.secretVariable) else { return ExitCode.failure }
+        let expires = Int64((Date().timeIntervalSince1970 + Double(arguments.lifetime.components.seconds)) * 1000)
         let signed = SmartCDNURL(
-            workspace: url.workspace, template: url.template, input: url.input, parameters: parameters, authKey: key, expires: expires)
-        context.output.out(signed.signed(secret: secret) + "\n")
+            workspace: arguments.url.workspace, template: arguments.url.template, input: arguments.url.input, parameters: arguments.parameters, authKey: key, expires: expires)
+        view.signed(signed.signed(secret: secret), context: context)
         return ExitCode.success
     }
 
@@ -84,7 +60,7 @@ struct SignURLCommand: Command {
         let loaded = PolicyLoader(environment: context.environment).load(path: policyPath)
         context.report(loaded.diagnostics, sources: loaded.sources)
         guard let policy = loaded.value else { return false }
-        let request = SmartCDNRequest(workspace: url.workspace, template: url.template, parameters: parameters, lifetime: lifetime, authKey: key)
+        let request = SmartCDNRequest(workspace: arguments.url.workspace, template: arguments.url.template, parameters: arguments.parameters, lifetime: arguments.lifetime, authKey: key)
         let findings = policy.check(request)
         guard !findings.isEmpty else { return true }
         context.report(findings.map { finding in

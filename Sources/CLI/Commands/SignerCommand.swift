@@ -36,108 +36,84 @@ struct SignerCommand: Command {
         ] + TLSFiles.options,
         examples: ["pipeline signer --policy policy.yml --tokens callers.yml --audit-log audit.jsonl"])
 
-    let arguments: ParsedArguments
-    let port: UInt16
-    let jwks: (path: String, issuer: String, audience: String)?
-    let templatesEndpoint: String?
+    let arguments: SignerArguments
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        for required in ["policy", "tokens"] where arguments.value(required) == nil {
-            throw UsageError("missing --\(required) FILE", command: Self.spec.name)
-        }
-        if let jwks = arguments.value("jwks") {
-            guard let issuer = arguments.value("issuer"), let audience = arguments.value("audience"), !issuer.isEmpty, !audience.isEmpty else {
-                throw UsageError(
-                    "--jwks needs --issuer and --audience: without them a token the provider minted for any other service would be accepted",
-                    command: Self.spec.name)
-            }
-            if let problem = IdentityProvider.problem(issuer: issuer) {
-                throw UsageError("--issuer \(problem)", command: Self.spec.name)
-            }
-            self.jwks = (jwks, issuer, audience)
-        } else {
-            jwks = nil
-        }
-        port = try arguments.port(default: 8788)
-        switch arguments.value("endpoint") ?? Endpoint.hosted.name {
-        case "none": templatesEndpoint = nil
-        case let url where url.hasPrefix("https://") || url.hasPrefix("http://"): templatesEndpoint = url
-        case let other: throw UsageError("--endpoint must be an http(s) URL or 'none', not '\(other)'", command: Self.spec.name)
-        }
+    init(_ arguments: SignerArguments) {
         self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
         let signals = SignalCenter.waiter()
-        let policyPath = arguments.value("policy") ?? ""
+        let view = ServerView(name: "pipeline signer")
+        let policyPath = arguments.policyPath
         let loaded = PolicyLoader(environment: context.environment).load(path: policyPath)
         context.report(loaded.diagnostics, sources: loaded.sources)
         guard let policy = loaded.value else { return ExitCode.failure }
         let policyData: Data
         do { policyData = try FileReading.read(policyPath) } catch {
-            context.output.failure("\(error)")
+            view.failure("\(error)", context: context)
             return ExitCode.failure
         }
-        guard let secret = readSecret(context) else { return ExitCode.failure }
+        guard let secret = readSecret(view, context) else { return ExitCode.failure }
         let service: SigningService
         do {
             service = try SigningService(.init(
-                policy: policy, policyText: String(decoding: policyData, as: UTF8.self), callersPath: arguments.value("tokens") ?? "",
-                providers: jwks.map { [IdentityProvider(name: "default", issuer: $0.issuer, audiences: [$0.audience], keys: .file($0.path))] } ?? [],
-                authKey: arguments.value("auth-key"), secret: secret, auditLog: arguments.value("audit-log"),
-                templatesEndpoint: templatesEndpoint, http: context.http),
+                policy: policy, policyText: String(decoding: policyData, as: UTF8.self), callersPath: arguments.callersPath,
+                providers: arguments.jwks.map { [IdentityProvider(name: "default", issuer: $0.issuer, audiences: [$0.audience], keys: .file($0.path))] } ?? [],
+                authKey: arguments.authKey, secret: secret, auditLog: arguments.auditLog,
+                templatesEndpoint: arguments.templatesEndpoint, http: context.http),
                 environment: context.environment)
         } catch {
             context.report(error.diagnostics, sources: SourceStore())
             return ExitCode.failure
         }
-        let host = arguments.value("host") ?? "127.0.0.1"
+        let host = arguments.host
         let tls: (keyPEM: String, certificatePEM: String)?
-        switch TLSFiles.load(arguments) {
+        switch TLSFiles.load(arguments.tls) {
         case .success(let files): tls = files
         case .failure(let error):
-            context.output.failure("\(error.message)")
+            view.failure(error.message, context: context)
             return ExitCode.failure
         }
         let server: HTTPServer
         do {
-            server = try HTTPServer(HTTPServer.Configuration(host: host, port: port, tls: tls), handler: service)
+            server = try HTTPServer(HTTPServer.Configuration(host: host, port: arguments.port, tls: tls), handler: service)
         } catch {
-            context.output.failure("\(error)", hint: "pick another --port, or 0 for a free one")
+            view.cannotListen(error, context: context)
             return ExitCode.failure
         }
-        context.output.out("pipeline signer: listening on \(tls == nil ? "http" : "https")://\(HTTPServer.urlHost(host)):\(server.port)\n")
-        if arguments.value("auth-key") == nil, policy.authKey == nil {
-            context.output.error("pipeline signer: warning: neither --auth-key nor the policy's auth_key names an Auth Key: params for any key a caller sends are signed with this secret\n")
+        view.listening("\(tls == nil ? "http" : "https")://\(HTTPServer.urlHost(host)):\(server.port)", context: context)
+        if arguments.authKey == nil, policy.authKey == nil {
+            view.anyAuthKey(context: context)
         }
         let signal = await signals.next()
-        context.output.error("pipeline signer: stopping (signal \(signal))\n")
+        view.stopping(signal, context: context)
         server.stop()
         return ExitCode.success
     }
 
     /// The secret from `--secret-file` (owner-only) or the environment; errors never show it.
-    private func readSecret(_ context: CommandContext) -> String? {
-        if let file = arguments.value("secret-file") {
+    private func readSecret(_ view: ServerView, _ context: CommandContext) -> String? {
+        if let file = arguments.secretFile {
             var info = stat()
             guard stat(file, &info) == 0 else {
-                context.output.failure("cannot read the secret file '\(file)'")
+                view.failure("cannot read the secret file '\(file)'", context: context)
                 return nil
             }
             guard info.st_mode & 0o077 == 0 else {
-                context.output.failure("'\(file)' may be read by others", hint: "chmod 600 '\(file)'")
+                view.failure("'\(file)' may be read by others", hint: "chmod 600 '\(file)'", context: context)
                 return nil
             }
             let data: Data
             do { data = try FileReading.read(file, limit: 64 << 10) } catch {
-                context.output.failure("cannot read the secret file: \(error)")
+                view.failure("cannot read the secret file: \(error)", context: context)
                 return nil
             }
             return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let variable = arguments.secretVariable
         guard let secret = context.environment[variable], !secret.isEmpty else {
-            context.output.failure("$\(variable) is not set", hint: "export the Auth Secret there, or pass --secret-file FILE")
+            view.failure("$\(variable) is not set", hint: "export the Auth Secret there, or pass --secret-file FILE", context: context)
             return nil
         }
         return secret

@@ -26,41 +26,35 @@ struct StatusCommand: Command {
         ],
         examples: ["pipeline status pipeline.yml", "pipeline run pipeline.yml --no-wait && pipeline status pipeline.yml --wait"])
 
-    let manifest: String
-    let json: Bool
-    let endpoint: String?
+    let arguments: StatusArguments
+    private var manifest: String { arguments.manifest }
+    private var json: Bool { arguments.json }
+    private var endpoint: String? { arguments.endpoint }
+    /// How the run's Assemblies are shown.
+    private var view: any StatusView { json ? JSONStatusView() : HumanStatusView(manifest: manifest) }
     /// `--wait`: the collecting run.
     let collect: RunCommand?
 
     /// Status requests in flight at once.
     static let parallelQueries = 16
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        manifest = arguments.positionals[0]
-        json = arguments.flag("json")
-        endpoint = arguments.value("endpoint")
-        guard arguments.flag("wait") else {
-            guard arguments.value("timeout") == nil else { throw UsageError("--timeout goes with --wait", command: Self.spec.name) }
-            collect = nil
-            return
-        }
-        collect = try RunCommand.collecting(manifest, endpoint: endpoint, timeout: arguments.value("timeout"), json: json)
+    init(_ arguments: StatusArguments) {
+        self.arguments = arguments
+        collect = arguments.collect.map(RunCommand.init)
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
         guard let (workspace, address, key) = LastRun.place(manifest, endpoint: endpoint, context: context) else { return ExitCode.failure }
         // The state is read as every other command reads it: never through a link.
         do throws(FileError) { try workspace.refuseLinks() } catch {
-            context.output.failure(error.description)
+            view.failure(error.description, context: context)
             return ExitCode.failure
         }
         if let collect {
             // Only what a run left on a server that outlives it: the embedded engine stops with its run.
             let running = ((try? workspace.startedAssemblies(address: address, endpoint: key)) ?? [:]).values.filter { $0.endpoint != Endpoint.local.key }
             guard address != nil, !running.isEmpty else {
-                context.output.failure(
-                    "nothing to collect: no run of \(manifest.printable) left Assemblies running on \(address ?? "the embedded engine")",
-                    hint: "'pipeline run \(manifest.printable) --no-wait' against 'pipeline serve' or the hosted service leaves them; 'pipeline run' waits for them itself")
+                view.nothingToCollect(manifest, on: address, context: context)
                 return ExitCode.failure
             }
             return await collect.runOnce(context)
@@ -68,7 +62,7 @@ struct StatusCommand: Command {
         // The Assemblies the runs on this endpoint started (another endpoint's are its own).
         let started: [String: StartedAssembly]
         do { started = try workspace.startedAssemblies(address: address, endpoint: key) } catch {
-            context.output.failure(error.description)
+            view.failure(error.description, context: context)
             return ExitCode.failure
         }
         // The service is asked about the Assemblies not known to be completed, a few at a time,
@@ -97,37 +91,7 @@ struct StatusCommand: Command {
         } receive: { index, status in
             if let status { rows[index].status = status }
         }
-        show(rows, workspace: workspace, context: context)
+        view.show(rows, workspace: workspace, context: context)
         return ExitCode.success
-    }
-
-    /// The rows as a table with counts (or JSON).
-    private func show(_ rows: [StatusRow], workspace: Workspace, context: CommandContext) {
-        if json {
-            let objects: [JSONValue] = rows.map { row in
-                .object(["plan_id": .string(row.plan), "assembly_id": .string(row.assembly.id), "status": .string(row.status),
-                         "job": row.job.map { .string($0) } ?? .null, "interrupted": .bool(row.isInterrupted)])
-            }
-            context.output.out(JSONValue.object(["results": .string(workspace.resultsPath), "assemblies": .array(objects)]).serialized(pretty: true) + "\n")
-            return
-        }
-        guard !rows.isEmpty else {
-            return context.output.out("No run recorded for \(manifest) (no run state in \(workspace.stateDirectory)).\n")
-        }
-        let width = max(3, rows.map { ($0.job ?? "-").count }.max() ?? 3)
-        func padded(_ text: String) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
-        context.output.out("\(padded("JOB"))  PLAN          ASSEMBLY                          STATUS\n")
-        for row in rows {
-            let status = row.status + (row.stopped ? " (interrupted)" : "")
-            context.output.out("\(padded(row.job ?? "-"))  \(row.plan.prefix(12))  \(row.assembly.id)  \(status)".printable + "\n")
-        }
-        context.output.out(StatusRow.counts(rows) + "\n")
-        let written = FileManager.default.fileExists(atPath: workspace.resultsPath)
-        context.output.out("Results: \(workspace.resultsPath)\(written ? "" : " (not written)")\n")
-        let stopped = rows.filter(\.stopped).count
-        if stopped > 0 {
-            let (their, them) = stopped == 1 ? ("its", "it") : ("their", "them")
-            context.output.out("\(plural(stopped, "Assembly", "Assemblies")) stopped with \(their) run, unfinished; 'pipeline run \(manifest.printable)' resumes \(them).\n")
-        }
     }
 }

@@ -4,7 +4,6 @@ import Client
 import Foundation
 import HTTPClient
 import Spec
-import YAML
 
 /// `pipeline templates list|pull|sync MANIFEST`: the manifest's Templates next to the service's.
 struct TemplatesCommand: Command {
@@ -31,39 +30,22 @@ struct TemplatesCommand: Command {
         ],
         examples: ["pipeline templates list pipeline.yml", "pipeline templates pull pipeline.yml site-thumbs", "pipeline templates sync pipeline.yml"])
 
-    let action: String
-    let manifestPath: String
-    let name: String?
-    /// `--endpoint`.
-    let endpoint: String?
-    /// `--prune` (sync): delete the manifest's Templates that are no longer declared.
-    let prune: Bool
-    /// `--yes`: delete without asking.
-    let yes: Bool
+    let arguments: TemplatesArguments
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        action = arguments.positionals[0]
-        guard ["list", "pull", "sync"].contains(action) else {
-            throw UsageError("ACTION must be list, pull or sync, not '\(action)'", command: Self.spec.name)
-        }
-        guard arguments.positionals.count > 1 else { throw UsageError("missing MANIFEST", command: Self.spec.name) }
-        manifestPath = arguments.positionals[1]
-        name = arguments.positionals.count > 2 ? arguments.positionals[2] : nil
-        if action == "pull", name == nil { throw UsageError("pull needs the Template's NAME", command: Self.spec.name) }
-        if action != "pull", let extra = name { throw UsageError("\(action) takes only MANIFEST, not '\(extra)'", command: Self.spec.name) }
-        if arguments.positionals.count > 3 { throw UsageError("too many arguments: '\(arguments.positionals[3])'", command: Self.spec.name) }
-        if arguments.flag("prune"), action != "sync" { throw UsageError("--prune goes with sync", command: Self.spec.name) }
-        if arguments.flag("yes"), !arguments.flag("prune") { throw UsageError("--yes goes with --prune", command: Self.spec.name) }
-        (endpoint, prune, yes) = (arguments.value("endpoint"), arguments.flag("prune"), arguments.flag("yes"))
+    init(_ arguments: TemplatesArguments) {
+        self.arguments = arguments
     }
 
+    /// How the command speaks.
+    private var view: TemplatesView { TemplatesView(manifestPath: arguments.manifestPath) }
+
     func run(_ context: CommandContext) async throws -> Int32 {
-        let loaded = ManifestLoader(environment: context.environment).load(path: manifestPath)
+        let loaded = ManifestLoader(environment: context.environment).load(path: arguments.manifestPath)
         context.report(loaded.diagnostics, sources: loaded.sources)
         guard let manifest = loaded.value else { return ExitCode.failure }
         let prepared: RunSetup
         do {
-            prepared = try RunSetup.prepare(manifest: manifest, workspace: Workspace(manifest: manifest), endpoint: Endpoint.of(manifest, override: endpoint, environment: context.environment), context: context)
+            prepared = try RunSetup.prepare(manifest: manifest, workspace: Workspace(manifest: manifest), endpoint: Endpoint.of(manifest, override: arguments.endpoint, environment: context.environment), context: context)
         } catch {
             context.report(error.diagnostics, sources: loaded.sources)
             return ExitCode.failure
@@ -73,54 +55,40 @@ struct TemplatesCommand: Command {
         let client = TemplateClient(configuration: configuration, http: context.http)
         let wanted = TemplateSync.wanted(in: manifest)
         do {
-            switch action {
-            case "list": try await list(client, wanted: wanted, context: context)
-            case "pull": return try await pull(client, context: context)
-            default: try await sync(client, wanted: wanted, configuration: configuration, context: context)
+            switch arguments.action {
+            case .list: try await list(client, wanted: wanted, context: context)
+            case .pull(let name): return try await pull(name, client, context: context)
+            case .sync(let prune, let yes): try await sync(client, wanted: wanted, prune: prune, yes: yes, configuration: configuration, context: context)
             }
         } catch {
-            context.output.failure("\(error)")
+            view.failure(error, context: context)
             return ExitCode.failure
         }
         return ExitCode.success
     }
 
     private func list(_ client: TemplateClient, wanted: [String: DeclaredTemplate], context: CommandContext) async throws {
-        let listed = TemplateRendering.list(TemplateComparison.compare(wanted, remote: try await client.list()))
-        context.output.out(listed.isEmpty ? "No Templates: the endpoint has none, and the manifest declares none.\n" : listed)
+        view.list(TemplateComparison.compare(wanted, remote: try await client.list()), context: context)
     }
 
-    private func pull(_ client: TemplateClient, context: CommandContext) async throws -> Int32 {
+    private func pull(_ name: String, _ client: TemplateClient, context: CommandContext) async throws -> Int32 {
         guard let template = try await client.list().first(where: { $0.name == name }) else {
-            context.output.failure("the endpoint has no Template named '\(name ?? "")'", hint: "'pipeline templates list \(manifestPath)' shows them")
+            view.noTemplate(named: name, context: context)
             return ExitCode.failure
         }
-        // JSON is YAML: each step as one flow mapping, ready to paste under 'templates:'. A '$' is
-        // written '$$', so that the manifest's interpolation gives back the service's text.
-        var text = "templates:\n  \(YAMLText.scalar(template.name)):\n"
-        if template.requireSignatureAuth { text += "    require_signature_auth: true\n" }
-        if let allow = template.content["allow_steps_override"]?.boolValue { text += "    allow_steps_override: \(allow)\n" }
-        let undeclarable = (template.content.objectValue ?? [:]).filter { !["steps", "allow_steps_override", "auth"].contains($0.key) }
-        for (key, value) in undeclarable.sorted(by: { $0.key < $1.key }) {
-            text += "    " + YAMLText.comment("on the service, not declarable in a manifest (a sync removes it): \(key): \(value.serialized())") + "\n"
-        }
-        text += "    steps:\n"
-        for (step, instructions) in (template.content["steps"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
-            text += "      \(YAMLText.json(.string(step))): \(YAMLText.json(instructions).replacingOccurrences(of: "$", with: "$$"))\n"
-        }
-        context.output.out(text)
+        view.pulled(template, context: context)
         return ExitCode.success
     }
 
     /// Whether the Templates may be deleted: `--yes`, or a "y" typed at the terminal's question.
-    private func confirmDeleting(_ templates: [RemoteTemplate], context: CommandContext) throws -> Bool {
+    private func confirmDeleting(_ templates: [RemoteTemplate], yes: Bool, context: CommandContext) throws -> Bool {
         if yes { return true }
         let names = templates.map { "  \($0.name)  \($0.id)\n" }.joined()
         guard isatty(STDIN_FILENO) == 1 else {
-            context.output.error("pipeline: --prune would delete:\n\(names)")
+            view.wouldDelete(names, context: context)
             throw PruneRefused(message: "nothing can be asked here (no terminal): pass --yes to delete these \(plural(templates.count, "Template"))")
         }
-        context.output.error("--prune deletes these from the endpoint:\n\(names)Delete \(plural(templates.count, "Template"))? [y/N] ")
+        view.askToDelete(names, count: templates.count, context: context)
         let answer = (readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()
         return answer == "y" || answer == "yes"
     }
@@ -132,14 +100,14 @@ struct TemplatesCommand: Command {
     }
 
     private func sync(
-        _ client: TemplateClient, wanted: [String: DeclaredTemplate], configuration: RunConfiguration,
+        _ client: TemplateClient, wanted: [String: DeclaredTemplate], prune: Bool, yes: Bool, configuration: RunConfiguration,
         context: CommandContext
     ) async throws {
         // What this manifest made or adopted before this sync: the only Templates a prune may delete.
         let own = try configuration.workspace.syncedTemplates(endpoint: configuration.endpointKey)
         let applied = try await TemplateSync.apply(wanted, client: client)
         for (name, result) in applied.sorted(by: { $0.key < $1.key }) {
-            context.output.out("\(result.action.rawValue) \(name)  \(result.id)\n")
+            view.synced(name, action: result.action.rawValue, id: result.id, context: context)
         }
         try configuration.workspace.recordTemplates(TemplateSync.records(of: applied, wanted: wanted), endpoint: configuration.endpointKey)
         guard prune else { return }
@@ -156,13 +124,13 @@ struct TemplatesCommand: Command {
         }
         let others = undeclared.count - doomed.count
         if others > 0 {
-            context.output.error("pipeline: leaving \(plural(others, "Template")) this manifest did not make, that changed since it synced them, or that another manifest records (another manifest's or the account's own)\n")
+            view.leaving(others, context: context)
         }
         if !doomed.isEmpty {
-            guard try confirmDeleting(doomed, context: context) else { throw PruneRefused() }
+            guard try confirmDeleting(doomed, yes: yes, context: context) else { throw PruneRefused() }
             for template in doomed {
                 try await client.delete(id: template.id)
-                context.output.out("deleted \(template.name)  \(template.id)\n")
+                view.deleted(template, context: context)
             }
         }
         // After a prune the endpoint holds none of this manifest's undeclared Templates, including any deleted elsewhere.

@@ -39,102 +39,29 @@ struct UploadCommand: Command {
             "pipeline upload images/*.png --endpoint https://tus.example.com/files/ --parallel 8 --json",
         ])
 
-    let files: [String]
-    let endpoint: String
-    let metadata: [String: String]
-    let options: UploadOptions
-    let json: Bool
-    let quiet: Bool
+    let arguments: UploadArguments
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        let name = Self.spec.name
-        files = arguments.positionals
-        guard let endpoint = arguments.value("endpoint") else { throw UsageError("missing --endpoint URL", command: name) }
-        guard endpoint.lowercased().hasPrefix("http://") || endpoint.lowercased().hasPrefix("https://") else {
-            throw UsageError("--endpoint must be an http(s) URL, not '\(endpoint)'", command: name)
-        }
-        self.endpoint = endpoint
-        var metadata: [String: String] = [:]
-        for pair in arguments.values("metadata") {
-            guard let equals = pair.firstIndex(of: "="), TusProtocol.isValidMetadataKey(String(pair[..<equals])) else {
-                throw UsageError("--metadata needs KEY=VALUE with a key without spaces or commas, not '\(pair)'", command: name)
-            }
-            metadata[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
-        }
-        self.metadata = metadata
-        var options = UploadOptions(stateDirectory: arguments.value("state-dir") ?? Workspace.here.uploadsDirectory)
-        options.remembersFinished = true
-        options.handoff = !arguments.flag("no-handoff")
-        options.chunkSize = try arguments.size("chunk-size", minimum: UploadSettings.smallestChunk)
-        options.parallel = try arguments.integer("parallel", in: OptionLimits.parallel, default: options.parallel)
-        // auto, the default: the first algorithm the server offers, as the help says.
-        options.checksum = .firstOffered
-        if let text = arguments.value("checksum") {
-            switch text {
-            case "auto": options.checksum = .firstOffered
-            case "off": options.checksum = .off
-            default:
-                guard let algorithm = ChecksumAlgorithm(rawValue: text) else {
-                    throw UsageError("--checksum must be auto, off, crc32, sha256, sha1 or md5, not '\(text)'", command: name)
-                }
-                options.checksum = .algorithm(algorithm)
-            }
-        }
-        if let text = arguments.value("retry-delays") {
-            let delays = text.split(separator: ",").map { Self.isZero($0) ? Duration.zero : DurationText.parse(String($0)) }
-            guard !delays.contains(where: { $0 == nil }) else {
-                throw UsageError("--retry-delays needs durations such as 0s,1s,3s,5s, not '\(text)'", command: name)
-            }
-            options.retryDelays = delays.compactMap { $0 }
-        }
-        self.options = options
-        json = arguments.flag("json")
-        quiet = arguments.flag("quiet")
+    init(_ arguments: UploadArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
-        let uploads = files.map { path in
-            UploadFile(path: path, metadata: MediaTypes.uploadMetadata(for: path).merging(metadata) { _, given in given })
+        let uploads = arguments.files.map { path in
+            UploadFile(path: path, metadata: MediaTypes.uploadMetadata(for: path).merging(arguments.metadata) { _, given in given })
         }
-        let reporter = ProgressReporter(output: context.output, enabled: !quiet, totalFiles: files.count)
-        let uploader = TusUploader(endpoint: endpoint, options: options, http: context.http)
+        let view: any UploadView = arguments.json ? JSONUploadView() : HumanUploadView()
+        let reporter = ProgressReporter(output: context.output, enabled: !arguments.quiet, totalFiles: arguments.files.count)
+        let uploader = TusUploader(endpoint: arguments.endpoint, options: arguments.options, http: context.http)
         let results: [Result<UploadResult, any Error>]
         do {
             results = try await uploader.upload(uploads) { reporter.update($0) }
         } catch {
             reporter.finish()
-            let unreachable = (error as? TusError)?.kind == .transport
-            context.output.failure("\(error)", hint: unreachable ? "check that --endpoint names a running tus server" : nil)
+            view.failure(error, unreachable: (error as? TusError)?.kind == .transport, context: context)
             return ExitCode.failure
         }
         reporter.finish()
-        return report(results, context: context)
-    }
-
-    private func report(_ results: [Result<UploadResult, any Error>], context: CommandContext) -> Int32 {
-        var uploaded: [JSONValue] = []
-        var failed: [JSONValue] = []
-        for (path, result) in zip(files, results) {
-            switch result {
-            case .success(let upload):
-                uploaded.append(.object([
-                    "path": .string(path), "url": .string(upload.url), "size": .int(Int(upload.size)),
-                    "resumed_from": .int(Int(upload.resumedFrom)),
-                ]))
-                if !json { context.output.out("\(path)\t\(upload.url)\n") }
-            case .failure(let error):
-                failed.append(.object(["path": .string(path), "error": .string("\(error)")]))
-                context.output.failure("\(path): \(error)")
-            }
-        }
-        if json {
-            context.output.out(JSONValue.object(["uploads": .array(uploaded), "failed": .array(failed)]).serialized(pretty: true) + "\n")
-        }
-        return failed.isEmpty ? ExitCode.success : ExitCode.failure
-    }
-
-    /// `0`, `0s`, `00ms`: a delay of nothing, which duration settings elsewhere do not allow.
-    private static func isZero(_ text: Substring) -> Bool {
-        text.first == "0" && text.drop(while: { $0 == "0" }).allSatisfy(\.isLetter)
+        view.show(zip(arguments.files, results).map { (path: $0, result: $1) }, context: context)
+        return results.allSatisfy { if case .success = $0 { true } else { false } } ? ExitCode.success : ExitCode.failure
     }
 }

@@ -18,33 +18,21 @@ struct ValidateCommand: Command {
         ],
         examples: ["pipeline validate pipeline.yml", "pipeline validate pipeline.yml --policy policy.yml --json"])
 
-    let manifest: String
-    let policy: String?
-    let json: Bool
-    let endpoint: String?
+    let arguments: ValidateArguments
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        manifest = arguments.positionals[0]
-        policy = arguments.value("policy")
-        json = arguments.flag("json")
-        endpoint = arguments.value("endpoint")
-        if let problem = endpoint.flatMap({ Endpoint($0).problem }) { throw UsageError(problem.printable, command: Self.spec.name) }
+    init(_ arguments: ValidateArguments) {
+        self.arguments = arguments
     }
 
     func run(_ context: CommandContext) async -> Int32 {
-        let loader = ProjectLoader(environment: context.environment, policyPath: policy, endpointOverride: endpoint, http: context.http)
-        let (project, session) = await loader.load(manifest)
+        let loader = ProjectLoader(environment: context.environment, policyPath: arguments.policy, endpointOverride: arguments.endpoint, http: context.http)
+        let (project, session) = await loader.load(arguments.manifest)
         let loaded = session.validate(project)
         let valid = loaded.value != nil
-        if json {
-            context.reportJSON(loaded.diagnostics, extra: ["valid": .bool(valid), "manifest": .string(manifest)])
-        } else {
-            context.report(loaded.diagnostics, sources: loaded.sources)
-            if let value = loaded.value {
-                let steps = value.jobs.reduce(0) { $0 + $1.steps.count }
-                context.output.out("\(manifest): valid (\(plural(value.jobs.count, "job")), \(plural(steps, "step")))\n")
-            }
-        }
+        let view: any ValidateView = arguments.json ? JSONValidateView() : HumanValidateView()
+        view.show(
+            manifest: arguments.manifest, diagnostics: loaded.diagnostics, sources: loaded.sources,
+            valid: loaded.value.map { ($0.jobs.count, $0.jobs.reduce(0) { $0 + $1.steps.count }) }, context: context)
         return valid ? ExitCode.success : ExitCode.failure
     }
 }

@@ -3,6 +3,12 @@ import Spec
 
 /// Typed option values, each checked in one place with one message per kind of value.
 extension ParsedArguments {
+    /// `--help` or `-h`: the command's help instead of its run.
+    var wantsHelp: Bool { flag(CommandSpec.helpOption.name) }
+
+    /// `--ca-cert`, for a command that declares it.
+    var caCertFile: String? { declares(CommandSpec.caCertOption.name) ? value(CommandSpec.caCertOption.name) : nil }
+
     /// The variable `--secret-env` names, else `TRANSLOADIT_SECRET`.
     var secretVariable: String { value(CommandSpec.secretEnvOption.name) ?? "TRANSLOADIT_SECRET" }
 
