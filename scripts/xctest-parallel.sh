@@ -36,10 +36,11 @@ awk 'NR == FNR { seconds[$1] = $2; next } { print (($1 in seconds) ? seconds[$1]
     "$durations" "$work/classes" | sort -k1,1nr -k2 | cut -d' ' -f2 >"$work/order"
 
 # run_class CLASS: the class in its own process; its whole output goes to the log at once.
+# The durations file has the wall-clock seconds and then the CPU seconds the class used.
 run_class() {
-    local class="$1" out="$work/$1.log" started=$SECONDS
-    "$bundle" "$class" >"$out" 2>&1
-    echo "$class $((SECONDS - started))" >>"$work/ended"
+    local class="$1" out="$work/$1.log" started=$SECONDS cpu
+    cpu="$({ TIMEFORMAT='%U %S'; time "$bundle" "$class" >"$out" 2>&1; } 2>&1)"
+    echo "$class $((SECONDS - started)) $(awk '{ printf "%.0f", $1 + $2 }' <<<"$cpu")" >>"$work/ended"
     flock "$work/ended" cat "$out"
 }
 export -f run_class
