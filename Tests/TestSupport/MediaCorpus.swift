@@ -15,9 +15,21 @@ public enum MediaCorpus {
     ]
 
     /// Writes the good files below `root` and returns their paths (relative to `root`) with the
-    /// size a person sees, width by height.
+    /// size a person sees, width by height. They are made once (`FixtureCache`) and copied.
     @discardableResult
     public static func writeGood(in root: String) throws -> [String: (width: Int, height: Int)] {
+        let made = try FixtureCache.folder("media-corpus-good", recipe: #filePath) { folder in
+            let seen = try makeGood(in: folder + "/files")
+            let sizes = seen.mapValues { [$0.width, $0.height] }
+            try JSONSerialization.data(withJSONObject: sizes).write(to: URL(fileURLWithPath: folder + "/sizes.json"))
+        }
+        try FixtureCache.copy(made + "/files", into: root)
+        let sizes = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: made + "/sizes.json"))) as? [String: [Int]] ?? [:]
+        return sizes.compactMapValues { size in size.count == 2 ? (size[0], size[1]) : nil }
+    }
+
+    /// Makes the good files below `root`, as `writeGood` describes them.
+    private static func makeGood(in root: String) throws -> [String: (width: Int, height: Int)] {
         var seen: [String: (width: Int, height: Int)] = [:]
         for orientation in 1...8 {
             let path = "photos/orientation/o\(orientation).jpg"
