@@ -17,6 +17,11 @@ final class AssemblyNotifier: Sendable {
         var policy = AddressPolicy()
         /// How long one attempt may take.
         var timeout: Duration = .seconds(30)
+        /// The clock waits between attempts are waited on.
+        var clock: any MonotonicClock = SystemClock()
+
+        /// An attempt after each of `retryDelays`, then given up.
+        var retryPolicy: RetryPolicy { RetryPolicy(attempts: retryDelays.count + 1, backoff: Backoff(.listed(retryDelays))) }
     }
 
     private let store: AssemblyStore
@@ -82,7 +87,7 @@ final class AssemblyNotifier: Sendable {
     private func wait(_ delay: Duration, for id: String) async -> Bool {
         guard deliveries.withLock({ $0.stopping ? false : $0.waiting.insert(id).inserted }) else { return false }
         defer { deliveries.withLock { _ = $0.waiting.remove(id) } }
-        do { try await Task.sleep(for: delay) } catch { return false }
+        do { try await settings.clock.sleep(for: delay) } catch { return false }
         return true
     }
 
@@ -92,14 +97,16 @@ final class AssemblyNotifier: Sendable {
         let shown = RemoteFetcher.shown(url)
         // A delivery a restart cut short goes on where it was: six attempts in all, not six more.
         let start = record.notification?.start ?? Date()
-        let made = min(record.notification?.attempts ?? 0, settings.retryDelays.count)
-        for attempt in made...settings.retryDelays.count {
-            if attempt > 0, await !wait(settings.retryDelays[attempt - 1], for: id) { return }  // stopping: stays pending
+        let policy = settings.retryPolicy
+        let made = min(record.notification?.attempts ?? 0, policy.attempts - 1)
+        for attempt in made..<policy.attempts {
+            // Stopping: stays pending.
+            if attempt > 0, let delay = policy.wait(afterAttempt: attempt), await !wait(delay, for: id) { return }
             let outcome = await post(form, to: url)
             if Task.isCancelled { return }
             let delivered = outcome.code.map { (200..<300).contains($0) } ?? false
             // An address the engine may not reach stays so: no point asking again.
-            let last = delivered || outcome.refused || attempt == settings.retryDelays.count
+            let last = delivered || outcome.refused || attempt + 1 == policy.attempts
             store.update(id) { record in
                 var notification = AssemblyNotification(state: delivered ? .successful : last ? .failed : .pending, start: start)
                 (notification.attempts, notification.responseCode, notification.responseData) = (attempt + 1, outcome.code, outcome.data)
@@ -107,7 +114,7 @@ final class AssemblyNotifier: Sendable {
                 record.notification = notification
             }
             let result = outcome.code.map { "answered \($0)" } ?? (outcome.error ?? "failed")
-            let line = "Assembly \(id) notified \(shown): \(result) (attempt \(attempt + 1) of \(settings.retryDelays.count + 1))"
+            let line = "Assembly \(id) notified \(shown): \(result) (attempt \(attempt + 1) of \(policy.attempts))"
                 + (delivered ? "" : last ? "; given up" : "; trying again")
             if let log { log(line) } else if last, !delivered { warn(line) }
             if last { return }

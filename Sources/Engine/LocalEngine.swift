@@ -43,6 +43,8 @@ public final class LocalEngine: Sendable {
         /// How Assemblies' ends are announced to their `notify_url` (which addresses it may
         /// reach follows `robotLimits.importsFromLoopback`, as the import robot does).
         public var notifyRetryDelays: [Duration] = AssemblyNotifier.Settings().retryDelays
+        /// The clock the engine's waits and deadlines use; tests give one they move.
+        public var clock: any MonotonicClock = SystemClock()
         /// The secret notifications are signed with when the engine has no `credentials` (the
         /// embedded engine signs with the runner's Auth Secret, when it has one).
         public var notificationSecret: String?
@@ -130,7 +132,7 @@ public final class LocalEngine: Sendable {
         let addresses: StatusAddresses = settings == nil ? .files(dataDirectory: data) : .served(origin: nil)
         notifier = AssemblyNotifier(
             store: assemblies, secret: configuration.credentials?.secret ?? configuration.notificationSecret,
-            settings: .init(retryDelays: configuration.notifyRetryDelays, policy: AddressPolicy(allowsLoopback: configuration.robotLimits.importsFromLoopback)),
+            settings: .init(retryDelays: configuration.notifyRetryDelays, policy: AddressPolicy(allowsLoopback: configuration.robotLimits.importsFromLoopback), clock: configuration.clock),
             status: { AssemblyStatus.document($0, tusPath: Self.tusPath, addresses: addresses) },
             log: configuration.notificationLog, warn: configuration.warn)
         let notifier = notifier

@@ -43,15 +43,20 @@ public protocol TemplateTransport: Sendable {
 /// The Templates API: list (every page), create and update, signed like Assemblies.
 public struct TemplateClient: Sendable {
     let transport: any TemplateTransport
+    /// The clock retries wait on.
+    let waitClock: any MonotonicClock
 
     /// Creates a client over HTTP; without an Auth Key requests go unsigned (the local engine).
-    public init(http: HTTPClient, endpoint: String, authKey: String?, signer: (any ParamsSigner)?, lifetime: Duration, clock: ServiceClock = ServiceClock()) {
+    public init(http: HTTPClient, endpoint: String, authKey: String?, signer: (any ParamsSigner)?, lifetime: Duration, clock: ServiceClock = ServiceClock(),
+                waitClock: any MonotonicClock = SystemClock()) {
         transport = HTTPTemplateTransport(http: http, endpoint: endpoint, authKey: authKey, signer: signer, lifetime: lifetime, clock: clock)
+        self.waitClock = waitClock
     }
 
-    /// Creates a client over `transport`.
-    public init(transport: any TemplateTransport) {
+    /// Creates a client over `transport`, waiting on `waitClock` between retries.
+    public init(transport: any TemplateTransport, waitClock: any MonotonicClock = SystemClock()) {
         self.transport = transport
+        self.waitClock = waitClock
     }
 
     /// Every Template, following the pages until a short one, one that brings nothing new, or
@@ -120,20 +125,17 @@ public struct TemplateClient: Sendable {
         return RemoteTemplate(id: id, name: name, content: document.content ?? .object([:]), requireSignatureAuth: document.requireSignatureAuth)
     }
 
-    /// Attempts of a request the service refused for load (429, 503), which it did not act on.
-    static let attempts = 4
+    /// A request the service refused for load (429, 503), which it did not act on: four attempts,
+    /// after its `retryIn` when above 0, else its `Retry-After`, else 1, 2, 4 s.
+    static let retryPolicy = RetryPolicy(attempts: 4, backoff: .doubling(cap: .seconds(4)), longestStatedWait: .seconds(AssemblyClient.Failure.longestWait))
 
-    /// One signed request, sent again (signed afresh) while the service refuses it for load: after
-    /// its `retryIn` when above 0, else its `Retry-After`, else 1, 2, 4 s.
+    /// One signed request, sent again (signed afresh) while the service refuses it for load.
     private func send(_ request: TemplateRequest) async throws -> JSONValue {
-        var attempt = 1
-        while true {
-            do {
-                return try await transport.send(request)
-            } catch let failure as AssemblyClient.Failure where [429, 503].contains(failure.httpStatus ?? 0) && attempt < Self.attempts {
-                try await Task.sleep(for: .milliseconds(Int((failure.retryIn ?? pow(2, Double(attempt - 1))) * 1000)))
-                attempt += 1
-            }
+        try await Self.retryPolicy.run(on: waitClock) { error in
+            guard let failure = error as? AssemblyClient.Failure, [429, 503].contains(failure.httpStatus ?? 0) else { return nil }
+            return RetryPolicy.Advice(statedSeconds: failure.retryIn)
+        } _: {
+            try await transport.send(request)
         }
     }
 }

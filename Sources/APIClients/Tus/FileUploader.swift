@@ -44,7 +44,7 @@ struct FileUploader: Sendable {
         // the endpoint's own origin and below its path: the file's bytes never go where a state
         // file points.
         let resuming = (store?.load(key)?.uploadURL).flatMap { Self.isBelow($0, endpoint: client.endpoint) ? $0 : nil }
-        var machine = UploadMachine(size: file.size, resuming: resuming, retryDelays: options.retryDelays)
+        var machine = UploadMachine(size: file.size, resuming: resuming, retry: options.retryPolicy)
         var expirySaved = ContinuousClock.now
         var lastExpiry: Date?
         progress(UploadProgress(index: index, confirmed: 0, inFlight: 0, total: file.size))
@@ -68,7 +68,7 @@ struct FileUploader: Sendable {
                 return UploadResult(index: index, path: path, url: url, size: file.size, resumedFrom: machine.resumedFrom)
             case .wait(let delay):
                 if rateLimited { await options.hold?.pause(for: delay) }
-                try await options.sleep(delay)
+                try await options.clock.sleep(for: delay)
                 event = .waited
             case .askOffset(let url):
                 event = try await Self.outcome {

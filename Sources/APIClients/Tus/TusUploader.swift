@@ -72,17 +72,18 @@ public struct TusUploader: Sendable {
     /// be reached (it may be restarting). A server that answers but not properly is treated as
     /// offering only the core protocol; one that stays unreachable stops the batch.
     private func discoverCapabilities() async throws -> TusCapabilities {
-        var attempt = 0
-        while true {
-            do {
-                return try await client.capabilities()
-            } catch where error.kind == .transport {
-                guard attempt < options.retryDelays.count else { throw error }
-                try await Task.sleep(for: options.retryDelays[attempt])
-                attempt += 1
-            } catch {
-                return TusCapabilities(extensions: ["creation"])
+        do {
+            return try await options.retryPolicy.run(on: options.clock) { error in
+                (error as? TusError)?.kind == .transport ? RetryPolicy.Advice.none : nil
+            } _: {
+                try await client.capabilities()
             }
+        } catch let error as TusError where error.kind == .transport {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            return TusCapabilities(extensions: ["creation"])
         }
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// One file's tus upload as a state machine: the server's answers go in as events, the next
@@ -46,7 +47,7 @@ struct UploadMachine: Sendable {
     }
 
     let size: Int64
-    let retryDelays: [Duration]
+    let retry: RetryPolicy
     /// The upload's URL, once there is one.
     private(set) var url: String?
     /// Bytes the server has confirmed.
@@ -62,9 +63,9 @@ struct UploadMachine: Sendable {
     private var createdHere = false
 
     /// A machine for a file of `size` bytes; `resuming` is a stored upload URL.
-    init(size: Int64, resuming: String?, retryDelays: [Duration]) {
+    init(size: Int64, resuming: String?, retry: RetryPolicy) {
         self.size = size
-        self.retryDelays = retryDelays
+        self.retry = retry
         url = resuming
         needsStatus = resuming != nil
     }
@@ -121,10 +122,11 @@ struct UploadMachine: Sendable {
         // The count of attempts starts again whenever the server's offset has moved forward.
         if offset > offsetAtLastFailure { attempt = 0 }
         offsetAtLastFailure = offset
-        guard attempt < retryDelays.count else { return (.fail(error), record) }
         // A rate limit is waited out as the server asks, and for at least a second.
-        let delay = error.kind == .rateLimited
-            ? max(.seconds(1), error.retryAfter.map { .milliseconds(Int($0 * 1000)) } ?? retryDelays[attempt]) : retryDelays[attempt]
+        let rateLimited = error.kind == .rateLimited
+        guard let delay = retry.wait(afterAttempt: attempt + 1, advice: .init(statedSeconds: rateLimited ? error.retryAfter : nil, isRateLimit: rateLimited)) else {
+            return (.fail(error), record)
+        }
         attempt += 1
         // After a checksum mismatch the offset stands (nothing was written); otherwise ask.
         needsStatus = url != nil && error.kind != .checksumMismatch

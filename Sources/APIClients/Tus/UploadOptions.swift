@@ -1,3 +1,4 @@
+import Basics
 import Synchronization
 import Wire
 
@@ -47,8 +48,17 @@ public struct UploadOptions: Sendable {
     /// Files must be inside this folder once opened (their links followed); nil takes any file.
     /// A service that reads them where they are checks it on the file it opened.
     public var confinedTo: String?
-    /// How a retry waits: the task's sleep, or the run's own clock (tests give a clock that does not).
-    public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    /// The clock retries wait on: the machine's, or the run's own (tests give one they move).
+    public var clock: any MonotonicClock = SystemClock()
+
+    /// How uploads retry: after each of `retryDelays`, a rate limit after its `Retry-After` (at
+    /// most an hour) and at least a second.
+    public var retryPolicy: RetryPolicy { Self.retryPolicy(delays: retryDelays) }
+
+    /// The retry policy of uploads waiting `delays` before their retries.
+    public static func retryPolicy(delays: [Duration]) -> RetryPolicy {
+        RetryPolicy(attempts: delays.count + 1, backoff: Backoff(.listed(delays)), longestStatedWait: .seconds(3600), shortestRateLimitWait: .seconds(1))
+    }
 
     /// Creates options; the defaults follow tus-js-client where it is sound.
     public init(

@@ -9,7 +9,7 @@ struct AssemblyBatch: Sendable {
     let configuration: RunConfiguration
     let service: any AssemblyService
     let uploads: any UploadService
-    let clock: any RunClock
+    let clock: any MonotonicClock
     let pacer: CreationPacer
     let state: RunState
     let deadline: ContinuousClock.Instant

@@ -14,7 +14,7 @@ struct AssemblyRun: Sendable {
     let configuration: RunConfiguration
     let client: any AssemblyService
     let uploads: any UploadService
-    let clock: any RunClock
+    let clock: any MonotonicClock
     /// Paces creations and holds every request after a rate limit, for the whole run.
     let pacer: CreationPacer
     let state: RunState
@@ -290,8 +290,10 @@ struct AssemblyRun: Sendable {
         return min(interval * 1.2, .seconds(5))
     }
 
-    /// Attempts after the first, for a transient failure.
-    static let retries = 8
+    /// A transient failure: nine attempts in all, after its `retryIn`, else doubling from 1 s to
+    /// 30 s, with up to a tenth more at random.
+    static let retryPolicy = RetryPolicy(
+        attempts: 9, backoff: .doubling(cap: .seconds(30), jitter: 0.1), longestStatedWait: .seconds(AssemblyClient.Failure.longestWait))
     /// Attempts, in all, at a server that was never reached: a wrong or down endpoint fails soon.
     static let connectionAttempts = 4
 
@@ -304,7 +306,7 @@ struct AssemblyRun: Sendable {
                 let answer = try await call()
                 pacer.endpointDown.store(false, ordering: .relaxed)
                 return answer
-            } catch let failure as AssemblyClient.Failure where failure.isTransient && attempt < Self.retries {
+            } catch let failure as AssemblyClient.Failure where failure.isTransient && attempt + 1 < Self.retryPolicy.attempts {
                 attempt += 1
                 let unreachable = failure.code == .cannotConnect
                 if unreachable, pacer.endpointDown.load(ordering: .relaxed) {
@@ -316,15 +318,13 @@ struct AssemblyRun: Sendable {
                     throw AssemblyClient.Failure(
                         code: failure.code, message: "\(failure.message) (\(Self.connectionAttempts) attempts); check the endpoint, and that its server is running")
                 }
-                let base = failure.retryIn ?? min(30, pow(2, Double(attempt - 1)))
-                let jitter = Double.random(in: 0...0.1) * base
-                let pause = Duration.milliseconds(Int((base + jitter) * 1000))
+                guard let pause = Self.retryPolicy.wait(afterAttempt: attempt, advice: .init(statedSeconds: failure.retryIn)) else { throw failure }
                 // No retry outlives the run's timeout: say so, with what kept failing.
                 guard clock.now + pause < deadline else {
                     throw AssemblyClient.Failure(code: .runTimeout, message: "the run's timeout came while retrying: \(failure)")
                 }
                 events(.retrying(job: planned.job, planID: planned.id, reason: failure.description, wait: pause,
-                                 attempt: attempt + 1, attempts: unreachable ? Self.connectionAttempts : Self.retries + 1))
+                                 attempt: attempt + 1, attempts: unreachable ? Self.connectionAttempts : Self.retryPolicy.attempts))
                 // A rate limit (said with or without a time to wait) holds every request of the run, not only this one.
                 if failure.retryIn != nil || failure.httpStatus == 429 { await pacer.pause(for: pause) }
                 try await clock.sleep(for: pause)

@@ -1,4 +1,5 @@
 import APIClients
+import Basics
 import Synchronization
 
 /// Paces a run's Assembly creations, for the whole process: at most `perMinute` of them, as a
@@ -10,7 +11,7 @@ actor CreationPacer: RequestHold {
     /// the run's other Assemblies then fail at their first refused connection instead of each
     /// retrying a server that is down.
     nonisolated let endpointDown = Atomic<Bool>(false)
-    private let clock: any RunClock
+    private let clock: any MonotonicClock
     private let interval: Duration?
     private let burst: Double
     private var tokens: Double
@@ -18,7 +19,7 @@ actor CreationPacer: RequestHold {
     private var pausedUntil: ContinuousClock.Instant
 
     /// A pacer of `perMinute` creations (more than zero; nil: only rate-limit pauses), starting with a full bucket.
-    init(perMinute: Double?, burst: Int = 10, clock: any RunClock) {
+    init(perMinute: Double?, burst: Int = 10, clock: any MonotonicClock) {
         self.clock = clock
         interval = perMinute.map { .milliseconds(Int64((60_000 / $0).rounded(.up))) }
         self.burst = Double(max(1, burst))

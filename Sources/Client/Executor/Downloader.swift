@@ -17,15 +17,16 @@ struct Downloader: Sendable {
     let localResults: String?
     /// The folder that is the user's own (the manifest's): links above it are theirs to keep.
     let trusted: String?
-    /// How a retry waits (the run's clock).
-    var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    /// The clock retries wait on (the run's).
+    var clock: any MonotonicClock = SystemClock()
     /// The MD5s of downloads already checked, so that one still as it was is not read again.
     var digests: DownloadDigests?
 
     /// Files fetched at once.
     static let parallel = 4
-    /// Tries per file, for rate limits and failures that may pass.
-    static let attempts = 4
+    /// Rate limits and failures that may pass: four tries per file, after the `Retry-After` (at
+    /// most `longestWait`), else 1, 2, 4 s.
+    static let retryPolicy = RetryPolicy(attempts: 4, backoff: .doubling(cap: .seconds(4)), longestStatedWait: .seconds(longestWait))
     /// The most bytes taken for a result whose size the server did not give.
     static let unsizedLimit: Int64 = 64 << 30
     /// The longest `Retry-After` waited for, in seconds.
@@ -132,28 +133,24 @@ struct Downloader: Sendable {
     /// Fetches one file, trying again after rate limits and passing failures; why, when the
     /// server no longer has it.
     private func fetch(_ target: Target) async throws -> String? {
-        var attempt = 1
-        while true {
-            do {
-                switch try Self.source(of: target.url, localResults: localResults) {
-                case .gone:
-                    return "\(Self.shown(target.url)) is no longer in the engine's data folder"
-                case .local(let path):
-                    do {
-                        _ = try await write(target) { descriptor in _ = try LinkFreeFolder.copy(path, to: descriptor); return true }
-                    } catch let failure as Failure {
-                        // Not the bytes the engine made (cut short, changed on disk): made again, never kept.
-                        return "\(failure.description); the engine's copy is damaged"
-                    }
-                    return nil
-                case .remote:
-                    let filled = try await write(target) { descriptor in try await fetchRemote(target, into: descriptor) }
-                    return filled ? nil : "\(Self.shown(target.url)) is gone from the server"
+        try await Self.retryPolicy.run(on: clock) { error in
+            guard let failure = error as? Failure, failure.isTransient else { return nil }
+            return RetryPolicy.Advice(statedSeconds: failure.retryAfter)
+        } _: {
+            switch try Self.source(of: target.url, localResults: localResults) {
+            case .gone:
+                return "\(Self.shown(target.url)) is no longer in the engine's data folder"
+            case .local(let path):
+                do {
+                    _ = try await write(target) { descriptor in _ = try LinkFreeFolder.copy(path, to: descriptor); return true }
+                } catch let failure as Failure {
+                    // Not the bytes the engine made (cut short, changed on disk): made again, never kept.
+                    return "\(failure.description); the engine's copy is damaged"
                 }
-            } catch let failure as Failure where failure.isTransient && attempt < Self.attempts {
-                let wait = failure.retryAfter.map { min($0, Self.longestWait) } ?? pow(2, Double(attempt - 1))
-                try await sleep(.milliseconds(Int(wait * 1000)))
-                attempt += 1
+                return nil
+            case .remote:
+                let filled = try await write(target) { descriptor in try await fetchRemote(target, into: descriptor) }
+                return filled ? nil : "\(Self.shown(target.url)) is gone from the server"
             }
         }
     }

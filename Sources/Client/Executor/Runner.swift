@@ -15,12 +15,12 @@ public struct Runner: Sendable {
     let http: HTTPClient
     let service: any AssemblyService
     let uploads: any UploadService
-    let clock: any RunClock
+    let clock: any MonotonicClock
 
     /// Creates a runner over the configuration's services, or HTTP (`service`, `uploads` and `clock` replace them in tests).
     public init(
         plan: Plan, configuration: RunConfiguration, http: HTTPClient = HTTPClient(), service: (any AssemblyService)? = nil,
-        uploads: (any UploadService)? = nil, clock: any RunClock = SystemRunClock()
+        uploads: (any UploadService)? = nil, clock: any MonotonicClock = SystemClock()
     ) {
         self.plan = plan
         self.configuration = configuration
@@ -151,7 +151,7 @@ public struct Runner: Sendable {
         let digests = DownloadDigests(file: configuration.workspace.downloadDigestsFile, trusted: configuration.workspace.directory)
         defer { digests.save() }
         let downloader = Downloader(
-            http: http, localResults: configuration.localResults, trusted: configuration.workspace.directory, sleep: { [clock] in try await clock.sleep(for: $0) },
+            http: http, localResults: configuration.localResults, trusted: configuration.workspace.directory, clock: clock,
             digests: digests)
         var written: [String: Set<ExactName>] = [:]
         var gone: [String: String] = [:]

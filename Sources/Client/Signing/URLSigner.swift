@@ -14,13 +14,16 @@ public struct URLSigner: ParamsSigner {
     private let http: HTTPClient
     /// The longest a signing request may take.
     public var timeout: Duration
+    /// The clock a transient refusal's wait is waited on.
+    private let clock: any MonotonicClock
 
     /// Creates a URL signer.
-    public init(url: String, tokens: (any BearerTokenSource)?, http: HTTPClient, timeout: Duration = .seconds(15)) {
+    public init(url: String, tokens: (any BearerTokenSource)?, http: HTTPClient, timeout: Duration = .seconds(15), clock: any MonotonicClock = SystemClock()) {
         self.url = url
         self.tokens = tokens
         self.http = http
         self.timeout = timeout
+        self.clock = clock
     }
 
     /// A signer's refusal in words: its code and message once, then each violation with its
@@ -45,9 +48,10 @@ public struct URLSigner: ParamsSigner {
         do { return try JSONValueDecoder.decode(type, from: parsed) } catch { return nil }  // not the shape asked for: the caller says what it expected
     }
 
-    /// How often a transient refusal (503 or 429 with a short `retry_in`: keys being rotated at
-    /// an identity provider, a quota's window) is asked again before it counts.
-    static let transientAttempts = 3
+    /// A transient refusal (503 or 429 with a short `retry_in`: keys being rotated at an identity
+    /// provider, a quota's window) is asked again after the wait it states, three attempts in all;
+    /// one that states no wait is not asked again.
+    static let retryPolicy = RetryPolicy(attempts: 3, backoff: Backoff(.listed([])), longestStatedWait: .seconds(longestWait))
     /// The longest `retry_in` waited for; a longer one is a failure now.
     static let longestWait = 60
 
@@ -55,8 +59,8 @@ public struct URLSigner: ParamsSigner {
     public func sign(_ params: String) async throws(SignerError) -> String {
         var attempt = 1
         var response = try await send(params)
-        while attempt < Self.transientAttempts, let wait = Self.transientWait(response) {
-            do { try await Task.sleep(for: .seconds(wait)) } catch { throw SignerError("interrupted while the signer at \(url) asked to wait \(wait) s") }
+        while let stated = Self.transientWait(response), let wait = Self.retryPolicy.wait(afterAttempt: attempt, advice: .init(stated: .seconds(stated))) {
+            do { try await clock.sleep(for: wait) } catch { throw SignerError("interrupted while the signer at \(url) asked to wait \(stated) s") }
             attempt += 1
             response = try await send(params)
         }

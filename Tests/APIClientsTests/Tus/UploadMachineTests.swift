@@ -15,7 +15,7 @@ final class UploadMachineTests: XCTestCase {
     }
 
     func testANewUploadIsCreatedThenSentChunkByChunk() {
-        var machine = UploadMachine(size: 10, resuming: nil, retryDelays: delays)
+        var machine = UploadMachine(size: 10, resuming: nil, retry: UploadOptions.retryPolicy(delays: delays))
         XCTAssertEqual(machine.start, .create)
         XCTAssertEqual(machine.handle(.created(url: url, offset: 0)).action, .send(url: url, offset: 0))
         XCTAssertEqual(machine.handle(.sent(offset: 4)).action, .send(url: url, offset: 4))
@@ -24,7 +24,7 @@ final class UploadMachineTests: XCTestCase {
     }
 
     func testAFileThatWentWholeInTheCreatingRequestIsDone() {
-        var machine = UploadMachine(size: 10, resuming: nil, retryDelays: delays)
+        var machine = UploadMachine(size: 10, resuming: nil, retry: UploadOptions.retryPolicy(delays: delays))
         let (action, record) = machine.handle(.created(url: url, offset: 10))
         XCTAssertEqual(action, .finish(url: url))
         XCTAssertEqual(record, .save(url: url))
@@ -33,7 +33,7 @@ final class UploadMachineTests: XCTestCase {
     func testARateLimitWaitsWhatTheServerSaysElseAtLeastASecondThenAsksTheOffset() {
         XCTAssertEqual(TusError.kind(status: 429, method: "PATCH"), .rateLimited)
         XCTAssertEqual(TusError.kind(status: 429, method: "POST"), .rateLimited)
-        var machine = UploadMachine(size: 10, resuming: nil, retryDelays: delays)
+        var machine = UploadMachine(size: 10, resuming: nil, retry: UploadOptions.retryPolicy(delays: delays))
         _ = machine.handle(.created(url: url, offset: 0))
         // The first retry delay is zero, but a load balancer's 429 without Retry-After waits a second.
         XCTAssertEqual(machine.handle(.failed(error(.rateLimited))).action, .wait(.seconds(1)))
@@ -44,14 +44,14 @@ final class UploadMachineTests: XCTestCase {
     }
 
     func testAStoredUploadIsAskedForItsOffsetAndResumed() {
-        var machine = UploadMachine(size: 10, resuming: url, retryDelays: delays)
+        var machine = UploadMachine(size: 10, resuming: url, retry: UploadOptions.retryPolicy(delays: delays))
         XCTAssertEqual(machine.start, .askOffset(url: url))
         XCTAssertEqual(machine.handle(.offsetKnown(6)).action, .send(url: url, offset: 6))
         XCTAssertEqual(machine.resumedFrom, 6)
     }
 
     func testATransportFailureWaitsThenAsksTheOffsetAndTheAttemptsStartAgainAfterProgress() {
-        var machine = UploadMachine(size: 10, resuming: nil, retryDelays: delays)
+        var machine = UploadMachine(size: 10, resuming: nil, retry: UploadOptions.retryPolicy(delays: delays))
         _ = machine.handle(.created(url: url, offset: 0))
         XCTAssertEqual(machine.handle(.failed(error(.transport))).action, .wait(.zero))
         XCTAssertEqual(machine.handle(.waited).action, .askOffset(url: url))
@@ -63,7 +63,7 @@ final class UploadMachineTests: XCTestCase {
     }
 
     func testRetriesEndWhenTheDelaysRunOut() {
-        var machine = UploadMachine(size: 10, resuming: nil, retryDelays: delays)
+        var machine = UploadMachine(size: 10, resuming: nil, retry: UploadOptions.retryPolicy(delays: delays))
         _ = machine.handle(.created(url: url, offset: 0))
         for delay in delays {
             XCTAssertEqual(machine.handle(.failed(error(.locked))).action, .wait(delay))
@@ -74,7 +74,7 @@ final class UploadMachineTests: XCTestCase {
     }
 
     func testAChecksumMismatchSendsTheSameBytesAgainWithoutAskingAndStopsTrustingThePlansDigest() {
-        var machine = UploadMachine(size: 10, resuming: nil, retryDelays: delays)
+        var machine = UploadMachine(size: 10, resuming: nil, retry: UploadOptions.retryPolicy(delays: delays))
         _ = machine.handle(.created(url: url, offset: 0))
         XCTAssertTrue(machine.trustsKnownDigest)
         XCTAssertEqual(machine.handle(.failed(error(.checksumMismatch))).action, .wait(.zero))
@@ -83,18 +83,18 @@ final class UploadMachineTests: XCTestCase {
     }
 
     func testAForgottenStoredUploadIsCreatedAgainAtOnceButOneThisCallMadeCountsAsAnAttempt() {
-        var resumed = UploadMachine(size: 10, resuming: url, retryDelays: delays)
+        var resumed = UploadMachine(size: 10, resuming: url, retry: UploadOptions.retryPolicy(delays: delays))
         let (action, record) = resumed.handle(.failed(error(.gone)))
         XCTAssertEqual(action, .create, "a stored URL the server forgot: a new upload, no wait")
         XCTAssertEqual(record, .forget)
-        var fresh = UploadMachine(size: 10, resuming: nil, retryDelays: delays)
+        var fresh = UploadMachine(size: 10, resuming: nil, retry: UploadOptions.retryPolicy(delays: delays))
         _ = fresh.handle(.created(url: url, offset: 0))
         XCTAssertEqual(fresh.handle(.failed(error(.gone))).action, .wait(.zero), "a server that loses what it just made is not asked again at once")
         XCTAssertEqual(fresh.handle(.waited).action, .create)
     }
 
     func testACreationRefusedWithALocationGoesOnWithThatUpload() {
-        var machine = UploadMachine(size: 10, resuming: nil, retryDelays: delays)
+        var machine = UploadMachine(size: 10, resuming: nil, retry: UploadOptions.retryPolicy(delays: delays))
         let other = "http://127.0.0.1:1/files/b"
         let (action, record) = machine.handle(.failed(error(.serverError, location: other)))
         XCTAssertEqual(record, .save(url: other))
@@ -103,7 +103,7 @@ final class UploadMachineTests: XCTestCase {
     }
 
     func testAProxysRefusalSendsAgainAtOnceAndARejectionFails() {
-        var machine = UploadMachine(size: 10, resuming: nil, retryDelays: delays)
+        var machine = UploadMachine(size: 10, resuming: nil, retry: UploadOptions.retryPolicy(delays: delays))
         _ = machine.handle(.created(url: url, offset: 0))
         XCTAssertEqual(machine.handle(.sendRefused).action, .send(url: url, offset: 0))
         XCTAssertEqual(machine.handle(.failed(error(.rejected))).action, .fail(error(.rejected)))

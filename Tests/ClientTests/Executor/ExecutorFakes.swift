@@ -7,7 +7,7 @@ import Synchronization
 import Wire
 
 /// A clock that only moves when something waits on it, and remembers every wait.
-final class TestClock: RunClock {
+final class TestClock: MonotonicClock {
     private let state = Mutex((now: ContinuousClock.now, sleeps: [Duration]()))
 
     var now: ContinuousClock.Instant { state.withLock { $0.now } }

@@ -1,15 +1,21 @@
-import Foundation
-
-/// The time a run sees: now, and waiting. Tests use a clock that only moves when waited on.
-public protocol RunClock: Sendable {
+/// The time code sees: now, and waiting. Passed in at the edge so tests move time instead of sleeping.
+public protocol MonotonicClock: Sendable {
     /// The current instant.
     var now: ContinuousClock.Instant { get }
     /// Waits `duration` (throws when the task is cancelled).
     func sleep(for duration: Duration) async throws
 }
 
+extension MonotonicClock {
+    /// Waits until `deadline` (at once when it has passed).
+    public func sleep(until deadline: ContinuousClock.Instant) async throws {
+        let left = deadline - now
+        if left > .zero { try await sleep(for: left) } else { try Task.checkCancellation() }
+    }
+}
+
 /// The machine's monotonic clock.
-public struct SystemRunClock: RunClock {
+public struct SystemClock: MonotonicClock {
     /// Creates the clock.
     public init() {}
 
