@@ -30,7 +30,8 @@ final class ConnectionWatch: Sendable {
     }
 
     private enum Phase {
-        case awaitingHead(deadline: ContinuousClock.Instant)
+        /// Waiting for its first head; `order` counts connections as they start (the oldest is the lowest).
+        case awaitingHead(deadline: ContinuousClock.Instant, order: UInt64)
         case idle(since: ContinuousClock.Instant)
         case request
         case body(started: ContinuousClock.Instant, bytes: Int64)
@@ -46,17 +47,20 @@ final class ConnectionWatch: Sendable {
     private struct State {
         var connections: [UInt: Connection] = [:]
         var forwarded: [String: Int] = [:]
+        var started: UInt64 = 0
     }
 
     private let limits: Limits
+    private let clock: any MonotonicClock
     private let state = Mutex(State())
     /// Dispatch sources are safe to use from any thread.
     private nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
 
-    init(_ limits: Limits) {
+    init(_ limits: Limits, clock: any MonotonicClock) {
         var limits = limits
         limits.idleSeconds = max(limits.headerSeconds, limits.idleSeconds)
         self.limits = limits
+        self.clock = clock
         let interval = max(0.05, min(1, limits.headerSeconds / 4))
         timer.schedule(deadline: .now() + interval, repeating: interval)
         timer.setEventHandler { [weak self] in self?.closeLate() }
@@ -82,12 +86,15 @@ final class ConnectionWatch: Sendable {
         let known = pipeline_mhd_connection_address(connection, &text, socklen_t(text.count)) == 0
         let address = known ? String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
         let key = Self.key(connection)
+        let now = clock.now
         state.withLock { state in
-            state.connections[key] = Connection(descriptor: descriptor, address: address, phase: .awaitingHead(deadline: .now + .seconds(limits.headerSeconds)))
+            state.started += 1
+            state.connections[key] = Connection(
+                descriptor: descriptor, address: address, phase: .awaitingHead(deadline: now + .seconds(limits.headerSeconds), order: state.started))
             if let perAddress = limits.perAddress, Self.open(state, where: { $0.address == address }) > perAddress {
-                close(Self.leastUseful(state, except: key, where: { $0.address == address }) ?? key, &state)
+                close(Self.leastUseful(state, except: key, now: now, where: { $0.address == address }) ?? key, &state)
             }
-            if Self.open(state, where: { _ in true }) > limits.total, let victim = Self.leastUseful(state, except: key, where: { _ in true }) {
+            if Self.open(state, where: { _ in true }) > limits.total, let victim = Self.leastUseful(state, except: key, now: now, where: { _ in true }) {
                 close(victim, &state)
             }
         }
@@ -95,7 +102,8 @@ final class ConnectionWatch: Sendable {
 
     /// The request's head is in: no deadline until the body, if it has one, or the connection is idle again.
     func headersArrived(_ connection: OpaquePointer?, hasBody: Bool) {
-        update(connection) { $0 = hasBody ? .body(started: .now, bytes: 0) : .request }
+        let now = clock.now
+        update(connection) { $0 = hasBody ? .body(started: now, bytes: 0) : .request }
     }
 
     /// `count` more bytes of the request body arrived.
@@ -114,7 +122,8 @@ final class ConnectionWatch: Sendable {
 
     /// A keep-alive connection waits for its next request head from now on.
     func requestEnded(_ connection: OpaquePointer?) {
-        update(connection) { $0 = .idle(since: .now) }
+        let now = clock.now
+        update(connection) { $0 = .idle(since: now) }
     }
 
     func connectionClosed(_ connection: OpaquePointer?) {
@@ -166,11 +175,11 @@ final class ConnectionWatch: Sendable {
     }
 
     private func closeLate() {
-        let now = ContinuousClock.now
+        let now = clock.now
         state.withLock { state in
             for (key, connection) in state.connections {
                 switch connection.phase {
-                case .awaitingHead(let deadline) where now > deadline: close(key, &state)
+                case .awaitingHead(let deadline, _) where now > deadline: close(key, &state)
                 case .idle(let since) where now > since + .seconds(limits.idleSeconds): close(key, &state)
                 case .body(let started, let bytes) where now > started + .seconds(limits.bodyGrace + Double(bytes) / limits.bodyRate):
                     close(key, &state)
@@ -195,15 +204,14 @@ final class ConnectionWatch: Sendable {
 
     /// The connection to close first to make room: the longest idle, else the oldest waiting for
     /// its first head, else the body arriving slowest (one under way for a second at least).
-    private static func leastUseful(_ state: State, except new: UInt, where matches: (Connection) -> Bool) -> UInt? {
-        let now = ContinuousClock.now
+    private static func leastUseful(_ state: State, except new: UInt, now: ContinuousClock.Instant, where matches: (Connection) -> Bool) -> UInt? {
         var idle: (UInt, ContinuousClock.Instant)?
-        var waiting: (UInt, ContinuousClock.Instant)?
+        var waiting: (UInt, UInt64)?
         var slowest: (UInt, Double)?
         for (key, connection) in state.connections where key != new && matches(connection) {
             switch connection.phase {
             case .idle(let since) where idle.map({ since < $0.1 }) ?? true: idle = (key, since)
-            case .awaitingHead(let deadline) where waiting.map({ deadline < $0.1 }) ?? true: waiting = (key, deadline)
+            case .awaitingHead(_, let order) where waiting.map({ order < $0.1 }) ?? true: waiting = (key, order)
             case .body(let started, let bytes) where now - started >= .seconds(1):
                 let rate = Double(bytes) / (now - started).inSeconds
                 if slowest.map({ rate < $0.1 }) ?? true { slowest = (key, rate) }
@@ -211,6 +219,23 @@ final class ConnectionWatch: Sendable {
             }
         }
         return (idle?.0 ?? waiting?.0) ?? slowest?.0
+    }
+
+    /// The connections open now from `address` (every address when nil), by phase.
+    func counts(from address: String?) -> ConnectionCounts {
+        state.withLock { state in
+            var counts = ConnectionCounts()
+            for connection in state.connections.values where address == nil || connection.address == address {
+                switch connection.phase {
+                case .awaitingHead: counts.awaitingHead += 1
+                case .idle: counts.idle += 1
+                case .request: counts.answering += 1
+                case .body: counts.receivingBody += 1
+                case .closing: break
+                }
+            }
+            return counts
+        }
     }
 
     private static func key(_ connection: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection))) }

@@ -33,6 +33,8 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set
         /// Which `Host` headers are answered and what origin URLs are built from; `nil` answers
         /// any `Host` and gives the address served as the origin.
         public var origin: PublicOrigin?
+        /// The clock connection deadlines and body rates are measured by; tests give one they move.
+        public var clock: any MonotonicClock = SystemClock()
 
         /// Creates a configuration.
         public init(
@@ -69,6 +71,9 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set
     /// The port the server listens on.
     public private(set) var port: UInt16 = 0
 
+    /// The connections open now from `address` (every address when nil), by what each is doing.
+    public func connections(from address: String? = nil) -> ConnectionCounts { watch.counts(from: address) }
+
     /// Starts serving `handler`; `log` receives one line per finished request.
     public init(_ configuration: Configuration, handler: any HTTPServerHandler, log: (@Sendable (String) -> Void)? = nil) throws(StartError) {
         self.handler = handler
@@ -84,7 +89,8 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set
             headerSeconds: configuration.headerTimeout, idleSeconds: Double(configuration.idleTimeout),
             perAddress: trusted ? nil : configuration.perClientLimit,
             total: configuration.connectionLimit - max(1, configuration.connectionLimit / 16),
-            perForwardedClient: configuration.perClientLimit, bodyGrace: configuration.bodyGrace, bodyRate: max(1, configuration.minimumBodyRate)))
+            perForwardedClient: configuration.perClientLimit, bodyGrace: configuration.bodyGrace, bodyRate: max(1, configuration.minimumBodyRate)),
+            clock: configuration.clock)
         guard var address = ListenAddress(configuration.host, port: configuration.port) else {
             throw StartError(description: "cannot listen on \(configuration.host): not an IPv4 or IPv6 address")
         }

@@ -40,52 +40,71 @@ final class HTTPServerLimitsTests: HTTPServerTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 3)
     }
 
-    func testOneClientCannotTakeEveryConnection() throws {
-        let server = try start { $0.perClientLimit = 4 }
+    /// Each step waits for the server to report the state the next one needs, and the server's
+    /// clock stands still, so no deadline or body rate depends on how busy the machine is.
+    func testOneClientCannotTakeEveryConnection() async throws {
+        let server = try start { $0.perClientLimit = 4; $0.clock = ManualClock() }
         defer { server.stop() }
-        // Four connections that sent half a head each: the oldest makes room for the next.
-        let hogs = try (0..<4).map { _ in try RawConnection(port: Int(server.port)) }
-        for hog in hogs {
+        let port = Int(server.port)
+        func connections() -> ConnectionCounts { server.connections(from: "127.0.0.1") }
+        // Four connections that sent half a head each, in order: the oldest makes room for the next.
+        var hogs: [RawConnection] = []
+        for count in 1...4 {
+            let hog = try RawConnection(port: port)
             hog.send("GET /healthz HTTP/1.1\r\n")
-            Thread.sleep(forTimeInterval: 0.05)
+            hogs.append(hog)
+            let seen = await eventually { connections().awaitingHead == count }
+            XCTAssertTrue(seen, "the server sees half head \(count): \(connections())")
         }
-        let fifth = try RawConnection(port: Int(server.port))
-        fifth.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
-        XCTAssertTrue(fifth.read(timeout: 2, until: Self.complete).text.hasPrefix("HTTP/1.1 200"), "half heads cannot lock an address out")
-        XCTAssertTrue(hogs[0].read(timeout: 2).closed, "the oldest half head went")
-        // Four requests being served fill the address: the next is turned away ...
-        let busy = try (0..<4).map { _ in try RawConnection(port: Int(server.port)) }
-        for connection in busy {
-            connection.send("POST /form HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nab")
+        let fifth = try RawConnection(port: port)
+        fifth.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+        XCTAssertTrue(fifth.read(timeout: 30, until: Self.complete).text.hasPrefix("HTTP/1.1 200"), "half heads cannot lock an address out")
+        XCTAssertTrue(hogs[0].read(timeout: 30).closed, "the oldest half head went")
+        let fifthIdle = await eventually { connections() == ConnectionCounts(awaitingHead: 3, idle: 1) }
+        XCTAssertTrue(fifthIdle, "three half heads and one idle connection: \(connections())")
+        // Four requests being served fill the address (each makes room: the idle one first, then
+        // the oldest half heads); the next is turned away ...
+        var busy: [RawConnection] = []
+        for count in 1...4 {
+            let connection = try RawConnection(port: port)
+            connection.send("POST /form HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nab")
+            busy.append(connection)
+            let receiving = await eventually { connections().receivingBody == count }
+            XCTAssertTrue(receiving, "the server receives body \(count): \(connections())")
         }
-        Thread.sleep(forTimeInterval: 0.2)
-        let turnedAway = try RawConnection(port: Int(server.port))
-        turnedAway.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
-        XCTAssertFalse(turnedAway.read(timeout: 2, until: Self.complete).text.hasPrefix("HTTP/1.1 200"))
+        XCTAssertEqual(connections(), ConnectionCounts(receivingBody: 4))
+        let turnedAway = try RawConnection(port: port)
+        turnedAway.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+        let refused = turnedAway.read(timeout: 30, until: Self.complete)
+        XCTAssertTrue(refused.closed && !refused.text.hasPrefix("HTTP/1.1 200"), "turned away: \(refused)")
+        XCTAssertEqual(connections(), ConnectionCounts(receivingBody: 4), "the requests being served go on")
         // ... while another client is answered at once.
-        let other = try RawConnection(port: Int(server.port), source: "127.0.0.2")
-        other.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
-        let answer = other.read(timeout: 2, until: Self.complete)
+        let other = try RawConnection(port: port, source: "127.0.0.2")
+        other.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+        let answer = other.read(timeout: 30, until: Self.complete)
         XCTAssertTrue(answer.text.hasPrefix("HTTP/1.1 200"), answer.text)
     }
 
     /// One process's idle keep-alive connections fill its address's share: the next client on the
     /// same address (every loopback client shares one) is answered, and the longest idle goes.
-    func testIdleKeepAliveConnectionsMakeRoomForTheNextClient() throws {
-        let server = try start { $0.perClientLimit = 4 }
+    func testIdleKeepAliveConnectionsMakeRoomForTheNextClient() async throws {
+        let clock = ManualClock()
+        let server = try start { $0.perClientLimit = 4; $0.clock = clock }
         defer { server.stop() }
         let request = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n"
         var pooled: [RawConnection] = []
-        for _ in 0..<4 {
+        for count in 1...4 {
             let connection = try RawConnection(port: Int(server.port))
             connection.send(request)
-            XCTAssertTrue(connection.read(timeout: 2, until: Self.complete).text.hasPrefix("HTTP/1.1 200"))
+            XCTAssertTrue(connection.read(timeout: 30, until: Self.complete).text.hasPrefix("HTTP/1.1 200"))
             pooled.append(connection)
-            Thread.sleep(forTimeInterval: 0.05)
+            let idle = await eventually { server.connections().idle == count }
+            XCTAssertTrue(idle, "\(server.connections())")
+            clock.advance(by: .milliseconds(50))
         }
         let next = try RawConnection(port: Int(server.port))
         next.send(request)
-        let answer = next.read(timeout: 2, until: Self.complete)
+        let answer = next.read(timeout: 30, until: Self.complete)
         XCTAssertTrue(answer.text.hasPrefix("HTTP/1.1 200"), "the fifth is answered: \(answer.text)")
         XCTAssertTrue(pooled[0].read(timeout: 2).closed, "the longest idle connection was closed to make room")
         XCTAssertTrue(pooled[3].send(request) && pooled[3].read(timeout: 2, until: Self.complete).text.hasPrefix("HTTP/1.1 200"), "the others stay")
@@ -142,14 +161,15 @@ final class HTTPServerLimitsTests: HTTPServerTestCase {
 
     /// Behind a trusted proxy every connection is the proxy's: clients are told apart by the
     /// address it forwards, each with its share of requests in flight.
-    func testBehindATrustedProxyClientsAreCountedByTheAddressItForwards() throws {
-        let server = try start { $0.perClientLimit = 1; $0.origin = PublicOrigin(trustProxy: true) }
+    func testBehindATrustedProxyClientsAreCountedByTheAddressItForwards() async throws {
+        let server = try start { $0.perClientLimit = 1; $0.origin = PublicOrigin(trustProxy: true); $0.clock = ManualClock() }
         defer { server.stop() }
         func request(_ client: String) -> String { "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nX-Forwarded-For: 203.0.113.9, \(client)\r\n\r\n" }
         // One request of client A in flight: its body is still coming.
         let busy = try RawConnection(port: Int(server.port))
         busy.send("POST /form HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nX-Forwarded-For: 198.51.100.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 10\r\n\r\nab")
-        Thread.sleep(forTimeInterval: 0.2)
+        let receiving = await eventually { server.connections().receivingBody == 1 }
+        XCTAssertTrue(receiving, "\(server.connections())")
         let again = try RawConnection(port: Int(server.port))
         again.send(request("198.51.100.1"))
         XCTAssertTrue(again.read(timeout: 2, until: Self.complete).text.hasPrefix("HTTP/1.1 429"), "client A's second request waits its turn")
@@ -161,11 +181,11 @@ final class HTTPServerLimitsTests: HTTPServerTestCase {
         XCTAssertTrue(ended.hasPrefix("HTTP/1.1 ") && !ended.hasPrefix("HTTP/1.1 429"), ended)
         // The request ends just after its answer went.
         var later = ""
-        for _ in 0..<20 where !later.hasPrefix("HTTP/1.1 200") {
-            let connection = try RawConnection(port: Int(server.port))
+        await eventually {
+            guard let connection = try? RawConnection(port: Int(server.port)) else { return false }
             connection.send(request("198.51.100.1"))
-            later = connection.read(timeout: 2, until: Self.complete).text
-            Thread.sleep(forTimeInterval: 0.05)
+            later = connection.read(timeout: 30, until: Self.complete).text
+            return later.hasPrefix("HTTP/1.1 200")
         }
         XCTAssertTrue(later.hasPrefix("HTTP/1.1 200"), "once A's request ended, A is answered again: \(later)")
     }
