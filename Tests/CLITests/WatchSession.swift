@@ -8,6 +8,15 @@ final class WatchOutput: Sendable {
     func append(_ data: Data) { text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
     var value: String { text.withLock { $0 } }
     func count(_ needle: String) -> Int { value.components(separatedBy: needle).count - 1 }
+
+    /// The change the watcher reported after it said it was watching for the `watch`th time (from 1):
+    /// the first `pipeline: ` line after that one, without its prefix; nil before it is written.
+    func change(afterWatch watch: Int) -> String? {
+        let lines = value.split(separator: "\n", omittingEmptySubsequences: false)
+        let watching = lines.indices.filter { lines[$0].hasPrefix("pipeline: watching") }
+        guard watch >= 1, watch <= watching.count else { return nil }
+        return lines[(watching[watch - 1] + 1)...].first { $0.hasPrefix("pipeline: ") }.map { String($0.dropFirst("pipeline: ".count)) }
+    }
 }
 
 /// `pipeline run MANIFEST --watch -v` from the binary, started in a folder; its standard error is
