@@ -10,13 +10,14 @@ final class ProviderKeys: Sendable {
     let provider: IdentityProvider
     private let http: HTTPClient
     private let policy: KeyCachePolicy
+    private let clock: any MonotonicClock
     /// Where the operator reads why keys could not be fetched (the caller is told only that).
     private let log: @Sendable (String) -> Void
 
     private struct Cache {
         var keys: JSONWebKeys?
-        var freshUntil = ContinuousClock.now
-        var usableUntil = ContinuousClock.now
+        var freshUntil: ContinuousClock.Instant
+        var usableUntil: ContinuousClock.Instant
         var lastFetch: ContinuousClock.Instant?
         /// Key ids a fetch was made for and did not find: unknown, not new (bounded).
         var missingAtFetch: Set<String> = []
@@ -25,22 +26,26 @@ final class ProviderKeys: Sendable {
     /// How many key ids a fetch remembers not finding.
     private static let rememberedMissing = 256
 
-    private let cache = Mutex(Cache())
+    private let cache: Mutex<Cache>
     private let fetching = Mutex(())
 
     /// The keys of `provider`; a JWKS file is read now (the error says why it cannot be).
-    init(provider: IdentityProvider, http: HTTPClient, policy: KeyCachePolicy, log: @escaping @Sendable (String) -> Void) throws(DiagnosticsError) {
+    init(provider: IdentityProvider, http: HTTPClient, policy: KeyCachePolicy, clock: any MonotonicClock = SystemClock(),
+         log: @escaping @Sendable (String) -> Void) throws(DiagnosticsError) {
         self.provider = provider
         self.http = http
         self.policy = policy
+        self.clock = clock
         self.log = log
+        let now = clock.now
+        cache = Mutex(Cache(freshUntil: now, usableUntil: now))
         if case .file(let path) = provider.keys {
             let keys: JSONWebKeys
             do { keys = try JSONWebKeys(file: path) } catch {
                 throw DiagnosticsError(.error("signer.jwks", "the JWKS file of provider '\(provider.name)' cannot be used: \(error.reason)",
                                               hint: "download the provider's JWKS (its jwks_uri) into that file"))
             }
-            cache.withLock { $0 = Cache(keys: keys, freshUntil: .now + .seconds(315_360_000), usableUntil: .now + .seconds(315_360_000)) }
+            cache.withLock { $0 = Cache(keys: keys, freshUntil: now + .seconds(315_360_000), usableUntil: now + .seconds(315_360_000)) }
         }
     }
 
@@ -55,7 +60,8 @@ final class ProviderKeys: Sendable {
         if let keys = try fetching.withLockIfAvailable({ _ throws(Refusal) -> JSONWebKeys in try refresh(for: keyID) }) { return keys }
         // Cached keys serve meanwhile when they know the id; a token naming a key they lack may
         // name one just published, which the fetch under way may bring: it waits for that.
-        if let keys = cache.withLock({ $0.keys != nil && ContinuousClock.now < $0.usableUntil && $0.keys?.contains(keyID: keyID) == true ? $0.keys : nil }) {
+        let now = clock.now
+        if let keys = cache.withLock({ $0.keys != nil && now < $0.usableUntil && $0.keys?.contains(keyID: keyID) == true ? $0.keys : nil }) {
             return keys
         }
         return try fetching.withLock { _ throws(Refusal) -> JSONWebKeys in try refresh(for: keyID) }
@@ -66,7 +72,7 @@ final class ProviderKeys: Sendable {
     private func refresh(for keyID: String?) throws(Refusal) -> JSONWebKeys {
         // Another request may have fetched while this one waited.
         if let keys = usable(knowing: keyID) { return keys }
-        let now = ContinuousClock.now
+        let now = clock.now
         let state = cache.withLock { $0 }
         if let last = state.lastFetch, now - last < policy.refetchInterval {
             guard let keys = state.keys, now < state.usableUntil else { throw unavailable() }
@@ -101,8 +107,9 @@ final class ProviderKeys: Sendable {
     }
 
     private func usable(knowing keyID: String?) -> JSONWebKeys? {
-        cache.withLock { cache in
-            guard let keys = cache.keys, ContinuousClock.now < cache.freshUntil, keys.contains(keyID: keyID) else { return nil }
+        let now = clock.now
+        return cache.withLock { cache in
+            guard let keys = cache.keys, now < cache.freshUntil, keys.contains(keyID: keyID) else { return nil }
             return keys
         }
     }

@@ -31,6 +31,8 @@ public final class SigningService: HTTPServerHandler, Sendable {
         public var templatesEndpoint: String?
         /// The HTTP client for those lookups and for providers' keys (its trust: `--ca-cert`).
         public var http: HTTPClient
+        /// The clock key caches and their cooldowns are measured by; tests give one they move.
+        public var clock: any MonotonicClock = SystemClock()
         /// Where operational problems (a provider that cannot be reached) are reported; standard error by default.
         public var log: @Sendable (String) -> Void = { message in FileHandle.standardError.write(Data("pipeline signer: \(message)\n".utf8)) }
 
@@ -69,7 +71,7 @@ public final class SigningService: HTTPServerHandler, Sendable {
         var providers: [String: ProviderKeys] = [:]
         // One provider per issuer: the callers file was checked for it.
         for provider in configuration.providers + callers.providers {
-            providers[provider.issuer] = try ProviderKeys(provider: provider, http: configuration.http, policy: configuration.keyCache, log: configuration.log)
+            providers[provider.issuer] = try ProviderKeys(provider: provider, http: configuration.http, policy: configuration.keyCache, clock: configuration.clock, log: configuration.log)
         }
         self.providers = providers
         templates = configuration.templatesEndpoint.map { TemplateDirectory(endpoint: $0, http: configuration.http, secret: configuration.secret) }

@@ -15,6 +15,8 @@ final class IdentityProviderTests: XCTestCase {
     private var idp: TestIdentityProvider!
     private var issuer: String { idp.issuer }
     private var services: [HTTPServer] = []
+    /// The signers' clock: key caches and cooldowns pass when the test advances it.
+    private let clock = ManualClock()
     /// What the signers reported to their operator.
     private let log = LogLines()
     private var logged: String { log.lines.withLock { $0.joined(separator: "\n") } }
@@ -65,6 +67,7 @@ final class IdentityProviderTests: XCTestCase {
             auditLog: keys.directory.path + "/providers-audit.jsonl",
             http: HTTPClient(trust: TLSTrust(caFiles: [idp.certificate])))
         configuration.log = { [log] line in log.lines.withLock { $0.append(line) } }
+        configuration.clock = clock
         let service = try SigningService(configuration, environment: [:])
         let server = try HTTPServer(HTTPServer.Configuration(port: 0), handler: service)
         services.append(server)
@@ -137,13 +140,13 @@ final class IdentityProviderTests: XCTestCase {
             XCTAssertTrue([.string("UNKNOWN_KEY"), .string("KEY_NOT_YET_FETCHED")].contains(answer.body["error"]), answer.body.serialized())
         }
         XCTAssertLessThanOrEqual(fetches(), 2, "unknown kids fetch at most once per interval")
-        try await Task.sleep(for: .milliseconds(2100))
+        clock.advance(by: .milliseconds(2100))
         let rotated = try await sign(at: signer, try ci(kid: "rsa-2"))
         XCTAssertEqual(rotated.status, 200, "the new key is fetched when a token names it: \(rotated.body.serialized())")
         // The retired key: within the cooldown it may be new, after a fetch it is gone.
         var retired = try await sign(at: signer, try ci())
         if retired.body["error"] == .string("KEY_NOT_YET_FETCHED") {
-            try await Task.sleep(for: .seconds(Double(retired.body["retry_in"]?.intValue ?? 1)))
+            clock.advance(by: .seconds(retired.body["retry_in"]?.intValue ?? 1))
             retired = try await sign(at: signer, try ci())
         }
         XCTAssertEqual(retired.body["error"], .string("UNKNOWN_KEY"), "a retired key no longer signs: \(retired.body.serialized())")
@@ -163,7 +166,7 @@ final class IdentityProviderTests: XCTestCase {
         let wait = try XCTUnwrap(early.body["retry_in"]?.intValue)
         XCTAssertTrue((1...2).contains(wait), "the rest of the cooldown: \(wait)")
         XCTAssertEqual(fetches(), fetched, "no fetch within the cooldown")
-        try await Task.sleep(for: .seconds(Double(wait)))
+        clock.advance(by: .seconds(wait))
         let later = try await sign(at: signer, try ci(kid: "rsa-2"))
         XCTAssertEqual(later.status, 200, later.body.serialized())
     }
@@ -186,7 +189,7 @@ final class IdentityProviderTests: XCTestCase {
         let unknown = try await sign(at: signer, try token("rsa-2"))
         XCTAssertEqual(unknown.body["error"], .string("UNKNOWN_KEY"), "the file read again does not list it: \(unknown.body.serialized())")
         try publish(["rsa-1", "rsa-2"])
-        try await Task.sleep(for: .milliseconds(1100))
+        clock.advance(by: .milliseconds(1100))
         let rotated = try await sign(at: signer, try token("rsa-2"))
         XCTAssertEqual(rotated.status, 200, "the replaced file is read: \(rotated.body.serialized())")
     }
@@ -198,7 +201,7 @@ final class IdentityProviderTests: XCTestCase {
         try idp.write("down", "")
         let during = try await sign(at: signer, try ci())
         XCTAssertEqual(during.status, 200, "stale keys serve while the provider is down: \(during.body.serialized())")
-        try await Task.sleep(for: .milliseconds(1200))
+        clock.advance(by: .milliseconds(1200))
         let later = try await sign(at: signer, try ci())
         XCTAssertEqual(later.status, 503, later.body.serialized())
         XCTAssertEqual(later.body["error"], .string("KEYS_UNAVAILABLE"))
