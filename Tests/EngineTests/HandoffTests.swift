@@ -171,7 +171,12 @@ final class HandoffTests: XCTestCase {
         defer { close(file) }
         let socket = try connect(offer)
         XCTAssertTrue(socket.send(LocalHandoff.Append(id: id, offset: 0, length: 2 << 30).message, file: file))
-        try await Task.sleep(for: .milliseconds(300))
+        // Stopped once the copy is under way.
+        let copying = await eventually {
+            var info = stat()
+            return stat(server.data.path + "/uploads/\(id).bin", &info) == 0 && info.st_size > 0
+        }
+        XCTAssertTrue(copying, "the engine copies the file handed over")
         server.stop(keepData: true)
         // Restarted, the engine holds what it had copied, no more and no less than its file.
         server = try EngineTestServer(data: data, trustProxy: false)

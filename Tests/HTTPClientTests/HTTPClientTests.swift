@@ -174,9 +174,14 @@ final class HTTPClientTests: XCTestCase {
     func testCancellationStopsATransfer() async throws {
         let server = try startServer()
         defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let body = directory.path + "/body"
         let client = HTTPClient()
-        let task = Task { try await client.send(HTTPRequest(method: "GET", url: server.url("/stall"))) }
-        try await Task.sleep(for: .milliseconds(300))
+        let task = Task { try await client.send(HTTPRequest(method: "GET", url: server.url("/stall"), responseFile: body)) }
+        // Cancelled mid-transfer: once the first byte of the stalled body is in.
+        let transferring = await eventually { (try? FileManager.default.attributesOfItem(atPath: body)[.size] as? Int).map { $0 >= 1 } ?? false }
+        XCTAssertTrue(transferring, "the stalled body's first byte arrives")
         task.cancel()
         do {
             _ = try await task.value

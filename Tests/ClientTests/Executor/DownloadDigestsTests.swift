@@ -10,6 +10,8 @@ final class DownloadDigestsTests: XCTestCase {
         let project = try TemporaryDirectory(prefix: "digests")
         defer { project.remove() }
         let path = try project.write("build/a.png", "bytes")
+        // Written an hour ago, as far as its modification time says: a write now shows, however coarse the file system's clock.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: path)
         let state = project.path + "/.pipeline/download-digests.json"
         var info = stat()
         XCTAssertEqual(stat(path, &info), 0)
@@ -24,7 +26,6 @@ final class DownloadDigestsTests: XCTestCase {
         // Another run reads it back; a file written since is read again.
         let again = DownloadDigests(file: state, trusted: project.path)
         XCTAssertEqual(again.md5(of: path, info: info), "0123456789abcdef0123456789abcdef")
-        usleep(10_000)
         try "other".write(toFile: path, atomically: false, encoding: .utf8)
         var changed = stat()
         XCTAssertEqual(stat(path, &changed), 0)
@@ -32,14 +33,16 @@ final class DownloadDigestsTests: XCTestCase {
 
         // Bytes changed in place with the modification time put back: the change time still tells.
         again.record(path, info: changed, md5: "fedcba9876543210fedcba9876543210")
-        usleep(10_000)
-        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
-        try handle.write(contentsOf: Data("X".utf8))
-        try handle.close()
-        var times = [changed.st_atim, changed.st_mtim]
-        XCTAssertEqual(utimensat(AT_FDCWD, path, &times, 0), 0)
-        var restored = stat()
-        XCTAssertEqual(stat(path, &restored), 0)
+        // Written again until the change time moves on (the file system's clock ticks coarsely).
+        var restored = changed
+        for _ in 0..<100_000 where restored.st_ctim.tv_sec == changed.st_ctim.tv_sec && restored.st_ctim.tv_nsec == changed.st_ctim.tv_nsec {
+            let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+            try handle.write(contentsOf: Data("X".utf8))
+            try handle.close()
+            var times = [changed.st_atim, changed.st_mtim]
+            XCTAssertEqual(utimensat(AT_FDCWD, path, &times, 0), 0)
+            XCTAssertEqual(stat(path, &restored), 0)
+        }
         XCTAssertEqual(restored.st_mtim.tv_nsec, changed.st_mtim.tv_nsec)
         XCTAssertNil(again.md5(of: path, info: restored), "a file written since is read again")
     }
