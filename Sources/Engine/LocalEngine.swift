@@ -81,6 +81,8 @@ public final class LocalEngine: Sendable {
     public let dataDirectory: String
     /// Status requests held now (`StatusWait`).
     var heldStatusRequests: Int { executor.store.heldCount }
+    /// Assemblies running their steps, and waiting for a turn.
+    var assemblyLoad: (running: Int, queued: Int) { executor.load }
     private let assembliesDirectory: String
     private let lock: DataFolderLock
     private let handoff: HandoffServer?

@@ -1,5 +1,5 @@
 import Basics
-import Engine
+@testable import Engine
 import EngineTestSupport
 import Foundation
 import HTTPClient
@@ -157,7 +157,9 @@ final class HTTPImportRobotTests: XCTestCase {
         let gone = await eventually(within: .seconds(5)) { !FileManager.default.fileExists(atPath: results) }
         XCTAssertTrue(gone, "the partial import is removed")
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(5))
-        try await Task.sleep(for: .milliseconds(500))
+        // Once the Assembly has left its step, no import of it can start.
+        let left = await eventually { server.engine.assemblyLoad == (0, 0) }
+        XCTAssertTrue(left, "the canceled Assembly leaves its step")
         let asked = ((try? String(contentsOfFile: directory.path + "/requests.log", encoding: .utf8)) ?? "").split(separator: "\n").count
         XCTAssertLessThanOrEqual(asked, ProcessInfo.processInfo.activeProcessorCount * 2, "URLs not started before the cancel are never asked for")
     }
