@@ -31,13 +31,14 @@ final class ChildProcessTests: XCTestCase {
         XCTAssertLessThan(ContinuousClock.now - start, .seconds(30), "the input is written as it is read, never before the timeout starts")
     }
 
-    func testATimeoutEndsWhatTheProgramStartedToo() throws {
+    func testATimeoutEndsWhatTheProgramStartedToo() async throws {
         let folder = try TemporaryDirectory(prefix: "child-process")
         defer { folder.remove() }
-        let marker = folder.path + "/started"
-        XCTAssertThrowsError(try ChildProcess.runBlocking(["/bin/sh", "-c", "(sleep 3; touch \(marker)) & sleep 60"], timeout: .seconds(1)))
-        Thread.sleep(forTimeInterval: 4)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: marker), "the program's own child was killed with it")
+        let pidFile = folder.path + "/child"
+        XCTAssertThrowsError(try ChildProcess.runBlocking(["/bin/sh", "-c", "sleep 60 & echo $! > \(pidFile); sleep 60"], timeout: .seconds(1)))
+        let child = try XCTUnwrap(Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let ended = await eventually { ProcessState.hasEnded(child) }
+        XCTAssertTrue(ended, "the program's own child was killed with it")
     }
 
     func testAProgramThatLeavesAChildBehindIsDoneWhenItExits() throws {
@@ -52,8 +53,13 @@ final class ChildProcessTests: XCTestCase {
     }
 
     func testACanceledTaskKillsItsProgram() async throws {
-        let task = Task { try await ChildProcess.run(["sleep", "60"], timeout: .seconds(120)) }
-        try await Task.sleep(for: .milliseconds(300))
+        let folder = try TemporaryDirectory(prefix: "child-process")
+        defer { folder.remove() }
+        let pidFile = folder.path + "/program"
+        let task = Task { try await ChildProcess.run(["/bin/sh", "-c", "echo $$ > \(pidFile); exec sleep 60"], timeout: .seconds(120)) }
+        // Canceled once the program runs.
+        let running = await eventually { FileManager.default.fileExists(atPath: pidFile) }
+        XCTAssertTrue(running)
         task.cancel()
         let start = ContinuousClock.now
         do {
@@ -62,6 +68,8 @@ final class ChildProcessTests: XCTestCase {
         } catch {
             XCTAssertTrue(error is ChildProcess.Canceled, "\(error)")
         }
+        let program = try XCTUnwrap(Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        XCTAssertTrue(ProcessState.hasEnded(program), "the program was killed")
         XCTAssertLessThan(ContinuousClock.now - start, .seconds(30))
     }
 }

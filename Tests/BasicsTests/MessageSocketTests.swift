@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Synchronization
 import TestSupport
 import XCTest
 
@@ -95,17 +96,21 @@ final class MessageSocketTests: XCTestCase {
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "no connect waited for the listener")
     }
 
-    func testShuttingDownEndsAWaitingAccept() throws {
+    func testShuttingDownEndsAWaitingAccept() async throws {
         let folder = try TemporaryDirectory(prefix: "socket")
         defer { folder.remove() }
         let listening = try MessageSocket.listen(folder.path + "/s.sock")
         let ended = expectation(description: "accept returns")
+        let thread = Mutex<Int32?>(nil)
         Thread {
+            thread.withLock { $0 = ProcessState.currentThread }
             XCTAssertNil(listening.accept())
             ended.fulfill()
         }.start()
-        Thread.sleep(forTimeInterval: 0.1)
+        // Shut down once the thread sleeps in its accept.
+        let waiting = await eventually { thread.withLock { $0 }.flatMap(ProcessState.ofThread) == "S" }
+        XCTAssertTrue(waiting, "the thread waits in accept")
         listening.shutDown()
-        wait(for: [ended], timeout: 5)
+        await fulfillment(of: [ended], timeout: 5)
     }
 }
