@@ -230,7 +230,9 @@ final class ConnectionWatch: Sendable {
                 case .awaitingHead: counts.awaitingHead += 1
                 case .idle: counts.idle += 1
                 case .request: counts.answering += 1
-                case .body: counts.receivingBody += 1
+                case .body(_, let bytes):
+                    counts.receivingBody += 1
+                    counts.bodyBytes += bytes
                 case .closing: break
                 }
             }

@@ -22,22 +22,23 @@ final class HTTPServerLimitsTests: HTTPServerTestCase {
         }
     }
 
-    func testTrickledHeadersAreCutOffAtTheDeadline() throws {
-        let server = try start { $0.headerTimeout = 1 }
+    func testTrickledHeadersAreCutOffAtTheDeadline() async throws {
+        let clock = ManualClock()
+        let server = try start { $0.headerTimeout = 1; $0.clock = clock }
         defer { server.stop() }
         let slow = try RawConnection(port: Int(server.port))
         slow.send("GET /healthz HTTP/1.1\r\n")
-        let started = Date()
-        var closed = false
+        let seen = await eventually { server.connections().awaitingHead == 1 }
+        XCTAssertTrue(seen)
         // One header line every 200 ms resets an idle timeout forever; the deadline does not reset.
-        while Date().timeIntervalSince(started) < 5 {
-            if !slow.send("X-Slow: \(Int.random(in: 0..<1000))\r\n") || slow.read(timeout: 0.2).closed {
-                closed = true
-                break
-            }
+        for _ in 0..<4 {
+            XCTAssertTrue(slow.send("X-Slow: \(Int.random(in: 0..<1000))\r\n"))
+            clock.advance(by: .milliseconds(200))
         }
-        XCTAssertTrue(closed, "a trickling client kept its connection for 5 s")
-        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
+        XCTAssertEqual(server.connections().awaitingHead, 1, "within the deadline the head may trickle")
+        slow.send("X-Slow: 1\r\n")
+        clock.advance(by: .milliseconds(400))
+        XCTAssertTrue(slow.read(timeout: 30).closed, "a trickling client loses its connection at the deadline")
     }
 
     /// Each step waits for the server to report the state the next one needs, and the server's
@@ -72,12 +73,12 @@ final class HTTPServerLimitsTests: HTTPServerTestCase {
             let receiving = await eventually { connections().receivingBody == count }
             XCTAssertTrue(receiving, "the server receives body \(count): \(connections())")
         }
-        XCTAssertEqual(connections(), ConnectionCounts(receivingBody: 4))
+        XCTAssertEqual(connections(), ConnectionCounts(receivingBody: 4, bodyBytes: 8))
         let turnedAway = try RawConnection(port: port)
         turnedAway.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
         let refused = turnedAway.read(timeout: 30, until: Self.complete)
         XCTAssertTrue(refused.closed && !refused.text.hasPrefix("HTTP/1.1 200"), "turned away: \(refused)")
-        XCTAssertEqual(connections(), ConnectionCounts(receivingBody: 4), "the requests being served go on")
+        XCTAssertEqual(connections(), ConnectionCounts(receivingBody: 4, bodyBytes: 8), "the requests being served go on")
         // ... while another client is answered at once.
         let other = try RawConnection(port: port, source: "127.0.0.2")
         other.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
@@ -112,51 +113,62 @@ final class HTTPServerLimitsTests: HTTPServerTestCase {
 
     /// A body that sends a byte now and then keeps resetting the idle timeout: past its grace it
     /// must keep a minimum average rate, or it is ended. A steady body is not.
-    func testATrickledBodyIsEndedAndASteadyOneIsNot() throws {
-        let server = try start { $0.bodyGrace = 1; $0.minimumBodyRate = 200 }
+    func testATrickledBodyIsEndedAndASteadyOneIsNot() async throws {
+        let clock = ManualClock()
+        let server = try start { $0.bodyGrace = 1; $0.minimumBodyRate = 200; $0.clock = clock }
         defer { server.stop() }
         let head = "POST /form HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\n"
         let slow = try RawConnection(port: Int(server.port))
         slow.send(head)
-        let started = Date()
-        var closed = false
-        while Date().timeIntervalSince(started) < 6 {
-            if !slow.send("a") || slow.read(timeout: 0.3).closed {
-                closed = true
-                break
-            }
+        // A byte every 300 ms: within the grace it goes on; past it, below 200 bytes a second, it ends.
+        for sent in 1...3 {
+            XCTAssertTrue(slow.send("a"))
+            let arrived = await eventually { server.connections().bodyBytes == Int64(sent) }
+            XCTAssertTrue(arrived, "\(server.connections())")
+            clock.advance(by: .milliseconds(300))
         }
-        XCTAssertTrue(closed, "a trickled body held its connection for 6 s")
-        XCTAssertLessThan(Date().timeIntervalSince(started), 4)
+        XCTAssertEqual(server.connections().receivingBody, 1, "within its grace a body may trickle")
+        slow.send("a")
+        clock.advance(by: .milliseconds(300))
+        XCTAssertTrue(slow.read(timeout: 30).closed, "a trickled body is ended past its grace")
 
         let steady = try RawConnection(port: Int(server.port))
         steady.send(head.replacingOccurrences(of: "100000", with: "3011"))
         XCTAssertTrue(steady.send("token=ok&b="))
         var answer = ""
-        for _ in 0..<15 {
+        // 200 bytes every 150 ms, each in before the clock moves on.
+        for step in 1...15 {
             XCTAssertTrue(steady.send(String(repeating: "b", count: 200)))
-            let read = steady.read(timeout: 0.15)
-            answer += read.text
-            XCTAssertFalse(read.closed, "a body at the minimum rate goes on")
+            if step < 15 {
+                let arrived = await eventually { server.connections().bodyBytes == Int64(11 + 200 * step) }
+                XCTAssertTrue(arrived, "\(server.connections())")
+                clock.advance(by: .milliseconds(150))
+            }
         }
-        answer += steady.read(timeout: 2, until: { Self.complete(answer + $0) }).text
-        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 200"), "and is answered: \(answer)")
+        answer += steady.read(timeout: 30, until: { Self.complete(answer + $0) }).text
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 200"), "a body at the minimum rate goes on and is answered: \(answer)")
     }
 
     /// Bodies that each keep just above the minimum rate fill an address's share: the next client
     /// is answered, and the slowest body makes room (a tus upload cut off resumes).
-    func testTheSlowestBodyMakesRoomForTheNextClient() throws {
-        let server = try start { $0.perClientLimit = 4; $0.bodyGrace = 30 }
+    func testTheSlowestBodyMakesRoomForTheNextClient() async throws {
+        let clock = ManualClock()
+        let server = try start { $0.perClientLimit = 4; $0.bodyGrace = 30; $0.clock = clock }
         defer { server.stop() }
         let head = "POST /form HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\n"
         let bodies = try (0..<4).map { _ in try RawConnection(port: Int(server.port)) }
         for (index, body) in bodies.enumerated() { body.send(head + String(repeating: "a", count: 100 * (index + 1))) }
-        Thread.sleep(forTimeInterval: 1.2)
+        // Every byte sent is in, then a second and more passes: the bodies' rates count.
+        let received = await eventually { server.connections() == ConnectionCounts(receivingBody: 4, bodyBytes: 1000) }
+        XCTAssertTrue(received, "\(server.connections())")
+        clock.advance(by: .milliseconds(1200))
         let next = try RawConnection(port: Int(server.port))
         next.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
-        XCTAssertTrue(next.read(timeout: 2, until: Self.complete).text.hasPrefix("HTTP/1.1 200"), "trickled bodies cannot lock an address out")
-        XCTAssertTrue(bodies[0].read(timeout: 2).closed, "the slowest body went")
-        XCTAssertFalse(bodies[3].read(timeout: 0.3).closed, "the others go on")
+        XCTAssertTrue(next.read(timeout: 30, until: Self.complete).text.hasPrefix("HTTP/1.1 200"), "trickled bodies cannot lock an address out")
+        XCTAssertTrue(bodies[0].read(timeout: 30).closed, "the slowest body went")
+        let others = await eventually { server.connections().receivingBody == 3 }
+        XCTAssertTrue(others, "the others go on: \(server.connections())")
+        XCTAssertEqual(server.connections().bodyBytes, 900, "the others go on")
     }
 
     /// Behind a trusted proxy every connection is the proxy's: clients are told apart by the
