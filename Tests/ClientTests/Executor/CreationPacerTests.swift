@@ -1,5 +1,6 @@
 @testable import Client
 import Foundation
+import TestSupport
 import XCTest
 
 /// Creations paced by a token bucket, and a rate limit that holds every request of the run.
@@ -9,14 +10,14 @@ final class CreationPacerTests: XCTestCase {
     }
 
     func testABurstThenOneCreationPerInterval() async throws {
-        let clock = TestClock()
+        let clock = ImpatientClock()
         let pacer = CreationPacer(perMinute: 60, burst: 3, clock: clock)
         for _ in 0..<6 { try await pacer.admit() }
         XCTAssertEqual(seconds(clock.sleeps), [1, 1, 1], "three at once, then one a second")
     }
 
     func testARateLimitHoldsEveryRequest() async throws {
-        let clock = TestClock()
+        let clock = ImpatientClock()
         let pacer = CreationPacer(perMinute: nil, clock: clock)
         try await pacer.admit()
         XCTAssertEqual(clock.sleeps, [], "no bucket: no wait")
@@ -29,7 +30,7 @@ final class CreationPacerTests: XCTestCase {
     }
 
     func testManyRunsOfAnAssemblyShareOneBudget() async throws {
-        let clock = TestClock()
+        let clock = ImpatientClock()
         let pacer = CreationPacer(perMinute: 120, burst: 1, clock: clock)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<5 { group.addTask { try await pacer.admit() } }

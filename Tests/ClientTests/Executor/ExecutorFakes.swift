@@ -6,22 +6,6 @@ import Planning
 import Synchronization
 import Wire
 
-/// A clock that only moves when something waits on it, and remembers every wait.
-final class TestClock: MonotonicClock {
-    private let state = Mutex((now: ContinuousClock.now, sleeps: [Duration]()))
-
-    var now: ContinuousClock.Instant { state.withLock { $0.now } }
-    var sleeps: [Duration] { state.withLock { $0.sleeps } }
-
-    func sleep(for duration: Duration) async throws {
-        try Task.checkCancellation()
-        state.withLock {
-            $0.now += duration
-            $0.sleeps.append(duration)
-        }
-    }
-}
-
 /// An Assembly API that answers from a script, one answer per call, and records the calls.
 final class ScriptedService: AssemblyService {
     enum Answer {

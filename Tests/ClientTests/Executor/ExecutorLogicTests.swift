@@ -19,7 +19,7 @@ final class ExecutorLogicTests: XCTestCase {
     override func tearDown() { directory.remove() }
 
     private func run(
-        _ service: ScriptedService, clock: TestClock, timeout: Duration = .seconds(3600), eagerPolls: Bool = false, signer: (any ParamsSigner)? = nil,
+        _ service: ScriptedService, clock: ImpatientClock, timeout: Duration = .seconds(3600), eagerPolls: Bool = false, signer: (any ParamsSigner)? = nil,
         uploads: any UploadService = CountingUploads()
     ) async throws -> RunResults {
         let file = try FileHasher.digest(path: directory.path + "/a.txt")
@@ -44,7 +44,7 @@ final class ExecutorLogicTests: XCTestCase {
                 .failure(AssemblyClient.Failure(code: .assemblyIDTaken, message: "exists")),
             ],
             statuses: [ScriptedService.status(AssemblyStatusCode.uploading), ScriptedService.status(AssemblyStatusCode.completed, uploads: 1)])
-        let results = try await run(service, clock: TestClock())
+        let results = try await run(service, clock: ImpatientClock())
         XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed.rawValue)
         let creates = service.calls.filter { $0.hasPrefix("create") }
         XCTAssertEqual(creates.count, 2)
@@ -53,7 +53,7 @@ final class ExecutorLogicTests: XCTestCase {
 
     func testAnAssemblyWhoseUploadsFailIsCanceledAndSaysSo() async throws {
         let service = ScriptedService(creates: [ScriptedService.status(AssemblyStatusCode.uploading)], statuses: [])
-        let results = try await run(service, clock: TestClock(), uploads: FailingUploads())
+        let results = try await run(service, clock: ImpatientClock(), uploads: FailingUploads())
         let entry = try XCTUnwrap(results.assemblies.first)
         XCTAssertEqual(entry.status, "UPLOAD_FAILED")
         XCTAssertTrue(entry.message?.contains("was canceled (the next run makes a new one)") ?? false, entry.message ?? "")
@@ -67,7 +67,7 @@ final class ExecutorLogicTests: XCTestCase {
                 .failure(AssemblyClient.Failure(code: .assemblyIDTaken, message: "exists")),
             ],
             statuses: [ScriptedService.status(AssemblyStatusCode.uploading), ScriptedService.status(AssemblyStatusCode.completed, uploads: 1)])
-        let results = try await run(service, clock: TestClock(), signer: SecretSigner(secret: "s"))
+        let results = try await run(service, clock: ImpatientClock(), signer: SecretSigner(secret: "s"))
         XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed.rawValue)
         let creates = service.calls.filter { $0.hasPrefix("create") }
         XCTAssertEqual(creates.count, 2)
@@ -76,7 +76,7 @@ final class ExecutorLogicTests: XCTestCase {
     }
 
     func testARateLimitWithRetryInZeroWaitsABackoffAndHoldsTheRun() async throws {
-        let clock = TestClock()
+        let clock = ImpatientClock()
         let service = ScriptedService(
             creates: [
                 .failure(AssemblyClient.Failure(code: .rateLimitReached, message: "slow down", retryIn: 0, isTransient: true, httpStatus: 429)),
@@ -90,7 +90,7 @@ final class ExecutorLogicTests: XCTestCase {
     }
 
     func testARateLimitWaitsWhatTheServiceSays() async throws {
-        let clock = TestClock()
+        let clock = ImpatientClock()
         let service = ScriptedService(
             creates: [
                 .failure(AssemblyClient.Failure(code: .rateLimitReached, message: "slow down", retryIn: 7, isTransient: true)),
@@ -105,7 +105,7 @@ final class ExecutorLogicTests: XCTestCase {
     }
 
     func testAServerThatHoldsStatusRequestsIsAskedOnceWithoutSleeping() async throws {
-        let clock = TestClock()
+        let clock = ImpatientClock()
         let service = ScriptedService(
             creates: [ScriptedService.status(AssemblyStatusCode.executing)], statuses: [ScriptedService.status(AssemblyStatusCode.completed)], holds: 20)
         let results = try await run(service, clock: clock)
@@ -117,7 +117,7 @@ final class ExecutorLogicTests: XCTestCase {
     /// A server that offered to hold status requests, then gave `first` to the held one.
     private func statusesAfterAHeldRequest(_ first: ScriptedService.Answer) async throws -> (asked: [String], pauses: [Duration]) {
         let executing = ScriptedService.status(AssemblyStatusCode.executing)
-        let clock = TestClock()
+        let clock = ImpatientClock()
         let service = ScriptedService(creates: [executing], statuses: [first, executing, ScriptedService.status(AssemblyStatusCode.completed)], holds: 20)
         let results = try await run(service, clock: clock)
         XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed.rawValue)
@@ -137,7 +137,7 @@ final class ExecutorLogicTests: XCTestCase {
     }
 
     func testPollingStartsAtOnceThenSoonThenSlowsGently() async throws {
-        let clock = TestClock()
+        let clock = ImpatientClock()
         let executing = ScriptedService.status(AssemblyStatusCode.executing)
         let service = ScriptedService(
             creates: [executing], statuses: Array(repeating: executing, count: 15) + [ScriptedService.status(AssemblyStatusCode.completed)])
@@ -155,7 +155,7 @@ final class ExecutorLogicTests: XCTestCase {
     func testEagerPollsStartAtFiveMillisecondsAndDoubleWithoutPollingMoreInTheFirstSecond() async throws {
         let executing = ScriptedService.status(AssemblyStatusCode.executing)
         func sleeps(eager: Bool) async throws -> [Double] {
-            let clock = TestClock()
+            let clock = ImpatientClock()
             let service = ScriptedService(
                 creates: [executing], statuses: Array(repeating: executing, count: 15) + [ScriptedService.status(AssemblyStatusCode.completed)])
             _ = try await run(service, clock: clock, eagerPolls: eager)
@@ -192,7 +192,7 @@ final class ExecutorLogicTests: XCTestCase {
         configuration.pollInterval = .seconds(1)
         let runner = Runner(
             plan: Plan(pipeline: "p", manifest: "m.yml", assemblies: assemblies), configuration: configuration,
-            service: service, uploads: CountingUploads(), clock: TestClock())
+            service: service, uploads: CountingUploads(), clock: ImpatientClock())
         let results = try await runner.run { _ in }
         XCTAssertEqual(results.assemblies.map(\.status), Array(repeating: APIErrorCode.cannotConnect.rawValue, count: 3))
         XCTAssertEqual(service.calls.count, 4 + 1 + 1, "the first Assembly tries 4 times, the others once: \(service.calls)")
@@ -200,7 +200,7 @@ final class ExecutorLogicTests: XCTestCase {
     }
 
     func testAnAssemblyThatNeverGetsItsUploadsFailsAfterTheGrace() async throws {
-        let clock = TestClock()
+        let clock = ImpatientClock()
         let uploading = ScriptedService.status(AssemblyStatusCode.uploading)
         let service = ScriptedService(creates: [uploading], statuses: Array(repeating: uploading, count: 200))
         let results = try await run(service, clock: clock)
@@ -211,7 +211,7 @@ final class ExecutorLogicTests: XCTestCase {
     func testTheRunsTimeoutEndsPolling() async throws {
         let executing = ScriptedService.status(AssemblyStatusCode.executing)
         let service = ScriptedService(creates: [executing], statuses: Array(repeating: executing, count: 1000))
-        let results = try await run(service, clock: TestClock(), timeout: .seconds(30))
+        let results = try await run(service, clock: ImpatientClock(), timeout: .seconds(30))
         XCTAssertEqual(results.assemblies.first?.status, "RUN_TIMEOUT")
     }
 
@@ -221,7 +221,7 @@ final class ExecutorLogicTests: XCTestCase {
             // No number at all (NaN), or none above 0, is no advice: the backoff decides.
             XCTAssertTrue(limited.retryIn.map { (0...AssemblyClient.Failure.longestWait).contains($0) } ?? (wait.isNaN || wait <= 0), "\(wait)")
             let service = ScriptedService(creates: [.failure(limited)], statuses: [])
-            let results = try await run(service, clock: TestClock(), timeout: .seconds(30))
+            let results = try await run(service, clock: ImpatientClock(), timeout: .seconds(30))
             XCTAssertNotEqual(results.assemblies.first?.status, AssemblyStatusCode.completed.rawValue, "\(wait)")
         }
     }

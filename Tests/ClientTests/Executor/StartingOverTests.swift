@@ -27,13 +27,13 @@ final class StartingOverTests: XCTestCase {
 
         // The first run's Assembly is created, then cut off.
         let first = ScriptedService(creates: [ScriptedService.status(AssemblyStatusCode.uploading)], statuses: [.failure(cut)])
-        _ = try await Runner(plan: plan, configuration: configuration, service: first, uploads: CountingUploads(), clock: TestClock()).run { _ in }
+        _ = try await Runner(plan: plan, configuration: configuration, service: first, uploads: CountingUploads(), clock: ImpatientClock()).run { _ in }
 
         let second = ScriptedService(
             creates: [ScriptedService.status(AssemblyStatusCode.uploading, id: "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2")],
             statuses: [.failure(cut), ScriptedService.status(AssemblyStatusCode.completed, id: "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2", uploads: 1)])
         let said = Mutex<[String]>([])
-        let results = try await Runner(plan: plan, configuration: configuration, service: second, uploads: CountingUploads(), clock: TestClock()).run { event in
+        let results = try await Runner(plan: plan, configuration: configuration, service: second, uploads: CountingUploads(), clock: ImpatientClock()).run { event in
             if case .startingOver(_, _, let reason) = event { said.withLock { $0.append(reason) } }
         }
         XCTAssertEqual(results.assemblies.first?.status, AssemblyStatusCode.completed.rawValue)
