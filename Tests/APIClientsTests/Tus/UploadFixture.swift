@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import HTTPClient
 import TestSupport
@@ -29,21 +30,22 @@ final class UploadFixture: @unchecked Sendable {
 
     func uploader(
         _ endpoint: String, chunkSize: Int64? = nil, checksum: UploadOptions.ChecksumMode = .automatic,
-        retryDelays: [Duration] = [.zero, .milliseconds(100), .milliseconds(200)]
+        retryDelays: [Duration] = [.zero, .milliseconds(100), .milliseconds(200)], clock: any MonotonicClock = SystemClock()
     ) -> TusUploader {
-        let options = UploadOptions(
+        var options = UploadOptions(
             chunkSize: chunkSize, retryDelays: retryDelays, checksum: checksum,
             parallel: 4, stateDirectory: state.path)
+        options.clock = clock
         return TusUploader(endpoint: endpoint, options: options, http: http)
     }
 
     /// Uploads one file and returns its result and every progress event.
     func upload(
         _ path: String, to endpoint: String, chunkSize: Int64? = nil, checksum: UploadOptions.ChecksumMode = .automatic,
-        retryDelays: [Duration] = [.zero, .milliseconds(100), .milliseconds(200)]
+        retryDelays: [Duration] = [.zero, .milliseconds(100), .milliseconds(200)], clock: any MonotonicClock = SystemClock()
     ) async throws -> (UploadResult, [UploadProgress]) {
         let events = EventLog()
-        let results = try await uploader(endpoint, chunkSize: chunkSize, checksum: checksum, retryDelays: retryDelays).upload(
+        let results = try await uploader(endpoint, chunkSize: chunkSize, checksum: checksum, retryDelays: retryDelays, clock: clock).upload(
             [UploadFile(path: path, metadata: ["filename": "f.bin", "filetype": "application/octet-stream"])]
         ) { events.append($0) }
         return (try results[0].get(), events.events)
