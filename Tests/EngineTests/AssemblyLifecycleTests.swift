@@ -153,7 +153,13 @@ final class AssemblyLifecycleTests: XCTestCase {
         XCTAssertTrue(connection.send(Data((
             "PATCH \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nTus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\n"
             + "Content-Type: application/offset+octet-stream\r\nContent-Length: \(body.count)\r\n\r\n").utf8) + body.prefix(1000)))
-        try await Task.sleep(for: .milliseconds(200))
+        // Canceled once the engine holds the first part of the body.
+        let uploadFile = server.data.path + "/uploads/" + (path.split(separator: "/").last.map(String.init) ?? "") + ".bin"
+        let receiving = await eventually {
+            var info = stat()
+            return stat(uploadFile, &info) == 0 && info.st_size >= 1000
+        }
+        XCTAssertTrue(receiving, "the engine stores the body as it comes")
         let canceled = try await client.http.send(HTTPRequest(method: "DELETE", url: client.base + "/assemblies/" + id))
         XCTAssertEqual(try JSONValue.parse(canceled.body)["ok"], .string("ASSEMBLY_CANCELED"))
         _ = connection.send(body.dropFirst(1000))  // the engine may have stopped reading: what is kept matters
