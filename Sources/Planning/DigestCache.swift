@@ -27,12 +27,12 @@ public struct DigestCache: Sendable {
     let opened: Date
 
     /// The cache kept in `file` (missing or unreadable: empty); with `rehashing`, nothing in it is
-    /// trusted, every file is hashed and the cache written anew.
-    public init(file: String, slack: Duration = .seconds(2), rehashing: Bool = false) {
+    /// trusted, every file is hashed and the cache written anew; `opened` is when planning began.
+    public init(file: String, slack: Duration = .seconds(2), rehashing: Bool = false, opened: Date = Date()) {
         self.file = file
         self.slack = slack.components.seconds * 1_000_000_000 + slack.components.attoseconds / 1_000_000_000
         self.rehashing = rehashing
-        opened = Date()
+        self.opened = opened
     }
 
     /// Starts one plan's pass over the cache; the other files' entries are forgotten, or kept when
