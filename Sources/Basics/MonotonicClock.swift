@@ -1,7 +1,12 @@
-/// The time code sees: now, and waiting. Passed in at the edge so tests move time instead of sleeping.
+import Foundation
+
+/// The time code sees: now, the date it is, and waiting. Passed in at the edge so tests move
+/// time instead of sleeping.
 public protocol MonotonicClock: Sendable {
     /// The current instant.
     var now: ContinuousClock.Instant { get }
+    /// The wall-clock date now (what expiries and records are kept in).
+    var date: Date { get }
     /// Waits `duration` (throws when the task is cancelled).
     func sleep(for duration: Duration) async throws
 }
@@ -21,6 +26,9 @@ public struct SystemClock: MonotonicClock {
 
     /// `ContinuousClock.now`.
     public var now: ContinuousClock.Instant { ContinuousClock.now }
+
+    /// `Date()`.
+    public var date: Date { Date() }
 
     /// `Task.sleep`.
     public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }

@@ -76,7 +76,7 @@ struct AssemblyAPI: Sendable {
     func current(_ id: String, waiting: Int?, clientGone: () -> Bool) -> AssemblyRecord? {
         guard let current = store.get(id) else { return nil }
         if let waiting, !current.isTerminal {
-            _ = store.waitForChange(of: current.id, from: current.phase, until: Date() + Double(waiting), clientGone: clientGone)
+            _ = store.waitForChange(of: current.id, from: current.phase, until: store.clock.now + .seconds(waiting), clientGone: clientGone)
         }
         return store.reported(id) ?? current
     }

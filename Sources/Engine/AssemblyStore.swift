@@ -28,10 +28,13 @@ final class AssemblyStore: Sendable {
     private let endObserver = Mutex<(@Sendable (AssemblyRecord) -> Void)?>(nil)
     /// Told when an Assembly cannot be written (it lives on in memory, and would not survive a restart).
     private let warn: @Sendable (String) -> Void
+    /// The clock held requests' deadlines are kept by.
+    let clock: any MonotonicClock
 
-    init(directory: String, warn: @escaping @Sendable (String) -> Void = { _ in }) throws {
+    init(directory: String, warn: @escaping @Sendable (String) -> Void = { _ in }, clock: any MonotonicClock = SystemClock()) throws {
         self.directory = directory
         self.warn = warn
+        self.clock = clock
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var loaded: [String: AssemblyRecord] = [:]
         for name in try FileSystem.names(in: directory) where name.hasSuffix(".json") {
@@ -132,14 +135,15 @@ final class AssemblyStore: Sendable {
     /// at once when the engine is stopping or `mostHeld` requests are held already, and as soon
     /// as `clientGone` says nobody waits for the answer. Nil when there is no such Assembly.
     @available(*, noasync, message: "blocks its thread")
-    func waitForChange(of id: String, from phase: AssemblyPhase, until deadline: Date, clientGone: () -> Bool) -> AssemblyRecord? {
+    func waitForChange(of id: String, from phase: AssemblyPhase, until deadline: ContinuousClock.Instant, clientGone: () -> Bool) -> AssemblyRecord? {
         guard let ticket = held.hold(id) else { return get(id) }
         defer { held.release(ticket) }
         while true {
             guard let record = get(id) else { return nil }
-            if record.phase != phase || held.isStopping || Date() >= deadline || clientGone() { return record }
-            // In slices, to notice a client that went away (nothing tells of it).
-            _ = held.wait(ticket, until: deadline, slice: 0.25)
+            let now = clock.now
+            if record.phase != phase || held.isStopping || now >= deadline || clientGone() { return record }
+            // In slices, to notice a client that went away (nothing tells of it), and a clock moved on.
+            _ = held.wait(ticket, for: min(deadline - now, .milliseconds(250)))
         }
     }
 

@@ -47,11 +47,11 @@ final class HeldRequests: Sendable {
         }
     }
 
-    /// Waits for `ticket`'s signal until `deadline` (or the end of the slice); true when signalled.
+    /// Waits for `ticket`'s signal for at most `longest`; true when signalled.
     @available(*, noasync, message: "blocks its thread")
-    func wait(_ ticket: Ticket, until deadline: Date, slice: TimeInterval) -> Bool {
-        let seconds = max(0, min(deadline.timeIntervalSinceNow, slice))
-        return ticket.signal.wait(timeout: .now() + seconds) == .success
+    func wait(_ ticket: Ticket, for longest: Duration) -> Bool {
+        let nanoseconds = max(0, longest.components.seconds * 1_000_000_000 + longest.components.attoseconds / 1_000_000_000)
+        return ticket.signal.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success
     }
 
     /// The request left.

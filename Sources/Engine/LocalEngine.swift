@@ -127,7 +127,7 @@ public final class LocalEngine: Sendable {
         try Self.sweepIncoming(layout.incoming)
         let space = DiskSpace(directory: data, reserve: configuration.reservedSpace)
         let uploads = try UploadStore(directory: layout.uploads)
-        let assemblies = try AssemblyStore(directory: layout.assemblies, warn: configuration.warn)
+        let assemblies = try AssemblyStore(directory: layout.assemblies, warn: configuration.warn, clock: configuration.clock)
         // Before anything can reach them (a server, the handoff, an upload finishing).
         try Self.abandonHandedOver(assemblies, results: layout.results)
         executor = AssemblyExecutor(store: assemblies, resultsDirectory: layout.results, limits: configuration.robotLimits)
@@ -147,6 +147,7 @@ public final class LocalEngine: Sendable {
         if configuration.credentials != nil { tus.admits = { links.accepts($0) } }
         tus.hasEnded = { links.hasEnded($0) }
         tus.trailersBehindProxy = configuration.trailersBehindProxy
+        tus.clock = configuration.clock
         // Only where every client is on this machine: a client elsewhere could not open the socket,
         // and a remote server's offer is never taken (the client checks the endpoint is loopback too).
         let loopback = settings.map { $0.host == "127.0.0.1" || $0.host == "::1" || $0.host == "localhost" } ?? false
@@ -167,7 +168,7 @@ public final class LocalEngine: Sendable {
         let templateStore = try TemplateStore(directory: data + "/templates", warn: configuration.warn)
         let api = AssemblyAPI(
             store: assemblies, templates: templateStore, executor: executor, auth: auth,
-            policy: configuration.policy, rateLimiter: configuration.rateLimit.map { RateLimiter(limit: $0.count, window: $0.window) },
+            policy: configuration.policy, rateLimiter: configuration.rateLimit.map { RateLimiter(limit: $0.count, window: $0.window, clock: configuration.clock) },
             dataDirectory: data, maxUploadSize: configuration.maxUploadSize, space: space, onCancel: { links.discard($0) }, renotify: { notifier.ended($0) })
         let templates = TemplateAPI(store: templateStore, auth: auth, dataDirectory: data)
         (assemblyAPI, templateAPI, uploadLinks) = (api, templates, links)

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Synchronization
 
@@ -7,15 +8,18 @@ final class RateLimiter: Sendable {
     private let limit: Int
     private let window: TimeInterval
     private let recent = Mutex<[Date]>([])
+    private let clock: any MonotonicClock
 
-    init(limit: Int, window: TimeInterval) {
+    init(limit: Int, window: TimeInterval, clock: any MonotonicClock = SystemClock()) {
         self.limit = limit
         self.window = window
+        self.clock = clock
     }
 
     /// `nil` when the request may go ahead (and is counted); else seconds to wait.
-    func admit(now: Date = Date()) -> Double? {
-        recent.withLock { times in
+    func admit() -> Double? {
+        let now = clock.date
+        return recent.withLock { times in
             times.removeAll { now.timeIntervalSince($0) >= window }
             guard times.count >= limit, let oldest = times.first else {
                 times.append(now)

@@ -29,6 +29,8 @@ struct TusEndpoint: Sendable {
     /// Whether the Assembly an upload's metadata names was canceled or failed: its uploads take
     /// no more bytes (and what they received is removed).
     var hasEnded: (@Sendable ([String: String]) -> Bool)? = nil
+    /// The clock uploads' creation and expiry are read from.
+    var clock: any MonotonicClock = SystemClock()
     /// Called when an upload is created.
     let onCreated: @Sendable (TusUploadRecord) -> Void
     /// Called once an upload has all its bytes.
@@ -174,7 +176,7 @@ struct TusEndpoint: Sendable {
         if let admits, !admits(metadata) {
             return .failure(Refusal(status: 403, message: "this engine takes uploads only for its Assemblies: name one that is still uploading and expects more files in the 'assembly_url' metadata"))
         }
-        let now = Date()
+        let now = clock.date
         return .success(TusUploadRecord(
             id: RandomID.hex32(), length: length, offset: 0, metadata: metadata, created: now, expires: now.addingTimeInterval(lifetime)))
     }
@@ -288,7 +290,7 @@ struct TusEndpoint: Sendable {
     /// The record, unless unknown or expired (an expired unfinished upload is deleted: 410).
     private func live(_ id: String) -> TusUploadRecord? {
         guard let record = store.record(id) else { return nil }
-        if !record.isFinished, record.expires < Date() {
+        if !record.isFinished, record.expires < clock.date {
             store.delete(id)
             return nil
         }

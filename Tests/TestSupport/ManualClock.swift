@@ -1,4 +1,5 @@
 import Basics
+import Foundation
 import Synchronization
 
 /// A clock that moves only when a test advances it, as swift-nio's `EmbeddedEventLoop.advanceTime`:
@@ -13,6 +14,7 @@ public final class ManualClock: MonotonicClock {
 
     private struct State {
         var now: ContinuousClock.Instant
+        var date: Date
         var sleepers: [Sleeper] = []
         var nextID = 0
         var waits: [Duration] = []
@@ -20,13 +22,16 @@ public final class ManualClock: MonotonicClock {
 
     private let state: Mutex<State>
 
-    /// A clock whose time starts now and stands still.
-    public init(now: ContinuousClock.Instant = .now) {
-        state = Mutex(State(now: now))
+    /// A clock whose time starts now (and whose date is today's) and stands still.
+    public init(now: ContinuousClock.Instant = .now, date: Date = Date()) {
+        state = Mutex(State(now: now, date: date))
     }
 
     /// The clock's current instant.
     public var now: ContinuousClock.Instant { state.withLock { $0.now } }
+
+    /// The clock's date, moved on as its instant is.
+    public var date: Date { state.withLock { $0.date } }
 
     /// Every wait asked for, in order.
     public var waits: [Duration] { state.withLock { $0.waits } }
@@ -65,6 +70,7 @@ public final class ManualClock: MonotonicClock {
     public func advance(by duration: Duration) {
         let due = state.withLock { state -> [Sleeper] in
             state.now += duration
+            state.date += duration.inSecondsForDates
             let now = state.now
             let due = state.sleepers.filter { $0.deadline <= now }
             state.sleepers.removeAll { $0.deadline <= now }
@@ -84,4 +90,9 @@ public final class ManualClock: MonotonicClock {
         }
         return true
     }
+}
+
+extension Duration {
+    /// The duration in seconds, as dates count them.
+    var inSecondsForDates: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
