@@ -109,19 +109,23 @@ final class AssemblyAPITests: XCTestCase {
     }
 
     func testRateLimitAnswersLikeTheHostedAPI() async throws {
-        let server = try EngineTestServer(rateLimit: (count: 2, window: 60))
+        let clock = ManualClock()
+        let server = try EngineTestServer(rateLimit: (count: 2, window: 60), clock: clock)
         defer { server.stop() }
         let client = EngineClient(server: server)
         for _ in 0..<2 {
             let allowed = try await client.create(steps: hashStep)
             XCTAssertEqual(allowed.status, 200)
+            clock.advance(by: .seconds(10))
         }
         let limited = try await client.create(steps: hashStep)
         XCTAssertEqual(limited.status, 429)
         XCTAssertEqual(limited.body["error"], .string("RATE_LIMIT_REACHED"))
         let retryIn = try XCTUnwrap(limited.body["info"]?["retryIn"]?.doubleValue)
-        XCTAssertGreaterThan(retryIn, 0)
-        XCTAssertLessThanOrEqual(retryIn, 60)
+        XCTAssertEqual(retryIn, 40, "the window's rest, by the engine's clock")
+        clock.advance(by: .seconds(40))
+        let later = try await client.create(steps: hashStep)
+        XCTAssertEqual(later.status, 200, "the oldest creation left the window")
     }
 
     /// `pipeline serve --data-dir ./engine`: a data folder named relative to the working folder

@@ -86,6 +86,22 @@ final class TusServerTests: XCTestCase {
         XCTAssertEqual(after.status, 404)
     }
 
+    /// An unfinished upload lives for the engine's upload lifetime (24 h) by its clock, then is gone.
+    func testAnUnfinishedUploadExpiresByTheEnginesClock() async throws {
+        let clock = ManualClock()
+        let server = try EngineTestServer(clock: clock)
+        defer { server.stop() }
+        let url = try await create(server, length: 6)
+        let started = try await send("PATCH", url, tus + [("Upload-Offset", "0"), octets], body: Data("abc".utf8))
+        XCTAssertEqual(started.status, 204)
+        clock.advance(by: .seconds(24 * 3600 - 1))
+        let alive = try await send("HEAD", url, tus)
+        XCTAssertEqual(alive.headers["Upload-Offset"], "3", "alive a second before it expires")
+        clock.advance(by: .seconds(2))
+        let expired = try await send("HEAD", url, tus)
+        XCTAssertEqual(expired.status, 404, "gone once it expired")
+    }
+
     /// A chunked PATCH over a raw connection, its `Upload-Checksum` in a trailer (`nil`: announced, not sent).
     private func trailerPatch(_ server: EngineTestServer, _ url: String, offset: Int, body: String, trailer: String?) throws -> String {
         let connection = try RawConnection(port: server.port)
