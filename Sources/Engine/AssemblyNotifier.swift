@@ -34,6 +34,8 @@ final class AssemblyNotifier: Sendable {
     private let client = HTTPClient()
     /// The deliveries under way, and whether each is waiting to try again (not sending).
     private let deliveries = Mutex<(tasks: [String: Task<Void, Never>], waiting: Set<String>, stopping: Bool)>(([:], [], false))
+    /// The deliveries under way, for `stop` to wait on.
+    private let inFlight = Drain()
 
     /// `status` makes the document sent; `log` hears of every attempt, else `warn` of those given up.
     init(store: AssemblyStore, secret: String?, settings: Settings, status: @escaping @Sendable (AssemblyRecord) -> AssemblyStatusDocument,
@@ -63,12 +65,7 @@ final class AssemblyNotifier: Sendable {
             return Array(state.tasks.values)
         }
         guard !running.isEmpty else { return }
-        let finished = DispatchSemaphore(value: 0)
-        Task {
-            for task in running { await task.value }
-            finished.signal()
-        }
-        if finished.wait(timeout: .now() + .milliseconds(Int(patience.components.seconds * 1000))) == .timedOut {
+        if !inFlight.wait(atMost: patience) {
             for task in running { task.cancel() }
         }
     }
@@ -76,9 +73,11 @@ final class AssemblyNotifier: Sendable {
     private func deliver(_ id: String) {
         deliveries.withLock { state in
             guard state.tasks[id] == nil, !state.stopping else { return }
+            inFlight.enter()
             state.tasks[id] = Task.detached { [self] in
                 await attempts(id)
                 deliveries.withLock { _ = $0.tasks.removeValue(forKey: id) }
+                inFlight.leave()
             }
         }
     }
