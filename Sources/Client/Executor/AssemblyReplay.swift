@@ -12,10 +12,12 @@ public struct AssemblyReplay: Sendable {
     let plan: Plan
     let configuration: RunConfiguration
     let client: AssemblyClient
+    /// The clock polls wait on.
+    let clock: any MonotonicClock
 
-    /// Replays with `configuration`'s endpoint, signer and results lifetime.
-    public init(plan: Plan, configuration: RunConfiguration, http: HTTPClient) {
-        (self.plan, self.configuration) = (plan, configuration)
+    /// Replays with `configuration`'s endpoint, signer and results lifetime, polling on `clock`.
+    public init(plan: Plan, configuration: RunConfiguration, http: HTTPClient, clock: any MonotonicClock = SystemClock()) {
+        (self.plan, self.configuration, self.clock) = (plan, configuration, clock)
         client = AssemblyClient(http: http, endpoint: configuration.endpoint, clock: configuration.serviceClock)
     }
 
@@ -54,7 +56,7 @@ public struct AssemblyReplay: Sendable {
             var status = try await client.replay(url, params: params, signature: signature)
             let started = Date()
             while status.isBusy, let next = status.assemblyURL {
-                try await Task.sleep(for: configuration.pollInterval)
+                try await clock.sleep(for: configuration.pollInterval)
                 status = try await client.status(next)
             }
             guard status.isCompleted else {
