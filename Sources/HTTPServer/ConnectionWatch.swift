@@ -53,24 +53,29 @@ final class ConnectionWatch: Sendable {
     private let limits: Limits
     private let clock: any MonotonicClock
     private let state = Mutex(State())
-    /// Dispatch sources are safe to use from any thread.
-    private nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+    /// Looks for connections past their time, every quarter of the head deadline (on `clock`).
+    private let ticker = Mutex<Task<Void, Never>?>(nil)
 
     init(_ limits: Limits, clock: any MonotonicClock) {
         var limits = limits
         limits.idleSeconds = max(limits.headerSeconds, limits.idleSeconds)
         self.limits = limits
         self.clock = clock
-        let interval = max(0.05, min(1, limits.headerSeconds / 4))
-        timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { [weak self] in self?.closeLate() }
-        timer.resume()
+        let interval = Duration.milliseconds(Int(max(0.05, min(1, limits.headerSeconds / 4)) * 1000))
+        let task = Task.detached { [weak self] in
+            while true {
+                do { try await clock.sleep(for: interval) } catch { return }  // stopped
+                guard let watch = self else { return }
+                watch.closeLate()
+            }
+        }
+        ticker.withLock { $0 = task }
     }
 
-    deinit { timer.cancel() }
+    deinit { stop() }
 
     func stop() {
-        timer.cancel()
+        ticker.withLock { $0?.cancel() }
     }
 
     /// A new connection: it gets a deadline for its first head. Past a cap, a connection is closed
