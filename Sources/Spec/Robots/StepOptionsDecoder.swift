@@ -132,8 +132,22 @@ struct StepOptionsDecoder: Decoder {
         func decode(_ type: String.Type) throws -> String { try typed(decoder.value.stringValue, "a string") }
         func decode(_ type: Double.Type) throws -> Double { try typed(decoder.value.doubleValue, "a number") }
 
-        func decode(_ type: Int.Type) throws -> Int {
-            try typed(decoder.value.intValue ?? decoder.value.doubleValue.flatMap { Int(exactly: $0) }, "a whole number")
+        func decode(_ type: Float.Type) throws -> Float { Float(try decode(Double.self)) }
+        func decode(_ type: Int.Type) throws -> Int { try integer() }
+        func decode(_ type: Int8.Type) throws -> Int8 { try integer() }
+        func decode(_ type: Int16.Type) throws -> Int16 { try integer() }
+        func decode(_ type: Int32.Type) throws -> Int32 { try integer() }
+        func decode(_ type: Int64.Type) throws -> Int64 { try integer() }
+        func decode(_ type: UInt.Type) throws -> UInt { try integer() }
+        func decode(_ type: UInt8.Type) throws -> UInt8 { try integer() }
+        func decode(_ type: UInt16.Type) throws -> UInt16 { try integer() }
+        func decode(_ type: UInt32.Type) throws -> UInt32 { try integer() }
+        func decode(_ type: UInt64.Type) throws -> UInt64 { try integer() }
+
+        /// A whole number that fits `Integer` (`2.0` counts as 2).
+        private func integer<Integer: FixedWidthInteger>() throws -> Integer {
+            let number = decoder.value.intValue.flatMap { Integer(exactly: $0) } ?? decoder.value.doubleValue.flatMap { Integer(exactly: $0) }
+            return try typed(number, "a whole number from \(Integer.min) to \(Integer.max)")
         }
 
         func decode<T: Decodable>(_ type: T.Type) throws -> T {

@@ -126,6 +126,27 @@ final class RobotRegistryTests: XCTestCase {
         XCTAssertTrue(imports.skipsFailures)
     }
 
+    /// Parameters may use any Decodable type: the decoder reads them from the options' JSON values.
+    func testTheDecoderReadsStandardDecodableTypes() throws {
+        struct Sample: Decodable, Equatable {
+            var count: Int8
+            var size: UInt64
+            var ratio: Float
+            var names: [String]
+            var nested: [String: Bool]
+            var missing: String?
+        }
+        let options: [String: JSONValue] = ["count": .double(3), "size": .int(5), "ratio": .double(0.5), "names": .array([.string("a")]), "nested": .object(["on": .bool(true)])]
+        XCTAssertEqual(try StepOptionsDecoder.decode(Sample.self, from: options, robot: "/x/y"),
+                       Sample(count: 3, size: 5, ratio: 0.5, names: ["a"], nested: ["on": true], missing: nil))
+        XCTAssertThrowsError(try StepOptionsDecoder.decode(Sample.self, from: options.merging(["count": .int(300)]) { $1 }, robot: "/x/y")) { error in
+            XCTAssertEqual(error as? RobotOptionError, RobotOptionError("count", "'count' must be a whole number from -128 to 127, not 300"))
+        }
+        XCTAssertThrowsError(try StepOptionsDecoder.decode(Sample.self, from: options.merging(["names": .array([.int(1)])]) { $1 }, robot: "/x/y")) { error in
+            XCTAssertEqual((error as? RobotOptionError)?.message, "'names.0' must be a string, not 1")
+        }
+    }
+
     /// The table in docs/engine.md lists what the registry declares.
     func testTheDocsTableIsTheRegistrys() throws {
         let text = try String(contentsOfFile: PackageRoot.path + "/docs/engine.md", encoding: .utf8)
