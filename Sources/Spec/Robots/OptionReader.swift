@@ -18,6 +18,17 @@ public struct RobotOptionError: Error, Sendable, Equatable {
     public init(_ option: some RobotOption, _ message: String) {
         self.init(option.stringValue, message)
     }
+
+    /// A wrong value for a message: short scalars as they are, lists and objects by their kind
+    /// only (they may hold credentials, and the status is readable by whoever has its URL).
+    static func described(_ value: JSONValue) -> String {
+        switch value {
+        case .object: "an object"
+        case .array: "a list of other values"
+        case .string(let text): "'\(TerminalText.printable(String(text.prefix(40))))\(text.count > 40 ? "…" : "")'"
+        default: value.serialized()
+        }
+    }
 }
 
 /// Reads a robot's options strictly, by their declared keys: a value of the wrong type is an
@@ -58,7 +69,7 @@ public struct OptionReader<Option: RobotOption> {
     public func integer(_ option: Option, in range: ClosedRange<Int>) throws -> Int? {
         guard let value = try set(option) else { return nil }
         guard let number = value.intValue ?? value.doubleValue.flatMap({ Int(exactly: $0) }), range.contains(number) else {
-            throw RobotOptionError(option, "\'\(option.stringValue)\' must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(Self.described(value))")
+            throw RobotOptionError(option, "'\(option.stringValue)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(RobotOptionError.described(value))")
         }
         return number
     }
@@ -67,7 +78,7 @@ public struct OptionReader<Option: RobotOption> {
     public func bool(_ option: Option, default fallback: Bool) throws -> Bool {
         guard let value = try set(option) else { return fallback }
         guard let flag = value.boolValue else {
-            throw RobotOptionError(option, "\'\(option.stringValue)\' must be true or false, not \(Self.described(value))")
+            throw RobotOptionError(option, "'\(option.stringValue)' must be true or false, not \(RobotOptionError.described(value))")
         }
         return flag
     }
@@ -76,7 +87,7 @@ public struct OptionReader<Option: RobotOption> {
     public func string(_ option: Option, default fallback: String) throws -> String {
         guard let value = try set(option) else { return fallback }
         guard let text = value.stringValue, !text.isEmpty else {
-            throw RobotOptionError(option, "\'\(option.stringValue)\' must be a non-empty string, not \(Self.described(value))")
+            throw RobotOptionError(option, "'\(option.stringValue)' must be a non-empty string, not \(RobotOptionError.described(value))")
         }
         return text
     }
@@ -97,19 +108,8 @@ public struct OptionReader<Option: RobotOption> {
         guard let value = try set(option) else { return nil }
         if let text = value.stringValue { return [text] }
         guard let items = value.arrayValue?.map(\.stringValue), !items.contains(nil) else {
-            throw RobotOptionError(option, "\'\(option.stringValue)\' must be a string or a list of strings, not \(Self.described(value))")
+            throw RobotOptionError(option, "'\(option.stringValue)' must be a string or a list of strings, not \(RobotOptionError.described(value))")
         }
         return items.compactMap { $0 }
-    }
-
-    /// A wrong value for a message: short scalars as they are, lists and objects by their kind
-    /// only (they may hold credentials, and the status is readable by whoever has its URL).
-    public static func described(_ value: JSONValue) -> String {
-        switch value {
-        case .object: "an object"
-        case .array: "a list of other values"
-        case .string(let text): "'\(TerminalText.printable(String(text.prefix(40))))\(text.count > 40 ? "…" : "")'"
-        default: value.serialized()
-        }
     }
 }

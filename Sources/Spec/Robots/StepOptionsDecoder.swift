@@ -51,7 +51,7 @@ struct StepOptionsDecoder: Decoder {
     }
 
     fileprivate func mismatch(_ expected: String) -> DecodingError {
-        DecodingError.typeMismatch(JSONValue.self, .init(codingPath: codingPath, debugDescription: "must be \(expected), not \(OptionReader<NoParameters.Option>.described(value))"))
+        DecodingError.typeMismatch(JSONValue.self, .init(codingPath: codingPath, debugDescription: "must be \(expected), not \(RobotOptionError.described(value))"))
     }
 
     private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
