@@ -38,19 +38,26 @@ public struct OptionReader<Option: RobotOption> {
     /// The robot whose options these are.
     public let robot: String
 
+    private let reads: StepOptionsDecoder.ReadKeys?
+
     /// The options `decoder` holds.
     public init(_ decoder: any Decoder) throws {
         container = try decoder.container(keyedBy: Option.self)
-        robot = (decoder as? StepOptionsDecoder)?.robot ?? ""
+        let context = StepOptionsDecoder.current
+        robot = context?.robot ?? ""
+        reads = context?.reads
     }
 
     /// Whether the step gives `option` at all (`null` included).
-    public func isGiven(_ option: Option) -> Bool { container.contains(option) }
+    public func isGiven(_ option: Option) -> Bool {
+        reads?.keys.withLock { _ = $0.insert(option.stringValue) }
+        return container.contains(option)
+    }
 
     /// The value under `option` as written; nil when the step does not give it.
     public func value(_ option: Option) throws -> JSONValue? {
         // Not `decodeIfPresent`, which takes `null` for absent: a step that writes `null` gave it.
-        guard container.contains(option) else { return nil }
+        guard isGiven(option) else { return nil }
         return try container.decode(JSONValue.self, forKey: option)
     }
 
