@@ -53,6 +53,8 @@ private protocol ScalarReading {
 
 extension ScalarReading {
     func scalar<Value: Decodable>(_ type: Value.Type, _ value: JSONValue, path: [any CodingKey]) throws -> Value {
+        // A member kept as a JSONValue is the value itself (2.0 stays a fraction, no probing).
+        if let same = value as? Value { return same }
         let read: Value? = switch value {
         case .bool(let flag): flag as? Value
         case .string(let text): text as? Value

@@ -1,5 +1,6 @@
 import Basics
 import Planning
+import Spec
 import XCTest
 
 final class StepDigestsTests: XCTestCase {
@@ -51,6 +52,16 @@ final class StepDigestsTests: XCTestCase {
         XCTAssertNil(StepDigests.of(instructions(["a": resize(1, use: .string("b")), "b": resize(2, use: .string("a"))])), "a cycle")
         XCTAssertNil(StepDigests.of(instructions(["a": resize(1, use: .string("missing"))])))
         XCTAssertNotNil(StepDigests.of(instructions(["small": resize(100), "store": .object(["robot": .string("/s3/store"), "use": .array([.string("small")])])])))
+    }
+
+    /// The local robots' declarations say which of them make each result from one source; the
+    /// service's own robots are listed apart, and no robot is both.
+    func testTheRobotsCachedStepByStepAreTheDeclaredOnesAndTheServicesOwn() {
+        XCTAssertTrue(StepDigests.perFileRobots.isSuperset(of: ["/upload/handle", "/image/resize", "/meta/write", "/s3/store", "/sftp/store", "/meta/read"]))
+        XCTAssertTrue(StepDigests.perFileRobots.isDisjoint(with: ["/file/compress", "/file/decompress", "/http/import", "/video/adaptive"]))
+        XCTAssertTrue(StepDigests.hostedPerFileRobots.isDisjoint(with: RobotCatalog.local), "a local robot's declaration says it")
+        XCTAssertEqual(StepDigests.perFileRobots.subtracting(StepDigests.hostedPerFileRobots),
+                       Set(RobotRegistry.byName.filter { $0.value.digest == .perSourceFile }.keys))
     }
 
     func testPrunedInstructionsHoldTheWantedStepsAndWhatTheyUse() throws {

@@ -18,6 +18,17 @@ public struct RobotOptionError: Error, Sendable, Equatable {
     public init(_ option: some RobotOption, _ message: String) {
         self.init(option.stringValue, message)
     }
+
+    /// A wrong value for a message: short scalars as they are, lists and objects by their kind
+    /// only (they may hold credentials, and the status is readable by whoever has its URL).
+    static func described(_ value: JSONValue) -> String {
+        switch value {
+        case .object: "an object"
+        case .array: "a list of other values"
+        case .string(let text): "'\(TerminalText.printable(String(text.prefix(40))))\(text.count > 40 ? "…" : "")'"
+        default: value.serialized()
+        }
+    }
 }
 
 /// Reads a robot's options strictly, by their declared keys: a value of the wrong type is an
@@ -27,19 +38,26 @@ public struct OptionReader<Option: RobotOption> {
     /// The robot whose options these are.
     public let robot: String
 
+    private let reads: StepOptionsDecoder.ReadKeys?
+
     /// The options `decoder` holds.
     public init(_ decoder: any Decoder) throws {
         container = try decoder.container(keyedBy: Option.self)
-        robot = (decoder as? StepOptionsDecoder)?.robot ?? ""
+        let context = StepOptionsDecoder.current
+        robot = context?.robot ?? ""
+        reads = context?.reads
     }
 
     /// Whether the step gives `option` at all (`null` included).
-    public func isGiven(_ option: Option) -> Bool { container.contains(option) }
+    public func isGiven(_ option: Option) -> Bool {
+        reads?.keys.withLock { _ = $0.insert(option.stringValue) }
+        return container.contains(option)
+    }
 
     /// The value under `option` as written; nil when the step does not give it.
     public func value(_ option: Option) throws -> JSONValue? {
         // Not `decodeIfPresent`, which takes `null` for absent: a step that writes `null` gave it.
-        guard container.contains(option) else { return nil }
+        guard isGiven(option) else { return nil }
         return try container.decode(JSONValue.self, forKey: option)
     }
 
@@ -58,7 +76,7 @@ public struct OptionReader<Option: RobotOption> {
     public func integer(_ option: Option, in range: ClosedRange<Int>) throws -> Int? {
         guard let value = try set(option) else { return nil }
         guard let number = value.intValue ?? value.doubleValue.flatMap({ Int(exactly: $0) }), range.contains(number) else {
-            throw RobotOptionError(option, "\'\(option.stringValue)\' must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(Self.described(value))")
+            throw RobotOptionError(option, "'\(option.stringValue)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(RobotOptionError.described(value))")
         }
         return number
     }
@@ -67,7 +85,7 @@ public struct OptionReader<Option: RobotOption> {
     public func bool(_ option: Option, default fallback: Bool) throws -> Bool {
         guard let value = try set(option) else { return fallback }
         guard let flag = value.boolValue else {
-            throw RobotOptionError(option, "\'\(option.stringValue)\' must be true or false, not \(Self.described(value))")
+            throw RobotOptionError(option, "'\(option.stringValue)' must be true or false, not \(RobotOptionError.described(value))")
         }
         return flag
     }
@@ -76,7 +94,7 @@ public struct OptionReader<Option: RobotOption> {
     public func string(_ option: Option, default fallback: String) throws -> String {
         guard let value = try set(option) else { return fallback }
         guard let text = value.stringValue, !text.isEmpty else {
-            throw RobotOptionError(option, "\'\(option.stringValue)\' must be a non-empty string, not \(Self.described(value))")
+            throw RobotOptionError(option, "'\(option.stringValue)' must be a non-empty string, not \(RobotOptionError.described(value))")
         }
         return text
     }
@@ -97,19 +115,8 @@ public struct OptionReader<Option: RobotOption> {
         guard let value = try set(option) else { return nil }
         if let text = value.stringValue { return [text] }
         guard let items = value.arrayValue?.map(\.stringValue), !items.contains(nil) else {
-            throw RobotOptionError(option, "\'\(option.stringValue)\' must be a string or a list of strings, not \(Self.described(value))")
+            throw RobotOptionError(option, "'\(option.stringValue)' must be a string or a list of strings, not \(RobotOptionError.described(value))")
         }
         return items.compactMap { $0 }
-    }
-
-    /// A wrong value for a message: short scalars as they are, lists and objects by their kind
-    /// only (they may hold credentials, and the status is readable by whoever has its URL).
-    public static func described(_ value: JSONValue) -> String {
-        switch value {
-        case .object: "an object"
-        case .array: "a list of other values"
-        case .string(let text): "'\(TerminalText.printable(String(text.prefix(40))))\(text.count > 40 ? "…" : "")'"
-        default: value.serialized()
-        }
     }
 }

@@ -119,11 +119,35 @@ final class RobotRegistryTests: XCTestCase {
         XCTAssertEqual(resize.format, "webp")
         XCTAssertNil(resize.watermark)
         XCTAssertThrowsError(try ImageResize.parameters(["rotation": .null], of: "/image/resize"), "null is given, and no rotation")
+        let filter = try FileFilter.parameters(["accepts": .array([.array([.string("${file.size}"), .string(">"), .double(2.0)])])], of: "/file/filter")
+        XCTAssertEqual(filter.accepts?.first?.right, .double(2.0), "an option is read as written: 2.0 stays a fraction")
         let thumbs = try VideoThumbs.parameters(["offsets": .array([.int(2), .string("50%")])], of: "/video/thumbs")
         XCTAssertEqual(thumbs.offsets, [.seconds(2), .percent(50)])
         let imports = try HTTPImport.parameters(["url": .string("https://a.example/1 | https://a.example/2"), "ignore_errors": .array([.string("import")])], of: "/http/import")
         XCTAssertEqual(imports.urls, ["https://a.example/1", "https://a.example/2"])
         XCTAssertTrue(imports.skipsFailures)
+    }
+
+    /// Parameters may use any Decodable type: the decoder reads them from the options' JSON values.
+    func testTheDecoderReadsStandardDecodableTypes() throws {
+        struct Sample: Decodable, Equatable {
+            var count: Int8
+            var size: UInt64
+            var ratio: Float
+            var names: [String]
+            var nested: [String: Bool]
+            var missing: String?
+        }
+        let options: [String: JSONValue] = ["count": .double(3), "size": .int(5), "ratio": .double(0.5), "names": .array([.string("a")]), "nested": .object(["on": .bool(true)])]
+        XCTAssertEqual(try StepOptionsDecoder.decode(Sample.self, from: options, robot: "/x/y"),
+                       Sample(count: 3, size: 5, ratio: 0.5, names: ["a"], nested: ["on": true], missing: nil))
+        XCTAssertThrowsError(try StepOptionsDecoder.decode(Sample.self, from: options.merging(["count": .int(300)]) { $1 }, robot: "/x/y")) { error in
+            XCTAssertEqual((error as? RobotOptionError)?.option, "count")
+        }
+        XCTAssertThrowsError(try StepOptionsDecoder.decode(Sample.self, from: options.merging(["names": .array([.int(1)])]) { $1 }, robot: "/x/y")) { error in
+            XCTAssertEqual((error as? RobotOptionError)?.option, "names")
+            XCTAssertTrue((error as? RobotOptionError)?.message.hasPrefix("'names.0' cannot be read") == true, "\(error)")
+        }
     }
 
     /// The table in docs/engine.md lists what the registry declares.
