@@ -5,9 +5,11 @@ import Foundation
 /// Optionals left nil by `encodeIfPresent` are absent, as with Foundation's encoder.
 public enum JSONValueEncoder {
     /// `value` as a JSON value; throws for a value that encodes nothing or a non-finite number.
-    public static func encode<Value: Encodable>(_ value: Value) throws -> JSONValue {
+    /// With `iso8601Dates`, a `Date` is written as state files write it (`2026-12-01T19:41:53Z`,
+    /// `StateCoding.encoder`), else as Foundation's encoder writes it by default.
+    public static func encode<Value: Encodable>(_ value: Value, iso8601Dates: Bool = false) throws -> JSONValue {
         let root = Node()
-        try value.encode(to: TreeEncoder(node: root, codingPath: []))
+        try scalar(value, into: root, path: [], dates: iso8601Dates ? ISO8601DateFormatter() : nil)
         guard let built = root.value else {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "\(Value.self) encoded no value"))
         }
@@ -54,14 +56,15 @@ private final class Node {
 }
 
 /// Writes one scalar into a node; shared by the containers.
-private func scalar<Value: Encodable>(_ value: Value, into node: Node, path: [any CodingKey]) throws {
+private func scalar<Value: Encodable>(_ value: Value, into node: Node, path: [any CodingKey], dates: ISO8601DateFormatter?) throws {
     switch value {
+    case let date as Date where dates != nil: node.content = .scalar(.string(dates?.string(from: date) ?? ""))
     case let flag as Bool: node.content = .scalar(.bool(flag))
     case let text as String: node.content = .scalar(.string(text))
     case let number as Double:
         guard number.isFinite else { throw EncodingError.invalidValue(number, .init(codingPath: path, debugDescription: "not a finite number")) }
         node.content = .scalar(.double(number))
-    case let number as Float: try scalar(Double(number), into: node, path: path)
+    case let number as Float: try scalar(Double(number), into: node, path: path, dates: dates)
     case let number as Int: node.content = .scalar(.int(number))
     case let number as Int64: node.content = .scalar(.int(Int(number)))
     case let number as Int32: node.content = .scalar(.int(Int(number)))
@@ -77,54 +80,57 @@ private func scalar<Value: Encodable>(_ value: Value, into node: Node, path: [an
         guard let fitting = Int(exactly: number) else { throw EncodingError.invalidValue(number, .init(codingPath: path, debugDescription: "too large")) }
         node.content = .scalar(.int(fitting))
     case let json as JSONValue: node.content = .scalar(json)
-    default: try value.encode(to: TreeEncoder(node: node, codingPath: path))
+    default: try value.encode(to: TreeEncoder(node: node, codingPath: path, dates: dates))
     }
 }
 
 private struct TreeEncoder: Encoder {
     let node: Node
     let codingPath: [any CodingKey]
+    let dates: ISO8601DateFormatter?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         if case .object = node.content {} else { node.content = .object([]) }
-        return KeyedEncodingContainer(KeyedContainer<Key>(node: node, codingPath: codingPath))
+        return KeyedEncodingContainer(KeyedContainer<Key>(node: node, codingPath: codingPath, dates: dates))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         if case .array = node.content {} else { node.content = .array([]) }
-        return UnkeyedContainer(node: node, codingPath: codingPath)
+        return UnkeyedContainer(node: node, codingPath: codingPath, dates: dates)
     }
 
-    func singleValueContainer() -> any SingleValueEncodingContainer { SingleContainer(node: node, codingPath: codingPath) }
+    func singleValueContainer() -> any SingleValueEncodingContainer { SingleContainer(node: node, codingPath: codingPath, dates: dates) }
 }
 
 private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let node: Node
     let codingPath: [any CodingKey]
+    let dates: ISO8601DateFormatter?
 
     mutating func encodeNil(forKey key: Key) throws { node.member(key.stringValue).content = .scalar(.null) }
 
     mutating func encode<Value: Encodable>(_ value: Value, forKey key: Key) throws {
-        try scalar(value, into: node.member(key.stringValue), path: codingPath + [key])
+        try scalar(value, into: node.member(key.stringValue), path: codingPath + [key], dates: dates)
     }
 
     mutating func nestedContainer<Nested: CodingKey>(keyedBy keyType: Nested.Type, forKey key: Key) -> KeyedEncodingContainer<Nested> {
-        TreeEncoder(node: node.member(key.stringValue), codingPath: codingPath + [key]).container(keyedBy: keyType)
+        TreeEncoder(node: node.member(key.stringValue), codingPath: codingPath + [key], dates: dates).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        TreeEncoder(node: node.member(key.stringValue), codingPath: codingPath + [key]).unkeyedContainer()
+        TreeEncoder(node: node.member(key.stringValue), codingPath: codingPath + [key], dates: dates).unkeyedContainer()
     }
 
-    mutating func superEncoder() -> any Encoder { TreeEncoder(node: node.member("super"), codingPath: codingPath) }
+    mutating func superEncoder() -> any Encoder { TreeEncoder(node: node.member("super"), codingPath: codingPath, dates: dates) }
 
-    mutating func superEncoder(forKey key: Key) -> any Encoder { TreeEncoder(node: node.member(key.stringValue), codingPath: codingPath + [key]) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { TreeEncoder(node: node.member(key.stringValue), codingPath: codingPath + [key], dates: dates) }
 }
 
 private struct UnkeyedContainer: UnkeyedEncodingContainer {
     let node: Node
     let codingPath: [any CodingKey]
+    let dates: ISO8601DateFormatter?
     var count: Int { node.count }
 
     private var nextPath: [any CodingKey] { codingPath + [IndexKey(intValue: count)] }
@@ -133,32 +139,33 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
 
     mutating func encode<Value: Encodable>(_ value: Value) throws {
         let path = nextPath
-        try scalar(value, into: node.element(), path: path)
+        try scalar(value, into: node.element(), path: path, dates: dates)
     }
 
     mutating func nestedContainer<Nested: CodingKey>(keyedBy keyType: Nested.Type) -> KeyedEncodingContainer<Nested> {
         let path = nextPath
-        return TreeEncoder(node: node.element(), codingPath: path).container(keyedBy: keyType)
+        return TreeEncoder(node: node.element(), codingPath: path, dates: dates).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let path = nextPath
-        return TreeEncoder(node: node.element(), codingPath: path).unkeyedContainer()
+        return TreeEncoder(node: node.element(), codingPath: path, dates: dates).unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder {
         let path = nextPath
-        return TreeEncoder(node: node.element(), codingPath: path)
+        return TreeEncoder(node: node.element(), codingPath: path, dates: dates)
     }
 }
 
 private struct SingleContainer: SingleValueEncodingContainer {
     let node: Node
     let codingPath: [any CodingKey]
+    let dates: ISO8601DateFormatter?
 
     mutating func encodeNil() throws { node.content = .scalar(.null) }
 
-    mutating func encode<Value: Encodable>(_ value: Value) throws { try scalar(value, into: node, path: codingPath) }
+    mutating func encode<Value: Encodable>(_ value: Value) throws { try scalar(value, into: node, path: codingPath, dates: dates) }
 }
 
 /// A key of an array's element, for coding paths.

@@ -20,8 +20,7 @@ public enum StateCoding {
     /// A state file that is a cache (remembered digests, resume records, downloads): read when it
     /// reads, nil when it is missing, damaged or unreadable, and then simply made again.
     public static func cached<Value: Decodable>(_ type: Value.Type, at path: String) -> Value? {
-        guard let data = try? FileReading.read(path, limit: 1 << 30) else { return nil }  // a cache: missing or unreadable means none
-        return try? decode(type, from: data)  // a cache: damaged means none
+        do { return try decode(type, from: try FileReading.read(path, limit: 1 << 30)) } catch { return nil }  // a cache: missing, unreadable or damaged means none
     }
 
     /// Writes a cache state file (see `cached`), below the folder `trusted` when given; a cache

@@ -94,7 +94,7 @@ final class FileWatcher {
             walked += 1
             if walked % 64 == 0, stop() { throw Stopped() }
             guard watch(folder, recursive: true) else { continue }
-            guard let names = try? FileSystem.names(in: folder) else { continue }  // gone meanwhile: nothing to watch
+            let names = FileSystem.namesOrNone(in: folder)
             for name in names where !Self.isEditorFile(name) {
                 let path = folder + "/" + name
                 var info = stat()

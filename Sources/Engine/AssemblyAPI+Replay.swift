@@ -26,7 +26,7 @@ extension AssemblyAPI {
         if params["notify_url"] == nil, let notifyURL = parent.notifyURL { params["notify_url"] = .string(notifyURL) }
         // The parent's uploads, linked (or copied) for the new Assembly to take as its own.
         let incoming = dataDirectory + "/incoming/" + AssemblyFile.newID()
-        defer { try? FileSystem.removeIfPresent(incoming) }
+        defer { FileSystem.cleanUp(incoming) }
         var parts: [FormData.FilePart] = []
         do {
             let folder = try LinkFreeFolder.open(incoming, below: dataDirectory)

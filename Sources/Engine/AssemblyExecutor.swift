@@ -105,7 +105,7 @@ final class AssemblyExecutor: Sendable {
     private func run(_ id: String) {
         let folder = resultsDirectory + "/" + id
         // A failed or canceled Assembly reports no results: what its steps wrote only fills the disk.
-        func discard() { try? FileSystem.removeIfPresent(folder) }  // best effort: what stays is only disk used
+        func discard() { FileSystem.cleanUp(folder) }
         func end(_ event: AssemblyEvent) {
             var action = AssemblyAction.none
             self.store.update(id) { record in action = record.apply(event) }

@@ -5,7 +5,7 @@ extension AssemblyRecord {
     /// The record as its file in the data folder holds it: the JSON `StateCoding.encoder` makes of
     /// it (which reads it back), built directly. The store writes an Assembly again as its uploads
     /// arrive, and Codable's encoder took a sixth of the engine's time receiving small files.
-    func stateJSON() -> JSONValue {
+    func stateJSON() throws -> JSONValue {
         var object: [String: JSONValue] = [
             "id": .string(id), "origin": .string(origin), "params": .string(params), "steps": steps, "fields": .object(fields),
             "expectedTusUploads": .int(expectedTusUploads), "tusLinks": .array(tusLinks.map(\.stateJSON)),
@@ -15,9 +15,9 @@ extension AssemblyRecord {
         object["notifyURL"] = notifyURL.map(JSONValue.string)
         object["parentID"] = parentID.map(JSONValue.string)
         // Its dates as every state file's: ISO 8601, which the store's decoder reads.
-        object["notification"] = notification.flatMap { try? JSONValue.parse(StateCoding.encoder.encode($0)) }
-        object["ignoredErrors"] = ignoredErrors.flatMap(JSONValue.encoding)
-        object["warnings"] = warnings.flatMap(JSONValue.encoding)
+        object["notification"] = try notification.map { try JSONValueEncoder.encode($0, iso8601Dates: true) }
+        object["ignoredErrors"] = try ignoredErrors.map { try JSONValueEncoder.encode($0) }
+        object["warnings"] = try warnings.map { try JSONValueEncoder.encode($0) }
         object["ok"] = storedPhase.ok.map { .string($0.rawValue) }
         object["error"] = storedPhase.error.map { .string($0.rawValue) }
         object["finished"] = finished.map { .string(AuthTime.format($0)) }

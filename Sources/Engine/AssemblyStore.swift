@@ -185,7 +185,7 @@ final class AssemblyStore: Sendable {
     private func save(_ record: AssemblyRecord) throws {
         let root = FolderPath.of(directory)
         let kept = record.mappingFilePaths { RealPath.relative($0, inside: root) ?? $0 }
-        try AtomicFile.write(kept.stateJSON().compactData, to: directory + "/" + record.id + ".json", durable: false)
+        try AtomicFile.write(try kept.stateJSON().compactData, to: directory + "/" + record.id + ".json", durable: false)
         writtenPhases.withLock { $0[record.id] = record.phase }
     }
 }

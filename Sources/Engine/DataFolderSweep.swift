@@ -102,6 +102,6 @@ enum DataFolderSweep {
 
     /// The names in the open `folder` (none when it cannot be read).
     private static func names(_ folder: Int32) -> [String] {
-        (try? FileSystem.names(in: "/proc/self/fd/\(folder)")) ?? []  // unreadable: nothing to remove
+        FileSystem.namesOrNone(in: "/proc/self/fd/\(folder)")
     }
 }

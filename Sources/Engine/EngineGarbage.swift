@@ -83,11 +83,11 @@ extension LocalEngine {
     /// not in `keeping`, and how many there are in all.
     private static func unkept(in dataDirectory: String, known: [String], keeping: Set<String>) -> (removed: Set<String>, found: Int) {
         var found = Set(known)
-        for name in (try? FileSystem.names(in: dataDirectory + "/assemblies")) ?? [] {  // an unreadable folder holds nothing to collect
+        for name in FileSystem.namesOrNone(in: dataDirectory + "/assemblies") {
             let id = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
             if AssemblyStore.isValidID(id) { found.insert(id) }
         }
-        for name in (try? FileSystem.names(in: dataDirectory + "/results")) ?? [] where AssemblyStore.isValidID(name) { found.insert(name) }
+        for name in FileSystem.namesOrNone(in: dataDirectory + "/results") where AssemblyStore.isValidID(name) { found.insert(name) }
         return (found.subtracting(keeping), found.count)
     }
 

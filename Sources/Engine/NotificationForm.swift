@@ -17,7 +17,7 @@ struct NotificationForm {
 
     init(status: AssemblyStatusDocument, params: String, secret: String?) {
         var status = status
-        let wanted = Set((try? JSONValue.parse(Data(params.utf8)))?["notification_payload"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        let wanted = Set(JSONValue.parseIfValid(Data(params.utf8))?["notification_payload"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         if wanted.contains("without_results") { status.results = [:] }
         if wanted.contains("without_uploads") { status.uploads = [] }
         if wanted.contains("without_result_meta_data") { status.results = status.results.mapValues { $0.map { var file = $0; file.meta = nil; return file } } }

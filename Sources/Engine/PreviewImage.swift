@@ -48,7 +48,7 @@ public enum PreviewImage {
         defer { unlink(target) }
         // Without ffmpeg (or when it runs out of time) there is no preview this time; a file it
         // cannot read has none at all: either way the file is shown by name.
-        guard let outcome = try? ChildProcess.runBlocking(["ffmpeg", "-v", "error", "-y"] + arguments + ["-q:v", "5", target], timeout: .seconds(30)) else {
+        guard let outcome = try? ChildProcess.runBlocking(["ffmpeg", "-v", "error", "-y"] + arguments + ["-q:v", "5", target], timeout: .seconds(30)) else {  // see above
             return .unavailable
         }
         // A clean exit without a frame (a video shorter than the seek) is as unreadable as an error.

@@ -43,7 +43,7 @@ struct ResultSlot: Sendable {
 
     /// Removes the slot's folder and whatever it holds.
     func remove() {
-        try? FileSystem.removeIfPresent(FolderPath.of(path))  // best effort: what stays is only disk used
+        FileSystem.cleanUp(FolderPath.of(path))
     }
 
     /// The size of the written file (a `stat`: Foundation's attributes read the user and group

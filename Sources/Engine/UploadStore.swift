@@ -73,7 +73,7 @@ final class UploadStore: Sendable {
 
     /// Removes data files without a record: uploads whose creating request was cut by a crash.
     private func removeOrphans() {
-        let names = Set((try? FileSystem.names(in: directory)) ?? [])  // an unreadable folder holds nothing to remove
+        let names = Set(FileSystem.namesOrNone(in: directory))
         for name in names where name.hasSuffix(".bin") && !names.contains(name.dropLast(4) + ".json") {
             unlink(directory + "/" + name)
         }
@@ -83,7 +83,7 @@ final class UploadStore: Sendable {
     /// (a body cut before its record was saved, or never verified) are cut off, and a file shorter
     /// than its record (written data lost with the machine) moves the offset back to what is there.
     private func reconcileWithRecords() {
-        let names = (try? FileSystem.names(in: directory)) ?? []  // an unreadable folder holds nothing to repair
+        let names = FileSystem.namesOrNone(in: directory)
         for name in names where name.hasSuffix(".json") {
             let id = String(name.dropLast(5))
             guard Self.isValidID(id), var record = record(id) else { continue }

@@ -15,6 +15,6 @@ enum SignerDocuments {
     /// `violations` as the audit log lists them: the refusal's code alone when there are none.
     static func audited(_ violations: [SignerRefusal.Violation], code: SignerErrorCode) -> [JSONValue] {
         guard !violations.isEmpty else { return [.string(code.rawValue)] }
-        do { return try violations.map(JSONValueEncoder.encode) } catch { return [.string(code.rawValue)] }
+        do { return try violations.map { try JSONValueEncoder.encode($0) } } catch { return [.string(code.rawValue)] }
     }
 }

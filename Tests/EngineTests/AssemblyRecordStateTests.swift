@@ -41,7 +41,7 @@ final class AssemblyRecordStateTests: XCTestCase {
         for finished in [false, true] {
             let record = record(finished: finished)
             let codable = try StateCoding.encoder.encode(record)
-            let written = record.stateJSON().compactData
+            let written = try record.stateJSON().compactData
             XCTAssertEqual(try JSONValue.parse(written), try JSONValue.parse(codable), "finished: \(finished)")
             // Read back, it is the same record: encoded again by Codable, the same bytes.
             let decoded = try StateCoding.decode(AssemblyRecord.self, from: written)

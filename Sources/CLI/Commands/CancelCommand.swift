@@ -106,7 +106,7 @@ struct CancelCommand: Command {
     /// hint, never asked: run state and results say what is known, not where to connect.
     static func otherEndpoint(of results: RunResults?, key: String, workspace: Workspace) -> String? {
         if let results { return results.endpoint.flatMap { $0 == key ? nil : $0 } }
-        let others = Set(((try? workspace.startedAssemblies(address: nil)) ?? [:]).values.compactMap(\.endpoint)).subtracting([key])
+        let others = Set(((try? workspace.startedAssemblies(address: nil)) ?? [:]).values.compactMap(\.endpoint)).subtracting([key])  // unreadable: no hint
         return others.count == 1 ? others.first : nil
     }
 }

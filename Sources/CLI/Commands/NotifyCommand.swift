@@ -122,9 +122,11 @@ struct NotifyCommand: Command {
         let urls = Dictionary(pending.compactMap { entry in entry.assemblyID.flatMap { id in address.flatMap(entry.assemblyURL(on:)).map { (id, $0) } } },
                               uniquingKeysWith: { first, _ in first })
         let asking = Task {
-            while (try? await Task.sleep(for: askEvery)) != nil {
+            while await Task.pause(for: askEvery) {
                 for id in receiver.waitingFor.sorted() {
-                    guard let url = urls[id], let state = try? await client.status(url), !state.isBusy else { continue }
+                    guard let url = urls[id] else { continue }
+                    // A status the service cannot give now is asked again next time round.
+                    guard let state = try? await client.status(url), !state.isBusy else { continue }  // asked again next time round
                     receiver.record(id, state.word ?? "?", ended: true, by: .service)
                 }
             }
@@ -132,7 +134,7 @@ struct NotifyCommand: Command {
         let ended = await receiver.allEnded(within: timeout)
         asking.cancel()
         // The answer to the last notification is on its way: a moment for it to leave before the server goes.
-        try? await Task.sleep(for: .milliseconds(500))
+        _ = await Task.pause(for: .milliseconds(500))
         server.stop()
         guard ended else {
             view.timedOut(receiver.waitingFor.count, timeout: timeout, manifest: manifest, context: context)

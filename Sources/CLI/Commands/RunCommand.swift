@@ -159,7 +159,7 @@ struct RunCommand: Command {
         SignalCenter.onResize { display.resized() }
         let ticker = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))  // cancelled at the end of the run: nothing to report
+                _ = await Task.pause(for: .seconds(1))  // cancelled at the end of the run: nothing to report
                 display.tick()
             }
         }

@@ -52,7 +52,8 @@ struct StatusCommand: Command {
         }
         if let collect {
             // Only what a run left on a server that outlives it: the embedded engine stops with its run.
-            let running = ((try? workspace.startedAssemblies(address: address, endpoint: key)) ?? [:]).values.filter { $0.endpoint != Endpoint.local.key }
+            // A run state that cannot be read leaves nothing to collect, which is said below.
+            let running = ((try? workspace.startedAssemblies(address: address, endpoint: key)) ?? [:]).values.filter { $0.endpoint != Endpoint.local.key }  // see above
             guard address != nil, !running.isEmpty else {
                 view.nothingToCollect(manifest, on: address, context: context)
                 return ExitCode.failure

@@ -96,7 +96,7 @@ final class PreviewCache {
         guard let (descriptor, temporary) = try? folder.createTemporary(for: name) else { return false }  // a full or read-only disk: not kept
         defer { close(descriptor) }
         let failed = data.withUnsafeBytes { SystemCall.writeAll($0, to: descriptor) } != nil
-        guard !failed, (try? folder.rename(temporary, to: name)) != nil else {
+        guard !failed, (try? folder.rename(temporary, to: name)) != nil else {  // not renamed: not kept, made again next time
             folder.remove(temporary)
             return false
         }

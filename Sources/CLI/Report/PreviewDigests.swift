@@ -48,7 +48,8 @@ struct PreviewDigests {
         // Remembered only when the file did not change while it was read, and not just before (one
         // that cannot be examined now is not remembered).
         let stamp = Int64(Date().timeIntervalSince1970 * 1_000_000_000)
-        if (try? FileIdentity.of(descriptor: descriptor, path: name)) == now, stamp - max(now.modified, now.changed ?? now.modified) > Self.settled {
+        if (try? FileIdentity.of(descriptor: descriptor, path: name)) == now,  // see above
+           stamp - max(now.modified, now.changed ?? now.modified) > Self.settled {
             kept[key] = Record(path: name, identity: now, sha256: digest)
         }
         return digest
@@ -56,6 +57,6 @@ struct PreviewDigests {
 
     /// The records to write back, in byte order of their paths.
     var encoded: Data? {
-        try? StateCoding.encoder.encode(kept.values.sorted { ByteOrder.precedes($0.path, $1.path) })
+        try? StateCoding.encoder.encode(kept.values.sorted { ByteOrder.precedes($0.path, $1.path) })  // a cache: unwritten, previews are made again
     }
 }

@@ -55,7 +55,8 @@ extension DownloadLedger {
     /// The files (relative to the manifest's folder) the other manifests of the folder last downloaded.
     private func otherManifestsFiles() -> Set<ExactName> {
         let own = FolderPath.of(file), manifests = FolderPath.of(own)
-        guard (manifests as NSString).lastPathComponent == "manifests", let names = try? FileSystem.names(in: manifests) else { return [] }  // no other manifest
+        guard (manifests as NSString).lastPathComponent == "manifests" else { return [] }
+        let names = FileSystem.namesOrNone(in: manifests)
         var files: Set<ExactName> = []
         for name in names where manifests + "/" + name != own {
             guard let ledger = StateCoding.cached([String: [String]].self, at: manifests + "/" + name + "/downloads.json") else { continue }

@@ -20,7 +20,7 @@ public struct ResultAvailability: Sendable {
     /// Whether `file` can be had (see the type).
     public func holds(_ file: RunResults.ResultFile) -> Bool {
         guard let url = file.url else { return isDownloaded(file) }
-        switch try? Downloader.source(of: url, localResults: localResults) {
+        switch try? Downloader.source(of: url, localResults: localResults) {  // refused is the case nil below
         case .local(let path): return file.size.map { Self.size(of: path) == $0 } ?? true  // a file cut short or grown is not what was made
         case .remote: return file.expires.map { $0 > now } ?? true || isDownloaded(file)
         case .gone: return isDownloaded(file)

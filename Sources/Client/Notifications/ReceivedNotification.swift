@@ -37,7 +37,7 @@ public struct ReceivedNotification: Sendable {
         let fields: [(name: String, value: String)]
         if let boundary = Self.boundary(contentType) ?? Self.leadingBoundary(text) {
             fields = try Self.multipart(text, boundary: boundary)
-        } else if trimmed.hasPrefix("{"), let object = (try? JSONValue.parse(Data(trimmed.utf8)))?.objectValue {
+        } else if trimmed.hasPrefix("{"), let object = JSONValue.parseIfValid(Data(trimmed.utf8))?.objectValue {
             // The strict JSON parser refuses a repeated key.
             fields = object.compactMap { key, value in value.stringValue.map { (key, $0) } }
         } else {

@@ -58,7 +58,7 @@ extension EngineReferences: Codable {
 
     /// Reads `{"whole": [...], "files": {id: [...]}}`, or the list of ids older versions wrote (each kept whole).
     public init(from decoder: any Decoder) throws {
-        if let ids = try? decoder.singleValueContainer().decode([String].self) {
+        if let ids = try? decoder.singleValueContainer().decode([String].self) {  // not a list: the object this version writes
             self.init(whole: Set(ids))
             return
         }

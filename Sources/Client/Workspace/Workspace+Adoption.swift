@@ -29,7 +29,7 @@ extension Workspace {
 
     /// The names in `folder`; none when it cannot be listed (nothing is adopted this time).
     private static func adoptable(in folder: String) -> [String] {
-        (try? FileSystem.names(in: folder)) ?? []  // unreadable: the next command tries again
+        FileSystem.namesOrNone(in: folder)
     }
 
     /// Whether the manifest has no state folder of its own yet, so older state may be adopted.
@@ -53,7 +53,7 @@ extension Workspace {
             }
             guard rename(staging, manifestStateDirectory) == 0 else { throw FileError(path: manifestStateDirectory, operation: "rename", code: errno) }
         } catch {
-            try? FileSystem.removeIfPresent(staging)  // the next command starts the copy again
+            FileSystem.cleanUp(staging)  // the next command starts the copy again
         }
     }
 }

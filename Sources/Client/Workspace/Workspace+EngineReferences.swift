@@ -51,7 +51,8 @@ extension Workspace {
         do { names = try FileSystem.names(in: manifests) } catch { return references }  // no manifest has run here
         for name in names.sorted() {
             let folder = manifests + "/" + name
-            let files = ((try? FileSystem.names(in: folder)) ?? []).sorted()
+            // A manifest's state that cannot be read says nothing of what it needs: it stops the answer.
+            let files = try Self.readOrUnreferenced(name) { try FileSystem.names(in: folder) }.sorted()
             // Run states and their journals (a lock file, left by a run refused at once, says nothing).
             let runStates = files.filter { $0.hasPrefix("run-state") && ($0.hasSuffix(".json") || $0.hasSuffix(".journal")) }
             let records = files.filter { $0.hasPrefix("engine-assemblies") && $0.hasSuffix(".json") }
@@ -60,9 +61,9 @@ extension Workspace {
                 named = current
             } else if !records.isEmpty {
                 for record in records {
-                    guard let data = try? FileReading.read(folder + "/" + record, limit: 1 << 30),  // unreadable: said below
-                          let listed = try? StateCoding.decode(EngineReferences.self, from: data) else { throw UnreferencedState(manifest: name) }
-                    named.formUnion(listed)
+                    named.formUnion(try Self.readOrUnreferenced(name) {
+                        try StateCoding.decode(EngineReferences.self, from: try FileReading.read(folder + "/" + record, limit: 1 << 30))
+                    })
                 }
             } else if runStates.isEmpty {
                 continue  // never ran: names nothing
@@ -72,12 +73,17 @@ extension Workspace {
             }
             let states = Set(files.map { $0.hasSuffix(".journal") ? String($0.dropLast(".journal".count)) : $0 }.filter { $0.hasPrefix("run-state") && $0.hasSuffix(".json") })
             for state in states.sorted() {
-                guard let entries = try? RunState.read(folder + "/" + state) else { throw UnreferencedState(manifest: name) }
+                let entries = try Self.readOrUnreferenced(name) { try RunState.read(folder + "/" + state) }
                 named.keepUnnamed(entries.values.map(\.assemblyID))
             }
             references.formUnion(named)
         }
         return references
+    }
+
+    /// What `read` reads of manifest `name`'s state; any failure is that state not saying what it needs.
+    private static func readOrUnreferenced<Value>(_ name: String, _ read: () throws -> Value) throws(UnreferencedState) -> Value {
+        do { return try read() } catch { throw UnreferencedState(manifest: name) }
     }
 }
 
@@ -85,7 +91,7 @@ extension Workspace {
     /// The state folders of manifests no longer in this folder (renamed or removed): what their
     /// results name is kept until the folder is removed.
     public var statesOfGoneManifests: [String] {
-        let names = (try? FileSystem.names(in: stateDirectory + "/manifests")) ?? []  // no state: none gone
+        let names = FileSystem.namesOrNone(in: stateDirectory + "/manifests")
         return names.sorted().filter { name in
             !FileManager.default.fileExists(atPath: directory + "/" + name + ".yml") && !FileManager.default.fileExists(atPath: directory + "/" + name)
         }

@@ -9,7 +9,8 @@ extension Workspace {
     public func manifestsSharing(downloadFolders folders: [String]) -> [(folder: String, manifest: String)] {
         let own = (manifestStateDirectory as NSString).lastPathComponent
         let keys = Set(folders.compactMap { RealPath.relative($0, inside: directory) })
-        guard !keys.isEmpty, let names = try? FileSystem.names(in: stateDirectory + "/manifests") else { return [] }  // no other manifest ran here
+        guard !keys.isEmpty else { return [] }
+        let names = FileSystem.namesOrNone(in: stateDirectory + "/manifests")
         var shared: [(folder: String, manifest: String)] = []
         for name in names.sorted() where name != own {
             let ledger = stateDirectory + "/manifests/" + name + "/downloads.json"

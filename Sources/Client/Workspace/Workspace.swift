@@ -77,8 +77,8 @@ public struct Workspace: Sendable, Equatable {
 
     /// The plan the last whole run ran, if one was kept and still reads.
     public func lastPlan() -> Plan? {
-        guard let data = try? FileReading.read(lastPlanFile, limit: 1 << 30) else { return nil }  // none kept yet
-        return try? Plan.decode(data, file: lastPlanFile)  // an older format: explained by counts only
+        // None kept yet, or an older format: explained by counts only.
+        do { return try Plan.decode(try FileReading.read(lastPlanFile, limit: 1 << 30), file: lastPlanFile) } catch { return nil }
     }
 
     /// Where `pipeline upload` keeps its upload URLs for resuming.

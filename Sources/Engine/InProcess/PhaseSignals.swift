@@ -48,7 +48,7 @@ final class PhaseSignals: Sendable {
                 // Started once registered, so its resume always finds the caller (or nothing, when it left sooner).
                 timer.withLock { timer in
                     timer = Task { [self] in
-                        try? await Task.sleep(for: timeout)  // cancelled when the caller resumed sooner: nothing to do then
+                        _ = await Task.pause(for: timeout)  // cancelled when the caller resumed sooner: nothing to do then
                         resume(id, number)
                     }
                 }
