@@ -15,6 +15,8 @@ public struct S3Client: Sendable {
     /// The part size multipart uploads prefer (at least 5 MiB); a file larger than one part goes
     /// in several.
     public var preferredPartSize: Int64
+    /// Which addresses requests may connect to; nil allows any (a host the operator configured).
+    public var addressPolicy: AddressPolicy?
     let http: HTTPClient
 
     /// Creates a client of `bucket` sending through `http`.
@@ -43,7 +45,7 @@ public struct S3Client: Sendable {
         let request = HTTPRequest(
             method: method, url: bucket.url(key: key, query: query), headers: sent, body: body,
             timeouts: HTTPTimeouts(connect: .seconds(15), stallTime: .seconds(60), stallBytesPerSecond: 1), maxResponseBytes: maxResponseBytes,
-            responseFile: responseFile, awsSigning: AWSSigning(region: bucket.region, credentials: credentials))
+            responseFile: responseFile, addressPolicy: addressPolicy, awsSigning: AWSSigning(region: bucket.region, credentials: credentials))
         var attempt = 0
         while true {
             attempt += 1
