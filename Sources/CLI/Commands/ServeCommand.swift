@@ -33,7 +33,7 @@ struct ServeCommand: Command {
             .init(name: "max-image-pixels", valueName: "N", help: "Refuse images and document pages over N pixels (default 100000000)."),
             .init(name: "max-import-size", valueName: "SIZE", help: "The largest file /http/import fetches (default 10GiB)."),
             .init(name: "allow-loopback-import", help: "Let /http/import fetch from, and notify_url notify, this machine (127.0.0.1, ::1); private networks stay refused."),
-            .init(name: "credentials", valueName: "FILE", help: "Named credentials for /s3/store and /s3/import steps: a JSON object of sets by name ({\"site\": {\"key\": …, \"secret\": …, \"bucket\": …, \"region\": …, \"host\": …}}); PIPELINE_CREDENTIALS_<NAME>_KEY/_SECRET/_BUCKET/_REGION/_HOST add more."),
+            .init(name: "credentials", valueName: "FILE", help: "Named credentials for /s3/store and /s3/import steps: a JSON object of sets by name, each with key, secret and optional bucket, region, host (the variables PIPELINE_CREDENTIALS_<NAME>_KEY, _SECRET… add more)."),
             .init(name: "quiet", help: "Do not log requests."),
         ] + TLSFiles.options,
         examples: ["pipeline serve", "pipeline serve --port 0 --data-dir /tmp/engine"])
