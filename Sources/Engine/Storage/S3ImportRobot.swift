@@ -3,7 +3,7 @@ import Foundation
 import HTTPClient
 import Spec
 
-/// `/s3/import` (and `/minio/import`, which takes a `host`): the object at each `path`, or the
+/// `/s3/import` (from AWS, or the host of named credentials): the object at each `path`, or the
 /// objects below a path that ends in `/` (or names no object), their folders too with
 /// `recursive`, paged by `files_per_page` and `page_number` as the service does.
 struct S3ImportRobot: Sendable {

@@ -3,7 +3,7 @@ import Foundation
 import HTTPClient
 import Spec
 
-/// `/s3/store` (and `/minio/store`) against a real S3-compatible service: each file PUT (in a
+/// `/s3/store` against a real S3-compatible service: each file PUT (in a
 /// multipart upload when large) at `path`, with `acl`, `headers`, `tags` and `check_integrity`;
 /// reported with `url`/`ssl_url` under `url_prefix` and, with `sign_urls_for`, pre-signed
 /// `signed_url`/`signed_ssl_url`.
