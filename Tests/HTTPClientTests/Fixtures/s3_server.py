@@ -66,7 +66,9 @@ signal.signal(signal.SIGTERM, stop)
 signal.signal(signal.SIGINT, stop)
 os.makedirs(DATA, exist_ok=True)
 
-if KIND == "weed":
+def start_weed():
+    """weed mini on free ports; None when it could not take them (another server took one first)."""
+    global child
     config = os.path.join(DATA, "s3.json")
     with open(config, "w") as f:
         json.dump({"identities": [{"name": "tester", "credentials": [{"accessKey": KEY, "secretKey": SECRET}],
@@ -81,8 +83,28 @@ if KIND == "weed":
     if BUCKETS:
         arguments.append("-bucket=" + ",".join(BUCKETS))
     os.makedirs(os.path.join(DATA, "data"), exist_ok=True)
-    log = open(os.path.join(DATA, "weed.log"), "w")
+    log = open(os.path.join(DATA, "weed.log"), "a")
     child = subprocess.Popen(arguments, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
+    deadline = time.time() + 60
+    while not answers(ports["s3.port"]):
+        if child.poll() is not None or time.time() > deadline:
+            if child.poll() is None:
+                child.kill()
+            child.wait()
+            child = None
+            return None
+        time.sleep(0.1)
+    return ports
+
+
+if KIND == "weed":
+    # Ports are picked free but taken later: a server starting at the same time may take one first.
+    for attempt in range(4):
+        ports = start_weed()
+        if ports:
+            break
+    else:
+        sys.exit("the weed S3 server did not start (see weed.log)")
     port = ports["s3.port"]
 elif KIND == "moto":
     from moto.server import ThreadedMotoServer
