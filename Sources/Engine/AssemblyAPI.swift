@@ -158,9 +158,12 @@ struct AssemblyAPI: Sendable {
             case .failure(let refusal): return .failure(refusal)
             }
         }
-        guard let steps = params["steps"], steps.objectValue?.isEmpty == false else {
+        guard let given = params["steps"], given.objectValue?.isEmpty == false else {
             return .failure(.noSteps)
         }
+        // Inline secrets of storage steps stay in memory: the record, the status and the logs get `[hidden]`.
+        let (steps, secrets) = InlineSecrets.redact(steps: given)
+        let raw = secrets.isEmpty ? creation.rawParams : InlineSecrets.redact(params: creation.rawParams)
         if let problem = StepGraph.problem(in: steps) {
             return .failure(.invalidSteps(problem))
         }
@@ -185,7 +188,7 @@ struct AssemblyAPI: Sendable {
                 id: fileID, name: name, field: part.field, path: path, size: part.size, mime: part.contentType, isTus: false))
         }
         let record = AssemblyRecord(
-            id: id, origin: origin, params: creation.rawParams, steps: steps, fields: fields, notifyURL: params["notify_url"]?.stringValue,
+            id: id, origin: origin, params: raw, steps: steps, fields: fields, notifyURL: params["notify_url"]?.stringValue,
             expectedTusUploads: expected, uploads: uploads, created: Date(), clientAgent: client.map { String($0.prefix(200)) })
         do {
             guard try store.insert(record) else {
@@ -194,6 +197,7 @@ struct AssemblyAPI: Sendable {
         } catch {
             return .failure(.assemblyNotSaved(id, "\(error)"))
         }
+        executor.secrets.keep(secrets, for: id)
         if record.phase == .executing { executor.execute(id) }
         return .success(record)
     }

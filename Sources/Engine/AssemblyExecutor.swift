@@ -9,6 +9,10 @@ final class AssemblyExecutor: Sendable {
     let store: AssemblyStore
     let resultsDirectory: String
     let limits: RobotLimits
+    /// The named credentials storage steps may use.
+    let storage: StorageCredentials
+    /// Storage steps' inline secrets, in memory only, until their Assembly ends.
+    let secrets = InlineSecrets()
     /// Assemblies whose steps run at once; each spreads its files over every core, so more would
     /// only make each of them slower (and a burst of creations would start a thread each).
     let maxRunning: Int
@@ -19,9 +23,10 @@ final class AssemblyExecutor: Sendable {
     /// Assemblies whose steps are running, for a stop to wait out.
     private let inFlight = Drain()
 
-    init(store: AssemblyStore, resultsDirectory: String, limits: RobotLimits = RobotLimits(),
+    init(store: AssemblyStore, resultsDirectory: String, limits: RobotLimits = RobotLimits(), storage: StorageCredentials = .none,
          maxRunning: Int = max(2, ParallelWork.cores)) {
         self.store = store
+        self.storage = storage
         self.resultsDirectory = resultsDirectory
         self.limits = limits
         self.maxRunning = maxRunning
@@ -104,6 +109,8 @@ final class AssemblyExecutor: Sendable {
 
     private func run(_ id: String) {
         let folder = resultsDirectory + "/" + id
+        // Inline secrets serve one run of the steps; a resumed Assembly's steps say they are gone.
+        defer { secrets.forget(id) }
         // A failed or canceled Assembly reports no results: what its steps wrote only fills the disk.
         func discard() { FileSystem.cleanUp(folder) }
         func end(_ event: AssemblyEvent) {
@@ -129,7 +136,7 @@ final class AssemblyExecutor: Sendable {
         let outputs = Mutex<[String: [AssemblyFile]]>([":original": record.uploads])
         let ignored = Mutex<[AssemblyStatusDocument.IgnoredError]>([])
         let warnings = Mutex<[AssemblyStatusDocument.Warning]>([])
-        let store = store, limits = limits
+        let store = store, limits = limits, storage = storage, secrets = secrets
         let exports = FolderPath.of(resultsDirectory) + "/exports"
         // Steps that do not use each other run at once (each also spreads its files over the cores).
         for wave in graph.waves {
@@ -141,6 +148,7 @@ final class AssemblyExecutor: Sendable {
                 let inputs = outputs.withLock { produced in step.uses.flatMap { produced[$0] ?? [] } }
                 let context = RobotContext(
                     step: step, folder: folder, fields: record.fields, assembly: id, exports: exports, limits: limits,
+                    storage: storage, inlineSecrets: secrets.secrets(of: id, step: step.name),
                     isCanceled: { [self] in stopping.load(ordering: .relaxed) || store.get(id)?.isTerminal ?? true },
                     ignore: { error, file in
                         let entry = AssemblyStatusDocument.IgnoredError(

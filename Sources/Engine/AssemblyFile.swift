@@ -29,6 +29,11 @@ struct AssemblyFile: Codable, Sendable, Equatable {
     var md5: String?
     /// Where an export step put it (a `file://` URL on the local engine), reported as its URL.
     var exportURL: String?
+    /// An export's `ssl_url`, when it differs from `exportURL` (a real bucket's https URL).
+    var exportSSLURL: String?
+    /// A real export's pre-signed URLs (`sign_urls_for`), reported as `signed_url` and `signed_ssl_url`.
+    var signedURL: String?
+    var signedSSLURL: String?
     /// For an upload read where it is (handed over in process, not copied): the identity its
     /// file had then, checked before every use. Such a file is never served, and is trusted only
     /// by the process that was handed it.
@@ -61,7 +66,8 @@ struct AssemblyFile: Codable, Sendable, Equatable {
         (document.basename, document.ext, document.type) = (basename, ext, mime.split(separator: "/").first.map(String.init) ?? "")
         (document.field, document.originalIDs, document.originalName) = (field, [originalID], originalName)
         (document.originalBasename, document.isTusFile, document.meta, document.md5hash) = (originalBasename, isTusFile, .object(meta), md5)
-        if let url = exportURL ?? url { (document.url, document.sslURL) = (url, url) }
+        if let url = exportURL ?? url { (document.url, document.sslURL) = (url, exportSSLURL ?? url) }
+        (document.signedURL, document.signedSSLURL) = (signedURL, signedSSLURL)
         return document
     }
 

@@ -46,6 +46,9 @@ extension AssemblyFile {
             "meta": .object(meta), "isTusFile": .bool(isTusFile),
         ]
         object["exportURL"] = exportURL.map(JSONValue.string)
+        object["exportSSLURL"] = exportSSLURL.map(JSONValue.string)
+        object["signedURL"] = signedURL.map(JSONValue.string)
+        object["signedSSLURL"] = signedSSLURL.map(JSONValue.string)
         object["md5"] = md5.map(JSONValue.string)
         object["inPlace"] = inPlace.map { identity in
             var fields: [String: JSONValue] = [

@@ -12,14 +12,19 @@ struct ExportRobot: Sendable {
     let path: String
 
     init(robot: String, parameters: EmulatedStore.Parameters) {
+        self.init(robot: robot, account: parameters.account, path: parameters.path)
+    }
+
+    /// The emulation of a step of `robot` into `exports/<account>/<path>`.
+    init(robot: String, account: String, path: String) {
         self.robot = robot
-        account = parameters.account
-        path = parameters.path
+        self.account = account
+        self.path = path
     }
 
     /// Copies `file` below the engine's exports folder and returns it with its new URL.
     func export(_ file: AssemblyFile, context: RobotContext) throws(RobotError) -> AssemblyFile {
-        let relative = try expand(path, for: file, context: context)
+        let relative = try Self.expand(path, for: file, context: context)
         let destination = context.exports + "/" + account + "/" + relative
         // Every folder below the data folder is opened without following links (one planted at
         // any depth would receive the file), and the copy is renamed over the destination: files
@@ -41,34 +46,8 @@ struct ExportRobot: Sendable {
 
     /// `template` with its variables replaced, as a relative path whose parts are all safe names:
     /// no part is empty, `.` or `..`, so nothing lands outside the account's folder.
-    func expand(_ template: String, for file: AssemblyFile, context: RobotContext) throws(RobotError) -> String {
-        let unique = RandomID.hex32()
-        let values: [String: String] = [
-            "unique_prefix": String(unique.prefix(2)) + "/" + String(unique.dropFirst(2)),
-            "unique_original_prefix": String(file.originalID.prefix(2)) + "/" + String(file.originalID.dropFirst(2)),
-            "assembly.id": context.assembly, "previous_step.name": context.step.uses.first ?? ":original",
-            "file.id": file.id, "file.name": file.name, "file.url_name": Self.urlName(file.name), "file.basename": file.basename,
-            "file.ext": file.ext, "file.original_name": file.originalName, "file.original_basename": file.originalBasename,
-            "file.original_id": file.originalID,
-        ]
-        var output = ""
-        var rest = Substring(template)
-        while let start = rest.range(of: "${") {
-            output += rest[..<start.lowerBound]
-            guard let end = rest[start.upperBound...].firstIndex(of: "}") else {
-                throw RobotError(code: .invalidStepParameter, message: "'path' has a '${' without its '}'")
-            }
-            let name = String(rest[start.upperBound..<end])
-            if let value = values[name] {
-                output += value
-            } else if name.hasPrefix("fields."), let field = context.fields[String(name.dropFirst(7))] {
-                output += field.stringValue ?? field.serialized()
-            } else {
-                throw RobotError(code: .invalidStepParameter, message: "'path' uses ${\(name)}, which the local engine does not know")
-            }
-            rest = rest[rest.index(after: end)...]
-        }
-        output += rest
+    static func expand(_ template: String, for file: AssemblyFile, context: RobotContext) throws(RobotError) -> String {
+        let output = try substitute(template, for: file, context: context, option: "path")
         let parts = output.split(separator: "/", omittingEmptySubsequences: true)
         guard !parts.isEmpty else { throw RobotError(code: .invalidStepParameter, message: "'path' names no file") }
         // Nothing may climb out of the account's folder, or make two paths name one file.
@@ -76,6 +55,37 @@ struct ExportRobot: Sendable {
             throw RobotError(code: .invalidStepParameter, message: "'path' becomes '\(output)', whose part '\(bad)' would leave its folder")
         }
         return parts.map { FileNames.safeComponent(String($0)) }.joined(separator: "/")
+    }
+
+    /// `template` (the value of `option`) with the service's Assembly variables replaced.
+    static func substitute(_ template: String, for file: AssemblyFile, context: RobotContext, option: String) throws(RobotError) -> String {
+        let unique = RandomID.hex32()
+        let values: [String: String] = [
+            "unique_prefix": String(unique.prefix(2)) + "/" + String(unique.dropFirst(2)),
+            "unique_original_prefix": String(file.originalID.prefix(2)) + "/" + String(file.originalID.dropFirst(2)),
+            "assembly.id": context.assembly, "previous_step.name": context.step.uses.first ?? ":original",
+            "file.id": file.id, "file.name": file.name, "file.url_name": Self.urlName(file.name), "file.basename": file.basename,
+            "file.ext": file.ext, "file.original_name": file.originalName, "file.original_basename": file.originalBasename,
+            "file.original_id": file.originalID, "file.mime": file.mime, "file.size": String(file.size),
+        ]
+        var output = ""
+        var rest = Substring(template)
+        while let start = rest.range(of: "${") {
+            output += rest[..<start.lowerBound]
+            guard let end = rest[start.upperBound...].firstIndex(of: "}") else {
+                throw RobotError(code: .invalidStepParameter, message: "'\(option)' has a '${' without its '}'")
+            }
+            let name = String(rest[start.upperBound..<end])
+            if let value = values[name] {
+                output += value
+            } else if name.hasPrefix("fields."), let field = context.fields[String(name.dropFirst(7))] {
+                output += field.stringValue ?? field.serialized()
+            } else {
+                throw RobotError(code: .invalidStepParameter, message: "'\(option)' uses ${\(name)}, which the local engine does not know")
+            }
+            rest = rest[rest.index(after: end)...]
+        }
+        return output + rest
     }
 
     /// A name safe in URLs: letters, digits, `-`, `_` and `.`, everything else `_`.

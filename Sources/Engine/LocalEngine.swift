@@ -27,6 +27,9 @@ public final class LocalEngine: Sendable {
         public var reservedSpace: Int64 = 16 << 20
         /// What robots take: media duration and image size.
         public var robotLimits = RobotLimits()
+        /// The named credentials storage steps may use (by default, the process's
+        /// `PIPELINE_CREDENTIALS_*` variables).
+        public var storage = StorageCredentials(environment: ProcessInfo.processInfo.environment)
         /// Offer tus `checksum-trailer` to every client, not only to those that reach the engine
         /// directly: for a proxy in front that passes chunked bodies through unbuffered.
         public var trailersBehindProxy = false
@@ -130,7 +133,7 @@ public final class LocalEngine: Sendable {
         let assemblies = try AssemblyStore(directory: layout.assemblies, warn: configuration.warn, clock: configuration.clock)
         // Before anything can reach them (a server, the handoff, an upload finishing).
         try Self.abandonHandedOver(assemblies, results: layout.results)
-        executor = AssemblyExecutor(store: assemblies, resultsDirectory: layout.results, limits: configuration.robotLimits)
+        executor = AssemblyExecutor(store: assemblies, resultsDirectory: layout.results, limits: configuration.robotLimits, storage: configuration.storage)
         let addresses: StatusAddresses = settings == nil ? .files(dataDirectory: data) : .served(origin: nil)
         notifier = AssemblyNotifier(
             store: assemblies, secret: configuration.credentials?.secret ?? configuration.notificationSecret,

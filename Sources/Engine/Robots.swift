@@ -15,6 +15,10 @@ struct RobotContext: Sendable {
     var exports: String
     /// What inputs robots take.
     var limits: RobotLimits
+    /// The named credentials storage steps may use.
+    var storage: StorageCredentials = .none
+    /// The step's inline secrets (`secret`, `session_token`), kept in memory only.
+    var inlineSecrets: [String: String] = [:]
     /// Whether the Assembly was canceled (or failed) meanwhile: long work stops when it says yes.
     var isCanceled: @Sendable () -> Bool = { false }
     /// Records an error the step's `ignore_errors` let it skip (with the file it left out, when

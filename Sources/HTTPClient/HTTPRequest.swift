@@ -48,6 +48,8 @@ public struct HTTPRequest: Sendable {
     /// field, computed from the bytes as they are read for sending: the body is read once, with
     /// no pass of its own for the digest.
     public var digestTrailer: DigestTrailer?
+    /// When set, libcurl signs the request with AWS Signature V4 (S3-compatible services).
+    public var awsSigning: AWSSigning?
 
     /// A trailer field whose value is a digest of the body (tus `checksum-trailer` sends one).
     public struct DigestTrailer: Sendable {
@@ -70,7 +72,7 @@ public struct HTTPRequest: Sendable {
     public init(
         method: String, url: String, headers: [(name: String, value: String)] = [], body: Body = .none,
         timeouts: HTTPTimeouts = HTTPTimeouts(), followsRedirects: Bool = false, maxResponseBytes: Int = 16 << 20,
-        responseFile: String? = nil, addressPolicy: AddressPolicy? = nil, digestTrailer: DigestTrailer? = nil
+        responseFile: String? = nil, addressPolicy: AddressPolicy? = nil, digestTrailer: DigestTrailer? = nil, awsSigning: AWSSigning? = nil
     ) {
         self.method = method
         self.url = url
@@ -82,6 +84,7 @@ public struct HTTPRequest: Sendable {
         self.responseFile = responseFile
         self.addressPolicy = addressPolicy
         self.digestTrailer = digestTrailer
+        self.awsSigning = awsSigning
     }
 
     /// `PATCH http://host/files/abc`, for messages: never the headers, which may carry tokens, nor the

@@ -105,7 +105,8 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
         // libcurl asks before sending a body larger than 1 KiB (Expect: 100-continue), which costs
         // a round trip; for a body this small, sending it at once costs less even when refused.
         // Larger bodies keep asking: a proxy's 413 then comes before the body is sent.
-        if request.body.length > 0, request.body.length <= Self.sendWithoutAsking,
+        // Not for a request libcurl signs (AWS SigV4): 7.88 would sign the empty header it never sends.
+        if request.body.length > 0, request.body.length <= Self.sendWithoutAsking, request.awsSigning == nil,
            !request.headers.contains(where: { $0.name.lowercased() == "expect" }) {
             headerList = curl_slist_append(headerList, "Expect:")
         }
@@ -116,6 +117,15 @@ final class Transfer: @unchecked Sendable {  // confined to the loop thread but 
             try check(ccurl_setopt_pointer(handle, CURLOPT_TRAILERDATA, context), "CURLOPT_TRAILERDATA")
         }
         try check(ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
+        if let signing = request.awsSigning {
+            // libcurl signs with the key as user name and the secret as password; nothing else sees them.
+            try check(ccurl_setopt_string(handle, CURLOPT_AWS_SIGV4, signing.provider), "CURLOPT_AWS_SIGV4")
+            try check(ccurl_setopt_string(handle, CURLOPT_USERNAME, signing.credentials.key), "CURLOPT_USERNAME")
+            try check(ccurl_setopt_string(handle, CURLOPT_PASSWORD, signing.credentials.secret), "CURLOPT_PASSWORD")
+            // A large body still asks first (an S3 refusal then costs no upload), but some S3-compatible
+            // servers never answer `100 Continue`: wait a quarter second for it, not libcurl's whole second.
+            try check(ccurl_setopt_long(handle, CURLOPT_EXPECT_100_TIMEOUT_MS, 250), "CURLOPT_EXPECT_100_TIMEOUT_MS")
+        }
         try configureMethodAndBody(context: context)
     }
 

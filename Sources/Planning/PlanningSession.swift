@@ -46,7 +46,7 @@ public struct PlanningSession: Sendable {
         if let manifest = withPolicy.value {
             let endpoint = Endpoint.of(manifest, override: endpointOverride, environment: environment)
             if endpoint == .local {
-                let problems = manifest.localEngineProblems
+                let problems = manifest.localEngineProblems(environment: environment)
                 withPolicy.diagnostics += problems
                 if problems.containsErrors { withPolicy.value = nil }
             } else if endpoint.isHostedService {

@@ -22,7 +22,7 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
         data: TemporaryDirectory? = nil, credentials: (key: String, secret: String)? = nil, rateLimit: (count: Int, window: TimeInterval)? = nil,
         port: UInt16 = 0, reservedSpace: Int64? = nil, perClientLimit: Int? = nil, policy: Policy? = nil,
         robotLimits: RobotLimits = RobotLimits(), trustProxy: Bool = true, notifyRetryDelays: [Duration]? = nil,
-        namesDataRelatively: Bool = false, clock: any MonotonicClock = SystemClock()
+        namesDataRelatively: Bool = false, clock: any MonotonicClock = SystemClock(), storage: StorageCredentials = .none
     ) throws {
         self.data = try data ?? TemporaryDirectory(prefix: "engine")
         // `namesDataRelatively`: the folder as `pipeline serve --data-dir ./engine` names it.
@@ -31,6 +31,7 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
         configuration.rateLimit = rateLimit
         configuration.clock = clock
         configuration.robotLimits = robotLimits
+        configuration.storage = storage
         if let notifyRetryDelays { configuration.notifyRetryDelays = notifyRetryDelays }
         // The fault-injecting proxy passes chunked bodies through as they are: trailers arrive.
         configuration.trailersBehindProxy = true

@@ -4,8 +4,9 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// Export robots are emulated: files are copied under the data folder's `exports/` and reported
-/// with `file://` URLs; their `path` variables are expanded, and no path leaves that folder.
+/// Export robots without credentials the engine has, a key or a host are emulated: files are
+/// copied under the data folder's `exports/` and reported with `file://` URLs; their `path`
+/// variables are expanded, and no path leaves that folder.
 final class ExportRobotTests: XCTestCase {
     private func run(_ steps: [String: JSONValue], fields: [String: String] = [:]) async throws -> (JSONValue, EngineTestServer) {
         let server = try EngineTestServer()

@@ -32,6 +32,8 @@ struct ServeArguments: CommandArguments {
     var handoff: Bool
     /// `--tls-cert` and `--tls-key`.
     var tls: TLSFilePaths
+    /// `--credentials FILE`: named credentials for storage steps.
+    var credentialsFile: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         let command = ServeCommand.spec.name
@@ -69,5 +71,6 @@ struct ServeArguments: CommandArguments {
         trailersBehindProxy = arguments.flag("trailers")
         handoff = !arguments.flag("no-handoff")
         tls = TLSFilePaths(arguments)
+        credentialsFile = arguments.value("credentials")
     }
 }

@@ -33,6 +33,7 @@ struct ServeCommand: Command {
             .init(name: "max-image-pixels", valueName: "N", help: "Refuse images and document pages over N pixels (default 100000000)."),
             .init(name: "max-import-size", valueName: "SIZE", help: "The largest file /http/import fetches (default 10GiB)."),
             .init(name: "allow-loopback-import", help: "Let /http/import fetch from, and notify_url notify, this machine (127.0.0.1, ::1); private networks stay refused."),
+            .init(name: "credentials", valueName: "FILE", help: "Named credentials for /s3/store and /s3/import steps: a JSON object of sets by name, each with key, secret and optional bucket, region, host (the variables PIPELINE_CREDENTIALS_<NAME>_KEY, _SECRET… add more)."),
             .init(name: "quiet", help: "Do not log requests."),
         ] + TLSFiles.options,
         examples: ["pipeline serve", "pipeline serve --port 0 --data-dir /tmp/engine"])
@@ -51,6 +52,16 @@ struct ServeCommand: Command {
         configuration.robotLimits = arguments.robotLimits
         configuration.trailersBehindProxy = arguments.trailersBehindProxy
         configuration.handoff = arguments.handoff
+        if let file = arguments.credentialsFile {
+            switch Self.storageCredentials(file, environment: context.environment) {
+            case .success(let storage): configuration.storage = storage
+            case .failure(let error):
+                view.failure("\(error)", context: context)
+                return ExitCode.failure
+            }
+        } else {
+            configuration.storage = StorageCredentials(environment: context.environment)
+        }
         if let authKey = arguments.authKey {
             guard let secret = context.environment[arguments.secretVariable], !secret.isEmpty else {
                 view.failure("--auth-key needs the Auth Secret in $\(arguments.secretVariable)", context: context)
@@ -94,5 +105,23 @@ struct ServeCommand: Command {
         view.stopping(signal, context: context)
         engine.stop()
         return ExitCode.success
+    }
+}
+
+extension ServeCommand {
+    /// The credentials in `file` (see `StorageCredentials.parse`) and the environment's.
+    static func storageCredentials(_ file: String, environment: [String: String]) -> Result<StorageCredentials, CredentialsFileError> {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            return .failure(CredentialsFileError(file: file, problem: "it cannot be read"))
+        }
+        // The parser's message could quote the file: only its position is said.
+        guard let json = try? JSONValue.parse(data) else {
+            return .failure(CredentialsFileError(file: file, problem: "it is not valid JSON"))
+        }
+        do throws(CredentialsFileError) {
+            return .success(StorageCredentials(file: try StorageCredentials.parse(json, file: file), environment: environment))
+        } catch {
+            return .failure(error)
+        }
     }
 }

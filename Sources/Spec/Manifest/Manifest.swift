@@ -30,10 +30,11 @@ public struct Manifest: Sendable {
     public var jobs: [Job]
 
     /// With the local engine as the endpoint, every step it cannot run, as an error at the step:
-    /// said before anything runs, not as a failed Assembly later; and every export step, as a
-    /// warning that the engine only copies the files into its own folder.
-    public var localEngineProblems: [Diagnostic] {
-        robotProblemsForTheLocalEngine + parameterProblemsForTheLocalEngine + valueProblemsForTheLocalEngine
+    /// said before anything runs, not as a failed Assembly later; and every export step it
+    /// emulates (no credentials in `environment`, no key, no host), as a warning that the engine
+    /// only copies the files into its own folder.
+    public func localEngineProblems(environment: [String: String]) -> [Diagnostic] {
+        robotProblemsForTheLocalEngine(environment: environment) + parameterProblemsForTheLocalEngine + valueProblemsForTheLocalEngine
     }
 
     /// On the hosted service, a job whose results are neither stored by an export robot nor
@@ -81,12 +82,19 @@ public struct Manifest: Sendable {
         }
     }
 
-    private var robotProblemsForTheLocalEngine: [Diagnostic] {
+    private func robotProblemsForTheLocalEngine(environment: [String: String]) -> [Diagnostic] {
         (jobs.flatMap(\.steps) + templates.flatMap(\.steps)).compactMap { step in
-            if RobotCatalog.localExports.contains(step.robot) {
+            if RobotCatalog.exports.contains(step.robot) {
+                let options = step.instructions.objectValue ?? [:]
+                if StorageSteps.storesForReal(robot: step.robot, options: options, available: { StorageSteps.environmentHasCredentials($0, environment) }) { return nil }
+                var hint = "run with another endpoint to store the files where the step says"
+                if StorageSteps.realStores.contains(step.robot) {
+                    let name = options["credentials"]?.stringValue.map(StorageSteps.variableName) ?? "NAME"
+                    hint = "to store them in the bucket, set \(StorageSteps.variablePrefix)\(name)_KEY and _SECRET (and _BUCKET, _REGION, _HOST) for the step's credentials; or " + hint
+                }
                 return .warning(
                     "manifest.local-export", "step '\(step.name.value)' uses \(step.robot); the local engine copies its files into its data folder's exports/ instead",
-                    at: step.name.location, hint: "run with another endpoint to store the files where the step says")
+                    at: step.name.location, hint: hint)
             }
             guard !RobotCatalog.local.contains(step.robot), RobotCatalog.bundled.robots[step.robot] != nil else { return nil }
             return .error(

@@ -60,7 +60,7 @@ public struct ManifestLoader: Sendable {
         // A manifest with errors goes no further, so what the local engine would refuse is said now,
         // with them, rather than after they are fixed (a valid one is checked by the planning session).
         if diagnostics.containsErrors, let manifest, Endpoint.of(manifest, override: nil, environment: environment) == .local {
-            diagnostics += manifest.localEngineProblems
+            diagnostics += manifest.localEngineProblems(environment: environment)
         }
         // What was read despite the errors is kept, so the policy can judge it with them.
         let errors = diagnostics.containsErrors

@@ -84,6 +84,15 @@ struct StepReader {
         }
         for pair in pairs where pair.keyText != "robot" {
             let name = pair.keyText
+            // A secret written in a manifest would be in git, plans and results: it stays out.
+            if StorageSteps.secretParameters.contains(name), entry.parameters[name] != nil {
+                decoder.report(.error(
+                    "manifest.inline-secret", "step '\(step)' writes its '\(name)' into the manifest, where plans, results and the repository would keep it",
+                    at: pair.key.location,
+                    hint: "name credentials instead (credentials: NAME): Template Credentials on the service; on the local engine the variables "
+                        + "\(StorageSteps.variablePrefix)NAME_KEY and _SECRET, or 'pipeline serve --credentials FILE'"))
+                continue
+            }
             guard let parameter = entry.parameters[name] ?? RobotCatalog.legacy[name] else {
                 let hint = Suggestions.closest(to: name, in: entry.parameters.keys).map { "did you mean '\($0)'?" }
                     ?? "'pipeline robots \(robot.value)' lists its parameters"

@@ -20,6 +20,8 @@ public enum RobotRegistry {
         AudioWaveform.self,
         HTTPImport.self,
         MetaWrite.self,
+        S3Store.self,
+        S3Import.self,
         EmulatedStore.self,
     ]
 
