@@ -17,8 +17,9 @@ struct LastRunComparison {
     var endpointMove: (from: String, to: String)?
     /// All Assemblies of the plan.
     var planned: Int
-    /// Files per step of each job where a job is cached per step, with the job's step order.
+    /// Files per step of each job where a job is cached per step.
     var perStep: [(job: String, counts: [String: Int])]
+    /// Each job's steps in the manifest's order.
     var stepOrder: [String: [String]]
     /// The last results' file.
     var resultsPath: String

@@ -1,6 +1,7 @@
 /// What the helpers several commands share (the embedded engine's set-up, the last run's
 /// records) say on standard error, whichever command uses them.
 struct NoteView: Sendable {
+    /// Where the notes go (standard error).
     let output: Output
 
     /// A warning: `pipeline: warning: <message>`.

@@ -6,8 +6,11 @@ import Foundation
 /// plan that no longer holds, why nothing was run, what is left running, an interruption, and
 /// `--watch`'s news. The run itself is shown by the `RunView` it makes once the run starts.
 struct RunCommandView: Sendable {
+    /// Where the run writes.
     let output: Output
+    /// The run's arguments: the manifest named in hints, and the view they ask for.
     let arguments: RunArguments
+    /// The environment (GitHub Actions' annotations when it runs there).
     let environment: [String: String]
 
     /// The view of the run itself that the arguments and the environment ask for: JSON events, or

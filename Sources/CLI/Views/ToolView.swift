@@ -4,6 +4,7 @@ import Foundation
 /// What the tool says before or around a command: help, the version, the manual page, a command
 /// line it cannot understand, a failure no command caught, and an output it could not write.
 struct ToolView: Sendable {
+    /// Where the tool writes.
     let output: Output
 
     /// Help (the tool's or a command's) on standard output, as asked for.
