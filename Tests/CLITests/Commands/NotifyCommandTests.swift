@@ -129,10 +129,12 @@ final class NotifyCommandTests: XCTestCase {
 
     func testReceiveWaitsForEveryAssemblyRefusesForgeriesAndCollects() async throws {
         let secret = "receive-secret-\(UInt32.random(in: 0...UInt32.max))"
-        // The receiver starts after the run: the engine's first attempts find nobody and are tried again.
+        // The receiver starts after the run: the engine's first attempts find nobody and are tried
+        // again once the test moves the engine's clock, after its own requests were answered.
+        let clock = ManualClock()
         let server = try EngineTestServer(
             credentials: ("test-key", secret), robotLimits: RobotLimits(importsFromLoopback: true),
-            notifyRetryDelays: Array(repeating: .seconds(2), count: 10))
+            notifyRetryDelays: Array(repeating: .seconds(2), count: 10), clock: clock)
         defer { server.stop() }
         let port = try freePort()
         let directory = try TestProject.hashing(
@@ -144,6 +146,8 @@ final class NotifyCommandTests: XCTestCase {
         let environment = ["TRANSLOADIT_SECRET": secret]
         let left = await CLIHarness.run(["run", manifest, "--no-wait"], environment: environment)
         XCTAssertEqual(left.status, 0, left.stderr)
+        let waiting = await clock.waitForSleepers(2)
+        XCTAssertTrue(waiting, "both notifications found nobody and wait to be tried again")
 
         let receiving = Task { await CLIHarness.run(["notify", "receive", manifest, "--port", String(port), "--timeout", "1m"], environment: environment) }
         // A forged notification while it waits: refused, and counted for nothing.
@@ -156,6 +160,7 @@ final class NotifyCommandTests: XCTestCase {
         let answer = try await HTTPClient().send(HTTPRequest(
             method: "POST", url: "http://127.0.0.1:\(port)/hook", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: .data(Data(signed.utf8))))
         XCTAssertEqual(answer.status, 200, answer.bodyText(limit: 200))
+        clock.advance(by: .seconds(2))
         let received = await receiving.value
         XCTAssertEqual(received.status, 0, received.stderr)
         XCTAssertTrue(received.stderr.contains("refused a notification whose signature does not match"), received.stderr)
