@@ -3,7 +3,8 @@ import Foundation
 import HTTPClient
 import Spec
 
-/// `/s3/import` (from AWS, or the host of named credentials): the object at each `path`, or the
+/// `/s3/import` (from AWS, or the host of named credentials) and `/minio/import` (from the step's
+/// `host`): the object at each `path`, or the
 /// objects below a path that ends in `/` (or names no object), their folders too with
 /// `recursive`, paged by `files_per_page` and `page_number` as the service does.
 struct S3ImportRobot: Sendable {
@@ -14,13 +15,13 @@ struct S3ImportRobot: Sendable {
     let page: Int
     let http = HTTPClient()
 
-    /// The robot for a step with `settings` and `parameters`.
-    init(settings: S3StepSettings, parameters: S3Import.Parameters) {
+    /// The robot for a step with `settings`, importing `paths` (a page of them when `recursive`).
+    init(settings: S3StepSettings, paths: [String], recursive: Bool, perPage: Int, page: Int) {
         self.settings = settings
-        paths = parameters.paths
-        recursive = parameters.recursive
-        perPage = parameters.filesPerPage
-        page = parameters.pageNumber
+        self.paths = paths
+        self.recursive = recursive
+        self.perPage = perPage
+        self.page = page
     }
 
     /// Fetches the objects the paths name, in key order per path.
@@ -86,7 +87,22 @@ extension S3Import: LocalRobot {
             guard let settings = try S3StepSettings.resolve(robot: robot, parameters.connection, context: context) else {
                 throw RobotError(code: .invalidStepParameter, message: "\(robot) needs credentials")
             }
-            return try S3ImportRobot(settings: settings, parameters: parameters).importFiles(context: context)
+            let robot = S3ImportRobot(
+                settings: settings, paths: parameters.paths, recursive: parameters.recursive, perPage: parameters.filesPerPage, page: parameters.pageNumber)
+            return try robot.importFiles(context: context)
+        }
+    }
+}
+
+extension MinioImport: LocalRobot {
+    static func work(_ parameters: Parameters, robot: String) -> RobotWork {
+        .allFiles { _, context throws(RobotError) in
+            guard let settings = try S3StepSettings.resolve(robot: robot, parameters.connection, context: context) else {
+                throw RobotError(code: .invalidStepParameter, message: "\(robot) needs credentials")
+            }
+            let robot = S3ImportRobot(
+                settings: settings, paths: parameters.paths, recursive: parameters.recursive, perPage: parameters.filesPerPage, page: parameters.pageNumber)
+            return try robot.importFiles(context: context)
         }
     }
 }

@@ -6,7 +6,7 @@ public enum StorageSteps {
     /// The robots that talk to a real service when a step gives it credentials or a host.
     public static let realStores: Set<String> = ["/s3/store"]
     /// The import robots the local engine runs (they always need credentials).
-    public static let imports: Set<String> = ["/s3/import"]
+    public static let imports: Set<String> = ["/s3/import", "/minio/import"]
     /// Options whose values are secrets: never written to a record, a plan, results or a log.
     public static let secretParameters: Set<String> = ["secret", "session_token"]
 

@@ -22,6 +22,7 @@ public enum RobotRegistry {
         MetaWrite.self,
         S3Store.self,
         S3Import.self,
+        MinioImport.self,
         EmulatedStore.self,
     ]
 

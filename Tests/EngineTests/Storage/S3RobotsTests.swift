@@ -154,12 +154,17 @@ final class S3RobotsTests: XCTestCase {
             "folder": .object(["robot": .string("/s3/import"), "credentials": .string("site"), "path": .string("import/")]),
             "deep": .object(["robot": .string("/s3/import"), "credentials": .string("site"), "path": .string("import"), "recursive": .bool(true)]),
             "one": .object(["robot": .string("/s3/import"), "credentials": .string("site"), "path": .string("import/sub/c.txt")]),
+            "minio": .object([
+                "robot": .string("/minio/import"), "host": .string(try s3.host), "bucket": .string(S3TestServer.bucket),
+                "key": .string(S3TestServer.key), "secret": .string(S3TestServer.secret), "path": .string("import/sub/"),
+            ]),
         ], files: [])
         XCTAssertEqual(status["ok"], .string("ASSEMBLY_COMPLETED"), status.serialized())
         let names = { (step: String) in status["results"]?[step]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? [] }
         XCTAssertEqual(names("folder"), ["a.txt", "b.txt"])
         XCTAssertEqual(names("deep"), ["a.txt", "b.txt", "c.txt"])
         XCTAssertEqual(names("one"), ["c.txt"])
+        XCTAssertEqual(names("minio"), ["c.txt"], "inline credentials at the step's host")
         XCTAssertEqual(status["results"]?["one"]?.arrayValue?.first?["size"], .int(4))
     }
 
