@@ -62,15 +62,20 @@ trap - TERM INT
 
 passed=0
 failed=0
+skipped=0
 while read -r class; do
     log="$work/$class.log"
+    # "Executed 5 tests, with 0 failures" or "Executed 5 tests, with 2 tests skipped and 0 failures".
     summary="$(grep -A1 -E "^Test Suite 'Selected tests' (passed|failed)" "$log" 2>/dev/null \
-        | grep -E "Executed [0-9]+ tests?, with [0-9]+ failures?" | tail -1)"
+        | grep -E "Executed [0-9]+ tests?, with ([0-9]+ tests? skipped and )?[0-9]+ failures?" | tail -1)"
     if [ -n "$summary" ]; then
         executed="$(sed -E 's/.*Executed ([0-9]+) tests?.*/\1/' <<<"$summary")"
-        failures="$(sed -E 's/.*with ([0-9]+) failures?.*/\1/' <<<"$summary")"
-        passed=$((passed + executed - failures))
+        failures="$(sed -E 's/.* ([0-9]+) failures?.*/\1/' <<<"$summary")"
+        skips=0
+        if [[ "$summary" =~ ([0-9]+)\ tests?\ skipped ]]; then skips="${BASH_REMATCH[1]}"; fi
+        passed=$((passed + executed - failures - skips))
         failed=$((failed + failures))
+        skipped=$((skipped + skips))
     else
         # Crashed or killed: what passed counts, and the test that was running fails.
         running="$(grep -oE "^Test Case '[^']+' (started|passed|failed)" "$log" | tail -1)"
@@ -83,6 +88,10 @@ done <"$work/classes"
 if [ -z "${XCTEST_CLASSES:-}" ]; then
     sort "$work/ended" >"$known"
     if [ "${XCTEST_RECORD:-0}" = 1 ]; then cp "$known" "$shipped"; fi
+fi
+if [ "$skipped" -gt 0 ]; then
+    echo "xctest: $skipped skipped (each says why in its class's output):"
+    cat "$work"/*.log | grep -oE "^Test Case '[^']+' skipped" | sed "s/^Test Case /xctest:   /; s/ skipped$//" | sort | head -20
 fi
 echo "xctest: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
