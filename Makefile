@@ -29,12 +29,10 @@ build: setup-build
 demo: build
 	.build/debug/pipeline run $(EXAMPLE)
 
-# The clean Debian the dist check installs into is made (or found cached) while the tests build.
-test: setup
-	@if [ "$${DIST_CHECK:-1}" != 0 ]; then mkdir -p .build-dist; \
-		scripts/dist-check.sh --prepare >.build-dist/dist-prepare.log 2>&1 & fi
-	$(SWIFT) build --build-tests
-	scripts/test.sh
+# scripts/test.sh installs the test tools, builds and runs the tests, and builds and checks the
+# packages beside them.
+test: setup-build
+	SWIFT=$(SWIFT) scripts/test.sh
 
 # The incremental-equals-clean model test with more sequences than the suite's: SEEDS seeds of
 # STEPS actions each (Tests/CLITests/IncrementalModelTests.swift, its two halves at once), from seed FIRST.
