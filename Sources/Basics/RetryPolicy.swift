@@ -9,13 +9,17 @@ public struct RetryPolicy: Sendable, Equatable {
     public var longestStatedWait: Duration
     /// The shortest wait after a rate limit, stated or not.
     public var shortestRateLimitWait: Duration
+    /// Whether a stated wait shorter than the backoff's is waited for the backoff's (S3's rule).
+    public var statedWaitExtendsBackoff: Bool
 
     /// A policy of `attempts` in all, waiting as `backoff` says unless a wait is stated.
-    public init(attempts: Int, backoff: Backoff, longestStatedWait: Duration = .seconds(3600), shortestRateLimitWait: Duration = .zero) {
+    public init(attempts: Int, backoff: Backoff, longestStatedWait: Duration = .seconds(3600), shortestRateLimitWait: Duration = .zero,
+                statedWaitExtendsBackoff: Bool = false) {
         self.attempts = max(1, attempts)
         self.backoff = backoff
         self.longestStatedWait = longestStatedWait
         self.shortestRateLimitWait = shortestRateLimitWait
+        self.statedWaitExtendsBackoff = statedWaitExtendsBackoff
     }
 
     /// What a failed attempt said about waiting.
@@ -42,11 +46,13 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 
     /// The wait after attempt number `attempt` (1: the first) failed, or nil when it was the last:
-    /// the stated wait within `longestStatedWait`, else the backoff's, at least `shortestRateLimitWait`
-    /// after a rate limit, with jitter drawn from `random`.
+    /// the stated wait within `longestStatedWait` (never below the backoff's when
+    /// `statedWaitExtendsBackoff`), else the backoff's, at least `shortestRateLimitWait` after a rate
+    /// limit, with jitter drawn from `random`.
     public func wait(afterAttempt attempt: Int, advice: Advice = .none, using random: inout some RandomNumberGenerator) -> Duration? {
         guard attempt < attempts else { return nil }
-        var wait = advice.stated.flatMap { $0 >= .zero ? min($0, longestStatedWait) : nil } ?? backoff.base(beforeRetry: attempt)
+        let backedOff = backoff.base(beforeRetry: attempt)
+        var wait = advice.stated.flatMap { $0 >= .zero ? min($0, longestStatedWait) : nil }.map { statedWaitExtendsBackoff ? max($0, backedOff) : $0 } ?? backedOff
         if advice.isRateLimit { wait = max(wait, shortestRateLimitWait) }
         return backoff.jittered(wait, using: &random)
     }

@@ -55,6 +55,17 @@ final class RetryPolicyTests: XCTestCase {
         XCTAssertEqual(policy.wait(afterAttempt: 3, advice: .init(statedSeconds: .nan), using: &random), .seconds(4))
     }
 
+    func testAStatedWaitCanOnlyLengthenTheBackoff() {
+        let policy = RetryPolicy(attempts: 6, backoff: Backoff(.exponential(first: .milliseconds(200), factor: 2, cap: .seconds(10))),
+                                 longestStatedWait: .seconds(10), statedWaitExtendsBackoff: true)
+        var random = SeededRandom(state: 5)
+        XCTAssertEqual(policy.wait(afterAttempt: 3, using: &random), .milliseconds(800))
+        XCTAssertEqual(policy.wait(afterAttempt: 3, advice: .init(statedSeconds: 0.1), using: &random), .milliseconds(800), "a shorter stated wait: the backoff's")
+        XCTAssertEqual(policy.wait(afterAttempt: 3, advice: .init(statedSeconds: 2), using: &random), .seconds(2))
+        XCTAssertEqual(policy.wait(afterAttempt: 3, advice: .init(statedSeconds: 3600), using: &random), .seconds(10), "within the longest")
+        XCTAssertEqual(policy.wait(afterAttempt: 5, using: &random), .milliseconds(3200))
+    }
+
     func testTheLastAttemptHasNoWait() {
         let policy = RetryPolicy(attempts: 3, backoff: .doubling(cap: .seconds(30)))
         var random = SeededRandom(state: 1)

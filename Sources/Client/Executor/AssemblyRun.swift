@@ -220,6 +220,7 @@ struct AssemblyRun: Sendable {
             chunkSize: configuration.chunkSize, parallel: configuration.uploadParallel,
             stateDirectory: stateDirectory, bodyLimits: configuration.bodyLimits)
         options.confinedTo = configuration.inputsFolder
+        options.clock = clock
         let (job, planID, events) = (planned.job, planned.id, events)
         options.hold = UploadHold(pacer: pacer) { wait in
             events(.holding(job: job, planID: planID, reason: "an upload was refused for load (HTTP 429)", wait: wait))

@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Foundation
 
@@ -99,18 +100,26 @@ public struct S3Retry: Sendable {
     public var delay: Duration
     /// The longest wait.
     public var maximumDelay: Duration
+    /// The clock waits are waited on.
+    public var clock: any MonotonicClock
 
     /// Creates a retry rule.
-    public init(attempts: Int = 5, delay: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(10)) {
+    public init(attempts: Int = 5, delay: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(10), clock: any MonotonicClock = SystemClock()) {
         self.attempts = max(1, attempts)
         self.delay = delay
         self.maximumDelay = maximumDelay
+        self.clock = clock
+    }
+
+    /// The rule as a `RetryPolicy`: the waits doubling from `delay` to `maximumDelay`; a longer
+    /// `Retry-After` is waited, up to `maximumDelay`.
+    public var policy: RetryPolicy {
+        RetryPolicy(attempts: attempts, backoff: Backoff(.exponential(first: delay, factor: 2, cap: maximumDelay)),
+                    longestStatedWait: maximumDelay, statedWaitExtendsBackoff: true)
     }
 
     /// Sleeps before attempt `attempt + 1`.
     func pause(after attempt: Int, asked: Double?) async throws {
-        var wait = delay * (1 << min(attempt - 1, 16))
-        if let asked { wait = max(wait, .milliseconds(Int(min(asked, 3600) * 1000))) }
-        try await Task.sleep(for: min(wait, maximumDelay))
+        try await clock.sleep(for: policy.wait(afterAttempt: attempt, advice: .init(statedSeconds: asked)) ?? .zero)
     }
 }
