@@ -24,12 +24,15 @@ final class RunResumeTests: XCTestCase {
         return process
     }
 
-    private func waitForStored(_ server: EngineTestServer, atLeast bytes: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline, server.largestStoredSize() < bytes {
-            try await Task.sleep(for: .milliseconds(50))
+    /// Waits until the engine holds `bytes` of the upload and the run remembers the upload's URL
+    /// (what a run resuming it needs).
+    private func waitForStored(_ server: EngineTestServer, atLeast bytes: Int, in directory: TemporaryDirectory) async {
+        let uploads = directory.path + "/.pipeline/uploads"
+        let stored = await eventually(within: .seconds(30)) {
+            let remembered = ((try? FileManager.default.subpathsOfDirectory(atPath: uploads)) ?? []).contains { $0.hasSuffix(".json") }
+            return server.largestStoredSize() >= bytes && remembered
         }
-        try await Task.sleep(for: .milliseconds(300))
+        XCTAssertTrue(stored, "the engine holds \(bytes) bytes and the run remembers the upload")
     }
 
     private func count(_ folder: String, suffix: String) -> Int {
@@ -55,7 +58,7 @@ final class RunResumeTests: XCTestCase {
         defer { directory.remove() }
 
         let first = try startRun(directory)
-        try await waitForStored(server, atLeast: 8 << 20)
+        await waitForStored(server, atLeast: 8 << 20, in: directory)
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
 
