@@ -21,13 +21,18 @@ extension RunResults {
             (status, message, assemblyID, self.endpoint) = (entry.status, entry.message, entry.assemblyID, endpoint)
         }
 
-        /// An attempt read from a results file (input: its words are made printable, an id that is not one dropped).
+        /// The attempt `json` holds, as a results file writes it; nil without its status.
         init?(json: JSONValue) {
-            guard let status = json["status"]?.stringValue else { return nil }
-            self.status = status.printable
-            message = json["message"]?.stringValue?.printable
-            assemblyID = json["assembly_id"]?.stringValue.flatMap { AssemblyID.isValid($0) ? $0 : nil }
-            endpoint = json["endpoint"]?.stringValue?.printable
+            guard let document = ResultsDocument.Attempt.read(json) else { return nil }
+            self.init(document)
+        }
+
+        /// An attempt read from a results file (input: its words are made printable, an id that is not one dropped).
+        init(_ document: ResultsDocument.Attempt) {
+            status = document.status.printable
+            message = document.message?.printable
+            assemblyID = document.assemblyID.flatMap { AssemblyID.isValid($0) ? $0 : nil }
+            endpoint = document.endpoint?.printable
         }
 
         /// As it appears in a results file.

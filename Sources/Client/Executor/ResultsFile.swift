@@ -158,10 +158,8 @@ public struct RunResults: Sendable, Equatable {
         } catch {
             return nil
         }
-        guard let pipeline = members["pipeline"]?.stringValue else { return nil }
-        return RunResults(
-            pipeline: pipeline, manifest: members["manifest"]?.stringValue, shard: members["shard"]?.stringValue,
-            endpoint: members["endpoint"]?.stringValue, assemblies: entries)
+        guard let header = ResultsDocument.Header.read(members) else { return nil }
+        return RunResults(pipeline: header.pipeline, manifest: header.manifest, shard: header.shard, endpoint: header.endpoint, assemblies: entries)
     }
 }
 
@@ -195,43 +193,42 @@ extension RunResults.Entry {
         return .object(object)
     }
 
-    /// An entry read from a results file; nil when a required field is missing. The file is input
-    /// (restored from a cache, committed, or written by a lying server's answers): its words are
-    /// made printable and an Assembly id that is not one is dropped.
+    /// An entry read from a results file; nil when a required field is missing.
     init?(json item: JSONValue) {
-        guard let job = item["job"]?.stringValue, let planID = item["plan_id"]?.stringValue, let status = item["status"]?.stringValue else { return nil }
+        guard let document = ResultsDocument.Assembly.read(item) else { return nil }
+        self.init(document)
+    }
+
+    /// An entry as a results file holds it. The file is input (restored from a cache, committed,
+    /// or written by a lying server's answers): its words are made printable and an Assembly id
+    /// that is not one is dropped.
+    init(_ item: ResultsDocument.Assembly) {
         var steps: [ExactName: [String: String]] = [:], smartCDNURLs: [ExactName: String] = [:]
-        let files = (item["files"]?.arrayValue ?? []).compactMap { file -> PlannedFile? in
-            guard let path = file["path"]?.stringValue, let size = file["size"]?.intValue,
-                  let digest = (file["sha256"]?.stringValue).flatMap(SHA256Digest.init(hex:)) else { return nil }
-            if let done = file["steps"]?.objectValue { steps[ExactName(path)] = done.compactMapValues(\.stringValue) }
-            if let url = file["smart_cdn_url"]?.stringValue { smartCDNURLs[ExactName(path)] = url }
-            return PlannedFile(path: path, size: Int64(size), digest: digest)
+        let files = item.files.compactMap { file -> PlannedFile? in
+            guard let digest = SHA256Digest(hex: file.sha256) else { return nil }
+            if let done = file.steps { steps[ExactName(file.path)] = done }
+            if let url = file.smartCDNURL { smartCDNURLs[ExactName(file.path)] = url }
+            return PlannedFile(path: file.path, size: Int64(file.size), digest: digest)
         }
-        let results = (item["results"]?.objectValue ?? [:]).mapValues { list in
-            (list.arrayValue ?? []).map { value in
+        let results = item.results.mapValues { list in
+            list.map { value in
                 RunResults.ResultFile(
-                    source: value["source"]?.stringValue, name: value["name"]?.stringValue?.printable ?? "", url: value["url"]?.stringValue,
-                    size: value["size"]?.intValue.flatMap { $0 >= 0 ? Int64($0) : nil }, md5: value["md5hash"]?.stringValue.flatMap(MD5Text.normalized),
-                    mime: value["mime"]?.stringValue, meta: value["meta"] ?? .object([:]),
-                    localPath: value["local_path"]?.stringValue, expires: value["expires"]?.stringValue.flatMap(AuthParams.parseExpires))
+                    source: value.source, name: value.name?.printable ?? "", url: value.url,
+                    size: value.size.flatMap { $0 >= 0 ? Int64($0) : nil }, md5: value.md5hash.flatMap(MD5Text.normalized),
+                    mime: value.mime, meta: value.meta ?? .object([:]), localPath: value.localPath, expires: value.expires.flatMap(AuthParams.parseExpires))
             }
         }
-        self.init(job: job.printable, planID: planID.printable, assemblyID: item["assembly_id"]?.stringValue.flatMap { AssemblyID.isValid($0) ? $0 : nil },
-                  assemblyURL: item["assembly_url"]?.stringValue, status: status.printable, message: item["message"]?.stringValue?.printable,
+        self.init(job: item.job.printable, planID: item.planID.printable, assemblyID: item.assemblyID.flatMap { AssemblyID.isValid($0) ? $0 : nil },
+                  assemblyURL: item.assemblyURL, status: item.status.printable, message: item.message?.printable,
                   cached: false, files: files, results: results)
         self.steps = steps
         self.smartCDNURLs = smartCDNURLs
-        attempt = item["attempt"].flatMap(RunResults.Attempt.init(json:))
-        leftOut = (item["left_out"]?.arrayValue ?? []).map { value in
-            RunResults.LeftOut(
-                source: value["source"]?.stringValue, step: (value["step"]?.stringValue ?? "").printable,
-                error: (value["error"]?.stringValue ?? "").printable, message: (value["message"]?.stringValue ?? "").printable)
+        attempt = item.attempt.map(RunResults.Attempt.init)
+        leftOut = item.leftOut.map { value in
+            RunResults.LeftOut(source: value.source, step: (value.step ?? "").printable, error: (value.error ?? "").printable, message: (value.message ?? "").printable)
         }
-        warnings = (item["warnings"]?.arrayValue ?? []).map { value in
-            RunResults.Warning(
-                source: value["source"]?.stringValue, step: (value["step"]?.stringValue ?? "").printable,
-                message: (value["message"]?.stringValue ?? "").printable)
+        warnings = item.warnings.map { value in
+            RunResults.Warning(source: value.source, step: (value.step ?? "").printable, message: (value.message ?? "").printable)
         }
     }
 }
