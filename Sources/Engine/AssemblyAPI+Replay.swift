@@ -80,7 +80,7 @@ extension AssemblyAPI {
             if let refusal { return refusal.response }
             if let record { renotify(record) }
             return .json(200, JSONValue.object([
-                "ok": .string("ASSEMBLY_NOTIFICATION_REPLAYED"), "assembly_id": .string(parts[1]), "success": .bool(true),
+                "ok": .string(AssemblyStatusCode.notificationReplayed.rawValue), "assembly_id": .string(parts[1]), "success": .bool(true),
             ]).serialized())
         }
     }

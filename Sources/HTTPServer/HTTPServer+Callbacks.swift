@@ -1,6 +1,7 @@
 internal import CMicroHTTPD
 internal import CLinux
 import Foundation
+import Wire
 
 // libmicrohttpd's callbacks. Each gets the server through an unretained context pointer (the
 // server outlives its daemon) and each request's `RequestContext` through the per-request slot.
@@ -35,7 +36,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         let forwardedClient = server.origin?.trustProxy == true ? PublicOrigin.forwardedClient(head.headers) : nil
         let admitted = forwardedClient.map { server.watch.admit(forwardedClient: $0) } ?? true
         if !admitted {
-            plan = .respond(.json(429, #"{"error":"RATE_LIMIT_REACHED","message":"too many requests from one client at once; try again shortly","info":{"retryIn":1}}"#, headers: [("Retry-After", "1")]))
+            plan = .respond(.json(429, HTTPServer.tooManyAtOnce, headers: [("Retry-After", "1")]))
         } else if let problem = RequestFraming.problem(head.headers) {
             // Answered before the body is read, which closes the connection: nothing after this head is a request.
             plan = .respond(.text(400, problem, headers: [("Connection", "close")]))
@@ -124,4 +125,15 @@ let unescapeHandler: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, U
     }
     text[written] = 0
     return written
+}
+
+extension HTTPServer {
+    /// The answer to a client (behind a trusted proxy) holding more than its share of the
+    /// connections: the API's rate-limit refusal, worth trying again in a second.
+    static let tooManyAtOnce: String = {
+        var document = AssemblyStatusDocument()
+        (document.error, document.message) = (.rateLimitReached, "too many requests from one client at once; try again shortly")
+        document.info = .init(retryIn: 1)
+        return document.jsonText()
+    }()
 }

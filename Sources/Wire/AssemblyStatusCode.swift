@@ -23,6 +23,8 @@ public struct AssemblyStatusCode: Hashable, Sendable, Codable, CustomStringConve
     public static let canceled = AssemblyStatusCode("ASSEMBLY_CANCELED")
     /// The client went away before the Assembly was created.
     public static let aborted = AssemblyStatusCode("REQUEST_ABORTED")
+    /// An ended Assembly's notification is being sent again (the answer to its replay).
+    public static let notificationReplayed = AssemblyStatusCode("ASSEMBLY_NOTIFICATION_REPLAYED")
 
     /// The codes of an Assembly still uploading or executing.
     public static let busy: Set<AssemblyStatusCode> = [uploading, executing, replaying]
