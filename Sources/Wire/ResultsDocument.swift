@@ -33,18 +33,27 @@ public enum ResultsDocument {
 
     /// One planned Assembly's outcome.
     public struct Assembly: Decodable, Sendable {
+        /// The manifest job.
         public var job: String
+        /// The planned Assembly's stable id.
         public var planID: String
         /// `ASSEMBLY_COMPLETED`, or an error code.
         public var status: String
+        /// The Assembly's id on the service, as written (the reader checks it is one).
         public var assemblyID: String?
+        /// Where its status can be read.
         public var assemblyURL: String?
+        /// What went wrong, for failures.
         public var message: String?
+        /// The source files.
         public var files: [File]
         /// Result files per step; a step whose results are no list has none.
         public var results: [String: [Result]]
+        /// Files its steps left out (`ignore_errors`).
         public var leftOut: [LeftOut]
+        /// What its steps' tools warned of.
         public var warnings: [Warning]
+        /// A later run's failed or cut try at it.
         public var attempt: Attempt?
 
         public init(from decoder: any Decoder) throws {
@@ -73,7 +82,9 @@ public enum ResultsDocument {
 
     /// A source file of an Assembly.
     public struct File: Decodable, Sendable {
+        /// Its path, relative to the manifest's folder.
         public var path: String
+        /// Bytes.
         public var size: Int
         /// Its SHA-256, as written (the reader checks it is one).
         public var sha256: String
@@ -99,15 +110,21 @@ public enum ResultsDocument {
 
     /// A result file; every member may be missing (an element that is no object has none).
     public struct Result: Decodable, Sendable {
+        /// The source file it was made from.
         public var source: String?
+        /// The result file's name.
         public var name: String?
+        /// Where to fetch it.
         public var url: String?
         /// Bytes, when a whole number.
         public var size: Int?
+        /// Its MD5, as written (the reader checks it is one).
         public var md5hash: String?
+        /// The media type.
         public var mime: String?
         /// Facts such as width and height, as written (`null` included); nil when missing.
         public var meta: JSONValue?
+        /// Where the run downloaded it.
         public var localPath: String?
         /// `2026-12-04T10:00:00Z`, as written.
         public var expires: String?
@@ -132,9 +149,13 @@ public enum ResultsDocument {
 
     /// A source file a step left out; every member may be missing.
     public struct LeftOut: Decodable, Sendable {
+        /// The source file.
         public var source: String?
+        /// The step that failed on it.
         public var step: String?
+        /// The error code.
         public var error: String?
+        /// What went wrong.
         public var message: String?
 
         public init(from decoder: any Decoder) throws {
@@ -152,8 +173,11 @@ public enum ResultsDocument {
 
     /// What a tool warned of; every member may be missing.
     public struct Warning: Decodable, Sendable {
+        /// The source file.
         public var source: String?
+        /// The step whose tool warned.
         public var step: String?
+        /// The tool's words.
         public var message: String?
 
         public init(from decoder: any Decoder) throws {
@@ -170,9 +194,13 @@ public enum ResultsDocument {
 
     /// A later run's failed or cut try at the Assembly.
     public struct Attempt: Decodable, Sendable {
+        /// The error code, or the state it was left in.
         public var status: String
+        /// What went wrong.
         public var message: String?
+        /// Its Assembly, when one was made.
         public var assemblyID: String?
+        /// The endpoint it ran on.
         public var endpoint: String?
 
         public init(from decoder: any Decoder) throws {
