@@ -23,6 +23,12 @@ public enum StateCoding {
         do { return try decode(type, from: try FileReading.read(path, limit: 1 << 30)) } catch { return nil }  // a cache: missing, unreadable or damaged means none
     }
 
+    /// A cache read into `data` already (see `cached(_:at:)`): nil when there is none or it is damaged.
+    public static func cached<Value: Decodable>(_ type: Value.Type, from data: Data?) -> Value? {
+        guard let data else { return nil }
+        do { return try decode(type, from: data) } catch { return nil }  // a cache: damaged means none
+    }
+
     /// Writes a cache state file (see `cached`), below the folder `trusted` when given; a cache
     /// that cannot be written is only read again next time, so the failure is returned, not thrown.
     @discardableResult

@@ -115,7 +115,7 @@ extension ServeCommand {
             return .failure(CredentialsFileError(file: file, problem: "it cannot be read"))
         }
         // The parser's message could quote the file: only its position is said.
-        guard let json = try? JSONValue.parse(data) else {
+        guard let json = JSONValue.parseIfValid(data) else {
             return .failure(CredentialsFileError(file: file, problem: "it is not valid JSON"))
         }
         do throws(CredentialsFileError) {

@@ -28,7 +28,7 @@ struct PreviewDigests {
 
     /// The records `data` lists (none when it does not read).
     init(_ data: Data?) {
-        let records = data.flatMap { try? StateCoding.decode([Record].self, from: $0) } ?? []  // a cache: damaged means none
+        let records = StateCoding.cached([Record].self, from: data) ?? []
         known = Dictionary(records.map { (Data($0.path.utf8), $0) }, uniquingKeysWith: { first, _ in first })
     }
 

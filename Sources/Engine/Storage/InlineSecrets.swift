@@ -31,7 +31,7 @@ final class InlineSecrets: Sendable {
 
     /// The params text with every step's secret values hidden; the same text when it holds none.
     static func redact(params raw: String) -> String {
-        guard raw.contains("secret") || raw.contains("session_token"), var params = try? JSONValue.parse(Data(raw.utf8)), params["steps"] != nil else { return raw }
+        guard raw.contains("secret") || raw.contains("session_token"), var params = JSONValue.parseIfValid(Data(raw.utf8)), params["steps"] != nil else { return raw }
         let (steps, secrets) = redact(steps: params["steps"] ?? .null)
         guard !secrets.isEmpty, case .object(var object) = params else { return raw }
         object["steps"] = steps

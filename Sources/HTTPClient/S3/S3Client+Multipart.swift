@@ -40,7 +40,7 @@ extension S3Client {
             // Best effort, even when the task was canceled: the parts sent cost storage until aborted.
             let client = self
             _ = await Task.detached {
-                try? await client.send(client.describe("abort the multipart upload of", key), method: "DELETE", key: key, query: upload)
+                try? await client.send(client.describe("abort the multipart upload of", key), method: "DELETE", key: key, query: upload)  // best effort (above)
             }.value
             throw error
         }
