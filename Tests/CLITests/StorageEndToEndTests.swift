@@ -7,24 +7,7 @@ import XCTest
 /// `/s3/store` steps on both engines against SeaweedFS (which checks signatures): the embedded
 /// engine of `endpoint: local` with `PIPELINE_CREDENTIALS_*` variables, and `pipeline serve
 /// --credentials FILE`. One S3 server for the class.
-final class StorageEndToEndTests: XCTestCase {
-    nonisolated(unsafe) private static var server: S3TestServer?
-    nonisolated(unsafe) private static var startFailure: (any Error)?
-
-    override class func setUp() {
-        super.setUp()
-        do { server = try S3TestServer(.seaweedfs) } catch { startFailure = error }
-    }
-
-    override class func tearDown() {
-        server?.stop()
-        server = nil
-        super.tearDown()
-    }
-
-    override func setUpWithError() throws {
-        if let failure = Self.startFailure { throw failure }
-    }
+final class StorageEndToEndTests: S3ServerTestCase {
 
     private func project(endpoint: String, folder: String) throws -> TemporaryDirectory {
         let project = try TemporaryDirectory(prefix: "storage-project")
@@ -46,7 +29,7 @@ final class StorageEndToEndTests: XCTestCase {
     }
 
     private func stored(_ key: String) async throws -> S3Object? {
-        let s3 = try XCTUnwrap(Self.server)
+        let s3 = try self.s3
         let bucket = try XCTUnwrap(S3Bucket(name: S3TestServer.bucket, region: "us-east-1", host: s3.host, pathStyle: true))
         return try await S3Client(bucket: bucket, credentials: S3Credentials(key: S3TestServer.key, secret: S3TestServer.secret), http: HTTPClient()).head(key)
     }
@@ -57,7 +40,7 @@ final class StorageEndToEndTests: XCTestCase {
     }
 
     func testTheEmbeddedEngineStoresWithCredentialsFromTheEnvironment() async throws {
-        let s3 = try XCTUnwrap(Self.server)
+        let s3 = try self.s3
         let project = try project(endpoint: "local", folder: "embedded")
         defer { project.remove() }
         let manifest = project.path + "/pipeline.yml"
@@ -79,7 +62,7 @@ final class StorageEndToEndTests: XCTestCase {
     }
 
     func testServeStoresWithCredentialsFromItsFile() async throws {
-        let s3 = try XCTUnwrap(Self.server)
+        let s3 = try self.s3
         let data = try TemporaryDirectory(prefix: "storage-serve")
         defer { data.remove() }
         let file = try data.write("../storage-credentials-\(UUID().uuidString).json", """

@@ -9,27 +9,28 @@ import Spec
 /// `recursive`, paged by `files_per_page` and `page_number` as the service does.
 struct S3ImportRobot: Sendable {
     let settings: S3StepSettings
-    let paths: [String]
-    let recursive: Bool
-    let perPage: Int
-    let page: Int
+    let selection: S3ImportSelection
     let http = HTTPClient()
 
-    /// The robot for a step with `settings`, importing `paths` (a page of them when `recursive`).
-    init(settings: S3StepSettings, paths: [String], recursive: Bool, perPage: Int, page: Int) {
-        self.settings = settings
-        self.paths = paths
-        self.recursive = recursive
-        self.perPage = perPage
-        self.page = page
+    /// The work of an import step of `robot`, from the bucket `connection` names.
+    static func work(robot: String, connection: S3ConnectionOptions, selection: S3ImportSelection) -> RobotWork {
+        .allFiles { _, context throws(RobotError) in
+            guard let settings = try S3StepSettings.resolve(robot: robot, connection, context: context) else {
+                throw RobotError(code: .invalidStepParameter, message: "\(robot) needs credentials")
+            }
+            return try S3ImportRobot(settings: settings, selection: selection).importFiles(context: context)
+        }
     }
 
     /// Fetches the objects the paths name, in key order per path.
     func importFiles(context: RobotContext) throws(RobotError) -> [AssemblyFile] {
         let client = settings.client(http)
         var objects: [S3Object] = []
-        for path in paths { objects += try list(path, client: client, context: context) }
-        if recursive { objects = Array(objects.dropFirst((page - 1) * perPage).prefix(perPage)) }
+        for path in selection.paths { objects += try list(path, client: client, context: context) }
+        if selection.recursive {
+            let (page, perPage) = (selection.pageNumber, selection.filesPerPage)
+            objects = Array(objects.dropFirst((page - 1) * perPage).prefix(perPage))
+        }
         let limit = context.limits.importBytes
         if let large = objects.first(where: { $0.size > limit }) {
             throw RobotError(code: .importFileError, message: "'\(TerminalText.printable(large.key))' is \(large.size) bytes, more than the engine imports (pipeline serve --max-import-size)")
@@ -40,7 +41,7 @@ struct S3ImportRobot: Sendable {
     /// The objects `path` names: itself when it is an object's key, else those below it.
     private func list(_ path: String, client: S3Client, context: RobotContext) throws(RobotError) -> [S3Object] {
         let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path
-        let outcome = BlockingWait.result(isCanceled: context.isCanceled) { [recursive] () async throws -> [S3Object] in
+        let outcome = BlockingWait.result(isCanceled: context.isCanceled) { [recursive = selection.recursive] () async throws -> [S3Object] in
             if !trimmed.isEmpty, !trimmed.hasSuffix("/"), let object = try await client.head(trimmed) { return [object] }
             let prefix = trimmed.isEmpty || trimmed.hasSuffix("/") ? trimmed : trimmed + "/"
             var found: [S3Object] = []
@@ -83,26 +84,12 @@ struct S3ImportRobot: Sendable {
 
 extension S3Import: LocalRobot {
     static func work(_ parameters: Parameters, robot: String) -> RobotWork {
-        .allFiles { _, context throws(RobotError) in
-            guard let settings = try S3StepSettings.resolve(robot: robot, parameters.connection, context: context) else {
-                throw RobotError(code: .invalidStepParameter, message: "\(robot) needs credentials")
-            }
-            let robot = S3ImportRobot(
-                settings: settings, paths: parameters.paths, recursive: parameters.recursive, perPage: parameters.filesPerPage, page: parameters.pageNumber)
-            return try robot.importFiles(context: context)
-        }
+        S3ImportRobot.work(robot: robot, connection: parameters.connection, selection: parameters.selection)
     }
 }
 
 extension MinioImport: LocalRobot {
     static func work(_ parameters: Parameters, robot: String) -> RobotWork {
-        .allFiles { _, context throws(RobotError) in
-            guard let settings = try S3StepSettings.resolve(robot: robot, parameters.connection, context: context) else {
-                throw RobotError(code: .invalidStepParameter, message: "\(robot) needs credentials")
-            }
-            let robot = S3ImportRobot(
-                settings: settings, paths: parameters.paths, recursive: parameters.recursive, perPage: parameters.filesPerPage, page: parameters.pageNumber)
-            return try robot.importFiles(context: context)
-        }
+        S3ImportRobot.work(robot: robot, connection: parameters.connection, selection: parameters.selection)
     }
 }

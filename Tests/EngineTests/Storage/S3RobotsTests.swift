@@ -8,32 +8,13 @@ import XCTest
 
 /// `/s3/store` and `/s3/import` on the engine against SeaweedFS, which checks every signature:
 /// one server for the class, one engine per test.
-final class S3RobotsTests: XCTestCase {
-    nonisolated(unsafe) private static var server: S3TestServer?
-    nonisolated(unsafe) private static var startFailure: (any Error)?
+final class S3RobotsTests: S3ServerTestCase {
     private var engines: [EngineTestServer] = []
-
-    override class func setUp() {
-        super.setUp()
-        do { server = try S3TestServer(.seaweedfs) } catch { startFailure = error }
-    }
-
-    override class func tearDown() {
-        server?.stop()
-        server = nil
-        super.tearDown()
-    }
-
-    override func setUpWithError() throws {
-        if let failure = Self.startFailure { throw failure }
-    }
 
     override func tearDown() {
         for engine in engines { engine.stop() }
         engines = []
     }
-
-    private var s3: S3TestServer { get throws { try XCTUnwrap(Self.server) } }
 
     /// An engine that knows the server's key as credentials `site`.
     private func engine(secret: String = S3TestServer.secret, loopback: Bool = true) throws -> (EngineTestServer, EngineClient) {

@@ -5,24 +5,11 @@ import XCTest
 
 /// The S3 client against SeaweedFS (`weed mini`), which checks every signature: one server for
 /// the class.
-final class S3ClientTests: XCTestCase {
-    nonisolated(unsafe) private static var server: S3TestServer?
-    nonisolated(unsafe) private static var startFailure: (any Error)?
+final class S3ClientTests: S3ServerTestCase {
     private var folder: TemporaryDirectory!
 
-    override class func setUp() {
-        super.setUp()
-        do { server = try S3TestServer(.seaweedfs) } catch { startFailure = error }
-    }
-
-    override class func tearDown() {
-        server?.stop()
-        server = nil
-        super.tearDown()
-    }
-
     override func setUpWithError() throws {
-        if let failure = Self.startFailure { throw failure }
+        try super.setUpWithError()
         folder = try TemporaryDirectory(prefix: "s3-client")
     }
 
@@ -31,7 +18,7 @@ final class S3ClientTests: XCTestCase {
     }
 
     private func client(secret: String = S3TestServer.secret, bucket name: String = S3TestServer.bucket) throws -> S3Client {
-        let server = try XCTUnwrap(Self.server)
+        let server = try s3
         let bucket = try XCTUnwrap(S3Bucket(name: name, region: "us-east-1", host: server.host, pathStyle: true))
         return S3Client(bucket: bucket, credentials: S3Credentials(key: S3TestServer.key, secret: secret), http: HTTPClient(), retry: S3Retry(attempts: 2, delay: .milliseconds(10)))
     }

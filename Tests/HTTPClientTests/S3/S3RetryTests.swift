@@ -5,24 +5,12 @@ import XCTest
 
 /// Retries and aborts of multipart uploads, against moto (fast) behind a proxy that answers
 /// chosen requests with S3 errors: one server for the class.
-final class S3RetryTests: XCTestCase {
-    nonisolated(unsafe) private static var server: S3TestServer?
-    nonisolated(unsafe) private static var startFailure: (any Error)?
+final class S3RetryTests: S3ServerTestCase {
+    override class var serverKind: S3TestServer.Kind { .moto }
     private var folder: TemporaryDirectory!
 
-    override class func setUp() {
-        super.setUp()
-        do { server = try S3TestServer(.moto) } catch { startFailure = error }
-    }
-
-    override class func tearDown() {
-        server?.stop()
-        server = nil
-        super.tearDown()
-    }
-
     override func setUpWithError() throws {
-        if let failure = Self.startFailure { throw failure }
+        try super.setUpWithError()
         folder = try TemporaryDirectory(prefix: "s3-retry")
     }
 
@@ -43,7 +31,7 @@ final class S3RetryTests: XCTestCase {
     }
 
     func testSlowDownAndAServerErrorMidUploadAreRetried() async throws {
-        let server = try XCTUnwrap(Self.server)
+        let server = try s3
         let host = try server.faultProxy(["PUT *partNumber=2&*|1|503|SlowDown", "PUT *partNumber=3&*|1|500|InternalError"])
         let (path, data) = try twelveMebibytes()
         let etag = try await client(through: host).putFile(path, size: Int64(data.count), key: "retried.bin")
@@ -58,7 +46,7 @@ final class S3RetryTests: XCTestCase {
     }
 
     func testAPartThatKeepsFailingAbortsTheUpload() async throws {
-        let server = try XCTUnwrap(Self.server)
+        let server = try s3
         let host = try server.faultProxy(["PUT *partNumber=2&*|*|503|SlowDown"])
         let (path, data) = try twelveMebibytes()
         do {
@@ -78,7 +66,7 @@ final class S3RetryTests: XCTestCase {
     }
 
     func testStoringIntoAMissingBucketIsNamed() async throws {
-        let server = try XCTUnwrap(Self.server)
+        let server = try s3
         let bucket = try XCTUnwrap(S3Bucket(name: "no-such-bucket", region: "us-east-1", host: server.host, pathStyle: true))
         let client = S3Client(bucket: bucket, credentials: S3Credentials(key: S3TestServer.key, secret: S3TestServer.secret), http: HTTPClient())
         let path = try folder.write("small.bin", "small")
@@ -94,7 +82,7 @@ final class S3RetryTests: XCTestCase {
     }
 
     func testARefusalIsNotRetried() async throws {
-        let server = try XCTUnwrap(Self.server)
+        let server = try s3
         let host = try server.faultProxy(["PUT *|*|403|AccessDenied"])
         let (path, _) = try twelveMebibytes()
         do {
