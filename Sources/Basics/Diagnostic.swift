@@ -43,6 +43,9 @@ public struct Diagnostic: Hashable, Sendable {
     public var notes: [Note]
     /// How to fix the problem.
     public var hint: String?
+    /// Whether the source line may be shown with it; not when that line holds a secret, which would
+    /// then be on a terminal or in a CI log.
+    public var quotesSource = true
 
     /// Creates a diagnostic.
     public init(
@@ -67,6 +70,13 @@ public struct Diagnostic: Hashable, Sendable {
         hint: String? = nil, notes: [Note] = []
     ) -> Diagnostic {
         Diagnostic(id: id, severity: .error, message: message, location: location, notes: notes, hint: hint)
+    }
+
+    /// The same diagnostic, shown without its source line (the line holds a secret).
+    public func withoutSource() -> Diagnostic {
+        var copy = self
+        copy.quotesSource = false
+        return copy
     }
 
     /// Creates a warning diagnostic.

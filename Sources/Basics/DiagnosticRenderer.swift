@@ -53,7 +53,7 @@ public struct DiagnosticRenderer: Sendable {
             : diagnostic.severity == .warning ? palette.warning(diagnostic.severity.rawValue + ":") : palette.hint(diagnostic.severity.rawValue + ":")
         // A message may quote a server or a state file: no part of it moves the cursor or starts a line.
         output += "\(prefix)\(severity) \(diagnostic.message.printable) \(palette.dim("[\(diagnostic.id)]"))\n"
-        if let location = diagnostic.location {
+        if let location = diagnostic.location, diagnostic.quotesSource {
             output += excerpt(at: location)
         }
         for note in diagnostic.notes {

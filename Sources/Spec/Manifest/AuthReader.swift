@@ -46,7 +46,7 @@ struct AuthReader {
                 decoder.report(.error(
                     "manifest.secret-in-manifest", "'auth' must not contain the Auth Secret ('\(pair.keyText)')",
                     at: pair.key.location,
-                    hint: "remove it; the secret comes from $TRANSLOADIT_SECRET or a signer ('auth.signer')"))
+                    hint: "remove it; the secret comes from $TRANSLOADIT_SECRET or a signer ('auth.signer')").withoutSource())
             }
         }
         let allowed = Self.keys + (node.pairs ?? []).map(\.keyText).filter { $0.lowercased().contains("secret") }
@@ -58,7 +58,7 @@ struct AuthReader {
             if let key = settings.key, Self.looksLikeSecret(key.value), keyNode.scalar?.text == key.value {
                 decoder.report(.error(
                     "manifest.secret-in-manifest", "'auth.key' looks like an Auth Secret (40 hexadecimal characters)",
-                    at: keyNode.location, hint: "write the Auth Key as '${TRANSLOADIT_KEY}' and keep the secret out of the manifest"))
+                    at: keyNode.location, hint: "write the Auth Key as '${TRANSLOADIT_KEY}' and keep the secret out of the manifest").withoutSource())
             }
         }
         settings.expiresIn = fields["expires_in"].flatMap { decoder.duration($0, what: "'auth.expires_in'") }

@@ -90,7 +90,7 @@ struct StepReader {
                     "manifest.inline-secret", "step '\(step)' writes its '\(name)' into the manifest, where plans, results and the repository would keep it",
                     at: pair.key.location,
                     hint: "name credentials instead (credentials: NAME): Template Credentials on the service; on the local engine the variables "
-                        + "\(StorageSteps.variablePrefix)NAME_KEY and _SECRET, or 'pipeline serve --credentials FILE'"))
+                        + "\(StorageSteps.variablePrefix)NAME_KEY and _SECRET, or 'pipeline serve --credentials FILE'").withoutSource())
                 continue
             }
             guard let parameter = entry.parameters[name] ?? RobotCatalog.legacy[name] else {

@@ -4,6 +4,36 @@ import TestSupport
 import XCTest
 
 final class ValidateCommandTests: XCTestCase {
+    /// A secret written into a manifest is refused at its place without being shown: the source
+    /// line that holds it never reaches the terminal, a CI log or the GitHub annotations.
+    func testASecretInTheManifestIsRefusedWithoutQuotingIt() async throws {
+        let directory = try TemporaryDirectory(prefix: "validate-secret")
+        defer { directory.remove() }
+        let (authSecret, storeSecret) = ("auth-secret-5f3a9c", "store-secret-8e1d2b")
+        try directory.write("pipeline.yml", """
+            version: 1
+            auth:
+              key: 0123456789abcdef0123456789abcdef01234567
+              secret: \(authSecret)
+            assemblies:
+              thumbs:
+                inputs: ["*.png"]
+                allow_empty: true
+                steps:
+                  store: {robot: /s3/store, use: ":original", key: AKIAEXAMPLE, secret: \(storeSecret), bucket: site}
+            """)
+        for environment in [[:], ["GITHUB_ACTIONS": "true"]] {
+            let result = await CLIHarness.run(["validate", directory.path + "/pipeline.yml"], environment: environment)
+            XCTAssertEqual(result.status, 1)
+            XCTAssertTrue(result.stderr.contains("pipeline.yml:3:8: error: 'auth.key' looks like an Auth Secret"), result.stderr)
+            XCTAssertTrue(result.stderr.contains("pipeline.yml:4:3: error: 'auth' must not contain the Auth Secret"), result.stderr)
+            XCTAssertTrue(result.stderr.contains("pipeline.yml:10:69: error: step 'store' writes its 'secret' into the manifest"), result.stderr)
+            for secret in [authSecret, storeSecret, "0123456789abcdef0123456789abcdef01234567"] {
+                XCTAssertFalse(result.stderr.contains(secret) || result.stdout.contains(secret), "\(secret) shown: \(result.stderr)")
+            }
+        }
+    }
+
     func testTheLocalEngineRefusesParametersItDoesNotImplementAtTheirLines() async throws {
         let directory = try TemporaryDirectory(prefix: "validate-local")
         defer { directory.remove() }
