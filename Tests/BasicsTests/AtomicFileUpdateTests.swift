@@ -78,8 +78,7 @@ final class AtomicFileUpdateTests: XCTestCase {
         }
         reader.start()
         try update(pipe, ["through ", "the pipe"])
-        let deadline = Date().addingTimeInterval(10)
-        while read.withLock({ $0 }) == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        eventuallyBlocking(within: .seconds(10)) { read.withLock { $0 } != nil }
         XCTAssertEqual(read.withLock { $0 }.map { String(decoding: $0, as: UTF8.self) }, "through the pipe")
     }
 

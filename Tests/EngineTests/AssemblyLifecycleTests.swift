@@ -212,10 +212,10 @@ final class AssemblyLifecycleTests: XCTestCase {
         XCTAssertEqual(executor.load.running, 1)
         XCTAssertEqual(executor.load.queued, 5, "the Assemblies beyond the bound wait their turn")
         var busiest = 0
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ids.contains(where: { store.get($0)?.isTerminal != true }), ContinuousClock.now < deadline {
+        // Sampled every millisecond until all have ended.
+        eventuallyBlocking(within: .seconds(30), every: .milliseconds(1)) {
             busiest = max(busiest, executor.load.running)
-            usleep(1_000)
+            return !ids.contains { store.get($0)?.isTerminal != true }
         }
         XCTAssertLessThanOrEqual(busiest, 1)
         let records = ids.compactMap { store.get($0) }

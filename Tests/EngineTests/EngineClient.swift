@@ -49,15 +49,13 @@ struct EngineClient {
 
     /// Polls an Assembly until it is no longer uploading or executing.
     func wait(_ id: String, timeout: Duration = .seconds(30)) async throws -> JSONValue {
-        let deadline = ContinuousClock.now + timeout
-        while true {
+        let ended = try await firstAnswer(within: timeout) { () async throws -> JSONValue? in
             let status = try await self.status(id)
             let ok = status["ok"]?.stringValue ?? ""
-            if status["error"] != nil || !["ASSEMBLY_UPLOADING", "ASSEMBLY_EXECUTING"].contains(ok) || ContinuousClock.now > deadline {
-                return status
-            }
-            try await Task.sleep(for: .milliseconds(20))
+            return status["error"] != nil || !["ASSEMBLY_UPLOADING", "ASSEMBLY_EXECUTING"].contains(ok) ? status : nil
         }
+        if let ended { return ended }
+        return try await status(id)
     }
 
     func status(_ id: String) async throws -> JSONValue {

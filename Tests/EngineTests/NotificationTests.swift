@@ -39,12 +39,11 @@ final class NotificationTests: XCTestCase {
     /// Polls the status until `notify_status` is no longer pending.
     private func notified(_ server: EngineTestServer, _ id: String) async throws -> JSONValue {
         let client = EngineClient(server: server, credentials: credentials)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
+        let settled = try await firstAnswer(within: .seconds(30)) { () async throws -> JSONValue? in
             let status = try await client.status(id)
-            if let state = status["notify_status"]?.stringValue, state != "pending" { return status }
-            try await Task.sleep(for: .milliseconds(50))
+            return status["notify_status"]?.stringValue.map { $0 != "pending" } == true ? status : nil
         }
+        if let settled { return settled }
         return try await client.status(id)
     }
 
@@ -117,8 +116,7 @@ final class NotificationTests: XCTestCase {
         var server = try EngineTestServer(
             data: data, credentials: credentials, robotLimits: RobotLimits(importsFromLoopback: true), notifyRetryDelays: [.seconds(60)])
         let id = try await create(server, notify: receiver.url("/hook"))
-        let deadline = ContinuousClock.now + .seconds(30)
-        while received(log).isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        await eventually(within: .seconds(30)) { !received(log).isEmpty }
         server.stop(keepData: true)  // during the minute's wait for the retry
         server = try EngineTestServer(data: data, credentials: credentials, robotLimits: RobotLimits(importsFromLoopback: true))
         defer { server.stop(keepData: true) }
@@ -141,8 +139,7 @@ final class NotificationTests: XCTestCase {
         let replayed = try await post("/assembly_notifications/\(id)/replay", params: .object(["notify_url": .string(second.url("/two"))]), server: server)
         XCTAssertEqual(replayed.status, 200, replayed.body.serialized())
         XCTAssertEqual(replayed.body["ok"], .string("ASSEMBLY_NOTIFICATION_REPLAYED"))
-        let deadline = ContinuousClock.now + .seconds(20)
-        while received(log).count < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        await eventually { received(log).count >= 2 }
         XCTAssertEqual(received(log).count, 2)
         XCTAssertEqual(received(log).last?["transloadit"]?["notify_url"], .string(second.url("/two")))
 

@@ -103,8 +103,7 @@ final class StatusWaitTests: XCTestCase {
         }
         // Once all of them are held (however slowly a loaded machine starts threads), one more
         // is answered at once: well before the minute a held one would take.
-        let allHeld = Date() + 30
-        while store.heldCount < AssemblyStore.mostHeld, Date() < allHeld { Thread.sleep(forTimeInterval: 0.01) }
+        eventuallyBlocking(within: .seconds(30)) { store.heldCount >= AssemblyStore.mostHeld }
         XCTAssertEqual(store.heldCount, AssemblyStore.mostHeld)
         let start = Date()
         _ = store.waitForChange(of: id, from: .uploading, until: store.clock.now + .seconds(60), clientGone: { false })
@@ -117,8 +116,7 @@ final class StatusWaitTests: XCTestCase {
         let (server, client, _, id) = try await waitingAssembly()
         let base = client.base
         async let waiting = Self.held(base, id, wait: "20")
-        let arrived = ContinuousClock.now + .seconds(10)
-        while server.engine.heldStatusRequests == 0, ContinuousClock.now < arrived { try await Task.sleep(for: .milliseconds(20)) }
+        await eventually(within: .seconds(10)) { server.engine.heldStatusRequests > 0 }
         let start = ContinuousClock.now
         server.stop()
         let answer = try await waiting

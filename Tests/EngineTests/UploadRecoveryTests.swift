@@ -85,7 +85,9 @@ final class UploadRecoveryTests: XCTestCase {
                 connection.send("\r\n")
                 position += piece.count
             }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...50)))
+            // The crash comes once the engine holds a random part of what was sent (none, some, all).
+            let held = Int64.random(in: 0...Int64(cut))
+            await eventually { ((try? FileManager.default.attributesOfItem(atPath: data.path + "/uploads/\(id).bin")[.size] as? Int64) ?? 0) >= held }
             engine.crash()
             engine = try serve(data)
             let file = data.path + "/uploads/\(id).bin"

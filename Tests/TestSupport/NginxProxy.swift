@@ -54,14 +54,11 @@ public final class NginxProxy: @unchecked Sendable {
         process.arguments = ["-p", root, "-c", path, "-e", root + "/error.log"]
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(10)
-        while !Self.accepts(port) {
-            guard Date() < deadline, process.isRunning else {
-                stop()
-                let log = (try? String(contentsOfFile: root + "/error.log", encoding: .utf8)) ?? ""
-                throw NSError(domain: "NginxProxy", code: 2, userInfo: [NSLocalizedDescriptionKey: "nginx did not start: \(log)"])
-            }
-            usleep(20_000)
+        eventuallyBlocking(within: .seconds(10), every: .milliseconds(20)) { Self.accepts(port) || !process.isRunning }
+        guard Self.accepts(port) else {
+            stop()
+            let log = (try? String(contentsOfFile: root + "/error.log", encoding: .utf8)) ?? ""
+            throw NSError(domain: "NginxProxy", code: 2, userInfo: [NSLocalizedDescriptionKey: "nginx did not start: \(log)"])
         }
     }
 

@@ -34,11 +34,10 @@ public final class ServerProcess: @unchecked Sendable {
                 collected.append(chunk)
             }
         }
-        let deadline = Date().addingTimeInterval(timeout)
         var found: Int?
         var buffer = Data()
-        while found == nil, Date() < deadline, process.isRunning {
-            usleep(10_000)
+        let started = process
+        eventuallyBlocking(within: .seconds(timeout)) {
             buffer = collected.data
             let text = String(decoding: buffer, as: UTF8.self)
             // "PORT <n>" from the test peers, or "... listening on http(s)://127.0.0.1:<n>" from `pipeline serve`/`signer`.
@@ -49,6 +48,7 @@ public final class ServerProcess: @unchecked Sendable {
                     found = Int(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
                 }
             }
+            return found != nil || !started.isRunning
         }
         guard let found else {
             process.terminate()

@@ -56,14 +56,3 @@ public enum PackageRoot {
     }
 }
 
-/// Waits until `condition` holds, checking every 20 ms, for at most `timeout`; whether it held.
-/// Tests wait on what they need instead of sleeping a fixed time.
-@discardableResult
-public func eventually(within timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
-}

@@ -118,13 +118,11 @@ final class RunLifecycleTests: XCTestCase {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline,
-              ((try? FileManager.default.contentsOfDirectory(atPath: data.path + "/assemblies")) ?? []).filter({ $0.hasSuffix(".json") }).isEmpty {
-            try await Task.sleep(for: .milliseconds(20))
+        await eventually {
+            !((try? FileManager.default.contentsOfDirectory(atPath: data.path + "/assemblies")) ?? []).filter { $0.hasSuffix(".json") }.isEmpty
         }
+        // Stopped mid-upload (the run's request is cut) and started again at once on the same port.
         server.stop(keepData: true)
-        try await Task.sleep(for: .milliseconds(500))
         server = try EngineTestServer(data: data, port: port)
         defer { server.stop(keepData: true) }
         process.waitUntilExit()

@@ -24,7 +24,7 @@ enum ModelAction: Equatable, CustomStringConvertible {
     /// A run against an endpoint nothing listens on.
     case deadEndpoint
     /// A run canceled after `milliseconds`.
-    case interrupt(milliseconds: Int)
+    case interrupt(afterLines: Int)
 
     var description: String {
         switch self {
@@ -38,7 +38,7 @@ enum ModelAction: Equatable, CustomStringConvertible {
         case .ignoreErrors(let on): "ignore_errors: \(on)"
         case .download(let folder): "download: \(folder)"
         case .deadEndpoint: "run --endpoint http://127.0.0.1:1"
-        case .interrupt(let milliseconds): "run, canceled after \(milliseconds) ms"
+        case .interrupt(let lines): "run, canceled once it said \(lines) lines"
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import XCTest
 
@@ -64,9 +65,15 @@ actor ModelChecker {
         switch action {
         case .deadEndpoint, .interrupt:
             let before = try ModelOutcome.read(folder)
-            if case .interrupt(let milliseconds) = action {
-                let run = Task { await CLIHarness.run(["run", manifest]) }
-                try await Task.sleep(for: .milliseconds(milliseconds))
+            if case .interrupt(let lines) = action {
+                // Canceled at a point of its progress (0: at once), not after a time a busy machine stretches.
+                let progress = Mutex((lines: 0, ended: false))
+                let run = Task {
+                    let outcome = await CLIHarness.run(["run", manifest], said: { text in progress.withLock { $0.lines += text.filter { $0 == "\n" }.count } })
+                    progress.withLock { $0.ended = true }
+                    return outcome
+                }
+                await eventually(within: .seconds(60)) { progress.withLock { $0.lines >= lines || $0.ended } }
                 run.cancel()
                 _ = await run.value
             } else {

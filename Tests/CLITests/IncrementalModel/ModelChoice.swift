@@ -25,7 +25,7 @@ enum ModelChoice {
         case 74..<80: return .ignoreErrors(Bool.random(using: &generator))
         case 80..<86: return .download(["build", "out"].randomElement(using: &generator) ?? "build")
         case 86..<93: return .deadEndpoint
-        default: return .interrupt(milliseconds: Int.random(in: 0...60, using: &generator))
+        default: return .interrupt(afterLines: Int.random(in: 0...3, using: &generator))
         }
     }
 }
