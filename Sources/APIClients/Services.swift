@@ -7,17 +7,17 @@ import Wire
 public protocol AssemblyService: Sendable {
     /// Creates the Assembly `id` with signed params, announcing `expectedUploads` tus uploads.
     func create(id: String, params: String, signature: String?, expectedUploads: Int) async throws(AssemblyClient.Failure) -> AssemblyState
-    /// The status at `url`; `wait` asks a server that offered it to hold the answer until the
-    /// Assembly moves on, up to that many seconds.
-    func status(_ url: String, wait: Int?) async throws(AssemblyClient.Failure) -> AssemblyState
-    /// Cancels the Assembly at `url`.
-    func cancel(_ url: String) async throws(AssemblyClient.Failure) -> AssemblyState
+    /// The status of `assembly`; `wait` asks a server that offered it to hold the answer until
+    /// the Assembly moves on, up to that many seconds.
+    func status(_ assembly: AssemblyReference, wait: Int?) async throws(AssemblyClient.Failure) -> AssemblyState
+    /// Cancels `assembly`.
+    func cancel(_ assembly: AssemblyReference) async throws(AssemblyClient.Failure) -> AssemblyState
 }
 
 extension AssemblyService {
-    /// The status at `url`, answered at once.
-    public func status(_ url: String) async throws(AssemblyClient.Failure) -> AssemblyState {
-        try await status(url, wait: nil)
+    /// The status of `assembly`, answered at once.
+    public func status(_ assembly: AssemblyReference) async throws(AssemblyClient.Failure) -> AssemblyState {
+        try await status(assembly, wait: nil)
     }
 }
 
@@ -25,9 +25,10 @@ extension AssemblyClient: AssemblyService {}
 
 /// Sends an Assembly's files. The real one speaks tus; tests record what would be sent.
 public protocol UploadService: Sendable {
-    /// Uploads `files` to the tus endpoint `url`; results in the order of `files`.
+    /// Uploads `files` of `assembly` to the tus endpoint `url`; results in the order of `files`.
     func upload(
-        _ files: [UploadFile], to url: String, options: UploadOptions, progress: @escaping @Sendable (UploadProgress) -> Void
+        _ files: [UploadFile], to url: String, for assembly: AssemblyReference, options: UploadOptions,
+        progress: @escaping @Sendable (UploadProgress) -> Void
     ) async throws -> [Result<UploadResult, any Error>]
 }
 
@@ -41,9 +42,10 @@ public struct TusUploads: UploadService {
         self.http = http
     }
 
-    /// Uploads every file with a `TusUploader`.
+    /// Uploads every file with a `TusUploader` (each names its Assembly in its `assembly_url` metadata, as tus has it).
     public func upload(
-        _ files: [UploadFile], to url: String, options: UploadOptions, progress: @escaping @Sendable (UploadProgress) -> Void
+        _ files: [UploadFile], to url: String, for assembly: AssemblyReference, options: UploadOptions,
+        progress: @escaping @Sendable (UploadProgress) -> Void
     ) async throws -> [Result<UploadResult, any Error>] {
         try await TusUploader(endpoint: url, options: options, http: http, known: known).upload(files, progress: progress)
     }

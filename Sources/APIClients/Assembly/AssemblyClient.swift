@@ -62,11 +62,21 @@ public struct AssemblyClient: Sendable {
             to: endpoint + "/assemblies/" + id, params: params, signature: signature, more: [("tus_num_expected_upload_files", String(expectedUploads))]))
     }
 
+    /// The status of `assembly`, at its status URL or the endpoint's own for its id (`status(at:wait:)`).
+    public func status(_ assembly: AssemblyReference, wait: Int?) async throws(Failure) -> AssemblyState {
+        try await status(at: url(of: assembly), wait: wait)
+    }
+
     /// `GET` the status at `url`; with `wait`, asks the server to hold the answer up to that many
     /// seconds until the Assembly moves on (only for a server that offered it: `statusWait`).
-    public func status(_ url: String, wait: Int?) async throws(Failure) -> AssemblyState {
+    public func status(at url: String, wait: Int? = nil) async throws(Failure) -> AssemblyState {
         let headers = wait.map { [(StatusWait.header, String($0))] } ?? []
         return try await send(HTTPRequest(method: "GET", url: url, headers: headers, timeouts: HTTPTimeouts(total: .seconds(60 + (wait ?? 0)))))
+    }
+
+    /// Where `assembly`'s status is read: its own URL when known, else the endpoint's for its id.
+    public func url(of assembly: AssemblyReference) -> String {
+        assembly.statusURL ?? endpoint + "/assemblies/" + assembly.id
     }
 
     /// `POST {url}/replay` with signed `params` (new `steps`, `fields`, `notify_url`, or none to
@@ -85,9 +95,9 @@ public struct AssemblyClient: Sendable {
             body: .data(Data(body.utf8)), timeouts: HTTPTimeouts(total: .seconds(120)))
     }
 
-    /// `DELETE` the Assembly at `url`.
-    public func cancel(_ url: String) async throws(Failure) -> AssemblyState {
-        try await send(HTTPRequest(method: "DELETE", url: url, timeouts: HTTPTimeouts(total: .seconds(60))))
+    /// Cancels `assembly`, at its status URL or the endpoint's own for its id.
+    public func cancel(_ assembly: AssemblyReference) async throws(Failure) -> AssemblyState {
+        try await send(HTTPRequest(method: "DELETE", url: url(of: assembly), timeouts: HTTPTimeouts(total: .seconds(60))))
     }
 
     private func send(_ request: HTTPRequest) async throws(Failure) -> AssemblyState {

@@ -40,6 +40,9 @@ public struct AssemblyState: Sendable {
     public var assemblyURL: String?
     /// Where its files are uploaded.
     public var tusURL: String?
+    /// How the service that answered is asked about it again: its id, and over HTTP its
+    /// `assemblyURL` (a service in the engine's process names it by id alone); nil without an id.
+    public var reference: AssemblyReference?
     /// The files it received.
     public var uploads: [File]
     /// Result files per step.
@@ -67,6 +70,7 @@ public struct AssemblyState: Sendable {
         assemblyID = document.assemblyID
         assemblyURL = document.assemblySSLURL ?? document.assemblyURL
         tusURL = document.tusURL
+        reference = document.assemblyID.map { AssemblyReference(id: $0, statusURL: document.assemblySSLURL ?? document.assemblyURL) }
         uploads = document.uploads.map(Self.file)
         results = document.results.mapValues { $0.map(Self.file) }
         retryIn = document.info?.retryIn

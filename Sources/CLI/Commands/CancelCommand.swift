@@ -77,16 +77,16 @@ struct CancelCommand: Command {
 
     /// Asks for each of `open` to be canceled; exits 1 when any could not be.
     private func cancel(_ open: [(plan: String, assembly: StartedAssembly)], on key: String, service: any AssemblyService, view: CancelView, context: CommandContext) async -> Int32 {
-        let asked = open.compactMap { entry in entry.assembly.url.map { (id: entry.assembly.id, url: $0) } }
+        let asked = open.map(\.assembly.reference)
         var outcomes: [String: CancelOutcome] = [:]
-        await forEachConcurrently(asked, width: Self.parallelRequests) { request in
-            (request.id, await CancelOutcome.of(request.url, service: service))
+        await forEachConcurrently(asked, width: Self.parallelRequests) { assembly in
+            (assembly.id, await CancelOutcome.of(assembly, service: service))
         } receive: { id, outcome in
             outcomes[id] = outcome
         }
         var failed: [(id: String, why: AssemblyClient.Failure)] = []
         var canceled = 0
-        for (id, _) in asked {
+        for id in asked.map(\.id) {
             guard let outcome = outcomes[id] else { continue }
             view.show(id, outcome, context: context)
             switch outcome {
@@ -120,10 +120,10 @@ enum CancelOutcome: Sendable {
     /// The request was refused or never answered.
     case failed(AssemblyClient.Failure)
 
-    /// Asks `service` to cancel the Assembly at `url`.
-    static func of(_ url: String, service: any AssemblyService) async -> CancelOutcome {
+    /// Asks `service` to cancel `assembly`.
+    static func of(_ assembly: AssemblyReference, service: any AssemblyService) async -> CancelOutcome {
         do throws(AssemblyClient.Failure) {
-            let status = try await service.cancel(url)
+            let status = try await service.cancel(assembly)
             let ok = status.ok ?? .canceled
             return ok == .completed ? .ended(ok.rawValue) : .canceled(ok.rawValue)
         } catch {
@@ -141,9 +141,8 @@ enum InFlight {
     ) async -> Int {
         var canceled = 0
         for (planID, started) in started.sorted(by: { $0.key < $1.key }) where !done.contains(planID) {
-            guard let url = started.url else { continue }
             do {
-                let status = try await client.cancel(url)
+                let status = try await client.cancel(started.reference)
                 canceled += 1
                 report("\(started.id): \((status.ok ?? .canceled).rawValue)")
             } catch {

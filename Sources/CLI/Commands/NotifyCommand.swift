@@ -126,7 +126,7 @@ struct NotifyCommand: Command {
                 for id in receiver.waitingFor.sorted() {
                     guard let url = urls[id] else { continue }
                     // A status the service cannot give now is asked again next time round.
-                    guard let state = try? await client.status(url), !state.isBusy else { continue }  // asked again next time round
+                    guard let state = try? await client.status(at: url), !state.isBusy else { continue }  // asked again next time round
                     receiver.record(id, state.word ?? "?", ended: true, by: .service)
                 }
             }

@@ -194,9 +194,11 @@ struct RunCommand: Command {
         if arguments.cancelOnInterrupt {
             let done = Set((results?.assemblies ?? []).filter(\.isCompleted).map(\.planID))
             do {
-                let started = try configuration.workspace.startedAssemblies(in: [configuration.stateFile], address: configuration.endpoint, endpoint: configuration.endpointKey)
-                // The embedded engine is still in this process: its services cancel its Assemblies.
-                let service = configuration.services?.assemblies ?? AssemblyClient(http: context.http, endpoint: "")
+                // The embedded engine is still in this process: its services cancel its Assemblies, by id.
+                let embedded = configuration.services?.assemblies
+                let started = try configuration.workspace.startedAssemblies(
+                    in: [configuration.stateFile], address: embedded == nil ? configuration.endpoint : nil, endpoint: configuration.endpointKey)
+                let service = embedded ?? AssemblyClient(http: context.http, endpoint: configuration.endpoint)
                 let canceled = await InFlight.cancel(started, except: done, service: service)
                 view.interrupted(canceled: canceled)
             } catch {

@@ -83,7 +83,7 @@ struct StatusCommand: Command {
         let client = AssemblyClient(http: context.http, endpoint: "")
         await forEachConcurrently(asked, width: Self.parallelQueries) { query in
             do throws(AssemblyClient.Failure) {
-                let state = try await client.status(query.url)
+                let state = try await client.status(at: query.url)
                 return (query.index, state.word)
             } catch {
                 // An answer the service refused to give is not the Assembly's state: keep the recorded one.

@@ -42,7 +42,7 @@ public struct AssemblyReplay: Sendable {
         }
         guard planned.instructions["template"] == nil else { return .skipped("its job uses a manifest Template; 'pipeline run --force' runs it again") }
         do {
-            let parent = try await client.status(url)
+            let parent = try await client.status(at: url)
             // Each planned file as the field it was uploaded with: the replay's results find their sources by it.
             guard Set(parent.uploads.map(\.field)) == Set(planned.files.indices.map(AssemblyRun.field)) else {
                 return .skipped("Assembly \(entry.assemblyID ?? "?") holds only some of its files (made step by step); 'pipeline run --force' runs them again")
@@ -57,7 +57,7 @@ public struct AssemblyReplay: Sendable {
             let started = Date()
             while status.isBusy, let next = status.assemblyURL {
                 try await clock.sleep(for: configuration.pollInterval)
-                status = try await client.status(next)
+                status = try await client.status(at: next)
             }
             guard status.isCompleted else {
                 return .replayed(RunResults.Entry(

@@ -77,22 +77,23 @@ struct AssemblyRun: Sendable {
                 ? (.interrupted, "the run was interrupted and the embedded engine stopped with it; the next run makes Assembly \(known?.assemblyID ?? "") again from the start")
                 : (.interrupted, "the run was interrupted; the next run resumes Assembly \(known?.assemblyID ?? "")")
         }
-        // Where it is: the stored URL on the endpoint's origin, else the endpoint's own for its id
-        // (an engine in this process names Assemblies by their records), once it was created.
-        let url = known.flatMap { entry in entry.assemblyURL == nil ? nil : entry.assemblyURL(on: configuration.endpoint) ?? configuration.endpoint + "/assemblies/" + entry.assemblyID }
-        if abandoned, let url, !Task.isCancelled {
-            outcome.message += await cancel(url, id: known?.assemblyID ?? "")
+        // Once it was created: where the results say it is (the stored URL on the endpoint's
+        // origin, else the endpoint's own for its id), and how the service is asked about it.
+        let created = known.flatMap { $0.assemblyURL == nil ? nil : $0 }
+        let url = created.map { entry in entry.assemblyURL(on: configuration.endpoint) ?? configuration.endpoint + "/assemblies/" + entry.assemblyID }
+        if abandoned, let created, !Task.isCancelled {
+            outcome.message += await cancel(created.reference(on: configuration.endpoint))
         }
         return failed(outcome.code, outcome.message, assemblyID: known?.assemblyID, assemblyURL: url)
     }
 
     /// Cancels an abandoned Assembly; what became of it, for the failure's message.
-    private func cancel(_ url: String, id: String) async -> String {
+    private func cancel(_ assembly: AssemblyReference) async -> String {
         do {
-            _ = try await retrying { try await client.cancel(url) }
-            return "; Assembly \(id) was canceled (the next run makes a new one)"
+            _ = try await retrying { try await client.cancel(assembly) }
+            return "; Assembly \(assembly.id) was canceled (the next run makes a new one)"
         } catch {
-            return "; Assembly \(id) could not be canceled (\(error)); the service ends it when it expires"
+            return "; Assembly \(assembly.id) could not be canceled (\(error)); the service ends it when it expires"
         }
     }
 
@@ -106,11 +107,11 @@ struct AssemblyRun: Sendable {
         // Why the earlier run's Assembly is not picked up, when it ended unfinished: its work is done again.
         var unfinished: String?
         if let entry = earlier, entry.assemblyURL != nil {
-            // The stored URL where it is on the endpoint's origin, else the endpoint's own (the
-            // embedded engine gets a new port each run; a URL elsewhere is never asked).
-            let byID = configuration.endpoint + "/assemblies/" + entry.assemblyID
-            let url = entry.assemblyURL(on: configuration.endpoint) ?? byID
-            for candidate in url == byID ? [url] : [url, byID] {
+            // The stored URL where it is on the endpoint's origin, else the endpoint's own for the
+            // id (the embedded engine gets a new port each run; a URL elsewhere is never asked).
+            let byID = AssemblyReference(id: entry.assemblyID)
+            let stored = entry.reference(on: configuration.endpoint)
+            for candidate in stored == byID ? [byID] : [stored, byID] {
                 do {
                     // The endpoint's own URL is asked as patiently as any request; an older
                     // address (a gone embedded engine's port) only once.
@@ -153,7 +154,7 @@ struct AssemblyRun: Sendable {
         } catch let failure as AssemblyClient.Failure {
             // The create went through before (its answer was lost): the Assembly exists.
             guard failure.code == .assemblyIDTaken else { throw failure }
-            status = try await client.status(configuration.endpoint + "/assemblies/" + id)
+            status = try await client.status(AssemblyReference(id: id))
         }
         // A server may answer with an id of its own choosing: that is the Assembly's id from now on.
         let assemblyID = status.assemblyID ?? id
@@ -199,8 +200,8 @@ struct AssemblyRun: Sendable {
 
     /// Uploads the files the Assembly has not received yet, resuming partial uploads.
     private func upload(to status: AssemblyState) async throws {
-        guard let tusURL = status.tusURL, let assemblyURL = status.assemblyURL, let id = status.assemblyID,
-              let stateDirectory = configuration.workspace.uploadsDirectory(assemblyID: id) else {
+        guard let tusURL = status.tusURL, let assemblyURL = status.assemblyURL, let assembly = status.reference,
+              let stateDirectory = configuration.workspace.uploadsDirectory(assemblyID: assembly.id) else {
             throw AssemblyClient.Failure(code: .noTusURL, message: "the Assembly status has no tus_url", retryIn: nil, isTransient: false)
         }
         let finished = status.finishedUploadFields
@@ -227,7 +228,7 @@ struct AssemblyRun: Sendable {
         }
         // Per file, the bytes confirmed or on the wire; the Assembly's progress is their sum.
         let counter = ProgressSum<Int>(base: done)
-        let results = try await uploads.upload(files, to: tusURL, options: options) { file in
+        let results = try await uploads.upload(files, to: tusURL, for: assembly, options: options) { file in
             progress(counter.set(file.index, min(file.total, file.confirmed + file.inFlight)))
         }
         for result in results { _ = try result.get() }
@@ -243,7 +244,7 @@ struct AssemblyRun: Sendable {
     /// `retryIn` (with jitter); transient failures back off.
     private func wait(_ initial: AssemblyState) async throws -> AssemblyState {
         var status = initial
-        guard let url = status.assemblyURL else { return status }
+        guard let assembly = status.reference else { return status }
         // The first look is at once (the last upload's answer is in; the server may be done), then
         // small Assemblies finish fast: after a tenth of the interval, widening by a quarter each
         // time (about ten polls in the first two seconds), or from 5 ms doubling (`eagerPolls`),
@@ -266,7 +267,7 @@ struct AssemblyRun: Sendable {
                status.ok == AssemblyStatusCode.executing {
                 let asked = clock.now
                 do throws(AssemblyClient.Failure) {
-                    status = try await client.status(url, wait: wait)
+                    status = try await client.status(assembly, wait: wait)
                 } catch {
                     // A proxy that gives up on a held request sooner (a 504), or a hiccup: poll as any other server.
                     guard error.isTransient else { throw error }
@@ -278,7 +279,7 @@ struct AssemblyRun: Sendable {
                 interval = .zero
                 continue
             }
-            status = try await retrying { try await client.status(url) }
+            status = try await retrying { try await client.status(assembly) }
             interval = Self.nextPoll(after: interval, settled: configuration.pollInterval, eager: configuration.eagerPolls)
         }
         return status

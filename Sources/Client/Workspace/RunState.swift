@@ -1,3 +1,4 @@
+import APIClients
 import Foundation
 import Basics
 import HTTPClient
@@ -29,6 +30,10 @@ actor RunState {
         /// The stored URL, when it is on the origin of `address` (the endpoint the run talks to)
         /// and names this Assembly (`StoredAssemblyURL.trusted`).
         func assemblyURL(on address: String) -> String? { StoredAssemblyURL.trusted(assemblyURL, id: assemblyID, on: address) }
+
+        /// How the service at `address` is asked about the Assembly: by its id, at the stored URL
+        /// where that is trusted and not the endpoint's own for the id (`StoredAssemblyURL.reference`).
+        func reference(on address: String) -> AssemblyReference { StoredAssemblyURL.reference(assemblyURL, id: assemblyID, on: address) }
     }
 
     private let path: String

@@ -1,3 +1,4 @@
+import APIClients
 import HTTPClient
 import Wire
 
@@ -11,6 +12,14 @@ public enum StoredAssemblyURL {
         guard let stored, let origin = URLOrigin.of(stored), origin == URLOrigin.of(endpoint),
               let segments = URLOrigin.plainPathSegments(stored), segments.suffix(2) == ["assemblies", id] else { return nil }
         return stored
+    }
+
+    /// Assembly `id` as a service at `endpoint` is asked about it: at `stored` where that is trusted,
+    /// unless it is the endpoint's own URL for the id, which an HTTP client makes itself; a service
+    /// in the engine's process is asked by the id alone (its stored URLs are never trusted: they
+    /// are kept relative to the state).
+    public static func reference(_ stored: String?, id: String, on endpoint: String) -> AssemblyReference {
+        AssemblyReference(id: id, statusURL: trusted(stored, id: id, on: endpoint).flatMap { $0 == endpoint + "/assemblies/" + id ? nil : $0 })
     }
 
     /// The URL to ask about Assembly `id` on `endpoint`: the stored one where it is trusted, else the

@@ -1,3 +1,4 @@
+import APIClients
 import Basics
 import Wire
 import Foundation
@@ -131,7 +132,9 @@ public struct Workspace: Sendable, Equatable {
             // A state file is not trusted to name Assemblies: an id that is not one is skipped.
             for (key, entry) in try RunState.read(file) where AssemblyID.isValid(entry.assemblyID) && (endpoint == nil || entry.endpoint == nil || entry.endpoint == endpoint) {
                 let url = address.map { entry.assemblyURL(on: $0) ?? $0 + "/assemblies/" + entry.assemblyID }
-                started[RunState.planID(of: key)] = StartedAssembly(id: entry.assemblyID, url: url, endpoint: entry.endpoint, job: entry.job, partOf: entry.partOf)
+                started[RunState.planID(of: key)] = StartedAssembly(
+                    id: entry.assemblyID, url: url, reference: address.map(entry.reference(on:)) ?? AssemblyReference(id: entry.assemblyID),
+                    endpoint: entry.endpoint, job: entry.job, partOf: entry.partOf)
             }
         }
         return started
@@ -147,6 +150,8 @@ public struct StartedAssembly: Sendable, Equatable {
     public var id: String
     /// Where its status is read.
     public var url: String?
+    /// How a service is asked about it: by id, at its stored URL where that is trusted.
+    public var reference: AssemblyReference
     /// The endpoint it was created on, as the user named it.
     public var endpoint: String?
     /// The job it ran for, when the state says.

@@ -4,9 +4,9 @@ import Foundation
 import Wire
 
 /// The Assembly API for a caller in the engine's process: the same creation, checks and
-/// lifecycle as over HTTP, with no request in between. Assemblies are named by their record's
-/// `file://` URL, results by their paths; a status wait suspends the caller until the Assembly
-/// moves on.
+/// lifecycle as over HTTP, with no request in between. Assemblies are asked about by their id
+/// (no URL is made or parsed for them), results are named by their paths; a status wait suspends
+/// the caller until the Assembly moves on.
 struct InProcessAssemblies: AssemblyService {
     let api: AssemblyAPI
     let dataDirectory: String
@@ -18,8 +18,8 @@ struct InProcessAssemblies: AssemblyService {
         }
     }
 
-    func status(_ url: String, wait: Int?) async throws(AssemblyClient.Failure) -> AssemblyState {
-        let id = try Self.id(in: url)
+    func status(_ assembly: AssemblyReference, wait: Int?) async throws(AssemblyClient.Failure) -> AssemblyState {
+        let id = try Self.id(of: assembly)
         guard let current = api.store.get(id) else { throw APIRefusal.assemblyNotFound(id).failure }
         if let wait, !current.isTerminal {
             let store = api.store, phase = current.phase
@@ -29,8 +29,8 @@ struct InProcessAssemblies: AssemblyService {
         return try state(record)
     }
 
-    func cancel(_ url: String) async throws(AssemblyClient.Failure) -> AssemblyState {
-        let id = try Self.id(in: url)
+    func cancel(_ assembly: AssemblyReference) async throws(AssemblyClient.Failure) -> AssemblyState {
+        let id = try Self.id(of: assembly)
         guard let record = api.cancel(id) else { throw APIRefusal.assemblyNotFound(id).failure }
         return try state(record)
     }
@@ -40,18 +40,18 @@ struct InProcessAssemblies: AssemblyService {
     private func state(_ record: AssemblyRecord) throws(AssemblyClient.Failure) -> AssemblyState {
         var state = AssemblyState(AssemblyStatus.document(record, tusPath: LocalEngine.tusPath, addresses: .files(dataDirectory: dataDirectory)))
         state.statusWait = StatusWait.longest
+        // Asked about again by its id: its record's `file://` URL is what results keep, never what is asked.
+        state.reference = AssemblyReference(id: record.id)
         if let error = state.error {
             throw AssemblyClient.Failure(code: error, message: state.message ?? "", httpStatus: 200)
         }
         return state
     }
 
-    /// The id of the Assembly at `url`: `…/assemblies/{id}`, or its record `…/assemblies/{id}.json`.
-    static func id(in url: String) throws(AssemblyClient.Failure) -> String {
-        let last = URL(string: url)?.lastPathComponent ?? ""
-        let id = last.hasSuffix(".json") ? String(last.dropLast(5)) : last
-        guard AssemblyStore.isValidID(id) else { throw APIRefusal.invalidAssemblyID.failure }
-        return id
+    /// The id of `assembly`, when it is one (a caller may have read it from a file).
+    static func id(of assembly: AssemblyReference) throws(AssemblyClient.Failure) -> String {
+        guard AssemblyStore.isValidID(assembly.id) else { throw APIRefusal.invalidAssemblyID.failure }
+        return assembly.id
     }
 
     /// How the engine's records name this client (`Transloadit-Client` over HTTP).

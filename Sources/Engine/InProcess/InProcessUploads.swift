@@ -4,25 +4,23 @@ import Crypto
 import Foundation
 
 /// Uploads for a caller in the engine's process: each file is opened here, checked to be inside
-/// the project (`confinedTo`), and handed to its Assembly as that open file
-/// (`AssemblyUploads.handOver`): no bytes sent, none copied.
+/// the project (`confinedTo`), and handed to its Assembly, named by id, as that open file
+/// (`AssemblyUploads.handOver`): no bytes sent, none copied, no URL read.
 struct InProcessUploads: UploadService {
     let links: AssemblyUploads
 
     func upload(
-        _ files: [UploadFile], to url: String, options: UploadOptions, progress: @escaping @Sendable (UploadProgress) -> Void
+        _ files: [UploadFile], to url: String, for assembly: AssemblyReference, options: UploadOptions,
+        progress: @escaping @Sendable (UploadProgress) -> Void
     ) async throws -> [Result<UploadResult, any Error>] {
         let links = links
+        let id = try InProcessAssemblies.id(of: assembly)
         let confined = options.confinedTo.map { RealPath.of($0) ?? RealPath.normalized($0) }
         // On the pool: each file is opened, linked (copied across file systems) and read for its type.
         return try await BlockingPool.shared.run {
             var buffer = [UInt8](repeating: 0, count: 1 << 20)
             return files.enumerated().map { index, file in
                 let name = file.metadata["filename"] ?? (file.path as NSString).lastPathComponent
-                let id: String
-                do throws(AssemblyClient.Failure) { id = try InProcessAssemblies.id(in: file.metadata["assembly_url"] ?? "") } catch {
-                    return .failure(AssemblyClient.Failure(code: error.code, message: "'\(name)' names no Assembly of this engine (assembly_url)"))
-                }
                 // Opened here, once: what is checked, confined and handed over is this open file, whatever its path leads to later.
                 let descriptor = open(file.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
                 guard descriptor >= 0 else {

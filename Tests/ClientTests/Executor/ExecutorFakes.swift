@@ -28,13 +28,18 @@ final class ScriptedService: AssemblyService {
         try next(\.creates, call: "create \(id)" + (signature.map { " signed " + $0 } ?? ""))
     }
 
-    func status(_ url: String, wait: Int?) async throws(AssemblyClient.Failure) -> AssemblyState {
-        try next(\.statuses, call: "status \(url)" + (wait.map { " wait \($0)" } ?? ""))
+    func status(_ assembly: AssemblyReference, wait: Int?) async throws(AssemblyClient.Failure) -> AssemblyState {
+        try next(\.statuses, call: "status \(Self.url(of: assembly))" + (wait.map { " wait \($0)" } ?? ""))
     }
 
-    func cancel(_ url: String) async throws(AssemblyClient.Failure) -> AssemblyState {
-        script.withLock { $0.calls.append("cancel \(url)") }
+    func cancel(_ assembly: AssemblyReference) async throws(AssemblyClient.Failure) -> AssemblyState {
+        script.withLock { $0.calls.append("cancel \(Self.url(of: assembly))") }
         return AssemblyState(.object(["ok": .string("ASSEMBLY_CANCELED")]))
+    }
+
+    /// The URL an HTTP client of the tests' endpoint (`https://api.test`) asks about `assembly`.
+    static func url(of assembly: AssemblyReference) -> String {
+        assembly.statusURL ?? "https://api.test/assemblies/" + assembly.id
     }
 
     private func next(_ queue: WritableKeyPath<(creates: [Answer], statuses: [Answer], calls: [String]), [Answer]>, call: String) throws(AssemblyClient.Failure) -> AssemblyState {
@@ -68,7 +73,8 @@ final class CountingUploads: UploadService {
     var files: Int { count.withLock { $0 } }
 
     func upload(
-        _ files: [UploadFile], to url: String, options: UploadOptions, progress: @escaping @Sendable (UploadProgress) -> Void
+        _ files: [UploadFile], to url: String, for assembly: AssemblyReference, options: UploadOptions,
+        progress: @escaping @Sendable (UploadProgress) -> Void
     ) async throws -> [Result<UploadResult, any Error>] {
         count.withLock { $0 += files.count }
         return files.enumerated().map { index, file in .success(UploadResult(index: index, path: file.path, url: url + "\(index)", size: 1, resumedFrom: 0)) }
@@ -78,7 +84,8 @@ final class CountingUploads: UploadService {
 /// Uploads the server refuses for good.
 struct FailingUploads: UploadService {
     func upload(
-        _ files: [UploadFile], to url: String, options: UploadOptions, progress: @escaping @Sendable (UploadProgress) -> Void
+        _ files: [UploadFile], to url: String, for assembly: AssemblyReference, options: UploadOptions,
+        progress: @escaping @Sendable (UploadProgress) -> Void
     ) async throws -> [Result<UploadResult, any Error>] {
         throw TusError(.rejected, request: "POST \(url)", status: 403, detail: "refused")
     }

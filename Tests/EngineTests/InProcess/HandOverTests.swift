@@ -37,14 +37,14 @@ final class HandOverTests: XCTestCase {
         var options = UploadOptions()
         options.confinedTo = folder.path + "/project"
         let file = UploadFile(
-            path: path, metadata: ["assembly_url": try XCTUnwrap(created.assemblyURL), "fieldname": "file_\(index)", "filename": (path as NSString).lastPathComponent])
-        return try await engine.services.uploads.upload([file], to: try XCTUnwrap(created.tusURL), options: options, progress: { _ in })[0]
+            path: path, metadata: ["fieldname": "file_\(index)", "filename": (path as NSString).lastPathComponent])
+        return try await engine.services.uploads.upload([file], to: try XCTUnwrap(created.tusURL), for: try XCTUnwrap(created.reference), options: options, progress: { _ in })[0]
     }
 
     private func finished(_ created: AssemblyState) async throws -> AssemblyState {
-        let url = try XCTUnwrap(created.assemblyURL)
-        var state = try await engine.services.assemblies.status(url, wait: 20)
-        while state.isBusy { state = try await engine.services.assemblies.status(url, wait: 20) }
+        let reference = try XCTUnwrap(created.reference)
+        var state = try await engine.services.assemblies.status(reference, wait: 20)
+        while state.isBusy { state = try await engine.services.assemblies.status(reference, wait: 20) }
         return state
     }
 
@@ -82,11 +82,11 @@ final class HandOverTests: XCTestCase {
         try handle.write(contentsOf: Data(" and more".utf8))
         try handle.close()
         _ = try await hand(try folder.write("project/b.txt", "another"), 1, to: assembly).get()
-        let url = try XCTUnwrap(assembly.assemblyURL)
+        let reference = try XCTUnwrap(assembly.reference)
         var outcome: AssemblyClient.Failure?
         do throws(AssemblyClient.Failure) {
-            var state = try await engine.services.assemblies.status(url, wait: 20)
-            while state.isBusy { state = try await engine.services.assemblies.status(url, wait: 20) }
+            var state = try await engine.services.assemblies.status(reference, wait: 20)
+            while state.isBusy { state = try await engine.services.assemblies.status(reference, wait: 20) }
         } catch {
             outcome = error
         }

@@ -34,14 +34,14 @@ final class InProcessServicesTests: XCTestCase {
         let id = RandomID.hex32()
         let created = try await services.assemblies.create(
             id: id, params: JSONValue.object(["steps": steps]).serialized(), signature: nil, expectedUploads: files.count)
-        let url = try XCTUnwrap(created.assemblyURL)
+        let reference = try XCTUnwrap(created.reference)
         let uploads = files.enumerated().map { index, path in
-            UploadFile(path: path, metadata: ["assembly_url": url, "fieldname": "file_\(index)", "filename": (path as NSString).lastPathComponent])
+            UploadFile(path: path, metadata: ["fieldname": "file_\(index)", "filename": (path as NSString).lastPathComponent])
         }
-        let handed = try await services.uploads.upload(uploads, to: try XCTUnwrap(created.tusURL), options: UploadOptions(stateDirectory: nil)) { _ in }
+        let handed = try await services.uploads.upload(uploads, to: try XCTUnwrap(created.tusURL), for: reference, options: UploadOptions(stateDirectory: nil)) { _ in }
         for result in handed { _ = try result.get() }
-        var state = try await services.assemblies.status(url, wait: wait ? 20 : nil)
-        while state.isBusy { state = try await services.assemblies.status(url, wait: 20) }
+        var state = try await services.assemblies.status(reference, wait: wait ? 20 : nil)
+        while state.isBusy { state = try await services.assemblies.status(reference, wait: 20) }
         return state
     }
 
@@ -78,11 +78,11 @@ final class InProcessServicesTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: kept, encoding: .utf8), "kept with its Assembly")
     }
 
-    /// Hands the file at `path` to the Assembly at `url` as its file number `index`.
+    /// Hands the file at `path` to the Assembly `created` as its file number `index`.
     private func hand(_ path: String, _ index: Int, to created: AssemblyState) async throws {
         let file = UploadFile(
-            path: path, metadata: ["assembly_url": try XCTUnwrap(created.assemblyURL), "fieldname": "file_\(index)", "filename": (path as NSString).lastPathComponent])
-        let results = try await engine.services.uploads.upload([file], to: try XCTUnwrap(created.tusURL), options: UploadOptions(), progress: { _ in })
+            path: path, metadata: ["fieldname": "file_\(index)", "filename": (path as NSString).lastPathComponent])
+        let results = try await engine.services.uploads.upload([file], to: try XCTUnwrap(created.tusURL), for: try XCTUnwrap(created.reference), options: UploadOptions(), progress: { _ in })
         for result in results { _ = try result.get() }
     }
 
@@ -92,14 +92,14 @@ final class InProcessServicesTests: XCTestCase {
         let services = engine.services
         let created = try await services.assemblies.create(
             id: RandomID.hex32(), params: JSONValue.object(["steps": Self.resize]).serialized(), signature: nil, expectedUploads: 2)
-        let url = try XCTUnwrap(created.assemblyURL)
+        let reference = try XCTUnwrap(created.reference)
         try await hand(first, 0, to: created)
         _ = try folder.write("first.png", data: TestImages.png(width: 40, height: 40))
         try await hand(second, 1, to: created)
         var outcome: AssemblyClient.Failure?
         do throws(AssemblyClient.Failure) {
-            var state = try await services.assemblies.status(url, wait: 20)
-            while state.isBusy { state = try await services.assemblies.status(url, wait: 20) }
+            var state = try await services.assemblies.status(reference, wait: 20)
+            while state.isBusy { state = try await services.assemblies.status(reference, wait: 20) }
         } catch {
             outcome = error
         }
@@ -116,13 +116,13 @@ final class InProcessServicesTests: XCTestCase {
         let services = engine.services
         let created = try await services.assemblies.create(
             id: RandomID.hex32(), params: JSONValue.object(["steps": Self.resize]).serialized(), signature: nil, expectedUploads: 1)
-        let url = try XCTUnwrap(created.assemblyURL)
+        let reference = try XCTUnwrap(created.reference)
         var info = stat()
         XCTAssertEqual(stat(photo, &info), 0)
         let file = UploadFile(
-            path: photo, metadata: ["assembly_url": url, "fieldname": "file_0", "filename": "a.png"],
+            path: photo, metadata: ["fieldname": "file_0", "filename": "a.png"],
             known: (SHA256.hex(Array(planned)), FileTime.nanoseconds(info.st_mtim)))
-        let handed = try await services.uploads.upload([file], to: try XCTUnwrap(created.tusURL), options: UploadOptions(stateDirectory: nil)) { _ in }
+        let handed = try await services.uploads.upload([file], to: try XCTUnwrap(created.tusURL), for: reference, options: UploadOptions(stateDirectory: nil)) { _ in }
         XCTAssertThrowsError(try handed.first?.get()) { error in
             XCTAssertTrue("\(error)".contains("FILE_CHANGED") || "\(error)".contains("changed since it was planned"), "\(error)")
         }
@@ -130,9 +130,9 @@ final class InProcessServicesTests: XCTestCase {
         try planned.write(to: URL(fileURLWithPath: photo))
         XCTAssertEqual(stat(photo, &info), 0)
         let again = UploadFile(
-            path: photo, metadata: ["assembly_url": url, "fieldname": "file_0", "filename": "a.png"],
+            path: photo, metadata: ["fieldname": "file_0", "filename": "a.png"],
             known: (SHA256.hex(Array(planned)), FileTime.nanoseconds(info.st_mtim)))
-        let taken = try await services.uploads.upload([again], to: try XCTUnwrap(created.tusURL), options: UploadOptions(stateDirectory: nil)) { _ in }
+        let taken = try await services.uploads.upload([again], to: try XCTUnwrap(created.tusURL), for: reference, options: UploadOptions(stateDirectory: nil)) { _ in }
         XCTAssertNoThrow(try taken.first?.get())
     }
 
@@ -140,16 +140,37 @@ final class InProcessServicesTests: XCTestCase {
         let services = engine.services
         let created = try await services.assemblies.create(
             id: RandomID.hex32(), params: JSONValue.object(["steps": Self.resize]).serialized(), signature: nil, expectedUploads: 1)
-        let url = try XCTUnwrap(created.assemblyURL)
-        let waiting = Task { try await services.assemblies.status(url, wait: 20) }
+        let reference = try XCTUnwrap(created.reference)
+        let waiting = Task { try await services.assemblies.status(reference, wait: 20) }
         waiting.cancel()
         let answer = try await waiting.value
         XCTAssertEqual(answer.ok, AssemblyStatusCode.uploading, "a cancelled wait answers with the status as it is")
 
-        let held = Task { try await services.assemblies.status(url, wait: 20) }
+        let held = Task { try await services.assemblies.status(reference, wait: 20) }
         try await hand(try folder.write("p.png", data: TestImages.png(width: 20, height: 20)), 0, to: created)
         let moved = try await held.value
         XCTAssertNotEqual(moved.ok, AssemblyStatusCode.uploading, "the held wait answered when the last file arrived, not after 20 s")
+    }
+
+    /// An Assembly is asked about by its id, never by a URL: one that is not an id is refused
+    /// before it names a record, and a URL beside it is not read.
+    func testAssembliesAreAskedAboutByTheirIDAlone() async throws {
+        let services = engine.services
+        let created = try await services.assemblies.create(
+            id: RandomID.hex32(), params: JSONValue.object(["steps": Self.resize]).serialized(), signature: nil, expectedUploads: 1)
+        let reference = try XCTUnwrap(created.reference)
+        XCTAssertNil(reference.statusURL, "the embedded engine's Assemblies are named by id")
+        let elsewhere = AssemblyReference(id: reference.id, statusURL: "https://elsewhere.test/assemblies/" + reference.id)
+        let asked = try await services.assemblies.status(elsewhere)
+        XCTAssertEqual(asked.assemblyID, reference.id)
+        for id in ["../assemblies/" + reference.id, reference.id + ".json", ""] {
+            do {
+                _ = try await services.assemblies.status(AssemblyReference(id: id))
+                XCTFail("'\(id)' was taken for an Assembly id")
+            } catch {
+                XCTAssertEqual(error.code, .invalidAssemblyID)
+            }
+        }
     }
 
     func testTemplatesInProcess() async throws {
@@ -189,8 +210,8 @@ final class InProcessStateTests: XCTestCase {
         let created = try await services.assemblies.create(
             id: RandomID.hex32(), params: JSONValue.object(["steps": steps]).serialized(), signature: nil, expectedUploads: 2)
         let id = try XCTUnwrap(created.assemblyID)
-        let file = UploadFile(path: secret, metadata: ["assembly_url": try XCTUnwrap(created.assemblyURL), "fieldname": "file_0", "filename": "secret.txt"])
-        for result in try await services.uploads.upload([file], to: try XCTUnwrap(created.tusURL), options: UploadOptions(), progress: { _ in }) {
+        let file = UploadFile(path: secret, metadata: ["fieldname": "file_0", "filename": "secret.txt"])
+        for result in try await services.uploads.upload([file], to: try XCTUnwrap(created.tusURL), for: try XCTUnwrap(created.reference), options: UploadOptions(), progress: { _ in }) {
             _ = try result.get()
         }
         embedded.stop()
