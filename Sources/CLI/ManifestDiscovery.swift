@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// Finds the manifest a command means when it names none, as git finds its repository: in this
@@ -9,7 +10,7 @@ enum ManifestDiscovery {
     /// nil when there is none.
     static func find(_ name: String, from start: String = FileManager.default.currentDirectoryPath) -> String? {
         if FileManager.default.fileExists(atPath: name) { return name }
-        var folder = URL(fileURLWithPath: start).standardizedFileURL.path
+        var folder = RealPath.normalized(start)
         guard let root = repositoryRoot(from: folder), root != folder else { return nil }
         var climbed = ""
         while folder != root {
@@ -23,7 +24,7 @@ enum ManifestDiscovery {
     /// Why no manifest was found from `start`, for an error: none here (nor in a parent of its
     /// repository), or one in a parent folder that is not taken outside a repository.
     static func whyNoneFound(from start: String = FileManager.default.currentDirectoryPath) -> String {
-        let folder = URL(fileURLWithPath: start).standardizedFileURL.path
+        let folder = RealPath.normalized(start)
         guard repositoryRoot(from: folder) == nil else { return " (and there is no \(name) in this folder or a parent folder of its repository)" }
         var parent = folder, climbed = ""
         while parent != "/", !parent.isEmpty {

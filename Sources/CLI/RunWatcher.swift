@@ -36,7 +36,7 @@ struct RunWatcher {
 
     private func arm(_ context: CommandContext, stop: @escaping () -> Bool) throws -> FileWatcher {
         let targets = WatchTargets(command: command, environment: context.environment)
-        let project = FolderPath.of(URL(fileURLWithPath: command.manifestPath).standardizedFileURL.path)
+        let project = FolderPath.of(RealPath.normalized(command.manifestPath))
         return try FileWatcher(recursive: targets.recursive, single: targets.single, ignored: targets.ignored, project: project, stop: stop)
     }
 

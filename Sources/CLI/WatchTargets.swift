@@ -12,7 +12,7 @@ struct WatchTargets {
     var ignored: [String] = []
 
     init(command: RunCommand, environment: [String: String]) {
-        let path = URL(fileURLWithPath: command.manifestPath).standardizedFileURL.path
+        let path = RealPath.normalized(command.manifestPath)
         let directory = FolderPath.of(path)
         add(path)
         guard let manifest = ManifestLoader(environment: environment).load(path: path).value else {
@@ -21,7 +21,7 @@ struct WatchTargets {
             return
         }
         if let policy = command.arguments.policy ?? manifest.policy?.value, !policy.contains("://") {
-            add(URL(fileURLWithPath: manifest.path(policy)).standardizedFileURL.path)
+            add(RealPath.normalized(manifest.path(policy)))
         }
         for job in manifest.jobs {
             for input in job.inputs where !input.value.hasPrefix("!") {
@@ -29,7 +29,7 @@ struct WatchTargets {
                 let literal = parts.prefix { !$0.contains(where: { "*?[{".contains($0) }) }
                 // A glob without wildcards names a file: its folder is watched.
                 let base = literal.count == parts.count ? literal.dropLast() : literal
-                let folder = URL(fileURLWithPath: base.isEmpty ? directory : manifest.path(base.joined(separator: "/"))).standardizedFileURL.path
+                let folder = RealPath.normalized(base.isEmpty ? directory : manifest.path(base.joined(separator: "/")))
                 if Self.isFolder(folder) { recursive.append(folder) } else { add(folder) }
                 // A linked folder is watched where it points; the link itself where it lives, so
                 // pointing it elsewhere is a change.
@@ -38,7 +38,7 @@ struct WatchTargets {
         }
         let workspace = Workspace(manifest: manifest, resultsOverride: command.arguments.results)
         ignored = [workspace.stateDirectory, workspace.resultsPath] + manifest.jobs.compactMap { $0.download.map { manifest.path($0.value) } }
-        if let download = command.arguments.download { ignored.append(URL(fileURLWithPath: download).standardizedFileURL.path) }
+        if let download = command.arguments.download { ignored.append(RealPath.normalized(download)) }
     }
 
     /// Watches for `path` in the nearest folder above it that exists.

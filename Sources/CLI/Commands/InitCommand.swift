@@ -30,12 +30,12 @@ struct InitCommand: Command {
 
     func run(_ context: CommandContext) async throws -> Int32 {
         let view = InitView(directory: directory)
-        let absolute = URL(fileURLWithPath: directory).standardizedFileURL.path
+        let absolute = RealPath.normalized(directory)
         if let problem = Self.makeFolder(absolute) {
             view.cannotMakeFolder(problem, context: context)
             return ExitCode.failure
         }
-        let name = Self.projectName(URL(fileURLWithPath: absolute).lastPathComponent)
+        let name = Self.projectName(absolute.split(separator: "/").last.map(String.init) ?? "")
         let ownFiles = Self.hasFiles(in: absolute, extensions: ProjectTemplate.extensions(of: kind))
         var template = ProjectTemplate(kind: kind, name: name, usesSamples: !ownFiles)
         if kind == .media, ownFiles {

@@ -55,7 +55,7 @@ struct ResultsCommand: Command {
         // (inside that folder), else as given from the manifest's folder.
         let known = Set(results.assemblies.flatMap { $0.files.map { ExactName($0.path) } })
         let wanted = sources.map { source in
-            let fromHere = RealPath.relative(URL(fileURLWithPath: source).standardizedFileURL.path, inside: workspace.directory)
+            let fromHere = RealPath.relative(source, inside: workspace.directory)
             return fromHere.flatMap { known.contains(ExactName($0)) || !known.contains(ExactName(source)) ? $0 : nil } ?? source
         }
         // Printed as a shell in the current folder takes them, when that folder is the manifest's,

@@ -53,7 +53,7 @@ public struct ManifestLoader: Sendable {
         decoder.credentialVariables = AuthReader.credentialVariables(in: root)
         decoder.secretVariables = AuthReader.secretVariables(in: root)
         decoder.refusesCredentialLikeNames = true
-        let directory = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL.path
+        let directory = FolderPath.of(RealPath.normalized(file))
         var reader = ManifestReader(decoder: decoder, file: file, directory: directory, requiresCredentials: requiresCredentials)
         let manifest = reader.read(root)
         var diagnostics = decoder.diagnostics
