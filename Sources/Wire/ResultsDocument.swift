@@ -1,10 +1,11 @@
 import Basics
 
-/// A results file (`results.json`, `schemas/results.schema.json`) as the runner reads it back,
-/// an Assembly at a time. The file is input (restored from a cache, committed, or written from a
-/// lying server's answers), so it is read leniently, as versions before read it: an entry without
-/// its job, plan id or status is no entry, a file without its path, size or digest is left out,
-/// and any other member of another type than expected is absent.
+/// A results file (`results.json`, `schemas/results.schema.json`) as the runner writes it and
+/// reads it back, an Assembly at a time (writing: `ResultsDocument+Writing.swift`). The file is
+/// input (restored from a cache, committed, or written from a lying server's answers), so it is
+/// read leniently, as versions before read it: an entry without its job, plan id or status is no
+/// entry, a file without its path, size or digest is left out, and any other member of another
+/// type than expected is absent.
 public enum ResultsDocument {
     /// The members beside the Assemblies.
     public struct Header: Decodable, Sendable {
@@ -28,7 +29,7 @@ public enum ResultsDocument {
             do { return try JSONValueDecoder.decode(Header.self, from: .object(members)) } catch { return nil }  // no results file: nothing cached
         }
 
-        private enum Keys: String, CodingKey { case pipeline, manifest, shard, endpoint }
+        enum Keys: String, CodingKey { case pipeline, manifest, shard, endpoint, version }
     }
 
     /// One planned Assembly's outcome.
@@ -74,7 +75,7 @@ public enum ResultsDocument {
             do { return try JSONValueDecoder.decode(Assembly.self, from: value) } catch { return nil }  // no entry: the caller leaves it out
         }
 
-        private enum Keys: String, CodingKey {
+        enum Keys: String, CodingKey {
             case job, status, message, files, results, warnings, attempt
             case planID = "plan_id", assemblyID = "assembly_id", assemblyURL = "assembly_url", leftOut = "left_out"
         }
@@ -102,7 +103,7 @@ public enum ResultsDocument {
             smartCDNURL = values.lenient(String.self, .smartCDNURL)
         }
 
-        private enum Keys: String, CodingKey {
+        enum Keys: String, CodingKey {
             case path, size, sha256, steps
             case smartCDNURL = "smart_cdn_url"
         }
@@ -141,7 +142,7 @@ public enum ResultsDocument {
             do { return try decoder.container(keyedBy: Keys.self) } catch { return nil }  // no object: every member missing
         }
 
-        fileprivate enum Keys: String, CodingKey {
+        enum Keys: String, CodingKey {
             case source, name, url, size, md5hash, mime, meta, expires
             case localPath = "local_path"
         }
@@ -168,7 +169,7 @@ public enum ResultsDocument {
             do { return try decoder.container(keyedBy: Keys.self) } catch { return nil }  // no object: every member missing
         }
 
-        private enum Keys: String, CodingKey { case source, step, error, message }
+        enum Keys: String, CodingKey { case source, step, error, message }
     }
 
     /// What a tool warned of; every member may be missing.
@@ -189,7 +190,7 @@ public enum ResultsDocument {
             do { return try decoder.container(keyedBy: Keys.self) } catch { return nil }  // no object: every member missing
         }
 
-        private enum Keys: String, CodingKey { case source, step, message }
+        enum Keys: String, CodingKey { case source, step, message }
     }
 
     /// A later run's failed or cut try at the Assembly.
@@ -214,7 +215,7 @@ public enum ResultsDocument {
             do { return try JSONValueDecoder.decode(Attempt.self, from: value) } catch { return nil }  // no attempt: none recorded
         }
 
-        private enum Keys: String, CodingKey {
+        enum Keys: String, CodingKey {
             case status, message, endpoint
             case assemblyID = "assembly_id"
         }

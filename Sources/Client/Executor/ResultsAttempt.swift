@@ -35,15 +35,6 @@ extension RunResults {
             endpoint = document.endpoint?.printable
         }
 
-        /// As it appears in a results file.
-        var json: JSONValue {
-            var object: [String: JSONValue] = ["status": .string(status)]
-            if let message { object["message"] = .string(message) }
-            if let assemblyID { object["assembly_id"] = .string(assemblyID) }
-            if let endpoint { object["endpoint"] = .string(endpoint) }
-            return .object(object)
-        }
-
         /// Whether it was cut short (Ctrl-C, or the run ended first) rather than failed.
         public var isInterrupted: Bool { Self.interrupted.contains(status) }
 

@@ -134,15 +134,6 @@ public struct RunResults: Sendable, Equatable {
         self.assemblies = assemblies
     }
 
-    /// The results as JSON.
-    public var json: JSONValue {
-        var top: [String: JSONValue] = ["version": .int(1), "pipeline": .string(pipeline), "assemblies": .array(assemblies.map(\.json))]
-        if let manifest { top["manifest"] = .string(manifest) }
-        if let shard { top["shard"] = .string(shard) }
-        if let endpoint { top["endpoint"] = .string(endpoint) }
-        return .object(top)
-    }
-
     /// Reads a results file, an Assembly at a time (never the whole file's JSON at once), keeping
     /// the entries `keep` accepts; `nil` when missing or unreadable (then nothing is cached).
     /// URLs kept relative to the file (the embedded engine's files) are read as `file://` URLs.
@@ -164,35 +155,6 @@ public struct RunResults: Sendable, Equatable {
 }
 
 extension RunResults.Entry {
-    /// The entry as it appears in a results file.
-    var json: JSONValue {
-        var object: [String: JSONValue] = [
-            "job": .string(job), "plan_id": .string(planID), "status": .string(status),
-            "files": .array(files.map { file in
-                var object: [String: JSONValue] = ["path": .string(file.path), "size": .int(Int(file.size)), "sha256": .string(file.sha256)]
-                if let done = steps[ExactName(file.path)], !done.isEmpty { object["steps"] = .object(done.mapValues { .string($0) }) }
-                if let url = smartCDNURLs[ExactName(file.path)] { object["smart_cdn_url"] = .string(url) }
-                return .object(object)
-            }),
-            "results": .object(results.mapValues { files in .array(files.map(\.json)) }),
-        ]
-        if let assemblyID { object["assembly_id"] = .string(assemblyID) }
-        if let assemblyURL { object["assembly_url"] = .string(assemblyURL) }
-        if let message, !isCompleted { object["message"] = .string(message) }
-        if let attempt { object["attempt"] = attempt.json }
-        if !leftOut.isEmpty {
-            object["left_out"] = .array(leftOut.map { item in
-                .object(["source": item.source.map { .string($0) } ?? .null, "step": .string(item.step), "error": .string(item.error), "message": .string(item.message)])
-            })
-        }
-        if !warnings.isEmpty {
-            object["warnings"] = .array(warnings.map { item in
-                .object(["source": item.source.map { .string($0) } ?? .null, "step": .string(item.step), "message": .string(item.message)])
-            })
-        }
-        return .object(object)
-    }
-
     /// An entry read from a results file; nil when a required field is missing.
     init?(json item: JSONValue) {
         guard let document = ResultsDocument.Assembly.read(item) else { return nil }
@@ -246,18 +208,5 @@ extension RunResults.Entry {
             }
         }
         return entry
-    }
-}
-
-extension RunResults.ResultFile {
-    var json: JSONValue {
-        var object: [String: JSONValue] = ["name": .string(name), "size": size.map { .int(Int($0)) } ?? .null, "meta": meta]
-        object["source"] = source.map { .string($0) } ?? .null
-        if let url { object["url"] = .string(url) }
-        if let md5 { object["md5hash"] = .string(md5) }
-        if let mime { object["mime"] = .string(mime) }
-        if let localPath { object["local_path"] = .string(localPath) }
-        if let expires { object["expires"] = .string(AuthParams.expires(expires)) }
-        return .object(object)
     }
 }

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Wire
 
 /// Merges the results files of a sharded run into one, reading each file an Assembly at a time:
 /// what stays in memory is one Assembly's entry and the ids of the Assemblies seen.
@@ -71,14 +72,18 @@ public enum ResultsMerge {
                     return
                 }
                 completed = completed && entry.isCompleted
-                writer.add(entry.json, emit)
+                do { try writer.add(ResultsDocument.Assembly(entry), emit) } catch { problem = unwritable(header.file, index, error) }
             }
             if let problem { throw problem }
         }
         let manifests = Set(headers.map(\.manifest))
-        writer.finish(
-            pipeline: first.pipeline, manifest: manifests.count == 1 ? first.manifest : nil, shard: nil,
-            endpoint: endpoints.count == 1 ? first.endpoint : nil, emit)
+        do {
+            try writer.finish(ResultsDocument.Header(
+                pipeline: first.pipeline, manifest: manifests.count == 1 ? first.manifest : nil, shard: nil,
+                endpoint: endpoints.count == 1 ? first.endpoint : nil), emit)
+        } catch {
+            throw Failure(description: "the merged results cannot be written: \(error)")
+        }
         return completed
     }
 
@@ -124,6 +129,11 @@ public enum ResultsMerge {
         } catch {
             throw notResults(file, "\(error)")
         }
+    }
+
+    /// An entry read from `file` that cannot be written back (a value JSON cannot hold).
+    private static func unwritable(_ file: String, _ index: Int, _ error: any Error) -> Failure {
+        Failure(description: "'\(file)': assemblies[\(index)] cannot be written into the merged results: \(error)")
     }
 
     private static func notResults(_ file: String, _ reason: String) -> Failure {

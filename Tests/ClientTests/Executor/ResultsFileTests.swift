@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import Planning
 import TestSupport
+import Wire
 import XCTest
 
 /// Results files are written and merged an Assembly at a time, and read back as written.
@@ -25,7 +26,11 @@ final class ResultsFileTests: XCTestCase {
         for value in [results(shard: "1/2", jobs: ["a", "b\u{e9}\"q"]), results(shard: nil, jobs: [])] {
             try value.write(to: directory.path + "/out/results.json")
             let written = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/out/results.json"))
-            XCTAssertEqual(String(decoding: written, as: UTF8.self), value.json.serialized(pretty: true) + "\n")
+            // Streamed an Assembly at a time, it is the bytes of the whole document serialized at once.
+            var whole = try XCTUnwrap(JSONValueEncoder.encode(ResultsDocument.Header(
+                pipeline: value.pipeline, manifest: value.manifest, shard: value.shard, endpoint: value.endpoint)).objectValue)
+            whole["assemblies"] = .array(try value.assemblies.map { try JSONValueEncoder.encode(ResultsDocument.Assembly($0)) })
+            XCTAssertEqual(String(decoding: written, as: UTF8.self), JSONValue.object(whole).serialized(pretty: true) + "\n")
             XCTAssertEqual(RunResults.load(directory.path + "/out/results.json"), value)
         }
     }
