@@ -35,6 +35,7 @@ public struct Manifest: Sendable {
     /// only copies the files into its own folder.
     public func localEngineProblems(environment: [String: String]) -> [Diagnostic] {
         robotProblemsForTheLocalEngine(environment: environment) + parameterProblemsForTheLocalEngine + valueProblemsForTheLocalEngine
+            + optionProblemsForTheLocalEngine
     }
 
     /// On the hosted service, a job whose results are neither stored by an export robot nor

@@ -12,6 +12,8 @@ public struct TemplateSpec: Sendable {
     public var content: JSONValue
     /// The steps as written, with their locations.
     public var steps: [Step] = []
+    /// Where every part of `content`'s steps was written (`["steps", name, option]`).
+    public var locations = LocationIndex()
 
     /// Whether Assemblies may send `steps` next to it (the service's default: yes).
     public var allowsStepsOverride: Bool { content["allow_steps_override"]?.boolValue ?? true }
@@ -50,6 +52,6 @@ struct TemplateReader {
             content["allow_steps_override"] = .bool(allow)
         }
         let requireSignature = fields["require_signature_auth"].flatMap { decoder.bool($0, what: "'require_signature_auth'") } ?? false
-        return TemplateSpec(name: name, requireSignatureAuth: requireSignature, content: .object(content), steps: steps)
+        return TemplateSpec(name: name, requireSignatureAuth: requireSignature, content: .object(content), steps: steps, locations: index)
     }
 }
