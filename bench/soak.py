@@ -555,8 +555,8 @@ def report(args):
     clean = [float(v) for v in events.get("restart_clean", [])]
     print(f"{'restart, empty data folder':<28} {', '.join(f'{v:.1f} ms' for v in empty) or '-'}")
     down = events.get("down_kill", [""])[0]
-    print(f"{'restart after the kill -9':<28} {', '.join(f'{v:.1f} ms' for v in after_kill) or '-'} (under load"
-          + (f"; {down} ms from the kill to an answer)" if down else ")"))
+    if after_kill:
+        print(f"{'restart after the kill -9':<28} {after_kill[0]:.1f} ms (under load; {down} ms from the kill to an answer)")
     print(f"{'clean restart at the end':<28} {', '.join(f'{v:.1f} ms' for v in clean) or '-'}"
           + (f" (median {statistics.median(clean):.1f} ms)" if clean else ""))
 

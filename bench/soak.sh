@@ -47,8 +47,9 @@ for value in "$W" "$D" "$HASH_MIB" "$RESIZE_PERCENT" "$IMAGES" "$DRAIN" "$SAMPLE
     [[ $value =~ ^[0-9]+$ ]] ||
         { echo "soak.sh: W, D, HASH_MIB, RESIZE_PERCENT, IMAGES, DRAIN, SAMPLE_SECONDS, RESTARTS and MIN_FREE_MIB must be whole numbers" >&2; exit 2; }
 done
-((W >= 1 && D >= 6 && IMAGES >= 1 && SAMPLE_SECONDS >= 1 && HASH_MIB >= 1 && RESIZE_PERCENT <= 100)) ||
-    { echo "soak.sh: needs W >= 1, D >= 6, IMAGES >= 1, SAMPLE_SECONDS >= 1, HASH_MIB >= 1, RESIZE_PERCENT <= 100" >&2; exit 2; }
+((W >= 1 && D >= 2 && IMAGES >= 1 && SAMPLE_SECONDS >= 1 && HASH_MIB >= 1 && RESIZE_PERCENT <= 100)) ||
+    { echo "soak.sh: needs W >= 1, D >= 2, IMAGES >= 1, SAMPLE_SECONDS >= 1, HASH_MIB >= 1, RESIZE_PERCENT <= 100" >&2; exit 2; }
+((D >= 3 * SAMPLE_SECONDS)) || { echo "soak.sh: D must be at least 3 x SAMPLE_SECONDS (a sample in each third)" >&2; exit 2; }
 [[ $IMAGE_SIZE =~ ^[0-9]+x[0-9]+$ && $BOX =~ ^[0-9]+x[0-9]+$ ]] ||
     { echo "soak.sh: IMAGE_SIZE and BOX must be WxH" >&2; exit 2; }
 [[ $KILL == 0 || $KILL == 1 ]] || { echo "soak.sh: KILL must be 0 or 1" >&2; exit 2; }
@@ -59,7 +60,9 @@ sdk_python=$repo/.venv/bin/python
     { echo "soak.sh: pytransloadit or tuspy is not installed in .venv (run scripts/setup.sh)" >&2; exit 2; }
 command -v ffmpeg >/dev/null || { echo "soak.sh: ffmpeg is not installed (scripts/setup.sh installs it)" >&2; exit 2; }
 [[ -r /proc/self/status ]] || { echo "soak.sh: needs /proc (Linux)" >&2; exit 2; }
-soak=(python3 -S "$repo/bench/soak.py")
+# The venv's interpreter starts at once (a pyenv shim first runs a shell script); -S: no site
+# packages, the probe and the report need none.
+soak=("$sdk_python" -S "$repo/bench/soak.py")
 
 script=soak.sh
 source "$repo/bench/lib.sh"
@@ -68,7 +71,7 @@ find_binary
 machine_facts
 echo "sdk:     pytransloadit $("$sdk_python" -c 'from importlib.metadata import version; print(version("pytransloadit"))'), tuspy $("$sdk_python" -c 'from importlib.metadata import version; print(version("tuspy"))') ($("$sdk_python" --version 2>&1))"
 echo "serve:   ${SERVE_ARGS:-(no extra flags)}"
-echo "load:    W=$W clients for D=$D s, kill -9 at $((D / 2)) s: $([[ $KILL == 1 ]] && echo yes || echo no)"
+echo "load:    W=$W clients for D=$D s, $([[ $KILL == 1 ]] && echo "kill -9 at $((D / 2)) s" || echo "no kill (KILL=0)")"
 
 # ------------------------------------------------------------ work folder
 mkdir -p "${BENCH_DIR:-/tmp}"
@@ -237,7 +240,7 @@ if [[ $KILL == 1 ]]; then
         down_ms=$(awk -v a="$answered" -v b="$killed" 'BEGIN { printf "%.0f", (a - b) * 1000 }')
         echo "restart_kill $started_ms" >>"$events"
         echo "down_kill $down_ms" >>"$events"
-        echo "[$(((kill_us - start_us) / 1000000)) s] kill -9; restarted in $started_ms ms (pid $engine_pid), $down_ms ms without an engine"
+        echo "[$(awk -v a="$killed" -v b="$start_us" 'BEGIN { printf "%.1f", a - b / 1e6 }') s] kill -9; restarted in $started_ms ms (pid $engine_pid), $down_ms ms without an engine"
     fi
 fi
 
@@ -260,7 +263,7 @@ idle_sample idle_end
 
 # --------------------------------------------------------- clean restarts
 echo
-echo "== $RESTARTS clean restarts over the data folder ($(du -sb "$data" | awk '{ printf "%.0f MB", $1 / 1e6 }'))"
+echo "== clean restarts over the data folder ($RESTARTS; $(du -sb "$data" | awk '{ printf "%.0f MB", $1 / 1e6 }'))"
 for ((run = 1; run <= RESTARTS; run++)); do
     stop_pid "$engine_pid"
     start_measured
