@@ -12,6 +12,7 @@ extension AssemblyAPI {
     func replay(_ parentID: String, form: FormData, origin: String, client: String?) -> Result<AssemblyRecord, APIRefusal> {
         guard let parent = store.get(parentID) else { return .failure(.assemblyNotFound(parentID)) }
         guard parent.isTerminal else { return .failure(.cannotBeReplayed(parentID, "it has not ended; cancel it or wait for it")) }
+        if let removed = parent.filesRemoved { return .failure(.cannotBeReplayed(parentID, parent.filesRemovedMessage(removed))) }
         guard !parent.readsFilesInPlace else {
             return .failure(.cannotBeReplayed(parentID, "its files were read where they are (handed over by a process on this machine) and never kept"))
         }

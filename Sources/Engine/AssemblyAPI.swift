@@ -56,7 +56,7 @@ struct AssemblyAPI: Sendable {
         case ("GET", 1):
             // The listing the SDKs call, signed like the Templates API's: newest first, `page` and `pagesize`.
             do { _ = try SignedParams.fromQuery(head, auth: auth) } catch { return .respond(error.response) }
-            let all = store.all.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
+            let all = store.allStored().sorted { ($0.created, $0.id) > ($1.created, $1.id) }
             let page = SignedParams.page(head.query)
             let items = all.dropFirst(page.offset).prefix(page.size).map { AssemblyStatus.document($0, tusPath: LocalEngine.tusPath, addresses: .served(origin: head.origin)).jsonText() }
             return .respond(.json(200, "{\"count\":\(all.count),\"items\":[" + items.joined(separator: ",") + "]}"))
@@ -99,9 +99,10 @@ struct AssemblyAPI: Sendable {
     /// where its owner keeps it).
     func serveFile(_ head: RequestHead) -> ServerResponse {
         guard head.method == "GET" || head.method == "HEAD", let result = ResultPath(head.path),
-              let file = store.get(result.assembly)?.file(result.file), file.inPlace == nil else {
+              let record = store.get(result.assembly), let file = record.file(result.file), file.inPlace == nil else {
             return .text(404, "no such file")
         }
+        if let removed = record.filesRemoved { return .text(410, record.filesRemovedMessage(removed)) }
         // A file removed from the data folder since (by hand, or a cleanup) is gone, not an error.
         var facts = stat()
         guard stat(file.path, &facts) == 0, (facts.st_mode & S_IFMT) == S_IFREG, Int64(facts.st_size) == file.size else {

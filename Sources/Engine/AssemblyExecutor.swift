@@ -74,7 +74,7 @@ final class AssemblyExecutor: Sendable {
     /// last upload arrived just before it stopped (their start may not have been written). Ended
     /// ones are left as they are (not written again at every start).
     func resumeInterrupted() {
-        for record in store.all.filter({ !$0.isTerminal }).sorted(by: { ($0.created, $0.id) < ($1.created, $1.id) }) {
+        for record in store.live.filter({ !$0.isTerminal }).sorted(by: { ($0.created, $0.id) < ($1.created, $1.id) }) {
             var action = AssemblyAction.none
             store.update(record.id) { record in
                 action = record.apply(record.phase == .uploading && record.expectedTusUploads > 0

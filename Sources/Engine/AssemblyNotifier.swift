@@ -53,7 +53,7 @@ final class AssemblyNotifier: Sendable {
 
     /// Delivers the announcements a stopped engine left pending.
     func resumePending() {
-        for record in store.all where record.isTerminal && record.notification?.state == .pending { deliver(record.id) }
+        for record in store.live where record.isTerminal && record.notification?.state == .pending { deliver(record.id) }
     }
 
     /// Waits up to `patience` for the attempts being sent; deliveries waiting to try again, and

@@ -22,6 +22,7 @@ extension AssemblyRecord {
         object["error"] = storedPhase.error.map { .string($0.rawValue) }
         object["finished"] = finished.map { .string(AuthTime.format($0)) }
         object["clientAgent"] = clientAgent.map(JSONValue.string)
+        object["filesRemoved"] = filesRemoved.map { .string(AuthTime.format($0)) }
         return .object(object)
     }
 }

@@ -42,6 +42,8 @@ struct AssemblyRecord: Codable, Sendable {
     var finished: Date?
     /// The client's `Transloadit-Client` (or `User-Agent`) header, as the hosted API reports it.
     var clientAgent: String?
+    /// When the retention sweep removed its uploads and results (nil while they are kept).
+    var filesRemoved: Date?
 
     /// `ok` and `error` as the record's file stores them.
     var storedPhase: (ok: AssemblyStatusCode?, error: APIErrorCode?) { (ok, error) }
@@ -63,7 +65,28 @@ struct AssemblyRecord: Codable, Sendable {
     }
 
     var isTerminal: Bool { phase.isTerminal }
-    /// The upload or result file with this id.
+
+    /// What a status and a result URL say of files the retention removed at `date`.
+    func filesRemovedMessage(_ date: Date) -> String {
+        "the uploads and results of this Assembly were removed at \(AuthTime.format(date)), when the engine's retention after its end ran out"
+    }
+
+    /// Its uploads and results were removed at `date`: the record keeps what they were (names,
+    /// sizes, checksums), without their metadata.
+    mutating func removeFiles(at date: Date) {
+        filesRemoved = date
+        for index in uploads.indices { uploads[index].meta = [:] }
+        results = results.mapValues { files in files.map { file in
+            var file = file
+            file.meta = [:]
+            return file
+        } }
+    }
+    /// Ended with its end announced (or nothing to announce to): nothing more happens to it unless asked.
+    var isSettled: Bool { isTerminal && notification?.state != .pending }
+    /// Where the store's index keeps it: live until settled, then ended until its files go.
+    var indexPart: AssemblyIndex.Part? { !isSettled ? .live : filesRemoved == nil ? .ended : nil }
+
     /// Whether every file the record names is inside `root` (the data folder), as written and
     /// with its links resolved.
     func keepsItsFiles(inside root: String) -> Bool {

@@ -46,6 +46,7 @@ enum AssemblyStatus {
         document.results = record.results.mapValues { files in files.map { $0.document(url: fileURL($0)) } }
         document.ignoredErrors = record.ignoredErrors ?? []
         document.warnings = record.warnings ?? []
+        if let removed = record.filesRemoved { document.warnings.append(.init(level: "notice", msg: record.filesRemovedMessage(removed))) }
         document.fields = record.fields
         document.params = record.params
         document.executionStart = AuthTime.format(record.created)

@@ -2,23 +2,39 @@ import Foundation
 import Basics
 import Synchronization
 
-/// The engine's Assemblies, in memory and as JSON files in the data folder, so they survive a
-/// restart. Changes are written behind, atomically and in the order made: each changed Assembly
-/// once per `writeDelay`, however many uploads changed it meanwhile (an Assembly of n files
-/// would otherwise be encoded n times over), without flushing to disk. A client is told only of
-/// a phase the Assembly's file holds (`reported` writes it first when it does not yet): an engine
-/// killed a moment later still knows every Assembly it said had completed.
+/// The engine's Assemblies, as JSON files in the data folder, so they survive a restart; in
+/// memory only those not yet settled (`AssemblyRecord.isSettled`) and a few settled ones recently
+/// read, so memory and start time follow what is live, not the history (`AssemblyIndex` says
+/// which are live without reading the rest). Changes are written behind, atomically and in the
+/// order made: each changed Assembly once per `writeDelay`, however many uploads changed it
+/// meanwhile (an Assembly of n files would otherwise be encoded n times over), without flushing
+/// to disk. A client is told only of a phase the Assembly's file holds (`reported` writes it first
+/// when it does not yet): an engine killed a moment later still knows every Assembly it said had completed.
 final class AssemblyStore: Sendable {
     let directory: String
-    private let records: Mutex<[String: AssemblyRecord]>
-    /// The phase of each Assembly as its file holds it.
-    private let writtenPhases: Mutex<[String: AssemblyPhase]>
-    /// Assemblies changed since they were last written.
-    private let unwritten = Mutex<Set<String>>([])
+    /// Which Assemblies are live, and which ended ones still have their files.
+    let index: AssemblyIndex
+
+    private struct State {
+        /// Assemblies not settled, and settled ones with a change not yet written.
+        var records: [String: AssemblyRecord] = [:]
+        /// The phase of each Assembly in `records` as its file holds it.
+        var writtenPhases: [String: AssemblyPhase] = [:]
+        /// Where the index has each Assembly in `records` (absent: not known without looking).
+        var placed: [String: AssemblyIndex.Part?] = [:]
+        /// Assemblies changed since they were last written.
+        var unwritten: Set<String> = []
+        /// Settled Assemblies read lately.
+        var recent = RecentRecords(capacity: AssemblyStore.recentCapacity)
+    }
+
+    private let state: Mutex<State>
     private let writer = DispatchQueue(label: "assembly-store.writer")
     /// Status requests held until their Assembly moves on.
     private let held = HeldRequests(most: AssemblyStore.mostHeld)
     static let mostHeld = 32
+    /// Settled Assemblies kept in memory once read.
+    static let recentCapacity = 256
     /// Status requests held now.
     var heldCount: Int { held.count }
     /// Callers in the engine's process waiting for an Assembly to move on.
@@ -30,33 +46,80 @@ final class AssemblyStore: Sendable {
     private let warn: @Sendable (String) -> Void
     /// The clock held requests' deadlines are kept by.
     let clock: any MonotonicClock
+    /// Records read at start: the live ones (all of them, the first time a folder from before the index is opened).
+    let readAtStart: Int
 
     init(directory: String, warn: @escaping @Sendable (String) -> Void = { _ in }, clock: any MonotonicClock = SystemClock()) throws {
         self.directory = directory
         self.warn = warn
         self.clock = clock
+        index = AssemblyIndex(directory: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        var loaded: [String: AssemblyRecord] = [:]
-        for name in try FileSystem.names(in: directory) where name.hasSuffix(".json") {
-            let record: AssemblyRecord
-            do {
-                record = try StateCoding.decode(AssemblyRecord.self, from: try FileReading.read(directory + "/" + name, limit: 1 << 30))
-                    .mappingFilePaths { Self.stored($0, in: FolderPath.of(directory)) }
-            } catch {
-                warn("ignored the stored Assembly '\(name.printable)': it cannot be read (\(error)); move it away to keep it from this message")
-                continue
+        var live: [String: AssemblyRecord] = [:]
+        var read = 0
+        if index.exists {
+            for id in index.ids(.live) {
+                read += 1
+                guard let record = Self.read(id, in: directory, warn: warn) else {
+                    try? index.place(id, in: nil)  // best effort: a marker without its record is passed over at each start
+                    continue
+                }
+                if record.isSettled { try index.place(id, in: record.indexPart) } else { live[id] = record }
             }
-            // A stored record is input, never truth (the data folder may come from a cache or a
-            // commit): one named for another id, or naming a file outside the data folder (which
-            // the engine would serve and read as a robot's input), is not loaded.
-            guard name == record.id + ".json", record.keepsItsFiles(inside: FolderPath.of(directory)) else {
-                warn("ignored the stored Assembly '\(name.printable)': it names files outside the engine's data folder, or another id")
-                continue
+        } else {
+            // A data folder from before the index: every record read once, to make it.
+            var parts: [(id: String, part: AssemblyIndex.Part, since: Date)] = []
+            for name in try FileSystem.names(in: directory) where name.hasSuffix(".json") {
+                read += 1
+                guard let record = Self.read(String(name.dropLast(5)), in: directory, warn: warn) else { continue }
+                if let part = record.indexPart { parts.append((record.id, part, part == .live ? record.created : record.finished ?? record.created)) }
+                if !record.isSettled { live[record.id] = record }
             }
-            loaded[record.id] = record
+            try index.build(parts)
         }
-        records = Mutex(loaded)
-        writtenPhases = Mutex(loaded.mapValues(\.phase))
+        readAtStart = read
+        var initial = State()
+        initial.records = live
+        initial.writtenPhases = live.mapValues(\.phase)
+        initial.placed = live.mapValues { _ in .live }
+        state = Mutex(initial)
+    }
+
+    /// The stored record of `id`, checked; nil (with a warning for one that is damaged or not
+    /// this engine's) when there is none.
+    private static func read(_ id: String, in directory: String, warn: (String) -> Void) -> AssemblyRecord? {
+        let path = directory + "/" + id + ".json"
+        let record: AssemblyRecord
+        do {
+            guard let data = try readIfPresent(path) else { return nil }
+            record = try StateCoding.decode(AssemblyRecord.self, from: data).mappingFilePaths { stored($0, in: FolderPath.of(directory)) }
+        } catch {
+            warn("ignored the stored Assembly '\(id.printable).json': it cannot be read (\(error)); move it away to keep it from this message")
+            return nil
+        }
+        // A stored record is input, never truth (the data folder may come from a cache or a
+        // commit): one named for another id, or naming a file outside the data folder (which
+        // the engine would serve and read as a robot's input), is not loaded.
+        guard id == record.id, record.keepsItsFiles(inside: FolderPath.of(directory)) else {
+            warn("ignored the stored Assembly '\(id.printable).json': it names files outside the engine's data folder, or another id")
+            return nil
+        }
+        return record
+    }
+
+    /// The bytes at `path`; nil when there is nothing there (nor a folder to hold it).
+    private static func readIfPresent(_ path: String) throws(FileError) -> Data? {
+        do {
+            return try FileSystem.readIfPresent(path, limit: 1 << 30)
+        } catch {
+            if error.code == ENOTDIR { return nil }
+            throw error
+        }
+    }
+
+    /// Every record stored in `directory`, read without opening a store on it (nothing is written).
+    static func readAll(in directory: String) -> [AssemblyRecord] {
+        FileSystem.namesOrNone(in: directory).filter { $0.hasSuffix(".json") }.compactMap { read(String($0.dropLast(5)), in: directory, warn: { _ in }) }
     }
 
     /// A stored file's path: kept relative to the data folder `root` (so the folder can be copied
@@ -67,9 +130,18 @@ final class AssemblyStore: Sendable {
 
     /// Forgets the Assemblies `ids` (their files are removed by the caller).
     func remove(_ ids: Set<String>) {
-        records.withLock { records in for id in ids { records.removeValue(forKey: id) } }
-        writtenPhases.withLock { phases in for id in ids { phases.removeValue(forKey: id) } }
-        for id in ids { unlink(directory + "/" + id + ".json") }
+        state.withLock { state in
+            for id in ids {
+                state.records.removeValue(forKey: id)
+                state.writtenPhases.removeValue(forKey: id)
+                state.placed.removeValue(forKey: id)
+                state.recent.remove(id)
+            }
+        }
+        for id in ids {
+            unlink(directory + "/" + id + ".json")
+            try? index.place(id, in: nil)  // best effort: a marker without its record is dropped at the next start
+        }
     }
 
     /// Whether `id` has the shape of an Assembly id.
@@ -78,45 +150,75 @@ final class AssemblyStore: Sendable {
     /// Adds a new Assembly; `false` when the id is taken. Written before the creating request
     /// is answered: an acknowledged Assembly survives a killed engine.
     func insert(_ record: AssemblyRecord) throws -> Bool {
-        let inserted = records.withLock { records -> Bool in
-            guard records[record.id] == nil else { return false }
-            records[record.id] = record
+        guard get(record.id) == nil else { return false }
+        let inserted = state.withLock { state -> Bool in
+            guard state.records[record.id] == nil else { return false }
+            state.records[record.id] = record
             return true
         }
         guard inserted else { return false }
-        do { try writer.sync { try save(record) } } catch {
-            records.withLock { _ = $0.removeValue(forKey: record.id) }
+        do {
+            try index.place(record.id, in: .live)
+            try writer.sync { try save(record) }
+            state.withLock { $0.placed[record.id] = .live }
+        } catch {
+            state.withLock { _ = $0.records.removeValue(forKey: record.id) }
+            try? index.place(record.id, in: nil)  // best effort: a marker without its record is dropped at the next start
             throw error
         }
         return true
     }
 
-    func get(_ id: String) -> AssemblyRecord? { records.withLock { $0[id] } }
+    /// Assembly `id`: from memory, else read from the data folder (and kept among the recent ones).
+    func get(_ id: String) -> AssemblyRecord? {
+        if let known = state.withLock({ $0.records[id] ?? $0.recent.get(id) }) { return known }
+        guard Self.isValidID(id), let record = Self.read(id, in: directory, warn: warn) else { return nil }
+        return state.withLock { state in
+            if let newer = state.records[id] ?? state.recent.get(id) { return newer }
+            state.recent.put(record)
+            return record
+        }
+    }
 
     /// `id` as a client may be told of it: with a phase its file holds (written now when a change
     /// of phase has not been yet).
     func reported(_ id: String) -> AssemblyRecord? {
         guard let record = get(id) else { return nil }
-        guard writtenPhases.withLock({ $0[id] }) != record.phase else { return record }
+        guard let written = state.withLock({ $0.writtenPhases[id] }), written != record.phase else { return record }
         return writer.sync { write(id) } ?? get(id)
     }
 
-    /// Every Assembly, for resuming work after a restart.
-    var all: [AssemblyRecord] { records.withLock { Array($0.values) } }
+    /// The Assemblies in memory: every one not settled, for resuming work after a restart.
+    var live: [AssemblyRecord] { state.withLock { Array($0.records.values) } }
+
+    /// The ids of every stored Assembly.
+    var storedIDs: [String] {
+        FileSystem.namesOrNone(in: directory).compactMap { $0.hasSuffix(".json") ? String($0.dropLast(5)) : nil }.filter(Self.isValidID)
+    }
+
+    /// Every stored Assembly, read from the data folder (a listing of the whole history).
+    func allStored() -> [AssemblyRecord] { storedIDs.compactMap(get) }
 
     /// Changes an Assembly under the lock and saves it; returns the new state.
     @discardableResult
     func update(_ id: String, _ change: (inout AssemblyRecord) -> Void) -> AssemblyRecord? {
+        // A settled Assembly is brought back into memory for the change (until it is written).
+        guard let known = get(id) else { return nil }
         var moved = false
-        let updated = records.withLock { records -> AssemblyRecord? in
-            guard var record = records[id] else { return nil }
+        let (updated, first) = state.withLock { state -> (AssemblyRecord?, Bool) in
+            if state.records[id] == nil {
+                let record = state.recent.take(id) ?? known
+                state.records[id] = record
+                state.writtenPhases[id] = record.phase
+            }
+            guard var record = state.records[id] else { return (nil, false) }
             let phase = record.phase
             change(&record)
-            records[id] = record
+            state.records[id] = record
             moved = record.phase != phase
-            return record
+            return (record, state.unwritten.insert(id).inserted && state.unwritten.count == 1)
         }
-        if updated != nil { scheduleWrite(id) }
+        if first { writer.asyncAfter(deadline: .now() + Self.writeDelay) { [self] in writeChanged() } }
         // Held status requests wait for a phase to change, not for every upload.
         if moved {
             held.moved(id)
@@ -162,23 +264,36 @@ final class AssemblyStore: Sendable {
         writer.sync { writeChanged() }
     }
 
-    private func scheduleWrite(_ id: String) {
-        let first = unwritten.withLock { $0.insert(id).inserted && $0.count == 1 }
-        if first { writer.asyncAfter(deadline: .now() + Self.writeDelay) { [self] in writeChanged() } }
-    }
-
     /// Runs on `writer` only, so writes never overtake each other; each takes the latest state.
     private func writeChanged() {
-        for id in unwritten.withLock({ ids in defer { ids.removeAll() }; return ids }).sorted() { write(id) }
+        for id in state.withLock({ state in defer { state.unwritten.removeAll() }; return state.unwritten }).sorted() { write(id) }
     }
 
     /// Writes the latest state of `id`, and returns it; on `writer` only. A write behind that was
-    /// waiting for it has nothing left to write (a change after this read waits again).
+    /// waiting for it has nothing left to write (a change after this read waits again). A settled
+    /// Assembly written with no change since leaves memory for the recent ones.
     @discardableResult
     private func write(_ id: String) -> AssemblyRecord? {
-        unwritten.withLock { _ = $0.remove(id) }
-        guard let record = get(id) else { return nil }
-        do { try save(record) } catch { warn("Assembly \(id) could not be saved in the data folder: \(error)") }
+        guard let record = state.withLock({ state in
+            state.unwritten.remove(id)
+            return state.records[id]
+        }) else { return nil }
+        let part = record.indexPart
+        do {
+            try save(record)
+            if state.withLock({ $0.placed[id] }) != .some(part) { try index.place(id, in: part) }
+        } catch {
+            // Kept in memory, where it lives on until the engine stops.
+            warn("Assembly \(id) could not be saved in the data folder: \(error)")
+            return record
+        }
+        state.withLock { state in
+            state.placed[id] = part
+            guard record.isSettled, !state.unwritten.contains(id), let current = state.records.removeValue(forKey: id) else { return }
+            state.writtenPhases.removeValue(forKey: id)
+            state.placed.removeValue(forKey: id)
+            state.recent.put(current)
+        }
         return record
     }
 
@@ -186,6 +301,6 @@ final class AssemblyStore: Sendable {
         let root = FolderPath.of(directory)
         let kept = record.mappingFilePaths { RealPath.relative($0, inside: root) ?? $0 }
         try AtomicFile.write(try kept.stateJSON().compactData, to: directory + "/" + record.id + ".json", durable: false)
-        writtenPhases.withLock { $0[record.id] = record.phase }
+        state.withLock { if $0.records[record.id] != nil { $0.writtenPhases[record.id] = record.phase } }
     }
 }

@@ -26,12 +26,12 @@ extension LocalEngine {
     /// records, another engine's) go too, unless kept.
     public func collectGarbage(keeping: Set<String>, trimming named: [String: Set<String>] = [:]) -> CollectedGarbage {
         let store = uploadLinks.assemblies
-        let whole = keeping.union(store.all.filter { !$0.isTerminal }.map(\.id))
-        let (removed, found) = Self.unkept(in: dataDirectory, known: store.all.map(\.id), keeping: whole.union(named.keys))
+        let whole = keeping.union(store.live.filter { !$0.isTerminal }.map(\.id))
+        let (removed, found) = Self.unkept(in: dataDirectory, known: store.live.map(\.id), keeping: whole.union(named.keys))
         var collected = Self.discard(removed, in: dataDirectory, dryRun: false)
         store.remove(removed)
         collected.kept = found - removed.count
-        for upload in uploadLinks.uploads.known {
+        for upload in uploadLinks.uploads.stored() {
             if let id = AssemblyUploads.assemblyID(upload.metadata), removed.contains(id) { uploadLinks.uploads.delete(upload.id) }
         }
         var trims: [(id: String, trim: AssemblyTrim)] = []
@@ -58,7 +58,7 @@ extension LocalEngine {
     /// those are counted as ending now, as the next start ends them.
     public static func garbage(in dataDirectory: String, keeping: Set<String>, trimming named: [String: Set<String>] = [:]) throws -> CollectedGarbage {
         let folder = dataDirectory + "/assemblies"
-        let records = FileManager.default.fileExists(atPath: folder) ? try AssemblyStore(directory: folder).all : []
+        let records = AssemblyStore.readAll(in: folder)
         let whole = keeping.union(records.filter { !$0.isTerminal && !$0.readsFilesInPlace }.map(\.id))
         let (removed, found) = unkept(in: dataDirectory, known: records.map(\.id), keeping: whole.union(named.keys))
         var collected = discard(removed, in: dataDirectory, dryRun: true)

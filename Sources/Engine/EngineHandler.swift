@@ -6,11 +6,10 @@ final class EngineHandler: HTTPServerHandler {
     let tus: TusEndpoint
     let assemblies: AssemblyAPI
     let templates: TemplateAPI
+    let health: EngineHealth.Source
 
-    init(tus: TusEndpoint, assemblies: AssemblyAPI, templates: TemplateAPI) {
-        self.tus = tus
-        self.assemblies = assemblies
-        self.templates = templates
+    init(tus: TusEndpoint, assemblies: AssemblyAPI, templates: TemplateAPI, health: EngineHealth.Source) {
+        (self.tus, self.assemblies, self.templates, self.health) = (tus, assemblies, templates, health)
     }
 
     func plan(_ head: RequestHead) -> RequestPlan {
@@ -33,7 +32,11 @@ final class EngineHandler: HTTPServerHandler {
             return .respond(assemblies.serveFile(head))
         }
         if head.path == "/" || head.path == "/healthz" {
-            return .respond(.json(200, #"{"ok":"ENGINE_RUNNING","engine":"pipeline serve"}"#))
+            return .respond(.json(200, health.now().json))
+        }
+        if head.path == "/metrics" {
+            let text = health.now().prometheusText
+            return .respond(ServerResponse(status: 200, headers: [("Content-Type", EngineHealth.prometheusContentType)], body: .data(Data(text.utf8))))
         }
         return .respond(APIRefusal.noRoute(head.method, head.path).response)
     }

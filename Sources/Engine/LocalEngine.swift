@@ -53,6 +53,11 @@ public final class LocalEngine: Sendable {
         public var notificationSecret: String?
         /// Told of every notification attempt; `warn` hears of those given up when nil.
         public var notificationLog: (@Sendable (String) -> Void)?
+        /// How long what ended Assemblies leave is kept, swept on a schedule; nil (the embedded
+        /// engine) keeps it until a collection removes what no current results name.
+        public var retention: EngineRetention?
+        /// Told of each retention sweep that removed something.
+        public var retentionLog: (@Sendable (String) -> Void)?
         /// Told what the engine could not keep (an Assembly it could not save); standard error by default.
         public var warn: @Sendable (String) -> Void = { message in
             FileHandle.standardError.write(Data("pipeline: warning: \(message)\n".utf8))
@@ -82,6 +87,8 @@ public final class LocalEngine: Sendable {
     let uploadLinks: AssemblyUploads
     /// The data folder.
     public let dataDirectory: String
+    /// Assembly records read at start: the live ones (every one, once, for a folder from before the index).
+    var recordsReadAtStart: Int { executor.store.readAtStart }
     /// Status requests held now (`StatusWait`).
     var heldStatusRequests: Int { executor.store.heldCount }
     /// Assemblies running their steps, and waiting for a turn.
@@ -90,6 +97,8 @@ public final class LocalEngine: Sendable {
     private let lock: DataFolderLock
     private let handoff: HandoffServer?
     private let notifier: AssemblyNotifier
+    /// The retention sweep, when the engine has a retention.
+    let sweep: RetentionSweep?
     /// Whether clients on this machine are offered the handoff, and where, or why not.
     public let handoffState: HandoffState
 
@@ -175,10 +184,17 @@ public final class LocalEngine: Sendable {
             dataDirectory: data, maxUploadSize: configuration.maxUploadSize, space: space, onCancel: { links.discard($0) }, renotify: { notifier.ended($0) })
         let templates = TemplateAPI(store: templateStore, auth: auth, dataDirectory: data)
         (assemblyAPI, templateAPI, uploadLinks) = (api, templates, links)
+        let sweep = configuration.retention.map { retention in
+            RetentionSweep(
+                retention: retention, store: assemblies, uploads: uploads, dataDirectory: data, uploadLifetime: configuration.uploadLifetime,
+                clock: configuration.clock, log: configuration.retentionLog ?? configuration.warn)
+        }
+        self.sweep = sweep
+        let health = EngineHealth.Source(store: assemblies, executor: executor, sweep: sweep)
         if var settings {
             settings.origin = settings.origin ?? PublicOrigin()
             do {
-                server = try HTTPServer(settings, handler: EngineHandler(tus: tus, assemblies: api, templates: templates), log: log)
+                server = try HTTPServer(settings, handler: EngineHandler(tus: tus, assemblies: api, templates: templates, health: health), log: log)
             } catch {
                 handoff?.stop()
                 throw error
@@ -187,14 +203,18 @@ public final class LocalEngine: Sendable {
             server = nil
         }
         executor.resumeInterrupted()
-        links.tieAgain(uploads.known)
+        // Uploads are read only for Assemblies still waiting for them, from a minute before the oldest was made.
+        if let oldest = assemblies.live.filter({ $0.phase == .uploading }).map(\.created).min() {
+            links.tieAgain(uploads.stored(writtenSince: oldest.addingTimeInterval(-60)))
+        }
         notifier.resumePending()
+        sweep?.start()
     }
 
     /// Ends the unfinished Assemblies whose files a process handed over to be read in place: that
     /// process is gone, and a stored record is never trusted to say which files to read.
     private static func abandonHandedOver(_ assemblies: AssemblyStore, results: String) throws {
-        for record in assemblies.all where !record.isTerminal && record.readsFilesInPlace {
+        for record in assemblies.live where !record.isTerminal && record.readsFilesInPlace {
             var action = AssemblyAction.none
             assemblies.update(record.id) { record in
                 action = record.apply(.abandoned(
@@ -226,6 +246,7 @@ public final class LocalEngine: Sendable {
 
     /// Stops serving.
     public func stop() {
+        sweep?.stop()
         handoff?.stop()
         executor.stop(waitingAtMost: .seconds(5))
         // Announcements under way get a moment; those cut off are delivered at the next start.

@@ -5,7 +5,9 @@ import Basics
 import Synchronization
 
 /// The engine's tus uploads on disk: `<dir>/<id>.bin` holds the bytes, `<dir>/<id>.json` the
-/// record, written atomically. Survives restarts. One writer per upload at a time.
+/// record, written atomically. Survives restarts. One writer per upload at a time. Only unfinished
+/// uploads stay in memory; a record is read when first asked for (and its bytes made to agree
+/// with it then), so a start reads none.
 final class UploadStore: Sendable {
     let directory: String
     /// Who writes each upload (numbered, so a claim gives back only its own), and who waits for it to let go.
@@ -16,7 +18,10 @@ final class UploadStore: Sendable {
     }
 
     private let writers = Mutex(Writers())
+    /// The unfinished uploads read or made so far.
     private let records = Mutex<[String: TusUploadRecord]>([:])
+    /// Held while a record is read from disk and its bytes made to agree with it.
+    private let reading = Mutex(())
     /// Uploads whose record is in memory only: created with their first bytes, which no one can
     /// ask about before the creating request has been answered.
     private let unwritten = Mutex<Set<String>>([])
@@ -25,12 +30,24 @@ final class UploadStore: Sendable {
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         removeOrphans()
-        reconcileWithRecords()
     }
 
-    /// Every upload whose record was read so far: all of them once the store has started (it reads
-    /// each record to check its bytes).
-    var known: [TusUploadRecord] { records.withLock { Array($0.values) } }
+    /// The stored uploads whose record was written at `since` or later (all of them when nil).
+    func stored(writtenSince since: Date? = nil) -> [TusUploadRecord] {
+        FileSystem.namesOrNone(in: directory).compactMap { name -> TusUploadRecord? in
+            guard name.hasSuffix(".json") else { return nil }
+            let id = String(name.dropLast(5))
+            if let since, let written = writtenAt(id), written < since { return nil }
+            return record(id)
+        }
+    }
+
+    /// When the record of `id` was last written.
+    private func writtenAt(_ id: String) -> Date? {
+        var info = stat()
+        guard lstat(recordPath(id), &info) == 0 else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1e9)
+    }
 
     /// Whether `id` has the shape of an upload id (so it can never name another path).
     static func isValidID(_ id: String) -> Bool { AssemblyID.isValid(id) }
@@ -42,9 +59,13 @@ final class UploadStore: Sendable {
     func record(_ id: String) -> TusUploadRecord? {
         guard Self.isValidID(id) else { return nil }
         if let cached = records.withLock({ $0[id] }) { return cached }
-        guard let record = StateCoding.cached(TusUploadRecord.self, at: recordPath(id)) else { return nil }  // damaged: no such upload
-        records.withLock { $0[id] = record }
-        return record
+        return reading.withLock { _ in
+            if let cached = records.withLock({ $0[id] }) { return cached }
+            guard var record = StateCoding.cached(TusUploadRecord.self, at: recordPath(id)) else { return nil }  // damaged: no such upload
+            guard reconcile(&record) else { return nil }
+            if !record.isFinished { records.withLock { $0[id] = record } }
+            return record
+        }
     }
 
     /// Creates a new upload's empty data file and, unless `withBody` (then the first `save` writes
@@ -68,7 +89,7 @@ final class UploadStore: Sendable {
         } else {
             try AtomicFile.write(encoded, to: recordPath(record.id), durable: false)
         }
-        records.withLock { $0[record.id] = record }
+        records.withLock { $0[record.id] = record.isFinished ? nil : record }
     }
 
     /// Removes data files without a record: uploads whose creating request was cut by a crash.
@@ -79,34 +100,32 @@ final class UploadStore: Sendable {
         }
     }
 
-    /// Makes every data file agree with its record after a crash: bytes past the recorded offset
-    /// (a body cut before its record was saved, or never verified) are cut off, and a file shorter
-    /// than its record (written data lost with the machine) moves the offset back to what is there.
-    private func reconcileWithRecords() {
-        let names = FileSystem.namesOrNone(in: directory)
-        for name in names where name.hasSuffix(".json") {
-            let id = String(name.dropLast(5))
-            guard Self.isValidID(id), var record = record(id) else { continue }
-            var info = stat()
-            guard lstat(dataPath(id), &info) == 0 else { continue }
-            // A link or anything but a file (a data folder restored from elsewhere) is no upload of
-            // this engine: cutting or tying it would reach whatever it names. Nor is an unfinished
-            // upload's file with another name (a hard link), which writing it would change too; a
-            // finished one is linked into its Assembly.
-            guard info.st_mode & S_IFMT == S_IFREG, record.isFinished || info.st_nlink == 1 else {
-                delete(id)
-                continue
-            }
-            let size = Int64(info.st_size)
-            if size > record.offset {
-                truncate(dataPath(id), off_t(record.offset))
-            } else if size < record.offset {
-                // The next PATCH writes at the offset this store holds: it must be the file's size
-                // even when the record cannot be saved (it is then saved with that PATCH).
-                record.offset = size
-                do { try save(record) } catch { records.withLock { $0[id] = record } }
-            }
+    /// Makes an upload's data file agree with its record, as read after a crash: bytes past the
+    /// recorded offset (a body cut before its record was saved, or never verified) are cut off, and
+    /// a file shorter than its record (written data lost with the machine) moves the offset back to
+    /// what is there. False (and the upload deleted) when the file is not one this store wrote.
+    private func reconcile(_ record: inout TusUploadRecord) -> Bool {
+        let id = record.id
+        var info = stat()
+        guard lstat(dataPath(id), &info) == 0 else { return true }
+        // A link or anything but a file (a data folder restored from elsewhere) is no upload of
+        // this engine: cutting or tying it would reach whatever it names. Nor is an unfinished
+        // upload's file with another name (a hard link), which writing it would change too; a
+        // finished one is linked into its Assembly.
+        guard info.st_mode & S_IFMT == S_IFREG, record.isFinished || info.st_nlink == 1 else {
+            delete(id)
+            return false
         }
+        let size = Int64(info.st_size)
+        if size > record.offset {
+            truncate(dataPath(id), off_t(record.offset))
+        } else if size < record.offset {
+            // The next PATCH writes at the offset this store holds: it must be the file's size
+            // even when the record cannot be saved (it is then saved with that PATCH).
+            record.offset = size
+            do { try save(record) } catch { records.withLock { $0[id] = record } }
+        }
+        return true
     }
 
     private static func createExclusive(_ path: String, contents: Data) throws {
@@ -124,13 +143,37 @@ final class UploadStore: Sendable {
         return Self.isValidID(id) && lstat(dataPath(id), &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
-    /// Deletes an upload's bytes and record.
-    func delete(_ id: String) {
-        guard Self.isValidID(id) else { return }
-        unlink(dataPath(id))
-        unlink(recordPath(id))
+    /// Deletes an upload's bytes and record; the bytes this freed (a file still linked elsewhere frees none).
+    @discardableResult
+    func delete(_ id: String) -> Int64 {
+        guard Self.isValidID(id) else { return 0 }
+        var freed: Int64 = 0
+        for path in [dataPath(id), recordPath(id)] {
+            var info = stat()
+            if lstat(path, &info) == 0, info.st_nlink == 1, info.st_mode & S_IFMT == S_IFREG { freed += Int64(info.st_size) }
+            unlink(path)
+        }
         records.withLock { _ = $0.removeValue(forKey: id) }
         unwritten.withLock { _ = $0.remove(id) }
+        return freed
+    }
+
+    /// Removes the uploads no one will finish or ask for: unfinished ones past their expiry and
+    /// finished ones written before `cutoff` (an Assembly keeps its own link to the bytes), none
+    /// that a request is writing. Only records not written for a while are read. How many went,
+    /// and the bytes freed.
+    func sweep(now: Date, finishedBefore cutoff: Date, lifetime: TimeInterval) -> (uploads: Int, bytes: Int64) {
+        let idle = max(cutoff, now.addingTimeInterval(-lifetime))
+        var removed = (uploads: 0, bytes: Int64(0))
+        for name in FileSystem.namesOrNone(in: directory) where name.hasSuffix(".json") {
+            let id = String(name.dropLast(5))
+            guard Self.isValidID(id), let written = writtenAt(id), written <= idle, let record = record(id) else { continue }
+            guard record.isFinished ? written <= cutoff : record.expires < now, let claim = claim(id) else { continue }
+            removed.uploads += 1
+            removed.bytes += delete(id)
+            withExtendedLifetime(claim) {}
+        }
+        return removed
     }
 
     /// The right to write `id`, held until the claim is dropped; `nil` when another request holds it.

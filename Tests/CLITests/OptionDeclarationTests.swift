@@ -16,7 +16,7 @@ final class OptionDeclarationTests: XCTestCase {
         for file in files {
             let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
             // Plain lookups and the typed readers of OptionValues.swift (`integer("timeout", …)`).
-            for match in text.matches(of: /\.(?:flag|value|values|integer|duration|size)\("([a-z0-9-]+)"/) { read.insert(String(match.1)) }
+            for match in text.matches(of: /\.(?:flag|value|values|integer|duration|durationOrOff|size)\("([a-z0-9-]+)"/) { read.insert(String(match.1)) }
             if text.contains(".port(default:") { read.insert("port") }
             if text.contains(".shard()") { read.insert("shard") }
             if text.contains("value(CommandSpec.caCertOption.name)") { read.insert(CommandSpec.caCertOption.name) }
@@ -39,7 +39,7 @@ final class OptionDeclarationTests: XCTestCase {
         var readers: [String] = []
         for file in files where !file.hasPrefix("Arguments/") {
             let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
-            let lookups = text.matches(of: /\.(?:flag|value|values|integer|duration|size)\("[a-z0-9-]+"/).count
+            let lookups = text.matches(of: /\.(?:flag|value|values|integer|duration|durationOrOff|size)\("[a-z0-9-]+"/).count
             if lookups > 0 || text.contains(".positionals") || text.contains(".port(default:") || text.contains(".shard()") { readers.append(file) }
         }
         XCTAssertEqual(readers.sorted(), [], "read the command line outside Arguments/; parse it in the command's Arguments type")

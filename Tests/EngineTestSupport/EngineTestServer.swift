@@ -14,6 +14,9 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
     public let engine: LocalEngine
     private let logged = RequestLog()
 
+    /// What the retention sweeps said.
+    public var retentionLines: [String] { logged.retention.withLock { $0 } }
+
     /// Every request answered so far, as `METHOD path status ms`.
     public var requests: [String] { logged.lines.withLock { $0 } }
 
@@ -22,7 +25,8 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
         data: TemporaryDirectory? = nil, credentials: (key: String, secret: String)? = nil, rateLimit: (count: Int, window: TimeInterval)? = nil,
         port: UInt16 = 0, reservedSpace: Int64? = nil, perClientLimit: Int? = nil, policy: Policy? = nil,
         robotLimits: RobotLimits = RobotLimits(), trustProxy: Bool = true, notifyRetryDelays: [Duration]? = nil,
-        namesDataRelatively: Bool = false, clock: any MonotonicClock = SystemClock(), storage: StorageCredentials = .none
+        namesDataRelatively: Bool = false, clock: any MonotonicClock = SystemClock(), storage: StorageCredentials = .none,
+        retention: EngineRetention? = nil, uploadLifetime: TimeInterval? = nil
     ) throws {
         self.data = try data ?? TemporaryDirectory(prefix: "engine")
         // `namesDataRelatively`: the folder as `pipeline serve --data-dir ./engine` names it.
@@ -32,6 +36,10 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
         configuration.clock = clock
         configuration.robotLimits = robotLimits
         configuration.storage = storage
+        configuration.retention = retention
+        let said = logged
+        configuration.retentionLog = { line in said.retention.withLock { $0.append(line) } }
+        if let uploadLifetime { configuration.uploadLifetime = uploadLifetime }
         if let notifyRetryDelays { configuration.notifyRetryDelays = notifyRetryDelays }
         // The fault-injecting proxy passes chunked bodies through as they are: trailers arrive.
         configuration.trailersBehindProxy = true
@@ -75,4 +83,5 @@ public final class EngineTestServer: TusTestServer, @unchecked Sendable {
 /// The lines an engine logs, one per request.
 private final class RequestLog: Sendable {
     let lines = Mutex<[String]>([])
+    let retention = Mutex<[String]>([])
 }

@@ -236,6 +236,8 @@ final class AssemblyAPITests: XCTestCase {
         let record = try String(contentsOfFile: path, encoding: .utf8)
         try record.replacingOccurrences(of: AssemblyStatusCode.completed.rawValue, with: AssemblyStatusCode.uploading.rawValue)
             .write(toFile: path, atomically: true, encoding: .utf8)
+        // Still live in the store's index, as it was until its end was written.
+        XCTAssertEqual(rename(data.path + "/assemblies/ended/" + id, data.path + "/assemblies/live/" + id), 0)
         server = try EngineTestServer(data: data)
         defer { server.stop(keepData: true) }
         let again = try await EngineClient(server: server).wait(id)

@@ -44,7 +44,7 @@ final class StoreFailureTests: XCTestCase {
         XCTAssertNil(store.get(refused))
         store.update(kept) { _ = $0.apply(.cancel) }
         store.flush()
-        XCTAssertEqual(warnings.withLock { $0 }.count, 1)
+        XCTAssertEqual(warnings.withLock { $0 }.count, 1, "\(warnings.withLock { $0 })")
         XCTAssertTrue(warnings.withLock { $0 }.first?.contains("Assembly \(kept) could not be saved") == true)
     }
 }

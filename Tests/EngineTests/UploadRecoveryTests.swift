@@ -90,9 +90,10 @@ final class UploadRecoveryTests: XCTestCase {
             await eventually { ((try? FileManager.default.attributesOfItem(atPath: data.path + "/uploads/\(id).bin")[.size] as? Int64) ?? 0) >= held }
             engine.crash()
             engine = try serve(data)
+            // The engine makes an upload's file agree with its record when the upload is first asked for.
+            let after = try await head(engine.url("/resumable/files/") + id)
             let file = data.path + "/uploads/\(id).bin"
             let size = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int64) ?? -1
-            let after = try await head(engine.url("/resumable/files/") + id)
             XCTAssertEqual(after.status, 200, "moment \(moment)")
             XCTAssertEqual(after.offset, size, "moment \(moment): the file holds exactly the recorded bytes")
             let offset = after.offset ?? 0

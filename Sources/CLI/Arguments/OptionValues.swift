@@ -66,6 +66,11 @@ extension ParsedArguments {
         return duration
     }
 
+    /// A duration, or nil for `off`.
+    func durationOrOff(_ name: String, default fallback: Duration) throws(UsageError) -> Duration? {
+        value(name) == "off" ? nil : try duration(name, default: fallback)
+    }
+
     /// A size such as `5MiB` of at least `minimum` bytes; `nil` when the option is absent.
     func size(_ name: String, minimum: Int64) throws(UsageError) -> Int64? {
         guard let text = value(name) else { return nil }

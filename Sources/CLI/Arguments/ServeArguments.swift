@@ -34,6 +34,8 @@ struct ServeArguments: CommandArguments {
     var tls: TLSFilePaths
     /// `--credentials FILE`: named credentials for storage steps.
     var credentialsFile: String?
+    /// `--retention` and `--record-retention`; nil for `--retention off`.
+    var retention: EngineRetention?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         let command = ServeCommand.spec.name
@@ -72,5 +74,8 @@ struct ServeArguments: CommandArguments {
         handoff = !arguments.flag("no-handoff")
         tls = TLSFilePaths(arguments)
         credentialsFile = arguments.value("credentials")
+        let files = try arguments.durationOrOff("retention", default: .seconds(24 * 3600))
+        let records = try arguments.durationOrOff("record-retention", default: .seconds(30 * 24 * 3600))
+        retention = files.map { EngineRetention(files: $0, records: records) }
     }
 }

@@ -34,6 +34,8 @@ struct ServeCommand: Command {
             .init(name: "max-import-size", valueName: "SIZE", help: "The largest file /http/import fetches (default 10GiB)."),
             .init(name: "allow-loopback-import", help: "Let /http/import fetch from, and notify_url notify, this machine (127.0.0.1, ::1); private networks stay refused."),
             .init(name: "credentials", valueName: "FILE", help: "Named credentials for /s3/store and /s3/import steps: a JSON object of sets by name, each with key, secret and optional bucket, region, host (the variables PIPELINE_CREDENTIALS_<NAME>_KEY, _SECRET… add more)."),
+            .init(name: "retention", valueName: "DURATION", help: "Remove the uploads and results of Assemblies ended longer ago than this, and tus uploads abandoned past their expiry, on a sweep (default 24h, as the hosted service; off keeps them)."),
+            .init(name: "record-retention", valueName: "DURATION", help: "Remove the records of Assemblies whose files went after this (default 30d; off keeps them)."),
             .init(name: "quiet", help: "Do not log requests."),
         ] + TLSFiles.options,
         examples: ["pipeline serve", "pipeline serve --port 0 --data-dir /tmp/engine"])
@@ -84,6 +86,8 @@ struct ServeCommand: Command {
         }
         let log: (@Sendable (String) -> Void)? = arguments.quiet ? nil : { @Sendable line in view.log(line, output: output) }
         configuration.notificationLog = log
+        configuration.retention = arguments.retention
+        configuration.retentionLog = { @Sendable line in view.log(line, output: output) }
         let engine: LocalEngine
         do {
             engine = try LocalEngine(configuration, server: HTTPServer.Configuration(host: arguments.host, port: arguments.port, tls: tls, origin: arguments.origin), log: log)
