@@ -6,9 +6,20 @@ import Synchronization
 /// The signatures the engine has accepted, kept until each one's `auth.expires` so a captured
 /// request is refused after a restart too. One line per signature in `signatures.log` in the data
 /// folder: the expiry (seconds since 1970) and the SHA-256 of the signature, never the signature.
+/// Expired ones are dropped at start and whenever the ledger has doubled since, from memory and
+/// file alike, so an engine that runs for months holds the signatures that can still be replayed.
 final class SignatureLedger: Sendable {
+    private struct State {
+        var seen: [String: TimeInterval]
+        var descriptor: Int32
+        /// Signatures kept by the last compaction.
+        var kept: Int
+    }
+
     private let path: String
-    private let state: Mutex<(seen: [String: TimeInterval], descriptor: Int32)>
+    private let state: Mutex<State>
+    /// Fewer signatures than this are never compacted.
+    static let compactionFloor = 4096
 
     /// Loads the ledger, dropping expired entries (the file is rewritten without them). A ledger
     /// that cannot be read or written, or holds a line that is not one of its own, is an error:
@@ -29,22 +40,31 @@ final class SignatureLedger: Sendable {
                 if expires > now.timeIntervalSince1970 { seen[String(parts[1])] = expires }
             }
         }
+        state = Mutex(State(seen: seen, descriptor: try Self.rewrite(path, with: seen), kept: seen.count))
+    }
+
+    /// Writes `seen` as the whole ledger at `path` and opens it to append to.
+    private static func rewrite(_ path: String, with seen: [String: TimeInterval]) throws -> Int32 {
         let text = seen.sorted { $0.key < $1.key }.map { "\(Int($0.value.rounded(.up))) \($0.key)\n" }.joined()
         try AtomicFile.write(Data(text.utf8), to: path)
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
-        state = Mutex((seen, descriptor))
+        return descriptor
     }
+
+    /// Signatures held now.
+    var count: Int { state.withLock { $0.seen.count } }
 
     deinit {
         state.withLock { if $0.descriptor >= 0 { close($0.descriptor) } }
     }
 
     /// Records `signature` until `expires`; `false` when it was recorded before.
-    func insert(_ signature: String, expires: Date) -> Bool {
+    func insert(_ signature: String, expires: Date, now: Date = Date()) -> Bool {
         let digest = SHA256.hex(signature)
         return state.withLock { state in
-            if let known = state.seen[digest], known > Date().timeIntervalSince1970 { return false }
+            if let known = state.seen[digest], known > now.timeIntervalSince1970 { return false }
+            if state.seen.count >= max(Self.compactionFloor, 2 * state.kept) { compact(&state, now: now) }
             state.seen[digest] = expires.timeIntervalSince1970
             let line = "\(Int(expires.timeIntervalSince1970.rounded(.up))) \(digest)\n"
             // Remembered in memory whatever happens; on disk unless the disk refuses (then a
@@ -52,6 +72,20 @@ final class SignatureLedger: Sendable {
             var text = line
             if text.withUTF8({ SystemCall.writeAll(UnsafeRawBufferPointer($0), to: state.descriptor) }) == nil { fsync(state.descriptor) }
             return true
+        }
+    }
+
+    /// Drops the expired signatures from memory and from the file. A file that cannot be
+    /// rewritten is appended to as it was: it still holds every signature that has not expired.
+    private func compact(_ state: inout State, now: Date) {
+        state.seen = state.seen.filter { $0.value > now.timeIntervalSince1970 }
+        state.kept = state.seen.count
+        do {
+            let descriptor = try Self.rewrite(path, with: state.seen)
+            close(state.descriptor)
+            state.descriptor = descriptor
+        } catch {
+            return  // kept appending to the old file
         }
     }
 }

@@ -33,4 +33,23 @@ final class SignatureLedgerTests: XCTestCase {
             XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), damaged, "left as it was")
         }
     }
+
+    func testExpiredSignaturesGoWhenTheLedgerHasDoubledFromMemoryAndFile() throws {
+        let directory = try TemporaryDirectory(prefix: "ledger-compaction")
+        defer { directory.remove() }
+        let path = directory.path + "/signatures.log"
+        let ledger = try SignatureLedger(path: path)
+        let start = Date()
+        let count = SignatureLedger.compactionFloor
+        for index in 0..<count { XCTAssertTrue(ledger.insert("old-\(index)", expires: start.addingTimeInterval(60), now: start)) }
+        XCTAssertEqual(ledger.count, count)
+        // Two minutes on, the old ones have expired: the next insert drops them.
+        let later = start.addingTimeInterval(120)
+        XCTAssertTrue(ledger.insert("new", expires: later.addingTimeInterval(60), now: later))
+        XCTAssertEqual(ledger.count, 1)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, "the file holds what can still be replayed")
+        XCTAssertFalse(ledger.insert("new", expires: later.addingTimeInterval(60), now: later), "still refused as a reuse")
+        XCTAssertFalse(try SignatureLedger(path: path, now: later).insert("new", expires: later.addingTimeInterval(60), now: later), "and after a restart")
+    }
 }
