@@ -34,6 +34,19 @@ public enum ParallelWork {
         return values
     }
 
+    /// Runs `body` for every index below `count`, on up to `workers` threads (the calling one
+    /// among them), and returns once each has run: the steps of an Assembly that run at once.
+    public static func forEach(count: Int, workers: Int = cores, _ body: @Sendable (Int) -> Void) {
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: max(1, min(workers, count))) { _ in
+            while true {
+                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard index < count else { return }
+                body(index)
+            }
+        }
+    }
+
     /// The result slots, each written by the one thread that took its index (and read only after
     /// every thread is done), so the writes need no lock.
     private struct Slots<Value>: @unchecked Sendable {  // distinct indices per thread; read after the join

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// Async work waited for by a thread that cannot suspend (a server's connection thread, a robot's
@@ -10,7 +9,7 @@ public enum BlockingWait {
         isCanceled: (@Sendable () -> Bool)? = nil, _ operation: @escaping @Sendable () async throws -> Value
     ) -> Result<Value, any Error> {
         let outcome = Mutex<Result<Value, any Error>?>(nil)
-        let finished = DispatchSemaphore(value: 0)
+        let finished = WakeSignal()
         let task = Task {
             do {
                 let value = try await operation()
@@ -21,7 +20,7 @@ public enum BlockingWait {
             finished.signal()
         }
         if let isCanceled {
-            while finished.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
+            while !finished.wait(atMost: .milliseconds(200)) {
                 if isCanceled() { task.cancel() }
             }
         } else {

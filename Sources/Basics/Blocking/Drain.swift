@@ -1,10 +1,9 @@
-import Dispatch
 import Synchronization
 
 /// Work in flight that a stop waits for: `enter` and `leave` around each piece, and `wait` until
 /// none is left, woken by the last `leave` (no polling).
 public final class Drain: Sendable {
-    private let state = Mutex<(count: Int, waiters: [DispatchSemaphore])>((0, []))
+    private let state = Mutex<(count: Int, waiters: [WakeSignal])>((0, []))
 
     /// Creates a drain with nothing in flight.
     public init() {}
@@ -30,14 +29,13 @@ public final class Drain: Sendable {
     @discardableResult
     @available(*, noasync, message: "blocks its thread")
     public func wait(atMost longest: Duration) -> Bool {
-        let signal = state.withLock { state -> DispatchSemaphore? in
+        let signal = state.withLock { state -> WakeSignal? in
             guard state.count > 0 else { return nil }
-            let signal = DispatchSemaphore(value: 0)
+            let signal = WakeSignal()
             state.waiters.append(signal)
             return signal
         }
         guard let signal else { return true }
-        let milliseconds = Int(longest.components.seconds * 1000 + longest.components.attoseconds / 1_000_000_000_000_000)
-        return signal.wait(timeout: .now() + .milliseconds(milliseconds)) == .success
+        return signal.wait(atMost: longest)
     }
 }
