@@ -62,7 +62,7 @@ struct AssemblyAPI: Sendable {
             return .respond(.json(200, "{\"count\":\(all.count),\"items\":[" + items.joined(separator: ",") + "]}"))
         case ("GET", 2):
             let wait = StatusWait.seconds(head.headers[StatusWait.header])
-            return .respond(current(parts[1], waiting: wait, clientGone: head.clientGone).map { status($0, origin: head.origin) } ?? notFound(parts[1]))
+            return .respond(current(parts[1], waiting: wait, clientGone: head.clientGone, whenAnswered: head.whenEnded).map { status($0, origin: head.origin) } ?? notFound(parts[1]))
         case ("DELETE", 2):
             return .respond(cancel(parts[1]).map { status($0, origin: head.origin) } ?? notFound(parts[1]))
         default:
@@ -71,12 +71,14 @@ struct AssemblyAPI: Sendable {
     }
 
     /// Assembly `id` as a client may be told of it; held first, when `waiting` seconds are asked
-    /// for, until it moves on (see `StatusWait`). Nil when there is none.
+    /// for, until it moves on (see `StatusWait`), and counted as held until `whenAnswered` says
+    /// its answer is sent. Nil when there is none.
     @available(*, noasync, message: "holds its thread while it waits")
-    func current(_ id: String, waiting: Int?, clientGone: () -> Bool) -> AssemblyRecord? {
+    func current(_ id: String, waiting: Int?, clientGone: () -> Bool, whenAnswered: (@escaping @Sendable () -> Void) -> Void) -> AssemblyRecord? {
         guard let current = store.get(id) else { return nil }
         if let waiting, !current.isTerminal {
-            _ = store.waitForChange(of: current.id, from: current.phase, until: store.clock.now + .seconds(waiting), clientGone: clientGone)
+            _ = store.waitForChange(
+                of: current.id, from: current.phase, until: store.clock.now + .seconds(waiting), clientGone: clientGone, whenAnswered: whenAnswered)
         }
         return store.reported(id) ?? current
     }

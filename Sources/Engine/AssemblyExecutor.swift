@@ -16,7 +16,8 @@ final class AssemblyExecutor: Sendable {
     /// Assemblies whose steps run at once; each spreads its files over every core, so more would
     /// only make each of them slower (and a burst of creations would start a thread each).
     let maxRunning: Int
-    private let queue = DispatchQueue(label: "pipeline.engine.assemblies", attributes: .concurrent)
+    /// The threads Assemblies run on, one per running Assembly (`maxRunning` at most).
+    private let threads: BlockingPool
     private let waiting = Mutex<(running: Int, queued: [String])>((0, []))
     /// The engine stops: robots stop (their tools are ended) and no queued Assembly starts.
     private let stopping = Atomic<Bool>(false)
@@ -30,6 +31,7 @@ final class AssemblyExecutor: Sendable {
         self.resultsDirectory = resultsDirectory
         self.limits = limits
         self.maxRunning = maxRunning
+        threads = BlockingPool("pipeline-assemblies", threads: maxRunning)
     }
 
     /// Runs an executing Assembly's steps in the background, after those started before it
@@ -40,7 +42,7 @@ final class AssemblyExecutor: Sendable {
             state.running += 1
             return true
         }
-        if starts { queue.async { self.runThenNext(id) } }
+        if starts { threads.submit { self.runThenNext(id) } }
     }
 
     /// Stops every robot (ending the tools they run) and waits, `longest` at most, for the
@@ -143,7 +145,7 @@ final class AssemblyExecutor: Sendable {
             // Stopping: the Assembly stays executing, for the next engine, and keeps nothing half made.
             if store.get(id)?.isTerminal == true || stopping.load(ordering: .relaxed) { return discard() }
             let failures = Mutex<[Int: RobotError]>([:])
-            DispatchQueue.concurrentPerform(iterations: wave.count) { index in
+            ParallelWork.forEach(count: wave.count, workers: wave.count) { index in
                 let step = wave[index]
                 let inputs = outputs.withLock { produced in step.uses.flatMap { produced[$0] ?? [] } }
                 let context = RobotContext(

@@ -29,7 +29,8 @@ final class AssemblyStore: Sendable {
     }
 
     private let state: Mutex<State>
-    private let writer = DispatchQueue(label: "assembly-store.writer")
+    /// Held by whoever writes, so writes never overtake each other.
+    private let writer = Mutex(())
     /// Status requests held until their Assembly moves on.
     private let held = HeldRequests(most: AssemblyStore.mostHeld)
     static let mostHeld = 32
@@ -39,7 +40,7 @@ final class AssemblyStore: Sendable {
     var heldCount: Int { held.count }
     /// Callers in the engine's process waiting for an Assembly to move on.
     let signals = PhaseSignals()
-    static let writeDelay = DispatchTimeInterval.milliseconds(20)
+    static let writeDelay: Duration = .milliseconds(20)
     /// Told of each Assembly that just ended (`observeEnds`).
     private let endObserver = Mutex<(@Sendable (AssemblyRecord) -> Void)?>(nil)
     /// Told when an Assembly cannot be written (it lives on in memory, and would not survive a restart).
@@ -159,7 +160,7 @@ final class AssemblyStore: Sendable {
         guard inserted else { return false }
         do {
             try index.place(record.id, in: .live)
-            try writer.sync { try save(record) }
+            try writer.withLock { _ in try save(record) }
             state.withLock { $0.placed[record.id] = .live }
         } catch {
             state.withLock { _ = $0.records.removeValue(forKey: record.id) }
@@ -185,7 +186,7 @@ final class AssemblyStore: Sendable {
     func reported(_ id: String) -> AssemblyRecord? {
         guard let record = get(id) else { return nil }
         guard let written = state.withLock({ $0.writtenPhases[id] }), written != record.phase else { return record }
-        return writer.sync { write(id) } ?? get(id)
+        return writer.withLock { _ in write(id) } ?? get(id)
     }
 
     /// The Assemblies in memory: every one not settled, for resuming work after a restart.
@@ -218,7 +219,13 @@ final class AssemblyStore: Sendable {
             moved = record.phase != phase
             return (record, state.unwritten.insert(id).inserted && state.unwritten.count == 1)
         }
-        if first { writer.asyncAfter(deadline: .now() + Self.writeDelay) { [self] in writeChanged() } }
+        if first {
+            Task { [self] in
+                _ = await Task.pause(for: Self.writeDelay)  // never cancelled: written after the delay
+                // Written off the tasks' threads, as a write blocks.
+                BlockingPool.shared.submit { [self] in writer.withLock { _ in writeChanged() } }
+            }
+        }
         // Held status requests wait for a phase to change, not for every upload.
         if moved {
             held.moved(id)
@@ -235,11 +242,16 @@ final class AssemblyStore: Sendable {
 
     /// `id` once its phase is no longer `phase` or `deadline` has passed, whichever comes first;
     /// at once when the engine is stopping or `mostHeld` requests are held already, and as soon
-    /// as `clientGone` says nobody waits for the answer. Nil when there is no such Assembly.
+    /// as `clientGone` says nobody waits for the answer. Nil when there is no such Assembly. The
+    /// request stays held until `whenAnswered` runs what it is given (its answer sent, for a
+    /// stop to wait for).
     @available(*, noasync, message: "blocks its thread")
-    func waitForChange(of id: String, from phase: AssemblyPhase, until deadline: ContinuousClock.Instant, clientGone: () -> Bool) -> AssemblyRecord? {
+    func waitForChange(
+        of id: String, from phase: AssemblyPhase, until deadline: ContinuousClock.Instant, clientGone: () -> Bool,
+        whenAnswered: (@escaping @Sendable () -> Void) -> Void = { $0() }
+    ) -> AssemblyRecord? {
         guard let ticket = held.hold(id) else { return get(id) }
-        defer { held.release(ticket) }
+        defer { whenAnswered { [held] in held.release(ticket) } }
         while true {
             guard let record = get(id) else { return nil }
             let now = clock.now
@@ -249,27 +261,24 @@ final class AssemblyStore: Sendable {
         }
     }
 
-    /// Answers every held status request now, and waits (a second at most) until they are
-    /// answered; the engine is stopping.
+    /// Answers every held status request now, and waits (a second at most) until their answers
+    /// are sent; the engine is stopping, and its server's stop would cut an answer not yet sent.
     @available(*, noasync, message: "blocks its thread")
     func releaseWaiters() {
-        let wereHeld = held.count > 0
-        held.stop(waitingAtMost: 1)
-        // The last answers leave their handlers just now: a moment for their connections to send them.
-        if wereHeld { Thread.sleep(forTimeInterval: 0.1) }
+        held.stop(waitingAtMost: .seconds(1))
     }
 
     /// Writes every changed Assembly now (when the engine stops).
     func flush() {
-        writer.sync { writeChanged() }
+        writer.withLock { _ in writeChanged() }
     }
 
-    /// Runs on `writer` only, so writes never overtake each other; each takes the latest state.
+    /// Runs holding `writer` only, so writes never overtake each other; each takes the latest state.
     private func writeChanged() {
         for id in state.withLock({ state in defer { state.unwritten.removeAll() }; return state.unwritten }).sorted() { write(id) }
     }
 
-    /// Writes the latest state of `id`, and returns it; on `writer` only. A write behind that was
+    /// Writes the latest state of `id`, and returns it; holding `writer` only. A write behind that was
     /// waiting for it has nothing left to write (a change after this read waits again). A settled
     /// Assembly written with no change since leaves memory for the recent ones.
     @discardableResult

@@ -6,13 +6,16 @@ import Wire
 
 /// The engine's end of the same-machine handoff (`LocalHandoff`): a Unix socket in the data
 /// folder, readable by this user only, where clients on this machine send each upload's file as
-/// an open descriptor. Each connection is served on its own thread, at most `maxConnections` at
-/// once; one silent for a minute is closed.
+/// an open descriptor. Connections are served by a pool of at most `maxConnections` threads, one
+/// each; one more is closed as it comes (its client sends over HTTP), and one silent for a
+/// minute is closed.
 final class HandoffServer: Sendable {
     /// What the tus `OPTIONS` answer offers.
     let offer: LocalHandoff.Offer
     private let listening: MessageSocket
     private let connections = Mutex(0)
+    /// The threads connections are served on, one each.
+    private let threads = BlockingPool("pipeline-handoff", threads: HandoffServer.maxConnections)
     /// Requests being answered, which `stop` lets end (a copy saves what it copied).
     private let busy = Drain()
     private let stopping = Atomic(false)
@@ -25,12 +28,10 @@ final class HandoffServer: Sendable {
         guard let real = RealPath.of(folder) else { throw FileError(path: folder, operation: "resolve", code: errno) }
         listening = try MessageSocket.listen(real + "/handoff.sock")
         offer = LocalHandoff.Offer(path: real + "/handoff.sock", token: RandomID.hex32())
-        let thread = Thread { [self] in acceptConnections(tus, log: log) }
-        thread.name = "pipeline-handoff"
-        thread.start()
+        DedicatedThread.start("pipeline-handoff-accept") { [self] in acceptConnections(tus, log: log) }
     }
 
-    /// Serves each connection on a thread of its own, until `stop`.
+    /// Serves each connection on a thread of the pool, until `stop`.
     private func acceptConnections(_ tus: TusEndpoint, log: (@Sendable (String) -> Void)?) {
         while let connection = listening.accept() {
             let admitted = connections.withLock { count in
@@ -38,11 +39,15 @@ final class HandoffServer: Sendable {
                 count += 1
                 return true
             }
-            guard admitted else { continue }  // closed as it goes
-            Thread { [self] in
+            guard admitted else {
+                // Closed as it goes: never a connection waiting for a thread while its client waits for a greeting.
+                log?("HANDOFF refused: \(Self.maxConnections) connections are served at once; the client sends over HTTP")
+                continue
+            }
+            threads.submit { [self] in
                 serve(connection, tus: tus, log: log)
                 connections.withLock { $0 -= 1 }
-            }.start()
+            }
         }
     }
 

@@ -1,25 +1,25 @@
-import Dispatch
-import Foundation
+import Basics
 import Synchronization
 
 /// Status requests held until their Assembly moves on (see `StatusWait`). Each waits on its own
 /// signal, given when its Assembly's phase changes or the engine stops: a change wakes only the
-/// requests about that Assembly, and stopping waits for the last of them to leave, not a poll.
+/// requests about that Assembly, and stopping waits for the last of them to leave (its answer
+/// sent), not a poll.
 final class HeldRequests: Sendable {
     /// One held request.
     struct Ticket: Sendable {
         fileprivate let number: Int
         fileprivate let assembly: String
-        fileprivate let signal: DispatchSemaphore
+        fileprivate let signal: WakeSignal
     }
 
     private struct State {
         var stopping = false
         var next = 0
-        var waiting: [String: [Int: DispatchSemaphore]] = [:]
+        var waiting: [String: [Int: WakeSignal]] = [:]
         var count = 0
         /// Signalled when the last request leaves once the engine stops.
-        var drained: DispatchSemaphore?
+        var drained: WakeSignal?
     }
 
     private let state = Mutex(State())
@@ -41,7 +41,7 @@ final class HeldRequests: Sendable {
             guard !state.stopping, state.count < most else { return nil }
             state.next += 1
             state.count += 1
-            let ticket = Ticket(number: state.next, assembly: assembly, signal: DispatchSemaphore(value: 0))
+            let ticket = Ticket(number: state.next, assembly: assembly, signal: WakeSignal())
             state.waiting[assembly, default: [:]][ticket.number] = ticket.signal
             return ticket
         }
@@ -50,11 +50,10 @@ final class HeldRequests: Sendable {
     /// Waits for `ticket`'s signal for at most `longest`; true when signalled.
     @available(*, noasync, message: "blocks its thread")
     func wait(_ ticket: Ticket, for longest: Duration) -> Bool {
-        let nanoseconds = max(0, longest.components.seconds * 1_000_000_000 + longest.components.attoseconds / 1_000_000_000)
-        return ticket.signal.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success
+        ticket.signal.wait(atMost: longest)
     }
 
-    /// The request left.
+    /// The request left (its answer sent, or its client gone).
     func release(_ ticket: Ticket) {
         state.withLock { state in
             state.waiting[ticket.assembly]?[ticket.number] = nil
@@ -71,14 +70,14 @@ final class HeldRequests: Sendable {
 
     /// Answers every held request now, and waits until they have left (`longest` at most).
     @available(*, noasync, message: "blocks its thread")
-    func stop(waitingAtMost longest: TimeInterval) {
-        let drained = state.withLock { state -> DispatchSemaphore? in
+    func stop(waitingAtMost longest: Duration) {
+        let drained = state.withLock { state -> WakeSignal? in
             state.stopping = true
             for signals in state.waiting.values { signals.values.forEach { $0.signal() } }
             guard state.count > 0 else { return nil }
-            state.drained = DispatchSemaphore(value: 0)
+            state.drained = WakeSignal()
             return state.drained
         }
-        _ = drained?.wait(timeout: .now() + longest)
+        _ = drained?.wait(atMost: longest)
     }
 }

@@ -14,7 +14,7 @@ final class UploadStore: Sendable {
     private struct Writers {
         var claims: [String: (number: Int, claim: Weak<UploadClaim>)] = [:]
         var next = 0
-        var waiting: [String: [DispatchSemaphore]] = [:]
+        var waiting: [String: [WakeSignal]] = [:]
     }
 
     private let writers = Mutex(Writers())
@@ -202,16 +202,16 @@ final class UploadStore: Sendable {
     /// What the ended request received is kept, so the offset then answered is the true one.
     @available(*, noasync, message: "blocks its thread")
     func release(_ id: String, patience: Duration = .seconds(5)) -> Bool {
-        let freed = writers.withLock { writers -> DispatchSemaphore? in
+        let freed = writers.withLock { writers -> WakeSignal? in
             guard writers.claims[id] != nil else { return nil }
-            let freed = DispatchSemaphore(value: 0)
+            let freed = WakeSignal()
             writers.waiting[id, default: []].append(freed)
             return freed
         }
         guard let freed else { return true }
         // Asked of the holder without keeping it: the claim goes when the holder drops it.
         writers.withLock { $0.claims[id]?.claim.value }?.endHolder()
-        _ = freed.wait(timeout: .now() + .milliseconds(Int(patience.components.seconds * 1000)))
+        _ = freed.wait(atMost: patience)
         return writers.withLock { $0.claims[id] == nil }
     }
 }

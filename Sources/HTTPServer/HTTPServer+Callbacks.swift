@@ -31,6 +31,8 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
             // Asked only while the request's handler runs, when the connection (and its socket) is still open.
             head.clientGone = { pipeline_peer_gone(socket) != 0 }
         }
+        let end = RequestEnd()
+        head.whenEnded = { end.add($0) }
         let plan: RequestPlan
         // Behind a trusted proxy, a client is the address it forwards: each has a share of requests.
         let forwardedClient = server.origin?.trustProxy == true ? PublicOrigin.forwardedClient(head.headers) : nil
@@ -45,7 +47,7 @@ let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, metho
         } else {
             plan = .respond(.json(421, #"{"error":"MISDIRECTED_REQUEST","message":"this server does not answer for that Host; use its address, or start it with --public-url"}"#))
         }
-        let request = RequestContext(head: head, plan: plan, connection: connection)
+        let request = RequestContext(head: head, plan: plan, connection: connection, end: end)
         request.forwardedClient = admitted ? forwardedClient : nil
         server.watch.headersArrived(connection, hasBody: request.hasBody)
         if case .stream(let sink, _) = plan, let handle = server.watch.handle(connection) {

@@ -208,6 +208,7 @@ public final class HTTPServer: @unchecked Sendable {  // the daemon pointer, set
 
     func finished(_ context: RequestContext) {
         context.close()
+        context.end.ended()
         guard let log else { return }
         let elapsed = ContinuousClock.now - context.started
         let status = context.answered ? String(context.status) : "dropped"

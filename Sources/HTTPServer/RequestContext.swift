@@ -7,6 +7,8 @@ final class RequestContext: @unchecked Sendable {  // one connection thread at a
     let head: RequestHead
     let plan: RequestPlan
     let started = ContinuousClock.now
+    /// What runs once the request has ended (`RequestHead.whenEnded`).
+    let end: RequestEnd
     var failure: ServerResponse?
     var answered = false
     var status = 0
@@ -21,9 +23,10 @@ final class RequestContext: @unchecked Sendable {  // one connection thread at a
     /// the connection, and a client still sending may then miss the answer).
     static let discardLimit: Int64 = 1 << 30
 
-    init(head: RequestHead, plan: RequestPlan, connection: OpaquePointer?) {
+    init(head: RequestHead, plan: RequestPlan, connection: OpaquePointer?, end: RequestEnd) {
         self.head = head
         self.plan = plan
+        self.end = end
         if case .form(let directory, let limit, let admit, _) = plan {
             form = FormCollector(connection: connection, directory: directory, limit: limit, admit: admit)
             if form?.isValid == false {

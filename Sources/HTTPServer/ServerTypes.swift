@@ -20,6 +20,11 @@ public struct RequestHead: Sendable {
     /// Whether the client has closed or shut down its end of the connection, asked without
     /// waiting: a request held for a while stops when nobody waits for its answer.
     public var clientGone: @Sendable () -> Bool = { false }
+    /// Runs an action once the request has ended: its answer written to the connection whole,
+    /// or the connection gone (at once for a head no server made). An answer returned by the
+    /// handler is not yet sent: the server's stop cuts every connection, so a stop that must
+    /// let answers out waits for this.
+    public var whenEnded: @Sendable (_ action: @escaping @Sendable () -> Void) -> Void = { $0() }
 }
 
 /// A response to send.
