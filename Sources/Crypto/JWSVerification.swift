@@ -7,11 +7,13 @@ public enum JWSVerification {
     /// Whether `signature` over `message` verifies under the RSA key (`n`, `e`: big-endian bytes).
     public static func rs256(message: [UInt8], signature: [UInt8], modulus: [UInt8], exponent: [UInt8]) -> Bool {
         guard let n = BigNumber(modulus), let e = BigNumber(exponent), let builder = ParameterBuilder() else { return false }
-        // The builder keeps pointers to the numbers until the key is made: they must live until then.
-        let key = withExtendedLifetime((n, e)) { () -> PublicKey? in
-            guard OSSL_PARAM_BLD_push_BN(builder.pointer, ParameterName.rsaN, n.pointer) == 1,
-                  OSSL_PARAM_BLD_push_BN(builder.pointer, ParameterName.rsaE, e.pointer) == 1 else { return nil }
-            return PublicKey(type: "RSA", parameters: builder)
+        // The builder keeps pointers to the names and numbers until the key is made: they must live until then.
+        let key = withCStrings([OSSL_PKEY_PARAM_RSA_N, OSSL_PKEY_PARAM_RSA_E]) { names in
+            withExtendedLifetime((n, e)) { () -> PublicKey? in
+                guard OSSL_PARAM_BLD_push_BN(builder.pointer, names[0], n.pointer) == 1,
+                      OSSL_PARAM_BLD_push_BN(builder.pointer, names[1], e.pointer) == 1 else { return nil }
+                return PublicKey(type: "RSA", parameters: builder)
+            }
         }
         return key?.verifySHA256(message: message, signature: signature) ?? false
     }
@@ -22,10 +24,12 @@ public enum JWSVerification {
               let builder = ParameterBuilder() else { return false }
         let point: [UInt8] = [4] + x + y
         // The builder keeps pointers to the strings and bytes until the key is made.
-        let key = point.withUnsafeBytes { bytes -> PublicKey? in
-            guard OSSL_PARAM_BLD_push_utf8_string(builder.pointer, ParameterName.group, ParameterName.p256, 0) == 1,
-                  OSSL_PARAM_BLD_push_octet_string(builder.pointer, ParameterName.publicKey, bytes.baseAddress, bytes.count) == 1 else { return nil }
-            return PublicKey(type: "EC", parameters: builder)
+        let key = withCStrings([OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", OSSL_PKEY_PARAM_PUB_KEY]) { strings in
+            point.withUnsafeBytes { bytes -> PublicKey? in
+                guard OSSL_PARAM_BLD_push_utf8_string(builder.pointer, strings[0], strings[1], 0) == 1,
+                      OSSL_PARAM_BLD_push_octet_string(builder.pointer, strings[2], bytes.baseAddress, bytes.count) == 1 else { return nil }
+                return PublicKey(type: "EC", parameters: builder)
+            }
         }
         return key?.verifySHA256(message: message, signature: der) ?? false
     }
@@ -52,14 +56,14 @@ public enum JWSVerification {
     }
 }
 
-/// Parameter names and values as C strings that live as long as the process: the builder keeps
-/// pointers to them, so Swift's temporary C strings (valid during one call only) will not do.
-private enum ParameterName {
-    nonisolated(unsafe) static let rsaN = strdup(OSSL_PKEY_PARAM_RSA_N)
-    nonisolated(unsafe) static let rsaE = strdup(OSSL_PKEY_PARAM_RSA_E)
-    nonisolated(unsafe) static let group = strdup(OSSL_PKEY_PARAM_GROUP_NAME)
-    nonisolated(unsafe) static let publicKey = strdup(OSSL_PKEY_PARAM_PUB_KEY)
-    nonisolated(unsafe) static let p256 = strdup("prime256v1")
+/// `body`'s result, given `strings` as C strings that live until it returns: the parameter
+/// builder keeps pointers to names and values until the key is made, so one call's C strings
+/// must outlive each `push`, and each call makes its own.
+private func withCStrings<Result>(
+    _ strings: ArraySlice<String>, _ made: [UnsafePointer<CChar>] = [], _ body: ([UnsafePointer<CChar>]) -> Result
+) -> Result {
+    guard let first = strings.first else { return body(made) }
+    return first.withCString { withCStrings(strings.dropFirst(), made + [$0], body) }
 }
 
 /// An OpenSSL big number, freed with it.
