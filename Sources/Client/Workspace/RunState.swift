@@ -2,6 +2,7 @@ import APIClients
 import Foundation
 import Basics
 import HTTPClient
+import Synchronization
 
 /// What a run remembers between invocations (`.pipeline/run-state.json`): for each planned
 /// Assembly and endpoint, the id it was given (recorded before the create request, so a retried
@@ -11,8 +12,10 @@ import HTTPClient
 /// Each change is one line appended to a journal beside the file (`run-state.json.journal`),
 /// so a run of n Assemblies writes O(n) bytes rather than rewriting the whole state 2n times;
 /// a single `write` of a line is whole after a killed process. The journal is folded into the
-/// file when a run starts and when it ends.
-actor RunState {
+/// file when a run starts and when it ends. A run's Assemblies share it: each change and its
+/// journal line are made under one lock, so lines are in the order the changes were made (the
+/// methods are async for the callers' sake, and never suspend).
+final class RunState: Sendable {
     struct Entry: Codable, Sendable, Equatable {
         var assemblyID: String
         var assemblyURL: String?
@@ -38,7 +41,7 @@ actor RunState {
 
     private let path: String
     /// By `key(planID, endpoint)`.
-    private var entries: [String: Entry]
+    private let entries: Mutex<[String: Entry]>
 
     /// Where the entry of `planID` made against `endpoint` is kept: the plan id, then the endpoint.
     static func key(_ planID: String, endpoint: String?) -> String {
@@ -54,8 +57,9 @@ actor RunState {
     /// make every Assembly it names again), and so does one that cannot be folded.
     init(path: String) throws {
         self.path = path
-        entries = try Self.read(path)
-        try Self.fold(entries, into: path)
+        let read = try Self.read(path)
+        try Self.fold(read, into: path)
+        entries = Mutex(read)
     }
 
     /// The journal of `path`.
@@ -97,14 +101,18 @@ actor RunState {
     }
 
     /// The entry for `planID` made against `endpoint`.
-    func entry(_ planID: String, endpoint: String) -> Entry? {
-        entries[Self.key(planID, endpoint: endpoint)]
+    func entry(_ planID: String, endpoint: String) async -> Entry? {
+        entries.withLock { $0[Self.key(planID, endpoint: endpoint)] }
     }
 
     /// Records `entry` for `planID` on its endpoint (nil forgets the plan on every endpoint): one
     /// line appended to the journal.
-    func set(_ entry: Entry?, for planID: String) throws {
-        let change = Change(planID: planID, entry: entry)
+    func set(_ entry: Entry?, for planID: String) async throws {
+        try entries.withLock { entries in try record(Change(planID: planID, entry: entry), in: &entries) }
+    }
+
+    /// Applies `change` to `entries` and appends its line to the journal.
+    private func record(_ change: Change, in entries: inout [String: Entry]) throws {
         Self.apply(change, to: &entries)
         try FileManager.default.createDirectory(atPath: FolderPath.of(path), withIntermediateDirectories: true)
         var line = try StateCoding.encoder.encode(change)
@@ -124,11 +132,13 @@ actor RunState {
     /// Folds the journal into the file (at the end of a run). With `planIDs` (a whole run whose
     /// every Assembly completed), the entries of other plans go: they are an older manifest's,
     /// and `status` then shows this run's Assemblies only.
-    func fold(keeping planIDs: Set<String>? = nil) throws {
-        let kept = planIDs.map { wanted in entries.filter { wanted.contains(Self.planID(of: $0.key)) } } ?? entries
-        let forgetting = kept.count != entries.count
-        entries = kept
-        try Self.fold(entries, into: path, always: forgetting)
+    func fold(keeping planIDs: Set<String>? = nil) async throws {
+        try entries.withLock { entries in
+            let kept = planIDs.map { wanted in entries.filter { wanted.contains(Self.planID(of: $0.key)) } } ?? entries
+            let forgetting = kept.count != entries.count
+            entries = kept
+            try Self.fold(entries, into: path, always: forgetting)
+        }
     }
 
     /// Writes `entries` to `path` atomically (when a journal holds changes, or `always`), then removes the journal.
