@@ -14,9 +14,9 @@ public enum SignalCenter {
     public static func install() {
         var descriptors: [Int32] = [0, 0]
         guard pipe(&descriptors) == 0 else { return }
-        signalPipeWriter = descriptors[1]
+        signalPipeWriter.store(descriptors[1], ordering: .releasing)
         let reader = descriptors[0]
-        let thread = Thread {
+        DedicatedThread.start("pipeline.signals") {
             var number: UInt8 = 0
             while true {
                 let count = SystemCall.uninterrupted { read(reader, &number, 1) }
@@ -28,8 +28,6 @@ public enum SignalCenter {
                 }
             }
         }
-        thread.name = "pipeline.signals"
-        thread.start()
         for number in [SIGINT, SIGTERM, SIGWINCH] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = signalHandler
@@ -110,11 +108,12 @@ final class SignalWaiter: Sendable {
     }
 }
 
-/// Where the signal handler writes; set once before the handler is installed.
-nonisolated(unsafe) private var signalPipeWriter: Int32 = -1
+/// Where the signal handler writes; set once before the handler is installed (an atomic load is
+/// async-signal-safe: no lock, no allocation).
+private let signalPipeWriter = Atomic<Int32>(-1)
 
 /// Async-signal-safe: writes the signal's number to the pipe and nothing else.
 private let signalHandler: @convention(c) (Int32) -> Void = { number in
     var byte = UInt8(truncatingIfNeeded: number)
-    _ = write(signalPipeWriter, &byte, 1)
+    _ = write(signalPipeWriter.load(ordering: .acquiring), &byte, 1)
 }

@@ -1,4 +1,5 @@
 internal import CCurl
+import Basics
 import Foundation
 import Synchronization
 
@@ -18,9 +19,7 @@ final class CurlLoop: @unchecked Sendable {  // `active` and the multi handle ar
         guard curlReady, let multi = curl_multi_init() else { return nil }
         self.multi = multi
         ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 64)
-        let thread = Thread { [self] in run() }
-        thread.name = "pipeline.http"
-        thread.start()
+        DedicatedThread.start("pipeline.http") { [self] in run() }
     }
 
     /// Queues a configured transfer and wakes the loop; after `stop` it fails at once.

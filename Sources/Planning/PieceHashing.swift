@@ -1,4 +1,4 @@
-import Dispatch
+import Basics
 import Synchronization
 
 /// One piece of a plan's files being hashed (or, where the cache is trusted, stat'ed) on other
@@ -9,7 +9,7 @@ final class PieceHashing: Sendable {
     let keys: [String]
     /// What the digest cache lookup found, for recording the piece afterwards.
     let piece: DigestCacheUpdate.Piece?
-    private let done = DispatchSemaphore(value: 0)
+    private let done = WakeSignal()
     private let slot = Mutex<[Result<FileDigest, HashingError>]>([])
 
     init(
@@ -18,7 +18,7 @@ final class PieceHashing: Sendable {
         self.start = start
         self.keys = keys
         self.piece = piece
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
+        BlockingPool.shared.submit { [self] in
             let results = FileHasher.digests(paths: keys, base: base, remembered: remembered, confinement: confinement, workers: workers)
             slot.withLock { $0 = results }
             done.signal()
@@ -26,6 +26,7 @@ final class PieceHashing: Sendable {
     }
 
     /// The piece's results in the order of `keys`, once every file is done; call once.
+    @available(*, noasync, message: "blocks its thread")
     func results() -> [Result<FileDigest, HashingError>] {
         done.wait()
         return slot.withLock { slot in

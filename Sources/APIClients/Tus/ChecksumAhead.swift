@@ -1,5 +1,5 @@
+import Basics
 import Crypto
-import Dispatch
 import Synchronization
 import Wire
 
@@ -42,15 +42,7 @@ final class ChecksumAhead: Sendable {
         let (algorithm, path) = (algorithm, path)
         return Task {
             // Hashing blocks on reads: off the cooperative threads.
-            try await withCheckedThrowingContinuation { continuation in
-                DispatchQueue.global(qos: .userInitiated).async {
-                    do throws(FileDigestError) {
-                        continuation.resume(returning: try algorithm.headerValue(path: path, offset: offset, length: length))
-                    } catch {
-                        continuation.resume(throwing: error)
-                    }
-                }
-            }
+            try await BlockingPool.shared.run { try algorithm.headerValue(path: path, offset: offset, length: length) }
         }
     }
 }

@@ -20,6 +20,9 @@ final class HandoffClient: Sendable {
     /// Whether a sweep of idle connections is scheduled.
     private let sweeping = Atomic(false)
     private let broken = Atomic(false)
+    /// The threads requests wait for the engine on, for every client of the process: a request
+    /// blocks until the engine has copied its file, so they do not take the shared pool's threads.
+    private static let threads = BlockingPool("pipeline-handoff-client", threads: 64)
 
     /// A client for `offer`, when `endpoint` is on this machine (127.0.0.1, ::1, localhost).
     init?(offer: LocalHandoff.Offer?, endpoint: String, keepIdle: Duration = .seconds(30)) {
@@ -85,9 +88,9 @@ final class HandoffClient: Sendable {
     /// A refusal is thrown as the error a `method` request to `url` would have had.
     private func exchange(_ message: String, path: String, length: Int64, method: String, url: String) async throws(TusError) -> LocalHandoff.Reply? {
         guard isUsable else { return nil }
-        // Blocking calls, on a thread of their own rather than one of the tasks' threads.
+        // Blocking calls, on a pool's thread rather than one of the tasks' threads.
         let reply: LocalHandoff.Reply? = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: self.send(message, path: path, length: length)) }
+            Self.threads.submit { continuation.resume(returning: self.send(message, path: path, length: length)) }
         }
         if case .refused(let status, let detail)? = reply {
             throw TusError(TusError.kind(status: status, method: method), request: "\(method) \(url) (handed over as a file)", status: status, detail: detail)
@@ -138,7 +141,8 @@ final class HandoffClient: Sendable {
     /// kept: a run that pauses does not hold the engine's connections it is not using.
     private func sweepLater() {
         guard sweeping.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
-        DispatchQueue.global().asyncAfter(deadline: .now() + keepIdle.inSeconds) { [weak self] in
+        Task { [weak self, keepIdle] in
+            _ = await Task.pause(for: keepIdle)  // never cancelled: the sweep runs after the pause
             guard let self else { return }
             let kept = idle.withLock { idle in
                 closeStale(&idle)

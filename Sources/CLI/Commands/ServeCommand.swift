@@ -1,6 +1,5 @@
 import Basics
 import Client
-import Dispatch
 import Engine
 import Foundation
 import HTTPServer
