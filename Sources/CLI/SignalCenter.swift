@@ -16,7 +16,7 @@ public enum SignalCenter {
         guard pipe(&descriptors) == 0 else { return }
         signalPipeWriter.store(descriptors[1], ordering: .releasing)
         let reader = descriptors[0]
-        DedicatedThread.start("pipeline.signals") {
+        DedicatedThread.start("signals") {
             var number: UInt8 = 0
             while true {
                 let count = SystemCall.uninterrupted { read(reader, &number, 1) }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <poll.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <signal.h>
 #include <spawn.h>
@@ -100,6 +101,17 @@ int pipeline_peer_gone(int socket) {
 int pipeline_open_for_reading(int descriptor) {
     int flags = fcntl(descriptor, F_GETFL);
     return flags >= 0 && (flags & O_PATH) == 0 && (flags & O_ACCMODE) != O_WRONLY;
+}
+
+int pipeline_open_path(const char *path) {
+    return open(path, O_PATH | O_CLOEXEC);
+}
+
+void pipeline_name_thread(const char *name) {
+    char shortened[16];
+    strncpy(shortened, name, sizeof shortened - 1);
+    shortened[sizeof shortened - 1] = 0;
+    pthread_setname_np(pthread_self(), shortened);
 }
 
 extern char **environ;

@@ -31,7 +31,7 @@ final class AssemblyExecutor: Sendable {
         self.resultsDirectory = resultsDirectory
         self.limits = limits
         self.maxRunning = maxRunning
-        threads = BlockingPool("pipeline-assemblies", threads: maxRunning)
+        threads = BlockingPool("assembly", threads: maxRunning)
     }
 
     /// Runs an executing Assembly's steps in the background, after those started before it

@@ -15,7 +15,7 @@ final class HandoffServer: Sendable {
     private let listening: MessageSocket
     private let connections = Mutex(0)
     /// The threads connections are served on, one each.
-    private let threads = BlockingPool("pipeline-handoff", threads: HandoffServer.maxConnections)
+    private let threads = BlockingPool("handoff", threads: HandoffServer.maxConnections)
     /// Requests being answered, which `stop` lets end (a copy saves what it copied).
     private let busy = Drain()
     private let stopping = Atomic(false)
@@ -28,7 +28,7 @@ final class HandoffServer: Sendable {
         guard let real = RealPath.of(folder) else { throw FileError(path: folder, operation: "resolve", code: errno) }
         listening = try MessageSocket.listen(real + "/handoff.sock")
         offer = LocalHandoff.Offer(path: real + "/handoff.sock", token: RandomID.hex32())
-        DedicatedThread.start("pipeline-handoff-accept") { [self] in acceptConnections(tus, log: log) }
+        DedicatedThread.start("handoff-accept") { [self] in acceptConnections(tus, log: log) }
     }
 
     /// Serves each connection on a thread of the pool, until `stop`.

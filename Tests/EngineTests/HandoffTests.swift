@@ -1,4 +1,5 @@
 import Basics
+@testable import Engine
 import Foundation
 import HTTPClient
 import EngineTestSupport
@@ -206,5 +207,23 @@ final class HandoffTests: XCTestCase {
         let path = try XCTUnwrap(offered).path
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
         direct.data.remove()
+    }
+
+    func testAConnectionPastTheCapIsClosedAndLogged() async throws {
+        let server = try EngineTestServer(trustProxy: false)
+        defer { server.stop() }
+        let offer = try await offered(server)
+        var served = try (0..<HandoffServer.maxConnections).map { _ in try connect(offer) }
+        let refused = try XCTUnwrap(MessageSocket.connect(offer.path))
+        XCTAssertNil(refused.receive(waiting: .seconds(20)), "closed without a greeting: its client sends over HTTP")
+        let logged = await eventually { server.requests.contains { $0.hasPrefix("HANDOFF refused: \(HandoffServer.maxConnections) connections") } }
+        XCTAssertTrue(logged, "\(server.requests)")
+        // One served connection goes: its thread is free for the next.
+        served.removeLast()
+        let next = await firstAnswer {
+            MessageSocket.connect(offer.path).flatMap { $0.receive(waiting: .seconds(5))?.text == offer.greeting ? $0 : nil }
+        }
+        XCTAssertNotNil(next, "a connection is served again once one has gone")
+        served.removeAll()
     }
 }

@@ -23,6 +23,14 @@ public enum ProcessState {
         return state == "Z" || state == "X"
     }
 
+    /// The names of this process's threads now (`/proc/self/task/*/comm`: at most 15 bytes each).
+    public static var threadNames: [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []  // no /proc: no names
+        return tasks.compactMap { task in
+            (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)  // a thread that ended meanwhile has none
+        }
+    }
+
     private static func state(in file: String) -> Character? {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8), let close = text.lastIndex(of: ")") else { return nil }
         // "pid (name) S …": the name may hold spaces and parentheses, so the state follows the last ')'.

@@ -22,7 +22,7 @@ final class HandoffClient: Sendable {
     private let broken = Atomic(false)
     /// The threads requests wait for the engine on, for every client of the process: a request
     /// blocks until the engine has copied its file, so they do not take the shared pool's threads.
-    private static let threads = BlockingPool("pipeline-handoff-client", threads: 64)
+    private static let threads = BlockingPool("handoff-send", threads: 64)
 
     /// A client for `offer`, when `endpoint` is on this machine (127.0.0.1, ::1, localhost).
     init?(offer: LocalHandoff.Offer?, endpoint: String, keepIdle: Duration = .seconds(30)) {

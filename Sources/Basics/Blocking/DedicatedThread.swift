@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 
 /// A named thread of its own, for a loop that lives as long as what it serves (the HTTP client's
@@ -5,10 +6,14 @@ import Foundation
 /// an event ends (an `open` of a FIFO waiting for its reader, a `flock` waiting for its holder).
 /// Work that comes and goes uses a `BlockingPool` instead.
 public enum DedicatedThread {
-    /// Starts `body` on a new thread called `name`; the thread ends when `body` returns.
+    /// Starts `body` on a new thread called `name` (its first 15 bytes: Linux keeps no more);
+    /// the thread ends when `body` returns.
     public static func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
-        let thread = Thread(block: body)
-        thread.name = name
+        // Named from the thread itself: Foundation gives the kernel no name set before the start.
+        let thread = Thread {
+            pipeline_name_thread(name)
+            body()
+        }
         thread.start()
     }
 }

@@ -48,4 +48,11 @@ pid_t pipeline_spawn(char *const argv[], char *const envp[], int *input, int *ou
 
 /* Whether `descriptor` was opened for reading (not write-only, not O_PATH). */
 int pipeline_open_for_reading(int descriptor);
+
+/* `path` opened with O_PATH (the file itself, neither read nor written: a FIFO is not waited
+   on), closed on exec; -1 with errno set. */
+int pipeline_open_path(const char *path);
+
+/* Names the calling thread (at most 15 bytes are kept) as `ps`, `top` and /proc show it. */
+void pipeline_name_thread(const char *name);
 #endif
