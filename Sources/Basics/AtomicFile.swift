@@ -28,15 +28,7 @@ public enum AtomicFile {
             }
             // A FIFO nothing reads (one planted in the project) fails within seconds, never waits
             // for good; a reader that is starting (`cat fifo &`) has those seconds to open it.
-            var descriptor = SystemCall.openWithoutWaiting(path, O_WRONLY | O_TRUNC)
-            let deadline = ContinuousClock.now + readerWait
-            while descriptor < 0, errno == ENXIO, ContinuousClock.now < deadline {
-                usleep(10_000)
-                descriptor = SystemCall.openWithoutWaiting(path, O_WRONLY | O_TRUNC)
-            }
-            guard descriptor >= 0 else {
-                throw FileError(path: path, operation: "open", code: errno, reason: errno == ENXIO ? "it is a FIFO that no process reads" : nil)
-            }
+            let descriptor = try openForWriting(path, waitingForAReader: readerWait).get()
             defer { close(descriptor) }
             if let failure = try writeAll(produce, to: descriptor) { throw FileError(path: path, operation: "write", code: failure) }
             return nil
