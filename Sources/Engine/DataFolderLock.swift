@@ -1,4 +1,6 @@
+import Basics
 import Foundation
+import Synchronization
 
 /// One engine per data folder: an exclusive `flock` on `<data>/engine.lock`, held while the engine
 /// runs and released by the kernel if its process dies. Two engines on one folder would each keep
@@ -18,16 +20,34 @@ final class DataFolderLock: Sendable {
                 throw DataFolderInUse(folder: folder)
             }
             waiting()
-            // Polled, not blocked on: a Ctrl-C meanwhile must end the wait at once.
-            while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-                if stop() {
-                    close(descriptor)
-                    throw WaitInterrupted()
-                }
-                usleep(100_000)
+            do { try Self.waitForLock(descriptor, folder: folder, stop: stop) } catch {
+                close(descriptor)
+                throw error
             }
         }
         self.descriptor = descriptor
+    }
+
+    /// Takes the lock on `descriptor` the moment its holder lets go: a blocking `flock` on a thread
+    /// of its own, on a duplicate (the same open file, so the lock taken is this descriptor's),
+    /// while this thread asks `stop` every tenth of a second (a Ctrl-C must end the wait at once).
+    /// Given up, the duplicate is closed as soon as its `flock` returns: with this descriptor
+    /// closed by then, a lock taken too late goes at once.
+    private static func waitForLock(_ descriptor: Int32, folder: String, stop: () -> Bool) throws {
+        let duplicate = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        guard duplicate >= 0 else { throw LockError(message: "cannot wait for '\(folder)/engine.lock': \(String(cString: strerror(errno)))") }
+        let failure = Atomic<Int32>(0)
+        let taken = WakeSignal()
+        DedicatedThread.start("data-folder-lock") {
+            if SystemCall.uninterrupted({ flock(duplicate, LOCK_EX) }) != 0 { failure.store(errno, ordering: .relaxed) }
+            close(duplicate)
+            taken.signal()
+        }
+        while !taken.wait(atMost: .milliseconds(100)) {
+            if stop() { throw WaitInterrupted() }
+        }
+        let code = failure.load(ordering: .relaxed)
+        guard code == 0 else { throw LockError(message: "cannot lock '\(folder)/engine.lock': \(String(cString: strerror(code)))") }
     }
 
     deinit { close(descriptor) }

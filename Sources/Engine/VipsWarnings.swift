@@ -1,4 +1,5 @@
 internal import CVips
+import Basics
 import Foundation
 import Synchronization
 
@@ -112,20 +113,57 @@ enum VipsWarnings {
     }
 }
 
-/// Scopes share it; a decode that must run alone takes it whole (a waiting writer goes before
-/// new readers, so a busy engine still lets it in).
-private final class ReadWriteGate: @unchecked Sendable {
-    private let lock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
-
-    init() {
-        var attributes = pthread_rwlockattr_t()
-        pthread_rwlockattr_init(&attributes)
-        pthread_rwlockattr_setkind_np(&attributes, Int32(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP))
-        pthread_rwlock_init(lock, &attributes)
-        pthread_rwlockattr_destroy(&attributes)
+/// Scopes share it; a decode that must run alone takes it whole (a waiting one goes before new
+/// scopes, so a busy engine still lets it in). Whoever cannot enter waits for a wake-up, given
+/// to every waiter at each exit; each then looks again.
+private final class ReadWriteGate: Sendable {
+    private struct State {
+        var sharing = 0
+        var alone = false
+        var waitingAlone = 0
+        var waiters: [WakeSignal] = []
     }
 
-    func shared() { pthread_rwlock_rdlock(lock) }
-    func exclusive() { pthread_rwlock_wrlock(lock) }
-    func unlock() { pthread_rwlock_unlock(lock) }
+    private let state = Mutex(State())
+
+    func shared() {
+        enter { state in
+            guard !state.alone, state.waitingAlone == 0 else { return false }
+            state.sharing += 1
+            return true
+        }
+    }
+
+    func exclusive() {
+        state.withLock { $0.waitingAlone += 1 }
+        enter { state in
+            guard !state.alone, state.sharing == 0 else { return false }
+            state.waitingAlone -= 1
+            state.alone = true
+            return true
+        }
+    }
+
+    func unlock() {
+        let waiters = state.withLock { state in
+            if state.alone { state.alone = false } else { state.sharing -= 1 }
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        waiters.forEach { $0.signal() }
+    }
+
+    /// Waits until `admits` lets this thread in (it changes the state when it does).
+    private func enter(_ admits: (inout State) -> Bool) {
+        while true {
+            let signal = state.withLock { state -> WakeSignal? in
+                guard !admits(&state) else { return nil }
+                let signal = WakeSignal()
+                state.waiters.append(signal)
+                return signal
+            }
+            guard let signal else { return }
+            signal.wait()
+        }
+    }
 }

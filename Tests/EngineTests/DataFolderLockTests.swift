@@ -27,4 +27,24 @@ final class DataFolderLockTests: XCTestCase {
         let engine = try await second.value
         engine.stop()
     }
+
+    func testAWaitGivenUpLeavesTheFolderToTheNextEngine() async throws {
+        let data = try TemporaryDirectory(prefix: "lock")
+        defer { data.remove() }
+        let settings = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+        let first = try LocalEngine(.init(dataDirectory: data.path), server: settings)
+        var quitter = LocalEngine.Configuration(dataDirectory: data.path)
+        quitter.whileWaitingForTheFolder = {}
+        quitter.stopWaiting = { true }
+        XCTAssertThrowsError(try LocalEngine(quitter, server: settings)) { XCTAssertTrue($0 is WaitInterrupted, "\($0)") }
+        // The lock the given-up wait takes once the first engine lets go is let go at once.
+        first.stop()
+        var next = LocalEngine.Configuration(dataDirectory: data.path)
+        next.whileWaitingForTheFolder = {}
+        let deadline = ContinuousClock.now + .seconds(20)
+        next.stopWaiting = { ContinuousClock.now >= deadline }
+        let patient = next
+        let engine = try await Task.detached { try LocalEngine(patient, server: settings) }.value
+        engine.stop()
+    }
 }
