@@ -1,5 +1,5 @@
+import Basics
 import Foundation
-import Synchronization
 import HTTPClient
 import HTTPServer
 
@@ -11,12 +11,15 @@ final class FormFuzzServer: Sendable {
     private let folder: String
     private let server: HTTPServer?
     private let http = HTTPClient()
+    /// Given as each request ends, once its files are removed (the server logs it then).
+    private let ended = WakeSignal()
 
     private init() {
         folder = NSTemporaryDirectory() + "/pipeline-form-fuzz-\(getpid())"
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)  // the server's start says a failure
         do {
-            server = try HTTPServer(HTTPServer.Configuration(port: 0), handler: FormHandler(directory: folder + "/parts"))
+            let ended = ended
+            server = try HTTPServer(HTTPServer.Configuration(port: 0), handler: FormHandler(directory: folder + "/parts"), log: { _ in ended.signal() })
         } catch {
             FileHandle.standardError.write(Data("form fuzz: the server cannot start: \(error)\n".utf8))
             server = nil
@@ -29,26 +32,18 @@ final class FormFuzzServer: Sendable {
         let request = HTTPRequest(
             method: "POST", url: "http://127.0.0.1:\(server.port)/form",
             headers: [("Content-Type", "multipart/form-data; boundary=fuzz")], body: .data(body))
-        let answer = Mutex(0)
-        let done = DispatchSemaphore(value: 0)
         let client = http
-        Task {
-            let status = (try? await client.send(request))?.status ?? -1  // no answer: -1, which no documented status is
-            answer.withLock { $0 = status }
-            done.signal()
-        }
-        done.wait()
-        let status = answer.withLock { $0 }
+        let status = (try? BlockingWait.result { try await client.send(request) }.get())?.status ?? -1  // no answer: -1, which no documented status is
         guard [200, 400, 403, 413].contains(status) else {
             FileHandle.standardError.write(Data("form: unexpected status \(status)\n".utf8))
             return false
         }
-        // The server removes a request's files once it has answered, on its own thread: allow it a moment.
-        let deadline = Date().addingTimeInterval(2)
-        while Date() < deadline {
+        // The server removes a request's files once it has answered, on its own thread, and then
+        // logs the request: each log line wakes this wait (2 s at most) to look again.
+        let deadline = ContinuousClock.now + .seconds(2)
+        repeat {
             if ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/parts")) ?? []).isEmpty { return true }  // no parts folder: nothing left
-            usleep(1000)
-        }
+        } while ended.wait(until: deadline)
         FileHandle.standardError.write(Data("form: files were left behind\n".utf8))
         return false
     }
