@@ -71,8 +71,8 @@ struct AssemblyAPI: Sendable {
     }
 
     /// Assembly `id` as a client may be told of it; held first, when `waiting` seconds are asked
-    /// for, until it moves on (see `StatusWait`), and counted as held until `whenAnswered` says
-    /// its answer is sent. Nil when there is none.
+    /// for, until it moves on (see `StatusWait`); a stop waits for its answer until
+    /// `whenAnswered` says it is sent. Nil when there is none.
     @available(*, noasync, message: "holds its thread while it waits")
     func current(_ id: String, waiting: Int?, clientGone: () -> Bool, whenAnswered: (@escaping @Sendable () -> Void) -> Void) -> AssemblyRecord? {
         guard let current = store.get(id) else { return nil }

@@ -242,16 +242,18 @@ final class AssemblyStore: Sendable {
 
     /// `id` once its phase is no longer `phase` or `deadline` has passed, whichever comes first;
     /// at once when the engine is stopping or `mostHeld` requests are held already, and as soon
-    /// as `clientGone` says nobody waits for the answer. Nil when there is no such Assembly. The
-    /// request stays held until `whenAnswered` runs what it is given (its answer sent, for a
-    /// stop to wait for).
+    /// as `clientGone` says nobody waits for the answer. Nil when there is no such Assembly. A
+    /// stop waits for its answer until `whenAnswered` runs what it is given (the answer sent).
     @available(*, noasync, message: "blocks its thread")
     func waitForChange(
         of id: String, from phase: AssemblyPhase, until deadline: ContinuousClock.Instant, clientGone: () -> Bool,
         whenAnswered: (@escaping @Sendable () -> Void) -> Void = { $0() }
     ) -> AssemblyRecord? {
         guard let ticket = held.hold(id) else { return get(id) }
-        defer { whenAnswered { [held] in held.release(ticket) } }
+        defer {
+            held.release(ticket)
+            whenAnswered { [held] in held.sent() }
+        }
         while true {
             guard let record = get(id) else { return nil }
             let now = clock.now

@@ -18,7 +18,9 @@ final class HeldRequests: Sendable {
         var next = 0
         var waiting: [String: [Int: WakeSignal]] = [:]
         var count = 0
-        /// Signalled when the last request leaves once the engine stops.
+        /// Requests held, or let go with an answer not yet sent.
+        var unsent = 0
+        /// Signalled when the last answer is sent once the engine stops.
         var drained: WakeSignal?
     }
 
@@ -41,6 +43,7 @@ final class HeldRequests: Sendable {
             guard !state.stopping, state.count < most else { return nil }
             state.next += 1
             state.count += 1
+            state.unsent += 1
             let ticket = Ticket(number: state.next, assembly: assembly, signal: WakeSignal())
             state.waiting[assembly, default: [:]][ticket.number] = ticket.signal
             return ticket
@@ -53,13 +56,20 @@ final class HeldRequests: Sendable {
         ticket.signal.wait(atMost: longest)
     }
 
-    /// The request left (its answer sent, or its client gone).
+    /// The request is held no longer; its answer is on its way (`sent` says when it has left).
     func release(_ ticket: Ticket) {
         state.withLock { state in
             state.waiting[ticket.assembly]?[ticket.number] = nil
             if state.waiting[ticket.assembly]?.isEmpty == true { state.waiting[ticket.assembly] = nil }
             state.count -= 1
-            if state.count == 0 { state.drained?.signal() }
+        }
+    }
+
+    /// The answer of a request let go has been sent (or its client is gone).
+    func sent() {
+        state.withLock { state in
+            state.unsent -= 1
+            if state.unsent == 0 { state.drained?.signal() }
         }
     }
 
@@ -68,13 +78,13 @@ final class HeldRequests: Sendable {
         state.withLock { state in state.waiting[assembly]?.values.forEach { $0.signal() } }
     }
 
-    /// Answers every held request now, and waits until they have left (`longest` at most).
+    /// Answers every held request now, and waits until their answers are sent (`longest` at most).
     @available(*, noasync, message: "blocks its thread")
     func stop(waitingAtMost longest: Duration) {
         let drained = state.withLock { state -> WakeSignal? in
             state.stopping = true
             for signals in state.waiting.values { signals.values.forEach { $0.signal() } }
-            guard state.count > 0 else { return nil }
+            guard state.unsent > 0 else { return nil }
             state.drained = WakeSignal()
             return state.drained
         }
