@@ -10,6 +10,9 @@ final class PieceHashing: Sendable {
     /// What the digest cache lookup found, for recording the piece afterwards.
     let piece: DigestCacheUpdate.Piece?
     private let done = WakeSignal()
+    /// The threads pieces are hashed from (a plan has two pieces in flight at most): a pool of
+    /// their own, so a plan made on a thread of the shared pool never waits for one of its own.
+    private static let threads = BlockingPool("hashing", threads: 4)
     private let slot = Mutex<[Result<FileDigest, HashingError>]>([])
 
     init(
@@ -18,7 +21,7 @@ final class PieceHashing: Sendable {
         self.start = start
         self.keys = keys
         self.piece = piece
-        BlockingPool.shared.submit { [self] in
+        Self.threads.submit { [self] in
             let results = FileHasher.digests(paths: keys, base: base, remembered: remembered, confinement: confinement, workers: workers)
             slot.withLock { $0 = results }
             done.signal()
