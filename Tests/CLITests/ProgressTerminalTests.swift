@@ -26,7 +26,7 @@ final class ProgressTerminalTests: XCTestCase {
         // The terminal narrows to 50 columns once the run has made two Assemblies (one at a time,
         // so most are still to come); the run is told by SIGWINCH.
         let command = "stty cols 120 rows 24; '\(ProcessRunner.pipelineExecutable)' run pipeline.yml --concurrency 1 & pid=$!; "
-            + "i=0; until [ \"$(ls .pipeline/engine/assemblies 2>/dev/null | wc -l)\" -ge 2 ] || [ $i -ge 500 ]; do sleep 0.02; i=$((i + 1)); done; "
+            + "i=0; until [ \"$(ls .pipeline/engine/assemblies/*.json 2>/dev/null | wc -l)\" -ge 2 ] || [ $i -ge 500 ]; do sleep 0.02; i=$((i + 1)); done; "
             + "stty cols 50; kill -WINCH $pid 2>/dev/null; wait $pid"
         let rows = try terminalRows(command, in: directory)
         XCTAssertFalse(rows.contains { $0.hasPrefix("created") || $0.hasPrefix("[") }, "no line per Assembly: \(rows.prefix(8))")
