@@ -47,12 +47,12 @@ public enum SignalCenter {
     /// From now on, `handler` (replacing any earlier one) runs on the signal thread each time the
     /// terminal is resized.
     static func onResize(_ handler: @escaping @Sendable () -> Void) {
-        state.resizeHandler.withLock { $0 = handler }
+        state.resizeHandler.withLock { $0 = Callback { _ in handler() } }
     }
 
     fileprivate final class SignalState: Sendable {
         private let waiters = Mutex<[SignalWaiter]>([])
-        let resizeHandler = Mutex<(@Sendable () -> Void)?>(nil)
+        let resizeHandler = Mutex<Callback<Void>?>(nil)
 
         func register(_ waiter: SignalWaiter) { waiters.withLock { $0.append(waiter) } }
 
@@ -63,7 +63,7 @@ public enum SignalCenter {
         }
 
         func resized() {
-            resizeHandler.withLock { $0 }?()
+            resizeHandler.withLock { $0 }?(())
         }
     }
 }

@@ -42,7 +42,7 @@ final class AssemblyStore: Sendable {
     let signals = PhaseSignals()
     static let writeDelay: Duration = .milliseconds(20)
     /// Told of each Assembly that just ended (`observeEnds`).
-    private let endObserver = Mutex<(@Sendable (AssemblyRecord) -> Void)?>(nil)
+    private let endObserver = Mutex<Callback<AssemblyRecord>?>(nil)
     /// Told when an Assembly cannot be written (it lives on in memory, and would not survive a restart).
     private let warn: @Sendable (String) -> Void
     /// The clock held requests' deadlines are kept by.
@@ -230,14 +230,19 @@ final class AssemblyStore: Sendable {
         if moved {
             held.moved(id)
             signals.moved(id)
-            if let updated, updated.isTerminal { endObserver.withLock { $0 }?(updated) }
+            if let updated, updated.isTerminal { tellEnded(updated) }
         }
         return updated
     }
 
     /// Tells `observer` of each Assembly as it ends, after the change.
     func observeEnds(_ observer: @escaping @Sendable (AssemblyRecord) -> Void) {
-        endObserver.withLock { $0 = observer }
+        endObserver.withLock { $0 = Callback(observer) }
+    }
+
+    /// Tells the observer that `record` ended.
+    func tellEnded(_ record: AssemblyRecord) {
+        endObserver.withLock { $0 }?(record)
     }
 
     /// `id` once its phase is no longer `phase` or `deadline` has passed, whichever comes first;

@@ -283,7 +283,7 @@ struct TusEndpoint: Sendable {
     private func terminate(_ id: String) -> ServerResponse {
         guard live(id) != nil else { return gone(id) }
         guard let claim = store.claim(id) else { return answer(423, "another request is writing this upload") }
-        withExtendedLifetime(claim) { store.delete(id) }
+        withExtendedLifetime(claim) { _ = store.delete(id) }
         return ServerResponse(status: 204, headers: [("Tus-Resumable", TusProtocol.version)])
     }
 
@@ -300,7 +300,7 @@ struct TusEndpoint: Sendable {
     /// For an upload whose Assembly was canceled or failed: the upload is removed and the request refused (410).
     private func ended(_ record: TusUploadRecord) -> ServerResponse? {
         guard hasEnded?(record.metadata) == true else { return nil }
-        if let claim = store.claim(record.id) { withExtendedLifetime(claim) { store.delete(record.id) } }
+        if let claim = store.claim(record.id) { withExtendedLifetime(claim) { _ = store.delete(record.id) } }
         return answer(410, Self.endedMessage)
     }
 

@@ -20,6 +20,8 @@ final class ConcurrencyStylesTests: XCTestCase {
         (#"(?:^|[\s;{])(?:(?:public|package|internal|fileprivate|private|final|distributed)\s+)*actor\s+[A-Z]\w*|@MainActor\b|@globalActor\b"#,
          "an actor: use a final Sendable class over a Mutex"),
         (#"\bnonisolated\s*\(\s*unsafe\s*\)"#, "nonisolated(unsafe): use Atomic, Mutex or a Sendable holder"),
+        (#"\bMutex<\(*(?:@Sendable\s+)?\([^)]*\)\s*(?:async\s+)?(?:throws\s+)?->"#,
+         "a function held by a Mutex gains two thunks at each withLock: hold a Callback"),
     ]
 
     /// The lines of `text` (a Swift file at `path`) that use what only the blocking pool's folder
@@ -69,11 +71,13 @@ final class ConcurrencyStylesTests: XCTestCase {
         @MainActor func draw() {}
         nonisolated(unsafe) var writer: Int32 = -1
         sleep(1)
+        private let observer = Mutex<(@Sendable (Record) -> Void)?>(nil)
         """
         let found = Self.violations(in: planted, path: "Sources/X/Planted.swift")
-        XCTAssertEqual(found.map { $0.components(separatedBy: ":").prefix(2).joined(separator: ":") }, (1...13).map { "Sources/X/Planted.swift:\($0)" }, "\(found)")
+        XCTAssertEqual(found.map { $0.components(separatedBy: ":").prefix(2).joined(separator: ":") }, (1...14).map { "Sources/X/Planted.swift:\($0)" }, "\(found)")
         XCTAssertTrue(found[0].contains("'import Dispatch'"), found[0])
         XCTAssertTrue(found[8].contains("use a final Sendable class over a Mutex"), found[8])
+        XCTAssertTrue(found[13].contains("hold a Callback"), found[13])
     }
 
     func testAllowedWordsAreNotTakenForPrimitives() {
@@ -86,6 +90,9 @@ final class ConcurrencyStylesTests: XCTestCase {
         public func sleep(for duration: Duration) async throws {}
         let state = Mutex(State())
         DedicatedThread.start("pipeline.http") { run() }
+        private let pending = Mutex<[@Sendable () -> Void]>([])
+        private let state = Mutex<(count: Int, waiters: [WakeSignal])>((0, []))
+        private let observer = Mutex<Callback<Record>?>(nil)
         """
         XCTAssertEqual(Self.violations(in: allowed, path: "Sources/X/Allowed.swift"), [])
     }

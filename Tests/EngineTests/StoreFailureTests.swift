@@ -48,3 +48,19 @@ final class StoreFailureTests: XCTestCase {
         XCTAssertTrue(warnings.withLock { $0 }.first?.contains("Assembly \(kept) could not be saved") == true)
     }
 }
+
+/// The store's end observer is called once per Assembly that ends, for as long as the engine runs.
+final class EndObserverTests: XCTestCase {
+    func testTheEndObserverCanBeCalledForAYearOfAssemblies() throws {
+        let data = try TemporaryDirectory(prefix: "end-observer")
+        defer { data.remove() }
+        let store = try AssemblyStore(directory: data.path + "/assemblies")
+        let heard = Atomic<Int>(0)
+        store.observeEnds { _ in heard.add(1, ordering: .relaxed) }
+        let record = AssemblyRecord(id: String(repeating: "e", count: 32), origin: "http://127.0.0.1:1", params: "{}", steps: .object([:]), fields: [:],
+                                    notifyURL: nil, expectedTusUploads: 0, uploads: [], created: Date(), clientAgent: nil)
+        // A function held by the Mutex directly nested two thunks per call, and overflowed the stack after ~10,000.
+        for _ in 0..<300_000 { store.tellEnded(record) }
+        XCTAssertEqual(heard.load(ordering: .relaxed), 300_000)
+    }
+}
