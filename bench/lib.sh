@@ -99,3 +99,19 @@ start_engine() {
 
 # engine_peak: the engine's peak resident memory in MB (VmHWM), or "?".
 engine_peak() { awk '/^VmHWM:/ { printf "%.1f", $2 * 1024 / 1e6 }' "/proc/$engine_pid/status" 2>/dev/null || echo "?"; }
+
+# start_probe PYTHON PORT FOLDER: starts bench/soak.py's probe of 127.0.0.1:PORT (it prints the
+# time of the first HTTP answer after a refusal to FOLDER/probe.out) and returns once it runs;
+# sets `probe_pid`. Time a server's start from its fork to that answer (soak.sh, start.sh).
+start_probe() {
+    rm -f "$3/probe.ready"
+    "$1" -S "$repo/bench/soak.py" probe "$2" --ready "$3/probe.ready" >"$3/probe.out" 2>"$3/probe.err" &
+    probe_pid=$!
+    for ((i = 0; i < 1000; i++)); do
+        [[ -e $3/probe.ready ]] && return 0
+        sleep 0.01
+    done
+    cat "$3/probe.err" >&2
+    echo "$script: the probe did not start" >&2
+    exit 1
+}

@@ -118,14 +118,7 @@ images=("$work"/images/img*.jpg)
 # only answers after a refusal). Sets `engine_pid`, `started_ms`, `answered` (when it answered,
 # seconds since the epoch) and, with `kill`, `killed` (when it was killed).
 start_measured() {
-    rm -f "$work/probe.ready"
-    "${soak[@]}" probe "$port" --ready "$work/probe.ready" >"$work/probe.out" 2>"$work/probe.err" &
-    probe_pid=$!
-    for ((i = 0; i < 1000; i++)); do
-        [[ -e $work/probe.ready ]] && break
-        sleep 0.01
-    done
-    [[ -e $work/probe.ready ]] || { cat "$work/probe.err" >&2; echo "soak.sh: the probe did not start" >&2; exit 1; }
+    start_probe "$sdk_python" "$port" "$work"
     if [[ ${1:-} == kill ]]; then
         kill -KILL "$engine_pid"
         killed=${EPOCHREALTIME/,/.}

@@ -46,13 +46,7 @@ trap cleanup EXIT
 # start_on DATA: starts the engine on DATA at `port`, timed from the fork until the port answers;
 # sets `engine_pid` and `started_ms`.
 start_on() {
-    rm -f "$work/probe.ready"
-    "$python" -S "$repo/bench/soak.py" probe "$port" --ready "$work/probe.ready" >"$work/probe.out" 2>"$work/probe.err" &
-    probe_pid=$!
-    for ((i = 0; i < 1000; i++)); do
-        [[ -e $work/probe.ready ]] && break
-        sleep 0.01
-    done
+    start_probe "$python" "$port" "$work"
     local forked=$EPOCHREALTIME
     "$bin" serve --host 127.0.0.1 --port "$port" --data-dir "$1" --quiet >>"$work/engine.out" 2>>"$work/engine.err" &
     engine_pid=$!
