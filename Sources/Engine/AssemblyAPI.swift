@@ -6,7 +6,7 @@ import Spec
 
 /// `POST /assemblies[/{id}]`, `GET` and `DELETE /assemblies/{id}`, and `GET /results/...`.
 struct AssemblyAPI: Sendable {
-    let store: AssemblyStore
+    let store: any AssemblyRecords
     let templates: TemplateStore
     let executor: AssemblyExecutor
     let auth: AssemblyAuth?

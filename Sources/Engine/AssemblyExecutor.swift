@@ -6,7 +6,7 @@ import Basics
 /// Runs Assemblies: the steps in dependency order, each step's files in parallel on all cores,
 /// results stored under the data folder.
 final class AssemblyExecutor: Sendable {
-    let store: AssemblyStore
+    let store: any AssemblyRecords
     let resultsDirectory: String
     let limits: RobotLimits
     /// The named credentials storage steps may use.
@@ -17,16 +17,24 @@ final class AssemblyExecutor: Sendable {
     /// only make each of them slower (and a burst of creations would start a thread each).
     let maxRunning: Int
     /// The threads Assemblies run on, one per running Assembly (`maxRunning` at most).
-    private let threads: BlockingPool
-    private let waiting = Mutex<(running: Int, queued: [String])>((0, []))
+    let threads: BlockingPool
+    let waiting = Mutex<(running: Int, queued: [String])>((0, []))
     /// The engine stops: robots stop (their tools are ended) and no queued Assembly starts.
-    private let stopping = Atomic<Bool>(false)
+    let stopping = Atomic<Bool>(false)
     /// Assemblies whose steps are running, for a stop to wait out.
-    private let inFlight = Drain()
+    let inFlight = Drain()
+    /// Who runs which Assembly, when several engines share the state; nil: this engine runs what it starts.
+    let queue: (any RunQueue)?
+    /// Where inputs come from and results go, when several engines share the files.
+    let files: (any SharedFiles)?
+    /// The claims this engine holds, renewed while their steps run; a lost one cancels its run.
+    let claims = Mutex<[String: (claim: RunClaim, lost: Bool)]>([:])
 
-    init(store: AssemblyStore, resultsDirectory: String, limits: RobotLimits = RobotLimits(), storage: StorageCredentials = .none,
-         maxRunning: Int = max(2, ParallelWork.cores)) {
+    init(store: any AssemblyRecords, resultsDirectory: String, limits: RobotLimits = RobotLimits(), storage: StorageCredentials = .none,
+         maxRunning: Int = max(2, ParallelWork.cores), queue: (any RunQueue)? = nil, files: (any SharedFiles)? = nil) {
         self.store = store
+        self.queue = queue
+        self.files = files
         self.storage = storage
         self.resultsDirectory = resultsDirectory
         self.limits = limits
@@ -37,6 +45,7 @@ final class AssemblyExecutor: Sendable {
     /// Runs an executing Assembly's steps in the background, after those started before it
     /// when `maxRunning` are running already.
     func execute(_ id: String) {
+        if let queue { return queue.announce() }
         let starts = waiting.withLock { state in
             guard state.running < maxRunning else { state.queued.append(id); return false }
             state.running += 1
@@ -64,7 +73,7 @@ final class AssemblyExecutor: Sendable {
         defer { inFlight.leave() }
         var current: String? = id
         while let id = current {
-            run(id)
+            run(id, claim: nil)
             current = waiting.withLock { state in
                 guard !state.queued.isEmpty, !stopping.load(ordering: .relaxed) else { state.running -= 1; return nil }
                 return state.queued.removeFirst()
@@ -88,7 +97,7 @@ final class AssemblyExecutor: Sendable {
 
     /// The Assembly with the facts of its tus uploads read (they were stored with their type
     /// only, so the upload's last PATCH was answered at once), several files at once, and kept.
-    private func describeUploads(_ record: AssemblyRecord) -> AssemblyRecord {
+    private func describeUploads(_ record: AssemblyRecord, claim: RunClaim?) -> AssemblyRecord {
         let pending = record.uploads.indices.filter { record.uploads[$0].meta.isEmpty && FileFacts.hasFacts(record.uploads[$0].mime) }
         guard !pending.isEmpty else { return record }
         let uploads = record.uploads
@@ -101,7 +110,7 @@ final class AssemblyExecutor: Sendable {
         // Kept in the store, and given back on the record as it came (its uploads where the steps read them).
         var described = record
         for (index, meta) in zip(pending, facts) { described.uploads[index].meta = meta }
-        store.update(record.id) { record in
+        store.update(record.id, claim: claim) { record in
             for (index, meta) in zip(pending, facts) where index < record.uploads.count && record.uploads[index].id == uploads[index].id {
                 record.uploads[index].meta = meta
             }
@@ -109,7 +118,7 @@ final class AssemblyExecutor: Sendable {
         return described
     }
 
-    private func run(_ id: String) {
+    func run(_ id: String, claim: RunClaim?) {
         let folder = resultsDirectory + "/" + id
         // Inline secrets serve one run of the steps; a resumed Assembly's steps say they are gone.
         defer { secrets.forget(id) }
@@ -117,7 +126,8 @@ final class AssemblyExecutor: Sendable {
         func discard() { FileSystem.cleanUp(folder) }
         func end(_ event: AssemblyEvent) {
             var action = AssemblyAction.none
-            self.store.update(id) { record in action = record.apply(event) }
+            // A claim that no longer holds changes nothing: another engine runs the Assembly now.
+            guard self.store.update(id, claim: claim, { record in action = record.apply(event) }) != nil else { return discard() }
             if action == .discardResults { discard() }
         }
         guard let stored = store.get(id), stored.phase == .executing else { return discard() }
@@ -134,7 +144,10 @@ final class AssemblyExecutor: Sendable {
         do throws(RobotError) { try Self.checkHandedOver(stored.uploads) } catch {
             return end(.stepsFailed(code: error.code, message: error.message))
         }
-        let record = describeUploads(stored)
+        do throws(RobotError) { try files?.fetch(stored.uploads) } catch {
+            return end(.stepsFailed(code: error.code, message: error.message))
+        }
+        let record = describeUploads(stored, claim: claim)
         let outputs = Mutex<[String: [AssemblyFile]]>([":original": record.uploads])
         let ignored = Mutex<[AssemblyStatusDocument.IgnoredError]>([])
         let warnings = Mutex<[AssemblyStatusDocument.Warning]>([])
@@ -143,7 +156,7 @@ final class AssemblyExecutor: Sendable {
         // Steps that do not use each other run at once (each also spreads its files over the cores).
         for wave in graph.waves {
             // Stopping: the Assembly stays executing, for the next engine, and keeps nothing half made.
-            if store.get(id)?.isTerminal == true || stopping.load(ordering: .relaxed) { return discard() }
+            if store.get(id)?.isTerminal == true || stopping.load(ordering: .relaxed) || lost(claim) { return discard() }
             let failures = Mutex<[Int: RobotError]>([:])
             ParallelWork.forEach(count: wave.count, workers: wave.count) { index in
                 let step = wave[index]
@@ -151,7 +164,7 @@ final class AssemblyExecutor: Sendable {
                 let context = RobotContext(
                     step: step, folder: folder, fields: record.fields, assembly: id, exports: exports, limits: limits,
                     storage: storage, inlineSecrets: secrets.secrets(of: id, step: step.name),
-                    isCanceled: { [self] in stopping.load(ordering: .relaxed) || store.get(id)?.isTerminal ?? true },
+                    isCanceled: { [self] in stopping.load(ordering: .relaxed) || lost(claim) || store.get(id)?.isTerminal ?? true },
                     ignore: { error, file in
                         let entry = AssemblyStatusDocument.IgnoredError(
                             step: step.name, robot: step.robot, error: error.code, message: error.message, originalID: file?.originalID, name: file?.name)
@@ -189,6 +202,10 @@ final class AssemblyExecutor: Sendable {
             return end(.stepsFailed(code: error.code, message: error.message))
         }
         results = results.mapValues { files in files.map(Self.withMD5) }
+        do throws(RobotError) { try files?.publish(results.values.flatMap { $0 }) } catch {
+            discard()
+            return end(.stepsFailed(code: error.code, message: error.message))
+        }
         end(.stepsFinished(results: results, ignored: ignored.withLock { $0 }, warnings: warnings.withLock { $0 }))
     }
 

@@ -24,7 +24,7 @@ final class AssemblyNotifier: Sendable {
         var retryPolicy: RetryPolicy { RetryPolicy(attempts: retryDelays.count + 1, backoff: Backoff(.listed(retryDelays))) }
     }
 
-    private let store: AssemblyStore
+    private let store: any AssemblyRecords
     private let secret: String?
     private let settings: Settings
     private let status: @Sendable (AssemblyRecord) -> AssemblyStatusDocument
@@ -38,7 +38,7 @@ final class AssemblyNotifier: Sendable {
     private let inFlight = Drain()
 
     /// `status` makes the document sent; `log` hears of every attempt, else `warn` of those given up.
-    init(store: AssemblyStore, secret: String?, settings: Settings, status: @escaping @Sendable (AssemblyRecord) -> AssemblyStatusDocument,
+    init(store: any AssemblyRecords, secret: String?, settings: Settings, status: @escaping @Sendable (AssemblyRecord) -> AssemblyStatusDocument,
          log: (@Sendable (String) -> Void)?, warn: @escaping @Sendable (String) -> Void) {
         (self.store, self.secret, self.settings, self.status, self.log, self.warn) = (store, secret, settings, status, log, warn)
     }

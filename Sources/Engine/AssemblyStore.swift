@@ -10,7 +10,7 @@ import Synchronization
 /// meanwhile (an Assembly of n files would otherwise be encoded n times over), without flushing
 /// to disk. A client is told only of a phase the Assembly's file holds (`reported` writes it first
 /// when it does not yet): an engine killed a moment later still knows every Assembly it said had completed.
-final class AssemblyStore: Sendable {
+final class AssemblyStore: AssemblyRecords {
     let directory: String
     /// Which Assemblies are live, and which ended ones still have their files.
     let index: AssemblyIndex
@@ -89,23 +89,15 @@ final class AssemblyStore: Sendable {
     /// The stored record of `id`, checked; nil (with a warning for one that is damaged or not
     /// this engine's) when there is none.
     private static func read(_ id: String, in directory: String, warn: (String) -> Void) -> AssemblyRecord? {
-        let path = directory + "/" + id + ".json"
-        let record: AssemblyRecord
         do {
-            guard let data = try readIfPresent(path) else { return nil }
-            record = try StateCoding.decode(AssemblyRecord.self, from: data).mappingFilePaths { stored($0, in: FolderPath.of(directory)) }
+            guard let data = try readIfPresent(directory + "/" + id + ".json") else { return nil }
+            return try AssemblyRecord.fromStoredForm(data, id: id, root: FolderPath.of(directory))
+        } catch let refusal as StoredRecordRefusal {
+            warn("ignored the stored Assembly '\(id.printable).json': \(refusal.reason); move it away to keep it from this message")
         } catch {
             warn("ignored the stored Assembly '\(id.printable).json': it cannot be read (\(error)); move it away to keep it from this message")
-            return nil
         }
-        // A stored record is input, never truth (the data folder may come from a cache or a
-        // commit): one named for another id, or naming a file outside the data folder (which
-        // the engine would serve and read as a robot's input), is not loaded.
-        guard id == record.id, record.keepsItsFiles(inside: FolderPath.of(directory)) else {
-            warn("ignored the stored Assembly '\(id.printable).json': it names files outside the engine's data folder, or another id")
-            return nil
-        }
-        return record
+        return nil
     }
 
     /// The bytes at `path`; nil when there is nothing there (nor a folder to hold it).
@@ -121,12 +113,6 @@ final class AssemblyStore: Sendable {
     /// Every record stored in `directory`, read without opening a store on it (nothing is written).
     static func readAll(in directory: String) -> [AssemblyRecord] {
         FileSystem.namesOrNone(in: directory).filter { $0.hasSuffix(".json") }.compactMap { read(String($0.dropLast(5)), in: directory, warn: { _ in }) }
-    }
-
-    /// A stored file's path: kept relative to the data folder `root` (so the folder can be copied
-    /// or restored elsewhere), absolute in records older engines wrote.
-    private static func stored(_ path: String, in root: String) -> String {
-        path.hasPrefix("/") ? path : root + "/" + path
     }
 
     /// Forgets the Assemblies `ids` (their files are removed by the caller).
@@ -200,9 +186,10 @@ final class AssemblyStore: Sendable {
     /// Every stored Assembly, read from the data folder (a listing of the whole history).
     func allStored() -> [AssemblyRecord] { storedIDs.compactMap(get) }
 
-    /// Changes an Assembly under the lock and saves it; returns the new state.
+    /// Changes an Assembly under the lock and saves it; returns the new state. One engine owns the
+    /// folder, so every claim holds.
     @discardableResult
-    func update(_ id: String, _ change: (inout AssemblyRecord) -> Void) -> AssemblyRecord? {
+    func update(_ id: String, claim: RunClaim?, _ change: (inout AssemblyRecord) -> Void) -> AssemblyRecord? {
         // A settled Assembly is brought back into memory for the change (until it is written).
         guard let known = get(id) else { return nil }
         var moved = false
@@ -254,18 +241,7 @@ final class AssemblyStore: Sendable {
         of id: String, from phase: AssemblyPhase, until deadline: ContinuousClock.Instant, clientGone: () -> Bool,
         whenAnswered: (@escaping @Sendable () -> Void) -> Void = { $0() }
     ) -> AssemblyRecord? {
-        guard let ticket = held.hold(id) else { return get(id) }
-        defer {
-            held.release(ticket)
-            whenAnswered { [held] in held.sent() }
-        }
-        while true {
-            guard let record = get(id) else { return nil }
-            let now = clock.now
-            if record.phase != phase || held.isStopping || now >= deadline || clientGone() { return record }
-            // In slices, to notice a client that went away (nothing tells of it), and a clock moved on.
-            _ = held.wait(ticket, for: min(deadline - now, .milliseconds(250)))
-        }
+        held.waitForChange(of: id, from: phase, until: deadline, clock: clock, clientGone: clientGone, whenAnswered: whenAnswered, read: get)
     }
 
     /// Answers every held status request now, and waits (a second at most) until their answers
@@ -314,9 +290,7 @@ final class AssemblyStore: Sendable {
     }
 
     private func save(_ record: AssemblyRecord) throws {
-        let root = FolderPath.of(directory)
-        let kept = record.mappingFilePaths { RealPath.relative($0, inside: root) ?? $0 }
-        try AtomicFile.write(try kept.stateJSON().compactData, to: directory + "/" + record.id + ".json", durable: false)
+        try AtomicFile.write(try record.storedForm(relativeTo: FolderPath.of(directory)), to: directory + "/" + record.id + ".json", durable: false)
         state.withLock { if $0.records[record.id] != nil { $0.writtenPhases[record.id] = record.phase } }
     }
 }

@@ -6,7 +6,7 @@ import Basics
 /// `assembly_id`), and starts the Assembly once every expected upload has arrived. Uploads past
 /// the expected count are ignored, as the hosted service does.
 struct AssemblyUploads: Sendable {
-    let assemblies: AssemblyStore
+    let assemblies: any AssemblyRecords
     let uploads: UploadStore
     let executor: AssemblyExecutor
 

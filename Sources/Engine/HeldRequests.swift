@@ -90,4 +90,26 @@ final class HeldRequests: Sendable {
         }
         _ = drained?.wait(atMost: longest)
     }
+
+    /// Holds a request for `id` (read by `read`) until its phase is no longer `phase`, `deadline`
+    /// has passed, the engine stops or `clientGone` says nobody waits; at once when `most` are
+    /// held already. A stop waits for its answer until `whenAnswered` runs what it is given.
+    @available(*, noasync, message: "blocks its thread")
+    func waitForChange(
+        of id: String, from phase: AssemblyPhase, until deadline: ContinuousClock.Instant, clock: any MonotonicClock, clientGone: () -> Bool,
+        whenAnswered: (@escaping @Sendable () -> Void) -> Void, read: (String) -> AssemblyRecord?
+    ) -> AssemblyRecord? {
+        guard let ticket = hold(id) else { return read(id) }
+        defer {
+            release(ticket)
+            whenAnswered { [self] in sent() }
+        }
+        while true {
+            guard let record = read(id) else { return nil }
+            let now = clock.now
+            if record.phase != phase || isStopping || now >= deadline || clientGone() { return record }
+            // In slices, to notice a client that went away (nothing tells of it), and a clock moved on.
+            _ = wait(ticket, for: min(deadline - now, .milliseconds(250)))
+        }
+    }
 }

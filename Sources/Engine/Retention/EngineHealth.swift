@@ -16,7 +16,7 @@ struct EngineHealth: Sendable, Equatable {
 
     /// Where the numbers come from.
     struct Source: Sendable {
-        let store: AssemblyStore
+        let store: any AssemblyRecords
         let executor: AssemblyExecutor
         let sweep: RetentionSweep?
 
