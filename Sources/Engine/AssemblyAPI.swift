@@ -11,7 +11,7 @@ struct AssemblyAPI: Sendable {
     let executor: AssemblyExecutor
     let auth: AssemblyAuth?
     let policy: Policy?
-    let rateLimiter: RateLimiter?
+    let rateLimiter: (any CreationLimit)?
     let dataDirectory: String
     let maxUploadSize: Int64
     let space: DiskSpace
@@ -105,6 +105,8 @@ struct AssemblyAPI: Sendable {
             return .text(404, "no such file")
         }
         if let removed = record.filesRemoved { return .text(410, record.filesRemovedMessage(removed)) }
+        // Another engine made it: its copy is fetched here first (a file no longer stored stays missing).
+        try? executor.files?.fetch([file])
         // A file removed from the data folder since (by hand, or a cleanup) is gone, not an error.
         var facts = stat()
         guard stat(file.path, &facts) == 0, (facts.st_mode & S_IFMT) == S_IFREG, Int64(facts.st_size) == file.size else {
@@ -190,6 +192,8 @@ struct AssemblyAPI: Sendable {
             uploads.append(FileFacts.describe(
                 id: fileID, name: name, field: part.field, path: path, size: part.size, mime: part.contentType, isTus: false))
         }
+        // Where every engine finds them before any engine can run the Assembly.
+        do throws(RobotError) { try executor.files?.publish(uploads) } catch { return .failure(.uploadNotStored) }
         let record = AssemblyRecord(
             id: id, origin: origin, params: raw, steps: steps, fields: fields, notifyURL: params["notify_url"]?.stringValue,
             expectedTusUploads: expected, uploads: uploads, created: Date(), clientAgent: client.map { String($0.prefix(200)) })

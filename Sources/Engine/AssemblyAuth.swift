@@ -7,9 +7,9 @@ import Wire
 final class AssemblyAuth: Sendable {
     private let key: String
     private let secret: String
-    private let ledger: SignatureLedger
+    private let ledger: any UsedSignatures
 
-    init(key: String, secret: String, ledger: SignatureLedger) {
+    init(key: String, secret: String, ledger: any UsedSignatures) {
         self.key = key
         self.secret = secret
         self.ledger = ledger

@@ -78,6 +78,11 @@ final class HeldRequests: Sendable {
         state.withLock { state in state.waiting[assembly]?.values.forEach { $0.signal() } }
     }
 
+    /// Any Assembly may have moved (what was told of it was lost): every held request looks again.
+    func movedAll() {
+        state.withLock { state in state.waiting.values.forEach { $0.values.forEach { $0.signal() } } }
+    }
+
     /// Answers every held request now, and waits until their answers are sent (`longest` at most).
     @available(*, noasync, message: "blocks its thread")
     func stop(waitingAtMost longest: Duration) {

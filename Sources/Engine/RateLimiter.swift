@@ -4,7 +4,7 @@ import Synchronization
 
 /// A sliding-window limit on Assembly creations, answered like the hosted API: HTTP 429,
 /// `RATE_LIMIT_REACHED` and `info.retryIn` seconds.
-final class RateLimiter: Sendable {
+final class RateLimiter: CreationLimit {
     private let limit: Int
     private let window: TimeInterval
     private let recent = Mutex<[Date]>([])

@@ -8,7 +8,7 @@ import Synchronization
 /// folder: the expiry (seconds since 1970) and the SHA-256 of the signature, never the signature.
 /// Expired ones are dropped at start and whenever the ledger has doubled since, from memory and
 /// file alike, so an engine that runs for months holds the signatures that can still be replayed.
-final class SignatureLedger: Sendable {
+final class SignatureLedger: UsedSignatures {
     private struct State {
         var seen: [String: TimeInterval]
         var descriptor: Int32
@@ -60,7 +60,7 @@ final class SignatureLedger: Sendable {
     }
 
     /// Records `signature` until `expires`; `false` when it was recorded before.
-    func insert(_ signature: String, expires: Date, now: Date = Date()) -> Bool {
+    func insert(_ signature: String, expires: Date, now: Date) -> Bool {
         let digest = SHA256.hex(signature)
         return state.withLock { state in
             if let known = state.seen[digest], known > now.timeIntervalSince1970 { return false }

@@ -1,0 +1,72 @@
+import Basics
+import Foundation
+import HTTPClient
+
+/// The files of engines that share them, in one bucket under a prefix, each at its path relative
+/// to the data folder (`assemblies/ID/uploads/FILE`, `results/ID/…`): an engine keeps local copies
+/// in its own folder, fetched when a step reads them or a client asks for them, and publishes what
+/// its steps and uploads made. A result is published before the Assembly's end is stored (the
+/// commit that names it), so no engine names a file it cannot fetch.
+final class BucketFiles: SharedFiles {
+    private let client: S3Client
+    private let prefix: String
+    /// This engine's data folder, which the bucket's layout mirrors.
+    private let root: String
+
+    init(client: S3Client, prefix: String, root: String) {
+        (self.client, self.prefix, self.root) = (client, prefix, root)
+    }
+
+    /// The key of the local file at `path`; nil for a path outside the data folder.
+    func key(of path: String) -> String? {
+        RealPath.relative(path, inside: root).map { prefix + $0 }
+    }
+
+    func fetch(_ files: [AssemblyFile]) throws(RobotError) {
+        for file in files where file.inPlace == nil && !Self.holds(file) {
+            guard let key = key(of: file.path) else { throw RobotError(code: .storeError, message: "'\(file.name)' is not in the engine's folder") }
+            let partial = file.path + ".fetching-" + UUID().uuidString
+            do {
+                try FileManager.default.createDirectory(atPath: FolderPath.of(file.path), withIntermediateDirectories: true)
+                let client = client
+                try BlockingWait.result { try await client.getFile(key, to: partial, maxBytes: file.size) }.get()
+                guard rename(partial, file.path) == 0 else { throw FileError(path: file.path, operation: "rename", code: errno) }
+            } catch {
+                unlink(partial)
+                throw RobotError(code: .storeError, message: "'\(file.name)' could not be fetched from the shared store: \(error)")
+            }
+        }
+    }
+
+    func publish(_ files: [AssemblyFile]) throws(RobotError) {
+        for file in files where file.inPlace == nil {
+            guard let key = key(of: file.path) else { throw RobotError(code: .storeError, message: "'\(file.name)' is not in the engine's folder") }
+            let client = client
+            do {
+                _ = try BlockingWait.result { try await client.putFile(file.path, size: file.size, key: key, headers: [("Content-Type", file.mime)]) }.get()
+            } catch {
+                throw RobotError(code: .storeError, message: "'\(file.name)' could not be stored for the other engines: \(error)")
+            }
+        }
+    }
+
+    func remove(assembly id: String) {
+        let client = client, prefixes = ["assemblies/\(id)/", "results/\(id)/"].map { prefix + $0 }
+        _ = BlockingWait.result {
+            for folder in prefixes {
+                var token: String?
+                repeat {
+                    let page = try await client.list(prefix: folder, token: token)
+                    for object in page.objects { try await client.delete(object.key) }
+                    token = page.nextToken
+                } while token != nil
+            }
+        }
+    }
+
+    /// Whether this engine's folder holds `file` whole already.
+    private static func holds(_ file: AssemblyFile) -> Bool {
+        var info = stat()
+        return lstat(file.path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && Int64(info.st_size) == file.size
+    }
+}

@@ -1,0 +1,74 @@
+import Basics
+import Crypto
+import Foundation
+import Postgres
+
+/// The signatures engines sharing a database took, each as the SHA-256 of the signature (never the
+/// signature) with its expiry: one insert decides, so a request replayed to any engine is refused.
+/// Expired rows are taken over by a new use and deleted now and then.
+final class SharedSignatures: UsedSignatures {
+    private let state: SharedState
+    private let warn: @Sendable (String) -> Void
+
+    init(state: SharedState, warn: @escaping @Sendable (String) -> Void) {
+        (self.state, self.warn) = (state, warn)
+    }
+
+    func insert(_ signature: String, expires: Date, now: Date) -> Bool {
+        do {
+            let rows = try state.pool.withConnection { connection in
+                // A row whose expiry passed is taken over: that signature is refused for its expiry alone.
+                try connection.execute("""
+                    INSERT INTO pipeline_signatures (digest, expires) VALUES ($1, to_timestamp($2))
+                    ON CONFLICT (digest) DO UPDATE SET expires = EXCLUDED.expires WHERE pipeline_signatures.expires <= to_timestamp($3)
+                    RETURNING digest
+                    """, [SHA256.hex(signature), String(expires.timeIntervalSince1970), String(now.timeIntervalSince1970)])
+            }
+            if rows.count == 1, Int.random(in: 0..<1024) == 0 { dropExpired(now: now) }
+            return rows.count == 1
+        } catch {
+            // Refused: without the database no engine can tell whether the signature was used.
+            warn("a signature could not be checked against the database: \(error)")
+            return false
+        }
+    }
+
+    private func dropExpired(now: Date) {
+        _ = try? state.pool.withConnection { connection in  // best effort: expired rows only cost space until the next try
+            try connection.execute("DELETE FROM pipeline_signatures WHERE expires <= to_timestamp($1)", [String(now.timeIntervalSince1970)])
+        }
+    }
+}
+
+/// Assembly creations counted across every engine on the database, in a sliding window.
+final class SharedCreationLimit: CreationLimit {
+    private let state: SharedState
+    private let limit: Int
+    private let window: TimeInterval
+
+    init(state: SharedState, limit: Int, window: TimeInterval) {
+        (self.state, self.limit, self.window) = (state, limit, window)
+    }
+
+    func admit() -> Double? {
+        do {
+            return try state.pool.withConnection { connection in
+                try connection.transaction { connection -> Double? in
+                    // One engine counts at a time, so two never both take the last place.
+                    try connection.execute("LOCK TABLE pipeline_creations IN SHARE ROW EXCLUSIVE MODE")
+                    try connection.execute("DELETE FROM pipeline_creations WHERE at <= now() - $1::interval", ["\(window) seconds"])
+                    let rows = try connection.execute(
+                        "SELECT count(*) AS n, extract(epoch FROM min(at) + $1::interval - now()) AS wait FROM pipeline_creations", ["\(window) seconds"])
+                    if let count = try rows.int64(0, "n"), count >= limit {
+                        let wait = try rows.string(0, "wait").flatMap(Double.init) ?? window
+                        return max(0.1, wait.rounded(.up))
+                    }
+                    try connection.execute("INSERT INTO pipeline_creations (at) VALUES (now())")
+                    return nil
+                }
+            }
+        } catch {
+            return nil  // the database is away: creations go ahead (they fail on their own without it)
+        }
+    }
+}
