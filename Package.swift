@@ -14,6 +14,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // Declarations only: libvips is loaded by the local engine when first needed (see its shim).
         .systemLibrary(name: "CVips"),
+        // Declarations only: libpq is loaded when a Postgres state is first used (see its shim).
+        .systemLibrary(name: "CPostgres"),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
@@ -29,6 +31,7 @@ let package = Package(
         .target(name: "Wire", dependencies: ["Basics", "Crypto"]),
         .target(name: "HTTPClient", dependencies: ["CCurl", "Wire", "Crypto", "Basics"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CLinux", "Wire", "Basics"]),
+        .target(name: "Postgres", dependencies: ["CPostgres", "Basics"]),
         // The Assembly, tus and Template API clients, apart from the runner (the signer uses them too).
         .target(name: "APIClients", dependencies: ["HTTPClient", "Wire", "Crypto", "Basics"]),
         .target(name: "Client", dependencies: ["APIClients", "HTTPClient", "Wire", "Crypto", "Planning", "Spec", "Basics"]),
