@@ -35,7 +35,7 @@ let package = Package(
         // The Assembly, tus and Template API clients, apart from the runner (the signer uses them too).
         .target(name: "APIClients", dependencies: ["HTTPClient", "Wire", "Crypto", "Basics"]),
         .target(name: "Client", dependencies: ["APIClients", "HTTPClient", "Wire", "Crypto", "Planning", "Spec", "Basics"]),
-        .target(name: "Engine", dependencies: ["APIClients", "HTTPServer", "HTTPClient", "Wire", "Crypto", "Spec", "Basics", "CVips", "CArchive"]),
+        .target(name: "Engine", dependencies: ["APIClients", "HTTPServer", "HTTPClient", "Wire", "Crypto", "Spec", "Basics", "CVips", "CArchive", "Postgres"]),
         .target(name: "Signer", dependencies: ["APIClients", "HTTPClient", "HTTPServer", "Wire", "Crypto", "Spec", "YAML", "Basics"]),
         .target(name: "CLI", dependencies: ["Spec", "YAML", "Planning", "Basics", "Crypto", "HTTPClient", "APIClients", "Client", "Engine", "HTTPServer", "Signer", "Wire", "CZlib"]),
         .executableTarget(name: "pipeline", dependencies: ["CLI"]),

@@ -55,24 +55,14 @@ struct AssemblyUploads: Sendable {
             uploads.delete(upload.id)
             return
         }
-        // A hard link keeps the bytes with the Assembly even if the tus upload is deleted later.
-        let folderPath = assemblies.directory + "/" + id + "/uploads"
         let fileID = AssemblyFile.newID()
-        let path = folderPath + "/" + fileID
-        do {
-            // Opened without following links below the data folder, at any depth.
-            let folder = try LinkFreeFolder.open(folderPath, below: FolderPath.of(assemblies.directory))
-            guard uploads.holdsData(upload.id) else {
-                throw FileError(path: uploads.dataPath(upload.id), operation: "keep", code: EINVAL, reason: "it is not a regular file")
-            }
-            if linkat(AT_FDCWD, uploads.dataPath(upload.id), folder.descriptor, fileID, 0) != 0 {
-                _ = try folder.placeCopy(of: uploads.dataPath(upload.id), as: fileID)
-            }
-        } catch {
-            // Without its bytes the Assembly can never run: it fails now, saying why, rather than later on a missing file.
-            assemblies.update(id) { record in
-                _ = record.apply(.uploadsFailed(code: .storageError, message: "upload \(upload.id) could not be kept with the Assembly: \(error)"))
-            }
+        let path: String
+        if let sharing = uploads.sharing {
+            // Finished where every engine fetches it from (`save` made the object).
+            path = sharing.finishedPath(upload.id)
+        } else if let kept = keep(upload, id: id, fileID: fileID) {
+            path = kept
+        } else {
             return
         }
         let name = FileNames.safeComponent(upload.metadata["filename"] ?? "file")
@@ -117,5 +107,30 @@ struct AssemblyUploads: Sendable {
         }
         if let id = metadata["assembly_id"], AssemblyStore.isValidID(id) { return id }
         return nil
+    }
+
+    /// Links (or copies) a finished upload's bytes into Assembly `id`'s folder: a hard link keeps
+    /// them with the Assembly even if the tus upload is deleted later. The path; nil (the Assembly
+    /// failed, saying why) when they cannot be kept.
+    private func keep(_ upload: TusUploadRecord, id: String, fileID: String) -> String? {
+        let folderPath = assemblies.directory + "/" + id + "/uploads"
+        let path = folderPath + "/" + fileID
+        do {
+            // Opened without following links below the data folder, at any depth.
+            let folder = try LinkFreeFolder.open(folderPath, below: FolderPath.of(assemblies.directory))
+            guard uploads.holdsData(upload.id) else {
+                throw FileError(path: uploads.dataPath(upload.id), operation: "keep", code: EINVAL, reason: "it is not a regular file")
+            }
+            if linkat(AT_FDCWD, uploads.dataPath(upload.id), folder.descriptor, fileID, 0) != 0 {
+                _ = try folder.placeCopy(of: uploads.dataPath(upload.id), as: fileID)
+            }
+        } catch {
+            // Without its bytes the Assembly can never run: it fails now, saying why, rather than later on a missing file.
+            assemblies.update(id) { record in
+                _ = record.apply(.uploadsFailed(code: .storageError, message: "upload \(upload.id) could not be kept with the Assembly: \(error)"))
+            }
+            return nil
+        }
+        return path
     }
 }

@@ -56,6 +56,9 @@ public final class LocalEngine: Sendable {
         /// How long what ended Assemblies leave is kept, swept on a schedule; nil (the embedded
         /// engine) keeps it until a collection removes what no current results name.
         public var retention: EngineRetention?
+        /// Share state and files with other engines (`serve --state`, `--store`); nil keeps both in
+        /// the data folder, which then holds only this engine's local copies and spool.
+        public var shared: SharedBackend?
         /// Told of each retention sweep that removed something.
         public var retentionLog: (@Sendable (String) -> Void)?
         /// Told what the engine could not keep (an Assembly it could not save); standard error by default.
@@ -99,6 +102,8 @@ public final class LocalEngine: Sendable {
     private let notifier: AssemblyNotifier
     /// The retention sweep, when the engine has a retention.
     let sweep: RetentionSweep?
+    /// The database and bucket shared with other engines, when they are.
+    private let shared: SharedBackend.Opened?
     /// Whether clients on this machine are offered the handoff, and where, or why not.
     public let handoffState: HandoffState
 
@@ -138,11 +143,20 @@ public final class LocalEngine: Sendable {
         assembliesDirectory = layout.assemblies
         try Self.sweepIncoming(layout.incoming)
         let space = DiskSpace(directory: data, reserve: configuration.reservedSpace)
-        let uploads = try UploadStore(directory: layout.uploads)
-        let assemblies = try AssemblyStore(directory: layout.assemblies, warn: configuration.warn, clock: configuration.clock)
-        // Before anything can reach them (a server, the handoff, an upload finishing).
-        try Self.abandonHandedOver(assemblies, results: layout.results)
-        executor = AssemblyExecutor(store: assemblies, resultsDirectory: layout.results, limits: configuration.robotLimits, storage: configuration.storage)
+        let shared = try configuration.shared?.open(data: data, maximumUpload: configuration.maxUploadSize, warn: configuration.warn)
+        self.shared = shared
+        let uploads = try UploadStore(directory: shared == nil ? layout.uploads : data + "/tus-spool", sharing: shared?.uploads)
+        let assemblies: any AssemblyRecords
+        if let shared {
+            assemblies = try SharedAssemblyStore(state: shared.state, directory: layout.assemblies, clock: configuration.clock, warn: configuration.warn)
+        } else {
+            assemblies = try AssemblyStore(directory: layout.assemblies, warn: configuration.warn, clock: configuration.clock)
+            // Before anything can reach them (a server, the handoff, an upload finishing).
+            try Self.abandonHandedOver(assemblies, results: layout.results)
+        }
+        executor = AssemblyExecutor(
+            store: assemblies, resultsDirectory: layout.results, limits: configuration.robotLimits, storage: configuration.storage,
+            queue: shared?.queue, files: shared?.files)
         let addresses: StatusAddresses = settings == nil ? .files(dataDirectory: data) : .served(origin: nil)
         notifier = AssemblyNotifier(
             store: assemblies, secret: configuration.credentials?.secret ?? configuration.notificationSecret,
@@ -164,7 +178,7 @@ public final class LocalEngine: Sendable {
         // and a remote server's offer is never taken (the client checks the endpoint is loopback too).
         let loopback = settings.map { $0.host == "127.0.0.1" || $0.host == "::1" || $0.host == "localhost" } ?? false
         let proxied = settings?.origin?.fixed != nil || settings?.origin?.trustProxy == true
-        if configuration.handoff, loopback, !proxied, settings?.tls == nil {
+        if configuration.handoff, loopback, !proxied, settings?.tls == nil, shared == nil {
             do throws(FileError) {
                 let made = try HandoffServer(folder: data, tus: tus, log: log)
                 (handoff, handoffState) = (made, .offered(socket: made.offer.path))
@@ -176,19 +190,28 @@ public final class LocalEngine: Sendable {
             (handoff, handoffState) = (nil, .off)
         }
         tus.handoff = handoff?.offer
-        let auth = try configuration.credentials.map { AssemblyAuth(key: $0.key, secret: $0.secret, ledger: try SignatureLedger(path: data + "/signatures.log")) }
+        let auth = try configuration.credentials.map { credentials in
+            let ledger: any UsedSignatures = try shared.map { SharedSignatures(state: $0.state, warn: configuration.warn) } ?? SignatureLedger(path: data + "/signatures.log")
+            return AssemblyAuth(key: credentials.key, secret: credentials.secret, ledger: ledger)
+        }
+        let limit = configuration.rateLimit.map { limit -> any CreationLimit in
+            shared.map { SharedCreationLimit(state: $0.state, limit: limit.count, window: limit.window) }
+                ?? RateLimiter(limit: limit.count, window: limit.window, clock: configuration.clock)
+        }
         let templateStore = try TemplateStore(directory: data + "/templates", warn: configuration.warn)
         let api = AssemblyAPI(
             store: assemblies, templates: templateStore, executor: executor, auth: auth,
-            policy: configuration.policy, rateLimiter: configuration.rateLimit.map { RateLimiter(limit: $0.count, window: $0.window, clock: configuration.clock) },
+            policy: configuration.policy, rateLimiter: limit,
             dataDirectory: data, maxUploadSize: configuration.maxUploadSize, space: space, onCancel: { links.discard($0) }, renotify: { notifier.ended($0) })
         let templates = TemplateAPI(store: templateStore, auth: auth, dataDirectory: data)
         (assemblyAPI, templateAPI, uploadLinks) = (api, templates, links)
-        let sweep = configuration.retention.map { retention in
+        // Engines sharing a bucket keep what it holds for as long as its lifecycle rules say.
+        let folderStore = assemblies as? AssemblyStore
+        let sweep = configuration.retention.flatMap { retention in folderStore.map { folderStore in
             RetentionSweep(
-                retention: retention, store: assemblies, uploads: uploads, dataDirectory: data, uploadLifetime: configuration.uploadLifetime,
+                retention: retention, store: folderStore, uploads: uploads, dataDirectory: data, uploadLifetime: configuration.uploadLifetime,
                 clock: configuration.clock, log: configuration.retentionLog ?? configuration.warn)
-        }
+        } }
         self.sweep = sweep
         let health = EngineHealth.Source(store: assemblies, executor: executor, sweep: sweep)
         if var settings {
@@ -202,10 +225,16 @@ public final class LocalEngine: Sendable {
         } else {
             server = nil
         }
-        executor.resumeInterrupted()
-        // Uploads are read only for Assemblies still waiting for them, from a minute before the oldest was made.
-        if let oldest = assemblies.live.filter({ $0.phase == .uploading }).map(\.created).min() {
-            links.tieAgain(uploads.stored(writtenSince: oldest.addingTimeInterval(-60)))
+        if let shared {
+            // Runs are claimed from the shared queue; one whose engine died is claimed once its lease runs out.
+            shared.state.start()
+            executor.startClaiming()
+        } else {
+            executor.resumeInterrupted()
+            // Uploads are read only for Assemblies still waiting for them, from a minute before the oldest was made.
+            if let oldest = assemblies.live.filter({ $0.phase == .uploading }).map(\.created).min() {
+                links.tieAgain(uploads.stored(writtenSince: oldest.addingTimeInterval(-60)))
+            }
         }
         notifier.resumePending()
         sweep?.start()
@@ -213,7 +242,7 @@ public final class LocalEngine: Sendable {
 
     /// Ends the unfinished Assemblies whose files a process handed over to be read in place: that
     /// process is gone, and a stored record is never trusted to say which files to read.
-    private static func abandonHandedOver(_ assemblies: AssemblyStore, results: String) throws {
+    private static func abandonHandedOver(_ assemblies: any AssemblyRecords, results: String) throws {
         for record in assemblies.live where !record.isTerminal && record.readsFilesInPlace {
             var action = AssemblyAction.none
             assemblies.update(record.id) { record in
@@ -255,6 +284,7 @@ public final class LocalEngine: Sendable {
         executor.store.releaseWaiters()
         server?.stop()
         executor.store.flush()
+        shared?.state.stop()
         lock.release()
     }
 

@@ -112,7 +112,7 @@ struct TusEndpoint: Sendable {
     private func status(_ id: String) -> ServerResponse {
         // A client back after a dead connection asks first: the dead request is ended, and what it
         // received counts, so the offset answered is the true one (as tusd releases its locks).
-        guard store.release(id) else { return answer(423, "another request is writing this upload and did not let go; try again") }
+        guard store.releaseAnywhere(id) else { return answer(423, "another request is writing this upload and did not let go; try again") }
         guard let record = live(id) else { return gone(id) }
         if let ended = ended(record) { return ended }
         var headers = common(record) + [("Cache-Control", "no-store")]
@@ -125,7 +125,7 @@ struct TusEndpoint: Sendable {
         guard head.headers["Content-Type"] == TusProtocol.offsetContentType else {
             return .respond(answer(415, "PATCH needs Content-Type: \(TusProtocol.offsetContentType)"))
         }
-        guard store.release(id) else { return .respond(answer(423, "another request is writing this upload and did not let go; try again")) }
+        guard store.releaseAnywhere(id) else { return .respond(answer(423, "another request is writing this upload and did not let go; try again")) }
         guard var record = live(id) else { return .respond(gone(id)) }
         if let ended = ended(record) { return .respond(ended) }
         guard let offset = head.headers["Upload-Offset"].flatMap(TusProtocol.parseCount) else {
@@ -239,7 +239,7 @@ struct TusEndpoint: Sendable {
     func append(_ request: LocalHandoff.Append, from file: Int32, stop: () -> Bool) -> LocalHandoff.Reply {
         func refuse(_ status: Int, _ message: String) -> LocalHandoff.Reply { .refused(status: status, message: message) }
         guard UploadStore.isValidID(request.id) else { return refuse(404, "no such upload") }
-        guard store.release(request.id) else { return refuse(423, "another request is writing this upload and did not let go; try again") }
+        guard store.releaseAnywhere(request.id) else { return refuse(423, "another request is writing this upload and did not let go; try again") }
         guard let record = live(request.id) else { return refuse(gone(request.id).status, "no such upload, or it has expired") }
         if let ended = ended(record) { return refuse(ended.status, Self.endedMessage) }
         guard request.offset == record.offset else { return refuse(409, "offset \(request.offset) does not match the upload's offset \(record.offset)") }

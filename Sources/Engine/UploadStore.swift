@@ -26,15 +26,23 @@ final class UploadStore: Sendable {
     /// ask about before the creating request has been answered.
     private let unwritten = Mutex<Set<String>>([])
 
-    init(directory: String) throws {
+    /// Where records live and who writes, when several engines share the uploads; nil: this folder.
+    let sharing: (any UploadSharing)?
+
+    /// The store in `directory`; with `sharing`, that folder only spools each request's body.
+    init(directory: String, sharing: (any UploadSharing)? = nil) throws {
         self.directory = directory
+        self.sharing = sharing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         removeOrphans()
+        // Another engine wants an upload this one writes: the request writing it ends, and what it received counts.
+        sharing?.onLetGoAsked { [weak self] id in _ = self?.release(id, patience: .zero) }
     }
 
     /// The stored uploads whose record was written at `since` or later (all of them when nil).
     func stored(writtenSince since: Date? = nil) -> [TusUploadRecord] {
-        FileSystem.namesOrNone(in: directory).compactMap { name -> TusUploadRecord? in
+        guard sharing == nil else { return [] }
+        return FileSystem.namesOrNone(in: directory).compactMap { name -> TusUploadRecord? in
             guard name.hasSuffix(".json") else { return nil }
             let id = String(name.dropLast(5))
             if let since, let written = writtenAt(id), written < since { return nil }
@@ -58,6 +66,7 @@ final class UploadStore: Sendable {
     /// The record for `id`, from memory or disk.
     func record(_ id: String) -> TusUploadRecord? {
         guard Self.isValidID(id) else { return nil }
+        if let sharing { return spooled(sharing.load(id)) }
         if let cached = records.withLock({ $0[id] }) { return cached }
         return reading.withLock { _ in
             if let cached = records.withLock({ $0[id] }) { return cached }
@@ -72,6 +81,11 @@ final class UploadStore: Sendable {
     /// it, once the body is in), its record: each with one exclusive create, as files are created
     /// in one folder by parallel requests and every temporary file and rename costs its lock.
     func create(_ record: TusUploadRecord, withBody: Bool = false) throws {
+        if let sharing {
+            try sharing.create(record)
+            _ = spooled(record)
+            return
+        }
         try Self.createExclusive(dataPath(record.id), contents: Data())
         if withBody {
             unwritten.withLock { _ = $0.insert(record.id) }
@@ -83,6 +97,10 @@ final class UploadStore: Sendable {
 
     /// Saves a changed record, atomically (not flushed, like the Assemblies).
     func save(_ record: TusUploadRecord) throws {
+        if let sharing {
+            defer { truncate(dataPath(record.id), 0) }  // sent on, or to be sent again by the client
+            return try sharing.save(record, spool: dataPath(record.id))
+        }
         let encoded = record.stateJSON().compactData
         if unwritten.withLock({ $0.remove(record.id) }) != nil {
             try Self.createExclusive(recordPath(record.id), contents: encoded)
@@ -147,6 +165,7 @@ final class UploadStore: Sendable {
     @discardableResult
     func delete(_ id: String) -> Int64 {
         guard Self.isValidID(id) else { return 0 }
+        sharing?.delete(id)
         var freed: Int64 = 0
         for path in [dataPath(id), recordPath(id)] {
             var info = stat()
@@ -163,6 +182,7 @@ final class UploadStore: Sendable {
     /// that a request is writing. Only records not written for a while are read. How many went,
     /// and the bytes freed.
     func sweep(now: Date, finishedBefore cutoff: Date, lifetime: TimeInterval) -> (uploads: Int, bytes: Int64) {
+        guard sharing == nil else { return (0, 0) }
         let idle = max(cutoff, now.addingTimeInterval(-lifetime))
         var removed = (uploads: 0, bytes: Int64(0))
         for name in FileSystem.namesOrNone(in: directory) where name.hasSuffix(".json") {
@@ -178,14 +198,20 @@ final class UploadStore: Sendable {
 
     /// The right to write `id`, held until the claim is dropped; `nil` when another request holds it.
     func claim(_ id: String) -> UploadClaim? {
-        writers.withLock { writers -> UploadClaim? in
+        let claim = writers.withLock { writers -> UploadClaim? in
             guard writers.claims[id] == nil else { return nil }
             writers.next += 1
             let number = writers.next
-            let claim = UploadClaim { [self] in letGo(id, number) }
+            let claim = UploadClaim { [self] in
+                letGo(id, number)
+                sharing?.letGo(id)
+            }
             writers.claims[id] = (number, Weak(claim))
             return claim
         }
+        guard let claim, let sharing else { return claim }
+        // Held here; across engines too, or not at all (dropping the claim lets go of both).
+        return sharing.hold(id) ? claim : nil
     }
 
     /// Claim `number` on `id` went away: the upload is free, and those waiting for it hear so.
@@ -213,6 +239,22 @@ final class UploadStore: Sendable {
         writers.withLock { $0.claims[id]?.claim.value }?.endHolder()
         _ = freed.wait(atMost: patience)
         return writers.withLock { $0.claims[id] == nil }
+    }
+
+    /// Asks whoever writes `id`, here or on another engine, to let go, and waits up to `patience`.
+    @available(*, noasync, message: "blocks its thread")
+    func releaseAnywhere(_ id: String, patience: Duration = .seconds(5)) -> Bool {
+        guard release(id, patience: patience) else { return false }
+        return sharing?.askToLetGo(id, patience: patience) ?? true
+    }
+
+    /// `record` with a spool file to write its next body into (bytes land at their offsets; those
+    /// before were sent on already).
+    private func spooled(_ record: TusUploadRecord?) -> TusUploadRecord? {
+        guard let record else { return nil }
+        let descriptor = open(dataPath(record.id), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
+        return record
     }
 }
 

@@ -36,6 +36,10 @@ struct ServeArguments: CommandArguments {
     var credentialsFile: String?
     /// `--retention` and `--record-retention`; nil for `--retention off`.
     var retention: EngineRetention?
+    /// `--state postgres://…` and `--store s3://…`: shared with other engines (both, or neither).
+    var shared: (state: String, store: String)?
+    /// `--lease`: how long a claim on a run or an upload holds unrenewed.
+    var lease: Duration
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         let command = ServeCommand.spec.name
@@ -77,5 +81,12 @@ struct ServeArguments: CommandArguments {
         let files = try arguments.durationOrOff("retention", default: .seconds(24 * 3600))
         let records = try arguments.durationOrOff("record-retention", default: .seconds(30 * 24 * 3600))
         retention = files.map { EngineRetention(files: $0, records: records) }
+        switch (arguments.value("state"), arguments.value("store")) {
+        case (nil, nil): shared = nil
+        case (let state?, let store?): shared = (state, store)
+        case (_?, nil), (nil, _?):
+            throw UsageError("--state and --store go together: engines that share their state share their files too", command: command)
+        }
+        lease = try arguments.duration("lease", default: .seconds(30))
     }
 }

@@ -35,6 +35,9 @@ struct ServeCommand: Command {
             .init(name: "credentials", valueName: "FILE", help: "Named credentials for /s3/store and /s3/import steps: a JSON object of sets by name, each with key, secret and optional bucket, region, host (the variables PIPELINE_CREDENTIALS_<NAME>_KEY, _SECRET… add more)."),
             .init(name: "retention", valueName: "DURATION", help: "Remove the uploads and results of Assemblies ended longer ago than this, and tus uploads abandoned past their expiry, on a sweep (default 24h, as the hosted service; off keeps them)."),
             .init(name: "record-retention", valueName: "DURATION", help: "Remove the records of Assemblies whose files went after this (default 30d; off keeps them)."),
+            .init(name: "state", valueName: "URL", help: "Share Assemblies, uploads, used signatures, rate limits and the run queue with other engines in this Postgres database (postgres://USER:PASSWORD@HOST:PORT/DB); with --store. See docs/deploy.md."),
+            .init(name: "store", valueName: "URL", help: "Share uploads and results with other engines in this bucket (s3://BUCKET/PREFIX, ?endpoint=URL for an S3-compatible service), signed with $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY; with --state."),
+            .init(name: "lease", valueName: "DURATION", help: "With --state: how long an engine's claim on an Assembly's run or an upload holds without being renewed; another engine takes over after it (default 30s)."),
             .init(name: "quiet", help: "Do not log requests."),
         ] + TLSFiles.options,
         examples: ["pipeline serve", "pipeline serve --port 0 --data-dir /tmp/engine"])
@@ -87,11 +90,23 @@ struct ServeCommand: Command {
         configuration.notificationLog = log
         configuration.retention = arguments.retention
         configuration.retentionLog = { @Sendable line in view.log(line, output: output) }
+        if let shared = arguments.shared {
+            guard let key = context.environment["AWS_ACCESS_KEY_ID"], let secret = context.environment["AWS_SECRET_ACCESS_KEY"], !key.isEmpty, !secret.isEmpty else {
+                view.failure("--store needs the bucket's key and secret in $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY", context: context)
+                return ExitCode.failure
+            }
+            var backend = SharedBackend(state: shared.state, store: shared.store, storeKey: key, storeSecret: secret)
+            backend.lease = arguments.lease
+            configuration.shared = backend
+        }
         let engine: LocalEngine
         do {
             engine = try LocalEngine(configuration, server: HTTPServer.Configuration(host: arguments.host, port: arguments.port, tls: tls, origin: arguments.origin), log: log)
         } catch let busy as DataFolderInUse {
             view.failure("\(busy)", hint: "stop that engine, or give this one another --data-dir", context: context)
+            return ExitCode.failure
+        } catch let shared as SharedBackendError {
+            view.failure(shared.message, context: context)
             return ExitCode.failure
         } catch {
             view.cannotListen(error, context: context)

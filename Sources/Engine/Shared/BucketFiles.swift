@@ -29,7 +29,7 @@ final class BucketFiles: SharedFiles {
             do {
                 try FileManager.default.createDirectory(atPath: FolderPath.of(file.path), withIntermediateDirectories: true)
                 let client = client
-                try BlockingWait.result { try await client.getFile(key, to: partial, maxBytes: file.size) }.get()
+                _ = try BlockingWait.result { try await client.getFile(key, to: partial, maxBytes: file.size) }.get()
                 guard rename(partial, file.path) == 0 else { throw FileError(path: file.path, operation: "rename", code: errno) }
             } catch {
                 unlink(partial)

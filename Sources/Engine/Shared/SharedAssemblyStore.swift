@@ -119,7 +119,7 @@ final class SharedAssemblyStore: AssemblyRecords {
     func remove(_ ids: Set<String>) {
         guard !ids.isEmpty else { return }
         do {
-            try state.pool.withConnection { connection in
+            _ = try state.pool.withConnection { connection in
                 try connection.execute("DELETE FROM pipeline_assemblies WHERE id = ANY($1::text[])", ["{" + ids.sorted().joined(separator: ",") + "}"])
             }
         } catch {

@@ -53,7 +53,7 @@ final class SharedRunQueue: RunQueue {
 
     func release(_ claim: RunClaim) {
         do {
-            try state.pool.withConnection { connection in
+            _ = try state.pool.withConnection { connection in
                 try connection.execute(
                     "UPDATE pipeline_assemblies SET claim_token = NULL, lease_until = NULL WHERE id = $1 AND claim_token = $2",
                     [claim.assembly, claim.token])

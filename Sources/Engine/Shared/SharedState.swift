@@ -34,7 +34,7 @@ final class SharedState: Sendable {
         self.address = address
         self.warn = warn
         pool = PostgresPool(address, size: connections, applicationName: "pipeline serve")
-        try pool.withConnection { connection in try SchemaMigrations(SharedSchema.migrations).apply(using: connection) }
+        _ = try pool.withConnection { connection in try SchemaMigrations(SharedSchema.migrations).apply(using: connection) }
     }
 
     /// Calls `handler` with each notification's payload on `channel` (set before `start`).
@@ -79,7 +79,7 @@ final class SharedState: Sendable {
     /// is made up for by the waits' own deadlines.
     func notify(_ channel: Channel, _ payload: String = "") {
         do {
-            try pool.withConnection { connection in
+            _ = try pool.withConnection { connection in
                 try connection.execute("SELECT pg_notify($1, $2)", [channel.rawValue, payload])
             }
         } catch {
