@@ -213,7 +213,8 @@ public final class LocalEngine: Sendable {
                 clock: configuration.clock, log: configuration.retentionLog ?? configuration.warn)
         } }
         self.sweep = sweep
-        let health = EngineHealth.Source(store: assemblies, executor: executor, sweep: sweep)
+        var health = EngineHealth.Source(store: assemblies, executor: executor, sweep: sweep)
+        if let pool = shared?.state.pool { health.databaseRoundTrips = { pool.roundTrips } }
         if var settings {
             settings.origin = settings.origin ?? PublicOrigin()
             do {

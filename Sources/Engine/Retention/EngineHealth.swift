@@ -13,17 +13,21 @@ struct EngineHealth: Sendable, Equatable {
     var heldStatusRequests: Int
     /// The sweeps' totals; nil for an engine without retention.
     var sweeps: SweepTotals?
+    /// Requests sent to the shared database since the engine started; nil for the data folder.
+    var databaseRoundTrips: Int?
 
     /// Where the numbers come from.
     struct Source: Sendable {
         let store: any AssemblyRecords
         let executor: AssemblyExecutor
         let sweep: RetentionSweep?
+        /// The round trips to the shared database so far, when there is one.
+        var databaseRoundTrips: (@Sendable () -> Int)?
 
         func now() -> EngineHealth {
             let load = executor.load
             return EngineHealth(liveAssemblies: store.live.count { !$0.isSettled }, running: load.running, queued: load.queued,
-                                heldStatusRequests: store.heldCount, sweeps: sweep?.current)
+                                heldStatusRequests: store.heldCount, sweeps: sweep?.current, databaseRoundTrips: databaseRoundTrips?())
         }
     }
 
@@ -42,6 +46,7 @@ struct EngineHealth: Sendable, Equatable {
             object["sweeps"] = .int(sweeps.sweeps)
             object["last_sweep"] = sweeps.lastSweep.map { .string(AuthTime.format($0)) } ?? .null
         }
+        if let databaseRoundTrips { object["database_round_trips"] = .int(databaseRoundTrips) }
         return JSONValue.object(object).serialized()
     }
 
@@ -65,6 +70,9 @@ struct EngineHealth: Sendable, Equatable {
             metric("removed_uploads_total", "counter", "Tus uploads removed, abandoned or past the retention.", "\(sweeps.removedUploads)")
             metric("removed_records_total", "counter", "Assembly records removed after the record retention.", "\(sweeps.removedRecords)")
             metric("freed_bytes_total", "counter", "Bytes the retention sweeps freed.", "\(sweeps.freedBytes)")
+        }
+        if let databaseRoundTrips {
+            metric("database_round_trips_total", "counter", "Requests sent to the shared database since the engine started.", "\(databaseRoundTrips)")
         }
         return lines.joined(separator: "\n") + "\n"
     }
