@@ -7,7 +7,7 @@ import Spec
 /// `POST /assemblies[/{id}]`, `GET` and `DELETE /assemblies/{id}`, and `GET /results/...`.
 struct AssemblyAPI: Sendable {
     let store: any AssemblyRecords
-    let templates: TemplateStore
+    let templates: any TemplateRecords
     let executor: AssemblyExecutor
     let auth: AssemblyAuth?
     let policy: Policy?

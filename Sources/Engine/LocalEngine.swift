@@ -198,7 +198,8 @@ public final class LocalEngine: Sendable {
             shared.map { SharedCreationLimit(state: $0.state, limit: limit.count, window: limit.window) }
                 ?? RateLimiter(limit: limit.count, window: limit.window, clock: configuration.clock)
         }
-        let templateStore = try TemplateStore(directory: data + "/templates", warn: configuration.warn)
+        let templateStore: any TemplateRecords = try shared.map { SharedTemplates(state: $0.state, warn: configuration.warn) }
+            ?? TemplateStore(directory: data + "/templates", warn: configuration.warn)
         let api = AssemblyAPI(
             store: assemblies, templates: templateStore, executor: executor, auth: auth,
             policy: configuration.policy, rateLimiter: limit,

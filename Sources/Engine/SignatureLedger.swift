@@ -55,6 +55,9 @@ final class SignatureLedger: UsedSignatures {
     /// Signatures held now.
     var count: Int { state.withLock { $0.seen.count } }
 
+    /// The signatures held, as their digests and expiry (seconds since 1970).
+    var unexpired: [String: TimeInterval] { state.withLock { $0.seen } }
+
     deinit {
         state.withLock { if $0.descriptor >= 0 { close($0.descriptor) } }
     }

@@ -9,7 +9,7 @@ import Spec
 /// `DELETE /templates/{id}`, signed like Assemblies (the params in the form, or in the query of
 /// a request without a body).
 struct TemplateAPI: Sendable {
-    let store: TemplateStore
+    let store: any TemplateRecords
     let auth: AssemblyAuth?
     let dataDirectory: String
 

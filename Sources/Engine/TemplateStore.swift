@@ -19,8 +19,23 @@ struct TemplateRecord: Codable, Sendable, Equatable {
     var allowsStepsOverride: Bool { content["allow_steps_override"]?.boolValue ?? true }
 }
 
+/// Where an engine keeps its Templates: the data folder (`TemplateStore`) or the database engines
+/// share (`SharedTemplates`). Names are unique.
+protocol TemplateRecords: Sendable {
+    /// Template `id`, or nil.
+    func get(_ id: String) -> TemplateRecord?
+    /// Every Template, oldest first.
+    var all: [TemplateRecord] { get }
+    /// Creates a Template; `.nameTaken` when another one has the name, `.notSaved` when it cannot be stored.
+    func create(name: String, content: JSONValue, requireSignatureAuth: Bool, now: Date) -> Result<TemplateRecord, TemplateStoreError>
+    /// Changes a Template; `.failure` names why it could not (unknown id, or a name another one has).
+    func update(_ id: String, _ change: (inout TemplateRecord) -> Void) -> Result<TemplateRecord, TemplateStoreError>
+    /// Deletes a Template; `false` when there was none.
+    func delete(_ id: String) -> Bool
+}
+
 /// The engine's Templates, in memory and as JSON files in the data folder.
-final class TemplateStore: Sendable {
+final class TemplateStore: TemplateRecords {
     let directory: String
     private let records: Mutex<[String: TemplateRecord]>
 
@@ -47,7 +62,7 @@ final class TemplateStore: Sendable {
 
     /// Creates a Template; `.nameTaken` when another one has the name, `.notSaved` when it
     /// cannot be written (then it is not kept either: a restart would lose it).
-    func create(name: String, content: JSONValue, requireSignatureAuth: Bool, now: Date = Date()) -> Result<TemplateRecord, TemplateStoreError> {
+    func create(name: String, content: JSONValue, requireSignatureAuth: Bool, now: Date) -> Result<TemplateRecord, TemplateStoreError> {
         let record = TemplateRecord(
             id: RandomID.hex32(), name: name, content: content, requireSignatureAuth: requireSignatureAuth, created: now, modified: now)
         let created = records.withLock { records -> Bool in
@@ -98,7 +113,12 @@ enum TemplateStoreError: Error {
     case notSaved(String)
 }
 
-extension TemplateStore {
+extension TemplateRecords {
+    /// Creates a Template now.
+    func create(name: String, content: JSONValue, requireSignatureAuth: Bool) -> Result<TemplateRecord, TemplateStoreError> {
+        create(name: name, content: content, requireSignatureAuth: requireSignatureAuth, now: Date())
+    }
+
     /// An Assembly's params with its Template's instructions merged in: the Template's steps,
     /// with the runtime `steps` over them (refused when the Template forbids it), and its
     /// `notify_url` unless the params give one.

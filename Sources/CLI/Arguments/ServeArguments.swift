@@ -40,6 +40,8 @@ struct ServeArguments: CommandArguments {
     var shared: (state: String, store: String)?
     /// `--lease`: how long a claim on a run or an upload holds unrenewed.
     var lease: Duration
+    /// `--move-from DIR`: copy that data folder's state into `shared`, then exit.
+    var moveFrom: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         let command = ServeCommand.spec.name
@@ -88,5 +90,9 @@ struct ServeArguments: CommandArguments {
             throw UsageError("--state and --store go together: engines that share their state share their files too", command: command)
         }
         lease = try arguments.duration("lease", default: .seconds(30))
+        moveFrom = arguments.value("move-from")
+        if moveFrom != nil, shared == nil {
+            throw UsageError("--move-from copies a data folder into shared state and files: give --state and --store too", command: command)
+        }
     }
 }

@@ -38,6 +38,7 @@ struct ServeCommand: Command {
             .init(name: "state", valueName: "URL", help: "Share Assemblies, uploads, used signatures, rate limits and the run queue with other engines in this Postgres database (postgres://USER:PASSWORD@HOST:PORT/DB); with --store. See docs/deploy.md."),
             .init(name: "store", valueName: "URL", help: "Share uploads and results with other engines in this bucket (s3://BUCKET/PREFIX, ?endpoint=URL for an S3-compatible service), signed with $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY; with --state."),
             .init(name: "lease", valueName: "DURATION", help: "With --state: how long an engine's claim on an Assembly's run or an upload holds without being renewed; another engine takes over after it (default 30s)."),
+            .init(name: "move-from", valueName: "DIR", help: "Copy the Assemblies, files, Templates and unexpired signatures of an engine's data folder into --state and --store, then exit (stop that engine first; safe to run again)."),
             .init(name: "quiet", help: "Do not log requests."),
         ] + TLSFiles.options,
         examples: ["pipeline serve", "pipeline serve --port 0 --data-dir /tmp/engine"])
@@ -98,6 +99,7 @@ struct ServeCommand: Command {
             var backend = SharedBackend(state: shared.state, store: shared.store, storeKey: key, storeSecret: secret)
             backend.lease = arguments.lease
             configuration.shared = backend
+            if let folder = arguments.moveFrom { return move(from: folder, into: backend, view: view, context: context) }
         }
         let engine: LocalEngine
         do {
@@ -127,6 +129,19 @@ struct ServeCommand: Command {
 }
 
 extension ServeCommand {
+    /// `--move-from`: copies `folder` into the shared state and files, and says what it copied.
+    private func move(from folder: String, into backend: SharedBackend, view: ServerView, context: CommandContext) -> Int32 {
+        do {
+            let moved = try SharedMove.run(from: folder, into: backend) { line in view.log("warning: " + line, output: context.output) }
+            view.log("moved \(moved.assemblies) Assemblies (\(moved.alreadyThere) there already), \(moved.files) files (\(moved.missingFiles) no longer in the folder), "
+                + "\(moved.templates) Templates and \(moved.signatures) unexpired signatures", output: context.output)
+            return ExitCode.success
+        } catch {
+            view.failure("\(error)", context: context)
+            return ExitCode.failure
+        }
+    }
+
     /// The credentials in `file` (see `StorageCredentials.parse`) and the environment's.
     static func storageCredentials(_ file: String, environment: [String: String]) -> Result<StorageCredentials, CredentialsFileError> {
         guard let data = FileManager.default.contents(atPath: file) else {

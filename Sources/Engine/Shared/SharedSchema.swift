@@ -33,6 +33,8 @@ enum SharedSchema {
             CREATE INDEX pipeline_signatures_expires ON pipeline_signatures (expires);
             CREATE TABLE pipeline_templates (
                 id text PRIMARY KEY,
+                name text NOT NULL UNIQUE,
+                created timestamptz NOT NULL,
                 record text NOT NULL
             );
             CREATE TABLE pipeline_creations (

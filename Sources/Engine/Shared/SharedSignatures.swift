@@ -33,6 +33,21 @@ final class SharedSignatures: UsedSignatures {
         }
     }
 
+    /// Adds the signatures of a data folder's ledger (`SignatureLedger`'s file at `path`) not yet
+    /// expired; how many. A ledger that cannot be read is an error: a move that forgot them would
+    /// let those requests be replayed.
+    func insert(ledgerAt path: String, now: Date = Date()) throws -> Int {
+        let kept = try SignatureLedger(path: path, now: now).unexpired
+        for (digest, expires) in kept {
+            _ = try state.pool.withConnection { connection in
+                try connection.execute(
+                    "INSERT INTO pipeline_signatures (digest, expires) VALUES ($1, to_timestamp($2)) ON CONFLICT (digest) DO NOTHING",
+                    [digest, String(expires)])
+            }
+        }
+        return kept.count
+    }
+
     private func dropExpired(now: Date) {
         _ = try? state.pool.withConnection { connection in  // best effort: expired rows only cost space until the next try
             try connection.execute("DELETE FROM pipeline_signatures WHERE expires <= to_timestamp($1)", [String(now.timeIntervalSince1970)])
