@@ -5,6 +5,7 @@ extension PostgresConnection {
     /// (its error is rethrown), when a statement in it failed (even one whose error it caught),
     /// and when COMMIT fails. A serialization failure (SQLSTATE 40001) comes out as the
     /// `PostgresError` it was, for the caller to try again.
+    @discardableResult
     @available(*, noasync, message: "blocks its thread")
     public func transaction<Value>(_ body: (PostgresConnection) throws -> Value) throws -> Value {
         guard try transactionStatus("BEGIN") == PIPELINE_PQ_TRANSACTION_IDLE else {
@@ -38,10 +39,10 @@ extension PostgresConnection {
     /// Ends the open transaction, if any, so a connection given back to its pool holds none;
     /// whether the connection can be used again.
     func endOpenTransaction() -> Bool {
-        guard let status = try? transactionStatus("ROLLBACK") else { return false }  // closed: not usable, which the answer says
-        if status == PIPELINE_PQ_TRANSACTION_IDLE { return !isBroken }
+        guard !isBroken, let status = try? transactionStatus("ROLLBACK") else { return false }  // closed meanwhile: not usable
+        if status == PIPELINE_PQ_TRANSACTION_IDLE { return true }
         rollBack()
-        return (try? transactionStatus("ROLLBACK")) == PIPELINE_PQ_TRANSACTION_IDLE && !isBroken  // closed meanwhile: not usable
+        return !isBroken && (try? transactionStatus("ROLLBACK")) == PIPELINE_PQ_TRANSACTION_IDLE  // closed meanwhile: not usable
     }
 
     /// Rolls back what is open. Its own failure is no news: the error in hand says what went

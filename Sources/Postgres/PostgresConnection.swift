@@ -99,10 +99,13 @@ public final class PostgresConnection: Sendable {
     }
 
     /// Whether the connection still works, found without a round trip: what the server sent
-    /// meanwhile is read (a session the server ended shows here), and libpq's status asked.
+    /// meanwhile is read, and libpq's status asked. A session the server ended has sent its reason
+    /// (which libpq takes for a notice) and then closed: the first read takes the reason, the
+    /// second finds the end.
     func isAlive() -> Bool {
         let alive = try? withHandle("check") { connection in
-            pipeline_pq_consume_input(connection) != 0 && Int(pipeline_pq_status(connection)) == PIPELINE_PQ_CONNECTION_OK
+            pipeline_pq_consume_input(connection) != 0 && pipeline_pq_consume_input(connection) != 0
+                && Int(pipeline_pq_status(connection)) == PIPELINE_PQ_CONNECTION_OK
         }
         return alive == true  // closed: not alive
     }

@@ -49,9 +49,16 @@ extension PostgresError {
             hint: "make a new connection (a pool makes one itself)", address: address.redacted)
     }
 
-    /// libpq's message of several lines (and tabs) as one line.
+    /// libpq's message of several lines as one: a line indented with a tab goes on the one before
+    /// (after a space when it continues a sentence, a semicolon when it starts another).
     static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            .joined(separator: "; ")
+        var joined = ""
+        for line in text.split(whereSeparator: \.isNewline) {
+            let words = line.trimmingCharacters(in: .whitespaces)
+            guard !words.isEmpty else { continue }
+            if !joined.isEmpty { joined += line.hasPrefix("\t") && words.first?.isLowercase == true ? " " : "; " }
+            joined += words
+        }
+        return joined
     }
 }

@@ -40,6 +40,7 @@ public final class PostgresPool: Sendable {
     /// Calls `body` with a connection of its own, waiting until one is free (or made), and takes it
     /// back after. A connection that `body` leaves in a transaction is rolled back; one found
     /// broken is closed, and the next user gets a new one.
+    @discardableResult
     @available(*, noasync, message: "blocks its thread")
     public func withConnection<Value>(_ body: (PostgresConnection) throws -> Value) throws -> Value {
         let connection = try lend()
@@ -53,6 +54,9 @@ public final class PostgresPool: Sendable {
 
     /// Connections open now (lent or idle).
     public var openConnections: Int { state.withLock { $0.open } }
+
+    /// Users waiting for a connection now (all are lent).
+    public var waitingUsers: Int { state.withLock { $0.waiting.count } }
 
     /// Closes the idle connections now and the lent ones when they come back; users waiting, and
     /// later ones, get a `closed` error.
