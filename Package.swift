@@ -52,6 +52,7 @@ let package = Package(
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport", "Basics"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport", "Wire"], exclude: ["Fixtures"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient", "TestSupport"]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport", "Basics"]),
         .testTarget(name: "APIClientsTests", dependencies: ["APIClients", "HTTPClient", "HTTPServer", "Wire", "TestSupport", "EngineTestSupport", "Basics"],
                     exclude: ["Tus/Fixtures"]),
         .testTarget(name: "ClientTests", dependencies: ["Client", "APIClients", "HTTPClient", "HTTPServer", "Wire", "TestSupport", "EngineTestSupport", "Basics", "Planning"],
