@@ -2,7 +2,7 @@
 # Installs what pipeline needs. `scripts/setup.sh build`: only what building, packaging
 # (`make dist`) and the demo need (compilers' libraries, dpkg-dev). `scripts/setup.sh` (or
 # `test`): that, and everything the test suite uses: the media tools the engine calls, shells for
-# the completions, nginx, chromium, debootstrap, and Python virtual environments with the
+# the completions, nginx, chromium, debootstrap, Postgres, and Python virtual environments with the
 # independent test peers. Idempotent: when everything is present it returns in well under a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,8 +15,10 @@ esac
 
 # What building needs: the system libraries the binary links, and dpkg-dev for the packages.
 BUILD_PACKAGES=(pkgconf libyaml-dev libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libvips42 zlib1g-dev libdeflate-dev libarchive-dev dpkg-dev)
-# What testing adds: the tools the engine's robots call, and the peers and hosts the tests use.
-TEST_PACKAGES=(libvips-tools ffmpeg libjpeg-turbo-progs optipng libimage-exiftool-perl curl openssl zsh fish debootstrap nginx-light chromium)
+# What testing adds: the tools the engine's robots call, and the peers and hosts the tests use
+# (Postgres for the shared state's tests, and libpq, which `pipeline` loads only for a Postgres state).
+TEST_PACKAGES=(libvips-tools ffmpeg libjpeg-turbo-progs optipng libimage-exiftool-perl curl openssl zsh fish debootstrap nginx-light chromium
+    postgresql-15 libpq5)
 APT_PACKAGES=("${BUILD_PACKAGES[@]}")
 if [ "$MODE" = test ]; then APT_PACKAGES+=("${TEST_PACKAGES[@]}"); fi
 # Independent peers: a JSON Schema validator, the tus client tuspy, the official
