@@ -57,7 +57,7 @@ let package = Package(
                     exclude: ["Tus/Fixtures"]),
         .testTarget(name: "ClientTests", dependencies: ["Client", "APIClients", "HTTPClient", "HTTPServer", "Wire", "TestSupport", "EngineTestSupport", "Basics", "Planning"],
                     exclude: ["Signing/Fixtures", "Executor/Fixtures"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "HTTPClient", "APIClients", "Client", "Crypto", "Wire", "TestSupport", "EngineTestSupport", "Basics", "Spec"], exclude: ["Fixtures"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Postgres", "HTTPClient", "APIClients", "Client", "Crypto", "Wire", "TestSupport", "EngineTestSupport", "Basics", "Spec"], exclude: ["Fixtures"]),
         .testTarget(name: "SignerTests", dependencies: ["Signer", "HTTPServer", "HTTPClient", "Wire", "Spec", "TestSupport", "Basics"], exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "CLITests", dependencies: ["CLI", "pipeline", "YAML", "TestSupport", "EngineTestSupport", "Basics", "APIClients", "Client", "Crypto", "Wire"], exclude: ["Fixtures"]),

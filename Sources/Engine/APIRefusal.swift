@@ -56,6 +56,8 @@ struct APIRefusal: Error, Sendable, Equatable {
     static let noSteps = APIRefusal(.invalidSteps, 400, "params have no 'steps'")
     static func invalidSteps(_ problem: String) -> APIRefusal { APIRefusal(.invalidSteps, 400, problem) }
     static let expectedUploadsNotANumber = APIRefusal(.invalidExpectedUploads, 400, "the number of expected uploads must be a whole number")
+    /// Shared engines whose database cannot be reached (the Assembly may well exist).
+    static let storeUnreachable = APIRefusal(.storageError, 503, "the engine's database cannot be reached; try again shortly")
     static let uploadNotStored = APIRefusal(.serverError, 500, "an uploaded file could not be stored")
     static func assemblyNotSaved(_ id: String, _ reason: String) -> APIRefusal {
         APIRefusal(.storageError, 500, "the Assembly could not be saved in the engine's data folder: \(reason)", assemblyID: id)

@@ -215,6 +215,7 @@ struct AssemblyAPI: Sendable {
     }
 
     private func notFound(_ id: String) -> ServerResponse {
-        APIRefusal.assemblyNotFound(id).response
+        guard store.isReachable else { return APIRefusal.storeUnreachable.response }
+        return APIRefusal.assemblyNotFound(id).response
     }
 }

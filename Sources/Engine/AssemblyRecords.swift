@@ -46,9 +46,14 @@ protocol AssemblyRecords: AnyObject, Sendable {
     var readAtStart: Int { get }
     /// The clock held requests' deadlines are kept by.
     var clock: any MonotonicClock { get }
+    /// Whether the store answered its last request: one it could not reach cannot say an Assembly is missing.
+    var isReachable: Bool { get }
 }
 
 extension AssemblyRecords {
+    /// The data folder is always there.
+    var isReachable: Bool { true }
+
     /// Changes Assembly `id` in one locked step and keeps it, whoever runs it.
     @discardableResult
     func update(_ id: String, _ change: (inout AssemblyRecord) -> Void) -> AssemblyRecord? {

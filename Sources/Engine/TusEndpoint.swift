@@ -112,9 +112,11 @@ struct TusEndpoint: Sendable {
     private func status(_ id: String) -> ServerResponse {
         // A client back after a dead connection asks first: the dead request is ended, and what it
         // received counts, so the offset answered is the true one (as tusd releases its locks).
-        guard store.releaseAnywhere(id) else { return answer(423, "another request is writing this upload and did not let go; try again") }
+        guard store.releaseAnywhere(id) else { return notLetGo() }
         guard let record = live(id) else { return gone(id) }
         if let ended = ended(record) { return ended }
+        // An engine that stored the last bytes may have died before it told the Assembly: telling it again changes nothing otherwise.
+        if store.sharing != nil, record.isFinished { onFinished(record) }
         var headers = common(record) + [("Cache-Control", "no-store")]
         if record.length == nil { headers.append(("Upload-Defer-Length", "1")) }
         if !record.metadata.isEmpty { headers.append(("Upload-Metadata", TusProtocol.encodeMetadata(record.metadata))) }
@@ -125,7 +127,7 @@ struct TusEndpoint: Sendable {
         guard head.headers["Content-Type"] == TusProtocol.offsetContentType else {
             return .respond(answer(415, "PATCH needs Content-Type: \(TusProtocol.offsetContentType)"))
         }
-        guard store.releaseAnywhere(id) else { return .respond(answer(423, "another request is writing this upload and did not let go; try again")) }
+        guard store.releaseAnywhere(id) else { return .respond(notLetGo()) }
         guard var record = live(id) else { return .respond(gone(id)) }
         if let ended = ended(record) { return .respond(ended) }
         guard let offset = head.headers["Upload-Offset"].flatMap(TusProtocol.parseCount) else {
@@ -306,8 +308,17 @@ struct TusEndpoint: Sendable {
 
     static let endedMessage = "the Assembly this upload is for was canceled or failed; it takes no more bytes"
 
+    /// The upload's writer did not let go: 423, or 503 when shared engines' database cannot be reached.
+    private func notLetGo() -> ServerResponse {
+        if store.sharing?.isReachable == false { return unreachable() }
+        return answer(423, "another request is writing this upload and did not let go; try again")
+    }
+
+    private func unreachable() -> ServerResponse { answer(503, "the engine's database cannot be reached; try again shortly") }
+
     private func gone(_ id: String) -> ServerResponse {
-        UploadStore.isValidID(id) && FileManager.default.fileExists(atPath: store.dataPath(id))
+        if store.sharing?.isReachable == false { return unreachable() }
+        return UploadStore.isValidID(id) && FileManager.default.fileExists(atPath: store.dataPath(id))
             ? answer(410, "the upload has expired") : answer(404, "no such upload")
     }
 

@@ -23,6 +23,8 @@ protocol UploadSharing: Sendable {
     func askToLetGo(_ id: String, patience: Duration) -> Bool
     /// Calls `handler` with each upload another engine asks this one to let go of.
     func onLetGoAsked(_ handler: @escaping @Sendable (String) -> Void)
+    /// Whether the last request reached where the records are: an upload not found otherwise is not known to be gone.
+    var isReachable: Bool { get }
     /// Where a finished upload's bytes are named: a path in the data folder whose copy every
     /// engine fetches (`SharedFiles`).
     func finishedPath(_ id: String) -> String

@@ -31,9 +31,11 @@ final class SharedAssemblyStore: AssemblyRecords {
 
     var heldCount: Int { held.count }
 
+    var isReachable: Bool { state.isReachable }
+
     func insert(_ record: AssemblyRecord) throws -> Bool {
         let stored = String(decoding: try record.storedForm(relativeTo: root), as: UTF8.self)
-        let rows = try state.pool.withConnection { connection in
+        let rows = try state.database { connection in
             try connection.execute(
                 "INSERT INTO pipeline_assemblies (id, record, phase, settled) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING RETURNING id",
                 [record.id, stored, record.phase.column, record.isSettled ? "true" : "false"])
@@ -44,7 +46,7 @@ final class SharedAssemblyStore: AssemblyRecords {
     func get(_ id: String) -> AssemblyRecord? {
         guard AssemblyStore.isValidID(id) else { return nil }
         do {
-            let rows = try state.pool.withConnection { try $0.execute("SELECT record FROM pipeline_assemblies WHERE id = $1", [id]) }
+            let rows = try state.database { try $0.execute("SELECT record FROM pipeline_assemblies WHERE id = $1", [id]) }
             guard rows.count == 1, let text = try rows.string(0, "record") else { return nil }
             return decoded(text, id: id)
         } catch {
@@ -71,7 +73,7 @@ final class SharedAssemblyStore: AssemblyRecords {
         var moved = false
         let updated: AssemblyRecord?
         do {
-            updated = try state.pool.withConnection { connection in
+            updated = try state.database { connection in
                 try connection.transaction { connection -> AssemblyRecord? in
                     let rows = try connection.execute("SELECT record, claim_token FROM pipeline_assemblies WHERE id = $1 FOR UPDATE", [id])
                     guard rows.count == 1, let text = try rows.string(0, "record"), var record = decoded(text, id: id) else { return nil }
@@ -105,7 +107,7 @@ final class SharedAssemblyStore: AssemblyRecords {
 
     private func records(_ sql: String) -> [AssemblyRecord] {
         do {
-            let rows = try state.pool.withConnection { try $0.execute(sql) }
+            let rows = try state.database { try $0.execute(sql) }
             return try (0..<rows.count).compactMap { row throws(PostgresError) -> AssemblyRecord? in
                 guard let id = try rows.string(row, "id"), let text = try rows.string(row, "record") else { return nil }
                 return decoded(text, id: id)
@@ -119,7 +121,7 @@ final class SharedAssemblyStore: AssemblyRecords {
     func remove(_ ids: Set<String>) {
         guard !ids.isEmpty else { return }
         do {
-            _ = try state.pool.withConnection { connection in
+            _ = try state.database { connection in
                 try connection.execute("DELETE FROM pipeline_assemblies WHERE id = ANY($1::text[])", ["{" + ids.sorted().joined(separator: ",") + "}"])
             }
         } catch {

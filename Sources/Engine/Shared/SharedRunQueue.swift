@@ -22,7 +22,7 @@ final class SharedRunQueue: RunQueue {
 
     func claim() throws -> RunClaim? {
         let token = RandomID.hex32()
-        let rows = try state.pool.withConnection { connection in
+        let rows = try state.database { connection in
             try connection.execute("""
                 UPDATE pipeline_assemblies SET claim_token = $1, lease_until = now() + $2::interval, claims = claims + 1
                 WHERE id = (
@@ -38,7 +38,7 @@ final class SharedRunQueue: RunQueue {
 
     func renew(_ claim: RunClaim) -> Bool {
         do {
-            let rows = try state.pool.withConnection { connection in
+            let rows = try state.database { connection in
                 try connection.execute(
                     "UPDATE pipeline_assemblies SET lease_until = now() + $3::interval WHERE id = $1 AND claim_token = $2 AND phase = 'executing'",
                     [claim.assembly, claim.token, leaseText])
@@ -53,7 +53,7 @@ final class SharedRunQueue: RunQueue {
 
     func release(_ claim: RunClaim) {
         do {
-            _ = try state.pool.withConnection { connection in
+            _ = try state.database { connection in
                 try connection.execute(
                     "UPDATE pipeline_assemblies SET claim_token = NULL, lease_until = NULL WHERE id = $1 AND claim_token = $2",
                     [claim.assembly, claim.token])

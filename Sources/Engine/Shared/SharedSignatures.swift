@@ -16,7 +16,7 @@ final class SharedSignatures: UsedSignatures {
 
     func insert(_ signature: String, expires: Date, now: Date) -> Bool {
         do {
-            let rows = try state.pool.withConnection { connection in
+            let rows = try state.database { connection in
                 // A row whose expiry passed is taken over: that signature is refused for its expiry alone.
                 try connection.execute("""
                     INSERT INTO pipeline_signatures (digest, expires) VALUES ($1, to_timestamp($2))
@@ -39,7 +39,7 @@ final class SharedSignatures: UsedSignatures {
     func insert(ledgerAt path: String, now: Date = Date()) throws -> Int {
         let kept = try SignatureLedger(path: path, now: now).unexpired
         for (digest, expires) in kept {
-            _ = try state.pool.withConnection { connection in
+            _ = try state.database { connection in
                 try connection.execute(
                     "INSERT INTO pipeline_signatures (digest, expires) VALUES ($1, to_timestamp($2)) ON CONFLICT (digest) DO NOTHING",
                     [digest, String(expires)])
@@ -49,7 +49,7 @@ final class SharedSignatures: UsedSignatures {
     }
 
     private func dropExpired(now: Date) {
-        _ = try? state.pool.withConnection { connection in  // best effort: expired rows only cost space until the next try
+        _ = try? state.database { connection in  // best effort: expired rows only cost space until the next try
             try connection.execute("DELETE FROM pipeline_signatures WHERE expires <= to_timestamp($1)", [String(now.timeIntervalSince1970)])
         }
     }
@@ -67,7 +67,7 @@ final class SharedCreationLimit: CreationLimit {
 
     func admit() -> Double? {
         do {
-            return try state.pool.withConnection { connection in
+            return try state.database { connection in
                 try connection.transaction { connection -> Double? in
                     // One engine counts at a time, so two never both take the last place.
                     try connection.execute("LOCK TABLE pipeline_creations IN SHARE ROW EXCLUSIVE MODE")

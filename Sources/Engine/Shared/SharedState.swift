@@ -25,6 +25,7 @@ final class SharedState: Sendable {
     private let address: PostgresAddress
     private let handlers = Mutex<[Channel: Callback<String>]>([:])
     private let stopping = Atomic<Bool>(false)
+    private let lastReached = Atomic<Bool>(true)
     private let listenerEnded = WakeSignal()
     private let warn: @Sendable (String) -> Void
 
@@ -36,6 +37,22 @@ final class SharedState: Sendable {
         pool = PostgresPool(address, size: connections, applicationName: "pipeline serve")
         _ = try pool.withConnection { connection in try SchemaMigrations(SharedSchema.migrations).apply(using: connection) }
     }
+
+    /// Runs `body` on a connection of the pool, noting whether the database could be reached.
+    func database<Value>(_ body: (PostgresConnection) throws -> Value) throws -> Value {
+        do {
+            let value = try pool.withConnection(body)
+            lastReached.store(true, ordering: .relaxed)
+            return value
+        } catch let error as PostgresError where [.connect, .connectionLost, .closed].contains(error.kind) {
+            lastReached.store(false, ordering: .relaxed)
+            throw error
+        }
+    }
+
+    /// Whether the last request reached the database: a record not found while it cannot be
+    /// reached is not known to be missing (answered 503, not 404).
+    var isReachable: Bool { lastReached.load(ordering: .relaxed) }
 
     /// Calls `handler` with each notification's payload on `channel` (set before `start`).
     func on(_ channel: Channel, _ handler: @escaping @Sendable (String) -> Void) {
@@ -79,7 +96,7 @@ final class SharedState: Sendable {
     /// is made up for by the waits' own deadlines.
     func notify(_ channel: Channel, _ payload: String = "") {
         do {
-            _ = try pool.withConnection { connection in
+            _ = try database { connection in
                 try connection.execute("SELECT pg_notify($1, $2)", [channel.rawValue, payload])
             }
         } catch {

@@ -21,7 +21,7 @@ final class SharedTemplates: TemplateRecords {
 
     private func records(_ sql: String, _ parameters: [String?]) -> [TemplateRecord] {
         do {
-            let rows = try state.pool.withConnection { try $0.execute(sql, parameters) }
+            let rows = try state.database { try $0.execute(sql, parameters) }
             return try (0..<rows.count).compactMap { row in
                 try rows.string(row, "record").map { try StateCoding.decode(TemplateRecord.self, from: Data($0.utf8)) }
             }
@@ -34,7 +34,7 @@ final class SharedTemplates: TemplateRecords {
     func create(name: String, content: JSONValue, requireSignatureAuth: Bool, now: Date) -> Result<TemplateRecord, TemplateStoreError> {
         let record = TemplateRecord(id: RandomID.hex32(), name: name, content: content, requireSignatureAuth: requireSignatureAuth, created: now, modified: now)
         do {
-            let rows = try state.pool.withConnection { connection in
+            let rows = try state.database { connection in
                 try connection.execute(
                     "INSERT INTO pipeline_templates (id, name, created, record) VALUES ($1, $2, to_timestamp($3), $4) ON CONFLICT (name) DO NOTHING RETURNING id",
                     [record.id, name, String(now.timeIntervalSince1970), try Self.text(record)])
@@ -47,7 +47,7 @@ final class SharedTemplates: TemplateRecords {
 
     /// Adds `record` as it is (a moved data folder's); false when its id or name is taken.
     func insert(_ record: TemplateRecord) throws -> Bool {
-        try state.pool.withConnection { connection in
+        try state.database { connection in
             try connection.execute(
                 "INSERT INTO pipeline_templates (id, name, created, record) VALUES ($1, $2, to_timestamp($3), $4) ON CONFLICT DO NOTHING RETURNING id",
                 [record.id, record.name, String(record.created.timeIntervalSince1970), try Self.text(record)])
@@ -56,7 +56,7 @@ final class SharedTemplates: TemplateRecords {
 
     func update(_ id: String, _ change: (inout TemplateRecord) -> Void) -> Result<TemplateRecord, TemplateStoreError> {
         do {
-            return try state.pool.withConnection { connection in
+            return try state.database { connection in
                 try connection.transaction { connection -> Result<TemplateRecord, TemplateStoreError> in
                     let rows = try connection.execute("SELECT record FROM pipeline_templates WHERE id = $1 FOR UPDATE", [id])
                     guard rows.count == 1, let text = try rows.string(0, "record") else { return .failure(.notFound) }
@@ -76,7 +76,7 @@ final class SharedTemplates: TemplateRecords {
 
     func delete(_ id: String) -> Bool {
         do {
-            return try state.pool.withConnection { try $0.execute("DELETE FROM pipeline_templates WHERE id = $1 RETURNING id", [id]) }.count == 1
+            return try state.database { try $0.execute("DELETE FROM pipeline_templates WHERE id = $1 RETURNING id", [id]) }.count == 1
         } catch {
             warn("Template \(id) could not be deleted from the database: \(error)")
             return false

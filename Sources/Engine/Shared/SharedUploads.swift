@@ -29,12 +29,14 @@ final class SharedUploads: UploadSharing {
 
     private var leaseText: String { "\(Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18) seconds" }
 
+    var isReachable: Bool { state.isReachable }
+
     func finishedPath(_ id: String) -> String { root + "/tus/" + id }
 
     func create(_ record: TusUploadRecord) throws {
         let type = record.metadata["filetype"].map { ["Content-Type": $0] } ?? [:]
         let object = try S3ResumableUpload(key: prefix + "tus/" + record.id, length: record.length, maximumSize: maximumSize, headers: type)
-        _ = try state.pool.withConnection { connection in
+        _ = try state.database { connection in
             try connection.execute(
                 "INSERT INTO pipeline_uploads (id, record, stored) VALUES ($1, $2, $3)",
                 [record.id, Self.text(record), Self.text(object)])
@@ -43,7 +45,7 @@ final class SharedUploads: UploadSharing {
 
     func load(_ id: String) -> TusUploadRecord? {
         do {
-            let rows = try state.pool.withConnection { try $0.execute("SELECT record FROM pipeline_uploads WHERE id = $1", [id]) }
+            let rows = try state.database { try $0.execute("SELECT record FROM pipeline_uploads WHERE id = $1", [id]) }
             guard rows.count == 1, let text = try rows.string(0, "record") else { return nil }
             return try StateCoding.decode(TusUploadRecord.self, from: Data(text.utf8))
         } catch {
@@ -53,7 +55,7 @@ final class SharedUploads: UploadSharing {
     }
 
     func save(_ record: TusUploadRecord, spool: String) throws {
-        let rows = try state.pool.withConnection { try $0.execute("SELECT stored FROM pipeline_uploads WHERE id = $1", [record.id]) }
+        let rows = try state.database { try $0.execute("SELECT stored FROM pipeline_uploads WHERE id = $1", [record.id]) }
         guard rows.count == 1, let text = try rows.string(0, "stored") else {
             throw SharedBackendError(message: "upload \(record.id) is no longer in the database")
         }
@@ -69,7 +71,7 @@ final class SharedUploads: UploadSharing {
             let (writer, whole) = (writer, object)
             _ = try BlockingWait.result { try await writer.finish(whole) }.get()
         }
-        let saved = try state.pool.withConnection { connection in
+        let saved = try state.database { connection in
             try connection.execute(
                 "UPDATE pipeline_uploads SET record = $2, stored = $3, written = now() WHERE id = $1 AND holder = $4",
                 [record.id, Self.text(record), Self.text(object), state.instance])
@@ -80,7 +82,7 @@ final class SharedUploads: UploadSharing {
 
     func delete(_ id: String) {
         do {
-            let rows = try state.pool.withConnection { try $0.execute("DELETE FROM pipeline_uploads WHERE id = $1 RETURNING stored", [id]) }
+            let rows = try state.database { try $0.execute("DELETE FROM pipeline_uploads WHERE id = $1 RETURNING stored", [id]) }
             guard rows.count == 1, let text = try rows.string(0, "stored") else { return }
             let object = try StateCoding.decode(S3ResumableUpload.self, from: Data(text.utf8))
             let writer = writer
@@ -92,7 +94,7 @@ final class SharedUploads: UploadSharing {
 
     func hold(_ id: String) -> Bool {
         do {
-            let rows = try state.pool.withConnection { connection in
+            let rows = try state.database { connection in
                 try connection.execute("""
                     UPDATE pipeline_uploads SET holder = $2, lease_until = now() + $3::interval
                     WHERE id = $1 AND (holder IS NULL OR holder = $2 OR lease_until < now()) RETURNING id
@@ -111,7 +113,7 @@ final class SharedUploads: UploadSharing {
     func letGo(_ id: String) {
         held.withLock { _ = $0.remove(id) }
         do {
-            _ = try state.pool.withConnection { connection in
+            _ = try state.database { connection in
                 try connection.execute(
                     "UPDATE pipeline_uploads SET holder = NULL, lease_until = NULL WHERE id = $1 AND holder = $2", [id, state.instance])
             }
@@ -127,7 +129,7 @@ final class SharedUploads: UploadSharing {
         while true {
             let free: Bool
             do {
-                let rows = try state.pool.withConnection { connection in
+                let rows = try state.database { connection in
                     try connection.execute(
                         "SELECT holder IS NULL OR holder = $2 OR lease_until < now() AS free FROM pipeline_uploads WHERE id = $1", [id, state.instance])
                 }
@@ -162,7 +164,7 @@ final class SharedUploads: UploadSharing {
                     if held.withLock({ $0.isEmpty }) || !renewing.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged { return }
                     continue
                 }
-                _ = try? state.pool.withConnection { connection in  // best effort: a lease not renewed runs out, and the save is refused
+                _ = try? state.database { connection in  // best effort: a lease not renewed runs out, and the save is refused
                     try connection.execute(
                         "UPDATE pipeline_uploads SET lease_until = now() + $3::interval WHERE id = ANY($1::text[]) AND holder = $2",
                         ["{" + ids.sorted().joined(separator: ",") + "}", state.instance, leaseText])

@@ -1,4 +1,5 @@
 @testable import Engine
+import Basics
 import Foundation
 import Synchronization
 import TestSupport

@@ -1,4 +1,5 @@
 @testable import Engine
+import Basics
 import Foundation
 import TestSupport
 import XCTest
