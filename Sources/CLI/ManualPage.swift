@@ -73,6 +73,9 @@ enum ManualPage {
             .B GITHUB_ACTIONS
             \\fBtrue\\fR: problems are also written as GitHub Actions annotations.
             .TP
+            .B AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
+            The bucket's key and secret for \\fBserve \\-\\-store\\fR (engines sharing their files).
+            .TP
             .B ACTIONS_ID_TOKEN_REQUEST_URL, ACTIONS_ID_TOKEN_REQUEST_TOKEN
             Where a GitHub Actions job asks for its identity token, sent to a signer instead of a stored credential (\\fBauth.signer.token: {oidc: github}\\fR).
             .SH EXIT STATUS
@@ -84,7 +87,7 @@ enum ManualPage {
             The workspace next to a manifest: the local engine's data, and per manifest (\\fImanifests/<name>/\\fR) its digests, run state and lock.
             .SH SEE ALSO
             The guides installed with the package in \\fI/usr/share/doc/pipeline/docs/\\fR (\\fBmanifest.md\\fR, \\fBrunning.md\\fR,
-            \\fBci.md\\fR, \\fBsigner.md\\fR, \\fBengine.md\\fR, \\fBsecurity.md\\fR) and the JSON Schemas in \\fI/usr/share/pipeline/schemas/\\fR;
+            \\fBci.md\\fR, \\fBsigner.md\\fR, \\fBengine.md\\fR, \\fBdeploy.md\\fR, \\fBsecurity.md\\fR) and the JSON Schemas in \\fI/usr/share/pipeline/schemas/\\fR;
             .BR git (1),
             .BR curl (1),
             .BR vips (1),

@@ -89,7 +89,7 @@ struct ServeArguments: CommandArguments {
         case (_?, nil), (nil, _?):
             throw UsageError("--state and --store go together: engines that share their state share their files too", command: command)
         }
-        lease = try arguments.duration("lease", default: .seconds(30))
+        lease = try arguments.duration("lease", default: .seconds(10))
         moveFrom = arguments.value("move-from")
         if moveFrom != nil, shared == nil {
             throw UsageError("--move-from copies a data folder into shared state and files: give --state and --store too", command: command)

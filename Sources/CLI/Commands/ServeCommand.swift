@@ -37,7 +37,7 @@ struct ServeCommand: Command {
             .init(name: "record-retention", valueName: "DURATION", help: "Remove the records of Assemblies whose files went after this (default 30d; off keeps them)."),
             .init(name: "state", valueName: "URL", help: "Share Assemblies, uploads, used signatures, rate limits and the run queue with other engines in this Postgres database (postgres://USER:PASSWORD@HOST:PORT/DB); with --store. See docs/deploy.md."),
             .init(name: "store", valueName: "URL", help: "Share uploads and results with other engines in this bucket (s3://BUCKET/PREFIX, ?endpoint=URL for an S3-compatible service), signed with $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY; with --state."),
-            .init(name: "lease", valueName: "DURATION", help: "With --state: how long an engine's claim on an Assembly's run or an upload holds without being renewed; another engine takes over after it (default 30s)."),
+            .init(name: "lease", valueName: "DURATION", help: "With --state: how long an engine's claim on an Assembly's run or an upload holds without being renewed; another engine takes over after it (default 10s)."),
             .init(name: "move-from", valueName: "DIR", help: "Copy the Assemblies, files, Templates and unexpired signatures of an engine's data folder into --state and --store, then exit (stop that engine first; safe to run again)."),
             .init(name: "quiet", help: "Do not log requests."),
         ] + TLSFiles.options,

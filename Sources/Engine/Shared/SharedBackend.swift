@@ -15,7 +15,7 @@ public struct SharedBackend: Sendable {
     public var storeKey: String
     public var storeSecret: String
     /// How long a claim on an Assembly's run (and on an upload being written) holds unrenewed.
-    public var lease: Duration = .seconds(30)
+    public var lease: Duration = .seconds(10)
     /// Connections each engine keeps to the database.
     public var connections = 8
 
