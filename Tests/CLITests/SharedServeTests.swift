@@ -1,0 +1,91 @@
+import Basics
+import Foundation
+import HTTPClient
+import TestSupport
+import XCTest
+
+/// `pipeline serve --state … --store …` as a user meets it: a half-given setup and an unreachable
+/// database refused with a reason (never a password), and an old engine's data folder moved in
+/// with `--move-from`, then served, files and all, by a shared engine.
+final class SharedServeTests: S3ServerTestCase {
+    private var environment: [String: String] { ["AWS_ACCESS_KEY_ID": S3TestServer.key, "AWS_SECRET_ACCESS_KEY": S3TestServer.secret] }
+
+    private func store() throws -> String { "s3://\(S3TestServer.bucket)/moved?endpoint=\(try s3.host)" }
+
+    func testAHalfGivenOrUnreachableSetupIsRefusedWithItsReason() async throws {
+        let data = try TemporaryDirectory(prefix: "shared-refusals")
+        defer { data.remove() }
+        let alone = await CLIHarness.run(["serve", "--data-dir", data.path, "--state", "postgres://u@127.0.0.1:1/db"])
+        XCTAssertEqual(alone.status, 64, alone.stderr)
+        XCTAssertTrue(alone.stderr.contains("--state and --store go together"), alone.stderr)
+        let keyless = await CLIHarness.run(["serve", "--data-dir", data.path, "--state", "postgres://u@127.0.0.1:1/db", "--store", try store()], environment: ["AWS_ACCESS_KEY_ID": ""])
+        XCTAssertEqual(keyless.status, 1)
+        XCTAssertTrue(keyless.stderr.contains("$AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY"), keyless.stderr)
+        let closed = try NginxProxy.freePort()
+        let unreachable = await CLIHarness.run(
+            ["serve", "--port", "0", "--data-dir", data.path, "--state", "postgres://engine:hunter2-secret@127.0.0.1:\(closed)/pipeline", "--store", try store()],
+            environment: environment)
+        XCTAssertEqual(unreachable.status, 1)
+        XCTAssertTrue(unreachable.stderr.contains("postgres://engine:***@127.0.0.1:\(closed)/pipeline"), unreachable.stderr)
+        XCTAssertTrue(unreachable.stderr.contains("Is the server running") || unreachable.stderr.contains("is Postgres running"), unreachable.stderr)
+        XCTAssertFalse(unreachable.stderr.contains("hunter2"), "the password is never shown")
+        let wrong = await CLIHarness.run(["serve", "--data-dir", data.path, "--state", "mysql://db", "--store", try store()], environment: environment)
+        XCTAssertEqual(wrong.status, 1)
+        XCTAssertTrue(wrong.stderr.contains("--state:"), wrong.stderr)
+    }
+
+    func testADataFolderMovedInIsServedBySharedEngines() async throws {
+        let postgres = try PostgresTestServer()
+        defer { postgres.stop() }
+        let database = try postgres.makeDatabase("moved")
+        let old = try TemporaryDirectory(prefix: "shared-old")
+        defer { old.remove() }
+        // An engine on its own folder runs a project's Assembly.
+        let single = try ServerProcess(ProcessRunner.pipelineExecutable, ["serve", "--port", "0", "--data-dir", old.path + "/engine", "--quiet"], errors: old.path + "/single.log")
+        let project = try TemporaryDirectory(prefix: "shared-project")
+        defer { project.remove() }
+        try project.write("files/notes.txt", "what moves must stay whole")
+        try project.write("pipeline.yml", """
+            version: 1
+            endpoint: \(single.url(""))
+            auth:
+              key: local
+            assemblies:
+              notes:
+                inputs: ["files/*.txt"]
+                steps:
+                  hashed: {robot: /file/hash, use: ":original", algorithm: sha256}
+            """)
+        let run = await CLIHarness.run(["run", project.path + "/pipeline.yml"], environment: ["TRANSLOADIT_SECRET": "unused-secret"])
+        single.stop()
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let results = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: project.path + "/results.json")))
+        let id = try XCTUnwrap(results["assemblies"]?.arrayValue?.first?["assembly_id"]?.stringValue)
+
+        let shared = ["--state", database, "--store", try store()]
+        let moved = await CLIHarness.run(["serve", "--data-dir", old.path + "/copies", "--move-from", old.path + "/engine"] + shared, environment: environment)
+        XCTAssertEqual(moved.status, 0, moved.stderr)
+        XCTAssertTrue((moved.stdout + moved.stderr).contains("moved 1 Assemblies (0 there already), 2 files"), moved.stdout + moved.stderr)
+        let again = await CLIHarness.run(["serve", "--data-dir", old.path + "/copies", "--move-from", old.path + "/engine"] + shared, environment: environment)
+        XCTAssertTrue((again.stdout + again.stderr).contains("moved 0 Assemblies (1 there already)"), "a move runs again safely: \(again.stdout + again.stderr)")
+
+        // A shared engine that never saw the folder serves the Assembly and its file.
+        let fresh = try TemporaryDirectory(prefix: "shared-fresh")
+        defer { fresh.remove() }
+        let engine = try ServerProcess(
+            ProcessRunner.pipelineExecutable, ["serve", "--port", "0", "--data-dir", fresh.path, "--quiet"] + shared, environment: environment, errors: fresh.path + "/../shared-\(UUID().uuidString).log")
+        defer { engine.stop() }
+        let status = try JSONValue.parse(try await fetch(engine.url("/assemblies/\(id)")))
+        XCTAssertEqual(status["ok"]?.stringValue, "ASSEMBLY_COMPLETED")
+        let result = try XCTUnwrap(status["results"]?["hashed"]?.arrayValue?.first)
+        let body = try await fetch(try XCTUnwrap(result["ssl_url"]?.stringValue ?? result["url"]?.stringValue))
+        XCTAssertEqual(String(decoding: body, as: UTF8.self), "what moves must stay whole")
+        XCTAssertEqual(result["md5hash"]?.stringValue?.count, 32)
+    }
+
+    private func fetch(_ url: String) async throws -> Data {
+        let response = try await HTTPClient().send(HTTPRequest(method: "GET", url: url))
+        XCTAssertEqual(response.status, 200, url)
+        return response.body
+    }
+}
