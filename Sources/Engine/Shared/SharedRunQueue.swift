@@ -18,7 +18,7 @@ final class SharedRunQueue: RunQueue {
         state.on(.runnable) { [work] _ in work.signal() }
     }
 
-    private var leaseText: String { "\(Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18) seconds" }
+    private var leaseText: String { SharedState.interval(lease) }
 
     func claim() throws -> RunClaim? {
         let token = RandomID.hex32()

@@ -104,6 +104,11 @@ final class SharedState: Sendable {
         }
     }
 
+    /// `duration` as a Postgres interval (`$1::interval`).
+    static func interval(_ duration: Duration) -> String {
+        "\(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18) seconds"
+    }
+
     /// Stops listening and closes the connections.
     @available(*, noasync, message: "waits for the listener")
     func stop() {

@@ -27,7 +27,7 @@ final class SharedUploads: UploadSharing {
         writer = S3ResumableWriter(client: client, scratch: root + "/tus-scratch")
     }
 
-    private var leaseText: String { "\(Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18) seconds" }
+    private var leaseText: String { SharedState.interval(lease) }
 
     var isReachable: Bool { state.isReachable }
 
