@@ -105,8 +105,7 @@ struct AssemblyAPI: Sendable {
             return .text(404, "no such file")
         }
         if let removed = record.filesRemoved { return .text(410, record.filesRemovedMessage(removed)) }
-        // Another engine made it: its copy is fetched here first (a file no longer stored stays missing).
-        try? executor.files?.fetch([file])
+        if let files = executor.files { return serveShared(file, from: files, head: head) }
         // A file removed from the data folder since (by hand, or a cleanup) is gone, not an error.
         var facts = stat()
         guard stat(file.path, &facts) == 0, (facts.st_mode & S_IFMT) == S_IFREG, Int64(facts.st_size) == file.size else {
@@ -114,6 +113,17 @@ struct AssemblyAPI: Sendable {
         }
         return ServerResponse(status: 200, headers: [("Content-Type", file.mime), ("Cache-Control", "public, max-age=31536000, immutable")],
                               body: .file(path: file.path, offset: 0, length: file.size))
+    }
+
+    /// A file of shared engines: copied from the bucket for this answer, removed once it is sent.
+    private func serveShared(_ file: AssemblyFile, from files: any SharedFiles, head: RequestHead) -> ServerResponse {
+        let copy = FolderPath.of(store.directory) + "/serving/" + UUID().uuidString
+        do throws(RobotError) { try files.copy(file, to: copy) } catch {
+            return .text(404, "the file is no longer in the shared store")
+        }
+        head.whenEnded { unlink(copy) }
+        return ServerResponse(status: 200, headers: [("Content-Type", file.mime), ("Cache-Control", "public, max-age=31536000, immutable")],
+                              body: .file(path: copy, offset: 0, length: file.size))
     }
 
     /// Reads and authenticates the params before any file part is stored; `nil` admits the request.
@@ -194,6 +204,7 @@ struct AssemblyAPI: Sendable {
         }
         // Where every engine finds them before any engine can run the Assembly.
         do throws(RobotError) { try executor.files?.publish(uploads) } catch { return .failure(.uploadNotStored) }
+        executor.files?.dropLocalCopies(assembly: id, inputs: [])
         let record = AssemblyRecord(
             id: id, origin: origin, params: raw, steps: steps, fields: fields, notifyURL: params["notify_url"]?.stringValue,
             expectedTusUploads: expected, uploads: uploads, created: Date(), clientAgent: client.map { String($0.prefix(200)) })

@@ -121,7 +121,12 @@ final class AssemblyExecutor: Sendable {
     func run(_ id: String, claim: RunClaim?) {
         let folder = resultsDirectory + "/" + id
         // Inline secrets serve one run of the steps; a resumed Assembly's steps say they are gone.
-        defer { secrets.forget(id) }
+        // Shared engines keep no copies of what a run read and wrote: the bucket has them.
+        var inputs: [AssemblyFile] = []
+        defer {
+            secrets.forget(id)
+            files?.dropLocalCopies(assembly: id, inputs: inputs)
+        }
         // A failed or canceled Assembly reports no results: what its steps wrote only fills the disk.
         func discard() { FileSystem.cleanUp(folder) }
         func end(_ event: AssemblyEvent) {
@@ -131,6 +136,7 @@ final class AssemblyExecutor: Sendable {
             if action == .discardResults { discard() }
         }
         guard let stored = store.get(id), stored.phase == .executing else { return discard() }
+        inputs = stored.uploads
         guard let graph = StepGraph(stored.steps) else {
             return end(.stepsFailed(code: .invalidSteps, message: "the steps cannot be run"))
         }

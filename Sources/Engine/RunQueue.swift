@@ -28,6 +28,11 @@ protocol SharedFiles: Sendable {
     func fetch(_ files: [AssemblyFile]) throws(RobotError)
     /// Stores `files` (under this engine's folder) where every engine finds them.
     func publish(_ files: [AssemblyFile]) throws(RobotError)
+    /// Copies `file` from where every engine finds it to `path` (a copy to serve, then remove).
+    func copy(_ file: AssemblyFile, to path: String) throws(RobotError)
+    /// Removes this engine's local copies of Assembly `id`'s files and of `inputs` (its run ended
+    /// here, or they were published): the bucket keeps them.
+    func dropLocalCopies(assembly id: String, inputs: [AssemblyFile])
     /// Removes everything stored for Assembly `id`.
     func remove(assembly id: String)
 }

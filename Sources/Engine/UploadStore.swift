@@ -98,7 +98,7 @@ final class UploadStore: Sendable {
     /// Saves a changed record, atomically (not flushed, like the Assemblies).
     func save(_ record: TusUploadRecord) throws {
         if let sharing {
-            defer { truncate(dataPath(record.id), 0) }  // sent on, or to be sent again by the client
+            defer { unlink(dataPath(record.id)) }  // sent on, or to be sent again by the client; made again for the next body
             return try sharing.save(record, spool: dataPath(record.id))
         }
         let encoded = record.stateJSON().compactData

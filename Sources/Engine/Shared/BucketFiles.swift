@@ -23,19 +23,29 @@ final class BucketFiles: SharedFiles {
     }
 
     func fetch(_ files: [AssemblyFile]) throws(RobotError) {
-        for file in files where file.inPlace == nil && !Self.holds(file) {
-            guard let key = key(of: file.path) else { throw RobotError(code: .storeError, message: "'\(file.name)' is not in the engine's folder") }
-            let partial = file.path + ".fetching-" + UUID().uuidString
-            do {
-                try FileManager.default.createDirectory(atPath: FolderPath.of(file.path), withIntermediateDirectories: true)
-                let client = client
-                _ = try BlockingWait.result { try await client.getFile(key, to: partial, maxBytes: file.size) }.get()
-                guard rename(partial, file.path) == 0 else { throw FileError(path: file.path, operation: "rename", code: errno) }
-            } catch {
-                unlink(partial)
-                throw RobotError(code: .storeError, message: "'\(file.name)' could not be fetched from the shared store: \(error)")
-            }
+        for file in files where file.inPlace == nil && !Self.holds(file) { try copy(file, to: file.path) }
+    }
+
+    func copy(_ file: AssemblyFile, to path: String) throws(RobotError) {
+        guard let key = key(of: file.path) else { throw RobotError(code: .storeError, message: "'\(file.name)' is not in the engine's folder") }
+        let partial = path + ".fetching-" + UUID().uuidString
+        do {
+            try FileManager.default.createDirectory(atPath: FolderPath.of(path), withIntermediateDirectories: true)
+            let client = client
+            _ = try BlockingWait.result { try await client.getFile(key, to: partial, maxBytes: file.size) }.get()
+            guard rename(partial, path) == 0 else { throw FileError(path: path, operation: "rename", code: errno) }
+        } catch {
+            unlink(partial)
+            throw RobotError(code: .storeError, message: "'\(file.name)' could not be fetched from the shared store: \(error)")
         }
+    }
+
+    func dropLocalCopies(assembly id: String, inputs: [AssemblyFile]) {
+        // Only copies this engine fetched into its folder (a finished tus upload's, outside the Assembly's folder).
+        for file in inputs where file.inPlace == nil && key(of: file.path) != nil { unlink(file.path) }
+        guard AssemblyStore.isValidID(id) else { return }
+        FileSystem.cleanUp(root + "/assemblies/" + id)
+        FileSystem.cleanUp(root + "/results/" + id)
     }
 
     func publish(_ files: [AssemblyFile]) throws(RobotError) {

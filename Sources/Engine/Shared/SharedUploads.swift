@@ -21,6 +21,8 @@ final class SharedUploads: UploadSharing {
     /// The uploads this engine holds, renewed at a third of the lease.
     private let held = Mutex<Set<String>>([])
     private let renewing = Atomic<Bool>(false)
+    /// When the writer's scratch folder was last swept (seconds since 1970).
+    private let scratchSwept = Atomic<Int>(0)
 
     init(state: SharedState, client: S3Client, prefix: String, root: String, maximumSize: Int64, lease: Duration, warn: @escaping @Sendable (String) -> Void) {
         (self.state, self.prefix, self.root, self.maximumSize, self.lease, self.warn) = (state, prefix, root, maximumSize, lease, warn)
@@ -34,6 +36,7 @@ final class SharedUploads: UploadSharing {
     func finishedPath(_ id: String) -> String { root + "/tus/" + id }
 
     func create(_ record: TusUploadRecord) throws {
+        sweepScratch(now: Date())
         let type = record.metadata["filetype"].map { ["Content-Type": $0] } ?? [:]
         let object = try S3ResumableUpload(key: prefix + "tus/" + record.id, length: record.length, maximumSize: maximumSize, headers: type)
         _ = try state.database { connection in
@@ -149,6 +152,20 @@ final class SharedUploads: UploadSharing {
 
     func onLetGoAsked(_ handler: @escaping @Sendable (String) -> Void) {
         state.on(.releaseUpload, handler)
+    }
+
+    /// Removes, hourly at most, the writer's copies of tails older than a day: copies of uploads
+    /// another engine finished (a copy spares this engine one GET when the next PATCH comes here).
+    private func sweepScratch(now: Date) {
+        let seconds = Int(now.timeIntervalSince1970)
+        let last = scratchSwept.load(ordering: .relaxed)
+        guard seconds - last >= 3600, scratchSwept.compareExchange(expected: last, desired: seconds, ordering: .relaxed).exchanged else { return }
+        let scratch = writer.scratch
+        for name in FileSystem.namesOrNone(in: scratch) {
+            var info = stat()
+            guard lstat(scratch + "/" + name, &info) == 0, info.st_mtim.tv_sec < seconds - 86_400 else { continue }
+            FileSystem.cleanUp(scratch + "/" + name)
+        }
     }
 
     /// Renews the leases of the uploads this engine holds, at a third of the lease, while it holds any.
