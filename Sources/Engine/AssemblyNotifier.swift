@@ -32,6 +32,8 @@ final class AssemblyNotifier: Sendable {
     private let log: (@Sendable (String) -> Void)?
     private let warn: @Sendable (String) -> Void
     private let client = HTTPClient()
+    /// Who delivers what, when several engines share their state; nil: this engine delivers all it has.
+    private let leases: (any DeliveryLeases)?
     /// The deliveries under way, and whether each is waiting to try again (not sending).
     private let deliveries = Mutex<(tasks: [String: Task<Void, Never>], waiting: Set<String>, stopping: Bool)>(([:], [], false))
     /// The deliveries under way, for `stop` to wait on.
@@ -39,8 +41,8 @@ final class AssemblyNotifier: Sendable {
 
     /// `status` makes the document sent; `log` hears of every attempt, else `warn` of those given up.
     init(store: any AssemblyRecords, secret: String?, settings: Settings, status: @escaping @Sendable (AssemblyRecord) -> AssemblyStatusDocument,
-         log: (@Sendable (String) -> Void)?, warn: @escaping @Sendable (String) -> Void) {
-        (self.store, self.secret, self.settings, self.status, self.log, self.warn) = (store, secret, settings, status, log, warn)
+         log: (@Sendable (String) -> Void)?, warn: @escaping @Sendable (String) -> Void, leases: (any DeliveryLeases)? = nil) {
+        (self.store, self.secret, self.settings, self.status, self.log, self.warn, self.leases) = (store, secret, settings, status, log, warn, leases)
     }
 
     /// `record` just ended (or its announcement is asked for again): it starts, when it has a
@@ -51,8 +53,10 @@ final class AssemblyNotifier: Sendable {
         deliver(record.id)
     }
 
-    /// Delivers the announcements a stopped engine left pending.
+    /// Delivers the announcements a stopped engine left pending (with shared state: those no
+    /// engine is delivering, its lease run out).
     func resumePending() {
+        if let leases { return leases.orphaned().forEach(deliver) }
         for record in store.live where record.isTerminal && record.notification?.state == .pending { deliver(record.id) }
     }
 
@@ -71,12 +75,16 @@ final class AssemblyNotifier: Sendable {
     }
 
     private func deliver(_ id: String) {
+        guard deliveries.withLock({ $0.tasks[id] == nil && !$0.stopping }) else { return }
+        // Another engine delivers it (it ended there, or that engine took it up first).
+        if let leases, !leases.take(id) { return }
         deliveries.withLock { state in
             guard state.tasks[id] == nil, !state.stopping else { return }
             inFlight.enter()
             state.tasks[id] = Task.detached { [self] in
                 await attempts(id)
                 deliveries.withLock { _ = $0.tasks.removeValue(forKey: id) }
+                if let leases { _ = try? await BlockingPool.shared.run { leases.release(id) } }  // release never throws: only run's signature does
                 inFlight.leave()
             }
         }
@@ -101,6 +109,8 @@ final class AssemblyNotifier: Sendable {
         for attempt in made..<policy.attempts {
             // Stopping: stays pending.
             if attempt > 0, let delay = policy.wait(afterAttempt: attempt), await !wait(delay, for: id) { return }
+            // The lease is renewed before each attempt; one lost (this engine was paused past it) leaves the rest to the engine that took it.
+            if attempt > made, let leases, !((try? await BlockingPool.shared.run { leases.take(id) }) ?? false) { return }  // take never throws: only run's signature does
             let outcome = await post(form, to: url)
             if Task.isCancelled { return }
             let delivered = outcome.code.map { (200..<300).contains($0) } ?? false

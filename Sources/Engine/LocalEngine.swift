@@ -162,7 +162,8 @@ public final class LocalEngine: Sendable {
             store: assemblies, secret: configuration.credentials?.secret ?? configuration.notificationSecret,
             settings: .init(retryDelays: configuration.notifyRetryDelays, policy: AddressPolicy(allowsLoopback: configuration.robotLimits.importsFromLoopback), clock: configuration.clock),
             status: { AssemblyStatus.document($0, tusPath: Self.tusPath, addresses: addresses) },
-            log: configuration.notificationLog, warn: configuration.warn)
+            log: configuration.notificationLog, warn: configuration.warn,
+            leases: shared.map { SharedDeliveries(state: $0.state, warn: configuration.warn) })
         let notifier = notifier
         assemblies.observeEnds { notifier.ended($0) }
         let links = AssemblyUploads(assemblies: assemblies, uploads: uploads, executor: executor)
@@ -229,6 +230,8 @@ public final class LocalEngine: Sendable {
         }
         if let shared {
             // Runs are claimed from the shared queue; one whose engine died is claimed once its lease runs out.
+            // Announcements whose engine died are taken up by another.
+            shared.state.periodically(every: .seconds(5)) { [notifier] in notifier.resumePending() }
             shared.state.start()
             executor.startClaiming()
         } else {

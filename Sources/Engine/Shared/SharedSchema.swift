@@ -14,7 +14,9 @@ enum SharedSchema {
                 created timestamptz NOT NULL DEFAULT now(),
                 claim_token text,
                 lease_until timestamptz,
-                claims integer NOT NULL DEFAULT 0
+                claims integer NOT NULL DEFAULT 0,
+                notify_holder text,
+                notify_lease_until timestamptz
             );
             CREATE INDEX pipeline_assemblies_runnable ON pipeline_assemblies (created) WHERE phase = 'executing';
             CREATE INDEX pipeline_assemblies_live ON pipeline_assemblies (created) WHERE NOT settled;

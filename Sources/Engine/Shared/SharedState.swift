@@ -24,6 +24,8 @@ final class SharedState: Sendable {
     let instance = RandomID.hex32()
     private let address: PostgresAddress
     private let handlers = Mutex<[Channel: Callback<String>]>([:])
+    /// Work the listening thread runs now and then (`periodically`), each with its interval and last run.
+    private let chores = Mutex<[(every: Duration, last: ContinuousClock.Instant, work: Callback<Void>)]>([])
     private let stopping = Atomic<Bool>(false)
     private let lastReached = Atomic<Bool>(true)
     private let listenerEnded = WakeSignal()
@@ -59,6 +61,25 @@ final class SharedState: Sendable {
         handlers.withLock { $0[channel] = Callback(handler) }
     }
 
+    /// Runs `work` on the listening thread every `interval` (about), from `start` on; it must be short.
+    func periodically(every interval: Duration, _ work: @escaping @Sendable () -> Void) {
+        chores.withLock { $0.append((interval, .now, Callback(work))) }
+    }
+
+    /// Runs the chores whose interval has passed.
+    private func runChores() {
+        let now = ContinuousClock.now
+        let due = chores.withLock { chores -> [Callback<Void>] in
+            var due: [Callback<Void>] = []
+            for index in chores.indices where now - chores[index].last >= chores[index].every {
+                chores[index].last = now
+                due.append(chores[index].work)
+            }
+            return due
+        }
+        for work in due { work(()) }
+    }
+
     /// Starts listening; a lost connection is made again (a second apart), and every handler is
     /// then called with an empty payload: what was said meanwhile is lost, so all look again.
     func start() {
@@ -76,6 +97,7 @@ final class SharedState: Sendable {
                     guard let connection else { continue }
                     let heard = try connection.notifications(waitingAtMost: .milliseconds(250))
                     hand(heard.compactMap { note in Channel(rawValue: note.channel).map { ($0, note.payload) } })
+                    runChores()
                 } catch {
                     connection?.close()
                     connection = nil
