@@ -37,10 +37,17 @@ Subcommands:
   s3-digest ENDPOINT BUCKET KEY
       GET the object KEY (signed with $AWS_ACCESS_KEY_ID and
       $AWS_SECRET_ACCESS_KEY, region us-east-1); print its size and SHA-256.
+  s3-put ENDPOINT BUCKET PREFIX FILE [--part-mib P] --setup S --results FILE
+      The S3 server alone: FILE sent as objects of P MiB (default 5, the
+      engine's part size for uploads under 48 GiB), one after another, timed,
+      then removed.
+  cpu PID...
+      Print the CPU seconds (user and system) the processes have used so far.
   report FILE --upload-mib M --chunk-mib C --count N --clients K --imports I
-         --delay-ms D
-      Print the table (each setup against A, the engine on its data folder) and
-      the PASS/MISS lines. Exits 3 on a miss when STRICT=1.
+         --delay-ms D --runs R
+      Print the table (each setup against A, the engine on its data folder;
+      times the best of the runs, counts and CPU their median) and the
+      PASS/MISS lines. Exits 3 on a miss when STRICT=1.
 
 Every subcommand that measures appends JSON lines {"setup", "name", "value"} to
 --results and prints one line about what it measured.
@@ -188,8 +195,9 @@ def s3_requests(args):
     print(" ".join([str(total)] + [f"{kind}={count}" for kind, count in sorted(kinds.items())]))
 
 
-def s3_digest(args):
-    """A GET of one object, signed with AWS Signature Version 4 (payload unsigned)."""
+def s3_request(endpoint, method, bucket, key, body=None):
+    """One request to an S3 endpoint, signed with AWS Signature Version 4 (payload unsigned) for
+    $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY in us-east-1; the response, unread."""
     import datetime
     import hmac
     import http.client
@@ -197,16 +205,15 @@ def s3_digest(args):
 
     key_id, secret = os.environ.get("AWS_ACCESS_KEY_ID"), os.environ.get("AWS_SECRET_ACCESS_KEY")
     if not key_id or not secret:
-        fail("s3-digest needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
-    endpoint = urllib.parse.urlsplit(args.endpoint)
-    host = endpoint.netloc
-    path = "/" + args.bucket + "/" + urllib.parse.quote(args.key, safe="/-_.~")
+        fail("S3 requests need AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+    address = urllib.parse.urlsplit(endpoint)
+    path = "/" + bucket + "/" + urllib.parse.quote(key, safe="/-_.~")
     now = datetime.datetime.now(datetime.timezone.utc)
     stamp, day = now.strftime("%Y%m%dT%H%M%SZ"), now.strftime("%Y%m%d")
     payload = "UNSIGNED-PAYLOAD"
     signed = "host;x-amz-content-sha256;x-amz-date"
-    canonical = "\n".join(["GET", path, "", f"host:{host}", f"x-amz-content-sha256:{payload}", f"x-amz-date:{stamp}", "",
-                           signed, payload])
+    canonical = "\n".join([method, path, "", f"host:{address.netloc}", f"x-amz-content-sha256:{payload}",
+                           f"x-amz-date:{stamp}", "", signed, payload])
     scope = f"{day}/us-east-1/s3/aws4_request"
     to_sign = "\n".join(["AWS4-HMAC-SHA256", stamp, scope, hashlib.sha256(canonical.encode()).hexdigest()])
     signing = ("AWS4" + secret).encode()
@@ -215,9 +222,13 @@ def s3_digest(args):
     signature = hmac.new(signing, to_sign.encode(), hashlib.sha256).hexdigest()
     headers = {"x-amz-date": stamp, "x-amz-content-sha256": payload,
                "Authorization": f"AWS4-HMAC-SHA256 Credential={key_id}/{scope}, SignedHeaders={signed}, Signature={signature}"}
-    connection = http.client.HTTPConnection(endpoint.hostname, endpoint.port, timeout=120)
-    connection.request("GET", path, headers=headers)
-    response = connection.getresponse()
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=120)
+    connection.request(method, path, body=body, headers=headers)
+    return connection.getresponse()
+
+
+def s3_digest(args):
+    response = s3_request(args.endpoint, "GET", args.bucket, args.key)
     if response.status != 200:
         fail(f"GET s3://{args.bucket}/{args.key}: {response.status} {response.read(300)!r}")
     digest, size = hashlib.sha256(), 0
@@ -228,6 +239,45 @@ def s3_digest(args):
         digest.update(block)
         size += len(block)
     print(size, digest.hexdigest())
+
+
+def s3_put(args):
+    """The S3 server alone: FILE sent as objects of --part-mib, one after another, then removed."""
+    size = os.path.getsize(args.file)
+    part = args.part_mib * MIB
+    keys = []
+    with open(args.file, "rb") as source:
+        start = time.perf_counter()
+        while True:
+            body = source.read(part)
+            if not body:
+                break
+            key = f"{args.prefix}/part-{len(keys):05d}"
+            response = s3_request(args.endpoint, "PUT", args.bucket, key, body)
+            response.read()
+            if response.status != 200:
+                fail(f"PUT s3://{args.bucket}/{key}: {response.status}")
+            keys.append(key)
+        seconds = time.perf_counter() - start
+    for key in keys:
+        s3_request(args.endpoint, "DELETE", args.bucket, key).read()
+    record(args.results, args.setup, "s3_put_seconds", seconds)
+    print(f"S3 server alone: {size / MIB:.0f} MiB as {len(keys)} PUTs of {args.part_mib} MiB in {seconds:.2f} s "
+          f"({size / MB / seconds:.0f} MB/s)")
+
+
+def cpu(args):
+    """CPU seconds (user and system) the processes have used so far; one gone counts 0."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in args.pids:
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime and stime (fields 14 and 15 of stat)
+    print(f"{total / ticks:.2f}")
 
 
 # ------------------------------------------------------------------ upload
@@ -438,41 +488,60 @@ SETUPS = {
 }
 
 
-def report(args):
-    values = {}
-    with open(args.file) as handle:
+def load_measures(path):
+    """Each setup's measures over the runs: the best (least) of times, the median of counts."""
+    import statistics
+
+    runs = {}
+    with open(path) as handle:
         for line in handle:
             entry = json.loads(line)
-            values.setdefault(entry["setup"], {})[entry["name"]] = entry["value"]
+            runs.setdefault(entry["setup"], {}).setdefault(entry["name"], []).append(entry["value"])
+    timed = ("_seconds", "_p50", "_p95", "_wall")
+    return {setup: {name: min(values) if name.endswith(timed) else statistics.median(values)
+                    for name, values in names.items()}
+            for setup, names in runs.items()}
+
+
+def report(args):
+    values = load_measures(args.file)
     setups = [s for s in SETUPS if s in values]
     payload = args.upload_mib * MIB / MB
 
     def get(setup, name):
         return values.get(setup, {}).get(name)
 
-    def per(setup, total, count):
-        a, b = get(setup, total), get(setup, count)
-        return a / b if a is not None and b else None
+    def scaled(name, factor=1.0, divisor=None):
+        """The measure `name` times `factor` (divided by the measure `divisor`)."""
+        def value(setup):
+            measured, by = get(setup, name), get(setup, divisor) if divisor else 1
+            return measured * factor / by if measured is not None and by else None
+        return value
 
-    # label, value(setup), format, kind ("time": A's value / this one's is the speed ratio;
-    # "rate": this one / A's; None: no ratio)
+    def rate(total, name):
+        return lambda setup: total / get(setup, name) if get(setup, name) else None
+
+    # label, value(setup), format, kind: "time" (less is faster), "rate" (more is faster) or None
+    # (no ratio: a count).
     rows = [
-        (f"tus upload {args.upload_mib} MiB ({args.chunk_mib} MiB PATCHes), MB/s",
-         lambda s: payload / get(s, "upload_seconds") if get(s, "upload_seconds") else None, "{:.0f}", "rate"),
+        (f"tus upload of {args.upload_mib} MiB in {args.chunk_mib} MiB PATCHes, MB/s", rate(payload, "upload_seconds"), "{:.0f}", "rate"),
         (f"resize Assembly create->completed p50, ms ({args.count}, {args.clients} clients)",
-         lambda s: get(s, "assembly_p50") * 1000 if get(s, "assembly_p50") is not None else None, "{:.0f}", "time"),
-        ("resize Assembly create->completed p95, ms",
-         lambda s: get(s, "assembly_p95") * 1000 if get(s, "assembly_p95") is not None else None, "{:.0f}", "time"),
-        ("resize Assemblies per second",
-         lambda s: args.count / get(s, "assemblies_wall") if get(s, "assemblies_wall") else None, "{:.1f}", "rate"),
-        (f"{args.imports} /http/import Assemblies at once ({args.delay_ms} ms server), s",
-         lambda s: get(s, "imports_wall"), "{:.2f}", "time"),
-        ("S3 requests per upload", lambda s: get(s, "upload_s3_requests"), "{:.0f}", None),
-        ("database round trips per PATCH", lambda s: per(s, "upload_round_trips", "upload_patches"), "{:.1f}", None),
-        ("database round trips per resize Assembly",
-         lambda s: get(s, "assemblies_round_trips") / args.count if get(s, "assemblies_round_trips") is not None else None,
-         "{:.1f}", None),
-        ("database round trips per second, idle (all engines)", lambda s: get(s, "idle_round_trips_per_second"), "{:.1f}", None),
+         scaled("assembly_p50", 1000), "{:.0f}", "time"),
+        ("resize Assembly create->completed p95, ms", scaled("assembly_p95", 1000), "{:.0f}", "time"),
+        ("resize Assemblies per second", rate(args.count, "assemblies_wall"), "{:.1f}", "rate"),
+        (f"{args.imports} /http/import Assemblies at once ({args.delay_ms} ms server), s", scaled("imports_wall"), "{:.2f}", "time"),
+        ("S3 requests per upload", scaled("upload_s3_requests"), "{:.0f}", None),
+        ("S3 requests per resize Assembly", scaled("assemblies_s3_requests", 1 / args.count), "{:.1f}", None),
+        ("database round trips per PATCH", scaled("upload_round_trips", 1, "upload_patches"), "{:.1f}", None),
+        ("database round trips per resize Assembly", scaled("assemblies_round_trips", 1 / args.count), "{:.1f}", None),
+        ("database round trips per second, idle", scaled("idle_round_trips_per_second"), "{:.1f}", None),
+        ("CPU s per upload: engines", scaled("cpu_upload_engines"), "{:.2f}", None),
+        ("CPU s per upload: S3 server + proxy", lambda s: sum_of(values, s, "cpu_upload_s3", "cpu_upload_proxy"), "{:.2f}", None),
+        ("CPU ms per resize Assembly: engines", scaled("cpu_assemblies_engines", 1000 / args.count), "{:.1f}", None),
+        ("CPU ms per resize Assembly: Postgres", scaled("cpu_assemblies_postgres", 1000 / args.count), "{:.1f}", None),
+        ("CPU ms per resize Assembly: S3 server + proxy",
+         lambda s: scale(sum_of(values, s, "cpu_assemblies_s3", "cpu_assemblies_proxy"), 1000 / args.count), "{:.1f}", None),
+        ("CPU ms per resize Assembly: nginx", scaled("cpu_assemblies_nginx", 1000 / args.count), "{:.1f}", None),
     ]
 
     def speed(kind, base, value):
@@ -484,9 +553,10 @@ def report(args):
     against = setups[1:] if setups[:1] == ["A"] else []
     table = [["measure"] + setups + [f"{s} x A" for s in against]]
     speeds = {}
-    for row in rows:
-        label, _, fmt, kind = row
-        measured = {s: row_value(row, s) for s in setups}
+    for label, value, fmt, kind in rows:
+        measured = {s: value(s) for s in setups}
+        if all(measured[s] is None for s in setups):
+            continue
         cells = [label] + [fmt.format(measured[s]) if measured[s] is not None else "-" for s in setups]
         for s in against:
             speeds[(label, s)] = speed(kind, measured["A"], measured[s])
@@ -500,10 +570,12 @@ def report(args):
             print("  ".join("-" * w for w in widths))
     print()
     for setup in setups:
-        print(f"{SETUPS[setup]}")
+        print(SETUPS[setup])
+    print(f"Times: the best of {args.runs} runs (the setups take turns in each); counts and CPU: the median.")
     print("x A: the setup's speed against A's (A's time / its time, or its rate / A's): above 1 is faster,")
-    print("0.77 is 1.3x slower. Round trips and S3 requests are counted over the whole upload or phase,")
-    print("background work of the engines (claims, leases) included; the idle rate shows how much that is.")
+    print("below 0.77 more than 1.3x slower. Round trips, S3 requests and CPU are counted over the whole")
+    print("upload or phase, the engines' background work (claims, leases) included; the idle row shows it.")
+    print("Postgres, the S3 server, its proxy and nginx run on the same cores as the engines.")
     print()
 
     missed = False
@@ -513,16 +585,13 @@ def report(args):
         missed |= not ok
         print(f"{'PASS' if ok else 'MISS'}  {text}")
 
-    slow_limit = 1 / 1.3
     if "A" in setups and "B" in setups:
         for label, _, _, kind in rows:
-            if kind is None:
-                continue
             r = speeds.get((label, "B"))
-            if r is None:
+            if kind is None or r is None:
                 continue
             told = f"{1 / r:.2f}x A's time" if kind == "time" else f"{r:.2f}x A's rate"
-            line(r >= slow_limit, f"one engine on Postgres + S3 within 1.3x of the data folder: {label}: {told}")
+            line(r >= 1 / 1.3, f"one engine on Postgres + S3 within 1.3x of the data folder: {label}: {told}")
     if "C" in setups:
         three = get("C", "imports_wall")
         for one in ("A", "B"):
@@ -534,15 +603,23 @@ def report(args):
             r = speeds.get((label, "C"))
             if kind is not None and r is not None:
                 print(f"INFO  three engines against the data folder: {label}: {r:.2f}x A's speed")
+    alone = get("S3", "s3_put_seconds")
+    if alone:
+        shares = [f"{s} {alone / get(s, 'upload_seconds'):.2f}x" for s in ("B", "C") if get(s, "upload_seconds")]
+        print(f"INFO  the S3 server alone takes {payload / alone:.0f} MB/s ({args.upload_mib} MiB as 5 MiB PUTs, one after "
+              f"another, through the proxy); the uploads reach {', '.join(shares) or '-'} of that")
     if missed and os.environ.get("STRICT") == "1":
         sys.exit(3)
 
 
-def row_value(row, setup):
-    try:
-        return row[1](setup)
-    except TypeError:  # a value it needs was not measured
-        return None
+def sum_of(values, setup, *names):
+    """The sum of a setup's measures; None when one is missing."""
+    found = [values.get(setup, {}).get(name) for name in names]
+    return None if None in found else sum(found)
+
+
+def scale(value, factor):
+    return None if value is None else value * factor
 
 
 # -------------------------------------------------------------------- main
@@ -613,9 +690,22 @@ def main():
     p.add_argument("key")
     p.set_defaults(func=s3_digest)
 
+    p = sub.add_parser("s3-put")
+    p.add_argument("endpoint")
+    p.add_argument("bucket")
+    p.add_argument("prefix")
+    p.add_argument("file")
+    p.add_argument("--part-mib", type=int, default=5)
+    measured(p)
+    p.set_defaults(func=s3_put)
+
+    p = sub.add_parser("cpu")
+    p.add_argument("pids", nargs="*")
+    p.set_defaults(func=cpu)
+
     p = sub.add_parser("report")
     p.add_argument("file")
-    for name in ("--upload-mib", "--chunk-mib", "--count", "--clients", "--imports", "--delay-ms"):
+    for name in ("--upload-mib", "--chunk-mib", "--count", "--clients", "--imports", "--delay-ms", "--runs"):
         p.add_argument(name, type=int, required=True)
     p.set_defaults(func=report)
 

@@ -14,7 +14,8 @@
 #   ASSEMBLIES=200    /image/resize Assemblies per setup
 #   CLIENTS=8         clients running them at once
 #   IMPORTS=24        /http/import Assemblies per setup, all created at once
-#   DELAY_MS=1000     how long the import server waits before each answer
+#   DELAY_MS=500      how long the import server waits before each answer
+#   RUNS=3            runs of every setup, taken in turn (each measure: the best run)
 #   SETUPS="A B C"    the setups to run (A is the baseline of the ratios)
 #   BENCH_DIR=/tmp    where the temporary folder is made
 #   PIPELINE_BIN=...  binary to test; when unset, the release binary is built as installed
@@ -31,18 +32,19 @@ CHUNK_MIB=${CHUNK_MIB:-16}
 ASSEMBLIES=${ASSEMBLIES:-200}
 CLIENTS=${CLIENTS:-8}
 IMPORTS=${IMPORTS:-24}
-DELAY_MS=${DELAY_MS:-1000}
+DELAY_MS=${DELAY_MS:-500}
+RUNS=${RUNS:-3}
 read -ra setups <<<"${SETUPS:-A B C}"
 IMPORT_BYTES=65536    # what the slow server answers each import with
 IMAGE=400x300         # the resized PNG
 BOX=100x100           # thumbnails fit this box
 IDLE_SECONDS=2        # how long the idle database round trips are counted
 BUCKET=bench
-for value in "$UPLOAD_MIB" "$CHUNK_MIB" "$ASSEMBLIES" "$CLIENTS" "$IMPORTS" "$DELAY_MS"; do
-    [[ $value =~ ^[0-9]+$ ]] || { echo "shared.sh: UPLOAD_MIB, CHUNK_MIB, ASSEMBLIES, CLIENTS, IMPORTS and DELAY_MS must be whole numbers" >&2; exit 2; }
+for value in "$UPLOAD_MIB" "$CHUNK_MIB" "$ASSEMBLIES" "$CLIENTS" "$IMPORTS" "$DELAY_MS" "$RUNS"; do
+    [[ $value =~ ^[0-9]+$ ]] || { echo "shared.sh: UPLOAD_MIB, CHUNK_MIB, ASSEMBLIES, CLIENTS, IMPORTS, DELAY_MS and RUNS must be whole numbers" >&2; exit 2; }
 done
-((UPLOAD_MIB >= 1 && CHUNK_MIB >= 1 && ASSEMBLIES >= 1 && CLIENTS >= 1 && IMPORTS >= 1)) ||
-    { echo "shared.sh: UPLOAD_MIB, CHUNK_MIB, ASSEMBLIES, CLIENTS and IMPORTS must be at least 1" >&2; exit 2; }
+((UPLOAD_MIB >= 1 && CHUNK_MIB >= 1 && ASSEMBLIES >= 1 && CLIENTS >= 1 && IMPORTS >= 1 && RUNS >= 1)) ||
+    { echo "shared.sh: UPLOAD_MIB, CHUNK_MIB, ASSEMBLIES, CLIENTS, IMPORTS and RUNS must be at least 1" >&2; exit 2; }
 shares=0
 for setup in "${setups[@]}"; do
     case $setup in
@@ -87,7 +89,7 @@ if ((shares)); then
         echo "nginx:   $("$nginx" -v 2>&1 | sed 's/^nginx version: //') (round robin, no buffering)"
     fi
 fi
-echo "load:    ${UPLOAD_MIB} MiB upload in ${CHUNK_MIB} MiB PATCHes; $ASSEMBLIES resize Assemblies, $CLIENTS clients; $IMPORTS imports at once, ${DELAY_MS} ms each"
+echo "load:    ${UPLOAD_MIB} MiB upload in ${CHUNK_MIB} MiB PATCHes; $ASSEMBLIES resize Assemblies, $CLIENTS clients; $IMPORTS imports at once, ${DELAY_MS} ms each; $RUNS runs"
 
 # ------------------------------------------------------------ work folder
 mkdir -p "${BENCH_DIR:-/tmp}"
@@ -165,17 +167,16 @@ slow_port=$(wait_for_line "$slow_pid" "$work/slow.out" 's/^PORT \([0-9][0-9]*\)$
 echo "import server: http://127.0.0.1:$slow_port (answers after $DELAY_MS ms; pid $slow_pid)"
 
 if ((shares)); then
-    # As root, Postgres runs as the postgres user (setpriv execs: $! is the server itself).
-    as_postgres() {
-        if ((EUID == 0)); then setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"; else "$@"; fi
-    }
+    # As root, Postgres runs as the postgres user; setpriv execs it, so $! is the server itself.
+    as_postgres=()
+    ((EUID != 0)) || as_postgres=(setpriv --reuid=postgres --regid=postgres --init-groups --)
     mkdir -p "$work/postgres"
     ((EUID != 0)) || chown postgres:postgres "$work/postgres"
     started=$EPOCHREALTIME
-    as_postgres "$pg_bin/initdb" -D "$work/postgres/data" -U postgres -A trust -E UTF8 --locale=C --no-instructions \
+    ${as_postgres[@]+"${as_postgres[@]}"} "$pg_bin/initdb" -D "$work/postgres/data" -U postgres -A trust -E UTF8 --locale=C --no-instructions \
         >"$work/initdb.log" 2>&1 || { cat "$work/initdb.log" >&2; echo "shared.sh: initdb failed" >&2; exit 2; }
     pg_port=$("${helper[@]}" free-port)
-    as_postgres "$pg_bin/postgres" -D "$work/postgres/data" -p "$pg_port" -k "$work/postgres" \
+    ${as_postgres[@]+"${as_postgres[@]}"} "$pg_bin/postgres" -D "$work/postgres/data" -p "$pg_port" -k "$work/postgres" \
         -c listen_addresses=127.0.0.1 -c max_connections=100 >"$work/postgres.log" 2>&1 &
     pg_pid=$!
     # Ready once postmaster.pid says so on its eighth line (what pg_ctl -w waits for).
@@ -266,97 +267,162 @@ EOF
     wait_answers "http://127.0.0.1:$listen/healthz" nginx "$nginx_pid"
 }
 
-# count_round_trips: the database round trips of the engines whose /metrics are in `metrics`.
-count_round_trips() { "${helper[@]}" round-trips "${metrics[@]}"; }
-
-# measure_setup SETUP ORIGIN PREFIX: the three loads against ORIGIN; with PREFIX (the engines
-# share their state under s3://BUCKET/PREFIX), the round trips of the engines in `metrics` and
-# the S3 requests too.
-measure_setup() {
-    local setup=$1 origin=$2 prefix=$3 before after lines id stored kinds
-    local record=("${helper[@]}" record --setup "$setup" --results "$results")
-    if [[ -n $prefix ]]; then
-        before=$(count_round_trips)
-        sleep "$IDLE_SECONDS"
-        after=$(count_round_trips)
-        "${record[@]}" idle_round_trips_per_second "$(awk -v a="$after" -v b="$before" -v s="$IDLE_SECONDS" 'BEGIN { print (a - b) / s }')"
-        before=$(count_round_trips)
-        lines=$(wc -l <"$work/proxy.log")
-    fi
-    id=$("${helper[@]}" upload "$origin" "$upload_file" --chunk-mib "$CHUNK_MIB" --setup "$setup" --results "$results")
-    if [[ -n $prefix ]]; then
-        after=$(count_round_trips)
-        "${record[@]}" upload_round_trips "$((after - before))"
-        kinds=$("${helper[@]}" s3-requests "$work/proxy.log" --skip "$lines")
-        "${record[@]}" upload_s3_requests "${kinds%% *}"
-        echo "$setup: the upload took $((after - before)) database round trips and ${kinds%% *} S3 requests (${kinds#* })"
-        stored=$("${helper[@]}" s3-digest "http://127.0.0.1:$s3_port" "$BUCKET" "$prefix/tus/$id")
-        [[ $stored == "$((UPLOAD_MIB * 1048576)) $upload_sha" ]] ||
-            { echo "shared.sh: FAIL: s3://$BUCKET/$prefix/tus/$id is '$stored', expected $((UPLOAD_MIB * 1048576)) bytes with sha256 $upload_sha" >&2; exit 1; }
-        echo "verified: s3://$BUCKET/$prefix/tus/$id holds the file byte for byte (sha256)"
-        before=$(count_round_trips)
-        lines=$(wc -l <"$work/proxy.log")
-    else
-        cmp "$work/a/uploads/$id.bin" "$upload_file" ||
-            { echo "shared.sh: FAIL: the engine stored a different file at a/uploads/$id.bin" >&2; exit 1; }
-        echo "verified: a/uploads/$id.bin is the file byte for byte"
-        rm -f "$work/a/uploads/$id.bin"
-    fi
-    "${helper[@]}" assemblies "$origin" "$work/image.png" --count "$ASSEMBLIES" --clients "$CLIENTS" --box "$BOX" \
-        --setup "$setup" --results "$results"
-    if [[ -n $prefix ]]; then
-        after=$(count_round_trips)
-        "${record[@]}" assemblies_round_trips "$((after - before))"
-        kinds=$("${helper[@]}" s3-requests "$work/proxy.log" --skip "$lines")
-        echo "$setup: the resize Assemblies took $((after - before)) database round trips and ${kinds%% *} S3 requests (${kinds#* })"
-    fi
-    "${helper[@]}" imports "$origin" "http://127.0.0.1:$slow_port/file.bin" --count "$IMPORTS" --bytes "$IMPORT_BYTES" \
-        --setup "$setup" --results "$results"
-}
-
-# ------------------------------------------------------------------ setups
+# Per setup: the origin clients use, the S3 prefix of its files (none for A), its engines'
+# /metrics and its own processes (for the CPU they use).
+declare -A origin prefix metrics processes
 for setup in "${setups[@]}"; do
-    echo
     case $setup in
         A)
-            echo "== A: one engine on its data folder"
             start_serve a "$work/a"
-            measure_setup A "http://127.0.0.1:$port" ""
+            origin[A]=http://127.0.0.1:$port
+            prefix[A]=
+            processes[A]=${engine_pids[-1]}
+            echo "A: one engine on its data folder at ${origin[A]} (pid ${engine_pids[-1]})"
             ;;
         B)
-            echo "== B: one engine on Postgres + S3"
-            as_postgres "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U postgres bench_b
-            metrics=()
+            ${as_postgres[@]+"${as_postgres[@]}"} "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U postgres bench_b
             start_serve b "$work/b" --state "postgres://postgres@127.0.0.1:$pg_port/bench_b" \
                 --store "s3://$BUCKET/b?endpoint=http://127.0.0.1:$proxy_port"
-            metrics+=("http://127.0.0.1:$port/metrics")
-            measure_setup B "http://127.0.0.1:$port" b
+            origin[B]=http://127.0.0.1:$port
+            prefix[B]=b
+            metrics[B]=http://127.0.0.1:$port/metrics
+            processes[B]=${engine_pids[-1]}
+            echo "B: one engine on Postgres (database bench_b) + S3 (s3://$BUCKET/b) at ${origin[B]} (pid ${engine_pids[-1]})"
             ;;
         C)
-            echo "== C: three engines on Postgres + S3 behind nginx"
-            as_postgres "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U postgres bench_c
+            ${as_postgres[@]+"${as_postgres[@]}"} "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U postgres bench_c
             front=$("${helper[@]}" free-port)
-            metrics=()
             ports=()
             for n in 1 2 3; do
                 start_serve "c$n" "$work/c$n" --state "postgres://postgres@127.0.0.1:$pg_port/bench_c" \
                     --store "s3://$BUCKET/c?endpoint=http://127.0.0.1:$proxy_port" --public-url "http://127.0.0.1:$front"
-                metrics+=("http://127.0.0.1:$port/metrics")
                 ports+=("$port")
+                metrics[C]+=" http://127.0.0.1:$port/metrics"
+                processes[C]+=" ${engine_pids[-1]}"
             done
             start_nginx "$front" "${ports[@]}"
-            echo "nginx: 127.0.0.1:$front -> ${ports[*]} (pid $nginx_pid)"
-            measure_setup C "http://127.0.0.1:$front" c
+            origin[C]=http://127.0.0.1:$front
+            prefix[C]=c
+            echo "C: three engines on Postgres (database bench_c) + S3 (s3://$BUCKET/c) at ports ${ports[*]} (pids${processes[C]}),"
+            echo "   behind nginx at ${origin[C]} (pid $nginx_pid)"
             ;;
     esac
-    for pid in "${engine_pids[@]}"; do
-        kill -0 "$pid" 2>/dev/null || { echo "shared.sh: an engine of $setup exited during the run (see its .err in $work)" >&2; KEEP=1; exit 1; }
-    done
-    stop_engines
 done
+
+# count_round_trips SETUP: the database round trips of the setup's engines so far.
+count_round_trips() {
+    local urls
+    read -ra urls <<<"${metrics[$1]}"
+    "${helper[@]}" round-trips "${urls[@]}"
+}
+
+# cpu_now SETUP: CPU seconds so far of the setup's engines, Postgres (the server and its
+# backends), the S3 server, the S3 proxy and nginx, tab-separated.
+cpu_now() {
+    local pg_all= weed=
+    if ((shares)); then
+        pg_all="$pg_pid $(pgrep -P "$pg_pid" | tr '\n' ' ')"
+        weed=$(pgrep -P "$s3_pid" | tr '\n' ' ')
+    fi
+    local engines
+    read -ra engines <<<"${processes[$1]}"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$("${helper[@]}" cpu "${engines[@]}")" "$("${helper[@]}" cpu $pg_all)" \
+        "$("${helper[@]}" cpu $weed)" "$("${helper[@]}" cpu ${proxy_pid:-})" "$("${helper[@]}" cpu ${nginx_pid:-})"
+}
+
+# record_cpu SETUP PHASE BEFORE: records the CPU each part the setup uses took since BEFORE
+# (from cpu_now).
+record_cpu() {
+    local after names=(engines postgres s3 proxy nginx) parts=1 i
+    [[ $1 == B ]] && parts=4
+    [[ $1 == C ]] && parts=5
+    after=$(cpu_now "$1")
+    IFS=$'\t' read -ra was <<<"$3"
+    IFS=$'\t' read -ra now <<<"$after"
+    for ((i = 0; i < parts; i++)); do
+        "${helper[@]}" record --setup "$1" --results "$results" "cpu_$2_${names[$i]}" \
+            "$(awk -v a="${now[$i]}" -v b="${was[$i]}" 'BEGIN { print a - b }')"
+    done
+}
+
+# measure_setup SETUP RUN: the three loads against the setup; with shared state, the database
+# round trips and the S3 requests too.
+measure_setup() {
+    local setup=$1 run=$2 at=${origin[$1]} shared=${prefix[$1]} before after lines id stored kinds cpu
+    local record=("${helper[@]}" record --setup "$setup" --results "$results")
+    if [[ -n $shared ]]; then
+        before=$(count_round_trips "$setup")
+        lines=$(wc -l <"$work/proxy.log")
+    fi
+    cpu=$(cpu_now "$setup")
+    id=$("${helper[@]}" upload "$at" "$upload_file" --chunk-mib "$CHUNK_MIB" --setup "$setup" --results "$results")
+    record_cpu "$setup" upload "$cpu"
+    if [[ -n $shared ]]; then
+        after=$(count_round_trips "$setup")
+        "${record[@]}" upload_round_trips "$((after - before))"
+        kinds=$("${helper[@]}" s3-requests "$work/proxy.log" --skip "$lines")
+        "${record[@]}" upload_s3_requests "${kinds%% *}"
+        echo "$setup: the upload took $((after - before)) database round trips and ${kinds%% *} S3 requests (${kinds#* })"
+        if ((run == 1)); then
+            stored=$("${helper[@]}" s3-digest "http://127.0.0.1:$s3_port" "$BUCKET" "$shared/tus/$id")
+            [[ $stored == "$((UPLOAD_MIB * 1048576)) $upload_sha" ]] ||
+                { echo "shared.sh: FAIL: s3://$BUCKET/$shared/tus/$id is '$stored', expected $((UPLOAD_MIB * 1048576)) bytes with sha256 $upload_sha" >&2; exit 1; }
+            echo "verified: s3://$BUCKET/$shared/tus/$id holds the file byte for byte (sha256)"
+        fi
+        before=$(count_round_trips "$setup")
+        lines=$(wc -l <"$work/proxy.log")
+    else
+        if ((run == 1)); then
+            cmp "$work/a/uploads/$id.bin" "$upload_file" ||
+                { echo "shared.sh: FAIL: the engine stored a different file at a/uploads/$id.bin" >&2; exit 1; }
+            echo "verified: a/uploads/$id.bin is the file byte for byte"
+        fi
+        rm -f "$work/a/uploads/$id.bin"
+    fi
+    cpu=$(cpu_now "$setup")
+    "${helper[@]}" assemblies "$at" "$work/image.png" --count "$ASSEMBLIES" --clients "$CLIENTS" --box "$BOX" \
+        --setup "$setup" --results "$results"
+    record_cpu "$setup" assemblies "$cpu"
+    if [[ -n $shared ]]; then
+        after=$(count_round_trips "$setup")
+        "${record[@]}" assemblies_round_trips "$((after - before))"
+        kinds=$("${helper[@]}" s3-requests "$work/proxy.log" --skip "$lines")
+        "${record[@]}" assemblies_s3_requests "${kinds%% *}"
+        echo "$setup: the resize Assemblies took $((after - before)) database round trips and ${kinds%% *} S3 requests (${kinds#* })"
+    fi
+    "${helper[@]}" imports "$at" "http://127.0.0.1:$slow_port/file.bin" --count "$IMPORTS" --bytes "$IMPORT_BYTES" \
+        --setup "$setup" --results "$results"
+}
+
+# -------------------------------------------------------------------- runs
+for setup in "${setups[@]}"; do
+    [[ -n ${prefix[$setup]} ]] || continue
+    before=$(count_round_trips "$setup")
+    sleep "$IDLE_SECONDS"
+    after=$(count_round_trips "$setup")
+    "${helper[@]}" record --setup "$setup" --results "$results" idle_round_trips_per_second \
+        "$(awk -v a="$after" -v b="$before" -v s="$IDLE_SECONDS" 'BEGIN { print (a - b) / s }')"
+done
+for ((run = 1; run <= RUNS; run++)); do
+    if ((shares)); then
+        echo
+        echo "== run $run: the S3 server alone"
+        "${helper[@]}" s3-put "http://127.0.0.1:$proxy_port" "$BUCKET" "alone-$run" "$upload_file" --part-mib 5 \
+            --setup S3 --results "$results"
+    fi
+    for setup in "${setups[@]}"; do
+        echo
+        echo "== run $run: $setup"
+        measure_setup "$setup" "$run"
+    done
+done
+for pid in "${engine_pids[@]}" ${nginx_pid:+"$nginx_pid"}; do
+    kill -0 "$pid" 2>/dev/null || { echo "shared.sh: process $pid (an engine or nginx) exited during the run (see the .err files in $work)" >&2; KEEP=1; exit 1; }
+done
+stop_engines
 
 # ----------------------------------------------------------------- report
 echo
 echo "== results"
 "${helper[@]}" report "$results" --upload-mib "$UPLOAD_MIB" --chunk-mib "$CHUNK_MIB" --count "$ASSEMBLIES" \
-    --clients "$CLIENTS" --imports "$IMPORTS" --delay-ms "$DELAY_MS"
+    --clients "$CLIENTS" --imports "$IMPORTS" --delay-ms "$DELAY_MS" --runs "$RUNS"
