@@ -15,9 +15,11 @@ Subcommands:
       one PATCH per C MiB over one kept-alive connection, each answer's
       Upload-Offset checked. Times the POST to the last answer; prints the
       upload's id.
-  assemblies ORIGIN PNG --count N --clients K --box WxH --setup S --results FILE
+  assemblies ORIGIN PNG --count N --clients K --box WxH [--key KEY] --setup S
+             --results FILE
       N Assemblies of one /image/resize of PNG (a multipart POST each), K
-      clients at a time. Each client asks for the status with
+      clients at a time (measures KEY_p50, KEY_p95 and KEY_wall; KEY is
+      "assemblies" unless given). Each client asks for the status with
       Pipeline-Status-Wait (the engine holds the request until the Assembly
       moves on) until ASSEMBLY_COMPLETED; an Assembly's time runs from its
       POST to that answer. Checks every result (one file, fitting the box)
@@ -43,8 +45,8 @@ Subcommands:
       then removed.
   cpu PID...
       Print the CPU seconds (user and system) the processes have used so far.
-  report FILE --upload-mib M --chunk-mib C --count N --clients K --imports I
-         --delay-ms D --runs R
+  report FILE --upload-mib M --chunk-mib C --solo S --count N --clients K
+         --imports I --delay-ms D --runs R
       Print the table (each setup against A, the engine on its data folder;
       times the best of the runs, counts and CPU their median) and the
       PASS/MISS lines. Exits 3 on a miss when STRICT=1.
@@ -306,10 +308,13 @@ def upload(args):
             fail(f"upload: the creating POST to {args.origin} answered {created.status} without a Location")
         path = "/" + location.split("://", 1)[-1].split("/", 1)[-1]
         offset = 0
+        patch_seconds = []
         while offset < size:
             body = source.read(chunk)
+            sent = time.perf_counter()
             answer = send("PATCH", path, body=body, headers={
                 "Upload-Offset": str(offset), "Content-Type": "application/offset+octet-stream"})
+            patch_seconds.append(time.perf_counter() - sent)
             offset += len(body)
             patches += 1
             if answer.status != 204 or answer.getheader("Upload-Offset") != str(offset):
@@ -319,7 +324,8 @@ def upload(args):
     record(args.results, args.setup, "upload_seconds", seconds)
     record(args.results, args.setup, "upload_patches", patches)
     print(f"{args.setup}: uploaded {size / MIB:.0f} MiB in {patches} PATCHes in {seconds:.2f} s "
-          f"({size / MB / seconds:.0f} MB/s)", file=sys.stderr)
+          f"({size / MB / seconds:.0f} MB/s; a PATCH took {percentile(patch_seconds, 0.5) * 1000:.0f} ms at the median, "
+          f"{max(patch_seconds) * 1000:.0f} ms at most)", file=sys.stderr)
     print(path.rsplit("/", 1)[-1])
 
 
@@ -436,9 +442,10 @@ def assemblies(args):
     check_download(args.origin, answers[0][1])
     times = [seconds for seconds, _ in answers]
     p50, p95 = percentile(times, 0.5), percentile(times, 0.95)
-    for name, value in (("assembly_p50", p50), ("assembly_p95", p95), ("assemblies_wall", wall)):
+    for name, value in ((f"{args.key}_p50", p50), (f"{args.key}_p95", p95), (f"{args.key}_wall", wall)):
         record(args.results, args.setup, name, value)
-    print(f"{args.setup}: {args.count} resize Assemblies, {args.clients} clients: p50 {p50 * 1000:.0f} ms, "
+    clients = "one client" if args.clients == 1 else f"{args.clients} clients"
+    print(f"{args.setup}: {args.count} resize Assemblies, {clients}: p50 {p50 * 1000:.0f} ms, "
           f"p95 {p95 * 1000:.0f} ms, {args.count / wall:.1f} Assemblies/s")
 
 
@@ -525,10 +532,11 @@ def report(args):
     # (no ratio: a count).
     rows = [
         (f"tus upload of {args.upload_mib} MiB in {args.chunk_mib} MiB PATCHes, MB/s", rate(payload, "upload_seconds"), "{:.0f}", "rate"),
-        (f"resize Assembly create->completed p50, ms ({args.count}, {args.clients} clients)",
-         scaled("assembly_p50", 1000), "{:.0f}", "time"),
-        ("resize Assembly create->completed p95, ms", scaled("assembly_p95", 1000), "{:.0f}", "time"),
-        ("resize Assemblies per second", rate(args.count, "assemblies_wall"), "{:.1f}", "rate"),
+        (f"resize Assembly create->completed, one client, p50 ms ({args.solo} in a row)", scaled("solo_p50", 1000), "{:.0f}", "time"),
+        (f"resize Assembly create->completed, {args.clients} clients, p50 ms ({args.count})",
+         scaled("assemblies_p50", 1000), "{:.0f}", "time"),
+        (f"resize Assembly create->completed, {args.clients} clients, p95 ms", scaled("assemblies_p95", 1000), "{:.0f}", "time"),
+        (f"resize Assemblies per second, {args.clients} clients", rate(args.count, "assemblies_wall"), "{:.1f}", "rate"),
         (f"{args.imports} /http/import Assemblies at once ({args.delay_ms} ms server), s", scaled("imports_wall"), "{:.2f}", "time"),
         ("S3 requests per upload", scaled("upload_s3_requests"), "{:.0f}", None),
         ("S3 requests per resize Assembly", scaled("assemblies_s3_requests", 1 / args.count), "{:.1f}", None),
@@ -571,7 +579,8 @@ def report(args):
     print()
     for setup in setups:
         print(SETUPS[setup])
-    print(f"Times: the best of {args.runs} runs (the setups take turns in each); counts and CPU: the median.")
+    print(f"Times: the best of {args.runs} run{'s' if args.runs != 1 else ''} (the setups take turns in each); "
+          "counts and CPU: the median.")
     print("x A: the setup's speed against A's (A's time / its time, or its rate / A's): above 1 is faster,")
     print("below 0.77 more than 1.3x slower. Round trips, S3 requests and CPU are counted over the whole")
     print("upload or phase, the engines' background work (claims, leases) included; the idle row shows it.")
@@ -603,6 +612,12 @@ def report(args):
             r = speeds.get((label, "C"))
             if kind is not None and r is not None:
                 print(f"INFO  three engines against the data folder: {label}: {r:.2f}x A's speed")
+    own = get("A", "cpu_assemblies_engines")
+    if own:
+        shares = [f"{s} {get(s, 'cpu_assemblies_engines') / own:.2f}x" for s in ("B", "C") if get(s, "cpu_assemblies_engines")]
+        if shares:
+            print(f"INFO  the engines' own CPU per resize Assembly against A's: {', '.join(shares)} (what the engines' cores "
+                  "pay when Postgres and S3 run elsewhere)")
     alone = get("S3", "s3_put_seconds")
     if alone:
         shares = [f"{s} {alone / get(s, 'upload_seconds'):.2f}x" for s in ("B", "C") if get(s, "upload_seconds")]
@@ -658,6 +673,7 @@ def main():
     p.add_argument("--count", type=int, required=True)
     p.add_argument("--clients", type=int, required=True)
     p.add_argument("--box", required=True)
+    p.add_argument("--key", default="assemblies", help="the measures' names: KEY_p50, KEY_p95, KEY_wall")
     measured(p)
     p.set_defaults(func=assemblies)
 
@@ -705,7 +721,7 @@ def main():
 
     p = sub.add_parser("report")
     p.add_argument("file")
-    for name in ("--upload-mib", "--chunk-mib", "--count", "--clients", "--imports", "--delay-ms", "--runs"):
+    for name in ("--upload-mib", "--chunk-mib", "--solo", "--count", "--clients", "--imports", "--delay-ms", "--runs"):
         p.add_argument(name, type=int, required=True)
     p.set_defaults(func=report)
 

@@ -11,7 +11,8 @@
 # Environment:
 #   UPLOAD_MIB=512    size of the tus upload in MiB
 #   CHUNK_MIB=16      size of each PATCH in MiB
-#   ASSEMBLIES=200    /image/resize Assemblies per setup
+#   SOLO=30           /image/resize Assemblies one after another (one client): the latency
+#   ASSEMBLIES=200    /image/resize Assemblies per setup from several clients
 #   CLIENTS=8         clients running them at once
 #   IMPORTS=24        /http/import Assemblies per setup, all created at once
 #   DELAY_MS=500      how long the import server waits before each answer
@@ -29,6 +30,7 @@ repo=$(pwd)
 
 UPLOAD_MIB=${UPLOAD_MIB:-512}
 CHUNK_MIB=${CHUNK_MIB:-16}
+SOLO=${SOLO:-30}
 ASSEMBLIES=${ASSEMBLIES:-200}
 CLIENTS=${CLIENTS:-8}
 IMPORTS=${IMPORTS:-24}
@@ -40,11 +42,11 @@ IMAGE=400x300         # the resized PNG
 BOX=100x100           # thumbnails fit this box
 IDLE_SECONDS=2        # how long the idle database round trips are counted
 BUCKET=bench
-for value in "$UPLOAD_MIB" "$CHUNK_MIB" "$ASSEMBLIES" "$CLIENTS" "$IMPORTS" "$DELAY_MS" "$RUNS"; do
-    [[ $value =~ ^[0-9]+$ ]] || { echo "shared.sh: UPLOAD_MIB, CHUNK_MIB, ASSEMBLIES, CLIENTS, IMPORTS, DELAY_MS and RUNS must be whole numbers" >&2; exit 2; }
+for value in "$UPLOAD_MIB" "$CHUNK_MIB" "$SOLO" "$ASSEMBLIES" "$CLIENTS" "$IMPORTS" "$DELAY_MS" "$RUNS"; do
+    [[ $value =~ ^[0-9]+$ ]] || { echo "shared.sh: UPLOAD_MIB, CHUNK_MIB, SOLO, ASSEMBLIES, CLIENTS, IMPORTS, DELAY_MS and RUNS must be whole numbers" >&2; exit 2; }
 done
-((UPLOAD_MIB >= 1 && CHUNK_MIB >= 1 && ASSEMBLIES >= 1 && CLIENTS >= 1 && IMPORTS >= 1 && RUNS >= 1)) ||
-    { echo "shared.sh: UPLOAD_MIB, CHUNK_MIB, ASSEMBLIES, CLIENTS, IMPORTS and RUNS must be at least 1" >&2; exit 2; }
+((UPLOAD_MIB >= 1 && CHUNK_MIB >= 1 && SOLO >= 1 && ASSEMBLIES >= 1 && CLIENTS >= 1 && IMPORTS >= 1 && RUNS >= 1)) ||
+    { echo "shared.sh: UPLOAD_MIB, CHUNK_MIB, SOLO, ASSEMBLIES, CLIENTS, IMPORTS and RUNS must be at least 1" >&2; exit 2; }
 shares=0
 for setup in "${setups[@]}"; do
     case $setup in
@@ -89,7 +91,7 @@ if ((shares)); then
         echo "nginx:   $("$nginx" -v 2>&1 | sed 's/^nginx version: //') (round robin, no buffering)"
     fi
 fi
-echo "load:    ${UPLOAD_MIB} MiB upload in ${CHUNK_MIB} MiB PATCHes; $ASSEMBLIES resize Assemblies, $CLIENTS clients; $IMPORTS imports at once, ${DELAY_MS} ms each; $RUNS runs"
+echo "load:    ${UPLOAD_MIB} MiB upload in ${CHUNK_MIB} MiB PATCHes; $SOLO resize Assemblies in a row, $ASSEMBLIES from $CLIENTS clients; $IMPORTS imports at once, ${DELAY_MS} ms each; $RUNS runs"
 
 # ------------------------------------------------------------ work folder
 mkdir -p "${BENCH_DIR:-/tmp}"
@@ -369,8 +371,6 @@ measure_setup() {
                 { echo "shared.sh: FAIL: s3://$BUCKET/$shared/tus/$id is '$stored', expected $((UPLOAD_MIB * 1048576)) bytes with sha256 $upload_sha" >&2; exit 1; }
             echo "verified: s3://$BUCKET/$shared/tus/$id holds the file byte for byte (sha256)"
         fi
-        before=$(count_round_trips "$setup")
-        lines=$(wc -l <"$work/proxy.log")
     else
         if ((run == 1)); then
             cmp "$work/a/uploads/$id.bin" "$upload_file" ||
@@ -378,6 +378,12 @@ measure_setup() {
             echo "verified: a/uploads/$id.bin is the file byte for byte"
         fi
         rm -f "$work/a/uploads/$id.bin"
+    fi
+    "${helper[@]}" assemblies "$at" "$work/image.png" --count "$SOLO" --clients 1 --box "$BOX" --key solo \
+        --setup "$setup" --results "$results"
+    if [[ -n $shared ]]; then
+        before=$(count_round_trips "$setup")
+        lines=$(wc -l <"$work/proxy.log")
     fi
     cpu=$(cpu_now "$setup")
     "${helper[@]}" assemblies "$at" "$work/image.png" --count "$ASSEMBLIES" --clients "$CLIENTS" --box "$BOX" \
@@ -424,5 +430,5 @@ stop_engines
 # ----------------------------------------------------------------- report
 echo
 echo "== results"
-"${helper[@]}" report "$results" --upload-mib "$UPLOAD_MIB" --chunk-mib "$CHUNK_MIB" --count "$ASSEMBLIES" \
-    --clients "$CLIENTS" --imports "$IMPORTS" --delay-ms "$DELAY_MS" --runs "$RUNS"
+"${helper[@]}" report "$results" --upload-mib "$UPLOAD_MIB" --chunk-mib "$CHUNK_MIB" --solo "$SOLO" \
+    --count "$ASSEMBLIES" --clients "$CLIENTS" --imports "$IMPORTS" --delay-ms "$DELAY_MS" --runs "$RUNS"
