@@ -204,7 +204,6 @@ struct AssemblyAPI: Sendable {
         }
         // Where every engine finds them before any engine can run the Assembly.
         do throws(RobotError) { try executor.files?.publish(uploads) } catch { return .failure(.uploadNotStored) }
-        executor.files?.dropLocalCopies(assembly: id, inputs: [])
         let record = AssemblyRecord(
             id: id, origin: origin, params: raw, steps: steps, fields: fields, notifyURL: params["notify_url"]?.stringValue,
             expectedTusUploads: expected, uploads: uploads, created: Date(), clientAgent: client.map { String($0.prefix(200)) })

@@ -32,16 +32,37 @@ extension AssemblyExecutor {
                 waiting.withLock { $0.running -= 1 }
                 return
             }
-            claims.withLock { $0[claim.assembly] = (claim, false) }
-            threads.submit { [self] in
-                inFlight.enter()
-                defer { inFlight.leave() }
-                run(claim.assembly, claim: claim)
-                claims.withLock { _ = $0.removeValue(forKey: claim.assembly) }
-                queue.release(claim)
-                waiting.withLock { $0.running -= 1 }
-                queue.announce()  // a turn is free: this engine, or another, claims the next
-            }
+            start(claim, queue)
+        }
+    }
+
+    /// Assembly `id` is ready (its files arrived here): this engine runs it when it has room, with
+    /// the copies it holds; otherwise any engine claims it, and the copies go.
+    func executeHere(_ id: String, _ queue: any RunQueue) {
+        let room = waiting.withLock { state in
+            guard state.running < maxRunning else { return false }
+            state.running += 1
+            return true
+        }
+        if room, let claim = try? queue.claim(id) {  // none (another engine has it) or the database is away: announced below
+            return start(claim, queue)
+        }
+        if room { waiting.withLock { $0.running -= 1 } }
+        files?.dropLocalCopies(assembly: id, inputs: [])
+        queue.announce()
+    }
+
+    /// Runs `claim`'s Assembly on a thread of its own (its turn taken already), then lets it go.
+    private func start(_ claim: RunClaim, _ queue: any RunQueue) {
+        claims.withLock { $0[claim.assembly] = (claim, false) }
+        threads.submit { [self] in
+            inFlight.enter()
+            defer { inFlight.leave() }
+            run(claim.assembly, claim: claim)
+            claims.withLock { _ = $0.removeValue(forKey: claim.assembly) }
+            queue.release(claim)
+            waiting.withLock { $0.running -= 1 }
+            queue.announce()  // a turn is free: this engine, or another, claims the next
         }
     }
 

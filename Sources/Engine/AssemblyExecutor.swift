@@ -45,7 +45,7 @@ final class AssemblyExecutor: Sendable {
     /// Runs an executing Assembly's steps in the background, after those started before it
     /// when `maxRunning` are running already.
     func execute(_ id: String) {
-        if let queue { return queue.announce() }
+        if let queue { return executeHere(id, queue) }
         let starts = waiting.withLock { state in
             guard state.running < maxRunning else { state.queued.append(id); return false }
             state.running += 1

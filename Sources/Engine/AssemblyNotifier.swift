@@ -45,11 +45,11 @@ final class AssemblyNotifier: Sendable {
         (self.store, self.secret, self.settings, self.status, self.log, self.warn, self.leases) = (store, secret, settings, status, log, warn, leases)
     }
 
-    /// `record` just ended (or its announcement is asked for again): it starts, when it has a
-    /// notify URL and none is under way.
+    /// `record` just ended (its announcement pending since the end was stored), or its
+    /// announcement is asked for again: it starts, when it has a notify URL and none is under way.
     func ended(_ record: AssemblyRecord) {
-        guard record.notifyURL != nil, record.notification?.state != .pending else { return }
-        store.update(record.id) { $0.notification = AssemblyNotification(state: .pending) }
+        guard record.notifyURL != nil else { return }
+        if record.notification?.state != .pending { store.update(record.id) { $0.notification = AssemblyNotification(state: .pending) } }
         deliver(record.id)
     }
 

@@ -141,7 +141,12 @@ extension AssemblyRecord {
         default:
             break
         }
-        if phase.isTerminal { finished = now }
+        if phase.isTerminal {
+            finished = now
+            // Pending in the same change as the end: an engine that dies right after it leaves the
+            // announcement for another (or the next start) to make, never an end nobody announces.
+            if notifyURL != nil { notification = AssemblyNotification(state: .pending) }
+        }
         return action
     }
 }

@@ -10,6 +10,8 @@ protocol RunQueue: Sendable {
     /// The oldest executing Assembly no engine holds (or whose holder's lease ran out), claimed
     /// for this engine; nil when there is none.
     func claim() throws -> RunClaim?
+    /// Executing Assembly `id`, claimed for this engine when no engine holds it; nil otherwise.
+    func claim(_ id: String) throws -> RunClaim?
     /// Renews `claim`'s lease; false when it no longer holds (another engine claimed the Assembly).
     func renew(_ claim: RunClaim) -> Bool
     /// Lets go of `claim` (its run ended, or stopped to be resumed by any engine).

@@ -36,6 +36,17 @@ final class SharedRunQueue: RunQueue {
         return RunClaim(assembly: id, token: token)
     }
 
+    func claim(_ id: String) throws -> RunClaim? {
+        let token = RandomID.hex32()
+        let rows = try state.database { connection in
+            try connection.execute(
+                "UPDATE pipeline_assemblies SET claim_token = $2, lease_until = now() + $3::interval, claims = claims + 1 "
+                    + "WHERE id = $1 AND phase = 'executing' AND (lease_until IS NULL OR lease_until < now()) RETURNING id",
+                [id, token, leaseText])
+        }
+        return rows.count == 1 ? RunClaim(assembly: id, token: token) : nil
+    }
+
     func renew(_ claim: RunClaim) -> Bool {
         do {
             let rows = try state.database { connection in
