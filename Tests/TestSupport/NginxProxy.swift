@@ -1,9 +1,10 @@
 import Foundation
 
-/// A real nginx (Debian's `nginx-light`) in front of a test server on 127.0.0.1: started with a
+/// A real nginx (Debian's `nginx-light`) in front of test servers on 127.0.0.1: started with a
 /// configuration written for the test on a free port, stopped by its PID. Request buffering is
 /// nginx's default, as in a stock deployment: chunked bodies are read whole and passed on with
-/// a length, and their trailers are dropped.
+/// a length, and their trailers are dropped. Several servers behind it take requests in turn
+/// (round robin, no sticky sessions); one that refuses a connection is passed over.
 public final class NginxProxy: @unchecked Sendable {
     /// The port nginx listens on.
     public let port: Int
@@ -15,7 +16,13 @@ public final class NginxProxy: @unchecked Sendable {
 
     /// Starts nginx on `port` (a free one when nil) proxying to 127.0.0.1:`upstream`; `server` adds directives to its `server`
     /// block (such as `client_max_body_size 1m;`), `location` to its `location /` block.
-    public init(upstream: Int, port chosen: Int? = nil, server: String = "client_max_body_size 0;", location: String = "") throws {
+    public convenience init(upstream: Int, port chosen: Int? = nil, server: String = "client_max_body_size 0;", location: String = "") throws {
+        try self.init(upstreams: [upstream], port: chosen, server: server, location: location)
+    }
+
+    /// Starts nginx on `port` (a free one when nil) passing each request to the next of the
+    /// servers on 127.0.0.1:`upstreams`, in turn; `server` and `location` as for one upstream.
+    public init(upstreams: [Int], port chosen: Int? = nil, server: String = "client_max_body_size 0;", location: String = "") throws {
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
             throw NSError(domain: "NginxProxy", code: 1, userInfo: [NSLocalizedDescriptionKey: "nginx is not installed (scripts/setup.sh installs nginx-light)"])
         }
@@ -32,6 +39,11 @@ public final class NginxProxy: @unchecked Sendable {
             events { worker_connections 256; }
             http {
                 access_log \(root)/access.log;
+                log_format upstreams '$request_method $request_uri $status $upstream_addr';
+                access_log \(root)/upstreams.log upstreams;
+                upstream servers {
+                    \(upstreams.map { "server 127.0.0.1:\($0);" }.joined(separator: "\n                    "))
+                }
                 client_body_temp_path \(root)/body;
                 proxy_temp_path \(root)/proxy;
                 fastcgi_temp_path \(root)/fastcgi;
@@ -41,7 +53,7 @@ public final class NginxProxy: @unchecked Sendable {
                     listen 127.0.0.1:\(port);
                     \(server)
                     location / {
-                        proxy_pass http://127.0.0.1:\(upstream);
+                        proxy_pass http://servers;
                         proxy_set_header Host $http_host;
                         \(location)
                     }
@@ -67,6 +79,10 @@ public final class NginxProxy: @unchecked Sendable {
 
     /// What nginx logged: one line per request.
     public var accessLog: String { (try? String(contentsOfFile: folder.path + "/access.log", encoding: .utf8)) ?? "" }
+
+    /// Which server answered each request: one line per request, `METHOD URI STATUS ADDRESS`
+    /// (`ADDRESS` lists every server tried, `, ` between them; `-` when nginx answered itself).
+    public var upstreamLog: String { (try? String(contentsOfFile: folder.path + "/upstreams.log", encoding: .utf8)) ?? "" }
 
     /// Stops nginx by its PID and removes its folder. SIGKILL: a test runner's threads block
     /// SIGTERM, and nginx started from one inherits that; it keeps nothing worth a clean stop.

@@ -63,6 +63,12 @@ public final class ServerProcess: @unchecked Sendable {
     /// `http://127.0.0.1:<port>` followed by `path`.
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
+    /// The server's process id (for signals a test sends, such as SIGSTOP).
+    public var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Whether the process has not ended (a paused one runs).
+    public var isRunning: Bool { process.isRunning }
+
     /// Kills the server with SIGKILL at once (a crash, for the tests of what survives one).
     public func crash() {
         guard process.isRunning else { return }
