@@ -1,0 +1,302 @@
+import Basics
+import Foundation
+import HTTPClient
+import Synchronization
+import TestSupport
+import XCTest
+
+/// Three `pipeline serve --state postgres://… --store s3://…` engines behind nginx (round robin,
+/// no sticky sessions), driven by the official SDK and tuspy, with engines killed and paused:
+/// Assemblies complete once, uploads end whole, a dead engine's run is taken over within its
+/// lease, and a status request held by one engine wakes when another moves its Assembly. One
+/// cluster for the class (Postgres, SeaweedFS, the engines, nginx and a peer take seconds to start).
+final class SharedEnginesEndToEndTests: XCTestCase {
+    private static let started = Mutex<Result<SharedEngineCluster, any Error>?>(nil)
+
+    override class func setUp() {
+        super.setUp()
+        let cluster = Result { try SharedEngineCluster() }
+        started.withLock { $0 = cluster }
+    }
+
+    override class func tearDown() {
+        if case .success(let cluster) = started.withLock({ $0.take() }) { cluster.stop() }
+        super.tearDown()
+    }
+
+    /// The class's cluster, every engine running and none paused.
+    private func cluster() throws -> SharedEngineCluster {
+        let cluster = try XCTUnwrap(Self.started.withLock { $0 }, "the cluster was not started").get()
+        try cluster.reviveAll()
+        return cluster
+    }
+
+    func testSDKAssembliesWithTusUploadsCompleteThroughTheProxy() throws {
+        let cluster = try cluster()
+        let files = try TemporaryDirectory(prefix: "shared-media")
+        defer { files.remove() }
+        let images = ["testsrc.png": (640, 480), "testsrc2.jpg": (800, 600), "mandelbrot.png": (320, 240)]
+        for (name, size) in images {
+            let source = "\(name.split(separator: ".")[0])=size=\(size.0)x\(size.1)"
+            _ = try MediaTool.output(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", source, "-frames:v", "1", "-q:v", "4", files.path + "/" + name])
+        }
+        // Over two S3 parts of 5 MiB and a tail: the tus PATCHes (5 MiB each) land on each engine in turn.
+        try files.write("parts.bin", data: try Self.randomBytes(12 << 20 + 333))
+        let paths = (images.keys.sorted() + ["parts.bin"]).map { files.path + "/" + $0 }
+        let sums = try Self.md5(paths)
+
+        let report = try cluster.python("shared_sdk.py", [cluster.nginx.url(""), SharedEngineCluster.key, SharedEngineCluster.secret] + paths)
+        for path in paths {
+            let name = (path as NSString).lastPathComponent, assembly = report[name]
+            XCTAssertEqual(assembly?["ok"]?.stringValue, "ASSEMBLY_COMPLETED", "\(name): \(assembly?.serialized() ?? "no report")\n\(cluster.diagnostics)")
+            let upload = assembly?["uploads"]?[0]
+            XCTAssertEqual(upload?["downloaded"]?["md5"]?.stringValue, sums[path], "\(name): the upload downloaded is the file sent")
+            if let size = images[name] {
+                // Described by the engine that ran the Assembly, from its copy fetched from the bucket.
+                XCTAssertEqual(upload?["meta"]?["width"]?.intValue, size.0, name)
+                XCTAssertEqual(upload?["meta"]?["height"]?.intValue, size.1, name)
+            }
+            XCTAssertEqual(assembly?["results"]?["hashed"]?[0]?["meta"]?["hash"]?.stringValue, sums[path], "\(name): /file/hash read the file sent")
+            let steps = name.hasSuffix(".bin") ? ["hashed"] : ["hashed", "resized"]
+            XCTAssertEqual(assembly?["results"]?.objectValue.map { $0.keys.sorted() }, steps, name)
+            for step in steps {
+                let results = assembly?["results"]?[step]?.arrayValue ?? []
+                XCTAssertEqual(results.count, 1, "\(name) \(step)")
+                for result in results {
+                    XCTAssertEqual(result["downloaded"]?["md5"], result["md5hash"], "\(name) \(step): what nginx serves is what the status says")
+                    XCTAssertTrue(result["url"]?.stringValue?.hasPrefix(cluster.nginx.url("/")) == true, "\(name) \(step): \(result["url"] ?? .null)")
+                }
+            }
+            if let resized = assembly?["results"]?["resized"]?[0]?["meta"] {
+                XCTAssertLessThanOrEqual(resized["width"]?.intValue ?? .max, 160, name)
+                XCTAssertLessThanOrEqual(resized["height"]?.intValue ?? .max, 120, name)
+            }
+        }
+        XCTAssertEqual(Self.engines(answering: "PATCH", in: cluster.nginx.upstreamLog).count, 3, "the uploads' PATCHes went to every engine")
+    }
+
+    func testAnUploadCutInTheMiddleEndsWhole() throws {
+        let cluster = try cluster()
+        let files = try TemporaryDirectory(prefix: "shared-cut")
+        defer { files.remove() }
+        let path = try files.write("cut.bin", data: try Self.randomBytes(5 << 20 + 4321))
+        let sum = try Self.md5([path])[path]
+
+        let report = try cluster.python("shared_tus_cut.py", [
+            cluster.nginx.url(""), SharedEngineCluster.key, SharedEngineCluster.secret, path, cluster.engines[0].url(),
+        ])
+        let status = report["status"]
+        XCTAssertEqual(status?["ok"]?.stringValue, "ASSEMBLY_COMPLETED", "\(report.serialized())\n\(cluster.diagnostics)")
+        XCTAssertEqual(report["offset_after_chunks"]?.intValue, 2 << 20)
+        // What the cut request brought may be kept or not, never more than it sent.
+        let resumedAt = report["resumed_at"]?.intValue ?? -1
+        XCTAssertTrue((2 << 20...(2 << 20) + 384 * 1024).contains(resumedAt), "the new client went on from \(resumedAt)")
+        XCTAssertEqual(status?["uploads"]?[0]?["downloaded"]?["md5"]?.stringValue, sum, "the upload downloaded is the file sent")
+        XCTAssertEqual(status?["results"]?["hashed"]?[0]?["meta"]?["hash"]?.stringValue, sum, "/file/hash read the file sent")
+        let id = (report["upload_url"]?.stringValue ?? "").split(separator: "/").last.map(String.init) ?? "?"
+        let lines = cluster.nginx.upstreamLog.split(separator: "\n").filter { $0.contains(id) }
+        let writers = Set(lines.filter { $0.hasPrefix("PATCH ") || $0.hasPrefix("HEAD ") }.compactMap { $0.split(separator: " ").last })
+        XCTAssertGreaterThanOrEqual(writers.count, 2, "the upload went on at another engine: \(lines)")
+        print("shared engines: the cut upload went on from \(resumedAt) (\(resumedAt - (2 << 20)) bytes of the cut request kept), "
+            + "\(report["asked_again"]?.intValue ?? 0) PATCHes refused and asked again")
+    }
+
+    func testKillsAndPausesWhileAssembliesRunLoseNothing() async throws {
+        let cluster = try cluster()
+        let files = try TemporaryDirectory(prefix: "shared-kills")
+        defer { files.remove() }
+        let paths = try (0..<20).map { try files.write("small-\($0).png", data: TestImages.png(width: 150 + $0, height: 100)) }
+        let sums = try Self.md5(paths)
+        let seed = UInt64(ProcessInfo.processInfo.environment["SHARED_ENGINES_SEED"] ?? "") ?? UInt64.random(in: 1...(1 << 40))
+        var random = SplitMix64(seed: seed)
+        let order = cluster.engines.shuffled(using: &random)
+        let (killed, paused) = (order[0], order[1])
+        print("shared engines: seed \(seed) (SHARED_ENGINES_SEED), kills \(killed.name), pauses \(paused.name)")
+        let since = try cluster.psql("SELECT now()")
+
+        let arguments = [cluster.nginx.url(""), SharedEngineCluster.key, SharedEngineCluster.secret, cluster.peer.url("/notify")] + paths
+        let batch = Task { try await inBackground { try cluster.python("shared_batch.py", arguments) } }
+        // Once Assemblies run: kill one engine, pause another past its lease, start the killed one again.
+        let running = await eventually(within: .seconds(30)) {
+            (try? cluster.psql("SELECT count(*) FROM pipeline_assemblies WHERE created >= '\(since)' AND phase <> 'uploading'")).flatMap { Int($0) } ?? 0 >= 3
+        }
+        XCTAssertTrue(running, "no Assembly ran\n\(cluster.diagnostics)")
+        try await Task.sleep(for: .milliseconds(Int.random(in: 0...300, using: &random)))
+        killed.kill()
+        try await Task.sleep(for: .milliseconds(Int.random(in: 100...400, using: &random)))
+        paused.pause()
+        let pausedAt = ContinuousClock.now
+        try await Task.sleep(for: .seconds(1))
+        try killed.restart()
+        try await Task.sleep(until: pausedAt + SharedEngineCluster.lease + .seconds(1))
+        paused.resume()
+        let report = try await batch.value
+
+        let assemblies = report["assemblies"]?.objectValue ?? [:]
+        XCTAssertEqual(assemblies.count, paths.count, report.serialized())
+        var ids: Set<String> = []
+        for path in paths {
+            let name = (path as NSString).lastPathComponent, assembly = assemblies[name]
+            ids.insert(assembly?["assembly_id"]?.stringValue ?? "?")
+            XCTAssertEqual(assembly?["ok"]?.stringValue, "ASSEMBLY_COMPLETED", "\(name): \(assembly?.serialized() ?? "none")\n\(cluster.diagnostics)")
+            XCTAssertEqual(assembly?["uploads"]?[0]?["downloaded"]?["md5"]?.stringValue, sums[path], name)
+            XCTAssertEqual(assembly?["results"]?["hashed"]?[0]?["meta"]?["hash"]?.stringValue, sums[path], name)
+            for step in ["hashed", "resized"] {
+                let result = assembly?["results"]?[step]?[0]
+                XCTAssertNotNil(result?["md5hash"]?.stringValue, "\(name) \(step)")
+                XCTAssertEqual(result?["downloaded"]?["md5"], result?["md5hash"], "\(name) \(step)")
+            }
+        }
+        // Every end announced, none twice: once no ended Assembly waits for its announcement.
+        let announced = await eventually(within: .seconds(20)) {
+            (try? cluster.psql("SELECT count(*) FROM pipeline_assemblies WHERE created >= '\(since)' AND phase = 'completed' AND NOT settled")) == "0"
+        }
+        XCTAssertTrue(announced, "Assemblies still wait for their notification\n\(cluster.diagnostics)")
+        let notifications = try await cluster.json(cluster.peer.url("/notifications")).objectValue ?? [:]
+        for id in ids {
+            XCTAssertEqual(notifications[id], .array([.string("ASSEMBLY_COMPLETED")]), "Assembly \(id) was announced once")
+        }
+        XCTAssertEqual(Set(notifications.keys).subtracting(ids), [], "no other Assembly was announced")
+        // Nothing is left running; what is still uploading is what a failed creation may have made.
+        let left = try cluster.psql("SELECT phase || ':' || count(*) FROM pipeline_assemblies WHERE created >= '\(since)' AND NOT settled GROUP BY phase")
+        let uploading = left.split(separator: "\n").first { $0.hasPrefix("uploading:") }.flatMap { Int($0.dropFirst(10)) } ?? 0
+        XCTAssertTrue(left.isEmpty || left.split(separator: "\n").allSatisfy { $0.hasPrefix("uploading:") }, "Assemblies left unfinished: \(left)")
+        XCTAssertLessThanOrEqual(uploading, report["failed_creations"]?.intValue ?? 0, "only failed creations leave an Assembly uploading")
+        let retaken = try cluster.psql("SELECT count(*) FROM pipeline_assemblies WHERE created >= '\(since)' AND claims > 1")
+        print("shared engines: \(ids.count) Assemblies completed; \(retaken) claimed again after the kill or the pause; "
+            + "\(report["failed_creations"]?.intValue ?? 0) creations and \(report["resumed_uploads"]?.intValue ?? 0) uploads tried again")
+    }
+
+    func testAnAssemblyWhoseEngineDiedCompletesElsewhereWithinTheLease() async throws {
+        let cluster = try cluster()
+        let token = UUID().uuidString
+        let steps = JSONValue.object([
+            "imported": .object(["robot": .string("/http/import"), "url": .string(cluster.peer.url("/slow/" + token))]),
+            "hashed": .object(["robot": .string("/file/hash"), "use": .string("imported"), "algorithm": .string("md5"), "result": .bool(true)]),
+        ])
+        let created = try cluster.python("shared_create.py", [cluster.nginx.url(""), SharedEngineCluster.key, SharedEngineCluster.secret, steps.serialized()])
+        let id = try XCTUnwrap(created["assembly_id"]?.stringValue, created.serialized())
+
+        // The engine running it: its import waits on the peer, and it says it runs an Assembly.
+        var holder: SharedEngine?
+        for _ in 0..<500 where holder == nil {
+            let seen = try await cluster.json(cluster.peer.url("/seen/" + token))["requests"]?.intValue ?? 0
+            var runners: [SharedEngine] = []
+            for engine in cluster.engines {
+                let health = try await cluster.json(engine.url("/healthz"))
+                if health["running_assemblies"]?.intValue ?? 0 > 0 { runners.append(engine) }
+            }
+            if seen == 1, runners.count == 1 { holder = runners[0] } else { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        let killed = try XCTUnwrap(holder, "no engine was seen running Assembly \(id)\n\(cluster.diagnostics)")
+        XCTAssertEqual(try cluster.psql("SELECT phase || ' ' || claims || ' ' || (claim_token IS NOT NULL) FROM pipeline_assemblies WHERE id = '\(id)'"), "executing 1 true")
+        killed.kill()
+        let killedAt = ContinuousClock.now
+        _ = try await cluster.json(cluster.peer.url("/release/" + token), method: "POST")
+
+        var final: JSONValue?
+        while final == nil, ContinuousClock.now - killedAt < .seconds(20) {
+            let status = try await cluster.json(cluster.nginx.url("/assemblies/" + id), headers: [("Pipeline-Status-Wait", "10")])
+            if status["ok"]?.stringValue == "ASSEMBLY_COMPLETED" || status["error"] != nil { final = status }
+        }
+        let took = ContinuousClock.now - killedAt
+        let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
+        print("shared engines: kill to ASSEMBLY_COMPLETED \(String(format: "%.2f", seconds)) s (lease 3 s)")
+        XCTAssertEqual(final?["ok"]?.stringValue, "ASSEMBLY_COMPLETED", "\(final?.serialized() ?? "no answer")\n\(cluster.diagnostics)")
+        XCTAssertLessThanOrEqual(took, SharedEngineCluster.lease + .seconds(2), "taken over within the lease and 2 s")
+        XCTAssertEqual(try cluster.psql("SELECT claims FROM pipeline_assemblies WHERE id = '\(id)'"), "2", "claimed again once")
+        let imports = try await cluster.json(cluster.peer.url("/seen/" + token))["requests"]?.intValue
+        XCTAssertEqual(imports, 2, "the new engine imported again")
+        let origin = try await Self.download(cluster.peer.url("/slow/" + token))
+        let sum = try Self.md5(of: origin)
+        XCTAssertEqual(final?["results"]?["hashed"]?[0]?["meta"]?["hash"]?.stringValue, sum, "the result is what the origin serves")
+        XCTAssertEqual(final?["results"]?["hashed"]?[0]?["md5hash"]?.stringValue, sum)
+        try killed.restart()
+    }
+
+    func testAHeldStatusRequestWakesWhenAnotherEngineMovesTheAssembly() throws {
+        let cluster = try cluster()
+        let report = try cluster.python("shared_wake.py", [
+            cluster.engines[0].url(), cluster.engines[1].url(), SharedEngineCluster.key, SharedEngineCluster.secret, "20",
+        ])
+        let delays = (report["delays_ms"]?.arrayValue ?? []).compactMap { $0.doubleValue }.sorted()
+        XCTAssertEqual(delays.count, 20, report.serialized())
+        for phase in report["phases"]?.arrayValue ?? [] {
+            XCTAssertTrue(["ASSEMBLY_EXECUTING", "ASSEMBLY_COMPLETED"].contains(phase.stringValue), "engine B answered \(phase)")
+        }
+        guard !delays.isEmpty else { return }
+        let p50 = delays[delays.count / 2], p95 = delays[Int((Double(delays.count) * 0.95).rounded(.up)) - 1]
+        print("shared engines: held status request woken on another engine: p50 \(p50) ms, p95 \(p95) ms, max \(delays.last ?? 0) ms over \(delays.count)")
+        XCTAssertLessThan(p95, 100, "the held request wakes on the database's notification, not its next look: \(delays)")
+    }
+
+    // MARK: - Helpers
+
+    /// `count` bytes from /dev/urandom.
+    private static func randomBytes(_ count: Int) throws -> Data {
+        let handle = try XCTUnwrap(FileHandle(forReadingAtPath: "/dev/urandom"))
+        defer { try? handle.close() }  // read only
+        return handle.readData(ofLength: count)
+    }
+
+    /// The MD5 of each file, by `md5sum` (an implementation independent of the engine's).
+    private static func md5(_ paths: [String]) throws -> [String: String] {
+        let result = try ProcessRunner.run("/usr/bin/md5sum", paths)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        var sums: [String: String] = [:]
+        for line in result.stdout.split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            if parts.count == 2 { sums[String(parts[1].drop { $0 == " " })] = String(parts[0]) }
+        }
+        return sums
+    }
+
+    /// The MD5 of `data`, by `md5sum`.
+    private static func md5(of data: Data) throws -> String? {
+        let folder = try TemporaryDirectory(prefix: "shared-md5")
+        defer { folder.remove() }
+        let path = try folder.write("data", data: data)
+        return try md5([path])[path]
+    }
+
+    /// The bytes `url` answers.
+    private static func download(_ url: String) async throws -> Data {
+        let response = try await HTTPClient().send(HTTPRequest(method: "GET", url: url))
+        XCTAssertEqual(response.status, 200, url)
+        return response.body
+    }
+
+    /// The engines (addresses) nginx passed `method` requests to.
+    private static func engines(answering method: String, in log: String) -> Set<Substring> {
+        Set(log.split(separator: "\n").filter { $0.hasPrefix(method + " ") }.compactMap { $0.split(separator: " ").last })
+    }
+}
+
+/// Runs blocking `work` (a fixture the test acts beside) on a thread of its own.
+private func inBackground(_ work: @escaping @Sendable () throws -> JSONValue) async throws -> JSONValue {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+    }
+}
+
+/// A seeded random source (SplitMix64), so a failing order of kills can be run again.
+private struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+}
+
+private extension JSONValue {
+    /// An element of an array; nil for anything else or past its end.
+    subscript(index: Int) -> JSONValue? {
+        arrayValue.flatMap { $0.indices.contains(index) ? $0[index] : nil }
+    }
+}
