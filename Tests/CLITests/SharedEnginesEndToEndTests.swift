@@ -109,27 +109,32 @@ final class SharedEnginesEndToEndTests: XCTestCase {
         let sums = try Self.md5(paths)
         let seed = UInt64(ProcessInfo.processInfo.environment["SHARED_ENGINES_SEED"] ?? "") ?? UInt64.random(in: 1...(1 << 40))
         var random = SplitMix64(seed: seed)
-        let order = cluster.engines.shuffled(using: &random)
-        let (killed, paused) = (order[0], order[1])
-        print("shared engines: seed \(seed) (SHARED_ENGINES_SEED), kills \(killed.name), pauses \(paused.name)")
         let since = try cluster.psql("SELECT now()")
 
         let arguments = [cluster.nginx.url(""), SharedEngineCluster.key, SharedEngineCluster.secret, cluster.peer.url("/notify")] + paths
         let batch = Task { try await inBackground { try cluster.python("shared_batch.py", arguments) } }
-        // Once Assemblies run: kill one engine, pause another past its lease, start the killed one again.
+        // Once Assemblies run: kill an engine running one, pause another past its lease (one running
+        // an Assembly too, when there is one), start the killed one again.
         let running = await eventually(within: .seconds(30)) {
             (try? cluster.psql("SELECT count(*) FROM pipeline_assemblies WHERE created >= '\(since)' AND phase <> 'uploading'")).flatMap { Int($0) } ?? 0 >= 3
         }
         XCTAssertTrue(running, "no Assembly ran\n\(cluster.diagnostics)")
-        try await Task.sleep(for: .milliseconds(Int.random(in: 0...300, using: &random)))
+        try await Task.sleep(for: .milliseconds(Int.random(in: 0...200, using: &random)))
+        let killed = try await Self.pick(among: cluster.engines, in: cluster, using: &random)
         killed.kill()
-        try await Task.sleep(for: .milliseconds(Int.random(in: 100...400, using: &random)))
+        var events = ["killed \(killed.name) \(Date().timeIntervalSince1970)"]
+        try await Task.sleep(for: .milliseconds(Int.random(in: 100...300, using: &random)))
+        let paused = try await Self.pick(among: cluster.engines.filter { $0 !== killed }, in: cluster, using: &random)
         paused.pause()
+        events.append("paused \(paused.name) \(Date().timeIntervalSince1970)")
+        print("shared engines: seed \(seed) (SHARED_ENGINES_SEED) killed \(killed.name), paused \(paused.name)")
         let pausedAt = ContinuousClock.now
         try await Task.sleep(for: .seconds(1))
         try killed.restart()
+        events.append("restarted \(killed.name) \(Date().timeIntervalSince1970)")
         try await Task.sleep(until: pausedAt + SharedEngineCluster.lease + .seconds(1))
         paused.resume()
+        events.append("resumed \(paused.name) \(Date().timeIntervalSince1970)")
         let report = try await batch.value
 
         let assemblies = report["assemblies"]?.objectValue ?? [:]
@@ -153,8 +158,10 @@ final class SharedEnginesEndToEndTests: XCTestCase {
         }
         XCTAssertTrue(announced, "Assemblies still wait for their notification\n\(cluster.diagnostics)")
         let notifications = try await cluster.json(cluster.peer.url("/notifications")).objectValue ?? [:]
-        for id in ids {
-            XCTAssertEqual(notifications[id], .array([.string("ASSEMBLY_COMPLETED")]), "Assembly \(id) was announced once")
+        let timeline = try await cluster.json(cluster.peer.url("/timeline")).arrayValue ?? []
+        for id in ids where notifications[id] != .array([.string("ASSEMBLY_COMPLETED")]) {
+            let received = timeline.filter { $0[1]?.stringValue == id }.compactMap { $0[0]?.doubleValue.map { String($0) } }
+            XCTFail("Assembly \(id) was announced \(notifications[id]?.arrayValue?.count ?? 0) times, at \(received); \(events)")
         }
         XCTAssertEqual(Set(notifications.keys).subtracting(ids), [], "no other Assembly was announced")
         // Nothing is left running; what is still uploading is what a failed creation may have made.
@@ -264,6 +271,19 @@ final class SharedEnginesEndToEndTests: XCTestCase {
         let response = try await HTTPClient().send(HTTPRequest(method: "GET", url: url))
         XCTAssertEqual(response.status, 200, url)
         return response.body
+    }
+
+    /// One of `engines` chosen at random among those running an Assembly now (any, when none is).
+    private static func pick(
+        among engines: [SharedEngine], in cluster: SharedEngineCluster, using random: inout SplitMix64
+    ) async throws -> SharedEngine {
+        var busy: [SharedEngine] = []
+        for engine in engines {
+            let health = try await cluster.json(engine.url("/healthz"))
+            if health["running_assemblies"]?.intValue ?? 0 > 0 { busy.append(engine) }
+        }
+        let choices = busy.isEmpty ? engines : busy
+        return choices[Int.random(in: 0..<choices.count, using: &random)]
     }
 
     /// The engines (addresses) nginx passed `method` requests to.
