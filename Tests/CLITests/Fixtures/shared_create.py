@@ -1,11 +1,18 @@
-"""Creates one Assembly through SERVICE with STEPS (JSON) and, when given, NOTIFY_URL, signed by
-the official SDK, and waits for nothing. Usage: shared_create.py SERVICE KEY SECRET STEPS_JSON [NOTIFY_URL]
-Prints the creation's status (JSON)."""
+"""Creates one Assembly through SERVICE with STEPS (JSON), signed by the official SDK, and waits
+for nothing. Usage: shared_create.py SERVICE KEY SECRET STEPS_JSON [--notify URL] [--tus COUNT]
+(`--tus`: the tus uploads it waits for). Prints the creation's status (JSON)."""
+import argparse
 import json
-import sys
 
 import shared_common
 
-service, key, secret, steps = sys.argv[1:5]
-notify_url = sys.argv[5] if len(sys.argv) > 5 else None
-print(json.dumps(shared_common.create(shared_common.sdk(service, key, secret), json.loads(steps), notify_url=notify_url)), flush=True)
+parser = argparse.ArgumentParser()
+parser.add_argument("service")
+parser.add_argument("key")
+parser.add_argument("secret")
+parser.add_argument("steps")
+parser.add_argument("--notify")
+parser.add_argument("--tus", type=int, default=0)
+options = parser.parse_args()
+transloadit = shared_common.sdk(options.service, options.key, options.secret)
+print(json.dumps(shared_common.create(transloadit, json.loads(options.steps), expected_tus=options.tus, notify_url=options.notify)), flush=True)

@@ -87,7 +87,8 @@ class Peer(http.server.BaseHTTPRequestHandler):
             with lock:
                 self.answer(200, json.dumps({"requests": seen.get(self.path[len("/seen/"):], 0)}).encode())
         elif self.path.startswith("/slow/"):
-            self.hold(self.path[len("/slow/"):])
+            token = self.path[len("/slow/"):]
+            self.hold(token)
             try:
                 self.answer(200, body_of(token), "application/octet-stream")
             except OSError:

@@ -101,6 +101,25 @@ final class SharedEngineCluster: @unchecked Sendable {
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Holds Assembly `id`'s row locked (`FOR UPDATE`, in a transaction of its own) until
+    /// `releaseRowLocks`, so an engine changing the Assembly waits at that point.
+    func lockRow(of id: String) async throws -> Process {
+        let locker = Process()
+        locker.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+        locker.arguments = [database, "-X", "-q", "-c", "BEGIN; SELECT 1 FROM pipeline_assemblies WHERE id = '\(id)' FOR UPDATE; SELECT pg_sleep(60);"]
+        (locker.standardOutput, locker.standardError, locker.standardInput) = (FileHandle.nullDevice, FileHandle.nullDevice, FileHandle.nullDevice)
+        try locker.run()
+        let held = await eventually(within: .seconds(10)) { (try? self.psql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'")) == "1" }
+        guard held else { throw failure("the row of Assembly \(id) could not be locked") }
+        return locker
+    }
+
+    /// Ends the transactions `lockRow` holds (their locks go), and waits for `locker`.
+    func releaseRowLocks(_ locker: Process) throws {
+        _ = try psql("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep'")
+        locker.waitUntilExit()
+    }
+
     /// The JSON `url` answers with (a GET).
     func json(_ url: String, method: String = "GET", headers: [(name: String, value: String)] = []) async throws -> JSONValue {
         let response = try await http.send(HTTPRequest(method: method, url: url, headers: headers, timeouts: HTTPTimeouts(connect: .seconds(5), total: .seconds(30))))
