@@ -272,6 +272,31 @@ final class SharedEnginesEndToEndTests: XCTestCase {
         try killed.restart()
     }
 
+    func testAnEngineStartingLeavesANotificationAnotherIsSendingAlone() async throws {
+        let cluster = try cluster()
+        let token = UUID().uuidString
+        // Nothing to wait for: the Assembly ends at once, and the receiver holds its notification's answer.
+        let steps = JSONValue.object(["hashed": .object(["robot": .string("/file/hash"), "use": .string(":original")])])
+        let created = try cluster.python("shared_create.py", [
+            cluster.nginx.url(""), SharedEngineCluster.key, SharedEngineCluster.secret, steps.serialized(), "--notify", cluster.peer.url("/notify/" + token),
+        ])
+        let id = try XCTUnwrap(created["assembly_id"]?.stringValue, created.serialized())
+        let sending = await firstAnswer(within: .seconds(10)) { await Self.requests(for: token, at: cluster) == 1 ? true : nil } ?? false
+        XCTAssertTrue(sending, "the notification of Assembly \(id) was not sent\n\(cluster.diagnostics)")
+
+        // An engine starting meanwhile (a deploy, a restart after a crash) finds it pending.
+        let fourth = try cluster.startEngine("engine-4")
+        defer { fourth.stop() }
+        _ = try await cluster.json(fourth.url("/healthz"))
+        let sentAgain = await firstAnswer(within: .seconds(1)) { await Self.requests(for: token, at: cluster) > 1 ? true : nil } ?? false
+        _ = try await cluster.json(cluster.peer.url("/release/" + token), method: "POST")
+        XCTAssertFalse(sentAgain, "an engine starting sent again the notification another engine was sending")
+        let settled = await eventually(within: .seconds(10)) {
+            (try? cluster.psql("SELECT settled FROM pipeline_assemblies WHERE id = '\(id)'")) == "t"
+        }
+        XCTAssertTrue(settled, "the notification of Assembly \(id) was recorded")
+    }
+
     func testAHeldStatusRequestWakesWhenAnotherEngineMovesTheAssembly() throws {
         let cluster = try cluster()
         let report = try cluster.python("shared_wake.py", [
@@ -322,6 +347,11 @@ final class SharedEnginesEndToEndTests: XCTestCase {
         let response = try await HTTPClient().send(HTTPRequest(method: "GET", url: url))
         XCTAssertEqual(response.status, 200, url)
         return response.body
+    }
+
+    /// How many requests the peer had for `token`; 0 when it cannot be asked.
+    private static func requests(for token: String, at cluster: SharedEngineCluster) async -> Int {
+        (try? await cluster.json(cluster.peer.url("/seen/" + token)))?["requests"]?.intValue ?? 0  // not answering: none seen yet
     }
 
     /// One of `engines` chosen at random among those running an Assembly now (any, when none is).

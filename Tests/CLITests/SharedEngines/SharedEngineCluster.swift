@@ -25,6 +25,9 @@ final class SharedEngineCluster: @unchecked Sendable {
     let peer: ServerProcess
     /// The engines' data folders and logs, and the files tests make.
     let folder: TemporaryDirectory
+    /// What every engine is started with, but its data folder and port.
+    private let arguments: [String]
+    private let environment: [String: String]
     private let http = HTTPClient()
 
     /// Starts everything; what started is stopped again when a later part fails.
@@ -58,6 +61,7 @@ final class SharedEngineCluster: @unchecked Sendable {
             }
             let nginx = try NginxProxy(upstreams: engines.map(\.port), port: proxyPort)
             (self.folder, self.postgres, self.database, self.s3, self.peer, self.engines, self.nginx) = (folder, postgres, database, s3, peer, engines, nginx)
+            (self.arguments, self.environment) = (arguments, environment)
         } catch {
             started.reversed().forEach { $0() }
             throw error
@@ -72,6 +76,12 @@ final class SharedEngineCluster: @unchecked Sendable {
         s3.stop()
         postgres.stop()
         folder.remove()
+    }
+
+    /// Starts one more engine on the shared database and bucket, with a data folder of its own
+    /// (`name`), not behind nginx; the caller stops it.
+    func startEngine(_ name: String) throws -> SharedEngine {
+        try SharedEngine(name: name, arguments: arguments + ["--data-dir", folder.path + "/" + name], environment: environment, log: folder.path + "/" + name)
     }
 
     /// Every engine running and not paused (a test before may have killed or paused one).
