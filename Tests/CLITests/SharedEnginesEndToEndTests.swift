@@ -202,27 +202,39 @@ final class SharedEnginesEndToEndTests: XCTestCase {
                 XCTAssertEqual(result?["downloaded"]?["md5"], result?["md5hash"], "\(name) \(step)")
             }
         }
-        // Every end announced, none twice: once no ended Assembly waits for its announcement.
-        let announced = await eventually(within: .seconds(20)) {
-            (try? cluster.psql("SELECT count(*) FROM pipeline_assemblies WHERE created >= '\(since)' AND phase = 'completed' AND NOT settled")) == "0"
-        }
-        XCTAssertTrue(announced, "Assemblies still wait for their notification\n\(cluster.diagnostics)")
+        // Every end announced, none twice. An engine killed between a notification's answer and
+        // recording it holds that delivery until its lease runs out (then another sends it again:
+        // at least once); any other delivery left pending is taken up by an engine within seconds.
+        let everyOneHeard = await firstAnswer(within: .seconds(20)) {
+            let heard = (try? await cluster.json(cluster.peer.url("/notifications")))?.objectValue ?? [:]
+            return ids.allSatisfy { heard[$0] != nil } ? true : nil
+        } ?? false
+        XCTAssertTrue(everyOneHeard, "Assemblies were not announced\n\(cluster.diagnostics)")
+        let pendingWithoutEngine = "created >= '\(since)' AND phase = 'completed' AND NOT settled AND (notify_holder IS NULL OR notify_lease_until < now())"
+        let takenUp = await eventually(within: .seconds(20)) { (try? cluster.psql("SELECT count(*) FROM pipeline_assemblies WHERE \(pendingWithoutEngine)")) == "0" }
+        XCTAssertTrue(takenUp, "announcements left to no engine: \((try? cluster.psql("SELECT id, notify_holder, record FROM pipeline_assemblies WHERE \(pendingWithoutEngine)")) ?? "?")")
         let notifications = try await cluster.json(cluster.peer.url("/notifications")).objectValue ?? [:]
         let timeline = try await cluster.json(cluster.peer.url("/timeline")).arrayValue ?? []
         for id in ids where notifications[id] != .array([.string("ASSEMBLY_COMPLETED")]) {
             let received = timeline.filter { $0[1]?.stringValue == id }.compactMap { $0[0]?.doubleValue.map { String($0) } }
-            XCTFail("Assembly \(id) was announced \(notifications[id]?.arrayValue?.count ?? 0) times, at \(received); \(events)")
+            let stored = (try? cluster.psql("""
+                SELECT settled || ' ' || coalesce(notify_holder, '-') || ' ' || coalesce((record::json->'notification')::text, 'no notification') \
+                FROM pipeline_assemblies WHERE id = '\(id)'
+                """)) ?? "?"
+            XCTFail("Assembly \(id) was announced \(notifications[id]?.arrayValue?.count ?? 0) times, at \(received); \(events); stored: \(stored)")
         }
+        let unrecorded = try cluster.psql("SELECT count(*) FROM pipeline_assemblies WHERE created >= '\(since)' AND phase = 'completed' AND NOT settled")
         let madeHere = Set(try cluster.psql("SELECT id FROM pipeline_assemblies WHERE created >= '\(since)'").split(separator: "\n").map(String.init))
         XCTAssertEqual(Set(notifications.keys).intersection(madeHere).subtracting(ids), [], "no Assembly the client was not told of was announced")
         // Nothing is left running; what is still uploading is what a failed creation may have made.
-        let left = try cluster.psql("SELECT phase || ':' || count(*) FROM pipeline_assemblies WHERE created >= '\(since)' AND NOT settled GROUP BY phase")
+        let left = try cluster.psql("SELECT phase || ':' || count(*) FROM pipeline_assemblies WHERE created >= '\(since)' AND phase IN ('uploading', 'executing') GROUP BY phase")
         let uploading = left.split(separator: "\n").first { $0.hasPrefix("uploading:") }.flatMap { Int($0.dropFirst(10)) } ?? 0
         XCTAssertTrue(left.isEmpty || left.split(separator: "\n").allSatisfy { $0.hasPrefix("uploading:") }, "Assemblies left unfinished: \(left)")
         XCTAssertLessThanOrEqual(uploading, report["failed_creations"]?.intValue ?? 0, "only failed creations leave an Assembly uploading")
         let retaken = try cluster.psql("SELECT count(*) FROM pipeline_assemblies WHERE created >= '\(since)' AND claims > 1")
         print("shared engines: \(ids.count) Assemblies completed; \(retaken) claimed again after the kill or the pause; "
-            + "\(report["failed_creations"]?.intValue ?? 0) creations and \(report["resumed_uploads"]?.intValue ?? 0) uploads tried again")
+            + "\(report["failed_creations"]?.intValue ?? 0) creations and \(report["resumed_uploads"]?.intValue ?? 0) uploads tried again; "
+            + "\(unrecorded) announcements sent but not recorded by the killed engine (sent again once their lease ends)")
     }
 
     func testAnAssemblyWhoseEngineDiedCompletesElsewhereWithinTheLease() async throws {
