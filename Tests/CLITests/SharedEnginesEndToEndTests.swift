@@ -246,19 +246,7 @@ final class SharedEnginesEndToEndTests: XCTestCase {
         ])
         let created = try cluster.python("shared_create.py", [cluster.nginx.url(""), SharedEngineCluster.key, SharedEngineCluster.secret, steps.serialized()])
         let id = try XCTUnwrap(created["assembly_id"]?.stringValue, created.serialized())
-
-        // The engine running it: its import waits on the peer, and it says it runs an Assembly.
-        var holder: SharedEngine?
-        for _ in 0..<500 where holder == nil {
-            let seen = try await cluster.json(cluster.peer.url("/seen/" + token))["requests"]?.intValue ?? 0
-            var runners: [SharedEngine] = []
-            for engine in cluster.engines {
-                let health = try await cluster.json(engine.url("/healthz"))
-                if health["running_assemblies"]?.intValue ?? 0 > 0 { runners.append(engine) }
-            }
-            if seen == 1, runners.count == 1 { holder = runners[0] } else { try await Task.sleep(for: .milliseconds(20)) }
-        }
-        let killed = try XCTUnwrap(holder, "no engine was seen running Assembly \(id)\n\(cluster.diagnostics)")
+        let killed = try await Self.engine(running: id, importing: token, in: cluster)
         XCTAssertEqual(try cluster.psql("SELECT phase || ' ' || claims || ' ' || (claim_token IS NOT NULL) FROM pipeline_assemblies WHERE id = '\(id)'"), "executing 1 true")
         killed.kill()
         let killedAt = ContinuousClock.now
@@ -307,6 +295,36 @@ final class SharedEnginesEndToEndTests: XCTestCase {
             (try? cluster.psql("SELECT settled FROM pipeline_assemblies WHERE id = '\(id)'")) == "t"
         }
         XCTAssertTrue(settled, "the notification of Assembly \(id) was recorded")
+    }
+
+    func testAnAssemblyWhoseEngineDiedAsItEndedIsAnnounced() async throws {
+        let cluster = try cluster()
+        let token = UUID().uuidString
+        let steps = JSONValue.object([
+            "imported": .object(["robot": .string("/http/import"), "url": .string(cluster.peer.url("/slow/" + token))]),
+        ])
+        let created = try cluster.python("shared_create.py", [
+            cluster.nginx.url(""), SharedEngineCluster.key, SharedEngineCluster.secret, steps.serialized(), "--notify", cluster.peer.url("/notify"),
+        ])
+        let id = try XCTUnwrap(created["assembly_id"]?.stringValue, created.serialized())
+        let runner = try await Self.engine(running: id, importing: token, in: cluster)
+
+        // Its end is stored; the change that follows (its announcement marked pending) waits in the
+        // database, and the engine is killed there.
+        let stall = try cluster.stallUpdates(of: id, once: "OLD.phase = 'completed' AND NEW.record <> OLD.record")
+        _ = try await cluster.json(cluster.peer.url("/release/" + token), method: "POST")
+        let stalled = await eventually(within: .seconds(10)) { (try? cluster.psql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'")) == "1" }
+        XCTAssertTrue(stalled, "the engine did not change Assembly \(id) after its end\n\(cluster.diagnostics)")
+        runner.kill()
+        try stall.end()
+        XCTAssertEqual(try cluster.psql("SELECT phase FROM pipeline_assemblies WHERE id = '\(id)'"), "completed")
+
+        let announced = await firstAnswer(within: .seconds(15)) {
+            ((try? await cluster.json(cluster.peer.url("/notifications")))?[id]?.arrayValue?.count ?? 0) > 0 ? true : nil
+        } ?? false
+        let stored = (try? cluster.psql("SELECT settled || ' ' || coalesce((record::json->'notification')::text, 'no notification') FROM pipeline_assemblies WHERE id = '\(id)'")) ?? "?"
+        XCTAssertTrue(announced, "Assembly \(id), ended by an engine that died before it marked the announcement pending, was never announced: \(stored)")
+        try runner.restart()
     }
 
     func testAHeldStatusRequestWakesWhenAnotherEngineMovesTheAssembly() throws {
@@ -364,6 +382,21 @@ final class SharedEnginesEndToEndTests: XCTestCase {
     /// How many requests the peer had for `token`; 0 when it cannot be asked.
     private static func requests(for token: String, at cluster: SharedEngineCluster) async -> Int {
         (try? await cluster.json(cluster.peer.url("/seen/" + token)))?["requests"]?.intValue ?? 0  // not answering: none seen yet
+    }
+
+    /// The engine running Assembly `id`, the only one running anything, whose import of the
+    /// peer's `/slow/TOKEN` waits for the peer.
+    private static func engine(running id: String, importing token: String, in cluster: SharedEngineCluster) async throws -> SharedEngine {
+        let runner = try await firstAnswer(within: .seconds(10)) { () async throws -> SharedEngine? in
+            guard try await cluster.json(cluster.peer.url("/seen/" + token))["requests"]?.intValue == 1 else { return nil }
+            var runners: [SharedEngine] = []
+            for engine in cluster.engines {
+                let health = try await cluster.json(engine.url("/healthz"))
+                if health["running_assemblies"]?.intValue ?? 0 > 0 { runners.append(engine) }
+            }
+            return runners.count == 1 ? runners[0] : nil
+        }
+        return try XCTUnwrap(runner, "no engine was seen running Assembly \(id)\n\(cluster.diagnostics)")
     }
 
     /// One of `engines` chosen at random among those running an Assembly now (any, when none is).

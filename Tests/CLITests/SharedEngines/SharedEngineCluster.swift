@@ -130,6 +130,31 @@ final class SharedEngineCluster: @unchecked Sendable {
         locker.waitUntilExit()
     }
 
+    /// Makes the next update of Assembly `id`'s row for which `condition` (SQL over `OLD` and
+    /// `NEW`) holds wait in the database (a trigger sleeping inside it) until `end()`.
+    func stallUpdates(of id: String, once condition: String) throws -> Stall {
+        _ = try psql("""
+            CREATE FUNCTION pipeline_test_stall() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF NEW.id = '\(id)' AND \(condition) THEN PERFORM pg_sleep(60); END IF;
+                RETURN NEW;
+            END $$;
+            CREATE TRIGGER pipeline_test_stall BEFORE UPDATE ON pipeline_assemblies FOR EACH ROW EXECUTE FUNCTION pipeline_test_stall();
+            """)
+        return Stall(cluster: self)
+    }
+
+    /// An update held in the database by `stallUpdates`.
+    struct Stall {
+        let cluster: SharedEngineCluster
+
+        /// Cancels the held update (its transaction is rolled back) and removes the trigger.
+        func end() throws {
+            _ = try cluster.psql("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep'")
+            _ = try cluster.psql("DROP TRIGGER pipeline_test_stall ON pipeline_assemblies; DROP FUNCTION pipeline_test_stall()")
+        }
+    }
+
     /// The JSON `url` answers with (a GET).
     func json(_ url: String, method: String = "GET", headers: [(name: String, value: String)] = []) async throws -> JSONValue {
         let response = try await http.send(HTTPRequest(method: method, url: url, headers: headers, timeouts: HTTPTimeouts(connect: .seconds(5), total: .seconds(30))))
