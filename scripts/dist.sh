@@ -122,6 +122,7 @@ depends="$(cd "$shlibs" && dpkg-shlibdeps -O -e"$binary" | sed -n 's/^shlibs:Dep
 rm -rf "$shlibs"
 
 # Recommends: the package that holds the soname the engine opens, and the robots' programs.
+# Suggests: libpq5, which `serve --state postgres://` opens (engines sharing their state).
 vips_soname="$(sed -n 's/^#define PIPELINE_VIPS_LIBRARY "\(.*\)"$/\1/p' Sources/CVips/shim.h)"
 [ -n "$vips_soname" ] || fail "no PIPELINE_VIPS_LIBRARY in Sources/CVips/shim.h"
 vips_path="$(ldconfig -p | awk -v name="$vips_soname" '$1 == name {print $NF; exit}')"
@@ -144,6 +145,7 @@ Maintainer: $maintainer
 Installed-Size: $installed_size
 Depends: $depends
 Recommends: $recommends
+Suggests: libpq5
 Section: utils
 Priority: optional
 Description: declarative file processing with the Transloadit Assembly API
