@@ -37,7 +37,8 @@ extension AssemblyExecutor {
     }
 
     /// Assembly `id` is ready (its files arrived here): this engine runs it when it has room, with
-    /// the copies it holds; otherwise any engine claims it, and the copies go.
+    /// the copies it holds; otherwise any engine claims it (this one too: its claims go on while
+    /// this runs, so the copies stay until a sweep finds them old and not running here).
     func executeHere(_ id: String, _ queue: any RunQueue) {
         let room = waiting.withLock { state in
             guard state.running < maxRunning else { return false }
@@ -48,7 +49,6 @@ extension AssemblyExecutor {
             return start(claim, queue)
         }
         if room { waiting.withLock { $0.running -= 1 } }
-        files?.dropLocalCopies(assembly: id, inputs: [])
         queue.announce()
     }
 
@@ -72,6 +72,9 @@ extension AssemblyExecutor {
             if !queue.renew(held.claim) { claims.withLock { $0[id]?.lost = true } }
         }
     }
+
+    /// The Assemblies whose steps run here now.
+    var runningHere: Set<String> { Set(claims.withLock { $0.keys }) }
 
     /// Whether `claim` no longer holds its Assembly (another engine took it after the lease ran out).
     func lost(_ claim: RunClaim?) -> Bool {

@@ -232,6 +232,9 @@ public final class LocalEngine: Sendable {
             // Runs are claimed from the shared queue; one whose engine died is claimed once its lease runs out.
             // Announcements whose engine died are taken up by another.
             shared.state.periodically(every: .seconds(5)) { [notifier] in notifier.resumePending() }
+            shared.state.periodically(every: .seconds(600)) { [executor] in
+                shared.files.sweepLocalCopies(olderThan: 3600, keeping: executor.runningHere)
+            }
             shared.state.start()
             executor.startClaiming()
         } else {

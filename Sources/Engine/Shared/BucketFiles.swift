@@ -74,6 +74,19 @@ final class BucketFiles: SharedFiles {
         }
     }
 
+    /// Removes the local copies older than `age` of Assemblies not in `running` (those whose
+    /// files arrived here and another engine ran), and answers' copies a cut request left.
+    func sweepLocalCopies(olderThan age: TimeInterval, keeping running: Set<String>, now: Date = Date()) {
+        let cutoff = Int(now.timeIntervalSince1970 - age)
+        for folder in ["assemblies", "results", "serving"] {
+            for name in FileSystem.namesOrNone(in: root + "/" + folder) where !running.contains(name) {
+                var info = stat()
+                guard lstat(root + "/" + folder + "/" + name, &info) == 0, info.st_mtim.tv_sec < cutoff else { continue }
+                FileSystem.cleanUp(root + "/" + folder + "/" + name)
+            }
+        }
+    }
+
     /// Whether this engine's folder holds `file` whole already.
     private static func holds(_ file: AssemblyFile) -> Bool {
         var info = stat()
