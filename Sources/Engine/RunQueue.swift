@@ -22,31 +22,3 @@ protocol RunQueue: Sendable {
     @available(*, noasync, message: "blocks its thread")
     func waitForWork(atMost longest: Duration)
 }
-
-/// Which engine announces each ended Assembly to its `notify_url`, when several share their state:
-/// one at a time, for a lease renewed before each attempt; a delivery whose engine died is taken
-/// up by another once its lease has run out.
-protocol DeliveryLeases: Sendable {
-    /// Takes (or renews) the delivery of Assembly `id`'s announcement; false when another engine has it.
-    func take(_ id: String) -> Bool
-    /// Gives the delivery of `id` back (delivered, given up, or the engine stops).
-    func release(_ id: String)
-    /// The ended Assemblies whose announcement is pending and that no engine is delivering.
-    func orphaned() -> [String]
-}
-
-/// Where an Assembly's files live beyond this engine's folder, when several engines share them
-/// (a bucket): the engine keeps local copies under its folder, in the layout records name.
-protocol SharedFiles: Sendable {
-    /// Makes `files` present under this engine's folder, fetched where missing.
-    func fetch(_ files: [AssemblyFile]) throws(RobotError)
-    /// Stores `files` (under this engine's folder) where every engine finds them.
-    func publish(_ files: [AssemblyFile]) throws(RobotError)
-    /// Copies `file` from where every engine finds it to `path` (a copy to serve, then remove).
-    func copy(_ file: AssemblyFile, to path: String) throws(RobotError)
-    /// Removes this engine's local copies of Assembly `id`'s files and of `inputs` (its run ended
-    /// here, or they were published): the bucket keeps them.
-    func dropLocalCopies(assembly id: String, inputs: [AssemblyFile])
-    /// Removes everything stored for Assembly `id`.
-    func remove(assembly id: String)
-}

@@ -60,20 +60,6 @@ final class BucketFiles: SharedFiles {
         }
     }
 
-    func remove(assembly id: String) {
-        let client = client, prefixes = ["assemblies/\(id)/", "results/\(id)/"].map { prefix + $0 }
-        _ = BlockingWait.result {
-            for folder in prefixes {
-                var token: String?
-                repeat {
-                    let page = try await client.list(prefix: folder, token: token)
-                    for object in page.objects { try await client.delete(object.key) }
-                    token = page.nextToken
-                } while token != nil
-            }
-        }
-    }
-
     /// Removes the local copies older than `age` of Assemblies not in `running` (those whose
     /// files arrived here and another engine ran), and answers' copies a cut request left.
     func sweepLocalCopies(olderThan age: TimeInterval, keeping running: Set<String>, now: Date = Date()) {

@@ -16,7 +16,6 @@ final class SharedExecutorTests: SharedStateTestCase {
         func publish(_ files: [AssemblyFile]) throws(RobotError) {}
         func copy(_ file: AssemblyFile, to path: String) throws(RobotError) {}
         func dropLocalCopies(assembly id: String, inputs: [AssemblyFile]) { dropped.withLock { $0.append(id) } }
-        func remove(assembly id: String) {}
     }
 
     func testTheCopiesOfAnAssemblyRunningHereStayWhenItIsReadyAgain() throws {
