@@ -48,7 +48,9 @@ final class TusBodySink: BodySink, @unchecked Sendable {  // `written` and `dige
         store: UploadStore, record: TusUploadRecord, claim: UploadClaim, checksum: BodyChecksum,
         onFinished: @escaping @Sendable (TusUploadRecord) -> Void
     ) {
-        let descriptor = open(store.dataPath(record.id), O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        // Shared engines spool each body in a file of its own (its bytes at their offsets, those
+        // before sent on already), made here and removed once they are sent on.
+        let descriptor = open(store.dataPath(record.id), O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (store.sharing == nil ? 0 : O_CREAT), 0o600)
         guard descriptor >= 0 else { return nil }
         self.store = store
         self.state = Mutex(State(record: record, claim: claim))

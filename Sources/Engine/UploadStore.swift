@@ -66,7 +66,7 @@ final class UploadStore: Sendable {
     /// The record for `id`, from memory or disk.
     func record(_ id: String) -> TusUploadRecord? {
         guard Self.isValidID(id) else { return nil }
-        if let sharing { return spooled(sharing.load(id)) }
+        if let sharing { return sharing.load(id) }
         if let cached = records.withLock({ $0[id] }) { return cached }
         return reading.withLock { _ in
             if let cached = records.withLock({ $0[id] }) { return cached }
@@ -81,11 +81,7 @@ final class UploadStore: Sendable {
     /// it, once the body is in), its record: each with one exclusive create, as files are created
     /// in one folder by parallel requests and every temporary file and rename costs its lock.
     func create(_ record: TusUploadRecord, withBody: Bool = false) throws {
-        if let sharing {
-            try sharing.create(record)
-            _ = spooled(record)
-            return
-        }
+        if let sharing { return try sharing.create(record) }
         try Self.createExclusive(dataPath(record.id), contents: Data())
         if withBody {
             unwritten.withLock { _ = $0.insert(record.id) }
@@ -98,7 +94,7 @@ final class UploadStore: Sendable {
     /// Saves a changed record, atomically (not flushed, like the Assemblies).
     func save(_ record: TusUploadRecord) throws {
         if let sharing {
-            defer { unlink(dataPath(record.id)) }  // sent on, or to be sent again by the client; made again for the next body
+            defer { unlink(dataPath(record.id)) }  // sent on, or to be sent again by the client; the next body makes its own
             return try sharing.save(record, spool: dataPath(record.id))
         }
         let encoded = record.stateJSON().compactData
@@ -248,14 +244,6 @@ final class UploadStore: Sendable {
         return sharing?.askToLetGo(id, patience: patience) ?? true
     }
 
-    /// `record` with a spool file to write its next body into (bytes land at their offsets; those
-    /// before were sent on already).
-    private func spooled(_ record: TusUploadRecord?) -> TusUploadRecord? {
-        guard let record else { return nil }
-        let descriptor = open(dataPath(record.id), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        if descriptor >= 0 { close(descriptor) }
-        return record
-    }
 }
 
 /// A reference that does not keep its object alive.
