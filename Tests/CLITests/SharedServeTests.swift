@@ -83,6 +83,44 @@ final class SharedServeTests: S3ServerTestCase {
         XCTAssertEqual(result["md5hash"]?.stringValue?.count, 32)
     }
 
+    func testALargePatchSentOnAsItArrivesKeepsItsBytesAndARefusedOneKeepsNone() async throws {
+        let postgres = try PostgresTestServer()
+        defer { postgres.stop() }
+        let database = try postgres.makeDatabase("streamed")
+        let folder = try TemporaryDirectory(prefix: "shared-streamed")
+        defer { folder.remove() }
+        let engine = try ServerProcess(
+            ProcessRunner.pipelineExecutable, ["serve", "--port", "0", "--data-dir", folder.path + "/engine", "--quiet", "--state", database, "--store", try store()],
+            environment: environment, errors: folder.path + "/serve.log")
+        defer { engine.stop() }
+        // 23 MiB + 7 bytes: four whole 5 MiB parts go on while the body arrives, the rest at its end.
+        var bytes = [UInt8](repeating: 0, count: 23 << 20 + 7)
+        for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 2_654_435_761 >> 13) }
+        let file = try folder.write("big.bin", data: Data(bytes))
+        let http = HTTPClient()
+        let tus = [("Tus-Resumable", "1.0.0")]
+        let created = try await http.send(HTTPRequest(method: "POST", url: engine.url("/resumable/files/"), headers: tus + [("Upload-Length", String(bytes.count))]))
+        XCTAssertEqual(created.status, 201)
+        let location = try XCTUnwrap(created.headers["Location"])
+        let patch = tus + [("Content-Type", "application/offset+octet-stream"), ("Upload-Offset", "0")]
+        let body = HTTPRequest.Body.file(path: file, offset: 0, length: Int64(bytes.count))
+        // A wrong checksum: the parts sent meanwhile are not counted.
+        let refused = try await http.send(HTTPRequest(method: "PATCH", url: location, headers: patch + [("Upload-Checksum", "sha1 " + Data(repeating: 1, count: 20).base64EncodedString())], body: body))
+        XCTAssertEqual(refused.status, 460)
+        let head = try await http.send(HTTPRequest(method: "HEAD", url: location, headers: tus))
+        XCTAssertEqual(head.headers["Upload-Offset"], "0")
+        let stored = try await http.send(HTTPRequest(method: "PATCH", url: location, headers: patch, body: body))
+        XCTAssertEqual(stored.status, 204, String(decoding: stored.body, as: UTF8.self))
+        XCTAssertEqual(stored.headers["Upload-Offset"], String(bytes.count))
+        let id = try XCTUnwrap(location.split(separator: "/").last.map(String.init))
+        let s3 = try self.s3
+        let bucket = try XCTUnwrap(S3Bucket(name: S3TestServer.bucket, region: "us-east-1", host: s3.host, pathStyle: true))
+        let client = S3Client(bucket: bucket, credentials: S3Credentials(key: S3TestServer.key, secret: S3TestServer.secret), http: http)
+        let copy = folder.path + "/copy.bin"
+        _ = try await client.getFile("moved/tus/" + id, to: copy, maxBytes: 1 << 30)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: copy)), Data(bytes), "the object holds the body, byte for byte")
+    }
+
     private func fetch(_ url: String) async throws -> Data {
         let response = try await HTTPClient().send(HTTPRequest(method: "GET", url: url))
         XCTAssertEqual(response.status, 200, url)
