@@ -80,7 +80,6 @@ final class TusBodySink: BodySink, @unchecked Sendable {  // `written` and `dige
         }
         digest?.update(bytes)
         written += Int64(bytes.count)
-        store.sharing?.wrote(recordID, from: start, through: start + written, spool: store.dataPath(recordID))
     }
 
     /// Copies `length` bytes of the open file `source` from `offset` in, as a body bringing them

@@ -10,9 +10,6 @@ protocol UploadSharing: Sendable {
     /// Sends the bytes the spool file holds between the stored offset and `record.offset`
     /// (written at their offsets), finishes the upload when it is complete, then stores `record`.
     func save(_ record: TusUploadRecord, spool: String) throws
-    /// The body a request writes into the spool file `spool` from `start` is there up to `end`:
-    /// its whole parts may go on while the rest arrives (`save` waits for them).
-    func wrote(_ id: String, from start: Int64, through end: Int64, spool: String)
     /// Removes the upload: its record and whatever was sent.
     func delete(_ id: String)
     /// Takes the right to write `id` across engines, for a lease renewed while held; false when

@@ -153,7 +153,7 @@ final class SharedEnginesEndToEndTests: XCTestCase {
         let paths = try (0..<20).map { try files.write("small-\($0).png", data: TestImages.png(width: 150 + $0, height: 100)) }
         let sums = try Self.md5(paths)
         let seed = UInt64(ProcessInfo.processInfo.environment["SHARED_ENGINES_SEED"] ?? "") ?? UInt64.random(in: 1...(1 << 40))
-        var random = SplitMix64(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let since = try cluster.psql("SELECT now()")
 
         let arguments = [cluster.nginx.url(""), SharedEngineCluster.key, SharedEngineCluster.secret, cluster.peer.url("/notify")] + paths
@@ -401,7 +401,7 @@ final class SharedEnginesEndToEndTests: XCTestCase {
 
     /// One of `engines` chosen at random among those running an Assembly now (any, when none is).
     private static func pick(
-        among engines: [SharedEngine], in cluster: SharedEngineCluster, using random: inout SplitMix64
+        among engines: [SharedEngine], in cluster: SharedEngineCluster, using random: inout SeededGenerator
     ) async throws -> SharedEngine {
         var busy: [SharedEngine] = []
         for engine in engines {
@@ -422,21 +422,6 @@ final class SharedEnginesEndToEndTests: XCTestCase {
 private func inBackground(_ work: @escaping @Sendable () throws -> JSONValue) async throws -> JSONValue {
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
-    }
-}
-
-/// A seeded random source (SplitMix64), so a failing order of kills can be run again.
-private struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
     }
 }
 

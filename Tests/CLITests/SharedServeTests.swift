@@ -83,7 +83,7 @@ final class SharedServeTests: S3ServerTestCase {
         XCTAssertEqual(result["md5hash"]?.stringValue?.count, 32)
     }
 
-    func testALargePatchSentOnAsItArrivesKeepsItsBytesAndARefusedOneKeepsNone() async throws {
+    func testALargePatchRefusedByItsChecksumKeepsNoneAndThenOneStoredKeepsItsBytes() async throws {
         let postgres = try PostgresTestServer()
         defer { postgres.stop() }
         let database = try postgres.makeDatabase("streamed")
@@ -93,7 +93,7 @@ final class SharedServeTests: S3ServerTestCase {
             ProcessRunner.pipelineExecutable, ["serve", "--port", "0", "--data-dir", folder.path + "/engine", "--quiet", "--state", database, "--store", try store()],
             environment: environment, errors: folder.path + "/serve.log")
         defer { engine.stop() }
-        // 23 MiB + 7 bytes: four whole 5 MiB parts go on while the body arrives, the rest at its end.
+        // 23 MiB + 7 bytes: four whole 5 MiB parts and a tail.
         var bytes = [UInt8](repeating: 0, count: 23 << 20 + 7)
         for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 2_654_435_761 >> 13) }
         let file = try folder.write("big.bin", data: Data(bytes))
@@ -104,7 +104,7 @@ final class SharedServeTests: S3ServerTestCase {
         let location = try XCTUnwrap(created.headers["Location"])
         let patch = tus + [("Content-Type", "application/offset+octet-stream"), ("Upload-Offset", "0")]
         let body = HTTPRequest.Body.file(path: file, offset: 0, length: Int64(bytes.count))
-        // A wrong checksum: the parts sent meanwhile are not counted.
+        // A wrong checksum: none of the body counts.
         let refused = try await http.send(HTTPRequest(method: "PATCH", url: location, headers: patch + [("Upload-Checksum", "sha1 " + Data(repeating: 1, count: 20).base64EncodedString())], body: body))
         XCTAssertEqual(refused.status, 460)
         let head = try await http.send(HTTPRequest(method: "HEAD", url: location, headers: tus))

@@ -21,8 +21,6 @@ final class SharedUploads: UploadSharing {
     /// The uploads this engine holds, renewed at a third of the lease.
     private let held = Mutex<Set<String>>([])
     private let renewing = Atomic<Bool>(false)
-    /// The bodies being sent on while they arrive, by upload; nil for one whose stored state could not be read.
-    private let senders = Mutex<[String: SpoolSender?]>([:])
     /// When the writer's scratch folder was last swept (seconds since 1970).
     private let scratchSwept = Atomic<Int>(0)
 
@@ -59,34 +57,12 @@ final class SharedUploads: UploadSharing {
         }
     }
 
-    func wrote(_ id: String, from start: Int64, through end: Int64, spool: String) {
-        if let known = senders.withLock({ $0[id] }) {
-            known?.written(through: end)
-            return
-        }
-        // No part can be whole before 5 MiB of the body: a small PATCH costs no look at the database.
-        guard end - start >= S3PartSize.minimum else { return }
-        let object = try? stored(id)  // unreadable: this body is sent when it ends, as a small one is
-        let sender = object.flatMap { $0.offset == start ? SpoolSender(object: $0, writer: writer, spool: spool) : nil }
-        senders.withLock { $0[id] = .some(sender) }
-        sender?.written(through: end)
-    }
-
-    /// The upload's S3 state as last saved.
-    private func stored(_ id: String) throws -> S3ResumableUpload {
-        let rows = try state.database { try $0.execute("SELECT stored FROM pipeline_uploads WHERE id = $1", [id]) }
-        guard rows.count == 1, let text = try rows.string(0, "stored") else {
-            throw SharedBackendError(message: "upload \(id) is no longer in the database")
-        }
-        return try StateCoding.decode(S3ResumableUpload.self, from: Data(text.utf8))
-    }
-
     func save(_ record: TusUploadRecord, spool: String) throws {
-        let sender = senders.withLock { $0.removeValue(forKey: record.id) } ?? nil
-        var object = try stored(record.id)
-        // The parts sent while the body came, unless the body kept less than they hold (cut short
-        // with a checksum, or refused): S3 then goes on from the stored state, as after a crash.
-        if let advanced = sender?.finish(), advanced.offset <= record.offset { object = advanced }
+        let rows = try state.database { try $0.execute("SELECT stored FROM pipeline_uploads WHERE id = $1", [record.id]) }
+        guard rows.count == 1, let text = try rows.string(0, "stored") else {
+            throw SharedBackendError(message: "upload \(record.id) is no longer in the database")
+        }
+        var object = try StateCoding.decode(S3ResumableUpload.self, from: Data(text.utf8))
         let fresh = record.offset - object.offset
         guard fresh >= 0 else { throw SharedBackendError(message: "upload \(record.id) holds more than this request brought") }
         if let length = record.length, object.length == nil { object.length = length }
@@ -108,7 +84,6 @@ final class SharedUploads: UploadSharing {
     }
 
     func delete(_ id: String) {
-        senders.withLock { _ = $0.removeValue(forKey: id) }
         do {
             let rows = try state.database { try $0.execute("DELETE FROM pipeline_uploads WHERE id = $1 RETURNING stored", [id]) }
             guard rows.count == 1, let text = try rows.string(0, "stored") else { return }
