@@ -121,6 +121,35 @@ final class SharedServeTests: S3ServerTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: copy)), Data(bytes), "the object holds the body, byte for byte")
     }
 
+    func testAnEmptyUploadCompletesItsAssembly() async throws {
+        let postgres = try PostgresTestServer()
+        defer { postgres.stop() }
+        let folder = try TemporaryDirectory(prefix: "shared-empty")
+        defer { folder.remove() }
+        let engine = try ServerProcess(
+            ProcessRunner.pipelineExecutable,
+            ["serve", "--port", "0", "--data-dir", folder.path + "/engine", "--quiet", "--state", try postgres.makeDatabase("empty"), "--store", try store()],
+            environment: environment, errors: folder.path + "/serve.log")
+        defer { engine.stop() }
+        let http = HTTPClient()
+        let steps = #"{"steps":{"hashed":{"robot":"/file/hash","use":":original"}}}"#
+        let form = "params=" + (steps.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") + "&tus_num_expected_upload_files=1"
+        let created = try JSONValue.parse(try await http.send(HTTPRequest(
+            method: "POST", url: engine.url("/assemblies"), headers: [("Content-Type", "application/x-www-form-urlencoded")], body: .data(Data(form.utf8)))).body)
+        let id = try XCTUnwrap(created["assembly_id"]?.stringValue, created.serialized())
+        let metadata = "filename " + Data("empty.txt".utf8).base64EncodedString() + ",assembly_id " + Data(id.utf8).base64EncodedString()
+        let upload = try await http.send(HTTPRequest(
+            method: "POST", url: engine.url("/resumable/files/"), headers: [("Tus-Resumable", "1.0.0"), ("Upload-Length", "0"), ("Upload-Metadata", metadata)]))
+        XCTAssertEqual(upload.status, 201)
+        let ended = await firstAnswer(within: .seconds(20)) { () async -> JSONValue? in
+            guard let status = try? JSONValue.parse(try await http.send(HTTPRequest(method: "GET", url: engine.url("/assemblies/" + id))).body),  // not answering yet: asked again
+                  status["ok"]?.stringValue == "ASSEMBLY_COMPLETED" || status["error"] != nil else { return nil }
+            return status
+        }
+        XCTAssertEqual(ended?["ok"]?.stringValue, "ASSEMBLY_COMPLETED", ended?.serialized() ?? "no end")
+        XCTAssertEqual(ended?["results"]?["hashed"]?.arrayValue?.first?["size"]?.intValue, 0)
+    }
+
     private func fetch(_ url: String) async throws -> Data {
         let response = try await HTTPClient().send(HTTPRequest(method: "GET", url: url))
         XCTAssertEqual(response.status, 200, url)

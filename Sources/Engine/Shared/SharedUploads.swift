@@ -39,6 +39,11 @@ final class SharedUploads: UploadSharing {
         sweepScratch(now: Date())
         let type = record.metadata["filetype"].map { ["Content-Type": $0] } ?? [:]
         let object = try S3ResumableUpload(key: prefix + "tus/" + record.id, length: record.length, maximumSize: maximumSize, headers: type)
+        // An empty upload is whole when it is made: its object too, before any engine can look for it.
+        if record.isFinished {
+            let writer = writer
+            _ = try BlockingWait.result { try await writer.finish(object) }.get()
+        }
         _ = try state.database { connection in
             try connection.execute(
                 "INSERT INTO pipeline_uploads (id, record, stored) VALUES ($1, $2, $3)",
