@@ -12,10 +12,3 @@ extension UsedSignatures {
     /// Records `signature` until `expires`, as of now.
     func insert(_ signature: String, expires: Date) -> Bool { insert(signature, expires: expires, now: Date()) }
 }
-
-/// A limit on Assembly creations per window, answered 429 `RATE_LIMIT_REACHED`: one engine's
-/// (`RateLimiter`) or shared by every engine on a database (`SharedCreationLimit`).
-protocol CreationLimit: Sendable {
-    /// `nil` when a creation may go ahead (and is counted); else seconds to wait.
-    func admit() -> Double?
-}

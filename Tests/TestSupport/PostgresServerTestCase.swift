@@ -6,20 +6,21 @@ import XCTest
 /// stopped after its last; each test makes the databases it needs (`makeDatabase`). A server that
 /// cannot start fails every test (or skips it, outside CI, when Postgres is not installed).
 open class PostgresServerTestCase: XCTestCase {
-    /// Each class's server, or why it did not start.
-    private static let servers = Mutex<[ObjectIdentifier: Result<PostgresTestServer, any Error>]>([:])
+    private static let servers = ServersByClass<PostgresTestServer>()
     /// Databases made so far in this process, for unique names.
     private static let made = Atomic<Int>(0)
 
     override open class func setUp() {
         super.setUp()
-        let server = Result { try PostgresTestServer() }
-        if case .success(let started) = server { print("postgres: \(self)'s server started in \(started.startup)") }
-        servers.withLock { $0[ObjectIdentifier(self)] = server }
+        servers.start(for: self) {
+            let started = try PostgresTestServer()
+            print("postgres: \(self)'s server started in \(started.startup)")
+            return started
+        }
     }
 
     override open class func tearDown() {
-        if case .success(let server) = servers.withLock({ $0.removeValue(forKey: ObjectIdentifier(self)) }) { server.stop() }
+        servers.stop(for: self) { $0.stop() }
         super.tearDown()
     }
 
@@ -30,10 +31,7 @@ open class PostgresServerTestCase: XCTestCase {
 
     /// The class's server.
     public var postgres: PostgresTestServer {
-        get throws {
-            let server = Self.servers.withLock { $0[ObjectIdentifier(type(of: self))] }
-            return try XCTUnwrap(server, "the class's server was not started").get()
-        }
+        get throws { try Self.servers.server(for: type(of: self)) }
     }
 
     /// A new empty database for the running test; its URL.

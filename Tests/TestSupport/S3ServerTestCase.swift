@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import XCTest
 
 /// A test class whose tests share one S3 server (each takes seconds to start): started before the
@@ -9,17 +8,15 @@ open class S3ServerTestCase: XCTestCase {
     /// The server the class needs: SeaweedFS, which checks every signature, unless it says otherwise.
     open class var serverKind: S3TestServer.Kind { .seaweedfs }
 
-    /// Each class's server, or why it did not start.
-    private static let servers = Mutex<[ObjectIdentifier: Result<S3TestServer, any Error>]>([:])
+    private static let servers = ServersByClass<S3TestServer>()
 
     override open class func setUp() {
         super.setUp()
-        let server = Result { try S3TestServer(serverKind) }
-        servers.withLock { $0[ObjectIdentifier(self)] = server }
+        servers.start(for: self) { try S3TestServer(serverKind) }
     }
 
     override open class func tearDown() {
-        if case .success(let server) = servers.withLock({ $0.removeValue(forKey: ObjectIdentifier(self)) }) { server.stop() }
+        servers.stop(for: self) { $0.stop() }
         super.tearDown()
     }
 
@@ -30,9 +27,6 @@ open class S3ServerTestCase: XCTestCase {
 
     /// The class's server.
     public var s3: S3TestServer {
-        get throws {
-            let server = Self.servers.withLock { $0[ObjectIdentifier(type(of: self))] }
-            return try XCTUnwrap(server, "the class's server was not started").get()
-        }
+        get throws { try Self.servers.server(for: type(of: self)) }
     }
 }

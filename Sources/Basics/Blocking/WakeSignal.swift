@@ -25,6 +25,12 @@ public final class WakeSignal: Sendable {
         return semaphore.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success
     }
 
+    /// Holds the calling thread for `duration`: a wait nothing signals (a poll's interval).
+    @available(*, noasync, message: "blocks its thread")
+    public static func pause(for duration: Duration) {
+        _ = WakeSignal().wait(atMost: duration)
+    }
+
     /// Waits for a signal until `deadline` at most (a passed one still takes a signal already given).
     @available(*, noasync, message: "blocks its thread")
     public func wait(until deadline: ContinuousClock.Instant) -> Bool {

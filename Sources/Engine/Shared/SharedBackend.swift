@@ -11,8 +11,9 @@ public struct SharedBackend: Sendable {
     public var state: String
     /// The bucket (`s3://BUCKET/PREFIX?endpoint=URL&region=NAME`).
     public var store: String
-    /// The bucket's key and secret.
+    /// The bucket's access key.
     public var storeKey: String
+    /// The bucket's secret (kept in memory only).
     public var storeSecret: String
     /// How long a claim on an Assembly's run (and on an upload being written) holds unrenewed.
     public var lease: Duration = .seconds(10)
@@ -54,5 +55,6 @@ public struct SharedBackend: Sendable {
 public struct SharedBackendError: Error, CustomStringConvertible {
     /// What went wrong and how to fix it.
     public let message: String
+    /// The message.
     public var description: String { message }
 }

@@ -15,10 +15,11 @@ public enum SharedMove {
         public var assemblies = 0, alreadyThere = 0
         /// Files sent to the bucket, and those the folder no longer holds (their records say so when asked).
         public var files = 0, missingFiles = 0
+        /// Templates added, and signatures not yet expired.
         public var templates = 0, signatures = 0
     }
 
-    /// Moves the data folder `folder` into `backend`; `progress` hears of each Assembly.
+    /// Moves the data folder `folder` into `backend`; `warn` hears of stored records that cannot be read.
     public static func run(from folder: String, into backend: SharedBackend, warn: @escaping @Sendable (String) -> Void) throws -> Moved {
         let data = RealPath.normalized(folder)
         let layout = EngineDataLayout(data)

@@ -102,7 +102,7 @@ final class SharedState: Sendable {
                     connection?.close()
                     connection = nil
                     warn("the engine stopped hearing from the database (\(error)); listening again in a second")
-                    _ = listenerEnded.wait(atMost: .seconds(1))
+                    WakeSignal.pause(for: .seconds(1))
                 }
             }
             connection?.close()

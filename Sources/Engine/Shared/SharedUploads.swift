@@ -20,13 +20,13 @@ final class SharedUploads: UploadSharing {
     private let warn: @Sendable (String) -> Void
     /// The uploads this engine holds, renewed at a third of the lease.
     private let held = Mutex<Set<String>>([])
-    private let renewing = Atomic<Bool>(false)
-    /// When the writer's scratch folder was last swept (seconds since 1970).
-    private let scratchSwept = Atomic<Int>(0)
 
     init(state: SharedState, client: S3Client, prefix: String, root: String, maximumSize: Int64, lease: Duration, warn: @escaping @Sendable (String) -> Void) {
         (self.state, self.prefix, self.root, self.maximumSize, self.lease, self.warn) = (state, prefix, root, maximumSize, lease, warn)
         writer = S3ResumableWriter(client: client, scratch: root + "/tus-scratch")
+        // The leases of the uploads this engine writes are renewed at a third of their length.
+        state.periodically(every: lease / 3) { [weak self] in self?.renewHeld() }
+        state.periodically(every: .seconds(3600)) { [weak self] in self?.sweepScratch(now: Date()) }
     }
 
     private var leaseText: String { SharedState.interval(lease) }
@@ -36,7 +36,6 @@ final class SharedUploads: UploadSharing {
     func finishedPath(_ id: String) -> String { root + "/tus/" + id }
 
     func create(_ record: TusUploadRecord) throws {
-        sweepScratch(now: Date())
         let type = record.metadata["filetype"].map { ["Content-Type": $0] } ?? [:]
         let object = try S3ResumableUpload(key: prefix + "tus/" + record.id, length: record.length, maximumSize: maximumSize, headers: type)
         // An empty upload is whole when it is made: its object too, before any engine can look for it.
@@ -114,7 +113,6 @@ final class SharedUploads: UploadSharing {
             return false
         }
         held.withLock { _ = $0.insert(id) }
-        startRenewing()
         return true
     }
 
@@ -151,7 +149,7 @@ final class SharedUploads: UploadSharing {
                 asked = true
             }
             guard ContinuousClock.now < deadline else { return false }
-            _ = WakeSignal().wait(atMost: .milliseconds(20))
+            WakeSignal.pause(for: .milliseconds(20))
         }
     }
 
@@ -159,12 +157,10 @@ final class SharedUploads: UploadSharing {
         state.on(.releaseUpload, handler)
     }
 
-    /// Removes, hourly at most, the writer's copies of tails older than a day: copies of uploads
-    /// another engine finished (a copy spares this engine one GET when the next PATCH comes here).
+    /// Removes the writer's copies of tails older than a day: copies of uploads another engine
+    /// finished (a copy spares this engine one GET when the next PATCH comes here).
     private func sweepScratch(now: Date) {
         let seconds = Int(now.timeIntervalSince1970)
-        let last = scratchSwept.load(ordering: .relaxed)
-        guard seconds - last >= 3600, scratchSwept.compareExchange(expected: last, desired: seconds, ordering: .relaxed).exchanged else { return }
         let scratch = writer.scratch
         for name in FileSystem.namesOrNone(in: scratch) {
             var info = stat()
@@ -173,25 +169,14 @@ final class SharedUploads: UploadSharing {
         }
     }
 
-    /// Renews the leases of the uploads this engine holds, at a third of the lease, while it holds any.
-    private func startRenewing() {
-        guard renewing.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
-        DedicatedThread.start("upload-leases") { [self] in
-            while true {
-                _ = WakeSignal().wait(atMost: lease / 3)
-                let ids = held.withLock { $0 }
-                if ids.isEmpty {
-                    renewing.store(false, ordering: .relaxed)
-                    // One taken between the look and the store starts its own renewer.
-                    if held.withLock({ $0.isEmpty }) || !renewing.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged { return }
-                    continue
-                }
-                _ = try? state.database { connection in  // best effort: a lease not renewed runs out, and the save is refused
-                    try connection.execute(
-                        "UPDATE pipeline_uploads SET lease_until = now() + $3::interval WHERE id = ANY($1::text[]) AND holder = $2",
-                        ["{" + ids.sorted().joined(separator: ",") + "}", state.instance, leaseText])
-                }
-            }
+    /// Renews the leases of the uploads this engine holds.
+    private func renewHeld() {
+        let ids = held.withLock { $0 }
+        guard !ids.isEmpty else { return }
+        _ = try? state.database { connection in  // best effort: a lease not renewed runs out, and the save is refused
+            try connection.execute(
+                "UPDATE pipeline_uploads SET lease_until = now() + $3::interval WHERE id = ANY($1::text[]) AND holder = $2",
+                ["{" + ids.sorted().joined(separator: ",") + "}", state.instance, leaseText])
         }
     }
 

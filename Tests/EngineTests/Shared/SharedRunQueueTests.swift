@@ -40,7 +40,7 @@ final class SharedRunQueueTests: SharedStateTestCase {
         let stale = try XCTUnwrap(try first.claim())
         XCTAssertNil(try second.claim(), "held for its lease")
         XCTAssertTrue(first.renew(stale))
-        _ = WakeSignal().wait(atMost: .milliseconds(700))  // the lease runs out unrenewed (a paused engine)
+        WakeSignal.pause(for: .milliseconds(700))  // the lease runs out unrenewed (a paused engine)
         let taken = try XCTUnwrap(try second.claim(), "claimed again once the lease ran out")
         XCTAssertEqual(taken.assembly, id)
         XCTAssertNotEqual(taken.token, stale.token)
@@ -72,7 +72,7 @@ final class SharedRunQueueTests: SharedStateTestCase {
             woke.withLock { $0 = .now - started }
             done.signal()
         }
-        _ = WakeSignal().wait(atMost: .milliseconds(50))
+        WakeSignal.pause(for: .milliseconds(50))
         first.announce()
         XCTAssertTrue(done.wait(atMost: .seconds(6)))
         XCTAssertLessThan(try XCTUnwrap(woke.withLock { $0 }), .seconds(2), "woken by the announcement, not the timeout")
